@@ -1,0 +1,64 @@
+/*
+ * memory.h — floe's allocator: malloc with accounting.
+ *
+ * Every allocation made through floe_malloc() and friends is charged to a
+ * memory tracker: the process-wide root tracker always, and also the calling
+ * thread's current tracker (one per query, set by the runtime around each
+ * task).  A tracker knows its current and peak bytes, which EXPLAIN ANALYZE
+ * and the benchmarks report.  The block remembers which tracker paid for it,
+ * so it may be freed on any thread.
+ *
+ * Memory from floe_malloc() must be released with floe_free(), never free().
+ * A tracker must outlive every block charged to it: state that outlives a
+ * query (caches of immutable manifests, say) is allocated with the root as
+ * the current tracker (floe_mem_set_current(NULL) around it).
+ * Allocation failure returns NULL; callers turn that into FLOE_ERR_OUT_OF_MEMORY.
+ */
+#ifndef FLOE_MEMORY_H
+#define FLOE_MEMORY_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct floe_mem_tracker {
+    const char *name;
+    struct floe_mem_tracker *parent; /* charged too; NULL for the root */
+    _Atomic int64_t current;
+    _Atomic int64_t peak;
+    _Atomic int64_t allocations;     /* count of allocations made */
+} floe_mem_tracker;
+
+/* The process-wide tracker every allocation is charged to. */
+floe_mem_tracker *floe_mem_root(void);
+
+/* Initialise a tracker (e.g. one per query) whose parent is the root. */
+void floe_mem_tracker_init(floe_mem_tracker *t, const char *name);
+
+/* Make `t` the calling thread's current tracker; returns the previous one,
+ * which the caller restores when its task ends.  NULL means the root. */
+floe_mem_tracker *floe_mem_set_current(floe_mem_tracker *t);
+floe_mem_tracker *floe_mem_current(void);
+
+int64_t floe_mem_current_bytes(const floe_mem_tracker *t);
+int64_t floe_mem_peak_bytes(const floe_mem_tracker *t);
+/* Reset peak to current (between benchmark iterations, say). */
+void floe_mem_reset_peak(floe_mem_tracker *t);
+
+void *floe_malloc(size_t n);
+void *floe_calloc(size_t count, size_t size);
+void *floe_realloc(void *p, size_t n);
+void floe_free(void *p);
+char *floe_strdup(const char *s);
+char *floe_strndup(const char *s, size_t n);
+
+/* Allocate an array of `count` elements of `size` bytes, NULL on overflow. */
+void *floe_malloc_array(size_t count, size_t size);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

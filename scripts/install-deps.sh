@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# install-deps.sh — install what floe needs to build and test, when missing.
+#
+# Idempotent: checks each Debian package with dpkg and installs only the
+# missing ones (apt-get, no prompts; runs as root or through sudo), then
+# installs the npm test peers (DuckDB, s3rver) from tests/peers/package-lock.json
+# with `npm ci` when they are not installed at the locked versions.
+set -euo pipefail
+here=$(cd "$(dirname "$0")/.." && pwd)
+
+packages=(
+  # build
+  build-essential cmake pkg-config clang
+  # libraries floe links
+  libjansson-dev libcurl4-openssl-dev libssl-dev libzstd-dev libsnappy-dev
+  zlib1g-dev liblz4-dev libbrotli-dev libsqlite3-dev libpg-query-dev libedit-dev
+  libopenmpi-dev openmpi-bin
+  # tests
+  libcmocka-dev python3 python3-avro sqlite3
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$p")
+  fi
+done
+if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
+  missing+=(nodejs npm)
+fi
+
+if ((${#missing[@]})); then
+  echo "install-deps: installing ${missing[*]}"
+  sudo=""
+  if [ "$(id -u)" != 0 ]; then sudo="sudo"; fi
+  export DEBIAN_FRONTEND=noninteractive
+  $sudo apt-get update -qq
+  $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
+else
+  echo "install-deps: all Debian packages present"
+fi
+
+# npm test peers, pinned by the committed lock file.
+peers="$here/tests/peers"
+stamp="$peers/node_modules/.floe-lock-stamp"
+if [ ! -f "$stamp" ] || ! cmp -s "$peers/package-lock.json" "$stamp"; then
+  echo "install-deps: npm ci in tests/peers (@duckdb/node-api, s3rver)"
+  (cd "$peers" && npm ci --no-audit --no-fund --loglevel=error)
+  cp "$peers/package-lock.json" "$stamp"
+else
+  echo "install-deps: npm test peers present"
+fi

@@ -1,0 +1,20 @@
+/*
+ * commands.h — the table of `floe` subcommands.  Each lives in its own
+ * cli/cmd_<name>.c and is listed in commands.c.
+ */
+#ifndef FLOE_CLI_COMMANDS_H
+#define FLOE_CLI_COMMANDS_H
+
+#include "floe/status.h"
+
+typedef struct floe_cli_command {
+    const char *name;
+    const char *summary;
+    /* argv[0] is the command name itself. */
+    floe_status (*run)(int argc, char **argv);
+} floe_cli_command;
+
+/* Terminated by an entry whose name is NULL. */
+extern const floe_cli_command floe_cli_commands[];
+
+#endif
