@@ -1,0 +1,120 @@
+/*
+ * arrow_c.h — the Arrow C Data Interface: handing floe arrays and batches to
+ * other libraries (DuckDB, pyarrow, ...) and taking theirs, without copying.
+ *
+ * The ArrowSchema / ArrowArray structs below are the ABI fixed by the Arrow
+ * specification, guarded by ARROW_C_DATA_INTERFACE so a program that also
+ * includes another definition (arrow/c/abi.h, nanoarrow) compiles.
+ *
+ * Mapping of floe types to format strings:
+ *   NULL "n", BOOL "b", INT32 "i", INT64 "l", FLOAT32 "f", FLOAT64 "g",
+ *   DECIMAL128 "d:P,S", DATE32 "tdD", TIME64_US "ttu",
+ *   TIMESTAMP_US "tsu:", TIMESTAMP_US_TZ "tsu:UTC",
+ *   TIMESTAMP_NS "tsn:", TIMESTAMP_NS_TZ "tsn:UTC",
+ *   STRING "u", BINARY "z", FIXED_BINARY "w:L",
+ *   UUID "w:16" with the canonical extension metadata
+ *        ARROW:extension:name = "arrow.uuid", ARROW:extension:metadata = ""
+ *        (so pyarrow >= 18 and others see a real uuid; others see 16 bytes),
+ *   STRUCT "+s", LIST "+l", MAP "+m" (ARROW_FLAG_MAP_KEYS_SORTED from
+ *   floe_type.keys_sorted).
+ * Field nullability travels as ARROW_FLAG_NULLABLE.  Iceberg field ids
+ * travel in each child schema's metadata as "PARQUET:field_id" = decimal
+ * text, the convention pyarrow uses for Parquet field ids.
+ *
+ * On import, any timestamp zone string that is non-empty (e.g. "UTC",
+ * "+00:00", "America/New_York") maps to the *_TZ type: Arrow stores UTC
+ * instants whatever the zone.  Formats floe has no type for (int8, large
+ * strings, views, unions, dictionaries, ...) give FLOE_ERR_UNSUPPORTED.
+ */
+#ifndef FLOE_ARROW_C_H
+#define FLOE_ARROW_C_H
+
+#include <stdint.h>
+
+#include "floe/columnar.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#ifndef ARROW_C_DATA_INTERFACE
+#define ARROW_C_DATA_INTERFACE
+
+#define ARROW_FLAG_DICTIONARY_ORDERED 1
+#define ARROW_FLAG_NULLABLE 2
+#define ARROW_FLAG_MAP_KEYS_SORTED 4
+
+struct ArrowSchema {
+    /* Array type description */
+    const char *format;
+    const char *name;
+    const char *metadata;
+    int64_t flags;
+    int64_t n_children;
+    struct ArrowSchema **children;
+    struct ArrowSchema *dictionary;
+
+    /* Release callback */
+    void (*release)(struct ArrowSchema *);
+    /* Opaque producer-specific data */
+    void *private_data;
+};
+
+struct ArrowArray {
+    /* Array data description */
+    int64_t length;
+    int64_t null_count;
+    int64_t offset;
+    int64_t n_buffers;
+    int64_t n_children;
+    const void **buffers;
+    struct ArrowArray **children;
+    struct ArrowArray *dictionary;
+
+    /* Release callback */
+    void (*release)(struct ArrowArray *);
+    /* Opaque producer-specific data */
+    void *private_data;
+};
+
+#endif /* ARROW_C_DATA_INTERFACE */
+
+/* ---------------------------------------------------------------- export
+ * The exported structs hold references to the floe objects, so the floe
+ * side may be released at once; the consumer calls out->release when done
+ * (which frees everything and sets release to NULL).  On error *out is left
+ * released (release == NULL). */
+
+/* One field (name, type, nullability, field id) as an ArrowSchema. */
+floe_status floe_arrow_export_field(const floe_field *field, struct ArrowSchema *out) FLOE_WARN_UNUSED;
+/* A type with an empty name, nullable. */
+floe_status floe_arrow_export_type(const floe_type *type, struct ArrowSchema *out) FLOE_WARN_UNUSED;
+/* A schema as a "+s" ArrowSchema whose children are its fields. */
+floe_status floe_arrow_export_schema(const floe_schema *schema, struct ArrowSchema *out) FLOE_WARN_UNUSED;
+floe_status floe_arrow_export_array(const floe_array *array, struct ArrowArray *out) FLOE_WARN_UNUSED;
+/* A batch as a non-null struct array plus its schema ("+s"). */
+floe_status floe_arrow_export_batch(const floe_batch *batch, struct ArrowArray *out_array,
+                                    struct ArrowSchema *out_schema) FLOE_WARN_UNUSED;
+
+/* ---------------------------------------------------------------- import
+ * Imports MOVE the structs: floe takes ownership and calls their release
+ * callbacks itself (at once for a schema; for an array, when the last floe
+ * buffer referencing it is released).  This happens on failure too.  On
+ * return in->release is NULL.  Imported arrays are checked with
+ * floe_array_validate, so corrupt offsets are an error, never a crash. */
+
+/* An ArrowSchema as a field (fills *out; floe_field_clear it later). */
+floe_status floe_arrow_import_field(struct ArrowSchema *in, floe_field *out) FLOE_WARN_UNUSED;
+/* A "+s" ArrowSchema as a floe schema (STRUCT type). */
+floe_status floe_arrow_import_schema(struct ArrowSchema *in, floe_schema **out) FLOE_WARN_UNUSED;
+/* An ArrowArray of the given type (from floe_arrow_import_field, say). */
+floe_status floe_arrow_import_array(struct ArrowArray *in, floe_type *type, floe_array **out) FLOE_WARN_UNUSED;
+/* A struct ArrowArray plus its "+s" ArrowSchema as a batch; the top-level
+ * struct must have no nulls. */
+floe_status floe_arrow_import_batch(struct ArrowArray *in_array, struct ArrowSchema *in_schema,
+                                    floe_batch **out) FLOE_WARN_UNUSED;
+
+#ifdef __cplusplus
+}
+#endif
+#endif
