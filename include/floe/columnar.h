@@ -360,9 +360,10 @@ static inline void floe_array_get_range(const floe_array *a, int64_t i, int64_t 
     *end = o[1];
 }
 
-/* Append the text of value i to `out` (src/columnar/format.c): numbers as C would print them exactly (floats shortest
- * round-trip, "NaN", "Infinity", "-Infinity"), decimals with their scale
- * ("-12.30"), dates "YYYY-MM-DD", times "HH:MM:SS.ffffff", timestamps
+/* Append the text of value i to `out` (src/columnar/format.c): integers in
+ * decimal, floats as the shortest text that reads back exactly (with ".0"
+ * when integral; "NaN", "Infinity", "-Infinity"), decimals with their
+ * scale ("-12.30"), dates "YYYY-MM-DD", times "HH:MM:SS.ffffff", timestamps
  * "YYYY-MM-DD HH:MM:SS.ffffff" (9 fraction digits for ns), with "+00"
  * appended for the UTC types, uuid "8-4-4-4-12" lowercase hex, binary and
  * fixed "\x" followed by lowercase hex, booleans "true"/"false", strings as
