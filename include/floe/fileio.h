@@ -84,6 +84,87 @@ static inline floe_status floe_output_write(floe_output *out, const void *data, 
 floe_status floe_output_close(floe_output *out) FLOE_WARN_UNUSED;
 void floe_output_abort(floe_output *out);
 
+
+/* ---- FileIO: one object for every supported location ------------------------
+ *
+ * A floe_fileio opens locations by their scheme:
+ *   /abs/path, rel/path, file:/path, file:///path   local files
+ *   s3://bucket/key, s3a://..., s3n://...           S3 (or any S3-compatible store)
+ * It is configured once from a string->string property map using Iceberg's
+ * property names, falling back to the usual AWS_* environment variables:
+ *
+ *   s3.endpoint                  http(s)://host[:port] (AWS_ENDPOINT_URL_S3,
+ *                                AWS_ENDPOINT_URL); default AWS for the region
+ *   s3.region, client.region     (AWS_REGION, AWS_DEFAULT_REGION); us-east-1
+ *   s3.access-key-id, s3.secret-access-key, s3.session-token
+ *                                (AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY,
+ *                                AWS_SESSION_TOKEN); none at all = anonymous
+ *   s3.path-style-access         true/false; default false, but path style is
+ *                                used anyway for IP-address/localhost endpoints
+ *                                and for bucket names with dots
+ *   s3.multipart.part-size-bytes multipart part size; default 8 MiB, min 5 MiB
+ *   s3.retry.num-retries         retries after the first attempt; default 5
+ *   s3.retry.min-wait-ms, s3.retry.max-wait-ms   backoff bounds; 100 / 10000
+ * floe additions (not Iceberg names):
+ *   s3.retry.total-timeout-ms    give up retrying after this long; 120000
+ *   s3.connect-timeout-ms        default 10000
+ *   s3.request-timeout-ms        whole single attempt; default 300000
+ *   s3.list.max-keys             page size of listings; default 1000
+ *   s3.connect-to                curl CONNECT_TO rule "host:port:addr:port"
+ *                                (send requests for host:port to addr:port)
+ * Secrets (secret key, session token) never appear in messages or logs.
+ *
+ * One floe_fileio may be shared by many threads.  It must outlive nothing:
+ * inputs and outputs keep what they need, so it may be freed while they
+ * are still open.
+ */
+typedef struct floe_fileio floe_fileio;
+
+typedef struct floe_property {
+    const char *key;
+    const char *value;
+} floe_property;
+
+typedef struct floe_file_info {
+    const char *location;     /* in the scheme the listing was asked with */
+    uint64_t size;            /* bytes */
+    int64_t last_modified_ms; /* Unix milliseconds; -1 when unknown */
+} floe_file_info;
+
+/* Called once per listed file; returning an error stops the listing and
+ * floe_fileio_list returns that error.  `info` is valid only during the call. */
+typedef floe_status (*floe_fileio_list_fn)(void *ctx, const floe_file_info *info);
+
+/* Make a FileIO from `nprops` key/value pairs (NULL/0 for none).  Bad values
+ * (a part size below 5 MiB, a non-number) are FLOE_ERR_INVALID_ARGUMENT. */
+floe_status floe_fileio_new(const floe_property *props, size_t nprops,
+                            floe_fileio **out) FLOE_WARN_UNUSED;
+void floe_fileio_free(floe_fileio *io);
+
+/* Open a location for random-access reading (its size is known on return). */
+floe_status floe_fileio_open_input(floe_fileio *io, const char *location,
+                                   floe_input **out) FLOE_WARN_UNUSED;
+
+/* Create a location for writing; nothing is visible until floe_output_close.
+ * With overwrite false an existing object is FLOE_ERR_ALREADY_EXISTS. */
+floe_status floe_fileio_create_output(floe_fileio *io, const char *location, int overwrite,
+                                      floe_output **out) FLOE_WARN_UNUSED;
+
+/* Delete a file or object.  Deleting something that does not exist succeeds
+ * (as it does on S3), so retried cleanups are harmless. */
+floe_status floe_fileio_delete(floe_fileio *io, const char *location) FLOE_WARN_UNUSED;
+
+/* Set *exists to 1 if the file or object exists, else 0. */
+floe_status floe_fileio_exists(floe_fileio *io, const char *location,
+                               int *exists) FLOE_WARN_UNUSED;
+
+/* Call `fn` for every file whose location starts with `prefix` (S3 prefix
+ * semantics: "s3://b/dir/" lists everything under dir/, recursively; for
+ * local paths, regular files below the prefix's directory whose path starts
+ * with the prefix).  Order is unspecified. */
+floe_status floe_fileio_list(floe_fileio *io, const char *prefix, floe_fileio_list_fn fn,
+                             void *ctx) FLOE_WARN_UNUSED;
+
 #ifdef __cplusplus
 }
 #endif
