@@ -46,8 +46,17 @@ uint8_t *floe_buf_extend(floe_buf *b, size_t n) {
 }
 
 floe_status floe_buf_append(floe_buf *b, const void *p, size_t n) {
-    FLOE_TRY(floe_buf_reserve(b, n));
-    if (n) memcpy(b->data + b->len, p, n);
+    /* Appending (part of) the buffer to itself: growth may move the bytes,
+     * so remember them as an offset across the reserve. */
+    const uint8_t *src = p;
+    if (b->data && src >= b->data && src < b->data + b->cap) {
+        size_t off = (size_t)(src - b->data);
+        FLOE_TRY(floe_buf_reserve(b, n));
+        src = b->data + off;
+    } else {
+        FLOE_TRY(floe_buf_reserve(b, n));
+    }
+    if (n) memmove(b->data + b->len, src, n);
     b->len += n;
     b->data[b->len] = 0;
     return NULL;

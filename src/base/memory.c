@@ -115,6 +115,7 @@ void floe_free(void *p) {
 char *floe_strdup(const char *s) { return s ? floe_strndup(s, strlen(s)) : NULL; }
 
 char *floe_strndup(const char *s, size_t n) {
+    if (!s) return NULL;
     size_t len = strnlen(s, n);
     char *out = floe_malloc(len + 1);
     if (!out) return NULL;

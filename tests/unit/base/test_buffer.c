@@ -103,7 +103,21 @@ static void reserve_of_absurd_size_reports_out_of_memory(void **state) {
     floe_buf_free(&b);
 }
 
-FLOE_TEST_MAIN(cmocka_unit_test(appends_accumulate_and_stay_nul_terminated),
+static void appending_the_buffer_to_itself_survives_growth(void **state) {
+    (void)state;
+    floe_buf b = FLOE_BUF_INIT;
+    assert_ok(floe_buf_append_str(&b, "abcdefgh"));
+    /* Doubling repeatedly forces reallocation while the source is inside. */
+    for (int i = 0; i < 6; i++) assert_ok(floe_buf_append(&b, b.data, b.len));
+    assert_int_equal(b.len, 8 * 64);
+    for (size_t i = 0; i < b.len; i++) assert_int_equal(b.data[i], "abcdefgh"[i % 8]);
+    assert_ok(floe_buf_append(&b, b.data + 2, 3));
+    assert_memory_equal(b.data + b.len - 3, "cde", 3);
+    floe_buf_free(&b);
+}
+
+FLOE_TEST_MAIN(cmocka_unit_test(appending_the_buffer_to_itself_survives_growth),
+               cmocka_unit_test(appends_accumulate_and_stay_nul_terminated),
                cmocka_unit_test(printf_formats_and_grows_past_initial_capacity),
                cmocka_unit_test(extend_returns_room_for_exactly_n_new_bytes),
                cmocka_unit_test(binary_bytes_survive_append),

@@ -135,6 +135,7 @@ static void strdup_and_strndup_copy_and_are_tracked(void **state) {
     char *n = floe_strndup("snapshot", 4);
     assert_string_equal(n, "snap");
     assert_null(floe_strdup(NULL));
+    assert_null(floe_strndup(NULL, 3));
     floe_free(s);
     floe_free(n);
     assert_int_equal(floe_mem_current_bytes(&t), 0);
