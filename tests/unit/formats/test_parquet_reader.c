@@ -1,0 +1,367 @@
+/* Parquet reader over files written by other systems: every file of
+ * apache/parquet-testing decodes, spot values match, the delta files match
+ * their expected CSVs, Iceberg's encoding fixtures equal their PLAIN twins,
+ * CRCs are verified and only selected columns are read. */
+#include <dirent.h>
+
+#include "floe_test.h"
+
+#include "base/buffer.h"
+#include "floe/columnar.h"
+#include "floe/fileio.h"
+#include "floe/memory.h"
+#include "formats/parquet/reader.h"
+
+#define PT "apache__parquet-testing/data/"
+#define ICE "apache__iceberg/parquet/src/testFixtures/resources/encodings/"
+
+/* Files that cannot be read, and why (the test checks they fail cleanly). */
+static const struct {
+    const char *name;
+    const char *why;
+} skip_list[] = {
+    {"nation.dict-malformed.parquet", "dictionary page is malformed on purpose"},
+    {"datapage_v1-corrupt-checksum.parquet", "CRC mismatch on purpose"},
+    {"rle-dict-uncompressed-corrupt-checksum.parquet", "CRC mismatch on purpose"},
+    {"large_string_map.brotli.parquet",
+     "a batch would hold more than 2 GiB of strings (int32 offsets); needs batches cut by bytes"},
+    {NULL, NULL},
+};
+
+static const char *skip_reason(const char *name) {
+    for (int i = 0; skip_list[i].name; i++)
+        if (!strcmp(skip_list[i].name, name)) return skip_list[i].why;
+    return NULL;
+}
+
+/* Read a whole file; returns the status; counts rows and validates arrays. */
+static floe_status read_all(const char *path, const floe_pq_read_options *o, int64_t *rows) {
+    floe_pq_reader *r;
+    *rows = 0;
+    FLOE_TRY(floe_pq_reader_open_path(path, o, &r));
+    floe_status st = NULL;
+    for (;;) {
+        floe_batch *b;
+        st = floe_pq_reader_next(r, &b);
+        if (st || !b) break;
+        *rows += b->num_rows;
+        st = floe_batch_validate(b);
+        floe_batch_release(b);
+        if (st) break;
+    }
+    floe_pq_reader_close(r);
+    return st;
+}
+
+static bool ends_with(const char *s, const char *suf) {
+    size_t a = strlen(s), b = strlen(suf);
+    return a >= b && !strcmp(s + a - b, suf);
+}
+
+static void every_parquet_testing_file_decodes(void **state) {
+    (void)state;
+    FLOE_NEED_TESTDATA(td);
+    char dir[4096], path[8192];
+    floe_test_path(dir, sizeof dir, td, PT);
+    DIR *d = opendir(dir);
+    assert_non_null(d);
+    struct dirent *e;
+    int ok = 0, failed = 0;
+    while ((e = readdir(d))) {
+        if (!ends_with(e->d_name, ".parquet")) continue;
+        snprintf(path, sizeof path, "%s%s", dir, e->d_name);
+        int64_t rows;
+        floe_status st = read_all(path, NULL, &rows);
+        const char *why = skip_reason(e->d_name);
+        if (why) {
+            if (!st) {
+                printf("  expected failure but read: %s (%s)\n", e->d_name, why);
+                failed++;
+            }
+        } else if (st) {
+            printf("  FAILED %s: %s\n", e->d_name, floe_status_message(st));
+            failed++;
+        } else {
+            ok++;
+        }
+        floe_status_free(st);
+    }
+    closedir(d);
+    printf("  %d files decoded\n", ok);
+    assert_int_equal(failed, 0);
+}
+
+/* First column of a one-row-group file as a growable array of text cells. */
+static floe_status column_text(const char *path, const char *col, floe_buf *cells, int64_t *n) {
+    floe_pq_read_options o = {0};
+    const char *cols[1] = {col};
+    o.columns = cols;
+    o.num_columns = 1;
+    o.batch_size = 3; /* small batches exercise page/batch boundaries */
+    floe_pq_reader *r;
+    *n = 0;
+    FLOE_TRY(floe_pq_reader_open_path(path, &o, &r));
+    floe_status st = NULL;
+    for (;;) {
+        floe_batch *b;
+        st = floe_pq_reader_next(r, &b);
+        if (st || !b) break;
+        const floe_array *a = b->columns[0];
+        for (int64_t i = 0; i < a->length && !st; i++) {
+            if (floe_array_is_null(a, i)) st = floe_buf_append_str(cells, "");
+            else st = floe_format_value(a, i, cells);
+            if (!st) st = floe_buf_append_byte(cells, '\n');
+            (*n)++;
+        }
+        floe_batch_release(b);
+        if (st) break;
+    }
+    floe_pq_reader_close(r);
+    return st;
+}
+
+static void alltypes_plain_spot_values(void **state) {
+    (void)state;
+    FLOE_NEED_TESTDATA(td);
+    char path[4096];
+    const char *files[] = {PT "alltypes_plain.parquet", PT "alltypes_plain.snappy.parquet",
+                           PT "alltypes_dictionary.parquet"};
+    const char *want[] = {"4\n5\n6\n7\n2\n3\n0\n1\n", "6\n7\n", "0\n1\n"};
+    for (int f = 0; f < 3; f++) {
+        floe_buf cells = FLOE_BUF_INIT;
+        int64_t n;
+        assert_ok(column_text(floe_test_path(path, sizeof path, td, files[f]), "id", &cells, &n));
+        assert_string_equal(floe_buf_cstr(&cells), want[f]);
+        floe_buf_free(&cells);
+    }
+    floe_buf cells = FLOE_BUF_INIT;
+    int64_t n;
+    assert_ok(column_text(floe_test_path(path, sizeof path, td, PT "alltypes_plain.parquet"),
+                          "bool_col", &cells, &n));
+    assert_string_equal(floe_buf_cstr(&cells), "true\nfalse\ntrue\nfalse\ntrue\nfalse\ntrue\nfalse\n");
+    floe_buf_clear(&cells);
+    assert_ok(column_text(path, "timestamp_col", &cells, &n));
+    assert_true(!strncmp(floe_buf_cstr(&cells), "2009-03-01 00:00:00", 19));
+    floe_buf_clear(&cells);
+    assert_ok(column_text(path, "string_col", &cells, &n));
+    assert_string_equal(floe_buf_cstr(&cells), "\\x30\n\\x31\n\\x30\n\\x31\n\\x30\n\\x31\n\\x30\n\\x31\n");
+    floe_buf_free(&cells);
+}
+
+/* Cell (row, col) of CSV text (row 0 is the first line after the header),
+ * quotes removed, as a new string; NULL if absent. */
+static char *csv_cell(const char *csv, int64_t row, int col) {
+    const char *p = csv;
+    for (int64_t r = 0; r < row + 1; r++) { /* header and earlier rows: no newlines in cells */
+        p = strchr(p, '\n');
+        if (!p) return NULL;
+        p++;
+    }
+    for (int c = 0;; c++) {
+        const char *s = p, *e;
+        bool quoted = *p == '"';
+        if (quoted) {
+            s = ++p;
+            while (*p && *p != '"') p++;
+            e = p;
+            if (*p == '"') p++;
+        } else {
+            while (*p && *p != ',' && *p != '\n' && *p != '\r') p++;
+            e = p;
+        }
+        if (c == col) return strndup(s, (size_t)(e - s));
+        if (*p != ',') return NULL;
+        p++;
+    }
+}
+
+static void delta_files_match_expected_csv(void **state) {
+    (void)state;
+    FLOE_NEED_TESTDATA(td);
+    const char *names[] = {"delta_binary_packed", "delta_byte_array",
+                           "delta_encoding_optional_column", "delta_encoding_required_column"};
+    for (int f = 0; f < 4; f++) {
+        char path[4096], rel[512];
+        snprintf(rel, sizeof rel, PT "%s_expect.csv", names[f]);
+        floe_test_path(path, sizeof path, td, rel);
+        floe_input *in;
+        uint8_t *csv;
+        size_t csv_len;
+        assert_ok(floe_input_open_local(path, &in));
+        assert_ok(floe_input_read_all(in, &csv, &csv_len));
+        floe_input_close(in);
+        snprintf(rel, sizeof rel, PT "%s.parquet", names[f]);
+        floe_test_path(path, sizeof path, td, rel);
+        floe_pq_reader *r;
+        assert_ok(floe_pq_reader_open_path(path, NULL, &r));
+        int64_t row0 = 0, checked = 0;
+        for (;;) {
+            floe_batch *b;
+            assert_ok(floe_pq_reader_next(r, &b));
+            if (!b) break;
+            for (int c = 0; c < b->num_columns; c++) {
+                const floe_array *a = b->columns[c];
+                for (int64_t i = 0; i < a->length; i++) {
+                    char *want = csv_cell((const char *)csv, row0 + i, c);
+                    assert_non_null(want);
+                    floe_buf got = FLOE_BUF_INIT;
+                    if (!floe_array_is_null(a, i)) assert_ok(floe_format_value(a, i, &got));
+                    if (strcmp(want, floe_buf_cstr(&got)))
+                        fail_msg("%s row %lld column %d: want '%s' got '%s'", names[f],
+                                 (long long)(row0 + i), c, want, floe_buf_cstr(&got));
+                    free(want);
+                    floe_buf_free(&got);
+                    checked++;
+                }
+            }
+            row0 += b->num_rows;
+            floe_batch_release(b);
+        }
+        floe_pq_reader_close(r);
+        /* The CSV has exactly the rows we read. */
+        int64_t lines = 0;
+        for (size_t i = 0; i < csv_len; i++) lines += csv[i] == '\n';
+        assert_true(lines == row0 + 1 || (lines == row0 && csv[csv_len - 1] != '\n'));
+        assert_true(checked > 0);
+        floe_free(csv);
+    }
+}
+
+/* All values of column 0 of a file, as text lines. */
+static void file_text(const char *path, floe_buf *out) {
+    floe_pq_reader *r;
+    assert_ok(floe_pq_reader_open_path(path, NULL, &r));
+    for (;;) {
+        floe_batch *b;
+        assert_ok(floe_pq_reader_next(r, &b));
+        if (!b) break;
+        for (int c = 0; c < b->num_columns; c++)
+            for (int64_t i = 0; i < b->num_rows; i++) {
+                const floe_array *a = b->columns[c];
+                if (floe_array_is_null(a, i)) assert_ok(floe_buf_append_str(out, "NULL"));
+                else assert_ok(floe_format_value(a, i, out));
+                assert_ok(floe_buf_append_byte(out, '\n'));
+            }
+        floe_batch_release(b);
+    }
+    floe_pq_reader_close(r);
+}
+
+static void iceberg_encodings_equal_plain_twins(void **state) {
+    (void)state;
+    FLOE_NEED_TESTDATA(td);
+    const char *encs[] = {"BYTE_STREAM_SPLIT", "DELTA_BINARY_PACKED", "DELTA_BYTE_ARRAY",
+                          "DELTA_LENGTH_BYTE_ARRAY", "PLAIN_DICTIONARY", "RLE_DICTIONARY"};
+    int compared = 0;
+    for (int e = 0; e < 6; e++) {
+        char dir[4096], rel[512];
+        snprintf(rel, sizeof rel, ICE "%s", encs[e]);
+        floe_test_path(dir, sizeof dir, td, rel);
+        DIR *d = opendir(dir);
+        assert_non_null(d);
+        struct dirent *de;
+        while ((de = readdir(d))) {
+            if (!ends_with(de->d_name, ".parquet")) continue;
+            char a[8192], b[8192];
+            snprintf(a, sizeof a, "%s/%s", dir, de->d_name);
+            snprintf(rel, sizeof rel, ICE "PLAIN/%s", de->d_name);
+            floe_test_path(b, sizeof b, td, rel);
+            floe_buf x = FLOE_BUF_INIT, y = FLOE_BUF_INIT;
+            file_text(a, &x);
+            file_text(b, &y);
+            if (x.len != y.len || memcmp(x.data, y.data, x.len))
+                fail_msg("%s/%s differs from its PLAIN twin", encs[e], de->d_name);
+            assert_true(x.len > 0);
+            floe_buf_free(&x);
+            floe_buf_free(&y);
+            compared++;
+        }
+        closedir(d);
+    }
+    assert_true(compared >= 25);
+}
+
+static void corrupt_crc_is_reported(void **state) {
+    (void)state;
+    FLOE_NEED_TESTDATA(td);
+    char path[4096];
+    int64_t rows;
+    assert_error(read_all(floe_test_path(path, sizeof path, td,
+                                         PT "datapage_v1-corrupt-checksum.parquet"),
+                          NULL, &rows),
+                 FLOE_ERR_CORRUPT, "page CRC mismatch in column");
+    assert_error(read_all(floe_test_path(path, sizeof path, td,
+                                         PT "rle-dict-uncompressed-corrupt-checksum.parquet"),
+                          NULL, &rows),
+                 FLOE_ERR_CORRUPT, "page CRC mismatch");
+    /* Good checksums pass; skipping verification reads the corrupt one. */
+    assert_ok(read_all(floe_test_path(path, sizeof path, td,
+                                      PT "datapage_v1-snappy-compressed-checksum.parquet"),
+                       NULL, &rows));
+    floe_pq_read_options o = {0};
+    o.skip_crc = true;
+    assert_ok(read_all(floe_test_path(path, sizeof path, td,
+                                      PT "datapage_v1-corrupt-checksum.parquet"),
+                       &o, &rows));
+    assert_true(rows > 0);
+}
+
+static void only_selected_columns_are_read(void **state) {
+    (void)state;
+    FLOE_NEED_TESTDATA(td);
+    char path[4096];
+    floe_test_path(path, sizeof path, td, PT "alltypes_plain.parquet");
+    uint64_t bytes[2];
+    for (int pass = 0; pass < 2; pass++) {
+        floe_input *in;
+        assert_ok(floe_input_open_local(path, &in));
+        floe_pq_file *f;
+        assert_ok(floe_pq_file_open(in, &f));
+        uint64_t footer = in->bytes_read;
+        floe_pq_read_options o = {0};
+        const char *cols[1] = {"id"};
+        o.columns = pass ? cols : NULL;
+        o.num_columns = pass ? 1 : 0;
+        o.max_gap = -1;
+        floe_pq_reader *r;
+        assert_ok(floe_pq_reader_open(f, &o, &r));
+        floe_batch *b;
+        assert_ok(floe_pq_reader_next(r, &b));
+        assert_non_null(b);
+        floe_batch_release(b);
+        bytes[pass] = in->bytes_read - footer;
+        if (pass) {
+            uint64_t off, len;
+            assert_ok(floe_pq_file_chunk_range(f, 0, 0, &off, &len));
+            assert_int_equal(bytes[pass], len);
+        }
+        floe_pq_reader_close(r);
+        floe_pq_file_close(f);
+        floe_input_close(in);
+    }
+    assert_true(bytes[1] < bytes[0]);
+}
+
+static void small_batches_never_span_row_groups(void **state) {
+    (void)state;
+    FLOE_NEED_TESTDATA(td);
+    char path[4096];
+    floe_test_path(path, sizeof path, td, PT "alltypes_tiny_pages_plain.parquet");
+    floe_pq_read_options o = {0};
+    o.batch_size = 1000;
+    int64_t rows;
+    assert_ok(read_all(path, &o, &rows));
+    assert_int_equal(rows, 7300);
+    o.batch_size = 0;
+    int64_t rows2;
+    assert_ok(read_all(path, &o, &rows2));
+    assert_int_equal(rows2, 7300);
+}
+
+FLOE_TEST_MAIN(cmocka_unit_test(every_parquet_testing_file_decodes),
+               cmocka_unit_test(alltypes_plain_spot_values),
+               cmocka_unit_test(delta_files_match_expected_csv),
+               cmocka_unit_test(iceberg_encodings_equal_plain_twins),
+               cmocka_unit_test(corrupt_crc_is_reported),
+               cmocka_unit_test(only_selected_columns_are_read),
+               cmocka_unit_test(small_batches_never_span_row_groups))
