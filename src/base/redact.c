@@ -166,6 +166,21 @@ floe_status floe_redact_text_n(floe_buf *out, const char *s, size_t n) {
             }
         }
 
+        /* Command-line style: --password hunter2 */
+        if (word.len > 2 && word.ptr[0] == '-' && word.ptr[1] == '-' && k < n && is_blank(s[k]) &&
+            floe_redact_is_secret_key_n(word.ptr, word.len)) {
+            size_t v = k;
+            while (v < n && is_blank(s[v])) v++;
+            if (v < n && s[v] != '-' && !floe_ascii_isspace(s[v])) {
+                size_t vs, ve;
+                secret_value_span(s, v, n, '=', &vs, &ve);
+                FLUSH_TO(vs);
+                FLOE_TRY(floe_buf_append_str(out, FLOE_REDACTED));
+                copied = i = ve;
+                continue;
+            }
+        }
+
         /* key = value, key: value, "key": value, \"key\": value */
         size_t p = k;
         if (p + 1 < n && s[p] == '\\' && s[p + 1] == '"') p += 2;
@@ -312,12 +327,29 @@ static floe_status redact_json_string(json_t *str) {
     return st;
 }
 
+/* {"name": "AWS_SECRET_ACCESS_KEY", "value": "..."}: a name/value pair
+ * object whose name is secret; its "value" member must be hidden. */
+static bool names_a_secret(json_t *obj) {
+    static const char *const name_members[] = {"name", "key", "Name", "Key"};
+    for (size_t i = 0; i < COUNT(name_members); i++) {
+        json_t *name = json_object_get(obj, name_members[i]);
+        if (json_is_string(name) && floe_redact_is_secret_key(json_string_value(name))) return true;
+    }
+    return false;
+}
+
+static bool is_value_member(const char *key) {
+    floe_str k = floe_str_c(key);
+    return floe_str_ieq_c(k, "value") || floe_str_ieq_c(k, "val") || floe_str_ieq_c(k, "default");
+}
+
 static floe_status redact_json_value(json_t *v, int depth) {
     if (depth > 512) return floe_error(FLOE_ERR_UNSUPPORTED, "JSON nested too deeply to redact");
     if (json_is_object(v)) {
+        bool pair = names_a_secret(v);
         for (void *it = json_object_iter(v); it; it = json_object_iter_next(v, it)) {
             const char *key = json_object_iter_key(it);
-            if (floe_redact_is_secret_key(key)) {
+            if (floe_redact_is_secret_key(key) || (pair && is_value_member(key))) {
                 if (json_object_iter_set_new(v, it, json_string(FLOE_REDACTED)) != 0)
                     return floe_error(FLOE_ERR_OUT_OF_MEMORY, "out of memory redacting JSON");
             } else {

@@ -41,7 +41,12 @@ struct floe_threadpool {
     bool joined;
     size_t nthreads;
     pthread_t *threads;
+    atomic_int next_worker_id;
 };
+
+static _Thread_local int worker_id = -1;
+
+int floe_threadpool_worker_id(void) { return worker_id; }
 
 struct floe_task_group {
     floe_threadpool *pool;
@@ -130,6 +135,7 @@ static void run_task(floe_threadpool *p, task *t) {
 
 static void *worker_main(void *arg) {
     floe_threadpool *p = arg;
+    worker_id = atomic_fetch_add(&p->next_worker_id, 1);
     pthread_mutex_lock(&p->mu);
     for (;;) {
         while (!p->head && !p->stopping) pthread_cond_wait(&p->work_cv, &p->mu);

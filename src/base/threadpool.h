@@ -81,6 +81,13 @@ size_t floe_threadpool_default_threads(void);
 floe_status floe_threadpool_create(size_t nthreads, floe_threadpool **out) FLOE_WARN_UNUSED;
 size_t floe_threadpool_size(const floe_threadpool *p);
 
+/* 0..size-1 when called on a worker thread of a pool (for per-worker
+ * scratch state; ids of different pools overlap), -1 on a thread that is
+ * not a pool worker, e.g. the main thread running tasks while it helps in
+ * floe_task_group_wait.  Size per-worker state as size + 1 and use slot
+ * `size` for id -1 only if a single non-worker thread can help at once. */
+int floe_threadpool_worker_id(void);
+
 /* Stop the pool: refuse new tasks, then either run every queued task
  * (drain = true) or complete each queued task without running it,
  * reporting FLOE_ERR_CANCELLED to its group (drain = false).  Returns
@@ -113,8 +120,9 @@ bool floe_task_group_submit(floe_task_group *g, floe_task_fn fn, void *arg);
 
 /* Wait for every submitted task, running queued tasks of this group on the
  * calling thread meanwhile.  Returns NULL when all succeeded, else the
- * first error (caller frees).  May be called from inside a task.  The
- * group can be reused afterwards (a cancelled group stays cancelled). */
+ * first error (caller frees).  May be called from inside a task, but never
+ * by a task of the same group (it would wait for itself).  The group can
+ * be reused afterwards (a cancelled group stays cancelled). */
 floe_status floe_task_group_wait(floe_task_group *g) FLOE_WARN_UNUSED;
 
 /* Ask the group's tasks to stop: sets the token, skips queued tasks. */

@@ -154,6 +154,19 @@ static void json_secret_members_are_hidden_at_any_depth(void **state) {
     free(out);
 }
 
+static void json_name_value_pairs_naming_a_secret_hide_the_value(void **state) {
+    (void)state;
+    const char *in = "{\"env\":[{\"name\":\"AWS_SECRET_ACCESS_KEY\",\"value\":\"" AWS_SECRET "\"},"
+                     "{\"name\":\"AWS_REGION\",\"value\":\"us-east-1\"}],"
+                     "\"props\":[{\"key\":\"rest.auth.token\",\"value\":\"" JWT "\"}]}";
+    char *out = redact_with(floe_redact_json, in);
+    assert_no_secret(out);
+    assert_string_equal(out, "{\"env\":[{\"name\":\"AWS_SECRET_ACCESS_KEY\",\"value\":\"***\"},"
+                             "{\"name\":\"AWS_REGION\",\"value\":\"us-east-1\"}],"
+                             "\"props\":[{\"key\":\"rest.auth.token\",\"value\":\"***\"}]}");
+    free(out);
+}
+
 static void malformed_json_is_redacted_as_text(void **state) {
     (void)state;
     char *out = redact_with(floe_redact_json, "{\"password\": \"" PASSWORD "\", \"token\": \"" JWT);
@@ -182,6 +195,9 @@ static void free_text_hides_secret_pairs_and_keeps_the_rest(void **state) {
         {"unterminated secret=\"" AWS_SECRET, "unterminated secret=\"***"},
         {"plain text: nothing to hide, count=3, file=s3://b/k.parquet",
          "plain text: nothing to hide, count=3, file=s3://b/k.parquet"},
+        {"floe --catalog prod --password " PASSWORD " --verbose", "floe --catalog prod --password *** --verbose"},
+        {"--api-key=" JWT, "--api-key=***"},
+        {"AWS_SECRET_ACCESS_KEY=" AWS_SECRET " AWS_REGION=us-east-1", "AWS_SECRET_ACCESS_KEY=*** AWS_REGION=us-east-1"},
         {"", ""},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
@@ -189,6 +205,34 @@ static void free_text_hides_secret_pairs_and_keeps_the_rest(void **state) {
         assert_no_secret(out);
         assert_string_equal(out, cases[i].out);
         free(out);
+    }
+}
+
+static void arbitrary_bytes_are_scanned_without_reading_out_of_bounds(void **state) {
+    (void)state;
+    /* Fragments that steer the scanner into every branch, joined at random
+     * and cut at every length; exactly sized copies let ASan catch overreads. */
+    const char *frags[] = {"password", "=", ":", " ", "\"", "'", "\\", "\\\"", "://", "@", "Bearer",
+                           "--token", "&", "\n", "x", "secret", "/", "?", "#", "\xff"};
+    uint64_t seed = 42;
+    for (int round = 0; round < 2000; round++) {
+        char text[128];
+        size_t len = 0;
+        while (len < 100) {
+            seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+            const char *f = frags[(seed >> 33) % (sizeof frags / sizeof frags[0])];
+            size_t fl = strlen(f);
+            memcpy(text + len, f, fl);
+            len += fl;
+        }
+        size_t cut = (size_t)round % (len + 1);
+        char *exact = malloc(cut ? cut : 1);
+        memcpy(exact, text, cut);
+        floe_buf b = FLOE_BUF_INIT;
+        assert_ok(floe_redact_text_n(&b, exact, cut));
+        assert_true(b.len <= cut + 3 * cut + 3); /* "***" never multiplies unboundedly */
+        floe_buf_free(&b);
+        free(exact);
     }
 }
 
@@ -207,6 +251,8 @@ FLOE_TEST_MAIN(cmocka_unit_test(secret_key_names_are_recognised_case_insensitive
                cmocka_unit_test(header_lines_hide_secret_values),
                cmocka_unit_test(urls_lose_userinfo_and_secret_query_parameters),
                cmocka_unit_test(json_secret_members_are_hidden_at_any_depth),
+               cmocka_unit_test(json_name_value_pairs_naming_a_secret_hide_the_value),
                cmocka_unit_test(malformed_json_is_redacted_as_text),
                cmocka_unit_test(free_text_hides_secret_pairs_and_keeps_the_rest),
+               cmocka_unit_test(arbitrary_bytes_are_scanned_without_reading_out_of_bounds),
                cmocka_unit_test(redaction_appends_to_existing_buffer_contents))

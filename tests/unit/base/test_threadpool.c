@@ -380,6 +380,39 @@ static void tasks_run_with_the_submitters_memory_tracker(void **state) {
     floe_threadpool_destroy(pool);
 }
 
+/* ---- worker ids ---- */
+
+typedef struct {
+    atomic_int *seen_mask;
+    atomic_int *invalid;
+} id_arg;
+
+static floe_status record_worker_id(void *arg, const floe_cancel *cancel) {
+    id_arg *a = arg;
+    int id = floe_threadpool_worker_id();
+    if (id >= 0 && id < 3) atomic_fetch_or(a->seen_mask, 1 << id);
+    else if (id != -1) atomic_fetch_add(a->invalid, 1);
+    usleep(200);
+    return NULL;
+}
+
+static void worker_ids_are_dense_and_minus_one_elsewhere(void **state) {
+    (void)state;
+    assert_int_equal(floe_threadpool_worker_id(), -1);
+    floe_threadpool *pool = make_pool(3);
+    atomic_int mask = 0, invalid = 0;
+    id_arg a = {&mask, &invalid};
+    floe_task_group *g;
+    assert_ok(floe_task_group_create(pool, NULL, &g));
+    for (int i = 0; i < 300; i++) floe_task_group_submit(g, record_worker_id, &a);
+    assert_ok(floe_task_group_wait(g));
+    floe_task_group_destroy(g);
+    assert_int_equal(atomic_load(&invalid), 0);
+    assert_true(atomic_load(&mask) != 0);
+    assert_true((atomic_load(&mask) & ~7) == 0);
+    floe_threadpool_destroy(pool);
+}
+
 /* ---- sizing and the default pool ---- */
 
 static void floe_threads_env_sets_default_worker_count(void **state) {
@@ -437,5 +470,6 @@ FLOE_TEST_MAIN(T(many_tasks_sum_to_the_expected_total),
                T(shutdown_with_drain_runs_every_queued_task),
                T(destroying_a_group_waits_for_its_tasks),
                T(tasks_run_with_the_submitters_memory_tracker),
+               T(worker_ids_are_dense_and_minus_one_elsewhere),
                T(floe_threads_env_sets_default_worker_count),
                T(default_pool_is_created_once_across_threads))
