@@ -764,7 +764,11 @@ static int on_debug(CURL *h, curl_infotype type, char *data, size_t size, void *
         floe_buf_clear(&line);
         floe_buf_clear(&red);
         floe_status st = floe_buf_append(&line, data + i, len);
-        if (!st) st = floe_redact_header(&red, floe_buf_cstr(&line));
+        /* curl names the access key id here; keep it out like the rest */
+        if (!st && type == CURLINFO_TEXT && len >= 17 && memcmp(data + i, "Server auth using", 17) == 0)
+            st = floe_buf_append_str(&red, "Server auth using AWS_SIGV4 (user ***)");
+        else if (!st)
+            st = floe_redact_header(&red, floe_buf_cstr(&line));
         if (!st && len) FLOE_LOG_TRACE("s3", "curl %s%s", dir, floe_buf_cstr(&red));
         floe_status_free(st);
         i = j + 1;

@@ -53,7 +53,12 @@ static int peer_start(void **state) {
         peer.skip = 1;
         return 0;
     }
-    /* never route the loopback peer through a proxy from the environment */
+    /* never route the loopback peer through a proxy from the environment,
+     * and never pick up the developer's own AWS settings */
+    const char *aws[] = {"AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN",
+                         "AWS_REGION", "AWS_DEFAULT_REGION", "AWS_ENDPOINT_URL",
+                         "AWS_ENDPOINT_URL_S3"};
+    for (size_t i = 0; i < sizeof aws / sizeof aws[0]; i++) unsetenv(aws[i]);
     setenv("NO_PROXY", "*", 1);
     setenv("no_proxy", "*", 1);
     int in[2], out[2];
@@ -541,6 +546,43 @@ static void one_input_serves_many_threads(void **state) {
     floe_free(data);
 }
 
+static void environment_variables_supply_endpoint_and_credentials(void **state) {
+    (void)state;
+    NEED_PEER();
+    char endpoint[64];
+    snprintf(endpoint, sizeof endpoint, "http://127.0.0.1:%d", peer.proxy_port);
+    setenv("AWS_ENDPOINT_URL_S3", endpoint, 1);
+    setenv("AWS_ACCESS_KEY_ID", "S3RVER", 1);
+    setenv("AWS_SECRET_ACCESS_KEY", SECRET, 1);
+    setenv("AWS_SESSION_TOKEN", TOKEN, 1);
+    setenv("AWS_REGION", "ap-southeast-2", 1);
+    floe_fileio *io = NULL;
+    assert_ok(floe_fileio_new(NULL, 0, &io));
+    write_object(io, "s3://" BUCKET "/env/e.txt", (const uint8_t *)"from env", 8, 8);
+    int exists = 0;
+    assert_ok(floe_fileio_exists(io, "s3://" BUCKET "/env/e.txt", &exists));
+    assert_int_equal(exists, 1);
+    floe_fileio_free(io);
+    /* properties win over the environment: a wrong property secret fails */
+    floe_property pp[] = {{"s3.access-key-id", "S3RVER"}, {"s3.secret-access-key", "wrong"}};
+    assert_ok(floe_fileio_new(pp, 2, &io));
+    assert_error(floe_fileio_exists(io, "s3://" BUCKET "/env/e.txt", &exists), FLOE_ERR_AUTH,
+                 "HTTP 403");
+    floe_fileio_free(io);
+    unsetenv("AWS_ACCESS_KEY_ID");
+    unsetenv("AWS_SECRET_ACCESS_KEY");
+    unsetenv("AWS_SESSION_TOKEN");
+    unsetenv("AWS_REGION");
+    /* no credentials anywhere: anonymous, unsigned requests */
+    assert_ok(floe_fileio_new(NULL, 0, &io));
+    floe_input *in = NULL;
+    assert_ok(floe_fileio_open_input(io, "s3://" BUCKET "/env/e.txt", &in));
+    assert_range(in, (const uint8_t *)"from env", 0, 8);
+    floe_input_close(in);
+    floe_fileio_free(io);
+    unsetenv("AWS_ENDPOINT_URL_S3");
+}
+
 static void unsupported_schemes_and_bad_locations_are_rejected(void **state) {
     (void)state;
     floe_fileio *io = NULL;
@@ -570,6 +612,7 @@ int main(void) {
         cmocka_unit_test(request_timeouts_are_retried),
         cmocka_unit_test(virtual_hosted_style_reaches_the_same_bucket),
         cmocka_unit_test(one_input_serves_many_threads),
+        cmocka_unit_test(environment_variables_supply_endpoint_and_credentials),
         cmocka_unit_test(unsupported_schemes_and_bad_locations_are_rejected),
     };
     return cmocka_run_group_tests(tests, peer_start, peer_stop);
