@@ -350,3 +350,45 @@ void floe_task_group_destroy(floe_task_group *g) {
     pthread_cond_destroy(&g->done_cv);
     floe_free(g);
 }
+
+/* ---- parallel loops ---------------------------------------------------- */
+
+typedef struct {
+    floe_range_fn fn;
+    void *ctx;
+    size_t begin, end;
+} range_task;
+
+static floe_status run_range(void *arg, const floe_cancel *cancel) {
+    range_task *r = arg;
+    return r->fn(r->ctx, r->begin, r->end, cancel);
+}
+
+floe_status floe_parallel_for(floe_threadpool *pool, size_t n, size_t grain, floe_range_fn fn, void *ctx,
+                              const floe_cancel *parent) {
+    if (n == 0) return NULL;
+    if (grain == 0) grain = 1;
+    size_t chunks = n / grain + (n % grain != 0);
+    size_t max_chunks = pool->nthreads * 4;
+    if (chunks > max_chunks) chunks = max_chunks;
+    range_task *ranges = floe_malloc_array(chunks, sizeof *ranges);
+    if (!ranges) return floe_error(FLOE_ERR_OUT_OF_MEMORY, "out of memory splitting a parallel loop");
+    floe_task_group *g;
+    floe_status st = floe_task_group_create(pool, parent, &g);
+    if (st) {
+        floe_free(ranges);
+        return st;
+    }
+    /* Spread the remainder so range sizes differ by at most one. */
+    size_t base = n / chunks, extra = n % chunks, at = 0;
+    for (size_t i = 0; i < chunks; i++) {
+        size_t len = base + (i < extra);
+        ranges[i] = (range_task){fn, ctx, at, at + len};
+        at += len;
+        if (!floe_task_group_submit(g, run_range, &ranges[i])) break;
+    }
+    st = floe_task_group_wait(g);
+    floe_task_group_destroy(g);
+    floe_free(ranges);
+    return st;
+}

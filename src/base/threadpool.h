@@ -133,4 +133,16 @@ const floe_cancel *floe_task_group_token(const floe_task_group *g);
 /* Free the group; waits first (discarding any error) if tasks remain. */
 void floe_task_group_destroy(floe_task_group *g);
 
+/* ---- parallel loops ---------------------------------------------------- */
+
+/* Processes items [begin, end). */
+typedef floe_status (*floe_range_fn)(void *ctx, size_t begin, size_t end, const floe_cancel *cancel);
+
+/* Run fn over [0, n) split into contiguous ranges of at least `grain`
+ * items (0 means 1), at most 4 per worker, on `pool`; wait for all and
+ * return the first error.  `parent` may be NULL.  Safe to call from
+ * inside a task (the caller helps). */
+floe_status floe_parallel_for(floe_threadpool *pool, size_t n, size_t grain, floe_range_fn fn, void *ctx,
+                              const floe_cancel *parent) FLOE_WARN_UNUSED;
+
 #endif

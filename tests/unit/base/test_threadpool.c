@@ -380,6 +380,50 @@ static void tasks_run_with_the_submitters_memory_tracker(void **state) {
     floe_threadpool_destroy(pool);
 }
 
+/* ---- parallel loops ---- */
+
+typedef struct {
+    const int32_t *values;
+    atomic_llong sum;
+    atomic_int calls;
+    size_t fail_at; /* SIZE_MAX: never */
+} loop_ctx;
+
+static floe_status sum_range(void *arg, size_t begin, size_t end, const floe_cancel *cancel) {
+    loop_ctx *c = arg;
+    atomic_fetch_add(&c->calls, 1);
+    long long s = 0;
+    for (size_t i = begin; i < end; i++) {
+        if (i == c->fail_at) return floe_error(FLOE_ERR_CORRUPT, "bad value at row %zu", i);
+        s += c->values[i];
+    }
+    atomic_fetch_add(&c->sum, s);
+    return NULL;
+}
+
+static void parallel_for_covers_every_item_exactly_once(void **state) {
+    (void)state;
+    floe_threadpool *pool = make_pool(3);
+    enum { N = 100003 };
+    int32_t *v = malloc(N * sizeof *v);
+    long long expect = 0;
+    for (int i = 0; i < N; i++) expect += v[i] = i % 1000 - 300;
+    const size_t grains[] = {0, 1, 7, 1000, N, 10 * N};
+    for (size_t gi = 0; gi < sizeof grains / sizeof grains[0]; gi++) {
+        loop_ctx c = {v, 0, 0, SIZE_MAX};
+        assert_ok(floe_parallel_for(pool, N, grains[gi], sum_range, &c, NULL));
+        assert_int_equal(atomic_load(&c.sum), expect);
+        assert_true(atomic_load(&c.calls) >= 1 && atomic_load(&c.calls) <= 12);
+    }
+    loop_ctx empty = {v, 0, 0, SIZE_MAX};
+    assert_ok(floe_parallel_for(pool, 0, 1, sum_range, &empty, NULL));
+    assert_int_equal(atomic_load(&empty.calls), 0);
+    loop_ctx bad = {v, 0, 0, 77777};
+    assert_error(floe_parallel_for(pool, N, 100, sum_range, &bad, NULL), FLOE_ERR_CORRUPT, "row 77777");
+    free(v);
+    floe_threadpool_destroy(pool);
+}
+
 /* ---- worker ids ---- */
 
 typedef struct {
@@ -470,6 +514,7 @@ FLOE_TEST_MAIN(T(many_tasks_sum_to_the_expected_total),
                T(shutdown_with_drain_runs_every_queued_task),
                T(destroying_a_group_waits_for_its_tasks),
                T(tasks_run_with_the_submitters_memory_tracker),
+               T(parallel_for_covers_every_item_exactly_once),
                T(worker_ids_are_dense_and_minus_one_elsewhere),
                T(floe_threads_env_sets_default_worker_count),
                T(default_pool_is_created_once_across_threads))
