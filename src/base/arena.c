@@ -119,7 +119,8 @@ void *floe_arena_calloc(floe_arena *a, size_t count, size_t size) {
 }
 
 void *floe_arena_memdup(floe_arena *a, const void *p, size_t n) {
-    void *out = floe_arena_alloc_aligned(a, n, 1);
+    /* Aligned for any type: the copy may be a struct or an array. */
+    void *out = floe_arena_alloc(a, n);
     if (out && n) memcpy(out, p, n);
     return out;
 }

@@ -85,7 +85,8 @@ static inline void *floe_arena_alloc(floe_arena *a, size_t n) {
 void *floe_arena_calloc(floe_arena *a, size_t count, size_t size);
 
 /* Copies into the arena; NULL when memory is exhausted.  strdup of NULL is
- * NULL.  strndup copies at most n bytes and always NUL-terminates. */
+ * NULL.  strndup copies at most n bytes and always NUL-terminates.  memdup
+ * returns FLOE_ARENA_ALIGN-aligned memory; string copies are unaligned. */
 char *floe_arena_strdup(floe_arena *a, const char *s);
 char *floe_arena_strndup(floe_arena *a, const char *s, size_t n);
 void *floe_arena_memdup(floe_arena *a, const void *p, size_t n);

@@ -137,6 +137,10 @@ static void strdup_memdup_and_calloc_copy_and_zero(void **state) {
     const unsigned char bytes[5] = {0, 1, 2, 0, 255};
     unsigned char *m = floe_arena_memdup(&a, bytes, sizeof bytes);
     assert_memory_equal(m, bytes, sizeof bytes);
+    const int64_t nums[3] = {1, -2, 3};
+    int64_t *copy = floe_arena_memdup(&a, nums, sizeof nums);
+    assert_int_equal((uintptr_t)copy % FLOE_ARENA_ALIGN, 0);
+    assert_int_equal(copy[1], -2);
     /* Dirty the next bytes, then check calloc zeroes them. */
     memset(floe_arena_alloc(&a, 64), 0xAB, 64);
     floe_arena_reset(&a);
