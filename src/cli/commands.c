@@ -4,5 +4,6 @@
 #include "cli/commands.h"
 
 const floe_cli_command floe_cli_commands[] = {
+    {"avro", "inspect Avro files: schema, meta, cat", floe_cli_avro},
     {NULL, NULL, NULL},
 };
