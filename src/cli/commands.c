@@ -5,5 +5,6 @@
 
 const floe_cli_command floe_cli_commands[] = {
     {"avro", "inspect Avro files: schema, meta, cat", floe_cli_avro},
+    {"parquet", "inspect Parquet files: schema, meta, cat", floe_cli_parquet},
     {NULL, NULL, NULL},
 };
