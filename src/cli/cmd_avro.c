@@ -60,6 +60,16 @@ static floe_status cmd_schema(const char *path) {
     return st;
 }
 
+/* Header keys whose values must not be echoed (none of Iceberg's are;
+ * this guards against files carrying credentials). */
+static int secret_key(const char *k) {
+    static const char *const words[] = {"secret", "password", "passwd", "token", "credential",
+                                        "private", "access-key", "access_key", NULL};
+    for (const char *const *w = words; *w; w++)
+        if (strcasestr(k, *w)) return 1;
+    return 0;
+}
+
 /* Metadata values are mostly text (schemas, specs, ids); binary ones are
  * shown escaped so the terminal stays sane. */
 static floe_status print_value(floe_buf *b, const uint8_t *v, size_t n) {
@@ -85,7 +95,8 @@ static floe_status cmd_meta(const char *path) {
             continue;
         }
         st = floe_buf_printf(&b, "meta %s: ", m->key);
-        if (!st) st = print_value(&b, m->value, m->len);
+        if (!st && secret_key(m->key)) st = floe_buf_append_str(&b, "***");
+        else if (!st) st = print_value(&b, m->value, m->len);
         if (!st) st = floe_buf_append_byte(&b, '\n');
     }
     /* Count blocks and records by reading through the file. */

@@ -6,8 +6,9 @@
  * (avro.schema, avro.codec, anything else), a 16-byte sync marker; then
  * blocks of [record count][byte size][records, compressed][sync marker].
  *
- * The reader holds one block at a time, so memory is bounded by the
- * largest block, whatever the file size.  It also accepts the pre-1.3
+ * The reader holds one block at a time (in a read-ahead window of at least
+ * READ_AHEAD bytes), so memory is bounded by the largest block, whatever
+ * the file size.  It also accepts the pre-1.3
  * layout ("Obj\x00", metadata in a footer, blocks without byte sizes) that
  * old test files use, and tolerates a few stray whitespace bytes after the
  * last block (seen in the wild: a trailing newline).
@@ -25,6 +26,9 @@
 #include "formats/compress.h"
 
 #define SYNC_LEN 16
+/* Bytes fetched per read request at least: a typical manifest is one
+ * request, which matters once the input is S3. */
+#define READ_AHEAD (1u << 20)
 /* Largest legacy (pre-1.3) data region read at once: those files are tiny. */
 #define LEGACY_MAX (256u << 20)
 
@@ -63,7 +67,9 @@ struct floe_avro_reader {
     uint64_t next_pos;       /* file offset of the next block */
     uint64_t data_end;       /* end of block data (file size, or the legacy footer) */
     uint64_t block_pos;      /* file offset of the current block, for messages */
-    floe_buf raw, data;      /* current block: as stored, and decompressed */
+    floe_buf win;            /* read-ahead window: file bytes [win_off, win_off + win.len) */
+    uint64_t win_off;
+    floe_buf data;           /* current block, decompressed */
     const uint8_t *bp, *bstart, *bend; /* records of the current block */
     uint64_t left;           /* records left in the current block */
     uint64_t blocks, records;
@@ -100,6 +106,33 @@ static void free_meta(floe_avro_meta *m, size_t n) {
         floe_free(m[i].value);
     }
     floe_free(m);
+}
+
+/* File bytes [off, off + len) through the read-ahead window.  The pointer
+ * stays valid until the next fetch. */
+static floe_status fetch(floe_avro_reader *r, uint64_t off, size_t len, const uint8_t **out) {
+    floe_input *in = r->in;
+    if (off >= r->win_off && off - r->win_off <= r->win.len && len <= r->win.len - (off - r->win_off)) {
+        *out = r->win.data + (off - r->win_off);
+        return NULL;
+    }
+    if (off > in->size || len > in->size - off)
+        return floe_error(FLOE_ERR_CORRUPT, "'%s': bytes %" PRIu64 "..%" PRIu64 " are past the end "
+                          "of the file (%" PRIu64 " bytes)", in->path, off, off + len, in->size);
+    size_t n = len > READ_AHEAD ? len : READ_AHEAD;
+    if (n > in->size - off) n = (size_t)(in->size - off);
+    floe_buf_clear(&r->win);
+    r->win_off = off;
+    uint8_t *dst = floe_buf_extend(&r->win, n);
+    if (!dst)
+        return floe_error(FLOE_ERR_OUT_OF_MEMORY, "'%s': out of memory reading %zu bytes", in->path, n);
+    floe_status st = floe_input_read(in, off, n, dst);
+    if (st) {
+        floe_buf_clear(&r->win);
+        return st;
+    }
+    *out = dst;
+    return NULL;
 }
 
 /* Parse the metadata map at h.  Returns NULL, or an error; sets
@@ -184,25 +217,18 @@ const uint8_t *floe_avro_reader_meta(const floe_avro_reader *r, const char *key,
  * windows so an unusually large schema still works. */
 static floe_status read_header(floe_avro_reader *r) {
     floe_input *in = r->in;
-    size_t win = in->size < 65536 ? (size_t)in->size : 65536;
+    size_t win = in->size < READ_AHEAD ? (size_t)in->size : READ_AHEAD;
     for (;;) {
-        uint8_t *buf = floe_malloc(win ? win : 1);
-        if (!buf) return floe_error(FLOE_ERR_OUT_OF_MEMORY, "out of memory reading '%s'", in->path);
-        floe_status st = floe_input_read(in, 0, win, buf);
-        if (st) {
-            floe_free(buf);
-            return st;
-        }
+        const uint8_t *buf;
+        FLOE_TRY(fetch(r, 0, win, &buf));
         hcur h = {buf + 4, buf + win, buf, 0};
-        st = parse_meta(&h, in->path, &r->meta, &r->n_meta);
+        floe_status st = parse_meta(&h, in->path, &r->meta, &r->n_meta);
         if (!st && !h.short_read && (size_t)(h.end - h.p) < SYNC_LEN) h.short_read = 1;
         if (!st && !h.short_read) {
             memcpy(r->sync, h.p, SYNC_LEN);
             r->next_pos = (uint64_t)(h.p - buf) + SYNC_LEN;
-            floe_free(buf);
             return NULL;
         }
-        floe_free(buf);
         if (st) return st;
         free_meta(r->meta, r->n_meta);
         r->meta = NULL;
@@ -217,27 +243,22 @@ static floe_status read_header(floe_avro_reader *r) {
 /* Pre-1.3 files: metadata in a footer whose length is the last 4 bytes. */
 static floe_status read_legacy_header(floe_avro_reader *r) {
     floe_input *in = r->in;
-    uint8_t tail[4];
+    const uint8_t *tail;
     if (in->size < 4 + SYNC_LEN + 4)
         return floe_error(FLOE_ERR_CORRUPT, "'%s': truncated legacy Avro file", in->path);
-    FLOE_TRY(floe_input_read(in, in->size - 4, 4, tail));
+    FLOE_TRY(fetch(r, in->size - 4, 4, &tail));
     uint64_t flen = (uint64_t)tail[0] << 24 | (uint64_t)tail[1] << 16 | (uint64_t)tail[2] << 8 | tail[3];
     if (flen < 4 || flen > in->size - 4 - SYNC_LEN)
         return floe_error(FLOE_ERR_CORRUPT, "'%s': legacy footer length %" PRIu64 " is impossible",
                           in->path, flen);
     uint64_t fpos = in->size - flen;
-    uint8_t *buf = floe_malloc((size_t)flen);
-    if (!buf) return floe_error(FLOE_ERR_OUT_OF_MEMORY, "out of memory reading '%s'", in->path);
-    floe_status st = floe_input_read(in, fpos, (size_t)flen, buf);
-    if (!st) {
-        hcur h = {buf, buf + flen - 4, buf, 0};
-        st = parse_meta(&h, in->path, &r->meta, &r->n_meta);
-        if (!st && h.short_read)
-            st = floe_error(FLOE_ERR_CORRUPT, "'%s': truncated legacy footer", in->path);
-    }
-    floe_free(buf);
-    if (!st) st = floe_input_read(in, 4, SYNC_LEN, r->sync);
-    if (st) return st;
+    const uint8_t *buf, *sync;
+    FLOE_TRY(fetch(r, fpos, (size_t)flen, &buf));
+    hcur h = {buf, buf + flen - 4, buf, 0};
+    FLOE_TRY(parse_meta(&h, in->path, &r->meta, &r->n_meta));
+    if (h.short_read) return floe_error(FLOE_ERR_CORRUPT, "'%s': truncated legacy footer", in->path);
+    FLOE_TRY(fetch(r, 4, SYNC_LEN, &sync));
+    memcpy(r->sync, sync, SYNC_LEN);
     r->legacy = 1;
     r->next_pos = 4 + SYNC_LEN;
     r->data_end = fpos;
@@ -259,6 +280,7 @@ floe_status floe_avro_reader_open(floe_input *in, const floe_avro_schema *reader
         return floe_error(FLOE_ERR_CORRUPT, "'%s' is not an Avro container file (%" PRIu64 " bytes)",
                           in->path, in->size);
     FLOE_TRY(floe_input_read(in, 0, 4, magic));
+    /* (One small read before the window: a non-Avro file costs no more.) */
     if (memcmp(magic, "Obj", 3) != 0 || magic[3] > 1) {
         if (!memcmp(magic, "AGS1", 4))
             return floe_error(FLOE_ERR_UNSUPPORTED,
@@ -305,7 +327,7 @@ void floe_avro_reader_close(floe_avro_reader *r) {
     floe_avro_resolver_free(r->res);
     floe_avro_schema_free(r->wschema);
     free_meta(r->meta, r->n_meta);
-    floe_buf_free(&r->raw);
+    floe_buf_free(&r->win);
     floe_buf_free(&r->data);
     floe_free(r);
 }
@@ -394,9 +416,9 @@ static floe_status next_block(floe_avro_reader *r) {
         r->eof = 1;
         return NULL;
     }
-    uint8_t hdr[20];
-    size_t hn = r->data_end - pos < sizeof hdr ? (size_t)(r->data_end - pos) : sizeof hdr;
-    FLOE_TRY(floe_input_read(in, pos, hn, hdr));
+    const uint8_t *hdr;
+    size_t hn = r->data_end - pos < 20 ? (size_t)(r->data_end - pos) : 20;
+    FLOE_TRY(fetch(r, pos, hn, &hdr));
     int64_t count, size;
     size_t u1, u2;
     if (parse_varint(hdr, hn, &count, &u1) || parse_varint(hdr + u1, hn - u1, &size, &u2)) {
@@ -411,10 +433,8 @@ static floe_status next_block(floe_avro_reader *r) {
     if (need > r->data_end - pos - u1 - u2)
         return block_err(r, "%" PRId64 " bytes of data and sync marker run past the end of the file "
                             "(%" PRIu64 " bytes)", size, in->size);
-    floe_buf_clear(&r->raw);
-    uint8_t *dst = floe_buf_extend(&r->raw, (size_t)need);
-    if (!dst) return floe_error(FLOE_ERR_OUT_OF_MEMORY, "'%s': out of memory for a %" PRId64 "-byte block", in->path, size);
-    FLOE_TRY(floe_input_read(in, pos + u1 + u2, (size_t)need, dst));
+    const uint8_t *dst;
+    FLOE_TRY(fetch(r, pos + u1 + u2, (size_t)need, &dst));
     if (memcmp(dst + size, r->sync, SYNC_LEN) != 0)
         return block_err(r, "sync marker mismatch after %" PRId64 " bytes of data", size);
     FLOE_TRY(inflate_block(r, dst, (size_t)size));
@@ -434,9 +454,8 @@ static floe_status next_legacy_block(floe_avro_reader *r) {
     if (!r->bstart) {
         uint64_t n = r->data_end - r->next_pos;
         if (n > LEGACY_MAX) return floe_error(FLOE_ERR_UNSUPPORTED, "'%s': legacy Avro file too large", r->in->path);
-        uint8_t *dst = floe_buf_extend(&r->raw, (size_t)n);
-        if (!dst) return floe_error(FLOE_ERR_OUT_OF_MEMORY, "out of memory reading '%s'", r->in->path);
-        FLOE_TRY(floe_input_read(r->in, r->next_pos, (size_t)n, dst));
+        const uint8_t *dst;
+        FLOE_TRY(fetch(r, r->next_pos, (size_t)n, &dst));
         r->bstart = r->bp = dst;
         r->bend = dst + n;
     } else {
@@ -475,8 +494,9 @@ floe_status floe_avro_reader_next(floe_avro_reader *r, floe_arena *arena,
     floe_status st = floe_avro_decode_resolved(r->res, r->bp, (size_t)(r->bend - r->bp), arena, out, &used);
     if (st) {
         floe_status e = floe_error(floe_status_code(st), "'%s': block %" PRIu64 " at offset %" PRIu64
-                                   ", record %" PRIu64 ": %s", r->in->path, r->blocks - 1,
-                                   r->block_pos, r->records, floe_status_message(st));
+                                   ", record %" PRIu64 " (at byte %zu of the block's data): %s",
+                                   r->in->path, r->blocks - 1, r->block_pos, r->records,
+                                   (size_t)(r->bp - r->bstart), floe_status_message(st));
         floe_status_free(st);
         return e;
     }
