@@ -80,11 +80,19 @@ void *floe_malloc(size_t n) {
     return h + 1;
 }
 
+/* Uses calloc rather than malloc + memset: for large blocks the C library
+ * maps fresh zero pages and nothing has to be touched up front (hash
+ * tables and bitmaps are often allocated much larger than first used). */
 void *floe_calloc(size_t count, size_t size) {
     if (size && count > SIZE_MAX / size) return NULL;
-    void *p = floe_malloc(count * size);
-    if (p) memset(p, 0, count * size);
-    return p;
+    size_t n = count * size;
+    if (n > SIZE_MAX - sizeof(block_header)) return NULL;
+    block_header *h = calloc(1, sizeof(block_header) + n);
+    if (!h) return NULL;
+    h->size = n;
+    h->tracker = floe_mem_current();
+    charge(h->tracker, (int64_t)n);
+    return h + 1;
 }
 
 void *floe_malloc_array(size_t count, size_t size) {
