@@ -103,6 +103,9 @@ void floe_output_abort(floe_output *out);
  *                                used anyway for IP-address/localhost endpoints
  *                                and for bucket names with dots
  *   s3.multipart.part-size-bytes multipart part size; default 8 MiB, min 5 MiB
+ *   s3.multipart.num-threads     parts uploaded in the background per output
+ *                                while the writer fills the next; default 2
+ *                                (0 = upload in the writer's thread)
  *   s3.retry.num-retries         retries after the first attempt; default 5
  *   s3.retry.min-wait-ms, s3.retry.max-wait-ms   backoff bounds; 100 / 10000
  * floe additions (not Iceberg names):

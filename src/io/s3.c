@@ -335,14 +335,17 @@ static floe_status config_numbers(const floe_property *p, size_t n, floe_s3_conf
         {"s3.retry.total-timeout-ms", 0, 86400000, &cfg->retry_total_ms},
         {"s3.connect-timeout-ms", 1, 3600000, &cfg->connect_timeout_ms},
         {"s3.request-timeout-ms", 1, 86400000, &cfg->request_timeout_ms},
+        {"s3.multipart.num-threads", 0, 64, NULL},
     };
-    long retries = cfg->max_retries;
+    long retries = cfg->max_retries, threads = cfg->upload_threads;
     nums[0].dst = &retries;
+    nums[6].dst = &threads;
     for (size_t i = 0; i < sizeof nums / sizeof nums[0]; i++) {
         const char *v = prop_get(p, n, nums[i].key);
         if (v) FLOE_TRY(parse_long(nums[i].key, v, nums[i].lo, nums[i].hi, nums[i].dst));
     }
     cfg->max_retries = (int)retries;
+    cfg->upload_threads = (int)threads;
     if (cfg->retry_max_wait_ms < cfg->retry_min_wait_ms) cfg->retry_max_wait_ms = cfg->retry_min_wait_ms;
 
     const char *v = prop_get(p, n, "s3.multipart.part-size-bytes");
@@ -412,6 +415,7 @@ floe_status floe_s3_config_from_props(const floe_property *props, size_t nprops,
     cfg->connect_timeout_ms = 10000;
     cfg->request_timeout_ms = 300000;
     cfg->list_max_keys = 1000;
+    cfg->upload_threads = 2;
     floe_status st = config_numbers(props, nprops, cfg);
     if (!st) st = config_strings(props, nprops, cfg);
     if (st) floe_s3_config_clear(cfg);
@@ -1161,18 +1165,42 @@ floe_status floe_s3_open_input(floe_s3_client *c, const char *location, floe_inp
     return NULL;
 }
 
-/* ---- output: one PUT, or a multipart upload once a part fills -------------- */
+/* ---- output: one PUT, or a multipart upload once a part fills --------------
+ *
+ * Bytes collect in `buf` until a part is full.  The first full part starts
+ * a multipart upload and s3.multipart.num-threads uploader threads for this
+ * output; each later part is handed to them (the writer keeps filling the
+ * next one meanwhile) and the writer waits only when that many parts are
+ * already queued or in flight, which bounds memory to (threads + 1) parts.
+ * With 0 threads, parts upload in the writer's thread.  The first failure
+ * is kept; later parts are skipped, and close/abort abort the upload. */
+
+typedef struct part_job {
+    int number; /* 1-based part number */
+    uint8_t *data;
+    size_t len;
+    struct part_job *next;
+} part_job;
 
 typedef struct s3_output {
     floe_output base;
     floe_s3_client *c;
     s3_loc loc;
     int overwrite;
-    floe_buf buf;     /* bytes not yet uploaded, < part_size */
-    char *upload_id;  /* non-NULL once multipart has started */
-    char **etags;     /* per uploaded part */
-    size_t nparts, parts_cap;
-    floe_status failed; /* first failure; later writes repeat it */
+    floe_buf buf;     /* bytes of the part being filled */
+    char *upload_id;  /* non-NULL once multipart has started; then immutable */
+    size_t nparts;    /* parts handed out so far */
+    /* Shared with the uploaders, under mu once they run: */
+    pthread_mutex_t mu;
+    pthread_cond_t cv; /* a job was queued or finished, or stopping */
+    char **etags;      /* etags[i] for part i+1, set as parts finish */
+    size_t parts_cap;
+    part_job *head, *tail;
+    int pending;       /* jobs queued or uploading */
+    int stopping;
+    floe_status failed; /* first failure */
+    pthread_t *threads;
+    int nthreads;
 } s3_output;
 
 #define S3_MAX_PARTS 10000
@@ -1204,54 +1232,160 @@ static floe_status upload_query(const s3_output *so, int part, floe_buf *q) {
     return uri_encode(q, so->upload_id, strlen(so->upload_id), 0);
 }
 
-static floe_status upload_part(s3_output *so) {
-    if (!so->upload_id) FLOE_TRY(start_multipart(so));
-    if (so->nparts >= S3_MAX_PARTS)
-        return floe_error(FLOE_ERR_UNSUPPORTED,
-                          "%s: more than %d parts of %zu bytes; raise s3.multipart.part-size-bytes",
-                          so->base.path, S3_MAX_PARTS, so->c->cfg.part_size);
-    if (so->nparts == so->parts_cap) {
-        size_t cap = so->parts_cap ? so->parts_cap * 2 : 16;
-        char **p = floe_realloc(so->etags, cap * sizeof *p);
-        if (!p) return floe_error(FLOE_ERR_OUT_OF_MEMORY, "%s: part list", so->base.path);
-        so->etags = p;
-        so->parts_cap = cap;
-    }
-    int part = (int)so->nparts + 1;
+/* UploadPart; on success *etag is a floe_malloc'd copy of the part's ETag.
+ * Reads only what is immutable once the upload started. */
+static floe_status put_part(s3_output *so, int part, const uint8_t *data, size_t len, char **etag) {
+    *etag = NULL;
     floe_buf q = FLOE_BUF_INIT;
     floe_status st = upload_query(so, part, &q);
-    s3_req rq = {.method = "PUT", .loc = &so->loc, .query = floe_buf_cstr(&q),
-                 .body = so->buf.data, .body_len = so->buf.len,
-                 .content_type = "application/octet-stream", .max_body = 1 << 16};
+    s3_req rq = {.method = "PUT", .loc = &so->loc, .query = floe_buf_cstr(&q), .body = data,
+                 .body_len = len, .content_type = "application/octet-stream", .max_body = 1 << 16};
     s3_resp rs = {0};
     if (!st) st = perform(so->c, &rq, &rs);
     if (!st && !rs.etag[0])
         st = floe_error(FLOE_ERR_IO, "%s: UploadPart %d response has no ETag", so->base.path, part);
-    if (!st) {
-        so->etags[so->nparts] = floe_strdup(rs.etag);
-        if (!so->etags[so->nparts]) st = floe_error(FLOE_ERR_OUT_OF_MEMORY, "%s: part ETag", so->base.path);
-        else so->nparts++;
-    }
-    if (!st) floe_buf_clear(&so->buf);
+    if (!st && !(*etag = floe_strdup(rs.etag)))
+        st = floe_error(FLOE_ERR_OUT_OF_MEMORY, "%s: part ETag", so->base.path);
     resp_free(&rs);
     floe_buf_free(&q);
+    return st ? floe_status_wrap(st, "part %d", part) : NULL;
+}
+
+/* Record the outcome of one part (caller holds mu when threads run). */
+static void part_done(s3_output *so, int part, floe_status st, char *etag) {
+    if (st) {
+        if (!so->failed) so->failed = st;
+        else floe_status_free(st);
+        floe_free(etag);
+    } else {
+        so->etags[part - 1] = etag;
+    }
+}
+
+static void *uploader_main(void *arg) {
+    s3_output *so = arg;
+    pthread_mutex_lock(&so->mu);
+    for (;;) {
+        while (!so->head && !so->stopping) pthread_cond_wait(&so->cv, &so->mu);
+        part_job *job = so->head;
+        if (!job) break; /* stopping, and nothing left */
+        so->head = job->next;
+        if (!so->head) so->tail = NULL;
+        int skip = so->failed != NULL; /* after a failure the upload is doomed */
+        pthread_mutex_unlock(&so->mu);
+        char *etag = NULL;
+        floe_status st = skip ? NULL : put_part(so, job->number, job->data, job->len, &etag);
+        pthread_mutex_lock(&so->mu);
+        if (!skip) part_done(so, job->number, st, etag);
+        so->pending--;
+        pthread_cond_broadcast(&so->cv);
+        floe_free(job->data);
+        floe_free(job);
+    }
+    pthread_mutex_unlock(&so->mu);
+    return NULL;
+}
+
+static void start_uploaders(s3_output *so) {
+    int want = so->c->cfg.upload_threads;
+    if (want <= 0) return;
+    so->threads = floe_calloc((size_t)want, sizeof *so->threads);
+    if (!so->threads) return; /* upload in the writer's thread instead */
+    for (int i = 0; i < want; i++) {
+        if (pthread_create(&so->threads[i], NULL, uploader_main, so) != 0) break;
+        so->nthreads++;
+    }
+}
+
+/* Let the uploaders drain the queue and exit; join them. */
+static void stop_uploaders(s3_output *so) {
+    if (!so->nthreads) return;
+    pthread_mutex_lock(&so->mu);
+    so->stopping = 1;
+    pthread_cond_broadcast(&so->cv);
+    pthread_mutex_unlock(&so->mu);
+    for (int i = 0; i < so->nthreads; i++) pthread_join(so->threads[i], NULL);
+    so->nthreads = 0;
+}
+
+/* A copy of the first failure, or NULL. */
+static floe_status output_failure(s3_output *so) {
+    pthread_mutex_lock(&so->mu);
+    floe_status st = so->failed ? floe_error(floe_status_code(so->failed), "%s: upload failed: %s",
+                                             so->base.path, floe_status_message(so->failed))
+                                : NULL;
+    pthread_mutex_unlock(&so->mu);
     return st;
+}
+
+/* Hand the full (or, at close, last) part in `buf` to the uploaders. */
+static floe_status submit_part(s3_output *so) {
+    if (!so->upload_id) {
+        FLOE_TRY(start_multipart(so));
+        start_uploaders(so);
+    }
+    if (so->nparts >= S3_MAX_PARTS)
+        return floe_error(FLOE_ERR_UNSUPPORTED,
+                          "%s: more than %d parts of %zu bytes; raise s3.multipart.part-size-bytes",
+                          so->base.path, S3_MAX_PARTS, so->c->cfg.part_size);
+    part_job *job = floe_calloc(1, sizeof *job);
+    if (!job) return floe_error(FLOE_ERR_OUT_OF_MEMORY, "%s: part buffer", so->base.path);
+    floe_status st = NULL;
+    pthread_mutex_lock(&so->mu);
+    if (so->nparts == so->parts_cap) {
+        size_t cap = so->parts_cap ? so->parts_cap * 2 : 16;
+        char **p = floe_realloc(so->etags, cap * sizeof *p);
+        if (p) {
+            memset(p + so->parts_cap, 0, (cap - so->parts_cap) * sizeof *p);
+            so->etags = p;
+            so->parts_cap = cap;
+        } else {
+            st = floe_error(FLOE_ERR_OUT_OF_MEMORY, "%s: part list", so->base.path);
+        }
+    }
+    while (!st && so->nthreads && so->pending >= so->nthreads && !so->failed)
+        pthread_cond_wait(&so->cv, &so->mu);
+    pthread_mutex_unlock(&so->mu);
+    if (!st) st = output_failure(so);
+    if (st) {
+        floe_free(job);
+        return st;
+    }
+    job->number = (int)++so->nparts;
+    job->len = so->buf.len;
+    job->data = floe_buf_detach(&so->buf, NULL);
+    if (!so->nthreads) { /* no uploader threads: upload here */
+        char *etag = NULL;
+        st = put_part(so, job->number, job->data, job->len, &etag);
+        part_done(so, job->number, st, etag);
+        floe_free(job->data);
+        floe_free(job);
+        return output_failure(so);
+    }
+    pthread_mutex_lock(&so->mu);
+    if (so->tail) so->tail->next = job;
+    else so->head = job;
+    so->tail = job;
+    so->pending++;
+    pthread_cond_broadcast(&so->cv);
+    pthread_mutex_unlock(&so->mu);
+    return NULL;
 }
 
 static floe_status s3_write(floe_output *out, const void *data, size_t len) {
     s3_output *so = (s3_output *)out;
-    if (so->failed)
-        return floe_error(floe_status_code(so->failed), "%s: an earlier write failed: %s",
-                          out->path, floe_status_message(so->failed));
+    FLOE_TRY(output_failure(so));
     const uint8_t *p = data;
     size_t part = so->c->cfg.part_size;
     while (len) {
         size_t take = part - so->buf.len;
         if (take > len) take = len;
         floe_status st = floe_buf_append(&so->buf, p, take);
-        if (!st && so->buf.len == part) st = upload_part(so);
+        if (!st && so->buf.len == part) st = submit_part(so);
         if (st) {
-            so->failed = floe_error(floe_status_code(st), "%s", floe_status_message(st));
+            pthread_mutex_lock(&so->mu);
+            if (!so->failed) so->failed = floe_error(floe_status_code(st), "%s", floe_status_message(st));
+            pthread_mutex_unlock(&so->mu);
             return st;
         }
         p += take;
@@ -1272,9 +1406,14 @@ static floe_status put_whole(s3_output *so) {
 }
 
 static floe_status complete_multipart(s3_output *so) {
-    if (so->buf.len) FLOE_TRY(upload_part(so));
+    floe_status st = so->buf.len ? submit_part(so) : NULL;
+    stop_uploaders(so); /* waits for every part */
+    if (st) return st;
+    FLOE_TRY(output_failure(so));
+    for (size_t i = 0; i < so->nparts; i++)
+        if (!so->etags[i]) return floe_error(FLOE_ERR_INTERNAL, "%s: part %zu has no ETag", so->base.path, i + 1);
     floe_buf xml = FLOE_BUF_INIT, q = FLOE_BUF_INIT;
-    floe_status st = floe_buf_append_str(&xml, "<CompleteMultipartUpload>");
+    st = floe_buf_append_str(&xml, "<CompleteMultipartUpload>");
     for (size_t i = 0; !st && i < so->nparts; i++) {
         st = floe_buf_printf(&xml, "<Part><PartNumber>%zu</PartNumber><ETag>", i + 1);
         if (!st) st = xml_escape(&xml, so->etags[i]);
@@ -1312,11 +1451,15 @@ static void abort_multipart(s3_output *so) {
 }
 
 static void s3_output_free(s3_output *so) {
+    stop_uploaders(so);
     for (size_t i = 0; i < so->nparts; i++) floe_free(so->etags[i]);
     floe_free(so->etags);
+    floe_free(so->threads);
     floe_free(so->upload_id);
     floe_buf_free(&so->buf);
     floe_status_free(so->failed);
+    pthread_cond_destroy(&so->cv);
+    pthread_mutex_destroy(&so->mu);
     floe_s3_client_release(so->c);
     loc_free(&so->loc);
     floe_free(so->base.path);
@@ -1326,15 +1469,14 @@ static void s3_output_free(s3_output *so) {
 static floe_status s3_output_close(floe_output *out) {
     s3_output *so = (s3_output *)out;
     floe_status st = NULL;
-    if (so->failed) {
+    if (so->upload_id) {
+        st = complete_multipart(so); /* also reports an earlier failure */
+        if (st) abort_multipart(so);
+    } else if (so->failed) {
         st = floe_error(floe_status_code(so->failed), "%s: not written: %s", out->path,
                         floe_status_message(so->failed));
-        abort_multipart(so);
-    } else if (!so->upload_id) {
-        st = put_whole(so);
     } else {
-        st = complete_multipart(so);
-        if (st) abort_multipart(so);
+        st = put_whole(so);
     }
     s3_output_free(so);
     return st;
@@ -1342,6 +1484,12 @@ static floe_status s3_output_close(floe_output *out) {
 
 static void s3_output_abort(floe_output *out) {
     s3_output *so = (s3_output *)out;
+    /* Mark the upload failed so queued parts are skipped, let the parts
+     * already in flight finish, then abort it. */
+    pthread_mutex_lock(&so->mu);
+    if (!so->failed) so->failed = floe_error(FLOE_ERR_CANCELLED, "%s: aborted", out->path);
+    pthread_mutex_unlock(&so->mu);
+    stop_uploaders(so);
     abort_multipart(so);
     s3_output_free(so);
 }
@@ -1375,6 +1523,8 @@ floe_status floe_s3_create_output(floe_s3_client *c, const char *location, int o
     }
     so->base.ops = &s3_output_ops;
     so->base.path = p;
+    pthread_mutex_init(&so->mu, NULL);
+    pthread_cond_init(&so->cv, NULL);
     so->c = client_ref(c);
     so->loc = l;
     so->overwrite = overwrite;

@@ -30,6 +30,7 @@ typedef struct floe_s3_config {
     char *session_token; /* NULL unless temporary credentials */
     int path_style;       /* 1 = force path style */
     size_t part_size;     /* multipart part size, >= 5 MiB */
+    int upload_threads;   /* uploader threads per multipart output (0 = inline) */
     int max_retries;      /* retries after the first attempt */
     long retry_min_wait_ms, retry_max_wait_ms, retry_total_ms;
     long connect_timeout_ms, request_timeout_ms;

@@ -11,8 +11,10 @@
 //     InvalidToken or 400 XAmzContentSHA256Mismatch, as S3 does;
 //   - it injects faults by key name: "flaky500-" (first 2 requests per method
 //     and path answer 500 InternalError), "slowdown-" (first answers 503
-//     SlowDown), "hang-" (first request stalls 3 s before being served),
-//     "always500-", "fail404-" (always 404 NoSuchKey);
+//     SlowDown), "throttle429-" (first answers 429), "hang-" (first request
+//     stalls 3 s before being served), "always500-", "fail404-" (always 404
+//     NoSuchKey), "deny403-" (always 403 AccessDenied), "partfail-" (part 2
+//     of a multipart upload always answers 400 InvalidPart);
 //   - it answers AbortMultipartUpload itself (s3rver lacks it) and counts it;
 //   - virtual-hosted requests ("<bucket>.s3.test:port") are rewritten to
 //     path style before s3rver sees them;
@@ -188,6 +190,10 @@ function startProxy(s3port) {
       if (p.includes('always500-') || (p.includes('flaky500-') && n <= 2))
         return s3error(res, 500, 'InternalError', 'We encountered an internal error. Please try again.');
       if (p.includes('slowdown-') && n <= 1) return s3error(res, 503, 'SlowDown', 'Please reduce your request rate.');
+      if (p.includes('throttle429-') && n <= 1) return s3error(res, 429, 'TooManyRequests', 'Too many requests.');
+      if (p.includes('deny403-')) return s3error(res, 403, 'AccessDenied', 'Access Denied');
+      if (p.includes('partfail-') && req.method === 'PUT' && url.searchParams.get('partNumber') === '2')
+        return s3error(res, 400, 'InvalidPart', 'One or more of the specified parts could not be found.');
       if (p.includes('fail404-')) return s3error(res, 404, 'NoSuchKey', 'The specified key does not exist.');
       if (req.method === 'DELETE' && url.searchParams.has('uploadId')) {
         aborts++;

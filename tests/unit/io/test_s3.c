@@ -9,7 +9,10 @@
  * The credentials are distinctive, real-looking fakes so that the script
  * test tests/scripts/s3_fileio.sh can run this binary with FLOE_LOG=trace and
  * prove neither the secret key nor the session token is ever printed. */
+#include <arpa/inet.h>
 #include <curl/curl.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
@@ -243,6 +246,55 @@ static void multipart_object_round_trips_across_part_boundaries(void **state) {
     assert_int_equal(n, len);
     assert_memory_equal(all, data, len);
     floe_free(all);
+    floe_input_close(in);
+    floe_free(data);
+    floe_fileio_free(io);
+}
+
+static void a_failed_part_fails_close_and_aborts_the_upload(void **state) {
+    (void)state;
+    NEED_PEER();
+    floe_property pp[] = {{"s3.multipart.part-size-bytes", "5242880"},
+                          {"s3.multipart.num-threads", "3"}};
+    floe_fileio *io = make_io(pp, 2);
+    size_t len = (size_t)21 << 20; /* 5 parts */
+    uint8_t *data = floe_malloc(len);
+    fill_pattern(data, len, 9);
+    long aborts = proxy_count("aborts", NULL, NULL);
+    floe_output *out = NULL;
+    assert_ok(floe_fileio_create_output(io, "s3://" BUCKET "/partfail-x.bin", 1, &out));
+    floe_status st = NULL;
+    for (size_t off = 0; off < len && !st; off += 1 << 20) st = floe_output_write(out, data + off, 1 << 20);
+    if (st) { /* the failure may surface in a write ... */
+        assert_non_null(strstr(floe_status_message(st), "InvalidPart"));
+        floe_status_free(st);
+        floe_output_abort(out);
+    } else { /* ... or at close */
+        assert_error(floe_output_close(out), FLOE_ERR_IO, "part 2: s3://" BUCKET "/partfail-x.bin: HTTP 400 InvalidPart");
+    }
+    assert_int_equal(proxy_count("aborts", NULL, NULL), aborts + 1);
+    int exists = 1;
+    assert_ok(floe_fileio_exists(io, "s3://" BUCKET "/partfail-x.bin", &exists));
+    assert_int_equal(exists, 0);
+    floe_free(data);
+    floe_fileio_free(io);
+}
+
+static void parts_upload_inline_with_zero_threads(void **state) {
+    (void)state;
+    NEED_PEER();
+    floe_property pp[] = {{"s3.multipart.part-size-bytes", "5242880"},
+                          {"s3.multipart.num-threads", "0"}};
+    floe_fileio *io = make_io(pp, 2);
+    size_t len = ((size_t)10 << 20) + 1;
+    uint8_t *data = floe_malloc(len);
+    fill_pattern(data, len, 13);
+    write_object(io, "s3://" BUCKET "/inline/x.bin", data, len, 777777);
+    assert_int_equal(proxy_count("count", "inline/x.bin", "PUT"), 3);
+    floe_input *in = NULL;
+    assert_ok(floe_fileio_open_input(io, "s3://" BUCKET "/inline/x.bin", &in));
+    assert_int_equal(in->size, len);
+    assert_range(in, data, len - 3, 3);
     floe_input_close(in);
     floe_free(data);
     floe_fileio_free(io);
@@ -546,6 +598,40 @@ static void one_input_serves_many_threads(void **state) {
     floe_free(data);
 }
 
+static void throttling_is_retried_but_access_denied_is_not(void **state) {
+    (void)state;
+    NEED_PEER();
+    floe_fileio *io = make_io(NULL, 0);
+    write_object(io, "s3://" BUCKET "/throttle429-obj", (const uint8_t *)"t", 1, 1);
+    assert_int_equal(proxy_count("count", "throttle429-obj", "PUT"), 2);
+    floe_input *in = NULL;
+    assert_error(floe_fileio_open_input(io, "s3://" BUCKET "/deny403-obj", &in), FLOE_ERR_AUTH,
+                 "s3://" BUCKET "/deny403-obj: HTTP 403 AccessDenied");
+    assert_int_equal(proxy_count("count", "deny403-obj", "HEAD"), 1);
+    assert_int_equal(proxy_count("count", "deny403-obj", "GET"), 1);
+    floe_fileio_free(io);
+}
+
+static void refused_connections_are_retried_then_reported(void **state) {
+    (void)state;
+    NEED_PEER();
+    /* a port on 127.0.0.1 that nothing listens on: bind, note, close */
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = 0};
+    sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t sl = sizeof sa;
+    assert_int_equal(bind(fd, (struct sockaddr *)&sa, sizeof sa), 0);
+    assert_int_equal(getsockname(fd, (struct sockaddr *)&sa, &sl), 0);
+    close(fd);
+    char endpoint[64];
+    snprintf(endpoint, sizeof endpoint, "http://127.0.0.1:%d", ntohs(sa.sin_port));
+    floe_property pp[] = {{"s3.endpoint", endpoint}, {"s3.retry.num-retries", "2"}};
+    floe_fileio *io = make_io(pp, 2);
+    floe_input *in = NULL;
+    assert_error(floe_fileio_open_input(io, "s3://" BUCKET "/x", &in), FLOE_ERR_IO, "3 attempts");
+    floe_fileio_free(io);
+}
+
 static void environment_variables_supply_endpoint_and_credentials(void **state) {
     (void)state;
     NEED_PEER();
@@ -600,6 +686,8 @@ int main(void) {
         cmocka_unit_test(small_object_round_trips_with_exact_ranges),
         cmocka_unit_test(empty_object_has_size_zero),
         cmocka_unit_test(multipart_object_round_trips_across_part_boundaries),
+        cmocka_unit_test(a_failed_part_fails_close_and_aborts_the_upload),
+        cmocka_unit_test(parts_upload_inline_with_zero_threads),
         cmocka_unit_test(part_size_below_five_mib_is_rejected),
         cmocka_unit_test(abort_discards_a_multipart_upload),
         cmocka_unit_test(create_without_overwrite_refuses_an_existing_object),
@@ -612,6 +700,8 @@ int main(void) {
         cmocka_unit_test(request_timeouts_are_retried),
         cmocka_unit_test(virtual_hosted_style_reaches_the_same_bucket),
         cmocka_unit_test(one_input_serves_many_threads),
+        cmocka_unit_test(throttling_is_retried_but_access_denied_is_not),
+        cmocka_unit_test(refused_connections_are_retried_then_reported),
         cmocka_unit_test(environment_variables_supply_endpoint_and_credentials),
         cmocka_unit_test(unsupported_schemes_and_bad_locations_are_rejected),
     };
