@@ -363,3 +363,12 @@ ptrdiff_t floe_str_closest(floe_str name, const char *const *candidates, size_t 
     }
     return best;
 }
+
+floe_status floe_unknown_name_error(floe_code code, const char *kind, floe_str name,
+                                    const char *const *candidates, size_t n) {
+    char q[80];
+    ptrdiff_t best = floe_str_closest(name, candidates, n);
+    if (best < 0) return floe_error(code, "unknown %s '%s'", kind ? kind : "name", quote(name, q, sizeof q));
+    return floe_error(code, "unknown %s '%s' (did you mean '%s'?)", kind ? kind : "name", quote(name, q, sizeof q),
+                      candidates[best]);
+}

@@ -123,5 +123,10 @@ size_t floe_str_edit_distance_ci(floe_str a, floe_str b);
  * folded) whose distance is at most max(1, name.len / 3), or -1 if none is
  * that close.  Ties go to the earlier candidate. */
 ptrdiff_t floe_str_closest(floe_str name, const char *const *candidates, size_t n);
+/* An error "unknown <kind> '<name>'" with " (did you mean '<closest>'?)"
+ * appended when a candidate is close enough, e.g.
+ *   unknown column 'l_quantty' (did you mean 'l_quantity'?) */
+floe_status floe_unknown_name_error(floe_code code, const char *kind, floe_str name,
+                                    const char *const *candidates, size_t n) FLOE_WARN_UNUSED;
 
 #endif

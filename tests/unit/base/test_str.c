@@ -280,6 +280,16 @@ static void closest_suggests_near_names_only(void **state) {
     assert_int_equal(floe_str_closest(S("x"), cols, 0), -1);
 }
 
+static void unknown_name_error_suggests_the_closest_candidate(void **state) {
+    (void)state;
+    const char *tables[] = {"orders", "lineitem", "customer"};
+    assert_error(floe_unknown_name_error(FLOE_ERR_NOT_FOUND, "table", S("lineitme"), tables, 3), FLOE_ERR_NOT_FOUND,
+                 "unknown table 'lineitme' (did you mean 'lineitem'?)");
+    floe_status st = floe_unknown_name_error(FLOE_ERR_NOT_FOUND, "table", S("zzz"), tables, 3);
+    assert_string_equal(floe_status_message(st), "unknown table 'zzz'");
+    floe_status_free(st);
+}
+
 static void lower_upper_convert_ascii_and_copy(void **state) {
     (void)state;
     char buf[] = "MiXeD-123_\xc3\x89";
@@ -317,4 +327,5 @@ FLOE_TEST_MAIN(cmocka_unit_test(views_compare_by_bytes_not_by_nul),
                cmocka_unit_test(utf8_validation_rejects_malformed_sequences_with_offset),
                cmocka_unit_test(edit_distance_counts_insertions_deletions_substitutions),
                cmocka_unit_test(closest_suggests_near_names_only),
+               cmocka_unit_test(unknown_name_error_suggests_the_closest_candidate),
                cmocka_unit_test(lower_upper_convert_ascii_and_copy))
