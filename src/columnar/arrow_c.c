@@ -510,7 +510,9 @@ static floe_status import_array_rec(import_holder *h, const struct ArrowArray *a
         return floe_error(FLOE_ERR_CORRUPT, "Arrow array null count %lld for %lld slots",
                           (long long)a->null_count, (long long)a->length);
     int nb = arrow_num_buffers(t);
-    if (a->n_buffers != nb || (nb > 0 && !a->buffers))
+    /* Some producers give the null type one (absent) validity buffer. */
+    if (t->id == FLOE_TYPE_NULL && a->n_buffers == 1) nb = 0;
+    else if (a->n_buffers != nb || (nb > 0 && !a->buffers))
         return floe_error(FLOE_ERR_CORRUPT, "Arrow %s array has %lld buffers, needs %d",
                           floe_type_id_name(t->id), (long long)a->n_buffers, nb);
     int32_t nc = floe_type_is_nested(t) ? t->n_children : 0;

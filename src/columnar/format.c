@@ -107,18 +107,28 @@ floe_status floe_format_uuid(const uint8_t b[16], floe_buf *out) {
     return floe_buf_append(out, s, sizeof s);
 }
 
-/* Shortest "%.*g" text that reads back as the same value; ".0" added to
- * integral values so floats never look like integers. */
+/* Shortest text that reads back as the same value, laid out like Python's
+ * repr: plain digits for decimal exponents -5..15 (with ".0" when integral,
+ * so floats never look like integers), scientific notation otherwise. */
 static floe_status append_real(double v, bool single, floe_buf *out) {
     if (isnan(v)) return floe_buf_append_str(out, "NaN");
     if (isinf(v)) return floe_buf_append_str(out, v < 0 ? "-Infinity" : "Infinity");
-    char s[40];
-    for (int prec = 1; prec <= 17; prec++) {
-        snprintf(s, sizeof s, "%.*g", prec, v);
+    char s[64];
+    int prec = 1;
+    for (; prec <= 17; prec++) {
+        snprintf(s, sizeof s, "%.*e", prec - 1, v);
         if (single ? strtof(s, NULL) == (float)v : strtod(s, NULL) == v) break;
     }
+    if (prec > 17) prec = 17;
+    int exp = atoi(strchr(s, 'e') + 1);
+    if (exp < -5 || exp >= 16) {
+        /* "1.5e+20" as C prints it; already in s. */
+        return floe_buf_append_str(out, s);
+    }
+    int decimals = prec - 1 - exp;
+    snprintf(s, sizeof s, "%.*f", decimals > 0 ? decimals : 0, v);
     FLOE_TRY(floe_buf_append_str(out, s));
-    if (!strpbrk(s, ".e")) return floe_buf_append_str(out, ".0");
+    if (!strchr(s, '.')) return floe_buf_append_str(out, ".0");
     return NULL;
 }
 
