@@ -148,6 +148,12 @@ void floe_fileio_free(floe_fileio *io);
 floe_status floe_fileio_open_input(floe_fileio *io, const char *location,
                                    floe_input **out) FLOE_WARN_UNUSED;
 
+/* The same when the size is already known (Iceberg manifests record every
+ * data file's size): S3 then skips its HEAD request.  Local files report
+ * their real size.  A wrong size surfaces as an error on read. */
+floe_status floe_fileio_open_input_sized(floe_fileio *io, const char *location, uint64_t size,
+                                         floe_input **out) FLOE_WARN_UNUSED;
+
 /* Create a location for writing; nothing is visible until floe_output_close.
  * With overwrite false an existing object is FLOE_ERR_ALREADY_EXISTS. */
 floe_status floe_fileio_create_output(floe_fileio *io, const char *location, int overwrite,

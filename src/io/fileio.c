@@ -86,6 +86,13 @@ floe_status floe_fileio_open_input(floe_fileio *io, const char *location, floe_i
     return floe_input_open_local(path, out);
 }
 
+floe_status floe_fileio_open_input_sized(floe_fileio *io, const char *location, uint64_t size,
+                                         floe_input **out) {
+    *out = NULL;
+    if (floe_s3_is_location(location)) return floe_s3_open_input_sized(io->s3, location, size, out);
+    return floe_fileio_open_input(io, location, out);
+}
+
 floe_status floe_fileio_create_output(floe_fileio *io, const char *location, int overwrite,
                                       floe_output **out) {
     *out = NULL;

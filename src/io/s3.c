@@ -681,6 +681,7 @@ typedef struct s3_resp {
     size_t dst_done;
     char etag[200];
     int64_t content_length; /* -1 if unknown */
+    int attempts;
 } s3_resp;
 
 typedef struct s3_xfer {
@@ -995,6 +996,7 @@ static floe_status perform(floe_s3_client *c, const s3_req *rq, s3_resp *rs) {
             st = floe_error(FLOE_ERR_INVALID_ARGUMENT, "s3.connect-to '%s' was rejected", c->cfg.connect_to);
         if (st) break;
         atomic_fetch_add(&c->attempts, 1);
+        rs->attempts = attempt;
         long long t0 = now_ms();
         CURLcode cc = curl_easy_perform(h);
         curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &rs->status);
@@ -1138,12 +1140,13 @@ static floe_status head_object(floe_s3_client *c, const s3_loc *l, int64_t *size
     return st;
 }
 
-floe_status floe_s3_open_input(floe_s3_client *c, const char *location, floe_input **out) {
+/* Open with a known size (size >= 0) or HEAD the object for it (size < 0). */
+static floe_status open_input(floe_s3_client *c, const char *location, int64_t size,
+                              floe_input **out) {
     *out = NULL;
     s3_loc l;
     FLOE_TRY(loc_parse(location, 1, &l));
-    int64_t size = 0;
-    floe_status st = head_object(c, &l, &size);
+    floe_status st = size < 0 ? head_object(c, &l, &size) : NULL;
     if (st) {
         loc_free(&l);
         return st;
@@ -1163,6 +1166,20 @@ floe_status floe_s3_open_input(floe_s3_client *c, const char *location, floe_inp
     si->loc = l;
     *out = &si->base;
     return NULL;
+}
+
+floe_status floe_s3_open_input(floe_s3_client *c, const char *location, floe_input **out) {
+    return open_input(c, location, -1, out);
+}
+
+floe_status floe_s3_open_input_sized(floe_s3_client *c, const char *location, uint64_t size,
+                                     floe_input **out) {
+    if (size > (uint64_t)INT64_MAX) {
+        *out = NULL;
+        return floe_error(FLOE_ERR_INVALID_ARGUMENT, "'%s': impossible size %llu", location,
+                          (unsigned long long)size);
+    }
+    return open_input(c, location, (int64_t)size, out);
 }
 
 /* ---- output: one PUT, or a multipart upload once a part fills --------------
@@ -1405,6 +1422,27 @@ static floe_status put_whole(s3_output *so) {
     return st;
 }
 
+/* A retried CompleteMultipartUpload answered 404 NoSuchUpload: the earlier
+ * attempt may have succeeded and only its response been lost.  If the
+ * object now exists with exactly our size, it did. */
+static floe_status completed_after_all(s3_output *so, const s3_resp *rs, floe_status st) {
+    floe_buf code = FLOE_BUF_INIT, msg = FLOE_BUF_INIT;
+    error_details(so->c, rs, &code, &msg);
+    int no_upload = strcmp(floe_buf_cstr(&code), "NoSuchUpload") == 0;
+    floe_buf_free(&code);
+    floe_buf_free(&msg);
+    if (!no_upload) return st;
+    int64_t size = -1;
+    floe_status hst = head_object(so->c, &so->loc, &size);
+    if (hst || size < 0 || (uint64_t)size != so->base.bytes_written) {
+        floe_status_free(hst);
+        return st;
+    }
+    S3_DEBUG("%s: completion was lost in transit but took effect", so->base.path);
+    floe_status_free(st);
+    return NULL;
+}
+
 static floe_status complete_multipart(s3_output *so) {
     floe_status st = so->buf.len ? submit_part(so) : NULL;
     stop_uploaders(so); /* waits for every part */
@@ -1427,6 +1465,7 @@ static floe_status complete_multipart(s3_output *so) {
                      .if_none_match = !so->overwrite, .max_body = 1 << 20, .errors_in_200 = 1};
         s3_resp rs = {0};
         st = perform(so->c, &rq, &rs);
+        if (st && rs.status == 404 && rs.attempts > 1) st = completed_after_all(so, &rs, st);
         resp_free(&rs);
     }
     floe_buf_free(&xml);

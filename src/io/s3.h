@@ -60,6 +60,9 @@ void floe_s3_client_release(floe_s3_client *c);
 
 floe_status floe_s3_open_input(floe_s3_client *c, const char *location,
                                floe_input **out) FLOE_WARN_UNUSED;
+/* Same without the HEAD request, trusting a size the caller knows. */
+floe_status floe_s3_open_input_sized(floe_s3_client *c, const char *location, uint64_t size,
+                                     floe_input **out) FLOE_WARN_UNUSED;
 floe_status floe_s3_create_output(floe_s3_client *c, const char *location, int overwrite,
                                   floe_output **out) FLOE_WARN_UNUSED;
 floe_status floe_s3_delete(floe_s3_client *c, const char *location) FLOE_WARN_UNUSED;

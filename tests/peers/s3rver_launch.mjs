@@ -15,7 +15,9 @@
 //     stalls 3 s before being served), "always500-", "fail404-" (always 404
 //     NoSuchKey), "deny403-" (always 403 AccessDenied), "partfail-" (part 2
 //     of a multipart upload always answers 400 InvalidPart);
-//   - it answers AbortMultipartUpload itself (s3rver lacks it) and counts it;
+//   - it answers AbortMultipartUpload itself (s3rver lacks it) and counts it,
+//     answers 404 NoSuchUpload to a second completion of an upload (as S3
+//     does), and "completelost-" keys lose the first completion's response;
 //   - virtual-hosted requests ("<bucket>.s3.test:port") are rewritten to
 //     path style before s3rver sees them;
 //   - GET /__floe/count?key=K[&method=M] tells how many requests it saw
@@ -137,6 +139,8 @@ function verify(req, body) {
 
 const seen = new Map(); // "METHOD path" -> count
 let aborts = 0;
+const completed = new Set(); // upload ids whose completion s3rver accepted
+const lost = new Set(); // paths whose completion response was already lost
 
 function countFor(key, method) {
   let n = 0;
@@ -147,10 +151,16 @@ function countFor(key, method) {
   return n;
 }
 
-function forward(req, res, body, s3port) {
+// `lose(status)` may return true to drop s3rver's answer (after s3rver acted
+// on the request) and tell the client 500 instead: a lost response.
+function forward(req, res, body, s3port, lose) {
   const up = http.request(
     { host: '127.0.0.1', port: s3port, method: req.method, path: req.url, headers: req.headers },
     upres => {
+      if (lose && lose(upres.statusCode)) {
+        upres.resume();
+        return s3error(res, 500, 'InternalError', 'We encountered an internal error. Please try again.');
+      }
       res.writeHead(upres.statusCode, upres.headers);
       upres.pipe(res);
     },
@@ -199,6 +209,19 @@ function startProxy(s3port) {
         aborts++;
         res.writeHead(204);
         return res.end();
+      }
+      // CompleteMultipartUpload: like S3, a completed upload is gone (404
+      // NoSuchUpload), which s3rver does not model; "completelost-" loses
+      // the first completion's response after it took effect.
+      if (req.method === 'POST' && url.searchParams.has('uploadId')) {
+        const upload = url.searchParams.get('uploadId');
+        if (completed.has(upload)) return s3error(res, 404, 'NoSuchUpload', 'The specified upload does not exist.');
+        return forward(req, res, body, s3port, status => {
+          if (status === 200) completed.add(upload);
+          if (!p.includes('completelost-') || lost.has(p)) return false;
+          lost.add(p);
+          return true;
+        });
       }
       if (p.includes('hang-') && n <= 1) {
         setTimeout(() => forward(req, res, body, s3port), 3000);

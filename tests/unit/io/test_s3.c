@@ -207,6 +207,20 @@ static void small_object_round_trips_with_exact_ranges(void **state) {
     uint8_t b[2];
     assert_error(floe_input_read(in, 999, 2, b), FLOE_ERR_CORRUPT, "past the end");
     floe_input_close(in);
+    /* with the size known from a manifest: no HEAD, same bytes */
+    long heads = proxy_count("count", "small/odd", "HEAD");
+    assert_ok(floe_fileio_open_input_sized(io, loc, sizeof data, &in));
+    assert_int_equal(proxy_count("count", "small/odd", "HEAD"), heads);
+    assert_range(in, data, 17, 400);
+    floe_input_close(in);
+    /* a size larger than the object shows up as a read error */
+    assert_ok(floe_fileio_open_input_sized(io, loc, 2000, &in));
+    uint8_t ten[10];
+    floe_status st = floe_input_read(in, 1500, 10, ten);
+    assert_non_null(st);
+    assert_non_null(strstr(floe_status_message(st), "odd key+(1).bin"));
+    floe_status_free(st);
+    floe_input_close(in);
     floe_fileio_free(io);
 }
 
@@ -295,6 +309,27 @@ static void parts_upload_inline_with_zero_threads(void **state) {
     assert_ok(floe_fileio_open_input(io, "s3://" BUCKET "/inline/x.bin", &in));
     assert_int_equal(in->size, len);
     assert_range(in, data, len - 3, 3);
+    floe_input_close(in);
+    floe_free(data);
+    floe_fileio_free(io);
+}
+
+static void a_lost_completion_response_is_recognised(void **state) {
+    (void)state;
+    NEED_PEER();
+    floe_property pp[] = {{"s3.multipart.part-size-bytes", "5242880"}};
+    floe_fileio *io = make_io(pp, 1);
+    size_t len = ((size_t)5 << 20) + 10;
+    uint8_t *data = floe_malloc(len);
+    fill_pattern(data, len, 17);
+    /* first completion takes effect but answers 500; the retry gets 404
+     * NoSuchUpload; the object is there with our size, so close succeeds */
+    write_object(io, "s3://" BUCKET "/completelost-x.bin", data, len, len);
+    assert_int_equal(proxy_count("count", "completelost-x.bin", "POST"), 3); /* create + 2 completes */
+    floe_input *in = NULL;
+    assert_ok(floe_fileio_open_input(io, "s3://" BUCKET "/completelost-x.bin", &in));
+    assert_int_equal(in->size, len);
+    assert_range(in, data, len - 20, 20);
     floe_input_close(in);
     floe_free(data);
     floe_fileio_free(io);
@@ -688,6 +723,7 @@ int main(void) {
         cmocka_unit_test(multipart_object_round_trips_across_part_boundaries),
         cmocka_unit_test(a_failed_part_fails_close_and_aborts_the_upload),
         cmocka_unit_test(parts_upload_inline_with_zero_threads),
+        cmocka_unit_test(a_lost_completion_response_is_recognised),
         cmocka_unit_test(part_size_below_five_mib_is_rejected),
         cmocka_unit_test(abort_discards_a_multipart_upload),
         cmocka_unit_test(create_without_overwrite_refuses_an_existing_object),
