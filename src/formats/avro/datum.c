@@ -540,7 +540,7 @@ static inline floe_status read_int(cursor *c, int64_t *out) {
 }
 
 static floe_status read_len(cursor *c, size_t *n, const char *what) {
-    int64_t l;
+    int64_t l = 0;
     FLOE_TRY(read_long(c, &l));
     if (l < 0) return corrupt_at(c, "negative %s length %" PRId64, what, l);
     if ((uint64_t)l > (uint64_t)(c->end - c->p))
@@ -570,7 +570,7 @@ static floe_status spend(cursor *c, uint64_t n) {
 /* Skip a value of writer schema s. */
 static floe_status skip(const floe_avro_schema *s, cursor *c, int depth) {
     if (depth > MAX_DEPTH) return corrupt_at(c, "nesting deeper than %d", MAX_DEPTH);
-    int64_t l;
+    int64_t l = 0;
     size_t n;
     switch (s->type) {
     case FLOE_AVRO_NULL: return NULL;
@@ -670,7 +670,7 @@ static floe_status decode_blocks(const plan *p, cursor *c, floe_avro_value *out,
     floe_avro_value *items = NULL;
     size_t n = 0, cap = 0;
     for (;;) {
-        int64_t l;
+        int64_t l = 0;
         FLOE_TRY(read_long(c, &l));
         if (l == 0) break;
         if (l < 0) {
@@ -715,7 +715,7 @@ static floe_status decode(const plan *p, cursor *c, floe_avro_value *out, int de
     out->branch = -1;
     out->len = 0;
     out->u.l = 0;
-    int64_t l;
+    int64_t l = 0;
     size_t n;
     switch (p->op) {
     case OP_NULL: return NULL;
