@@ -40,6 +40,7 @@ struct pqw_column {
     int16_t *def, *rep;
     int64_t n_levels, lev_cap;
     int64_t page_rows, page_values, page_first_row;
+    int64_t page_plain_bytes;  /* what the page's values take PLAIN (dictionary check) */
     floe_buf values;           /* PLAIN values (BOOLEAN: one byte per value) */
     uint32_t *idx;             /* dictionary indices */
     int64_t n_idx, idx_cap;
@@ -52,7 +53,7 @@ struct pqw_column {
     uint32_t *dict_pos;        /* entry -> offset in dict (BYTE_ARRAY: of its length) */
     uint64_t *dict_hash;
     uint32_t n_dict, dict_cap;
-    uint32_t *ht;              /* entry + 1, 0 = empty */
+    uint64_t *ht;              /* (hash high 32 bits << 32) | (entry + 1); 0 = empty */
     uint32_t ht_mask;
 
     /* the open chunk */
@@ -272,12 +273,13 @@ static inline const uint8_t *dict_entry(const pqw_column *c, uint32_t e, size_t 
 
 static floe_status dict_grow_table(pqw_column *c) {
     uint32_t cap = c->ht ? (c->ht_mask + 1) * 2 : 1024;
-    uint32_t *ht = floe_calloc(cap, sizeof *ht);
+    uint64_t *ht = floe_calloc(cap, sizeof *ht);
     if (!ht) return oom(c);
     for (uint32_t e = 0; e < c->n_dict; e++) {
-        uint32_t h = (uint32_t)c->dict_hash[e] & (cap - 1);
+        uint64_t hash = c->dict_hash[e];
+        uint32_t h = (uint32_t)hash & (cap - 1);
         while (ht[h]) h = (h + 1) & (cap - 1);
-        ht[h] = e + 1;
+        ht[h] = (hash & 0xFFFFFFFF00000000ull) | (e + 1);
     }
     floe_free(c->ht);
     c->ht = ht;
@@ -285,20 +287,24 @@ static floe_status dict_grow_table(pqw_column *c) {
     return NULL;
 }
 
-/* Index of the value, inserting it if new. */
+/* Index of the value, inserting it if new.  A table slot keeps the hash's
+ * high half beside the entry number, so most mismatches are rejected
+ * without touching the entry. */
 static floe_status dict_index(pqw_column *c, const uint8_t *v, size_t len, uint32_t *out) {
     if (!c->ht || (uint64_t)(c->n_dict + 1) * 2 > (uint64_t)c->ht_mask + 1)
         FLOE_TRY(dict_grow_table(c));
     uint64_t hash = hash_bytes(v, len);
+    uint64_t tag = hash & 0xFFFFFFFF00000000ull;
     uint32_t h = (uint32_t)hash & c->ht_mask;
     for (;;) {
-        uint32_t e = c->ht[h];
-        if (!e) break;
-        if (c->dict_hash[e - 1] == hash) {
+        uint64_t slot = c->ht[h];
+        if (!slot) break;
+        if ((slot & 0xFFFFFFFF00000000ull) == tag) {
+            uint32_t e = (uint32_t)slot - 1;
             size_t elen;
-            const uint8_t *ev = dict_entry(c, e - 1, &elen);
+            const uint8_t *ev = dict_entry(c, e, &elen);
             if (elen == len && memcmp(ev, v, len) == 0) {
-                *out = e - 1;
+                *out = e;
                 return NULL;
             }
         }
@@ -322,7 +328,7 @@ static floe_status dict_index(pqw_column *c, const uint8_t *v, size_t len, uint3
         FLOE_TRY(floe_buf_append(&c->dict, &l, 4));
     }
     FLOE_TRY(floe_buf_append(&c->dict, v, len));
-    c->ht[h] = e + 1;
+    c->ht[h] = tag | (e + 1);
     *out = e;
     return NULL;
 }
@@ -355,6 +361,7 @@ static floe_status add_values(pqw_column *c, const floe_array *a, const int64_t 
         }
         if (!dst) return oom(c);
         FLOE_TRY(convert_fixed(c, a, slots, n, dst));
+        c->page_plain_bytes += (int64_t)bytes;
         stats_fixed(c, dst, n, &st);
         if (st) return st;
         if (c->dict_on) {
@@ -370,7 +377,10 @@ static floe_status add_values(pqw_column *c, const floe_array *a, const int64_t 
             c->views = v;
             c->views_cap = n;
         }
-        for (int64_t i = 0; i < n; i++) c->views[i] = floe_array_get_str(a, slots[i]);
+        for (int64_t i = 0; i < n; i++) {
+            c->views[i] = floe_array_get_str(a, slots[i]);
+            c->page_plain_bytes += 4 + (int64_t)c->views[i].len;
+        }
         FLOE_TRY(pqw_stats_binary(&c->page_stats, c->views, n));
         if (c->dict_on) {
             FLOE_TRY(reserve_idx(c, n));
@@ -392,6 +402,16 @@ static floe_status add_values(pqw_column *c, const floe_array *a, const int64_t 
     }
     c->page_values += n;
     return NULL;
+}
+
+/* After the first dictionary page of a chunk: is the dictionary paying for
+ * itself?  If the dictionary plus the indices are no smaller than the values
+ * written PLAIN (mostly distinct values), the rest of the chunk is PLAIN,
+ * which also spares hashing every value. */
+static bool dictionary_worthwhile(const pqw_column *c) {
+    int bw = pq_bit_width(c->n_dict ? c->n_dict - 1 : 0);
+    int64_t idx_bytes = c->n_idx * (bw ? bw : 1) / 8 + 1;
+    return (int64_t)c->dict.len + idx_bytes < c->page_plain_bytes;
 }
 
 /* ------------------------------------------------------------ pages */
@@ -583,7 +603,10 @@ static floe_status flush_page(pqw_column *c) {
     if (!st) st = pqw_stats_merge(&ch->stats, &c->page_stats);
     if (st) return floe_status_wrap(st, "Parquet writer: column '%s'", L->dotted);
 
+    if (enc == FLOE_PQ_ENC_RLE_DICTIONARY && ch->n_pages == 1 && !dictionary_worthwhile(c))
+        c->dict_on = false;
     pqw_stats_reset(&c->page_stats);
+    c->page_plain_bytes = 0;
     c->n_levels = 0;
     c->page_values = 0;
     c->page_first_row += c->page_rows;
