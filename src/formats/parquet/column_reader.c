@@ -22,8 +22,8 @@ static floe_type *prim(floe_type_id id) {
 }
 
 /* Target layout, conversion and engine type of a leaf. */
-static floe_status leaf_plan(const floe_pq_column *col, pq_target *target, pq_conv *conv,
-                             size_t *width, floe_type **type) {
+static floe_status leaf_plan(const floe_pq_column *col, int flags, pq_target *target,
+                             pq_conv *conv, size_t *width, floe_type **type) {
     floe_pq_type p = col->physical;
     bool utc = col->utc;
     *conv = PQ_CONV_NONE;
@@ -95,6 +95,11 @@ static floe_status leaf_plan(const floe_pq_column *col, pq_target *target, pq_co
         t = prim(utc ? FLOE_TYPE_TIMESTAMP_US_TZ : FLOE_TYPE_TIMESTAMP_US);
         break;
     case FLOE_PQ_KIND_TIMESTAMP_NS:
+        if (p == FLOE_PQ_INT96 && (flags & PQ_INT96_AS_US)) {
+            *conv = PQ_CONV_INT96_US;
+            t = prim(utc ? FLOE_TYPE_TIMESTAMP_US_TZ : FLOE_TYPE_TIMESTAMP_US);
+            break;
+        }
         if (p == FLOE_PQ_INT96) *conv = PQ_CONV_INT96_NS;
         else if (p != FLOE_PQ_INT64) goto bad;
         t = prim(utc ? FLOE_TYPE_TIMESTAMP_NS_TZ : FLOE_TYPE_TIMESTAMP_NS);
@@ -132,14 +137,14 @@ bad:
                       col->path, floe_pq_kind_name(col->kind), floe_pq_type_name(p));
 }
 
-floe_status pq_leaf_type(const floe_pq_column *col, floe_type **out) {
+floe_status pq_leaf_type(const floe_pq_column *col, int flags, floe_type **out) {
     pq_target t;
     pq_conv c;
     size_t w;
-    return leaf_plan(col, &t, &c, &w, out);
+    return leaf_plan(col, flags, &t, &c, &w, out);
 }
 
-floe_status pq_field_type(const floe_pq_field *f, floe_type **out) {
+floe_status pq_field_type(const floe_pq_field *f, int flags, floe_type **out) {
     *out = NULL;
     if (f->kind == FLOE_PQ_KIND_STRUCT) {
         floe_field *fields = floe_calloc((size_t)f->num_children + 1, sizeof *fields);
@@ -149,7 +154,7 @@ floe_status pq_field_type(const floe_pq_field *f, floe_type **out) {
         for (i = 0; i < f->num_children && !st; i++) {
             const floe_pq_field *c = f->children[i];
             floe_type *ct;
-            st = pq_field_type(c, &ct);
+            st = pq_field_type(c, flags, &ct);
             if (st) break;
             st = floe_field_init(&fields[i], c->name, ct, c->nullable,
                                  c->has_field_id ? c->field_id : -1);
@@ -172,7 +177,7 @@ floe_status pq_field_type(const floe_pq_field *f, floe_type **out) {
         for (int i = 0; i < n && !st; i++) {
             const floe_pq_field *c = f->children[i];
             floe_type *ct;
-            st = pq_field_type(c, &ct);
+            st = pq_field_type(c, flags, &ct);
             if (st) break;
             st = floe_field_init(&kids[i], names[n - 1][i], ct, i == 0 && n == 2 ? false : c->nullable,
                                  c->has_field_id ? c->field_id : -1);
@@ -184,7 +189,7 @@ floe_status pq_field_type(const floe_pq_field *f, floe_type **out) {
         return st;
     }
     if (!f->column) return floe_error(FLOE_ERR_CORRUPT, "field '%s' has no column", f->name);
-    return pq_leaf_type(f->column, out);
+    return pq_leaf_type(f->column, flags, out);
 }
 
 /* ------------------------------------------------------------- leaf output */
@@ -285,12 +290,25 @@ static floe_status convert(const pq_column_reader *c, const uint8_t *src, const 
         }
         break;
     case PQ_CONV_INT96_NS:
+    case PQ_CONV_INT96_US:
         for (size_t i = 0; i < n; i++) {
-            uint64_t nanos;
+            int64_t nanos, v;
             int32_t jd;
             memcpy(&nanos, src + 12 * i, 8);
             memcpy(&jd, src + 12 * i + 8, 4);
-            uint64_t v = (uint64_t)((int64_t)jd - 2440588) * 86400000000000ull + nanos;
+            int64_t days = (int64_t)jd - 2440588;
+            if (c->conv == PQ_CONV_INT96_US) {
+                /* Two's-complement wrap, as Spark computes it both ways: its
+                 * writer wraps far-future instants, and this gets them back. */
+                v = (int64_t)((uint64_t)days * 86400000000ull + (uint64_t)(nanos / 1000));
+            } else if (__builtin_mul_overflow(days, 86400000000000LL, &v) ||
+                       __builtin_add_overflow(v, nanos, &v)) {
+                return floe_error(FLOE_ERR_UNSUPPORTED,
+                                  "column '%s': INT96 timestamp (julian day %d) is outside the "
+                                  "nanosecond range (years 1677-2262); read it with INT96 as "
+                                  "microseconds",
+                                  c->name, jd);
+            }
             memcpy(dst + 8 * i, &v, 8);
         }
         break;
@@ -339,13 +357,14 @@ static floe_status convert(const pq_column_reader *c, const uint8_t *src, const 
 
 floe_status pq_column_reader_init(pq_column_reader *c, const floe_pq_column *col,
                                   const uint8_t *chunk, size_t len, uint64_t origin,
-                                  int32_t codec, int64_t num_values, bool verify_crc) {
+                                  int32_t codec, int64_t num_values, bool verify_crc,
+                                  int flags) {
     memset(c, 0, sizeof *c);
     c->col = col;
     c->name = floe_strdup(col->path ? col->path : "?");
     if (!c->name) return floe_error(FLOE_ERR_OUT_OF_MEMORY, "out of memory");
     floe_type *t = NULL;
-    floe_status st = leaf_plan(col, &c->target, &c->conv, &c->width, &t);
+    floe_status st = leaf_plan(col, flags, &c->target, &c->conv, &c->width, &t);
     floe_type_release(t);
     if (st) {
         pq_column_reader_free(c);

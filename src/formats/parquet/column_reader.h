@@ -18,6 +18,8 @@
  *   TIME(NANOS) -> time64 µs (/1000, truncating: floe has no ns time);
  *   TIMESTAMP(MILLIS) -> timestamp µs (x1000);  TIMESTAMP(MICROS) -> µs;
  *   TIMESTAMP(NANOS) and INT96 -> timestamp ns;  (_tz variants when UTC)
+ *     an INT96 outside the ns range (years 1677-2262) is an UNSUPPORTED
+ *     error, unless PQ_INT96_AS_US maps INT96 to timestamp µs (Spark does);
  *   STRING/ENUM/JSON -> string;  BINARY -> binary;  FIXED -> fixed[n];
  *   UUID -> uuid;  UNKNOWN (null type) -> null.
  * Values are converted once per dictionary, not per row, for dictionary
@@ -52,6 +54,7 @@ typedef enum pq_conv {
     PQ_CONV_I64_MUL1000,   /* int64 ms -> int64 µs */
     PQ_CONV_I64_DIV1000,   /* int64 ns -> int64 µs */
     PQ_CONV_INT96_NS,
+    PQ_CONV_INT96_US,
     PQ_CONV_F16,
     PQ_CONV_DEC32,
     PQ_CONV_DEC64,
@@ -59,10 +62,13 @@ typedef enum pq_conv {
     PQ_CONV_DEC_BINARY     /* same, BYTE_ARRAY */
 } pq_conv;
 
+/* Mapping flags. */
+#define PQ_INT96_AS_US 1  /* INT96 -> timestamp µs (Spark's range) instead of ns */
+
 /* The engine type of a leaf (one new reference). */
-floe_status pq_leaf_type(const floe_pq_column *col, floe_type **out) FLOE_WARN_UNUSED;
+floe_status pq_leaf_type(const floe_pq_column *col, int flags, floe_type **out) FLOE_WARN_UNUSED;
 /* The engine type of any logical field (recursive for nested fields). */
-floe_status pq_field_type(const floe_pq_field *f, floe_type **out) FLOE_WARN_UNUSED;
+floe_status pq_field_type(const floe_pq_field *f, int flags, floe_type **out) FLOE_WARN_UNUSED;
 
 /* What one read appends to. */
 typedef struct pq_leaf_out {
@@ -113,7 +119,7 @@ typedef struct pq_column_reader {
 floe_status pq_column_reader_init(pq_column_reader *c, const floe_pq_column *col,
                                   const uint8_t *chunk, size_t len, uint64_t origin,
                                   int32_t codec, int64_t num_values,
-                                  bool verify_crc) FLOE_WARN_UNUSED;
+                                  bool verify_crc, int flags) FLOE_WARN_UNUSED;
 void pq_column_reader_free(pq_column_reader *c);
 
 /* Append up to max_rows whole rows (fewer only at the end of the chunk). */

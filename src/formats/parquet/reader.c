@@ -32,6 +32,7 @@ struct floe_pq_reader {
     int nrg, rg_next;
     int64_t batch_size, max_gap;
     bool verify_crc;
+    int flags;                     /* PQ_INT96_AS_US */
 
     /* The current row group. */
     int rg;                        /* -1 before the first */
@@ -136,7 +137,7 @@ static floe_status build_projection(floe_pq_reader *r, const floe_pq_read_option
     floe_status st = NULL;
     for (int i = 0; i < n && !st; i++) {
         floe_type *t = NULL;
-        st = pq_field_type(r->fields[i], &t);
+        st = pq_field_type(r->fields[i], r->flags, &t);
         char *name = st ? NULL : field_path(r->fields[i]);
         if (!st && !name) st = oom();
         const floe_pq_field *f = r->fields[i];
@@ -247,7 +248,7 @@ static floe_status start_row_group(floe_pq_reader *r, int rg) {
             const floe_pq_column *col = floe_pq_schema_column(f->schema, leaf);
             st = pq_column_reader_init(&r->readers[leaf], col, blk + (rs[k].off - start),
                                        (size_t)rs[k].len, rs[k].off, cc->meta_data.codec,
-                                       cc->meta_data.num_values, r->verify_crc);
+                                       cc->meta_data.num_values, r->verify_crc, r->flags);
             if (!st) r->reader_live[leaf] = true;
         }
         i = j;
@@ -272,6 +273,7 @@ floe_status floe_pq_reader_open(floe_pq_file *file, const floe_pq_read_options *
     r->batch_size = o && o->batch_size > 0 ? o->batch_size : FLOE_PQ_DEFAULT_BATCH_SIZE;
     r->max_gap = o && o->max_gap ? o->max_gap : FLOE_PQ_DEFAULT_MAX_GAP;
     r->verify_crc = !(o && o->skip_crc);
+    r->flags = o && o->int96_as_us ? PQ_INT96_AS_US : 0;
     r->nleaves = floe_pq_schema_num_columns(file->schema);
     size_t nl = (size_t)r->nleaves + 1;
     r->selected = floe_calloc(nl, sizeof *r->selected);

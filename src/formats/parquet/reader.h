@@ -52,6 +52,7 @@ typedef struct floe_pq_read_options {
     int64_t batch_size;           /* rows per batch; 0 = FLOE_PQ_DEFAULT_BATCH_SIZE */
     int64_t max_gap;              /* coalescing gap in bytes; 0 = default, <0 = never merge */
     bool skip_crc;                /* don't verify page CRCs */
+    bool int96_as_us;             /* INT96 -> timestamp µs (else ns; out-of-range is an error) */
 } floe_pq_read_options;
 
 typedef struct floe_pq_reader floe_pq_reader;

@@ -23,6 +23,8 @@ static const struct {
     {"nation.dict-malformed.parquet", "dictionary page is malformed on purpose"},
     {"datapage_v1-corrupt-checksum.parquet", "CRC mismatch on purpose"},
     {"rle-dict-uncompressed-corrupt-checksum.parquet", "CRC mismatch on purpose"},
+    {"int96_from_spark.parquet",
+     "timestamps beyond 2262 do not fit ns; readable with int96_as_us (tested below)"},
     {"large_string_map.brotli.parquet",
      "a batch would hold more than 2 GiB of strings (int32 offsets); needs batches cut by bytes"},
     {NULL, NULL},
@@ -358,7 +360,122 @@ static void small_batches_never_span_row_groups(void **state) {
     assert_int_equal(rows2, 7300);
 }
 
-FLOE_TEST_MAIN(cmocka_unit_test(every_parquet_testing_file_decodes),
+static void int96_spark_timestamps_read_as_micros(void **state) {
+    (void)state;
+    FLOE_NEED_TESTDATA(td);
+    char path[4096];
+    floe_test_path(path, sizeof path, td, PT "int96_from_spark.parquet");
+    int64_t rows;
+    assert_error(read_all(path, NULL, &rows), FLOE_ERR_UNSUPPORTED, "nanosecond range");
+    floe_pq_read_options o = {0};
+    o.int96_as_us = true;
+    floe_pq_reader *r;
+    assert_ok(floe_pq_reader_open_path(path, &o, &r));
+    floe_batch *b;
+    assert_ok(floe_pq_reader_next(r, &b));
+    assert_non_null(b);
+    const floe_array *a = b->columns[0];
+    const int64_t want[6] = {1704141296123456, 1704070800000000, 253402225200000000,
+                             1735599600000000, 0, 9089380393200000000};
+    assert_int_equal(a->length, 6);
+    for (int i = 0; i < 6; i++) {
+        if (i == 4) {
+            assert_true(floe_array_is_null(a, i));
+            continue;
+        }
+        assert_true(floe_array_get_int64(a, i) == want[i]);
+    }
+    floe_batch_release(b);
+    floe_pq_reader_close(r);
+}
+
+static void expect_column(const char *td, const char *file, const char *col, const char *want) {
+    char path[4096];
+    floe_buf cells = FLOE_BUF_INIT;
+    int64_t n;
+    assert_ok(column_text(floe_test_path(path, sizeof path, td, file), col, &cells, &n));
+    if (strcmp(floe_buf_cstr(&cells), want))
+        fail_msg("%s column %s:\n got:\n%s want:\n%s", file, col, floe_buf_cstr(&cells), want);
+    floe_buf_free(&cells);
+}
+
+static void nested_files_assemble_expected_values(void **state) {
+    (void)state;
+    FLOE_NEED_TESTDATA(td);
+    expect_column(td, PT "nested_lists.snappy.parquet", "a",
+                  "[[['a', 'b'], ['c']], [NULL, ['d']]]\n"
+                  "[[['a', 'b'], ['c', 'd']], [NULL, ['e']]]\n"
+                  "[[['a', 'b'], ['c', 'd'], ['e']], [NULL, ['f']]]\n");
+    expect_column(td, PT "nested_maps.snappy.parquet", "a",
+                  "{'a': {1: true, 2: false}}\n{'b': {1: true}}\n{'c': NULL}\n{'d': {}}\n"
+                  "{'e': {1: true}}\n{'f': {3: true, 4: false, 5: true}}\n");
+    expect_column(td, PT "list_columns.parquet", "int64_list", "[1, 2, 3]\n[NULL, 1]\n[4]\n");
+    expect_column(td, PT "list_columns.parquet", "utf8_list",
+                  "['abc', 'efg', 'hij']\n\n['efg', NULL, 'hij', 'xyz']\n");
+    expect_column(td, PT "null_list.parquet", "emptylist", "[]\n");
+    expect_column(td, PT "old_list_structure.parquet", "a", "[[1, 2], [3, 4]]\n");
+    expect_column(td, PT "repeated_no_annotation.parquet", "phoneNumbers",
+                  "\n\n{phone: []}\n{phone: [{number: 5555555555, kind: NULL}]}\n"
+                  "{phone: [{number: 1111111111, kind: 'home'}]}\n"
+                  "{phone: [{number: 1111111111, kind: 'home'}, {number: 2222222222, kind: NULL}, "
+                  "{number: 3333333333, kind: 'mobile'}]}\n");
+    expect_column(td, PT "repeated_primitive_no_list.parquet", "Int32_list",
+                  "[0, 1, 2, 3]\n[]\n[4]\n[5, 6, 7, 8]\n");
+    expect_column(td, PT "nullable.impala.parquet", "int_array_Array",
+                  "[[1, 2], [3, 4]]\n[[NULL, 1, 2, NULL], [3, NULL, 4], [], NULL]\n[NULL]\n"
+                  "[]\n\n\n[NULL, [5, 6]]\n");
+    expect_column(td, PT "nullable.impala.parquet", "int_map",
+                  "{'k1': 1, 'k2': 100}\n{'k1': 2, 'k2': NULL}\n{}\n{}\n{}\n\n"
+                  "{'k1': NULL, 'k3': NULL}\n");
+    expect_column(td, PT "map_no_value.parquet", "my_map_no_v", "[1, 2, 3]\n[4, 5, 6]\n[7, 8, 9]\n");
+    /* A struct member projected on its own: null where the struct is. */
+    expect_column(td, PT "nullable.impala.parquet", "nested_struct.A",
+                  "1\n\n\n\n\n\n7\n");
+}
+
+static void data_page_v2_and_codecs_decode_known_values(void **state) {
+    (void)state;
+    FLOE_NEED_TESTDATA(td);
+    expect_column(td, PT "datapage_v2.snappy.parquet", "a", "abc\nabc\nabc\n\nabc\n");
+    expect_column(td, PT "datapage_v2.snappy.parquet", "e",
+                  "[1, 2, 3]\n\n\n[1, 2, 3]\n[1, 2]\n");
+    /* Multi-member gzip pages and the LZ4 framings: counts and end values. */
+    struct {
+        const char *file, *col, *first, *last;
+        int64_t rows;
+    } cases[] = {
+        {PT "concatenated_gzip_members.parquet", "long_col", "1", "513", 513},
+        {PT "hadoop_lz4_compressed_larger.parquet", "a", "c7ce6bef-d5b0-4863-b199-8ea8c7fb117b",
+         NULL, 10000},
+        {PT "lz4_raw_compressed_larger.parquet", "a", "c7ce6bef-d5b0-4863-b199-8ea8c7fb117b",
+         NULL, 10000},
+        {PT "non_hadoop_lz4_compressed.parquet", "v11", "42.0", "7.7", 4},
+        {PT "hadoop_lz4_compressed.parquet", "v11", "42.0", "7.7", 4},
+        {PT "lz4_raw_compressed.parquet", "v11", "42.0", "7.7", 4},
+        {PT "dict-page-offset-zero.parquet", "l_partkey", "1552", NULL, 39},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char path[4096];
+        floe_buf cells = FLOE_BUF_INIT;
+        int64_t n;
+        assert_ok(column_text(floe_test_path(path, sizeof path, td, cases[i].file), cases[i].col,
+                              &cells, &n));
+        const char *t = floe_buf_cstr(&cells);
+        if (n != cases[i].rows) fail_msg("%s: %lld rows", cases[i].file, (long long)n);
+        assert_true(!strncmp(t, cases[i].first, strlen(cases[i].first)));
+        if (cases[i].last) {
+            size_t l = strlen(cases[i].last);
+            assert_true(cells.len > l + 1);
+            assert_true(!strncmp(t + cells.len - l - 1, cases[i].last, l));
+        }
+        floe_buf_free(&cells);
+    }
+}
+
+FLOE_TEST_MAIN(cmocka_unit_test(nested_files_assemble_expected_values),
+               cmocka_unit_test(data_page_v2_and_codecs_decode_known_values),
+               cmocka_unit_test(int96_spark_timestamps_read_as_micros),
+               cmocka_unit_test(every_parquet_testing_file_decodes),
                cmocka_unit_test(alltypes_plain_spot_values),
                cmocka_unit_test(delta_files_match_expected_csv),
                cmocka_unit_test(iceberg_encodings_equal_plain_twins),
