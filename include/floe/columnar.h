@@ -386,6 +386,11 @@ floe_status floe_format_uuid(const uint8_t bytes[16], struct floe_buf *out) FLOE
 floe_status floe_format_double(double v, struct floe_buf *out) FLOE_WARN_UNUSED;
 floe_status floe_format_float(float v, struct floe_buf *out) FLOE_WARN_UNUSED;
 
+/* Logical equality: compatible types, same length, same nulls and equal
+ * values slot by slot (offsets and buffer sharing do not matter; floats
+ * compare by bits, so NaN equals the same NaN).  For tests and asserts. */
+bool floe_array_equals(const floe_array *a, const floe_array *b);
+
 /* ---------------------------------------------------------- record batches */
 
 /* A set of equal-length columns with a schema. */
@@ -426,6 +431,8 @@ floe_status floe_batch_to_struct(const floe_batch *b, floe_array **out) FLOE_WAR
  * struct's offset is applied by slicing each child).  The schema is the
  * struct type. */
 floe_status floe_batch_from_struct(const floe_array *a, floe_batch **out) FLOE_WARN_UNUSED;
+/* Same row count, compatible schemas and equal columns (floe_array_equals). */
+bool floe_batch_equals(const floe_batch *a, const floe_batch *b);
 /* Check every column with floe_array_validate. */
 floe_status floe_batch_validate(const floe_batch *b) FLOE_WARN_UNUSED;
 
@@ -522,6 +529,18 @@ floe_status floe_builder_set_null(floe_builder *b, int64_t i) FLOE_WARN_UNUSED;
  * (deep copy, any type incl. nested). */
 floe_status floe_builder_append_array(floe_builder *b, const floe_array *src, int64_t offset,
                                       int64_t n) FLOE_WARN_UNUSED;
+
+/* Gather: append slots indices[0..n) of `src` (compatible type, any type
+ * incl. nested), e.g. to decode dictionary indices against a dictionary
+ * array.  Indices must be < src->length (checked). */
+floe_status floe_builder_append_take(floe_builder *b, const floe_array *src, const uint32_t *indices,
+                                     int64_t n) FLOE_WARN_UNUSED;
+/* Same, for n slots of which only the valid ones (per `validity`, LSB
+ * bitmap of n bits, NULL = all valid) have an index: `indices` holds one
+ * entry per valid slot, as a Parquet dictionary page decodes them. */
+floe_status floe_builder_append_take_dense(floe_builder *b, const floe_array *src,
+                                           const uint32_t *indices, int64_t n,
+                                           const uint8_t *validity) FLOE_WARN_UNUSED;
 
 /* Hand over the built array; the builder is left empty. */
 floe_status floe_builder_finish(floe_builder *b, floe_array **out) FLOE_WARN_UNUSED;

@@ -138,7 +138,7 @@ floe_status floe_array_take(const floe_array *a, const uint32_t *indices, int64_
                               indices[k], (long long)k, (long long)a->length);
     floe_builder *b;
     FLOE_TRY(floe_builder_new(a->type, n, &b));
-    floe_status st = floe_builder_append_take(b, a, indices, n);
+    floe_status st = floe_builder_take_unchecked(b, a, indices, n);
     if (!st) st = floe_builder_finish(b, out);
     floe_builder_free(b);
     return st;

@@ -619,7 +619,7 @@ static floe_status take_struct(floe_builder *b, const floe_array *src, const uin
     for (int64_t k = 0; k < n; k++) ci[k] = (uint32_t)(src->offset + idx[k]);
     floe_status st = NULL;
     for (int32_t i = 0; !st && i < b->n_children; i++)
-        st = floe_builder_append_take(b->children[i], src->children[i], ci, n);
+        st = floe_builder_take_unchecked(b->children[i], src->children[i], ci, n);
     floe_free(ci);
     return st;
 }
@@ -642,13 +642,13 @@ static floe_status take_list(floe_builder *b, const floe_array *src, const uint3
             for (int32_t j = so[idx[k]]; j < so[idx[k] + 1]; j++) ci[pos++] = (uint32_t)j;
             o[k] = (int32_t)(c->length + pos);
         }
-        st = floe_builder_append_take(c, src->children[0], ci, total);
+        st = floe_builder_take_unchecked(c, src->children[0], ci, total);
     }
     floe_free(ci);
     return st;
 }
 
-floe_status floe_builder_append_take(floe_builder *b, const floe_array *src, const uint32_t *idx, int64_t n) {
+floe_status floe_builder_take_unchecked(floe_builder *b, const floe_array *src, const uint32_t *idx, int64_t n) {
     if (n == 0) return NULL;
     if (src->type->id == FLOE_TYPE_NULL) return floe_builder_append_nulls(b, n);
     switch (b->type->id) {
@@ -676,6 +676,47 @@ floe_status floe_builder_append_take(floe_builder *b, const floe_array *src, con
     }
     FLOE_TRY(take_validity(b, src, idx, n));
     b->length += n;
+    return NULL;
+}
+
+static floe_status check_take(const floe_builder *b, const floe_array *src, const uint32_t *idx, int64_t n) {
+    if (!floe_type_compatible(b->type, src->type))
+        return floe_error(FLOE_ERR_TYPE, "cannot gather a %s array into a %s builder",
+                          floe_type_id_name(src->type->id), floe_type_id_name(b->type->id));
+    if (n < 0) return floe_error(FLOE_ERR_INVALID_ARGUMENT, "negative take count");
+    for (int64_t k = 0; k < n; k++)
+        if ((int64_t)idx[k] >= src->length)
+            return floe_error(FLOE_ERR_INVALID_ARGUMENT, "index %u at %lld is outside %lld slots", idx[k],
+                              (long long)k, (long long)src->length);
+    return NULL;
+}
+
+floe_status floe_builder_append_take(floe_builder *b, const floe_array *src, const uint32_t *indices,
+                                     int64_t n) {
+    FLOE_TRY(check_take(b, src, indices, n));
+    return floe_builder_take_unchecked(b, src, indices, n);
+}
+
+floe_status floe_builder_append_take_dense(floe_builder *b, const floe_array *src, const uint32_t *indices,
+                                           int64_t n, const uint8_t *validity) {
+    if (!validity) return floe_builder_append_take(b, src, indices, n);
+    if (n < 0) return floe_error(FLOE_ERR_INVALID_ARGUMENT, "negative take count");
+    int64_t valid = floe_bitmap_count(validity, 0, n);
+    FLOE_TRY(check_take(b, src, indices, valid));
+    /* Alternate runs of valid slots (gathered) and null slots. */
+    int64_t i = 0, used = 0;
+    while (i < n) {
+        int64_t j = i;
+        bool v = floe_bit_get(validity, i);
+        while (j < n && floe_bit_get(validity, j) == v) j++;
+        if (v) {
+            FLOE_TRY(floe_builder_take_unchecked(b, src, indices + used, j - i));
+            used += j - i;
+        } else {
+            FLOE_TRY(floe_builder_append_nulls(b, j - i));
+        }
+        i = j;
+    }
     return NULL;
 }
 

@@ -11,8 +11,8 @@ int floe_type_num_buffers(const floe_type *t);
 
 /* Gather `n` logical slots of `src` named by `indices` onto builder `b`
  * (indices already known to be in range). */
-floe_status floe_builder_append_take(floe_builder *b, const floe_array *src,
-                                     const uint32_t *indices, int64_t n) FLOE_WARN_UNUSED;
+floe_status floe_builder_take_unchecked(floe_builder *b, const floe_array *src,
+                                       const uint32_t *indices, int64_t n) FLOE_WARN_UNUSED;
 
 /* Length in bytes of the valid UTF-8 sequence starting at s (n >= 1 bytes
  * left), or 0 when the bytes there are not valid UTF-8. */

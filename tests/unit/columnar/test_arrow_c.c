@@ -129,6 +129,7 @@ static void every_type_round_trips_through_the_c_interface(void **state) {
     assert_null(sch.release);
     assert_true(floe_type_equals(b->schema, back->schema));
     assert_same_rows(b, back);
+    assert_true(floe_batch_equals(b, back));
     /* Zero-copy: the imported column points at the exported memory. */
     assert_ptr_equal(back->columns[13]->buffers[1]->data, b->columns[13]->buffers[1]->data);
     floe_batch_release(b);
@@ -149,6 +150,7 @@ static void slices_with_offsets_round_trip(void **state) {
     assert_int_equal(arr.children[2]->null_count, 1);
     assert_ok(floe_arrow_import_batch(&arr, &sch, &back));
     assert_same_rows(s, back);
+    assert_true(floe_batch_equals(s, back));
     floe_batch_release(back);
     /* A struct array with an offset: children are indexed through it. */
     floe_array *st, *sl, *imp;

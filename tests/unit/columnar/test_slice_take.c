@@ -236,7 +236,49 @@ static void array_slice_then_concat_of_bits_unaligned(void **state) {
     floe_array_release(a);
 }
 
+static void dictionary_gather_with_dense_indices_and_nulls(void **state) {
+    (void)state;
+    const char *dict_v[] = {"red", "green", "blue"};
+    floe_array *dict = make_strings(dict_v, 3), *a;
+    floe_builder *b;
+    assert_ok(floe_builder_new(dict->type, 0, &b));
+    uint32_t idx[] = {2, 0, 0, 1};
+    uint8_t valid[1] = {0x2d}; /* 1 0 1 1 0 1 */
+    assert_ok(floe_builder_append_take_dense(b, dict, idx, 6, valid));
+    assert_ok(floe_builder_append_take(b, dict, idx + 3, 1));
+    uint32_t bad[] = {3};
+    assert_error(floe_builder_append_take(b, dict, bad, 1), FLOE_ERR_INVALID_ARGUMENT, "outside 3 slots");
+    assert_ok(floe_builder_finish(b, &a));
+    assert_ok(floe_array_validate(a));
+    assert_string_equal(fmt_all(a), "blue|NULL|red|red|NULL|green|green");
+    floe_array_release(a);
+    floe_builder_free(b);
+    floe_array_release(dict);
+}
+
+static void equality_ignores_offsets_and_sees_value_changes(void **state) {
+    (void)state;
+    floe_batch *b = sample_batch(), *s, *t, *c;
+    assert_ok(floe_batch_slice(b, 2, 3, &s));
+    uint32_t idx[] = {2, 3, 4};
+    assert_ok(floe_batch_take(b, idx, 3, &t));
+    assert_true(floe_batch_equals(s, t));
+    assert_ptr_not_equal(s->columns[2]->buffers[0], t->columns[2]->buffers[0]);
+    uint32_t other[] = {2, 3, 3};
+    assert_ok(floe_batch_take(b, other, 3, &c));
+    assert_false(floe_batch_equals(s, c));
+    assert_true(floe_array_equals(s->columns[0], t->columns[0]));
+    assert_false(floe_array_equals(s->columns[0], c->columns[0]));
+    assert_false(floe_array_equals(s->columns[0], s->columns[1]));
+    floe_batch_release(c);
+    floe_batch_release(t);
+    floe_batch_release(s);
+    floe_batch_release(b);
+}
+
 FLOE_TEST_MAIN(cmocka_unit_test(sample_rows_format_as_expected),
+               cmocka_unit_test(dictionary_gather_with_dense_indices_and_nulls),
+               cmocka_unit_test(equality_ignores_offsets_and_sees_value_changes),
                cmocka_unit_test(slice_shares_buffers_and_applies_offset),
                cmocka_unit_test(take_gathers_rows_of_every_column),
                cmocka_unit_test(take_of_struct_slice_respects_parent_offset),
