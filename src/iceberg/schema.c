@@ -186,7 +186,7 @@ static floe_status build_index(floe_ice_schema *s) {
     floe_ice_schema_index *ix = b.ix;
     FLOE_TRY(visit(&b, s->root, -1, "", "", false, false));
 
-    qsort(ix->by_id, (size_t)ix->n_ids, sizeof *ix->by_id, cmp_id);
+    if (ix->n_ids) qsort(ix->by_id, (size_t)ix->n_ids, sizeof *ix->by_id, cmp_id);
     for (int32_t i = 1; i < ix->n_ids; i++)
         if (ix->by_id[i].id == ix->by_id[i - 1].id)
             return floe_error(FLOE_ERR_INVALID_ARGUMENT, "schema %d: field id %d is used by both '%s' and '%s'",
@@ -219,6 +219,8 @@ static floe_status build_index(floe_ice_schema *s) {
     return NULL;
 }
 
+static const id_entry *find_id(const floe_ice_schema *s, int32_t id);
+
 static floe_status check_identifiers(const floe_ice_schema *s) {
     for (int32_t i = 0; i < s->n_identifier_field_ids; i++) {
         int32_t id = s->identifier_field_ids[i];
@@ -229,11 +231,7 @@ static floe_status check_identifiers(const floe_ice_schema *s) {
         else if (!f->required) why = "is optional";
         else if (f->type->id == FLOE_ICE_FLOAT || f->type->id == FLOE_ICE_DOUBLE) why = "is a float or double";
         else if (floe_ice_schema_in_list_or_map(s, id)) why = "is nested in a list or map";
-        else {
-            const id_entry *e = bsearch(&(id_entry){.id = id}, s->index->by_id, (size_t)s->index->n_ids,
-                                        sizeof(id_entry), cmp_id);
-            if (e && e->optional_ancestor) why = "is nested in an optional struct";
-        }
+        else if (find_id(s, id)->optional_ancestor) why = "is nested in an optional struct";
         if (why)
             return floe_error(FLOE_ERR_INVALID_ARGUMENT, "schema %d: identifier field %d%s%s%s %s", s->schema_id, id,
                               f ? " ('" : "", f ? floe_ice_schema_field_name(s, id) : "", f ? "')" : "", why);
@@ -289,7 +287,7 @@ bool floe_ice_schema_same_structure(const floe_ice_schema *a, const floe_ice_sch
 /* ---- lookups ------------------------------------------------------------ */
 
 static const id_entry *find_id(const floe_ice_schema *s, int32_t id) {
-    if (!s->index) return NULL;
+    if (!s->index || s->index->n_ids == 0) return NULL;
     id_entry key = {.id = id};
     return bsearch(&key, s->index->by_id, (size_t)s->index->n_ids, sizeof key, cmp_id);
 }
@@ -322,7 +320,7 @@ static int cmp_name_key(const void *key, const void *elem) {
 }
 
 const floe_ice_field *floe_ice_schema_find_by_name(const floe_ice_schema *s, const char *name, bool case_sensitive) {
-    if (!s->index || !name) return NULL;
+    if (!s->index || !name || s->index->n_names == 0) return NULL;
     const name_entry *e;
     if (case_sensitive) {
         e = bsearch(name, s->index->by_name, s->index->n_names, sizeof *e, cmp_name_key);

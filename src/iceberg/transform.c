@@ -276,17 +276,18 @@ static floe_status append_base64(floe_buf *b, const uint8_t *d, size_t n) {
     return NULL;
 }
 
-/* Java's LocalDateTime/LocalTime toString: seconds only when non-zero
- * seconds or fraction, fraction in groups of 3 digits. */
+/* Java's ISO_LOCAL_TIME as Iceberg's DateTimeUtil uses it: "HH:MM:SS"
+ * with the fraction of the second in as few digits as it needs. */
 static floe_status append_java_time(floe_buf *b, int64_t nanos_of_day) {
     int64_t secs = nanos_of_day / 1000000000LL, frac = nanos_of_day % 1000000000LL;
-    FLOE_TRY(floe_buf_printf(b, "%02d:%02d", (int)(secs / 3600), (int)(secs / 60 % 60)));
-    if (secs % 60 == 0 && frac == 0) return NULL;
-    FLOE_TRY(floe_buf_printf(b, ":%02d", (int)(secs % 60)));
+    FLOE_TRY(floe_buf_printf(b, "%02d:%02d:%02d", (int)(secs / 3600), (int)(secs / 60 % 60), (int)(secs % 60)));
     if (frac == 0) return NULL;
-    if (frac % 1000000 == 0) return floe_buf_printf(b, ".%03lld", (long long)(frac / 1000000));
-    if (frac % 1000 == 0) return floe_buf_printf(b, ".%06lld", (long long)(frac / 1000));
-    return floe_buf_printf(b, ".%09lld", (long long)frac);
+    int digits = 9;
+    while (frac % 10 == 0) {
+        frac /= 10;
+        digits--;
+    }
+    return floe_buf_printf(b, ".%0*lld", digits, (long long)frac);
 }
 
 static floe_status append_day(floe_buf *b, int64_t days) {
@@ -303,10 +304,11 @@ static floe_status append_java_timestamp(floe_buf *b, int64_t v, bool nanos, boo
     FLOE_TRY(append_day(b, days));
     FLOE_TRY(floe_buf_append_byte(b, 'T'));
     FLOE_TRY(append_java_time(b, nanos ? tod : tod * 1000));
-    return tz ? floe_buf_append_byte(b, 'Z') : NULL;
+    return tz ? floe_buf_append_str(b, "+00:00") : NULL;
 }
 
-/* Identity (and truncate) values in Java's toHumanString form. */
+/* Identity (and truncate) values in Java's toHumanString form: ISO dates,
+ * times and timestamps ("+00:00" for the tz types), base64 for binary. */
 static floe_status append_identity_human(floe_buf *b, const floe_ice_value *v) {
     switch (v->type) {
     case FLOE_ICE_DATE: return append_day(b, v->v.i32);

@@ -666,7 +666,10 @@ floe_status floe_ice_value_from_bytes(const floe_ice_type *t, const uint8_t *d, 
         if (len == 8) v = (int64_t)get_le(d, 8);
         else if (len == 4) {
             int64_t w = (int32_t)get_le(d, 4);
-            v = t->id == FLOE_ICE_LONG ? w : w * (t->id == FLOE_ICE_TIMESTAMP ? MICROS_PER_DAY : NANOS_PER_DAY);
+            int64_t unit = t->id == FLOE_ICE_LONG ? 1 : t->id == FLOE_ICE_TIMESTAMP ? MICROS_PER_DAY : NANOS_PER_DAY;
+            if (__builtin_mul_overflow(w, unit, &v))
+                return floe_error(FLOE_ERR_CORRUPT, "date bound %lld is out of range for type '%s'", (long long)w,
+                                  floe_ice_type_id_name(t->id));
         } else return bad_len(t, len);
         *out = floe_ice_long(v);
         out->type = t->id;

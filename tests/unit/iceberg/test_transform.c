@@ -159,10 +159,12 @@ static void identity_human_strings_use_java_forms(void **state) {
     assert_human("identity", floe_ice_string_z("a b/c"), "a b/c");
     assert_human("identity", floe_ice_date(17501), "2017-12-01");
     assert_human("identity", floe_ice_timestamp(1512123175038194LL), "2017-12-01T10:12:55.038194");
-    assert_human("identity", floe_ice_timestamp(1512123120000000LL), "2017-12-01T10:12");
+    assert_human("identity", floe_ice_timestamp(1512123120000000LL), "2017-12-01T10:12:00");
     assert_human("identity", floe_ice_timestamp(1512123175000000LL), "2017-12-01T10:12:55");
-    assert_human("identity", floe_ice_timestamp(1512123175100000LL), "2017-12-01T10:12:55.100");
-    assert_human("identity", floe_ice_timestamptz(1512123175038194LL), "2017-12-01T10:12:55.038194Z");
+    assert_human("identity", floe_ice_timestamp(1512123175100000LL), "2017-12-01T10:12:55.1");
+    assert_human("identity", floe_ice_timestamp(-1), "1969-12-31T23:59:59.999999");
+    assert_human("identity", floe_ice_timestamptz(1512123175038194LL), "2017-12-01T10:12:55.038194+00:00");
+    assert_human("identity", floe_ice_timestamptz_ns(1512123175000000001LL), "2017-12-01T10:12:55.000000001+00:00");
     assert_human("identity", floe_ice_timestamp_ns(1512123175038194789LL), "2017-12-01T10:12:55.038194789");
     assert_human("identity", floe_ice_time(81068000000LL), "22:31:08");
     assert_human("identity", floe_ice_decimal(1420, 2), "14.20");
