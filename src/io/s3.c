@@ -843,6 +843,7 @@ static floe_status setup_handle(floe_s3_client *c, CURL *h, const s3_req *rq, co
     SETOPT(CURLOPT_HTTPHEADER, hdrs);
     SETOPT(CURLOPT_PROTOCOLS_STR, "http,https");
     SETOPT(CURLOPT_TCP_KEEPALIVE, 1L);
+    SETOPT(CURLOPT_BUFFERSIZE, 256L * 1024); /* fewer callbacks on big ranged reads */
     if (c->cfg.access_key_id) {
         SETOPT(CURLOPT_AWS_SIGV4, c->sigv4);
         SETOPT(CURLOPT_USERNAME, c->cfg.access_key_id);
