@@ -384,7 +384,15 @@ floe_status floe_thrift_writer_status(const floe_thrift_writer *w) {
 
 static void put(floe_thrift_writer *w, const void *p, size_t n) {
     if (w->failed) return;
-    uint8_t *dst = floe_buf_extend(w->out, n);
+    floe_buf *b = w->out;
+    /* Fast path: room for the bytes and floe_buf's trailing NUL. */
+    if (b->data && b->cap - b->len > n) {
+        memcpy(b->data + b->len, p, n);
+        b->len += n;
+        b->data[b->len] = 0;
+        return;
+    }
+    uint8_t *dst = floe_buf_extend(b, n);
     if (!dst) {
         w->failed = FLOE_ERR_OUT_OF_MEMORY;
         return;
