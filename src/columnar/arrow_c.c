@@ -520,6 +520,9 @@ static floe_status import_array_rec(import_holder *h, const struct ArrowArray *a
         return floe_error(FLOE_ERR_CORRUPT, "Arrow %s array has %lld children, needs %d",
                           floe_type_id_name(t->id), (long long)a->n_children, nc);
     int64_t end = a->offset + a->length;
+    if (t->byte_width > 0 && end > INT64_MAX / t->byte_width)
+        return floe_error(FLOE_ERR_CORRUPT, "Arrow array of %lld %d-byte values is too large", (long long)end,
+                          t->byte_width);
     floe_buffer *validity = NULL, *bufs[2] = {NULL, NULL};
     floe_array **kids = floe_calloc((size_t)(nc > 0 ? nc : 1), sizeof *kids);
     if (!kids) return floe_error(FLOE_ERR_OUT_OF_MEMORY, "out of memory importing an array");

@@ -170,6 +170,7 @@ static floe_status validate_rec(const floe_array *a, vpath *p, int depth) {
     }
     default:
         if (t->byte_width <= 0) return bad(p, "type %s has no width", floe_type_id_name(t->id));
+        if (end > INT64_MAX / t->byte_width) return bad(p, "%lld values of %d bytes overflow", (long long)end, t->byte_width);
         return need_bytes(p, a->buffers[0], "values", end * t->byte_width);
     }
 }
