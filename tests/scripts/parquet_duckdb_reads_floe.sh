@@ -31,6 +31,9 @@ CONFIGS=(
   "lz4_delta_rle|--codec lz4_raw --delta --rle-bool"
   "none_small_pages|--codec none --no-page-index --page-rows 50 --batch 777"
   "brotli|--codec brotli --level 3"
+  "v2_zstd|--codec zstd --v2 --dict-bytes 5000"
+  "v2_none_delta|--codec none --v2 --delta --rle-bool --no-crc"
+  "legacy_dict_snappy|--codec snappy --legacy-dict --page-rows 20000"
 )
 for c in "${CONFIGS[@]}"; do
     name=${c%%|*}

@@ -14,6 +14,9 @@
  *   --delta           DELTA_BINARY_PACKED for i32, i64, ts
  *   --rle-bool        RLE for the boolean column
  *   --no-page-index   omit ColumnIndex/OffsetIndex
+ *   --v2              DATA_PAGE_V2 pages
+ *   --legacy-dict     PLAIN_DICTIONARY encodings
+ *   --no-crc          no page CRCs
  * Prints a one-line summary (rows, row groups, file size) on success.
  * Not installed; built for the script tests only.
  */
@@ -64,6 +67,9 @@ int main(int argc, char **argv) {
         else if (!strcmp(a, "--dict-bytes")) o.dict_bytes = atoll(v), i++;
         else if (!strcmp(a, "--no-dict")) o.dictionary = false;
         else if (!strcmp(a, "--no-page-index")) o.write_page_index = false;
+        else if (!strcmp(a, "--v2")) o.data_page_v2 = true;
+        else if (!strcmp(a, "--legacy-dict")) o.legacy_dictionary = true;
+        else if (!strcmp(a, "--no-crc")) o.page_crc = false;
         else if (!strcmp(a, "--delta")) {
             cols[ncols++] = (floe_pq_column_option){3, NULL, FLOE_PQ_WENC_DELTA_BINARY_PACKED};
             cols[ncols++] = (floe_pq_column_option){4, NULL, FLOE_PQ_WENC_DELTA_BINARY_PACKED};

@@ -434,7 +434,9 @@ static floe_status load_dictionary(pq_column_reader *c, const pq_page *p) {
         if (!off) return floe_error(FLOE_ERR_OUT_OF_MEMORY, "out of memory for a dictionary");
         off[0] = 0;
         FLOE_TRY_CTX(pq_plain_binary(&d, off, &c->dict_data, n), "column '%s': dictionary", c->name);
-        if (!c->dict_data.data) FLOE_TRY(floe_buf_reserve(&c->dict_data, 1));
+        /* Slack after the last value lets the gather copy short strings
+         * with fixed-size moves. */
+        FLOE_TRY(floe_buf_reserve(&c->dict_data, PQ_GATHER_SLACK));
     } else {
         uint8_t *dst = floe_buf_extend(&c->dict_vals, n * c->width + 1);
         if (!dst) return floe_error(FLOE_ERR_OUT_OF_MEMORY, "out of memory for a dictionary");
@@ -697,9 +699,27 @@ static floe_status append_levels(floe_buf *dst, const floe_buf *src, int64_t fro
     return floe_buf_append(dst, src->data + from * 2, (size_t)n * 2);
 }
 
+/* Size the output for a flat batch up front: the buffers were handed to the
+ * previous batch's arrays, and growing them by doubling costs copies and
+ * page faults. */
+static floe_status presize(pq_column_reader *c, int64_t max_rows, pq_leaf_out *out) {
+    size_t n = (size_t)max_rows;
+    if (c->col->max_def_level > 0) FLOE_TRY(floe_buf_reserve(&out->def, n * 2));
+    if (c->col->max_rep_level > 0) return NULL; /* entries per row unknown */
+    switch (c->target) {
+    case PQ_T_FIXED: return floe_buf_reserve(&out->vals, n * c->width);
+    case PQ_T_BOOL: return floe_buf_reserve(&out->vals, n);
+    case PQ_T_BINARY:
+        FLOE_TRY(floe_buf_reserve(&out->vals, (n + 1) * 4));
+        return floe_buf_reserve(&out->data, c->last_data_bytes + c->last_data_bytes / 8);
+    default: return NULL;
+    }
+}
+
 floe_status pq_column_read(pq_column_reader *c, int64_t max_rows, pq_leaf_out *out) {
     const int16_t max_def = c->col->max_def_level, max_rep = c->col->max_rep_level;
     int64_t rows = 0;
+    FLOE_TRY(presize(c, max_rows, out));
     while (!c->eof) {
         if (!c->in_page || c->lvl_pos == c->lvl_n) {
             c->in_page = false;
@@ -745,5 +765,6 @@ floe_status pq_column_read(pq_column_reader *c, int64_t max_rows, pq_leaf_out *o
         if (stop) break;
     }
     out->rows += rows;
+    c->last_data_bytes = out->data.len;
     return NULL;
 }

@@ -112,6 +112,7 @@ typedef struct pq_column_reader {
     bool delta_live, dlba_live, dba_live;
 
     floe_buf idx, phys, phys_data; /* scratch */
+    size_t last_data_bytes;    /* BINARY bytes of the previous batch (presizing) */
 } pq_column_reader;
 
 /* Start on a column chunk held in memory: chunk[0] is at file offset

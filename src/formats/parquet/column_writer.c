@@ -15,6 +15,7 @@
  */
 #include <math.h>
 #include <string.h>
+#include <zlib.h>
 
 #include "floe/memory.h"
 #include "formats/parquet/encoding.h"
@@ -34,7 +35,7 @@ struct pqw_column {
     int64_t views_cap;
     uint32_t *u32;             /* levels widened for the RLE encoder */
     int64_t u32_cap;
-    floe_buf body, comp, hdr, tmp;
+    floe_buf body, comp, hdr, tmp, levels;
 
     /* the open page */
     int16_t *def, *rep;
@@ -133,6 +134,7 @@ void pqw_column_free(pqw_column *c) {
     floe_buf_free(&c->comp);
     floe_buf_free(&c->hdr);
     floe_buf_free(&c->tmp);
+    floe_buf_free(&c->levels);
     floe_free(c->def);
     floe_free(c->rep);
     floe_buf_free(&c->values);
@@ -532,44 +534,92 @@ static floe_status encode_values(pqw_column *c, int32_t enc) {
     }
 }
 
+/* Levels, values, compression and header of the open page.  v1: the body
+ * [rep][def][values] is compressed whole, levels with length prefixes.
+ * v2: levels without prefixes stay uncompressed ahead of the compressed
+ * values, their lengths in the header. */
 static floe_status flush_page(pqw_column *c) {
     if (c->n_levels == 0) return NULL;
     const pqw_leaf *L = c->leaf;
+    bool v2 = c->cfg.page_v2;
+    floe_buf *lv = v2 ? &c->levels : &c->body;
     floe_buf_clear(&c->body);
+    floe_buf_clear(&c->levels);
+    size_t rep_len = 0;
     if (L->max_rep > 0) {
         FLOE_TRY(widen(c, c->rep, c->n_levels));
-        FLOE_TRY(put_prefixed_rle(c, &c->body, c->n_levels, pq_bit_width((uint64_t)L->max_rep)));
+        int bw = pq_bit_width((uint64_t)L->max_rep);
+        if (v2) FLOE_TRY(pq_rle_encode(lv, c->u32, (size_t)c->n_levels, bw));
+        else FLOE_TRY(put_prefixed_rle(c, lv, c->n_levels, bw));
+        rep_len = lv->len;
     }
     if (L->max_def > 0) {
         FLOE_TRY(widen(c, c->def, c->n_levels));
-        FLOE_TRY(put_prefixed_rle(c, &c->body, c->n_levels, pq_bit_width((uint64_t)L->max_def)));
+        int bw = pq_bit_width((uint64_t)L->max_def);
+        if (v2) FLOE_TRY(pq_rle_encode(lv, c->u32, (size_t)c->n_levels, bw));
+        else FLOE_TRY(put_prefixed_rle(c, lv, c->n_levels, bw));
     }
+    size_t levels_len = c->levels.len;
     int32_t enc = value_encoding(c);
     FLOE_TRY(encode_values(c, enc));
-    if (c->body.len > INT32_MAX)
+    if (c->body.len + levels_len > INT32_MAX)
         return floe_error(FLOE_ERR_UNSUPPORTED, "Parquet writer: column '%s': page over 2 GiB",
                           L->dotted);
     const floe_buf *body;
     FLOE_TRY(compress_body(c, &body));
+    if (v2 && levels_len) {
+        /* The page on disk is levels then (compressed) values. */
+        floe_buf_clear(&c->tmp);
+        FLOE_TRY(floe_buf_append(&c->tmp, c->levels.data, levels_len));
+        FLOE_TRY(floe_buf_append(&c->tmp, body->data, body->len));
+        body = &c->tmp;
+    }
 
     int64_t nulls = c->n_levels - c->page_values;
     c->page_stats.null_count = nulls;
     floe_pq_page_header ph;
     memset(&ph, 0, sizeof ph);
-    ph.type = FLOE_PQ_PAGE_DATA;
-    ph.uncompressed_page_size = (int32_t)c->body.len;
+    ph.uncompressed_page_size = (int32_t)(c->body.len + levels_len);
     ph.compressed_page_size = (int32_t)body->len;
-    ph.has_data_page_header = true;
-    ph.data_page_header.num_values = (int32_t)c->n_levels;
-    ph.data_page_header.encoding = enc;
-    ph.data_page_header.definition_level_encoding = FLOE_PQ_ENC_RLE;
-    ph.data_page_header.repetition_level_encoding = FLOE_PQ_ENC_RLE;
+    if (c->cfg.page_crc) {
+        ph.has_crc = true;
+        ph.crc = (int32_t)(uint32_t)crc32(0L, body->data, (uInt)body->len);
+    }
+    int32_t wire_enc = enc == FLOE_PQ_ENC_RLE_DICTIONARY && c->cfg.legacy_dictionary
+                           ? FLOE_PQ_ENC_PLAIN_DICTIONARY : enc;
+    floe_pq_statistics *stats;
+    bool *has_stats;
+    if (v2) {
+        ph.type = FLOE_PQ_PAGE_DATA_V2;
+        ph.has_data_page_header_v2 = true;
+        floe_pq_data_page_header_v2 *h = &ph.data_page_header_v2;
+        h->num_values = (int32_t)c->n_levels;
+        h->num_nulls = (int32_t)nulls;
+        h->num_rows = (int32_t)c->page_rows;
+        h->encoding = wire_enc;
+        h->definition_levels_byte_length = (int32_t)(levels_len - rep_len);
+        h->repetition_levels_byte_length = (int32_t)rep_len;
+        h->is_compressed = c->cfg.codec != FLOE_CODEC_NONE;
+        stats = &h->statistics;
+        has_stats = &h->has_statistics;
+    } else {
+        ph.type = FLOE_PQ_PAGE_DATA;
+        ph.has_data_page_header = true;
+        floe_pq_data_page_header *h = &ph.data_page_header;
+        h->num_values = (int32_t)c->n_levels;
+        h->encoding = wire_enc;
+        h->definition_level_encoding = FLOE_PQ_ENC_RLE;
+        h->repetition_level_encoding = FLOE_PQ_ENC_RLE;
+        stats = &h->statistics;
+        has_stats = &h->has_statistics;
+    }
     floe_buf min = FLOE_BUF_INIT, max = FLOE_BUF_INIT;
     floe_status st = NULL;
     if (L->order != PQW_ORD_NONE) {
-        st = fill_stats(c, &c->page_stats, nulls, &min, &max, &ph.data_page_header.statistics);
-        ph.data_page_header.has_statistics = c->cfg.page_stats;
+        st = fill_stats(c, &c->page_stats, nulls, &min, &max, stats);
+        *has_stats = c->cfg.page_stats;
     }
+    enc = wire_enc;
 
     pqw_chunk *ch = &c->chunk;
     if (!st) st = grow_pages(ch);
@@ -593,17 +643,18 @@ static floe_status flush_page(pqw_column *c) {
         ch->n_pages++;
         if (!pi->null_page && !pi->has_bounds) ch->index_ok = false; /* all NaN */
         ch->uncompressed += (int64_t)ch->bytes.len - at - (int64_t)body->len +
-                            (int64_t)c->body.len;
+                            (int64_t)ph.uncompressed_page_size;
         ch->num_values += c->n_levels;
         c->page_enc_count[enc]++;
-        if (enc == FLOE_PQ_ENC_RLE_DICTIONARY) c->dict_used = true;
+        if (enc == FLOE_PQ_ENC_RLE_DICTIONARY || enc == FLOE_PQ_ENC_PLAIN_DICTIONARY)
+            c->dict_used = true;
     }
     floe_buf_free(&min);
     floe_buf_free(&max);
     if (!st) st = pqw_stats_merge(&ch->stats, &c->page_stats);
     if (st) return floe_status_wrap(st, "Parquet writer: column '%s'", L->dotted);
 
-    if (enc == FLOE_PQ_ENC_RLE_DICTIONARY && ch->n_pages == 1 && !dictionary_worthwhile(c))
+    if (c->dict_on && ch->n_pages == 1 && !dictionary_worthwhile(c))
         c->dict_on = false;
     pqw_stats_reset(&c->page_stats);
     c->page_plain_bytes = 0;
@@ -652,6 +703,32 @@ static floe_status add_levels(pqw_column *c, const pqw_levels *lv, int64_t from,
     return NULL;
 }
 
+/* PLAIN pages of wide values: shrink the step [i, *j) (starting at value v)
+ * so the page stays near page_bytes, cutting at a row boundary and keeping
+ * at least one row.  Returns the rows left in the step. */
+static int64_t cut_by_bytes(const pqw_column *c, const pqw_levels *lv, int64_t i, int64_t *j,
+                            int64_t v, int64_t rows) {
+    const pqw_leaf *L = c->leaf;
+    int64_t room = c->cfg.page_bytes - page_estimate(c);
+    if (c->width && (int64_t)c->width * (*j - i) <= room) return rows;
+    const floe_array *a = lv->leaf;
+    int64_t bytes = 0, r = 1;
+    for (int64_t k = i; k < *j; k++) {
+        if (k > i && (L->max_rep == 0 || lv->rep[k] == 0)) {
+            if (bytes > room) {
+                *j = k;
+                return r;
+            }
+            r++;
+        }
+        if (L->max_def == 0 || lv->def[k] == L->max_def) {
+            bytes += c->width ? c->width : 4 + floe_array_get_str(a, lv->slots[v]).len;
+            v++;
+        }
+    }
+    return rows;
+}
+
 floe_status pqw_column_append(pqw_column *c, const pqw_levels *lv) {
     const pqw_leaf *L = c->leaf;
     int64_t i = 0, v = 0;
@@ -675,6 +752,8 @@ floe_status pqw_column_append(pqw_column *c, const pqw_levels *lv) {
                 j++;
             }
         }
+        if (!c->dict_on && c->leaf->phys != FLOE_PQ_BOOLEAN && c->width != 4 && c->width != 8)
+            rows = cut_by_bytes(c, lv, i, &j, v, rows);
         int64_t nv = j - i;
         if (L->max_def > 0) {
             nv = 0;
@@ -717,7 +796,12 @@ floe_status pqw_column_finish(pqw_column *c, pqw_chunk *out) {
         ph.compressed_page_size = (int32_t)body->len;
         ph.has_dictionary_page_header = true;
         ph.dictionary_page_header.num_values = (int32_t)c->n_dict;
-        ph.dictionary_page_header.encoding = FLOE_PQ_ENC_PLAIN;
+        ph.dictionary_page_header.encoding =
+            c->cfg.legacy_dictionary ? FLOE_PQ_ENC_PLAIN_DICTIONARY : FLOE_PQ_ENC_PLAIN;
+        if (c->cfg.page_crc) {
+            ph.has_crc = true;
+            ph.crc = (int32_t)(uint32_t)crc32(0L, body->data, (uInt)body->len);
+        }
         floe_buf_clear(&c->tmp);
         FLOE_TRY(floe_pq_encode_page_header(&ph, &c->tmp));
         size_t hdr = c->tmp.len;
@@ -729,20 +813,24 @@ floe_status pqw_column_finish(pqw_column *c, pqw_chunk *out) {
         ch->dict_size = (int64_t)(hdr + body->len);
         ch->uncompressed += (int64_t)(hdr + c->body.len);
         for (int32_t p = 0; p < ch->n_pages; p++) ch->pages[p].offset += ch->dict_size;
+        int32_t de = ph.dictionary_page_header.encoding;
         ch->enc_stats[ch->n_enc_stats++] =
-            (floe_pq_page_encoding_stats){FLOE_PQ_PAGE_DICTIONARY, FLOE_PQ_ENC_PLAIN, 1};
-        add_encoding(ch, FLOE_PQ_ENC_PLAIN);
+            (floe_pq_page_encoding_stats){FLOE_PQ_PAGE_DICTIONARY, de, 1};
+        add_encoding(ch, de);
     }
     if (c->leaf->max_def > 0 || c->leaf->max_rep > 0) add_encoding(ch, FLOE_PQ_ENC_RLE);
-    static const int32_t order[] = {FLOE_PQ_ENC_RLE_DICTIONARY, FLOE_PQ_ENC_PLAIN,
-                                    FLOE_PQ_ENC_DELTA_BINARY_PACKED, FLOE_PQ_ENC_RLE};
-    for (int k = 0; k < 4; k++) {
+    static const int32_t order[] = {FLOE_PQ_ENC_RLE_DICTIONARY, FLOE_PQ_ENC_PLAIN_DICTIONARY,
+                                    FLOE_PQ_ENC_PLAIN, FLOE_PQ_ENC_DELTA_BINARY_PACKED,
+                                    FLOE_PQ_ENC_RLE};
+    for (int k = 0; k < 5; k++) {
         int32_t e = order[k];
         if (!c->page_enc_count[e]) continue;
         add_encoding(ch, e);
-        if (ch->n_enc_stats < 3)
+        if (ch->n_enc_stats < 6)
             ch->enc_stats[ch->n_enc_stats++] =
-                (floe_pq_page_encoding_stats){FLOE_PQ_PAGE_DATA, e, c->page_enc_count[e]};
+                (floe_pq_page_encoding_stats){c->cfg.page_v2 ? FLOE_PQ_PAGE_DATA_V2
+                                                                : FLOE_PQ_PAGE_DATA,
+                                               e, c->page_enc_count[e]};
     }
     *out = *ch;
     memset(ch, 0, sizeof *ch);

@@ -150,6 +150,10 @@ floe_status pq_plain_encode_bool(floe_buf *out, const uint8_t *v, size_t n) FLOE
 floe_status pq_dict_gather_fixed(const uint8_t *dict, uint32_t dict_len, size_t width,
                                  const uint32_t *idx, size_t n, void *out,
                                  uint64_t base) FLOE_WARN_UNUSED;
+/* The binary gather copies values of up to PQ_GATHER_SLACK bytes with one
+ * fixed-size move, so dict_data must have that many readable bytes after its
+ * last value (floe_buf_reserve them). */
+#define PQ_GATHER_SLACK 16
 floe_status pq_dict_gather_binary(const int32_t *dict_offsets, const uint8_t *dict_data,
                                   uint32_t dict_len, const uint32_t *idx, size_t n,
                                   int32_t *offsets, floe_buf *data,

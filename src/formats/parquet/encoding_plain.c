@@ -195,12 +195,15 @@ floe_status pq_dict_gather_binary(const int32_t *dict_offsets, const uint8_t *di
         total += (uint64_t)(dict_offsets[idx[i] + 1] - dict_offsets[idx[i]]);
     if ((uint64_t)offsets[0] + total > INT32_MAX)
         return floe_error(FLOE_ERR_UNSUPPORTED, "more than 2 GiB of BYTE_ARRAY data in one batch");
-    FLOE_TRY(floe_buf_reserve(data, (size_t)total));
+    FLOE_TRY(floe_buf_reserve(data, (size_t)total + PQ_GATHER_SLACK));
     uint8_t *dst = data->data + data->len;
     int32_t off = offsets[0];
     for (size_t i = 0; i < n; i++) {
         int32_t s = dict_offsets[idx[i]], len = dict_offsets[idx[i] + 1] - s;
-        memcpy(dst, dict_data + s, (size_t)len);
+        if (len <= PQ_GATHER_SLACK) /* short: one fixed move, inlined */
+            memcpy(dst, dict_data + s, PQ_GATHER_SLACK);
+        else
+            memcpy(dst, dict_data + s, (size_t)len);
         dst += len;
         off += len;
         offsets[i + 1] = off;

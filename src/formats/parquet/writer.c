@@ -58,6 +58,7 @@ void floe_pq_write_options_init(floe_pq_write_options *o) {
     o->dictionary = true;
     o->write_page_index = true;
     o->write_page_stats = true;
+    o->page_crc = true;
     o->stats_truncate = 64;
 }
 
@@ -187,6 +188,8 @@ static floe_status setup(floe_pq_writer *w, const floe_schema *schema,
         pqw_column_config cfg = {.codec = o->codec, .level = o->level,
                                  .page_bytes = o->page_bytes, .page_rows = o->page_rows,
                                  .dict_bytes = o->dict_bytes, .page_stats = o->write_page_stats,
+                                 .page_crc = o->page_crc, .page_v2 = o->data_page_v2,
+                                 .legacy_dictionary = o->legacy_dictionary,
                                  .stats_truncate = o->stats_truncate};
         FLOE_TRY(resolve_encoding(o, L, &cfg.encoding));
         FLOE_TRY(pqw_column_new(L, &cfg, &w->cols[i]));
@@ -270,14 +273,26 @@ int64_t floe_pq_writer_estimated_size(const floe_pq_writer *w) {
 
 int64_t floe_pq_writer_rows(const floe_pq_writer *w) { return w->total_rows; }
 
+/* Rows per step: as many as should fit in what is left of the row group
+ * at the bytes per row seen so far (at least 1, at most STEP_ROWS), so
+ * wide rows cannot overshoot row_group_bytes by a whole step. */
+static int64_t step_rows(const floe_pq_writer *w, int64_t buffered_now) {
+    if (w->rg_rows == 0) return 16; /* a probe: its bytes per row size the next step */
+    if (buffered_now <= 0) return STEP_ROWS;
+    int64_t per_row = buffered_now / w->rg_rows + 1;
+    int64_t left = w->opts.row_group_bytes - buffered_now;
+    int64_t n = left / per_row;
+    return n < 1 ? 1 : n > STEP_ROWS ? STEP_ROWS : n;
+}
+
 static floe_status write_batch(floe_pq_writer *w, const floe_batch *b) {
     if (!floe_type_compatible(b->schema, w->schema.schema))
         return floe_error(FLOE_ERR_TYPE,
                           "Parquet writer: batch schema does not match the file's schema");
-    int64_t pos = 0;
+    int64_t pos = 0, now = buffered(w);
     while (pos < b->num_rows) {
-        int64_t take = b->num_rows - pos;
-        if (take > STEP_ROWS) take = STEP_ROWS;
+        int64_t take = b->num_rows - pos, step = step_rows(w, now);
+        if (take > step) take = step;
         if (take > w->opts.row_group_rows - w->rg_rows) take = w->opts.row_group_rows - w->rg_rows;
         for (int32_t i = 0; i < w->schema.n_leaves; i++) {
             const pqw_leaf *L = &w->schema.leaves[i];
@@ -287,8 +302,11 @@ static floe_status write_batch(floe_pq_writer *w, const floe_batch *b) {
         pos += take;
         w->rg_rows += take;
         w->total_rows += take;
-        if (w->rg_rows >= w->opts.row_group_rows || buffered(w) >= w->opts.row_group_bytes)
+        now = buffered(w);
+        if (w->rg_rows >= w->opts.row_group_rows || now >= w->opts.row_group_bytes) {
             FLOE_TRY(flush_row_group(w));
+            now = 0;
+        }
     }
     return NULL;
 }

@@ -11,7 +11,7 @@
  * FIXED[16] with the UUID logical type.  Converted types are set too, where
  * the spec has one, for old readers.
  *
- * Pages are data page v1 with RLE levels; values are dictionary encoded
+ * Pages are data page v1 (or v2) with RLE levels; values are dictionary encoded
  * (RLE_DICTIONARY indices, PLAIN dictionary page) until the dictionary
  * outgrows `dict_bytes`, then PLAIN.  Compressed pages are kept in memory
  * per column chunk until the row group is full, then written out; so the
@@ -75,6 +75,12 @@ typedef struct floe_pq_write_options {
     bool dictionary;           /* default true */
     bool write_page_index;     /* default true: ColumnIndex + OffsetIndex */
     bool write_page_stats;     /* default true: statistics in page headers */
+    bool page_crc;             /* default true: CRC32 in every page header */
+    bool data_page_v2;         /* default false: DATA_PAGE_V2 pages */
+    /* default false: dictionary pages and indices marked PLAIN_DICTIONARY
+     * (Parquet 1.0 style, for very old readers) instead of PLAIN /
+     * RLE_DICTIONARY. */
+    bool legacy_dictionary;
     int32_t stats_truncate;    /* default 64: max bytes of a binary min/max */
     const floe_pq_column_option *columns;
     int32_t n_columns;

@@ -171,9 +171,9 @@ typedef struct pqw_chunk {
     int64_t size;            /* bytes of the chunk (set when written) */
     int64_t num_values;      /* levels */
     int64_t uncompressed;    /* headers + uncompressed bodies */
-    int32_t encodings[4];
+    int32_t encodings[6];
     int32_t n_encodings;
-    floe_pq_page_encoding_stats enc_stats[3];
+    floe_pq_page_encoding_stats enc_stats[6];
     int32_t n_enc_stats;
     pqw_stats stats;         /* the chunk's statistics */
     pqw_page_info *pages;
@@ -189,6 +189,9 @@ typedef struct pqw_column_config {
     int64_t page_bytes, page_rows, dict_bytes;
     floe_pq_value_encoding encoding;   /* resolved: never DEFAULT */
     bool page_stats;
+    bool page_crc;           /* CRC32 of every page */
+    bool page_v2;            /* DATA_PAGE_V2 instead of v1 */
+    bool legacy_dictionary;  /* PLAIN_DICTIONARY instead of RLE_DICTIONARY/PLAIN */
     int32_t stats_truncate;
 } pqw_column_config;
 

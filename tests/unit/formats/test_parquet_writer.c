@@ -110,17 +110,20 @@ static void plain_delta_rle_and_dictionary_fallback_round_trip(void **state) {
                                     {4, NULL, FLOE_PQ_WENC_DELTA_BINARY_PACKED},
                                     {-1, "l.list.element", FLOE_PQ_WENC_DELTA_BINARY_PACKED},
                                     {2, NULL, FLOE_PQ_WENC_RLE}};
-    for (int k = 0; k < 3; k++) {
+    for (int k = 0; k < 5; k++) {
         floe_pq_write_options o;
         floe_pq_write_options_init(&o);
         o.row_group_rows = 2000;
         o.page_rows = 333;
         if (k == 0) o.dictionary = false;
-        if (k == 1) {
+        if (k == 1 || k == 4) {
             o.columns = cols;
             o.n_columns = 4;
         }
         if (k == 2) o.dict_bytes = 1500; /* falls back to PLAIN mid-chunk */
+        if (k >= 3) o.data_page_v2 = true;
+        if (k == 3) o.codec = FLOE_CODEC_NONE;
+        if (k == 4) o.legacy_dictionary = true;
         snprintf(path, sizeof path, "%s/enc%d.parquet", dir, k);
         assert_ok(write_sample(path, &o, 4500, 1000, NULL));
         check_roundtrip(path, 4500);
@@ -134,7 +137,15 @@ static void plain_delta_rle_and_dictionary_fallback_round_trip(void **state) {
         }
         if (k == 0) assert_false(dict);
         if (k == 2) assert_true(plain && dict && m->has_dictionary_page_offset);
-        if (k == 1) {
+        if (k == 4) assert_true(m->num_encoding_stats > 0 &&
+                                m->encoding_stats[0].encoding == FLOE_PQ_ENC_PLAIN_DICTIONARY);
+        if (k >= 3) {
+            floe_pq_offset_index *oi = NULL;
+            assert_ok(floe_pq_file_read_offset_index(f, 0, 14, &oi));
+            assert_int_equal(oi->page_locations[1].first_row_index, 333);
+            floe_pq_offset_index_free(oi);
+        }
+        if (k == 1 || k == 4) {
             const floe_pq_column_meta *d = &floe_pq_file_chunk(f, 0, 2)->meta_data; /* i32 */
             bool delta = false;
             for (uint32_t e = 0; e < d->num_encodings; e++)
@@ -440,6 +451,79 @@ static void long_strings_get_truncated_page_bounds(void **state) {
     floe_type_release(s);
 }
 
+static void row_groups_and_pages_split_by_bytes(void **state) {
+    (void)state;
+    char dir[512], path[700];
+    floe_test_tmpdir(dir, sizeof dir, "pqw_bytes");
+    snprintf(path, sizeof path, "%s/b.parquet", dir);
+    floe_field f = {(char *)"s", floe_type_primitive(FLOE_TYPE_STRING), true, 1};
+    floe_schema *s = NULL;
+    assert_ok(floe_type_struct(&f, 1, &s));
+    floe_builder *b = NULL;
+    assert_ok(floe_builder_new(s->children[0].type, 64, &b));
+    static char big[100001];
+    for (int i = 0; i < 64; i++) {
+        memset(big, 'a' + i % 26, sizeof big - 1);
+        snprintf(big, 16, "%06d", i); /* distinct, incompressible enough */
+        big[6] = 'x';
+        assert_ok(floe_builder_append_binary(b, big, sizeof big - 1));
+    }
+    floe_array *a = NULL;
+    assert_ok(floe_builder_finish(b, &a));
+    floe_batch *batch = NULL;
+    assert_ok(floe_batch_new(s, &a, 1, 64, &batch));
+    floe_output *out = NULL;
+    assert_ok(floe_output_create_local(path, 1, &out));
+    floe_pq_write_options o;
+    floe_pq_write_options_init(&o);
+    o.codec = FLOE_CODEC_NONE;
+    o.dictionary = false;
+    o.page_bytes = 250000;      /* ~3 values per page */
+    o.row_group_bytes = 1500000; /* several row groups */
+    floe_pq_writer *w = NULL;
+    assert_ok(floe_pq_writer_open(out, s, &o, &w));
+    assert_ok(floe_pq_writer_write(w, batch));
+    assert_true(floe_pq_writer_estimated_size(w) > 64 * 100000 / 2);
+    assert_int_equal(floe_pq_writer_rows(w), 64);
+    floe_pq_write_result *res = NULL;
+    assert_ok(floe_pq_writer_close(w, &res));
+    assert_true(res->n_row_groups >= 4);
+    floe_pq_file *pf = NULL;
+    assert_ok(floe_pq_file_open_path(path, &pf));
+    for (int rg = 0; rg < res->n_row_groups; rg++) {
+        floe_pq_offset_index *oi = NULL;
+        assert_ok(floe_pq_file_read_offset_index(pf, rg, 0, &oi));
+        for (uint32_t p = 0; p < oi->num_pages; p++)
+            assert_true(oi->page_locations[p].compressed_page_size < 400000);
+        assert_true(oi->num_pages >= 2);
+        floe_pq_offset_index_free(oi);
+    }
+    floe_pq_file_close(pf);
+    floe_pq_write_result_free(res);
+    /* and it reads back */
+    floe_pq_reader *r = NULL;
+    assert_ok(floe_pq_reader_open_path(path, NULL, &r));
+    int64_t rows = 0;
+    for (;;) {
+        floe_batch *got = NULL;
+        assert_ok(floe_pq_reader_next(r, &got));
+        if (!got) break;
+        for (int64_t i = 0; i < got->num_rows; i++) {
+            floe_strview v = floe_array_get_str(got->columns[0], i);
+            assert_int_equal(v.len, 100000);
+            assert_int_equal(atoi(v.data), rows + i);
+        }
+        rows += got->num_rows;
+        floe_batch_release(got);
+    }
+    assert_int_equal(rows, 64);
+    floe_pq_reader_close(r);
+    floe_batch_release(batch);
+    floe_array_release(a);
+    floe_builder_free(b);
+    floe_type_release(s);
+}
+
 FLOE_TEST_MAIN(cmocka_unit_test(every_codec_round_trips_every_type),
                cmocka_unit_test(plain_delta_rle_and_dictionary_fallback_round_trip),
                cmocka_unit_test(bad_encoding_override_is_rejected),
@@ -448,4 +532,5 @@ FLOE_TEST_MAIN(cmocka_unit_test(every_codec_round_trips_every_type),
                cmocka_unit_test(null_in_required_column_fails_the_write),
                cmocka_unit_test(all_nan_page_drops_the_column_index),
                cmocka_unit_test(empty_file_is_valid),
-               cmocka_unit_test(long_strings_get_truncated_page_bounds))
+               cmocka_unit_test(long_strings_get_truncated_page_bounds),
+               cmocka_unit_test(row_groups_and_pages_split_by_bytes))
