@@ -680,6 +680,7 @@ typedef struct s3_resp {
     floe_buf body;
     size_t dst_done;
     char etag[200];
+    char bucket_region[64]; /* x-amz-bucket-region, sent with wrong-region errors */
     int64_t content_length; /* -1 if unknown */
     int attempts;
 } s3_resp;
@@ -738,6 +739,16 @@ static size_t on_body(char *p, size_t size, size_t nmemb, void *ud) {
 static size_t on_header(char *p, size_t size, size_t nmemb, void *ud) {
     s3_xfer *x = ud;
     size_t n = size * nmemb;
+    if (n > 20 && strncasecmp(p, "x-amz-bucket-region:", 20) == 0) {
+        const char *v = p + 20;
+        size_t vl = n - 20;
+        while (vl && (*v == ' ' || *v == '\t')) v++, vl--;
+        while (vl && (v[vl - 1] == '\r' || v[vl - 1] == '\n' || v[vl - 1] == ' ')) vl--;
+        if (vl >= sizeof x->rs->bucket_region) vl = sizeof x->rs->bucket_region - 1;
+        memcpy(x->rs->bucket_region, v, vl);
+        x->rs->bucket_region[vl] = 0;
+        return n;
+    }
     if (n > 5 && strncasecmp(p, "ETag:", 5) == 0) {
         const char *v = p + 5;
         size_t vl = n - 5;
@@ -958,12 +969,16 @@ static floe_status http_error(const floe_s3_client *c, const s3_req *rq, const s
     loc_text(rq->loc, where, sizeof where);
     floe_buf code = FLOE_BUF_INIT, msg = FLOE_BUF_INIT;
     error_details(c, rs, &code, &msg);
-    char tries[48] = "";
+    char tries[48] = "", hint[128] = "";
     if (attempts > 1) snprintf(tries, sizeof tries, ", %d attempts", attempts);
+    /* a wrong region answers 301/400 and names the right one in a header */
+    if (rs->bucket_region[0] && strcmp(rs->bucket_region, c->cfg.region) != 0)
+        snprintf(hint, sizeof hint, "; the bucket is in region %s, not %s (set s3.region)",
+                 rs->bucket_region, c->cfg.region);
     floe_status st = floe_error(
-        status_code_of(rs->status), "%s: HTTP %ld%s%s%s%s (%s%s)", where, rs->status,
+        status_code_of(rs->status), "%s: HTTP %ld%s%s%s%s (%s%s)%s", where, rs->status,
         code.len ? " " : "", floe_buf_cstr(&code), msg.len ? ": " : "", floe_buf_cstr(&msg),
-        rq->method, tries);
+        rq->method, tries, hint);
     floe_buf_free(&code);
     floe_buf_free(&msg);
     return st;
@@ -991,6 +1006,7 @@ static floe_status perform(floe_s3_client *c, const s3_req *rq, s3_resp *rs) {
         floe_buf_clear(&rs->body);
         rs->dst_done = 0;
         rs->etag[0] = 0;
+        rs->bucket_region[0] = 0;
         rs->status = 0;
         st = setup_handle(c, h, rq, floe_buf_cstr(&url), hdrs, &x, errbuf);
         if (!st && connect_to && curl_easy_setopt(h, CURLOPT_CONNECT_TO, connect_to) != CURLE_OK)
@@ -1119,7 +1135,7 @@ static floe_status head_object(floe_s3_client *c, const s3_loc *l, int64_t *size
     s3_req rq = {.method = "HEAD", .loc = l, .max_body = 1 << 16};
     s3_resp rs = {0};
     floe_status st = perform(c, &rq, &rs);
-    if (st && rs.status >= 400 && rs.status < 500 && rs.status != 429) {
+    if (st && rs.status >= 300 && rs.status < 500 && rs.status != 429) {
         s3_req g = {.method = "GET", .loc = l, .range = "bytes=0-0", .max_body = 1 << 16};
         s3_resp grs = {0};
         floe_status gst = perform(c, &g, &grs);

@@ -18,6 +18,10 @@
 //   - it answers AbortMultipartUpload itself (s3rver lacks it) and counts it,
 //     answers 404 NoSuchUpload to a second completion of an upload (as S3
 //     does), and "completelost-" keys lose the first completion's response;
+//   - canned answers: listings of prefixes "listbad-notoken" (truncated
+//     without a continuation token), "listbad-entity" (unknown XML entity),
+//     "listbad-size" (bad Size); "wrongregion-" keys answer 301
+//     PermanentRedirect with x-amz-bucket-region, as S3 does;
 //   - virtual-hosted requests ("<bucket>.s3.test:port") are rewritten to
 //     path style before s3rver sees them;
 //   - GET /__floe/count?key=K[&method=M] tells how many requests it saw
@@ -202,6 +206,30 @@ function startProxy(s3port) {
       if (p.includes('slowdown-') && n <= 1) return s3error(res, 503, 'SlowDown', 'Please reduce your request rate.');
       if (p.includes('throttle429-') && n <= 1) return s3error(res, 429, 'TooManyRequests', 'Too many requests.');
       if (p.includes('deny403-')) return s3error(res, 403, 'AccessDenied', 'Access Denied');
+      // Canned responses for what s3rver cannot be made to do.
+      const listPrefix = url.searchParams.get('prefix') || '';
+      if (req.method === 'GET' && listPrefix.startsWith('listbad-notoken')) {
+        const xml = '<?xml version="1.0" encoding="UTF-8"?><ListBucketResult><Name>b</Name>' +
+          '<Contents><Key>listbad-notoken/a</Key><Size>1</Size></Contents><IsTruncated>true</IsTruncated></ListBucketResult>';
+        res.writeHead(200, { 'Content-Type': 'application/xml' });
+        return res.end(xml);
+      }
+      if (req.method === 'GET' && listPrefix.startsWith('listbad-entity')) {
+        const xml = '<?xml version="1.0" encoding="UTF-8"?><ListBucketResult><Name>b</Name>' +
+          '<Contents><Key>listbad-entity/a&bogus;</Key><Size>1</Size></Contents><IsTruncated>false</IsTruncated></ListBucketResult>';
+        res.writeHead(200, { 'Content-Type': 'application/xml' });
+        return res.end(xml);
+      }
+      if (req.method === 'GET' && listPrefix.startsWith('listbad-size')) {
+        const xml = '<?xml version="1.0" encoding="UTF-8"?><ListBucketResult><Name>b</Name>' +
+          '<Contents><Key>listbad-size/a</Key><Size>12x</Size></Contents><IsTruncated>false</IsTruncated></ListBucketResult>';
+        res.writeHead(200, { 'Content-Type': 'application/xml' });
+        return res.end(xml);
+      }
+      if (p.includes('wrongregion-')) {
+        res.setHeader('x-amz-bucket-region', 'ap-northeast-1');
+        return s3error(res, 301, 'PermanentRedirect', 'The bucket you are attempting to access must be addressed using the specified endpoint.');
+      }
       if (p.includes('partfail-') && req.method === 'PUT' && url.searchParams.get('partNumber') === '2')
         return s3error(res, 400, 'InvalidPart', 'One or more of the specified parts could not be found.');
       if (p.includes('fail404-')) return s3error(res, 404, 'NoSuchKey', 'The specified key does not exist.');

@@ -450,6 +450,37 @@ static void list_follows_continuation_tokens_within_the_prefix(void **state) {
     floe_fileio_free(io);
 }
 
+static floe_status ignore_listed(void *ctx, const floe_file_info *info) {
+    (void)ctx;
+    (void)info;
+    return NULL;
+}
+
+static void malformed_listings_are_corrupt_not_endless(void **state) {
+    (void)state;
+    NEED_PEER();
+    floe_fileio *io = make_io(NULL, 0);
+    assert_error(floe_fileio_list(io, "s3://" BUCKET "/listbad-notoken", ignore_listed, NULL),
+                 FLOE_ERR_CORRUPT, "without a new continuation token");
+    assert_error(floe_fileio_list(io, "s3://" BUCKET "/listbad-entity", ignore_listed, NULL),
+                 FLOE_ERR_CORRUPT, "&bogus;");
+    assert_error(floe_fileio_list(io, "s3://" BUCKET "/listbad-size", ignore_listed, NULL),
+                 FLOE_ERR_CORRUPT, "Size");
+    floe_fileio_free(io);
+}
+
+static void a_wrong_region_error_names_the_right_region(void **state) {
+    (void)state;
+    NEED_PEER();
+    floe_fileio *io = make_io(NULL, 0);
+    floe_input *in = NULL;
+    assert_error(floe_fileio_open_input(io, "s3://" BUCKET "/wrongregion-x", &in), FLOE_ERR_IO,
+                 "HTTP 301 PermanentRedirect");
+    assert_error(floe_fileio_open_input(io, "s3://" BUCKET "/wrongregion-x", &in), FLOE_ERR_IO,
+                 "the bucket is in region ap-northeast-1, not eu-west-3 (set s3.region)");
+    floe_fileio_free(io);
+}
+
 static void missing_key_error_names_object_status_and_code(void **state) {
     (void)state;
     NEED_PEER();
@@ -729,6 +760,8 @@ int main(void) {
         cmocka_unit_test(create_without_overwrite_refuses_an_existing_object),
         cmocka_unit_test(exists_and_delete_follow_the_object),
         cmocka_unit_test(list_follows_continuation_tokens_within_the_prefix),
+        cmocka_unit_test(malformed_listings_are_corrupt_not_endless),
+        cmocka_unit_test(a_wrong_region_error_names_the_right_region),
         cmocka_unit_test(missing_key_error_names_object_status_and_code),
         cmocka_unit_test(wrong_credentials_are_auth_errors_without_secrets),
         cmocka_unit_test(server_errors_are_retried_until_success),
