@@ -395,7 +395,7 @@ static void print_stats(const floe_pq_column *c, const floe_pq_statistics *s) {
 
 /* ----------------------------------------------------------------- meta */
 
-static void print_chunk(const floe_pq_file *f, const floe_pq_column_chunk *cc,
+static void print_chunk(const floe_pq_file *f, int row_group, const floe_pq_column_chunk *cc,
                         const floe_pq_column *col, int index) {
     const floe_pq_column_meta *m = &cc->meta_data;
     char kind[64];
@@ -415,6 +415,16 @@ static void print_chunk(const floe_pq_file *f, const floe_pq_column_chunk *cc,
     else printf("      stats: (none)\n");
     printf("      page index: column_index=%s offset_index=%s",
            cc->has_column_index ? "yes" : "no", cc->has_offset_index ? "yes" : "no");
+    if (cc->has_offset_index) {
+        /* The page count is worth one small read; a bad index is reported
+         * in place rather than failing the whole listing. */
+        floe_pq_offset_index *oi = NULL;
+        floe_status st = floe_pq_file_read_offset_index(f, row_group, index, &oi);
+        if (st) printf(" (unreadable: %s)", floe_status_message(st));
+        else printf(" pages=%u", oi->num_pages);
+        floe_status_free(st);
+        floe_pq_offset_index_free(oi);
+    }
     if (m->has_bloom_filter_offset) {
         printf(" bloom_filter_offset=%" PRId64, m->bloom_filter_offset);
         if (m->has_bloom_filter_length) printf(" bloom_filter_length=%d", (int)m->bloom_filter_length);
@@ -428,7 +438,6 @@ static void print_chunk(const floe_pq_file *f, const floe_pq_column_chunk *cc,
                    (int)m->encoding_stats[e].count);
         printf("\n");
     }
-    (void)f;
 }
 
 static floe_status cmd_meta(int argc, char **argv) {
@@ -467,7 +476,8 @@ static floe_status cmd_meta(int argc, char **argv) {
                    sc->descending ? "desc" : "asc", sc->nulls_first ? "first" : "last");
         }
         for (uint32_t c = 0; c < rg->num_columns; c++)
-            print_chunk(f, &rg->columns[c], floe_pq_schema_column(f->schema, (int)c), (int)c);
+            print_chunk(f, (int)g, &rg->columns[c], floe_pq_schema_column(f->schema, (int)c),
+                        (int)c);
     }
     floe_pq_file_close(f);
     return NULL;

@@ -58,7 +58,7 @@ expect "$out" "sorted by a desc nulls first"
 expect "$out" 'stats: min="a" max="c" nulls=0'
 
 out=$("$FLOE_BIN" parquet meta "$PQT/data/alltypes_tiny_pages.parquet")
-expect "$out" "page index: column_index=yes offset_index=yes"
+expect "$out" "page index: column_index=yes offset_index=yes pages=325"
 
 out=$("$FLOE_BIN" parquet meta "$PQT/data/data_index_bloom_encoding_stats.parquet")
 expect "$out" "bloom_filter_offset="

@@ -401,7 +401,34 @@ static void real_files_with_legacy_nesting_have_the_right_shape(void **state) {
     floe_pq_file_close(f);
 }
 
-FLOE_TEST_MAIN(cmocka_unit_test(logical_and_converted_types_map_to_engine_kinds),
+/* A file written by Arrow for an Iceberg table: ids on every field, a map. */
+static void iceberg_written_file_resolves_field_ids(void **state) {
+    (void)state;
+    FLOE_NEED_TESTDATA(dir);
+    (void)dir;
+    floe_pq_file *f = open_testfile(
+        "duckdb__duckdb-iceberg/data/persistent/map_stats/default.db/map_stats/data/"
+        "_day=2026-01-01/00000-0-8ed9efb3-5eb4-4225-a66a-2b6b46cb4d32.parquet");
+    const floe_pq_schema *s = f->schema;
+    const floe_pq_column *ts = floe_pq_schema_find_column_by_field_id(s, 1);
+    assert_non_null(ts);
+    assert_string_equal(ts->path, "timestamp");
+    assert_int_equal(ts->kind, FLOE_PQ_KIND_TIMESTAMP_US);
+    assert_true(ts->utc);
+    const floe_pq_field *m = floe_pq_schema_find_field_id(s, 4);
+    assert_int_equal(m->kind, FLOE_PQ_KIND_MAP);
+    assert_ptr_equal(floe_pq_schema_find_field_id(s, 5), m->children[0]);
+    assert_ptr_equal(floe_pq_schema_find_field_id(s, 6), m->children[1]);
+    const floe_pq_column *v = floe_pq_schema_find_column(s, "metadata.key_value.value");
+    assert_ptr_equal(v, floe_pq_schema_find_column_by_field_id(s, 6));
+    assert_int_equal(v->max_def_level, 3);
+    assert_int_equal(v->max_rep_level, 1);
+    assert_ptr_equal(v->field, m->children[1]);
+    floe_pq_file_close(f);
+}
+
+FLOE_TEST_MAIN(cmocka_unit_test(iceberg_written_file_resolves_field_ids),
+               cmocka_unit_test(logical_and_converted_types_map_to_engine_kinds),
                cmocka_unit_test(invalid_decimals_are_rejected),
                cmocka_unit_test(malformed_trees_are_rejected),
                cmocka_unit_test(list_layouts_follow_the_compatibility_rules),
