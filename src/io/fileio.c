@@ -167,6 +167,9 @@ static floe_status walk_dir(local_walk *w, floe_buf *dir) {
         const char *full = floe_buf_cstr(dir);
         struct stat sb;
         if (lstat(full, &sb) != 0) continue; /* vanished meanwhile */
+        /* A symlink to a file counts as that file; one to a directory is
+         * not followed (no loops, no escaping the tree). */
+        if (S_ISLNK(sb.st_mode) && (stat(full, &sb) != 0 || !S_ISREG(sb.st_mode))) continue;
         size_t pl = strlen(w->path_prefix);
         size_t fl = strlen(full);
         if (S_ISDIR(sb.st_mode)) {

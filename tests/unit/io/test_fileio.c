@@ -111,6 +111,19 @@ static void list_walks_below_the_prefix_in_the_given_scheme(void **state) {
     assert_int_equal(m.count, 1);
     assert_non_null(strstr(m.last, "/t/metadata/v1.json"));
 
+    /* symlinks: to a file is listed, to a directory is not followed */
+    char target[1300], link1[1300], link2[1300];
+    snprintf(target, sizeof target, "%s/t/metadata/v1.json", dir);
+    snprintf(link1, sizeof link1, "%s/t/data/linked.json", dir);
+    snprintf(link2, sizeof link2, "%s/t/data/loop", dir);
+    assert_int_equal(symlink(target, link1), 0);
+    snprintf(target, sizeof target, "%s/t", dir);
+    assert_int_equal(symlink(target, link2), 0);
+    snprintf(prefix, sizeof prefix, "%s/t/data/", dir);
+    seen l = {0, 0, "", prefix, 0};
+    assert_ok(floe_fileio_list(io, prefix, remember, &l));
+    assert_int_equal(l.count, 4);
+
     snprintf(prefix, sizeof prefix, "%s/nothing/here/", dir);
     seen none = {0, 0, "", prefix, 0};
     assert_ok(floe_fileio_list(io, prefix, remember, &none));
