@@ -437,6 +437,9 @@ void floe_thrift_write_string(floe_thrift_writer *w, const char *s) {
     floe_thrift_write_binary(w, s, (uint32_t)strlen(s));
 }
 
+/* The compact-protocol document says 1/0, but most implementations (Java,
+ * C++, Go, ...) write 1/2 and some readers accept only that, so floe writes
+ * 1/2 and reads 0, 1 and 2. */
 void floe_thrift_write_bool_elem(floe_thrift_writer *w, bool v) {
     put_byte(w, v ? FLOE_THRIFT_TRUE : FLOE_THRIFT_FALSE);
 }
