@@ -188,7 +188,7 @@ static void plain_fixed_bool_and_binary_decode(void **state) {
 static void dictionary_gather_binary_copies_entries(void **state) {
     (void)state;
     const int32_t doff[] = {0, 3, 3, 5};
-    const uint8_t ddata[] = "fooba";
+    const uint8_t ddata[32] = "fooba"; /* PQ_GATHER_SLACK readable bytes after the end */
     const uint32_t idx[] = {2, 0, 1, 2};
     int32_t off[5] = {0};
     floe_buf out = FLOE_BUF_INIT;
