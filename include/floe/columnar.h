@@ -450,7 +450,8 @@ floe_status floe_batch_validate(const floe_batch *b) FLOE_WARN_UNUSED;
  *           floe_builder_map_values(), then floe_builder_append_map().
  * After finish the builder is empty and may be reused for the same type.
  * Appending a value of the wrong kind (e.g. append_int64 on a STRING
- * builder) returns FLOE_ERR_TYPE. */
+ * builder) returns FLOE_ERR_TYPE.  After any failed call (other than a
+ * type or argument check) the builder's contents are unspecified: free it. */
 typedef struct floe_builder floe_builder;
 
 floe_status floe_builder_new(floe_type *type, int64_t capacity_hint, floe_builder **out) FLOE_WARN_UNUSED;
@@ -517,6 +518,13 @@ floe_status floe_builder_append_bool_bits(floe_builder *b, const uint8_t *bits, 
 floe_status floe_builder_append_binary_values(floe_builder *b, const int32_t *offsets,
                                               const uint8_t *data, int64_t n,
                                               const uint8_t *validity) FLOE_WARN_UNUSED;
+/* STRING/BINARY from views (e.g. pointing into a decoded page).
+ * append_strviews: one view per slot (views under null slots ignored);
+ * append_strviews_dense: one view per VALID slot only. */
+floe_status floe_builder_append_strviews(floe_builder *b, const floe_strview *views, int64_t n,
+                                         const uint8_t *validity) FLOE_WARN_UNUSED;
+floe_status floe_builder_append_strviews_dense(floe_builder *b, const floe_strview *views, int64_t n,
+                                               const uint8_t *validity) FLOE_WARN_UNUSED;
 /* Fixed-width: grow by n valid slots and return a pointer to their (zeroed)
  * values so a decoder can write straight into the builder.  The pointer is
  * good until the next call on this builder. */

@@ -470,6 +470,55 @@ floe_status floe_builder_append_binary_values(floe_builder *b, const int32_t *of
     return NULL;
 }
 
+/* Shared by the two view appenders: `dense` means views exist only for
+ * valid slots. */
+static floe_status append_views(floe_builder *b, const floe_strview *views, int64_t n,
+                                const uint8_t *validity, bool dense) {
+    if (!floe_type_is_binary_like(b->type)) return wrong_type(b, "string views");
+    if (n <= 0) return n < 0 ? floe_error(FLOE_ERR_INVALID_ARGUMENT, "negative count") : NULL;
+    int64_t bytes = 0, v = 0;
+    for (int64_t k = 0; k < n; k++) {
+        bool valid = !validity || floe_bit_get(validity, k);
+        if (valid) {
+            if (views[v].len < 0) return floe_error(FLOE_ERR_INVALID_ARGUMENT, "negative view length");
+            bytes += views[v].len;
+        }
+        if (valid || !dense) v++;
+    }
+    int64_t base = b->data->size;
+    if (base + bytes > INT32_MAX)
+        return floe_error(FLOE_ERR_UNSUPPORTED, "%s array would exceed 2 GiB of data",
+                          floe_type_id_name(b->type->id));
+    FLOE_TRY(grow(b->data, base + bytes));
+    FLOE_TRY(grow(b->values, (b->length + n + 1) * 4));
+    uint8_t *d = b->data->data;
+    int32_t *o = offsets_of(b) + b->length + 1;
+    int64_t pos = base;
+    v = 0;
+    for (int64_t k = 0; k < n; k++) {
+        bool valid = !validity || floe_bit_get(validity, k);
+        if (valid) {
+            if (views[v].len) memcpy(d + pos, views[v].data, (size_t)views[v].len);
+            pos += views[v].len;
+        }
+        if (valid || !dense) v++;
+        o[k] = (int32_t)pos;
+    }
+    FLOE_TRY(push_validity_bits(b, validity, 0, n));
+    b->length += n;
+    return NULL;
+}
+
+floe_status floe_builder_append_strviews(floe_builder *b, const floe_strview *views, int64_t n,
+                                         const uint8_t *validity) {
+    return append_views(b, views, n, validity, false);
+}
+
+floe_status floe_builder_append_strviews_dense(floe_builder *b, const floe_strview *views, int64_t n,
+                                               const uint8_t *validity) {
+    return append_views(b, views, n, validity, true);
+}
+
 floe_status floe_builder_extend_values(floe_builder *b, int64_t n, void **values_out) {
     *values_out = NULL;
     if (b->width <= 0) return wrong_type(b, "fixed-width values");

@@ -255,6 +255,23 @@ static void bool_bits_and_binary_bulk(void **state) {
     floe_builder_free(b);
 }
 
+static void string_views_append_per_slot_and_dense(void **state) {
+    (void)state;
+    floe_builder *b;
+    floe_array *a;
+    assert_ok(floe_builder_new(floe_type_primitive(FLOE_TYPE_BINARY), 0, &b));
+    floe_strview views[3] = {{"ab", 2}, {"zzz", 3}, {"", 0}};
+    uint8_t valid[1] = {0x05}; /* 1 0 1 */
+    assert_ok(floe_builder_append_strviews(b, views, 3, valid));
+    floe_strview dense[2] = {{"\x01", 1}, {"\x02\x03", 2}};
+    assert_ok(floe_builder_append_strviews_dense(b, dense, 3, valid));
+    assert_ok(floe_builder_finish(b, &a));
+    assert_ok(floe_array_validate(a));
+    assert_string_equal(fmt_all(a), "\\x6162|NULL|\\x|\\x01|NULL|\\x0203");
+    floe_array_release(a);
+    floe_builder_free(b);
+}
+
 static void builder_is_reusable_after_finish(void **state) {
     (void)state;
     floe_builder *b;
@@ -326,6 +343,7 @@ FLOE_TEST_MAIN(cmocka_unit_test(int32_values_and_nulls_round_trip),
                cmocka_unit_test(dense_values_are_spread_to_valid_slots),
                cmocka_unit_test(extend_values_lets_decoder_write_in_place),
                cmocka_unit_test(bool_bits_and_binary_bulk),
+               cmocka_unit_test(string_views_append_per_slot_and_dense),
                cmocka_unit_test(builder_is_reusable_after_finish),
                cmocka_unit_test(many_appends_grow_buffers),
                cmocka_unit_test(wrapped_buffer_calls_release_once_when_last_reference_goes))
