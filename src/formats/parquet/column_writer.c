@@ -467,6 +467,10 @@ static floe_status fill_stats(const pqw_column *c, const pqw_stats *s, int64_t n
     }
     ps->min_value = (floe_pq_bytes){min->data ? min->data : (const uint8_t *)"", (uint32_t)min->len, true};
     ps->max_value = (floe_pq_bytes){max->data ? max->data : (const uint8_t *)"", (uint32_t)max->len, true};
+    if (pqw_order_is_signed(c->leaf->order)) { /* for readers that predate min_value */
+        ps->min = ps->min_value;
+        ps->max = ps->max_value;
+    }
     ps->has_is_min_value_exact = ps->has_is_max_value_exact = true;
     ps->is_min_value_exact = min_exact;
     ps->is_max_value_exact = max_exact;

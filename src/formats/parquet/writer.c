@@ -458,6 +458,10 @@ static floe_status chunk_stats(floe_pq_arena *a, const floe_pq_writer *w, const 
         if (max.len) memcpy(pmax, max.data, max.len);
         ps->min_value = (floe_pq_bytes){pmin, (uint32_t)min.len, true};
         ps->max_value = (floe_pq_bytes){pmax, (uint32_t)max.len, true};
+        if (pqw_order_is_signed(L->order)) { /* for readers that predate min_value */
+            ps->min = ps->min_value;
+            ps->max = ps->max_value;
+        }
         ps->has_is_min_value_exact = ps->has_is_max_value_exact = true;
         ps->is_min_value_exact = min_exact;
         ps->is_max_value_exact = max_exact;
@@ -576,6 +580,13 @@ static floe_status write_tail(floe_pq_writer *w) {
 }
 
 /* ------------------------------------------------------------ results */
+
+const floe_pq_column_result *floe_pq_write_result_find(const floe_pq_write_result *r,
+                                                       int32_t field_id) {
+    for (int32_t i = 0; i < r->n_columns; i++)
+        if (r->columns[i].field_id == field_id) return &r->columns[i];
+    return NULL;
+}
 
 void floe_pq_write_result_free(floe_pq_write_result *r) {
     if (!r) return;

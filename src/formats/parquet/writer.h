@@ -122,6 +122,9 @@ typedef struct floe_pq_write_result {
 } floe_pq_write_result;
 
 void floe_pq_write_result_free(floe_pq_write_result *r);
+/* The leaf column with this field id, or NULL. */
+const floe_pq_column_result *floe_pq_write_result_find(const floe_pq_write_result *r,
+                                                       int32_t field_id);
 
 typedef struct floe_pq_writer floe_pq_writer;
 

@@ -133,6 +133,13 @@ floe_status pqw_stats_binary(pqw_stats *s, const floe_strview *v, int64_t n) FLO
 /* Fold `from` into `into` (same order). */
 floe_status pqw_stats_merge(pqw_stats *into, const pqw_stats *from) FLOE_WARN_UNUSED;
 
+/* True when the legacy min/max Statistics fields (signed comparison) may
+ * carry the same bounds as min_value/max_value: numbers and booleans. */
+static inline bool pqw_order_is_signed(pqw_order o) {
+    return o == PQW_ORD_BOOL || o == PQW_ORD_I32 || o == PQW_ORD_I64 || o == PQW_ORD_FLOAT ||
+           o == PQW_ORD_DOUBLE;
+}
+
 /* Compare two PLAIN-encoded bounds in the stats' order (<0, 0, >0). */
 int pqw_stats_compare(const pqw_stats *s, const uint8_t *a, size_t alen, const uint8_t *b,
                       size_t blen);

@@ -211,6 +211,10 @@ static void footer_has_field_ids_orders_stats_and_page_index(void **state) {
         const floe_pq_column_chunk *cc = floe_pq_file_chunk(f, rg, 2);
         assert_true(cc->meta_data.has_statistics);
         assert_true(cc->meta_data.statistics.has_null_count);
+        /* legacy min/max mirror min_value/max_value for a signed column */
+        assert_true(cc->meta_data.statistics.min.set && cc->meta_data.statistics.min.len == 4);
+        assert_memory_equal(cc->meta_data.statistics.min.data,
+                            cc->meta_data.statistics.min_value.data, 4);
         assert_true(cc->has_offset_index && cc->has_column_index);
         floe_pq_offset_index *oi = NULL;
         floe_pq_column_index *ci = NULL;
@@ -297,8 +301,10 @@ static void metrics_report_counts_and_untruncated_bounds(void **state) {
     assert_memory_equal(c->min, "str-10", 6); /* row 1 is null; "str-10" < "str-2" */
     assert_int_equal((int)c->max_len, 6);
     assert_memory_equal(c->max, "\xc3\xa9-950", 6); /* 'é-...' sorts last */
-    /* a map value inside a repeated group */
-    c = &res->columns[find_col(res, "m.key_value.value")];
+    /* a map value inside a repeated group, found by field id */
+    c = floe_pq_write_result_find(res, 23);
+    assert_ptr_equal(c, &res->columns[find_col(res, "m.key_value.value")]);
+    assert_null(floe_pq_write_result_find(res, 999));
     assert_int_equal(c->field_id, 23);
     assert_true(c->repeated);
     /* the decimal(38) leaf reports FIXED big-endian bounds of 16 bytes */
@@ -439,6 +445,7 @@ static void long_strings_get_truncated_page_bounds(void **state) {
     assert_int_equal(st->max_value.data[15], 'b'); /* "baaa...a" + 1 -> "baaa...b" */
     assert_true(st->has_is_max_value_exact && !st->is_max_value_exact);
     assert_true(st->has_is_min_value_exact && !st->is_min_value_exact);
+    assert_false(st->min.set || st->max.set); /* no legacy signed-order bounds for bytes */
     floe_pq_column_index *ci = NULL;
     assert_ok(floe_pq_file_read_column_index(pf, 0, 0, &ci));
     assert_int_equal(ci->min_values[0].len, 16);
