@@ -56,6 +56,16 @@ void floe_ice_partition_spec_free(floe_ice_partition_spec *spec);
 floe_status floe_ice_partition_spec_copy(const floe_ice_partition_spec *spec,
                                          floe_ice_partition_spec **out) FLOE_WARN_UNUSED;
 
+/* The field with this partition field id, or NULL. */
+const floe_ice_partition_field *floe_ice_partition_spec_find_field(const floe_ice_partition_spec *spec,
+                                                                   int32_t field_id);
+/* The default partition field name Iceberg Java's PartitionSpec.Builder
+ * gives a transform of column `source_name`: "id" (identity), "id_bucket",
+ * "data_trunc", "ts_year", "ts_month", "ts_day", "ts_hour", "id_null"
+ * (void).  floe_malloc'd. */
+floe_status floe_ice_partition_default_name(const floe_ice_transform *t, const char *source_name,
+                                            char **out) FLOE_WARN_UNUSED;
+
 /* No fields, or only void transforms. */
 bool floe_ice_partition_spec_is_unpartitioned(const floe_ice_partition_spec *spec);
 /* Highest partition field id (FLOE_ICE_PARTITION_DATA_ID_START - 1 if none). */

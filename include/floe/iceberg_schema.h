@@ -38,12 +38,19 @@ typedef struct floe_ice_schema {
 } floe_ice_schema;
 
 /* Make a schema from a struct type (ownership of `root` passes to the
- * schema, also on failure).  Checks that field ids are unique and in range,
+ * schema, also on failure).  Checks that field ids are unique and >= 0,
  * full names are unique, and identifier fields exist, are primitive,
  * required, not float/double and not inside a list, map or optional struct. */
 floe_status floe_ice_schema_new(int32_t schema_id, floe_ice_type *root, const int32_t *identifier_field_ids,
                                 int32_t n_identifier_field_ids, floe_ice_schema **out) FLOE_WARN_UNUSED;
 void floe_ice_schema_free(floe_ice_schema *s);
+
+/* Rules for a schema floe is about to write into a table (not for internal
+ * schemas such as position delete files, which use reserved ids): no ids
+ * above FLOE_ICE_MAX_USER_FIELD_ID, no types newer than `format_version`,
+ * and defaults only from v3.  Do not apply it to schemas read from existing
+ * metadata: pyiceberg, for one, writes defaults into v2 tables. */
+floe_status floe_ice_schema_validate_for_table(const floe_ice_schema *s, int format_version) FLOE_WARN_UNUSED;
 floe_status floe_ice_schema_copy(const floe_ice_schema *s, floe_ice_schema **out) FLOE_WARN_UNUSED;
 
 /* Same fields (ids, names, types, required) and identifier ids; the schema

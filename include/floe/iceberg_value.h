@@ -90,6 +90,14 @@ floe_status floe_ice_value_copy(const floe_ice_value *src, floe_ice_value *dst) 
 /* Release owned bytes; the value becomes null of the same type. */
 void floe_ice_value_free(floe_ice_value *v);
 
+/* Convert `v` to the type a column was promoted to (int -> long, float ->
+ * double, decimal(P,S) -> decimal(P',S), date -> timestamp(_ns), unknown ->
+ * null of anything); a value already of type `to` is copied as a view.
+ * FLOE_ERR_TYPE if the promotion is not allowed; FLOE_ERR_INVALID_ARGUMENT
+ * if a date is out of range for nanoseconds. */
+floe_status floe_ice_value_promote(const floe_ice_value *v, const floe_ice_type *to,
+                                   floe_ice_value *out) FLOE_WARN_UNUSED;
+
 /* ---- comparison --------------------------------------------------------- */
 
 /* Order two values of the same type: <0, 0, >0.  Nulls sort first.
@@ -100,6 +108,9 @@ void floe_ice_value_free(floe_ice_value *v);
  * on that order). */
 int floe_ice_value_compare(const floe_ice_value *a, const floe_ice_value *b);
 bool floe_ice_value_equals(const floe_ice_value *a, const floe_ice_value *b);
+/* A 64-bit hash consistent with floe_ice_value_equals (for grouping rows by
+ * partition tuple; not the spec's bucket hash).  Combine with `seed`. */
+uint64_t floe_ice_value_hash64(const floe_ice_value *v, uint64_t seed);
 
 /* ---- Appendix D binary single-value serialization ----------------------- */
 

@@ -74,6 +74,32 @@ floe_status floe_ice_partition_spec_copy(const floe_ice_partition_spec *spec, fl
     return NULL;
 }
 
+const floe_ice_partition_field *floe_ice_partition_spec_find_field(const floe_ice_partition_spec *spec,
+                                                                   int32_t field_id) {
+    for (int32_t i = 0; i < spec->n_fields; i++)
+        if (spec->fields[i].field_id == field_id) return &spec->fields[i];
+    return NULL;
+}
+
+floe_status floe_ice_partition_default_name(const floe_ice_transform *t, const char *source_name, char **out) {
+    static const char *const suffix[] = {
+        [FLOE_ICE_TRANSFORM_IDENTITY] = "",     [FLOE_ICE_TRANSFORM_BUCKET] = "_bucket",
+        [FLOE_ICE_TRANSFORM_TRUNCATE] = "_trunc", [FLOE_ICE_TRANSFORM_YEAR] = "_year",
+        [FLOE_ICE_TRANSFORM_MONTH] = "_month",  [FLOE_ICE_TRANSFORM_DAY] = "_day",
+        [FLOE_ICE_TRANSFORM_HOUR] = "_hour",    [FLOE_ICE_TRANSFORM_VOID] = "_null",
+    };
+    *out = NULL;
+    if (t->kind == FLOE_ICE_TRANSFORM_UNKNOWN)
+        return floe_error(FLOE_ERR_INVALID_ARGUMENT, "no default partition name for transform '%s'", t->name);
+    size_t a = strlen(source_name), b = strlen(suffix[t->kind]);
+    char *s = floe_malloc(a + b + 1);
+    if (!s) return oom();
+    memcpy(s, source_name, a);
+    memcpy(s + a, suffix[t->kind], b + 1);
+    *out = s;
+    return NULL;
+}
+
 bool floe_ice_partition_spec_is_unpartitioned(const floe_ice_partition_spec *spec) {
     for (int32_t i = 0; i < spec->n_fields; i++)
         if (spec->fields[i].transform.kind != FLOE_ICE_TRANSFORM_VOID) return false;

@@ -102,10 +102,9 @@ static floe_status visit(builder *b, const floe_ice_type *t, int32_t parent, con
         const floe_ice_field *f = &t->fields[i];
         if (!f->type || !f->name)
             return floe_error(FLOE_ERR_INVALID_ARGUMENT, "schema %d: field %d has no name or type", b->schema_id, f->id);
-        if (f->id < 0 || f->id > FLOE_ICE_MAX_USER_FIELD_ID)
-            return floe_error(FLOE_ERR_INVALID_ARGUMENT,
-                              "schema %d: field '%s' has id %d, outside 0..%d (higher ids are reserved)",
-                              b->schema_id, f->name, f->id, FLOE_ICE_MAX_USER_FIELD_ID);
+        if (f->id < 0)
+            return floe_error(FLOE_ERR_INVALID_ARGUMENT, "schema %d: field '%s' has negative id %d", b->schema_id,
+                              f->name, f->id);
         floe_ice_schema_index *ix = b->ix;
         if (ix->n_ids == b->cap_ids) {
             int32_t cap = b->cap_ids ? b->cap_ids * 2 : 32;
@@ -336,6 +335,30 @@ const floe_ice_field *floe_ice_schema_find_by_name(const floe_ice_schema *s, con
     }
     if (!e || e->ambiguous) return NULL;
     return floe_ice_schema_find_field(s, e->id);
+}
+
+/* ---- table-level rules -------------------------------------------------- */
+
+/* Defaults are a v3 feature (defaults of unknown/variant/geo types are
+ * already refused when read).  Whether a required field added later has an
+ * initial default is the schema-evolution code's concern. */
+floe_status floe_ice_schema_validate_for_table(const floe_ice_schema *s, int format_version) {
+    for (int32_t i = 0; s->index && i < s->index->n_ids; i++) {
+        const id_entry *e = &s->index->by_id[i];
+        if (e->id > FLOE_ICE_MAX_USER_FIELD_ID)
+            return floe_error(FLOE_ERR_INVALID_ARGUMENT,
+                              "schema %d: field '%s' has id %d; ids above %d are reserved for metadata columns",
+                              s->schema_id, e->name, e->id, FLOE_ICE_MAX_USER_FIELD_ID);
+        const floe_ice_type *t = e->field->type;
+        if (floe_ice_type_is_primitive(t) && floe_ice_type_min_format_version(t) > format_version)
+            return floe_error(FLOE_ERR_INVALID_ARGUMENT, "schema %d: field '%s' has type '%s', which needs format version %d",
+                              s->schema_id, e->name, floe_ice_type_id_name(t->id), floe_ice_type_min_format_version(t));
+        if (format_version < 3 && (e->field->initial_default || e->field->initial_default_json ||
+                                   e->field->write_default || e->field->write_default_json))
+            return floe_error(FLOE_ERR_INVALID_ARGUMENT, "schema %d: field '%s' has a default value, which format version %d cannot store",
+                              s->schema_id, e->name, format_version);
+    }
+    return NULL;
 }
 
 /* ---- JSON --------------------------------------------------------------- */

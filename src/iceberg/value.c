@@ -92,16 +92,60 @@ void floe_ice_value_free(floe_ice_value *v) {
     *v = floe_ice_null(t);
 }
 
+/* ---- promotion ---------------------------------------------------------- */
+
+floe_status floe_ice_value_promote(const floe_ice_value *v, const floe_ice_type *to, floe_ice_value *out) {
+    if (v->type == to->id && (to->id != FLOE_ICE_DECIMAL || v->scale == to->scale)) {
+        *out = *v;
+        out->owns_bytes = false;
+        return NULL;
+    }
+    if (v->is_null || v->type == FLOE_ICE_UNKNOWN) {
+        *out = floe_ice_null(to->id);
+        return NULL;
+    }
+    *out = floe_ice_null(to->id);
+    switch (v->type) {
+    case FLOE_ICE_INT:
+        if (to->id != FLOE_ICE_LONG) break;
+        *out = floe_ice_long(v->v.i32);
+        return NULL;
+    case FLOE_ICE_FLOAT:
+        if (to->id != FLOE_ICE_DOUBLE) break;
+        *out = floe_ice_double((double)v->v.f32);
+        return NULL;
+    case FLOE_ICE_DECIMAL:
+        /* Only precision widens; the scale is fixed by the spec. */
+        break;
+    case FLOE_ICE_DATE: {
+        int64_t unit = to->id == FLOE_ICE_TIMESTAMP ? MICROS_PER_DAY : to->id == FLOE_ICE_TIMESTAMP_NS ? NANOS_PER_DAY : 0;
+        if (!unit) break;
+        int64_t x;
+        if (__builtin_mul_overflow((int64_t)v->v.i32, unit, &x))
+            return floe_error(FLOE_ERR_INVALID_ARGUMENT, "date %d is out of range for %s", v->v.i32,
+                              floe_ice_type_id_name(to->id));
+        *out = floe_ice_long(x);
+        out->type = to->id;
+        return NULL;
+    }
+    default: break;
+    }
+    return floe_error(FLOE_ERR_TYPE, "cannot promote a %s value to %s", floe_ice_type_id_name(v->type),
+                      floe_ice_type_id_name(to->id));
+}
+
 /* ---- comparison --------------------------------------------------------- */
 
 /* Map IEEE bits to an integer with the same total order. */
 static int64_t double_key(double d) {
     int64_t bits;
+    if (isnan(d)) d = signbit(d) ? -NAN : NAN; /* all NaNs of a sign are equal */
     memcpy(&bits, &d, 8);
     return bits < 0 ? (int64_t)((uint64_t)bits ^ 0x7fffffffffffffffULL) : bits;
 }
 static int32_t float_key(float f) {
     int32_t bits;
+    if (isnan(f)) f = signbit(f) ? -NAN : NAN;
     memcpy(&bits, &f, 4);
     return bits < 0 ? (int32_t)((uint32_t)bits ^ 0x7fffffffU) : bits;
 }
@@ -165,6 +209,59 @@ int floe_ice_value_compare(const floe_ice_value *a, const floe_ice_value *b) {
 bool floe_ice_value_equals(const floe_ice_value *a, const floe_ice_value *b) {
     if (a->type != b->type || a->is_null != b->is_null) return false;
     return floe_ice_value_compare(a, b) == 0;
+}
+
+/* 64-bit mixing (splitmix64 finalizer) over a value's canonical bytes. */
+static uint64_t mix64(uint64_t h) {
+    h ^= h >> 30;
+    h *= 0xbf58476d1ce4e5b9ULL;
+    h ^= h >> 27;
+    h *= 0x94d049bb133111ebULL;
+    return h ^ (h >> 31);
+}
+
+static uint64_t hash_bytes64(const uint8_t *p, size_t n, uint64_t h) {
+    for (size_t i = 0; i < n; i++) h = (h ^ p[i]) * 0x100000001b3ULL;
+    return mix64(h ^ n);
+}
+
+uint64_t floe_ice_value_hash64(const floe_ice_value *v, uint64_t seed) {
+    uint64_t h = mix64(seed ^ ((uint64_t)v->type << 56) ^ 0x9e3779b97f4a7c15ULL);
+    if (v->is_null) return mix64(h ^ 0x6e756c6cULL);
+    switch (v->type) {
+    case FLOE_ICE_BOOLEAN: return mix64(h ^ (v->v.b ? 1 : 2));
+    case FLOE_ICE_INT:
+    case FLOE_ICE_DATE: return mix64(h ^ (uint64_t)(int64_t)v->v.i32);
+    case FLOE_ICE_FLOAT:
+    case FLOE_ICE_DOUBLE: {
+        /* Equal under the total order means equal bits, except all NaNs
+         * compare equal; fold them together. */
+        double d = v->type == FLOE_ICE_FLOAT ? (double)v->v.f32 : v->v.f64;
+        uint64_t bits;
+        if (isnan(d)) bits = signbit(d) ? 0xfff8000000000000ULL : 0x7ff8000000000000ULL;
+        else if (v->type == FLOE_ICE_FLOAT) bits = (uint64_t)float_key(v->v.f32);
+        else memcpy(&bits, &d, 8);
+        return mix64(h ^ bits);
+    }
+    case FLOE_ICE_DECIMAL: {
+        /* Decimals equal across scales must hash alike: strip trailing
+         * decimal zeros first. */
+        floe_int128 u = v->v.dec;
+        int64_t sc = v->scale;
+        while (u != 0 && u % 10 == 0) {
+            u /= 10;
+            sc--;
+        }
+        if (u == 0) sc = 0;
+        uint64_t lo = (uint64_t)u, hi = (uint64_t)((unsigned __int128)u >> 64);
+        return mix64(mix64(h ^ lo) ^ hi ^ (uint64_t)sc);
+    }
+    case FLOE_ICE_UUID: return hash_bytes64(v->v.uuid, 16, h);
+    case FLOE_ICE_STRING:
+    case FLOE_ICE_FIXED:
+    case FLOE_ICE_BINARY: return hash_bytes64(v->v.bytes.data, v->v.bytes.len, h);
+    default: return mix64(h ^ (uint64_t)v->v.i64);
+    }
 }
 
 /* ---- 128-bit helpers ---------------------------------------------------- */

@@ -50,6 +50,17 @@ static void decimal_hashes_minimal_big_endian_unscaled_appendix_b(void **state) 
     assert_int_equal(floe_ice_hash_decimal(-128), floe_ice_hash_bytes(&b80, 1));
     uint8_t ff80[2] = {0xff, 0x80};
     assert_int_not_equal(floe_ice_hash_decimal(-128), floe_ice_hash_bytes(ff80, 2));
+    /* spec-vectors.md section 10: 0x80 gives bucket[16] 13, 0xFF80 would give 12. */
+    assert_int_equal(floe_ice_bucket_of_hash(floe_ice_hash_decimal(-128), 16), 13);
+    assert_int_equal(floe_ice_bucket_of_hash(floe_ice_hash_bytes(ff80, 2), 16), 12);
+}
+
+/* The spec's promotion note: bucket hashes differ for 34 and "34" but not
+ * for 34 and 34L. */
+static void string_34_hashes_differently_from_int_34(void **state) {
+    (void)state;
+    assert_int_equal(hash_of("string", "34"), -427558391);
+    assert_int_not_equal(hash_of("string", "34"), hash_of("int", "34"));
 }
 
 static void date_and_time_hash_appendix_b(void **state) {
@@ -133,6 +144,7 @@ static void unhashable_types_and_nulls_are_errors(void **state) {
 FLOE_TEST_MAIN(cmocka_unit_test(murmur3_matches_known_answers_for_raw_bytes),
                cmocka_unit_test(int_and_long_hash_alike_appendix_b),
                cmocka_unit_test(decimal_hashes_minimal_big_endian_unscaled_appendix_b),
+               cmocka_unit_test(string_34_hashes_differently_from_int_34),
                cmocka_unit_test(date_and_time_hash_appendix_b),
                cmocka_unit_test(timestamps_hash_as_micros_appendix_b),
                cmocka_unit_test(nanosecond_timestamps_hash_as_floored_micros),

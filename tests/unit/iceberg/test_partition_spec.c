@@ -208,6 +208,28 @@ static void partition_paths_escape_like_java(void **state) {
     floe_ice_partition_spec_free(p);
 }
 
+static void default_names_follow_java_and_fields_are_found_by_id(void **state) {
+    (void)state;
+    static const struct { const char *tr, *want; } v[] = {
+        {"identity", "ts"}, {"bucket[16]", "ts_bucket"}, {"truncate[4]", "ts_trunc"}, {"year", "ts_year"},
+        {"month", "ts_month"}, {"day", "ts_day"}, {"hour", "ts_hour"}, {"void", "ts_null"},
+    };
+    for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) {
+        floe_ice_transform t;
+        char *name = NULL;
+        assert_ok(floe_ice_transform_parse(v[i].tr, &t));
+        assert_ok(floe_ice_partition_default_name(&t, "ts", &name));
+        assert_string_equal(name, v[i].want);
+        floe_free(name);
+    }
+    floe_ice_partition_spec *p = spec_of(
+        "{\"spec-id\":1,\"fields\":[{\"source-id\":4,\"field-id\":1000,\"name\":\"ts_day\",\"transform\":\"day\"},"
+        "{\"source-id\":1,\"field-id\":1003,\"name\":\"b\",\"transform\":\"bucket[2]\"}]}");
+    assert_string_equal(floe_ice_partition_spec_find_field(p, 1003)->name, "b");
+    assert_null(floe_ice_partition_spec_find_field(p, 1001));
+    floe_ice_partition_spec_free(p);
+}
+
 static void unpartitioned_and_equivalence(void **state) {
     (void)state;
     floe_ice_partition_spec *a = spec_of("{\"spec-id\":0,\"fields\":[]}");
@@ -296,5 +318,6 @@ FLOE_TEST_MAIN(cmocka_unit_test(spec_json_round_trips),
                cmocka_unit_test(validation_checks_sources_transforms_and_names),
                cmocka_unit_test(partition_type_uses_result_types_and_field_ids),
                cmocka_unit_test(partition_paths_escape_like_java),
+               cmocka_unit_test(default_names_follow_java_and_fields_are_found_by_id),
                cmocka_unit_test(unpartitioned_and_equivalence),
                cmocka_unit_test(every_spec_in_the_shared_tables_round_trips))

@@ -158,10 +158,27 @@ static void duplicate_ids_and_names_are_rejected(void **state) {
                      "{\"id\":2,\"name\":\"a\",\"required\":true,\"type\":\"int\"}]}",
                      &s),
                  FLOE_ERR_CORRUPT, "multiple fields for name 'a'");
+    /* Reserved ids are legal in a schema (position delete files use them)
+     * but not in a table's schema; nor are types newer than the table. */
+    assert_ok(floe_ice_schema_from_json_text(
+        "{\"schema-id\":4,\"fields\":[{\"id\":2147483546,\"name\":\"file_path\",\"required\":true,\"type\":\"string\"},"
+        "{\"id\":1,\"name\":\"t\",\"required\":false,\"type\":\"timestamp_ns\"}]}",
+        &s));
+    assert_error(floe_ice_schema_validate_for_table(s, 3), FLOE_ERR_INVALID_ARGUMENT, "ids above 2147483447 are reserved");
+    floe_ice_schema_free(s);
+    assert_ok(floe_ice_schema_from_json_text(
+        "{\"schema-id\":4,\"fields\":[{\"id\":1,\"name\":\"t\",\"required\":false,\"type\":\"timestamp_ns\"}]}", &s));
+    assert_ok(floe_ice_schema_validate_for_table(s, 3));
+    assert_error(floe_ice_schema_validate_for_table(s, 2), FLOE_ERR_INVALID_ARGUMENT, "'t' has type 'timestamp_ns', which needs format version 3");
+    floe_ice_schema_free(s);
+    assert_ok(floe_ice_schema_from_json_text(
+        "{\"schema-id\":4,\"fields\":[{\"id\":1,\"name\":\"n\",\"required\":false,\"type\":\"int\",\"write-default\":3}]}", &s));
+    assert_ok(floe_ice_schema_validate_for_table(s, 3));
+    assert_error(floe_ice_schema_validate_for_table(s, 2), FLOE_ERR_INVALID_ARGUMENT, "'n' has a default value");
+    floe_ice_schema_free(s);
     assert_error(floe_ice_schema_from_json_text(
-                     "{\"schema-id\":4,\"fields\":[{\"id\":2147483646,\"name\":\"a\",\"required\":true,\"type\":\"int\"}]}",
-                     &s),
-                 FLOE_ERR_CORRUPT, "reserved");
+                     "{\"schema-id\":4,\"fields\":[{\"id\":-2,\"name\":\"a\",\"required\":true,\"type\":\"int\"}]}", &s),
+                 FLOE_ERR_CORRUPT, "'id' must be");
 }
 
 static void identifier_fields_must_be_required_primitives_outside_collections(void **state) {

@@ -300,6 +300,58 @@ static void ordering_follows_the_spec(void **state) {
     assert_true(cmpv(floe_ice_timestamp(-1), floe_ice_timestamp(0)) < 0);
 }
 
+static void promotion_converts_values_to_the_wider_type(void **state) {
+    (void)state;
+    floe_ice_type *l = ty("long"), *d = ty("double"), *ts = ty("timestamp"), *tsn = ty("timestamp_ns"),
+                  *dec = ty("decimal(18,2)"), *s = ty("string");
+    floe_ice_value in = floe_ice_int(-7), out;
+    assert_ok(floe_ice_value_promote(&in, l, &out));
+    assert_int_equal(out.type, FLOE_ICE_LONG);
+    assert_int_equal(out.v.i64, -7);
+    in = floe_ice_float(1.5f);
+    assert_ok(floe_ice_value_promote(&in, d, &out));
+    assert_true(out.v.f64 == 1.5);
+    in = floe_ice_date(-1);
+    assert_ok(floe_ice_value_promote(&in, ts, &out));
+    assert_true(out.v.i64 == -86400000000LL);
+    assert_int_equal(out.type, FLOE_ICE_TIMESTAMP);
+    in = floe_ice_date(200000); /* beyond 2262: no nanosecond timestamp */
+    assert_error(floe_ice_value_promote(&in, tsn, &out), FLOE_ERR_INVALID_ARGUMENT, "out of range");
+    in = floe_ice_decimal(1420, 2);
+    assert_ok(floe_ice_value_promote(&in, dec, &out));
+    assert_true(out.v.dec == 1420);
+    in = floe_ice_int(3);
+    assert_error(floe_ice_value_promote(&in, s, &out), FLOE_ERR_TYPE, "cannot promote a int value to string");
+    in = floe_ice_null(FLOE_ICE_UNKNOWN);
+    assert_ok(floe_ice_value_promote(&in, s, &out));
+    assert_true(out.is_null);
+    assert_int_equal(out.type, FLOE_ICE_STRING);
+    floe_ice_type_free(l);
+    floe_ice_type_free(d);
+    floe_ice_type_free(ts);
+    floe_ice_type_free(tsn);
+    floe_ice_type_free(dec);
+    floe_ice_type_free(s);
+}
+
+static void hash64_agrees_with_equality(void **state) {
+    (void)state;
+    floe_ice_value a = floe_ice_decimal(1420, 2), b = floe_ice_decimal(142, 1), c = floe_ice_decimal(1421, 2);
+    assert_true(floe_ice_value_equals(&a, &b));
+    assert_true(floe_ice_value_hash64(&a, 0) == floe_ice_value_hash64(&b, 0));
+    assert_true(floe_ice_value_hash64(&a, 0) != floe_ice_value_hash64(&c, 0));
+    floe_ice_value n1 = floe_ice_double(NAN), n2 = floe_ice_double(__builtin_nan("0x42"));
+    assert_true(floe_ice_value_equals(&n1, &n2));
+    assert_true(floe_ice_value_hash64(&n1, 7) == floe_ice_value_hash64(&n2, 7));
+    floe_ice_value s1 = floe_ice_string_z("abc"), s2 = floe_ice_string("abcd", 3), i1 = floe_ice_int(1),
+                   l1 = floe_ice_long(1);
+    assert_true(floe_ice_value_hash64(&s1, 1) == floe_ice_value_hash64(&s2, 1));
+    assert_true(floe_ice_value_hash64(&s1, 1) != floe_ice_value_hash64(&s1, 2));
+    assert_true(floe_ice_value_hash64(&i1, 0) != floe_ice_value_hash64(&l1, 0)); /* different types */
+    floe_ice_value z = floe_ice_null(FLOE_ICE_INT);
+    assert_true(floe_ice_value_hash64(&z, 0) == floe_ice_value_hash64(&z, 0));
+}
+
 static void copies_own_their_bytes(void **state) {
     (void)state;
     char buf[8] = "abc";
@@ -320,4 +372,6 @@ FLOE_TEST_MAIN(cmocka_unit_test(binary_serialization_follows_appendix_d),
                cmocka_unit_test(json_reading_rejects_mismatched_values),
                cmocka_unit_test(text_forms_handle_offsets_and_pre_epoch_instants),
                cmocka_unit_test(ordering_follows_the_spec),
+               cmocka_unit_test(promotion_converts_values_to_the_wider_type),
+               cmocka_unit_test(hash64_agrees_with_equality),
                cmocka_unit_test(copies_own_their_bytes))
