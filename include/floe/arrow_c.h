@@ -101,7 +101,11 @@ floe_status floe_arrow_export_batch(const floe_batch *batch, struct ArrowArray *
  * callbacks itself (at once for a schema; for an array, when the last floe
  * buffer referencing it is released).  This happens on failure too.  On
  * return in->release is NULL.  Imported arrays are checked with
- * floe_array_validate, so corrupt offsets are an error, never a crash. */
+ * floe_array_validate, so decreasing or negative offsets, offsets past a
+ * child's length, null map keys and invalid UTF-8 are errors, not crashes.
+ * The interface carries no buffer sizes: floe derives them from length,
+ * offset and the last offset, and must trust the producer that its buffers
+ * are that large (as every Arrow consumer does). */
 
 /* An ArrowSchema as a field (fills *out; floe_field_clear it later). */
 floe_status floe_arrow_import_field(struct ArrowSchema *in, floe_field *out) FLOE_WARN_UNUSED;

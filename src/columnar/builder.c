@@ -132,7 +132,13 @@ int64_t floe_builder_length(const floe_builder *b) { return b->length; }
 floe_status floe_builder_reserve(floe_builder *b, int64_t additional, int64_t data_bytes) {
     if (additional < 0 || data_bytes < 0)
         return floe_error(FLOE_ERR_INVALID_ARGUMENT, "negative reserve");
+    if (additional > INT32_MAX * 64LL || data_bytes > INT32_MAX)
+        return floe_error(FLOE_ERR_INVALID_ARGUMENT, "reserve of %lld slots / %lld bytes is too large",
+                          (long long)additional, (long long)data_bytes);
     int64_t slots = b->length + additional;
+    if (b->width > 0 && slots > INT64_MAX / 2 / b->width)
+        return floe_error(FLOE_ERR_OUT_OF_MEMORY, "%lld values of %d bytes are too large", (long long)slots,
+                          b->width);
     if (b->validity) FLOE_TRY(reserve_buf(b->validity, bitmap_bytes(slots)));
     if (!b->values) return NULL;
     if (uses_offsets(b->type)) FLOE_TRY(reserve_buf(b->values, (slots + 1) * 4));
