@@ -425,6 +425,13 @@ static floe_status load_dictionary(pq_column_reader *c, const pq_page *p) {
         return floe_error(FLOE_ERR_UNSUPPORTED, "column '%s': dictionary for a %s column",
                           c->name, floe_pq_type_name(c->col->physical));
     size_t n = (size_t)p->num_values;
+    /* Check the count against the bytes before sizing anything by it. */
+    size_t min_bytes = c->target == PQ_T_BINARY || c->conv == PQ_CONV_DEC_BINARY ? 4 : c->phys_width;
+    if (min_bytes && n > p->values_len / min_bytes)
+        return floe_error(FLOE_ERR_CORRUPT,
+                          "column '%s': dictionary page at offset %llu claims %zu values in %zu "
+                          "bytes",
+                          c->name, (unsigned long long)p->offset, n, p->values_len);
     pq_plain d;
     pq_plain_init(&d, p->values, p->values_len, p->values_offset);
     floe_buf_clear(&c->dict_vals);
@@ -434,6 +441,14 @@ static floe_status load_dictionary(pq_column_reader *c, const pq_page *p) {
         if (!off) return floe_error(FLOE_ERR_OUT_OF_MEMORY, "out of memory for a dictionary");
         off[0] = 0;
         FLOE_TRY_CTX(pq_plain_binary(&d, off, &c->dict_data, n), "column '%s': dictionary", c->name);
+        if (c->col->kind == FLOE_PQ_KIND_STRING && n) {
+            size_t bad = pq_utf8_check(off, c->dict_data.data, n);
+            if (bad < n)
+                return floe_error(FLOE_ERR_CORRUPT,
+                                  "column '%s': dictionary entry %zu is not valid UTF-8 (page at "
+                                  "offset %llu)",
+                                  c->name, bad, (unsigned long long)p->offset);
+        }
         /* Slack after the last value lets the gather copy short strings
          * with fixed-size moves. */
         FLOE_TRY(floe_buf_reserve(&c->dict_data, PQ_GATHER_SLACK));
@@ -664,8 +679,17 @@ static floe_status decode_values(pq_column_reader *c, size_t n, pq_leaf_out *out
             FLOE_TRY(pq_dict_gather_binary((const int32_t *)(const void *)c->dict_vals.data,
                                            c->dict_data.data, c->dict_n, idx, n, offs, &out->data,
                                            c->page.offset));
-        else
+        else {
             FLOE_TRY(decode_phys_binary(c, n, offs, &out->data));
+            if (c->col->kind == FLOE_PQ_KIND_STRING) {
+                size_t bad = pq_utf8_check(offs, out->data.data, n);
+                if (bad < n)
+                    return floe_error(FLOE_ERR_CORRUPT,
+                                      "column '%s': string value %lld of the page is not valid "
+                                      "UTF-8",
+                                      c->name, (long long)(c->vals_pos + (int64_t)bad));
+            }
+        }
     } else {
         uint8_t *dst = floe_buf_extend(&out->vals, n * c->width);
         if (!dst) return floe_error(FLOE_ERR_OUT_OF_MEMORY, "out of memory decoding values");

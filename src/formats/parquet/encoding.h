@@ -143,6 +143,10 @@ floe_status pq_plain_encode_binary(floe_buf *out, const int32_t *offsets, const 
                                    size_t n) FLOE_WARN_UNUSED;
 floe_status pq_plain_encode_bool(floe_buf *out, const uint8_t *v, size_t n) FLOE_WARN_UNUSED;
 
+/* Check n byte-array values (Arrow offsets/data) are valid UTF-8; returns
+ * the index of the first bad value, or n when all are valid. */
+size_t pq_utf8_check(const int32_t *offsets, const uint8_t *data, size_t n);
+
 /* ---- dictionary ---- */
 
 /* out[i] = dict[idx[i]] for fixed-width values of `width` bytes; every

@@ -8,6 +8,7 @@
  * carry indices into them, which pq_dict_gather_* resolve after checking
  * every index is in range.
  */
+#include <stdbool.h>
 #include <string.h>
 
 #include "floe/memory.h"
@@ -211,4 +212,68 @@ floe_status pq_dict_gather_binary(const int32_t *dict_offsets, const uint8_t *di
     data->len += (size_t)total;
     data->data[data->len] = 0;
     return NULL;
+}
+
+/* ---- UTF-8 ---- */
+
+/* Length of the valid UTF-8 sequence at s[0..n), 0 if invalid (overlong
+ * forms, surrogates and code points above U+10FFFF are invalid). */
+static size_t utf8_seq(const uint8_t *s, size_t n) {
+    uint8_t c = s[0];
+    size_t len;
+    uint32_t cp;
+    if (c < 0xC2) return 0; /* continuation byte or overlong 2-byte lead */
+    if (c < 0xE0) len = 2, cp = c & 0x1F;
+    else if (c < 0xF0) len = 3, cp = c & 0x0F;
+    else if (c <= 0xF4) len = 4, cp = c & 0x07;
+    else return 0;
+    if (len > n) return 0;
+    for (size_t k = 1; k < len; k++) {
+        if ((s[k] & 0xC0) != 0x80) return 0;
+        cp = (cp << 6) | (s[k] & 0x3F);
+    }
+    if (len == 3 && (cp < 0x800 || (cp >= 0xD800 && cp <= 0xDFFF))) return 0;
+    if (len == 4 && (cp < 0x10000 || cp > 0x10FFFF)) return 0;
+    return len;
+}
+
+static bool utf8_valid(const uint8_t *s, size_t n) {
+    size_t i = 0;
+    while (i < n) {
+        if (i + 8 <= n) {
+            uint64_t w;
+            memcpy(&w, s + i, 8);
+            if (!(w & 0x8080808080808080ull)) { /* eight ASCII bytes */
+                i += 8;
+                continue;
+            }
+        }
+        if (s[i] < 0x80) {
+            i++;
+            continue;
+        }
+        size_t l = utf8_seq(s + i, n - i);
+        if (!l) return false;
+        i += l;
+    }
+    return true;
+}
+
+size_t pq_utf8_check(const int32_t *offsets, const uint8_t *data, size_t n) {
+    /* Fast path: the whole run is ASCII. */
+    size_t total = (size_t)(offsets[n] - offsets[0]);
+    if (total == 0) return n; /* all empty (data may even be NULL) */
+    const uint8_t *p = data + offsets[0];
+    uint64_t acc = 0;
+    size_t i = 0;
+    for (; i + 8 <= total; i += 8) {
+        uint64_t w;
+        memcpy(&w, p + i, 8);
+        acc |= w;
+    }
+    for (; i < total; i++) acc |= p[i];
+    if (!(acc & 0x8080808080808080ull)) return n;
+    for (size_t v = 0; v < n; v++)
+        if (!utf8_valid(data + offsets[v], (size_t)(offsets[v + 1] - offsets[v]))) return v;
+    return n;
 }

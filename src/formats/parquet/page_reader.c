@@ -104,6 +104,17 @@ static floe_status v1_level_len(pq_page_reader *r, int32_t enc, int16_t max_leve
                       r->column, (unsigned long long)at, floe_pq_encoding_name(enc));
 }
 
+/* A data page may not hold more level entries than its chunk has left:
+ * the count sizes the level buffers, so it must be sane first. */
+static floe_status check_count(pq_page_reader *r, int32_t n, uint64_t at) {
+    if (n < 0 || n > r->values_left)
+        return floe_error(FLOE_ERR_CORRUPT,
+                          "column '%s': page at offset %llu has %d values but the column chunk "
+                          "has only %lld left",
+                          r->column, (unsigned long long)at, n, (long long)r->values_left);
+    return NULL;
+}
+
 floe_status pq_page_next(pq_page_reader *r, pq_page *page, bool *eof) {
     for (;;) {
         *eof = false;
@@ -134,6 +145,11 @@ floe_status pq_page_next(pq_page_reader *r, pq_page *page, bool *eof) {
                                   r->column, (unsigned long long)at, (uint32_t)h.crc, crc);
         }
         size_t ulen = (size_t)h.uncompressed_page_size;
+        if (ulen > PQ_MAX_PAGE_BYTES)
+            return floe_error(FLOE_ERR_UNSUPPORTED,
+                              "column '%s': page at offset %llu claims %zu uncompressed bytes "
+                              "(floe's limit is %u)",
+                              r->column, (unsigned long long)at, ulen, PQ_MAX_PAGE_BYTES);
         memset(page, 0, sizeof *page);
         page->type = h.type;
         page->offset = at;
@@ -182,6 +198,7 @@ floe_status pq_page_next(pq_page_reader *r, pq_page *page, bool *eof) {
             }
             page->values = p;
             page->values_len = left;
+            FLOE_TRY(check_count(r, d->num_values, at));
             r->values_left -= d->num_values;
             return NULL;
         }
@@ -227,6 +244,7 @@ floe_status pq_page_next(pq_page_reader *r, pq_page *page, bool *eof) {
                 page->values = vals;
                 page->values_len = vulen;
             }
+            FLOE_TRY(check_count(r, d->num_values, at));
             r->values_left -= d->num_values;
             return NULL;
         }

@@ -27,6 +27,10 @@
 #include "formats/compress.h"
 #include "formats/parquet/parquet_meta.h"
 
+/* Largest uncompressed page accepted (a corrupt size must not allocate
+ * gigabytes). */
+#define PQ_MAX_PAGE_BYTES (1u << 30)
+
 typedef struct pq_page {
     int32_t type;             /* FLOE_PQ_PAGE_DATA, _DATA_V2 or _DICTIONARY */
     uint64_t offset;          /* file offset of the page header */

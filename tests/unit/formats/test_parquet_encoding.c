@@ -362,7 +362,22 @@ static void unpack64_handles_wide_values(void **state) {
     }
 }
 
-FLOE_TEST_MAIN(cmocka_unit_test(rle_run_and_bitpacked_run_decode),
+static void utf8_check_finds_the_bad_value(void **state) {
+    (void)state;
+    const uint8_t data[] = "plain ascii text" "caf\xc3\xa9" "\xc3\x28" "\xed\xa0\x80" "\xf0\x9f\x98\x80";
+    /* values: ascii(16), "café"(5), bad 2-byte(2), surrogate(3), emoji(4) */
+    const int32_t off[] = {0, 16, 21, 23, 26, 30};
+    assert_int_equal(pq_utf8_check(off, data, 2), 2);
+    assert_int_equal(pq_utf8_check(off, data, 3), 2);
+    assert_int_equal(pq_utf8_check(off + 3, data, 1), 0); /* surrogate alone */
+    assert_int_equal(pq_utf8_check(off + 4, data, 1), 1); /* emoji is fine */
+    const uint8_t overlong[] = "\xc0\xaf";
+    const int32_t o2[] = {0, 2};
+    assert_int_equal(pq_utf8_check(o2, overlong, 1), 0);
+}
+
+FLOE_TEST_MAIN(cmocka_unit_test(utf8_check_finds_the_bad_value),
+               cmocka_unit_test(rle_run_and_bitpacked_run_decode),
                cmocka_unit_test(rle_decodes_in_pieces_across_runs),
                cmocka_unit_test(rle_encoder_round_trips_every_width),
                cmocka_unit_test(rle_rejects_width_above_32),
