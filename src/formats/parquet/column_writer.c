@@ -82,6 +82,7 @@ int32_t pqw_codec_id(floe_codec c) {
 
 void pqw_chunk_free(pqw_chunk *c) {
     floe_buf_free(&c->bytes);
+    floe_buf_free(&c->dict_page);
     pqw_stats_free(&c->stats);
     for (int32_t i = 0; i < c->n_pages; i++) {
         floe_free(c->pages[i].min);
@@ -685,7 +686,8 @@ static int64_t page_estimate(const pqw_column *c) {
 }
 
 int64_t pqw_column_buffered(const pqw_column *c) {
-    return (int64_t)c->chunk.bytes.len + page_estimate(c) + (c->dict_on ? (int64_t)c->dict.len : 0);
+    return (int64_t)c->chunk.bytes.len + page_estimate(c) +
+           (c->dict_on || c->dict_used ? (int64_t)c->dict.len : 0);
 }
 
 static floe_status add_levels(pqw_column *c, const pqw_levels *lv, int64_t from, int64_t n) {
@@ -806,14 +808,10 @@ floe_status pqw_column_finish(pqw_column *c, pqw_chunk *out) {
             ph.has_crc = true;
             ph.crc = (int32_t)(uint32_t)crc32(0L, body->data, (uInt)body->len);
         }
-        floe_buf_clear(&c->tmp);
-        FLOE_TRY(floe_pq_encode_page_header(&ph, &c->tmp));
-        size_t hdr = c->tmp.len;
-        FLOE_TRY(floe_buf_append(&c->tmp, body->data, body->len));
-        FLOE_TRY(floe_buf_append(&c->tmp, ch->bytes.data, ch->bytes.len));
-        floe_buf swap = ch->bytes;
-        ch->bytes = c->tmp;
-        c->tmp = swap;
+        floe_buf_clear(&ch->dict_page);
+        FLOE_TRY(floe_pq_encode_page_header(&ph, &ch->dict_page));
+        size_t hdr = ch->dict_page.len;
+        FLOE_TRY(floe_buf_append(&ch->dict_page, body->data, body->len));
         ch->dict_size = (int64_t)(hdr + body->len);
         ch->uncompressed += (int64_t)(hdr + c->body.len);
         for (int32_t p = 0; p < ch->n_pages; p++) ch->pages[p].offset += ch->dict_size;

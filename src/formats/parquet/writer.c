@@ -245,9 +245,11 @@ static floe_status flush_row_group(floe_pq_writer *w) {
         FLOE_TRY(pqw_column_finish(w->cols[i], ch));
         rg->chunk_offset[i] = w->offset;
         for (int32_t p = 0; p < ch->n_pages; p++) ch->pages[p].offset += w->offset;
-        int64_t size = (int64_t)ch->bytes.len;
+        int64_t size = (int64_t)(ch->dict_page.len + ch->bytes.len);
         ch->size = size;
+        FLOE_TRY(write_bytes(w, ch->dict_page.data, ch->dict_page.len));
         FLOE_TRY(write_bytes(w, ch->bytes.data, ch->bytes.len));
+        floe_buf_free(&ch->dict_page);
         floe_buf_free(&ch->bytes);
         rg->total_compressed += size;
         rg->total_uncompressed += ch->uncompressed;

@@ -173,7 +173,8 @@ typedef struct pqw_page_info {
 
 /* A finished column chunk, ready to be written to the file. */
 typedef struct pqw_chunk {
-    floe_buf bytes;          /* dictionary page (if any) then data pages */
+    floe_buf dict_page;      /* the dictionary page, written first (if any) */
+    floe_buf bytes;          /* the data pages */
     int64_t dict_size;       /* bytes of the dictionary page (0 = none) */
     int64_t size;            /* bytes of the chunk (set when written) */
     int64_t num_values;      /* levels */
@@ -214,8 +215,9 @@ floe_status pqw_column_append(pqw_column *c, const pqw_levels *lv) FLOE_WARN_UNU
  * plus the open page and the dictionary). */
 int64_t pqw_column_buffered(const pqw_column *c);
 
-/* Close the chunk: flush the open page, put the dictionary page first and
- * hand the result over (the column starts a new chunk). */
+/* Close the chunk: flush the open page, build the dictionary page and hand
+ * the result over (the column starts a new chunk).  Page offsets in the
+ * result count from the start of the dictionary page. */
 floe_status pqw_column_finish(pqw_column *c, pqw_chunk *out) FLOE_WARN_UNUSED;
 
 /* Map a floe codec to the Parquet CompressionCodec value (-1: unsupported). */
