@@ -3,6 +3,7 @@
  * building, validation against a schema, the partition tuple type, partition
  * paths, and the JSON forms (object and bare field list).
  */
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,6 +35,10 @@ void floe_ice_partition_spec_free(floe_ice_partition_spec *spec) {
 /* Append a field taking ownership of `ids` (freed on failure too). */
 static floe_status add_field(floe_ice_partition_spec *spec, int32_t *ids, int32_t n_ids, int32_t field_id,
                              const char *name, floe_ice_transform tr) {
+    if (!ids || n_ids < 1) {
+        floe_free(ids);
+        return floe_error(FLOE_ERR_INVALID_ARGUMENT, "partition field '%s' has no source column", name ? name : "");
+    }
     floe_ice_partition_field *fs = floe_realloc(spec->fields, ((size_t)spec->n_fields + 1) * sizeof *fs);
     char *nm = floe_strdup(name ? name : "");
     if (!fs || !nm) {
@@ -128,10 +133,16 @@ bool floe_ice_partition_spec_equivalent(const floe_ice_partition_spec *a, const 
 
 /* ---- validation --------------------------------------------------------- */
 
+/* "partition spec <id>, field '<name>': <message>" */
 static floe_status field_err(const floe_ice_partition_spec *spec, const floe_ice_partition_field *f, const char *fmt,
-                             const char *a, const char *b) {
+                             ...) FLOE_PRINTF(3, 4);
+static floe_status field_err(const floe_ice_partition_spec *spec, const floe_ice_partition_field *f, const char *fmt,
+                             ...) {
     char msg[256];
-    snprintf(msg, sizeof msg, fmt, a, b);
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
     return floe_error(FLOE_ERR_INVALID_ARGUMENT, "partition spec %d, field '%s': %s", spec->spec_id, f->name, msg);
 }
 
@@ -144,25 +155,20 @@ floe_status floe_ice_partition_spec_validate(const floe_ice_partition_spec *spec
                               f->field_id);
         for (int32_t k = 0; k < i; k++) {
             if (strcmp(spec->fields[k].name, f->name) == 0)
-                return field_err(spec, f, "%s%sname is used twice", "", "");
-            if (spec->fields[k].field_id == f->field_id) {
-                char id[16];
-                snprintf(id, sizeof id, "%d", f->field_id);
-                return field_err(spec, f, "field id %s is used twice%s", id, "");
-            }
+                return field_err(spec, f, "name is used twice");
+            if (spec->fields[k].field_id == f->field_id)
+                return field_err(spec, f, "field id %d is used twice", f->field_id);
         }
         floe_ice_transform_format(&f->transform, tb, sizeof tb);
         for (int32_t k = 0; k < f->n_source_ids; k++) {
             int32_t sid = f->source_ids[k];
             const floe_ice_field *src = floe_ice_schema_find_field(schema, sid);
-            char ids[16];
-            snprintf(ids, sizeof ids, "%d", sid);
-            if (!src) return field_err(spec, f, "source column %s does not exist in the schema%s", ids, "");
+            if (!src) return field_err(spec, f, "source column %d does not exist in the schema", sid);
             if (!floe_ice_type_is_primitive(src->type))
-                return field_err(spec, f, "source column %s ('%s') is not a primitive type", ids,
+                return field_err(spec, f, "source column %d ('%s') is not a primitive type", sid,
                                  floe_ice_schema_field_name(schema, sid));
             if (floe_ice_schema_in_list_or_map(schema, sid))
-                return field_err(spec, f, "source column %s ('%s') is inside a list or map", ids,
+                return field_err(spec, f, "source column %d ('%s') is inside a list or map", sid,
                                  floe_ice_schema_field_name(schema, sid));
             if (f->transform.kind != FLOE_ICE_TRANSFORM_UNKNOWN && f->n_source_ids == 1 &&
                 !floe_ice_transform_can_apply(&f->transform, src->type))
@@ -174,7 +180,7 @@ floe_status floe_ice_partition_spec_validate(const floe_ice_partition_spec *spec
         if (f->transform.kind == FLOE_ICE_TRANSFORM_VOID) continue;
         const floe_ice_field *same = floe_ice_schema_find_by_name(schema, f->name, true);
         if (same && !(f->transform.kind == FLOE_ICE_TRANSFORM_IDENTITY && same->id == f->source_id))
-            return field_err(spec, f, "name conflicts with a schema column%s%s", "", "");
+            return field_err(spec, f, "name conflicts with a schema column");
     }
     return NULL;
 }

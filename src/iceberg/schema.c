@@ -116,8 +116,7 @@ static floe_status visit(builder *b, const floe_ice_type *t, int32_t parent, con
         char *fname = join(full, f->name);
         if (!fname) return oom();
         bool coll = in_coll || t->id == FLOE_ICE_LIST || t->id == FLOE_ICE_MAP;
-        bool opt = opt_anc;
-        ix->by_id[ix->n_ids++] = (id_entry){f->id, parent, coll, opt, f, fname};
+        ix->by_id[ix->n_ids++] = (id_entry){f->id, parent, coll, opt_anc, f, fname};
         if (f->id > ix->highest) ix->highest = f->id;
 
         /* Canonical name, and the short alias when it differs. */
@@ -135,7 +134,7 @@ static floe_status visit(builder *b, const floe_ice_type *t, int32_t parent, con
              * name skips "element"/"value" (Java's IndexByName). */
             bool skip = (t->id == FLOE_ICE_LIST || (t->id == FLOE_ICE_MAP && i == 1)) &&
                         f->type->id == FLOE_ICE_STRUCT;
-            st = visit(b, f->type, f->id, fname, skip ? shrt : sname, coll, opt || !f->required);
+            st = visit(b, f->type, f->id, fname, skip ? shrt : sname, coll, opt_anc || !f->required);
         }
         if (!alias) floe_free(sname);
         if (st) return st;

@@ -33,6 +33,10 @@ void floe_ice_sort_order_free(floe_ice_sort_order *o) {
 /* Append a field taking ownership of `ids` (freed on failure too). */
 static floe_status add_field(floe_ice_sort_order *o, int32_t *ids, int32_t n, floe_ice_transform t,
                              floe_ice_sort_direction d, floe_ice_null_order nulls) {
+    if (!ids || n < 1) {
+        floe_free(ids);
+        return floe_error(FLOE_ERR_INVALID_ARGUMENT, "sort field has no source column");
+    }
     floe_ice_sort_field *fs = floe_realloc(o->fields, ((size_t)o->n_fields + 1) * sizeof *fs);
     if (!fs) {
         floe_free(ids);

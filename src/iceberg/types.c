@@ -32,6 +32,8 @@ const char *floe_ice_type_id_name(floe_ice_type_id id) {
     return type_names[id];
 }
 
+static char *join_path(const char *path, const char *name);
+
 static floe_status oom(void) { return floe_error(FLOE_ERR_OUT_OF_MEMORY, "out of memory building an Iceberg type"); }
 
 static floe_ice_type *type_alloc(floe_ice_type_id id) {
@@ -295,15 +297,27 @@ int floe_ice_type_min_format_version(const floe_ice_type *t) {
     return v;
 }
 
-floe_status floe_ice_type_check_supported(const floe_ice_type *t, const char *what) {
-    if (t->id == FLOE_ICE_VARIANT || t->id == FLOE_ICE_GEOMETRY || t->id == FLOE_ICE_GEOGRAPHY)
-        return floe_error(FLOE_ERR_UNSUPPORTED, "%s: type '%s' is not supported", what ? what : "type",
-                          floe_ice_type_id_name(t->id));
+/* Depth-first search for a variant/geo type; `path` is the dotted name of
+ * the field holding `t` ("" at the top). */
+static floe_status check_supported_at(const floe_ice_type *t, const char *what, const char *path) {
+    if (t->id == FLOE_ICE_VARIANT || t->id == FLOE_ICE_GEOMETRY || t->id == FLOE_ICE_GEOGRAPHY) {
+        if (*path)
+            return floe_error(FLOE_ERR_UNSUPPORTED, "%s, field '%s': type '%s' is not supported", what, path,
+                              floe_ice_type_id_name(t->id));
+        return floe_error(FLOE_ERR_UNSUPPORTED, "%s: type '%s' is not supported", what, floe_ice_type_id_name(t->id));
+    }
     for (int32_t i = 0; i < t->n_fields; i++) {
-        floe_status st = floe_ice_type_check_supported(t->fields[i].type, what);
-        if (st) return floe_status_wrap(st, "field '%s'", t->fields[i].name);
+        char *p = join_path(path, t->fields[i].name);
+        if (!p) return oom();
+        floe_status st = check_supported_at(t->fields[i].type, what, p);
+        floe_free(p);
+        if (st) return st;
     }
     return NULL;
+}
+
+floe_status floe_ice_type_check_supported(const floe_ice_type *t, const char *what) {
+    return check_supported_at(t, what ? what : "type", "");
 }
 
 /* ---- type strings ------------------------------------------------------- */
