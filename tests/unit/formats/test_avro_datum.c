@@ -333,8 +333,47 @@ static void unions_resolve_between_writer_and_reader(void **state) {
     floe_avro_schema_free(r);
 }
 
+static void render(const char *schema_json, floe_avro_value v, const char *want) {
+    floe_avro_schema *s = parse_ok(schema_json);
+    floe_buf b = FLOE_BUF_INIT;
+    assert_ok(floe_avro_value_to_json(s, &v, &b));
+    assert_string_equal(floe_buf_cstr(&b), want);
+    floe_buf_free(&b);
+    floe_avro_schema_free(s);
+}
+
+static void logical_types_render_readably_at_the_edges(void **state) {
+    (void)state;
+    const char *dec = "{\"type\":\"bytes\",\"logicalType\":\"decimal\",\"precision\":38,\"scale\":2}";
+    render(dec, floe_avro_bytes(FLOE_AVRO_BYTES, "\x05", 1), "0.05");
+    render(dec, floe_avro_bytes(FLOE_AVRO_BYTES, "\xfb", 1), "-0.05");
+    render(dec, floe_avro_bytes(FLOE_AVRO_BYTES, "", 0), "0");
+    render(dec, floe_avro_bytes(FLOE_AVRO_BYTES, "\x00\x80", 2), "1.28");
+    /* 2^127 - 1 → 170141183460469231731687303715884105727 */
+    render(dec, floe_avro_bytes(FLOE_AVRO_BYTES, "\x7f\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff", 16),
+           "1701411834604692317316873037158841057.27");
+    render(dec, floe_avro_bytes(FLOE_AVRO_BYTES, "\x80\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00", 16),
+           "-1701411834604692317316873037158841057.28");
+    const char *ts = "{\"type\":\"long\",\"logicalType\":\"timestamp-millis\"}";
+    render(ts, floe_avro_long(FLOE_AVRO_LONG, -1), "\"1969-12-31T23:59:59.999Z\"");
+    render(ts, floe_avro_long(FLOE_AVRO_LONG, 951782400000LL), "\"2000-02-29T00:00:00.000Z\"");
+    render("{\"type\":\"long\",\"logicalType\":\"local-timestamp-nanos\"}",
+           floe_avro_long(FLOE_AVRO_LONG, 1), "\"1970-01-01T00:00:00.000000001\"");
+    render("{\"type\":\"int\",\"logicalType\":\"date\"}", floe_avro_long(FLOE_AVRO_INT, -719162),
+           "\"0001-01-01\"");
+    render("{\"type\":\"int\",\"logicalType\":\"time-millis\"}", floe_avro_long(FLOE_AVRO_INT, 86399999),
+           "\"23:59:59.999\"");
+    render("{\"type\":\"fixed\",\"name\":\"D\",\"size\":12,\"logicalType\":\"duration\"}",
+           floe_avro_bytes(FLOE_AVRO_FIXED, "\x01\x00\x00\x00\x02\x00\x00\x00\x03\x00\x00\x00", 12),
+           "{\"months\":1,\"days\":2,\"millis\":3}");
+    render("\"double\"", floe_avro_double(FLOE_AVRO_DOUBLE, 1.0 / 0.0), "\"Infinity\"");
+    render("\"double\"", floe_avro_double(FLOE_AVRO_DOUBLE, 1e300), "1e+300");
+    render("\"float\"", floe_avro_double(FLOE_AVRO_FLOAT, (float)0.1), "0.1");
+}
+
 FLOE_TEST_MAIN(cmocka_unit_test(every_type_round_trips_through_a_container_file_with_every_codec),
                cmocka_unit_test(json_rendering_is_plain_and_readable),
+               cmocka_unit_test(logical_types_render_readably_at_the_edges),
                cmocka_unit_test(single_datum_encodes_and_decodes),
                cmocka_unit_test(malformed_bytes_are_corrupt_with_offsets),
                cmocka_unit_test(field_ids_beat_names_in_resolution),
