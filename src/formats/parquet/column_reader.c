@@ -359,7 +359,26 @@ floe_status pq_column_reader_init(pq_column_reader *c, const floe_pq_column *col
                                   const uint8_t *chunk, size_t len, uint64_t origin,
                                   int32_t codec, int64_t num_values, bool verify_crc,
                                   int flags) {
+    /* Keep the scratch buffers of a recycled reader (see
+     * pq_column_reader_recycle): reusing warm memory avoids page faults. */
+    floe_buf keep[8] = {c->pages.scratch, c->page_def, c->page_rep, c->idx,
+                        c->phys,          c->phys_data, c->dict_vals, c->dict_data};
     memset(c, 0, sizeof *c);
+    c->pages.scratch = keep[0];
+    c->page_def = keep[1];
+    c->page_rep = keep[2];
+    c->idx = keep[3];
+    c->phys = keep[4];
+    c->phys_data = keep[5];
+    c->dict_vals = keep[6];
+    c->dict_data = keep[7];
+    floe_buf_clear(&c->page_def);
+    floe_buf_clear(&c->page_rep);
+    floe_buf_clear(&c->idx);
+    floe_buf_clear(&c->phys);
+    floe_buf_clear(&c->phys_data);
+    floe_buf_clear(&c->dict_vals);
+    floe_buf_clear(&c->dict_data);
     c->col = col;
     c->name = floe_strdup(col->path ? col->path : "?");
     if (!c->name) return floe_error(FLOE_ERR_OUT_OF_MEMORY, "out of memory");
@@ -383,8 +402,11 @@ floe_status pq_column_reader_init(pq_column_reader *c, const floe_pq_column *col
         pq_column_reader_free(c);
         return st;
     }
+    floe_buf scratch = c->pages.scratch;
     pq_page_reader_init(&c->pages, chunk, len, origin, fc, col->max_def_level,
                         col->max_rep_level, num_values, c->name);
+    c->pages.scratch = scratch;
+    floe_buf_clear(&c->pages.scratch);
     c->pages.verify_crc = verify_crc;
     return NULL;
 }
@@ -394,6 +416,13 @@ static void drop_page_decoders(pq_column_reader *c) {
     if (c->dlba_live) pq_dlba_free(&c->dlba);
     if (c->dba_live) pq_dba_free(&c->dba);
     c->delta_live = c->dlba_live = c->dba_live = false;
+}
+
+void pq_column_reader_recycle(pq_column_reader *c) {
+    drop_page_decoders(c);
+    floe_free(c->name);
+    c->name = NULL;
+    c->has_dict = false;
 }
 
 void pq_column_reader_free(pq_column_reader *c) {

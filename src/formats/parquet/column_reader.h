@@ -122,6 +122,10 @@ floe_status pq_column_reader_init(pq_column_reader *c, const floe_pq_column *col
                                   int32_t codec, int64_t num_values,
                                   bool verify_crc, int flags) FLOE_WARN_UNUSED;
 void pq_column_reader_free(pq_column_reader *c);
+/* Done with this chunk, but keep the scratch memory for the next one: the
+ * reader may then be passed to pq_column_reader_init again (or freed).
+ * init must otherwise be given a zeroed struct. */
+void pq_column_reader_recycle(pq_column_reader *c);
 
 /* Append up to max_rows whole rows (fewer only at the end of the chunk). */
 floe_status pq_column_read(pq_column_reader *c, int64_t max_rows,

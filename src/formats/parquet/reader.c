@@ -159,7 +159,7 @@ static floe_status build_projection(floe_pq_reader *r, const floe_pq_read_option
 static void drop_row_group(floe_pq_reader *r) {
     for (int i = 0; i < r->nleaves; i++)
         if (r->reader_live[i]) {
-            pq_column_reader_free(&r->readers[i]);
+            pq_column_reader_recycle(&r->readers[i]);
             r->reader_live[i] = false;
         }
     for (int i = 0; i < r->nblocks; i++) floe_free(r->blocks[i]);
@@ -331,6 +331,7 @@ floe_status floe_pq_reader_open_path(const char *path, const floe_pq_read_option
 void floe_pq_reader_close(floe_pq_reader *r) {
     if (!r) return;
     if (r->reader_live) drop_row_group(r);
+    for (int i = 0; r->readers && i < r->nleaves; i++) pq_column_reader_free(&r->readers[i]);
     for (int i = 0; r->outs && i < r->nleaves; i++) pq_leaf_out_free(&r->outs[i]);
     floe_free(r->outs);
     floe_free(r->out_ptrs);
