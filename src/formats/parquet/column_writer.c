@@ -290,29 +290,9 @@ static floe_status dict_grow_table(pqw_column *c) {
     return NULL;
 }
 
-/* Index of the value, inserting it if new.  A table slot keeps the hash's
- * high half beside the entry number, so most mismatches are rejected
- * without touching the entry. */
-static floe_status dict_index(pqw_column *c, const uint8_t *v, size_t len, uint32_t *out) {
-    if (!c->ht || (uint64_t)(c->n_dict + 1) * 2 > (uint64_t)c->ht_mask + 1)
-        FLOE_TRY(dict_grow_table(c));
-    uint64_t hash = hash_bytes(v, len);
-    uint64_t tag = hash & 0xFFFFFFFF00000000ull;
-    uint32_t h = (uint32_t)hash & c->ht_mask;
-    for (;;) {
-        uint64_t slot = c->ht[h];
-        if (!slot) break;
-        if ((slot & 0xFFFFFFFF00000000ull) == tag) {
-            uint32_t e = (uint32_t)slot - 1;
-            size_t elen;
-            const uint8_t *ev = dict_entry(c, e, &elen);
-            if (elen == len && memcmp(ev, v, len) == 0) {
-                *out = e;
-                return NULL;
-            }
-        }
-        h = (h + 1) & c->ht_mask;
-    }
+/* Add a new entry (the caller probed and found no match ending at slot h). */
+static floe_status dict_insert(pqw_column *c, const uint8_t *v, size_t len, uint64_t hash,
+                               uint32_t *out) {
     if (c->n_dict == c->dict_cap) {
         uint32_t cap = c->dict_cap ? c->dict_cap * 2 : 256;
         uint64_t *hh = floe_realloc(c->dict_hash, (size_t)cap * sizeof *hh);
@@ -331,9 +311,70 @@ static floe_status dict_index(pqw_column *c, const uint8_t *v, size_t len, uint3
         FLOE_TRY(floe_buf_append(&c->dict, &l, 4));
     }
     FLOE_TRY(floe_buf_append(&c->dict, v, len));
-    c->ht[h] = tag | (e + 1);
+    uint32_t h = (uint32_t)hash & c->ht_mask;
+    while (c->ht[h]) h = (h + 1) & c->ht_mask;
+    c->ht[h] = (hash & 0xFFFFFFFF00000000ull) | (e + 1);
     *out = e;
     return NULL;
+}
+
+static inline floe_status dict_reserve(pqw_column *c) {
+    if (!c->ht || (uint64_t)(c->n_dict + 1) * 2 > (uint64_t)c->ht_mask + 1)
+        return dict_grow_table(c);
+    return NULL;
+}
+
+/* Index of the value, inserting it if new.  A table slot keeps the hash's
+ * high half beside the entry number, so most mismatches are rejected
+ * without touching the entry. */
+static floe_status dict_index(pqw_column *c, const uint8_t *v, size_t len, uint32_t *out) {
+    FLOE_TRY(dict_reserve(c));
+    uint64_t hash = hash_bytes(v, len);
+    uint64_t tag = hash & 0xFFFFFFFF00000000ull;
+    uint32_t h = (uint32_t)hash & c->ht_mask;
+    for (;;) {
+        uint64_t slot = c->ht[h];
+        if (!slot) break;
+        if ((slot & 0xFFFFFFFF00000000ull) == tag) {
+            uint32_t e = (uint32_t)slot - 1;
+            size_t elen;
+            const uint8_t *ev = dict_entry(c, e, &elen);
+            if (elen == len && memcmp(ev, v, len) == 0) {
+                *out = e;
+                return NULL;
+            }
+        }
+        h = (h + 1) & c->ht_mask;
+    }
+    return dict_insert(c, v, len, hash, out);
+}
+
+/* dict_index for 4- and 8-byte values (INT32/INT64/FLOAT/DOUBLE): hash
+ * and compare the value as one integer.  A column always takes the same
+ * path, so its table never mixes the two hashes. */
+static inline floe_status dict_index_word(pqw_column *c, const uint8_t *v, uint32_t *out) {
+    size_t w = (size_t)c->width;
+    uint64_t key = 0;
+    memcpy(&key, v, w);
+    FLOE_TRY(dict_reserve(c));
+    uint64_t hash = mix64(0x243F6A8885A308D3ull ^ key);
+    uint64_t tag = hash & 0xFFFFFFFF00000000ull;
+    uint32_t h = (uint32_t)hash & c->ht_mask;
+    for (;;) {
+        uint64_t slot = c->ht[h];
+        if (!slot) break;
+        if ((slot & 0xFFFFFFFF00000000ull) == tag) {
+            uint32_t e = (uint32_t)slot - 1;
+            uint64_t ev = 0;
+            memcpy(&ev, c->dict.data + (size_t)e * w, w);
+            if (ev == key) {
+                *out = e;
+                return NULL;
+            }
+        }
+        h = (h + 1) & c->ht_mask;
+    }
+    return dict_insert(c, v, w, hash, out);
 }
 
 static floe_status reserve_idx(pqw_column *c, int64_t more) {
@@ -369,9 +410,15 @@ static floe_status add_values(pqw_column *c, const floe_array *a, const int64_t 
         if (st) return st;
         if (c->dict_on) {
             FLOE_TRY(reserve_idx(c, n));
-            for (int64_t i = 0; i < n; i++)
-                FLOE_TRY(dict_index(c, dst + (size_t)i * (size_t)c->width, (size_t)c->width,
-                                    &c->idx[c->n_idx++]));
+            if (c->width == 4 || c->width == 8) {
+                for (int64_t i = 0; i < n; i++)
+                    FLOE_TRY(dict_index_word(c, dst + (size_t)i * (size_t)c->width,
+                                             &c->idx[c->n_idx++]));
+            } else {
+                for (int64_t i = 0; i < n; i++)
+                    FLOE_TRY(dict_index(c, dst + (size_t)i * (size_t)c->width,
+                                        (size_t)c->width, &c->idx[c->n_idx++]));
+            }
         }
     } else {
         if (n > c->views_cap) {
