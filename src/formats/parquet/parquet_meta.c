@@ -161,7 +161,21 @@ void floe_pq_logical_type_format(const floe_pq_logical_type *lt, char *out, size
 typedef struct dec {
     floe_thrift_reader r;
     floe_pq_arena *arena; /* NULL: binaries are views, no arrays */
+    size_t array_budget;  /* bytes of arrays still allowed */
 } dec;
+
+/* Decoded structs are much larger than their encoding (a ColumnChunk is ~400
+ * bytes in memory and can be a dozen on the wire), so a small corrupt footer
+ * claiming huge lists could make floe allocate gigabytes.  Real footers
+ * decode to under ~10x their size; arrays beyond this budget are refused. */
+#define ARRAY_BUDGET(len) ((size_t)(len) * 64 + ((size_t)1 << 20))
+
+static void dec_init(dec *d, const uint8_t *data, size_t len, uint64_t origin,
+                     floe_pq_arena *arena) {
+    floe_thrift_reader_init(&d->r, data, len, origin);
+    d->arena = arena;
+    d->array_budget = len > SIZE_MAX / 128 ? SIZE_MAX : ARRAY_BUDGET(len);
+}
 
 #define TRY(expr)                                    \
     do {                                             \
@@ -244,7 +258,13 @@ static floe_status get_array(dec *d, uint32_t n, size_t size, void **out) {
     *out = NULL;
     if (!n) return NULL;
     if (!d->arena) return floe_thrift_error(&d->r, "unexpected list");
-    *out = alloc(d, (size_t)n * size);
+    size_t bytes = (size_t)n * size;
+    if (bytes > d->array_budget)
+        return floe_thrift_error(&d->r, "list of %u elements is implausibly large for "
+                                 "metadata of %zu bytes", n,
+                                 (size_t)(d->r.end - d->r.base));
+    d->array_budget -= bytes;
+    *out = alloc(d, bytes);
     return *out ? NULL : oom();
 }
 
@@ -652,8 +672,7 @@ floe_status floe_pq_decode_file_metadata(const uint8_t *data, size_t len, uint64
     if (!md) return oom();
     floe_pq_arena_init(&md->arena);
     dec d;
-    floe_thrift_reader_init(&d.r, data, len, origin);
-    d.arena = &md->arena;
+    dec_init(&d, data, len, origin, &md->arena);
     floe_status st = dec_file_metadata(&d, md);
     if (st) {
         floe_pq_file_metadata_free(md);
@@ -763,8 +782,7 @@ floe_status floe_pq_decode_page_header(const uint8_t *data, size_t len, uint64_t
                                        floe_pq_page_header *out, size_t *consumed) {
     memset(out, 0, sizeof *out);
     dec d;
-    floe_thrift_reader_init(&d.r, data, len, origin);
-    d.arena = NULL;
+    dec_init(&d, data, len, origin, NULL);
     floe_status st = dec_page_header(&d, out);
     if (st) return floe_status_wrap(st, "decoding PageHeader at offset %" PRIu64, origin);
     *consumed = (size_t)(d.r.p - d.r.base);
@@ -825,8 +843,7 @@ floe_status floe_pq_decode_column_index(const uint8_t *data, size_t len, uint64_
     if (!ci) return oom();
     floe_pq_arena_init(&ci->arena);
     dec d;
-    floe_thrift_reader_init(&d.r, data, len, origin);
-    d.arena = &ci->arena;
+    dec_init(&d, data, len, origin, &ci->arena);
     floe_status st = dec_column_index(&d, ci);
     if (st) {
         floe_pq_column_index_free(ci);
@@ -881,8 +898,7 @@ floe_status floe_pq_decode_offset_index(const uint8_t *data, size_t len, uint64_
     if (!oi) return oom();
     floe_pq_arena_init(&oi->arena);
     dec d;
-    floe_thrift_reader_init(&d.r, data, len, origin);
-    d.arena = &oi->arena;
+    dec_init(&d, data, len, origin, &oi->arena);
     floe_status st = dec_offset_index(&d, oi);
     if (st) {
         floe_pq_offset_index_free(oi);
@@ -930,8 +946,7 @@ floe_status floe_pq_decode_bloom_filter_header(const uint8_t *data, size_t len,
                                                size_t *consumed) {
     memset(out, 0, sizeof *out);
     dec d;
-    floe_thrift_reader_init(&d.r, data, len, origin);
-    d.arena = NULL;
+    dec_init(&d, data, len, origin, NULL);
     floe_status st = dec_bloom_filter_header(&d, out);
     if (st) return floe_status_wrap(st, "decoding BloomFilterHeader");
     *consumed = (size_t)(d.r.p - d.r.base);

@@ -536,7 +536,32 @@ static void missing_required_field_is_named(void **state) {
                  FLOE_ERR_CORRUPT, "FileMetaData: required field 2 (schema) missing");
 }
 
-FLOE_TEST_MAIN(cmocka_unit_test(every_parquet_testing_footer_decodes),
+/* A small footer claiming a huge list of (empty) column chunks must not make
+ * floe allocate hundreds of bytes per encoded byte. */
+static void implausible_lists_are_refused_before_allocating(void **state) {
+    (void)state;
+    enum { N = 100000 };
+    uint8_t *footer = floe_malloc(N + 16);
+    size_t k = 0;
+    footer[k++] = 0x49; /* field 4 (row_groups): list */
+    footer[k++] = 0x1c; /* one struct */
+    footer[k++] = 0x19; /* RowGroup field 1 (columns): list */
+    footer[k++] = 0xfc; /* long form, structs */
+    footer[k++] = (uint8_t)(0x80 | (N & 0x7f));
+    footer[k++] = (uint8_t)(0x80 | ((N >> 7) & 0x7f));
+    footer[k++] = (uint8_t)(N >> 14);
+    memset(footer + k, 0, N); /* N empty ColumnChunks */
+    k += N;
+    footer[k++] = 0;
+    footer[k++] = 0;
+    floe_pq_file_metadata *md;
+    assert_error(floe_pq_decode_file_metadata(footer, k, 0, &md), FLOE_ERR_CORRUPT,
+                 "list of 100000 elements is implausibly large");
+    floe_free(footer);
+}
+
+FLOE_TEST_MAIN(cmocka_unit_test(implausible_lists_are_refused_before_allocating),
+               cmocka_unit_test(every_parquet_testing_footer_decodes),
                cmocka_unit_test(alltypes_plain_has_known_facts),
                cmocka_unit_test(other_files_have_known_facts),
                cmocka_unit_test(page_headers_decode_at_chunk_offsets),
