@@ -118,6 +118,48 @@ floe_status floe_arrow_import_array(struct ArrowArray *in, floe_type *type, floe
 floe_status floe_arrow_import_batch(struct ArrowArray *in_array, struct ArrowSchema *in_schema,
                                     floe_batch **out) FLOE_WARN_UNUSED;
 
+/* ------------------------------------------------------------- streams
+ * The Arrow C Stream Interface: a pull-based sequence of batches with one
+ * schema, for handing a whole query result or scan to another engine. */
+
+#ifndef ARROW_C_STREAM_INTERFACE
+#define ARROW_C_STREAM_INTERFACE
+
+struct ArrowArrayStream {
+    int (*get_schema)(struct ArrowArrayStream *, struct ArrowSchema *out);
+    int (*get_next)(struct ArrowArrayStream *, struct ArrowArray *out);
+    const char *(*get_last_error)(struct ArrowArrayStream *);
+    void (*release)(struct ArrowArrayStream *);
+    void *private_data;
+};
+
+#endif /* ARROW_C_STREAM_INTERFACE */
+
+/* Where an exported stream pulls its batches from.  next() sets *out to a
+ * new batch reference, or to NULL at the end; close() (may be NULL) is
+ * called once when the consumer releases the stream. */
+typedef struct floe_batch_source {
+    floe_status (*next)(void *ctx, floe_batch **out);
+    void (*close)(void *ctx);
+    void *ctx;
+} floe_batch_source;
+
+/* Export a stream of batches of `schema` (retained).  Errors from next()
+ * are reported to the consumer as EIO/ENOMEM/EINVAL with the floe message
+ * from get_last_error().  Each batch must have a schema compatible with
+ * `schema`. */
+floe_status floe_arrow_export_stream(floe_schema *schema, floe_batch_source source,
+                                     struct ArrowArrayStream *out) FLOE_WARN_UNUSED;
+
+/* Import: read another library's stream as floe batches.  The stream is
+ * moved (in->release becomes NULL) and released by floe_arrow_stream_close. */
+typedef struct floe_arrow_stream_reader floe_arrow_stream_reader;
+floe_status floe_arrow_stream_open(struct ArrowArrayStream *in, floe_arrow_stream_reader **out) FLOE_WARN_UNUSED;
+const floe_schema *floe_arrow_stream_schema(const floe_arrow_stream_reader *r);
+/* The next batch, or *out = NULL at the end of the stream. */
+floe_status floe_arrow_stream_next(floe_arrow_stream_reader *r, floe_batch **out) FLOE_WARN_UNUSED;
+void floe_arrow_stream_close(floe_arrow_stream_reader *r);  /* NULL-safe */
+
 #ifdef __cplusplus
 }
 #endif

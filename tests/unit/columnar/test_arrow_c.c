@@ -336,7 +336,66 @@ static void unsupported_and_foreign_formats(void **state) {
     floe_field_clear(&f);
 }
 
+typedef struct {
+    floe_batch *batch;
+    int pos, fail_at, closed;
+} slice_source;
+
+static floe_status next_slice(void *ctx, floe_batch **out) {
+    slice_source *s = ctx;
+    *out = NULL;
+    if (s->pos == s->fail_at) return floe_error(FLOE_ERR_IO, "disk went away at batch %d", s->pos);
+    if (s->pos >= 4) return NULL;
+    return floe_batch_slice(s->batch, s->pos++, 1, out);
+}
+
+static void close_source(void *ctx) { ((slice_source *)ctx)->closed++; }
+
+static void stream_round_trips_batches_and_errors(void **state) {
+    (void)state;
+    floe_batch *b = all_types_batch();
+    slice_source src = {.batch = b, .fail_at = -1};
+    floe_batch_source bs = {next_slice, close_source, &src};
+    struct ArrowArrayStream stream;
+    assert_ok(floe_arrow_export_stream(b->schema, bs, &stream));
+    floe_arrow_stream_reader *r;
+    assert_ok(floe_arrow_stream_open(&stream, &r));
+    assert_null(stream.release);
+    assert_true(floe_type_equals(floe_arrow_stream_schema(r), b->schema));
+    floe_batch *got[5];
+    int n = 0;
+    for (;;) {
+        floe_batch *x;
+        assert_ok(floe_arrow_stream_next(r, &x));
+        if (!x) break;
+        assert_true(n < 4);
+        got[n++] = x;
+    }
+    assert_int_equal(n, 4);
+    floe_batch *all;
+    assert_ok(floe_batch_concat(got, n, &all));
+    assert_true(floe_batch_equals(all, b));
+    floe_batch_release(all);
+    for (int i = 0; i < n; i++) floe_batch_release(got[i]);
+    floe_arrow_stream_close(r);
+    assert_int_equal(src.closed, 1);
+
+    /* A source error reaches the consumer with its message. */
+    slice_source bad = {.batch = b, .fail_at = 1};
+    floe_batch_source bbs = {next_slice, close_source, &bad};
+    assert_ok(floe_arrow_export_stream(b->schema, bbs, &stream));
+    assert_ok(floe_arrow_stream_open(&stream, &r));
+    floe_batch *x;
+    assert_ok(floe_arrow_stream_next(r, &x));
+    floe_batch_release(x);
+    assert_error(floe_arrow_stream_next(r, &x), FLOE_ERR_IO, "disk went away at batch 1");
+    floe_arrow_stream_close(r);
+    assert_int_equal(bad.closed, 1);
+    floe_batch_release(b);
+}
+
 FLOE_TEST_MAIN(cmocka_unit_test(every_type_round_trips_through_the_c_interface),
+               cmocka_unit_test(stream_round_trips_batches_and_errors),
                cmocka_unit_test(slices_with_offsets_round_trip),
                cmocka_unit_test(exported_schema_uses_spec_format_strings),
                cmocka_unit_test(consumer_may_move_a_child_before_releasing_the_parent),
