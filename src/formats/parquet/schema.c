@@ -630,3 +630,47 @@ const floe_pq_column *floe_pq_schema_find_column_by_field_id(const floe_pq_schem
                                                              int32_t field_id) {
     return find_id(s->column_ids, s->num_column_ids, field_id);
 }
+
+/* Whether the legacy Statistics.min/max (compared as signed values, bytes
+ * as signed chars) are ordered the way the column's values are. */
+static bool legacy_order_is_true_order(const floe_pq_column *col) {
+    switch (col->kind) {
+    case FLOE_PQ_KIND_BOOL:
+    case FLOE_PQ_KIND_INT8:
+    case FLOE_PQ_KIND_INT16:
+    case FLOE_PQ_KIND_INT32:
+    case FLOE_PQ_KIND_INT64:
+    case FLOE_PQ_KIND_FLOAT:
+    case FLOE_PQ_KIND_DOUBLE:
+    case FLOE_PQ_KIND_DATE:
+    case FLOE_PQ_KIND_TIME_MS:
+    case FLOE_PQ_KIND_TIME_US:
+    case FLOE_PQ_KIND_TIME_NS:
+    case FLOE_PQ_KIND_TIMESTAMP_MS:
+    case FLOE_PQ_KIND_TIMESTAMP_US:
+        return true;
+    case FLOE_PQ_KIND_TIMESTAMP_NS:
+        return col->physical == FLOE_PQ_INT64; /* INT96 has no usable order */
+    case FLOE_PQ_KIND_DECIMAL:
+        return col->physical == FLOE_PQ_INT32 || col->physical == FLOE_PQ_INT64;
+    default:
+        return false;
+    }
+}
+
+bool floe_pq_column_stats_bounds(const floe_pq_column *col, const floe_pq_statistics *s,
+                                 const floe_pq_bytes **min, const floe_pq_bytes **max) {
+    *min = *max = NULL;
+    if (s->min_value.set && s->max_value.set) {
+        *min = &s->min_value;
+        *max = &s->max_value;
+        return true;
+    }
+    if (!s->min.set || !s->max.set) return false;
+    bool equal = s->min.len == s->max.len &&
+                 (s->min.len == 0 || memcmp(s->min.data, s->max.data, s->min.len) == 0);
+    if (!equal && !legacy_order_is_true_order(col)) return false;
+    *min = &s->min;
+    *max = &s->max;
+    return true;
+}

@@ -137,4 +137,14 @@ const floe_pq_field *floe_pq_schema_find_field_id(const floe_pq_schema *s, int32
 const floe_pq_column *floe_pq_schema_find_column_by_field_id(const floe_pq_schema *s,
                                                              int32_t field_id);
 
+/* The min/max statistics of a chunk or page of `col` that may be trusted for
+ * pruning, or false when there are none.  min_value/max_value are used when
+ * present (ordered per the column's type); the legacy min/max only when the
+ * legacy signed comparison is the column's true order (signed integers,
+ * floats, dates, times, timestamps, INT32/INT64 decimals), or when they are
+ * equal (then the single value is exact whatever the order).  Bounds may be
+ * inexact (truncated strings); is_*_exact says so. */
+bool floe_pq_column_stats_bounds(const floe_pq_column *col, const floe_pq_statistics *s,
+                                 const floe_pq_bytes **min, const floe_pq_bytes **max);
+
 #endif

@@ -427,7 +427,41 @@ static void iceberg_written_file_resolves_field_ids(void **state) {
     floe_pq_file_close(f);
 }
 
-FLOE_TEST_MAIN(cmocka_unit_test(iceberg_written_file_resolves_field_ids),
+static void statistics_bounds_respect_the_column_order(void **state) {
+    (void)state;
+    floe_pq_schema_element e[] = {
+        group("root", NOREP, 3),
+        leaf("i", 1, FLOE_PQ_INT32),
+        with_lt(leaf("s", 1, FLOE_PQ_BYTE_ARRAY), FLOE_PQ_LT_STRING),
+        leaf("u", 1, FLOE_PQ_INT32),
+    };
+    e[3] = with_ct(e[3], FLOE_PQ_CT_UINT_32);
+    floe_pq_schema *s;
+    assert_ok(build(e, N(e), &s));
+    const floe_pq_bytes *mn, *mx;
+    floe_pq_statistics st;
+    memset(&st, 0, sizeof st);
+    assert_false(floe_pq_column_stats_bounds(floe_pq_schema_column(s, 0), &st, &mn, &mx));
+    /* Legacy pair: trusted for signed ints only. */
+    st.min = (floe_pq_bytes){(const uint8_t *)"\x01\0\0\0", 4, true};
+    st.max = (floe_pq_bytes){(const uint8_t *)"\x09\0\0\0", 4, true};
+    assert_true(floe_pq_column_stats_bounds(floe_pq_schema_column(s, 0), &st, &mn, &mx));
+    assert_ptr_equal(mn, &st.min);
+    assert_false(floe_pq_column_stats_bounds(floe_pq_schema_column(s, 1), &st, &mn, &mx));
+    assert_false(floe_pq_column_stats_bounds(floe_pq_schema_column(s, 2), &st, &mn, &mx));
+    /* ... or when min == max, whatever the order. */
+    st.max = st.min;
+    assert_true(floe_pq_column_stats_bounds(floe_pq_schema_column(s, 1), &st, &mn, &mx));
+    /* min_value/max_value always win. */
+    st.min_value = (floe_pq_bytes){(const uint8_t *)"a", 1, true};
+    st.max_value = (floe_pq_bytes){(const uint8_t *)"z", 1, true};
+    assert_true(floe_pq_column_stats_bounds(floe_pq_schema_column(s, 1), &st, &mn, &mx));
+    assert_ptr_equal(mx, &st.max_value);
+    floe_pq_schema_free(s);
+}
+
+FLOE_TEST_MAIN(cmocka_unit_test(statistics_bounds_respect_the_column_order),
+               cmocka_unit_test(iceberg_written_file_resolves_field_ids),
                cmocka_unit_test(logical_and_converted_types_map_to_engine_kinds),
                cmocka_unit_test(invalid_decimals_are_rejected),
                cmocka_unit_test(malformed_trees_are_rejected),
