@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "base/buffer.h"
+#include "cli/cmd_parquet_cat.h"
 #include "cli/commands.h"
 #include "formats/parquet/file.h"
 
@@ -34,7 +35,8 @@ static floe_status cmd_meta(int argc, char **argv);
 static const pq_subcommand subcommands[] = {
     {"schema", "FILE", "print the schema: types, repetition, field ids, levels", cmd_schema},
     {"meta", "FILE", "print the footer: row groups, column chunks, statistics", cmd_meta},
-    /* {"cat", "FILE ...", "print rows", floe_cli_parquet_cat}, */
+    {"cat", "FILE ...", "print rows: [--columns a,b] [--limit N] [--format table|csv|jsonl]",
+     floe_cli_parquet_cat},
     {NULL, NULL, NULL, NULL},
 };
 
@@ -380,7 +382,11 @@ static void print_stats(const floe_pq_column *c, const floe_pq_statistics *s) {
         floe_status_free(floe_buf_append_str(&b, " max="));
         if (mx->set) fmt_value(&b, c, mx);
         else floe_status_free(floe_buf_append_str(&b, "-"));
-        if (!s->min_value.set && !s->max_value.set) floe_status_free(floe_buf_append_str(&b, " (legacy)"));
+        const floe_pq_bytes *lo, *hi;
+        if (!s->min_value.set && !s->max_value.set)
+            floe_status_free(floe_buf_append_str(
+                &b, floe_pq_column_stats_bounds(c, s, &lo, &hi) ? " (legacy)"
+                                                                : " (legacy, order unreliable)"));
         if (s->has_is_min_value_exact && !s->is_min_value_exact)
             floe_status_free(floe_buf_append_str(&b, " (min inexact)"));
         if (s->has_is_max_value_exact && !s->is_max_value_exact)
