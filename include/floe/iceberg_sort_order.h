@@ -47,6 +47,13 @@ static inline bool floe_ice_sort_order_is_unsorted(const floe_ice_sort_order *o)
 /* Same fields (transforms, sources, directions, null orders); ids ignored. */
 bool floe_ice_sort_order_same_fields(const floe_ice_sort_order *a, const floe_ice_sort_order *b);
 
+/* Does data sorted by `a` also satisfy order `b`?  True when `b` is
+ * unsorted, or each field of `b` matches the field of `a` at the same
+ * position (same source, direction and null order, and a's transform
+ * satisfies b's).  Used to decide whether a required sort already holds. */
+bool floe_ice_sort_order_satisfies(const floe_ice_sort_order *a, const floe_ice_sort_order *b,
+                                   const floe_ice_schema *schema);
+
 /* Sources exist, are primitive, and the transforms apply (unknown
  * transforms pass); order 0 must have no fields and others must have some. */
 floe_status floe_ice_sort_order_validate(const floe_ice_sort_order *o,

@@ -88,6 +88,15 @@ floe_status floe_ice_transform_human_string(const floe_ice_transform *t, const f
  * hour — not bucket, void or unknown.)  Used by predicate projection. */
 bool floe_ice_transform_preserves_order(const floe_ice_transform *t);
 
+/* Does data ordered by `a` (of one source column) also come ordered by
+ * `b`?  True when a == b, or a is identity and b preserves order; finer
+ * times order coarser ones (hour -> day -> month -> year); truncate[W] of
+ * numbers orders truncate[W'] when W' is a multiple of W; truncate[L] of
+ * strings/binary orders truncate[L'] when L >= L'.  (Java's
+ * satisfiesOrderOf; used to decide whether a required sort already holds.) */
+bool floe_ice_transform_satisfies_order_of(const floe_ice_transform *a, const floe_ice_transform *b,
+                                           floe_ice_type_id source_type);
+
 /* Scalar kernels for batch code (no checks; floor semantics). */
 int32_t floe_ice_days_to_year(int32_t days);
 int32_t floe_ice_days_to_month(int32_t days);

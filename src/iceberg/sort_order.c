@@ -87,6 +87,22 @@ bool floe_ice_sort_order_same_fields(const floe_ice_sort_order *a, const floe_ic
     return true;
 }
 
+bool floe_ice_sort_order_satisfies(const floe_ice_sort_order *a, const floe_ice_sort_order *b,
+                                   const floe_ice_schema *schema) {
+    if (b->n_fields == 0) return true;
+    if (a->n_fields < b->n_fields) return false;
+    for (int32_t i = 0; i < b->n_fields; i++) {
+        const floe_ice_sort_field *x = &a->fields[i], *y = &b->fields[i];
+        if (x->n_source_ids != 1 || y->n_source_ids != 1 || x->source_id != y->source_id ||
+            x->direction != y->direction || x->null_order != y->null_order)
+            return false;
+        const floe_ice_field *src = schema ? floe_ice_schema_find_field(schema, x->source_id) : NULL;
+        floe_ice_type_id tid = src ? src->type->id : FLOE_ICE_UNKNOWN;
+        if (!floe_ice_transform_satisfies_order_of(&x->transform, &y->transform, tid)) return false;
+    }
+    return true;
+}
+
 floe_status floe_ice_sort_order_validate(const floe_ice_sort_order *o, const floe_ice_schema *schema) {
     if (o->order_id == 0 && o->n_fields > 0)
         return floe_error(FLOE_ERR_INVALID_ARGUMENT, "sort order 0 is reserved for the unsorted order but has %d fields",

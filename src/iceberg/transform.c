@@ -143,6 +143,32 @@ bool floe_ice_transform_preserves_order(const floe_ice_transform *t) {
     }
 }
 
+/* Coarseness rank of the time transforms: hour < day < month < year. */
+static int time_rank(floe_ice_transform_kind k) {
+    switch (k) {
+    case FLOE_ICE_TRANSFORM_HOUR: return 1;
+    case FLOE_ICE_TRANSFORM_DAY: return 2;
+    case FLOE_ICE_TRANSFORM_MONTH: return 3;
+    case FLOE_ICE_TRANSFORM_YEAR: return 4;
+    default: return 0;
+    }
+}
+
+bool floe_ice_transform_satisfies_order_of(const floe_ice_transform *a, const floe_ice_transform *b,
+                                           floe_ice_type_id src) {
+    if (a->kind == FLOE_ICE_TRANSFORM_UNKNOWN || b->kind == FLOE_ICE_TRANSFORM_UNKNOWN) return false;
+    if (floe_ice_transform_equals(a, b)) return true;
+    if (!floe_ice_transform_preserves_order(a) || !floe_ice_transform_preserves_order(b)) return false;
+    if (a->kind == FLOE_ICE_TRANSFORM_IDENTITY) return true;
+    int ra = time_rank(a->kind), rb = time_rank(b->kind);
+    if (ra && rb) return ra <= rb;
+    if (a->kind == FLOE_ICE_TRANSFORM_TRUNCATE && b->kind == FLOE_ICE_TRANSFORM_TRUNCATE) {
+        if (src == FLOE_ICE_STRING || src == FLOE_ICE_BINARY) return a->param >= b->param;
+        return b->param % a->param == 0;
+    }
+    return false;
+}
+
 /* ---- kernels ------------------------------------------------------------ */
 
 int32_t floe_ice_days_to_year(int32_t days) {

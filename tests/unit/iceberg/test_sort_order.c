@@ -122,6 +122,34 @@ static void validation_checks_sources_and_transforms(void **state) {
     floe_ice_schema_free(s);
 }
 
+static void finer_sort_orders_satisfy_coarser_ones(void **state) {
+    (void)state;
+    floe_ice_schema *s = NULL;
+    assert_ok(floe_ice_schema_from_json_text(
+        "{\"schema-id\":0,\"fields\":[{\"id\":1,\"name\":\"ts\",\"required\":true,\"type\":\"timestamp\"},"
+        "{\"id\":2,\"name\":\"s\",\"required\":false,\"type\":\"string\"}]}",
+        &s));
+    floe_ice_sort_order *a = order_of(
+        "{\"order-id\":1,\"fields\":[{\"transform\":\"hour\",\"source-id\":1,\"direction\":\"asc\",\"null-order\":\"nulls-first\"},"
+        "{\"transform\":\"identity\",\"source-id\":2,\"direction\":\"desc\",\"null-order\":\"nulls-last\"}]}");
+    floe_ice_sort_order *b = order_of(
+        "{\"order-id\":2,\"fields\":[{\"transform\":\"day\",\"source-id\":1,\"direction\":\"asc\",\"null-order\":\"nulls-first\"}]}");
+    floe_ice_sort_order *c = order_of(
+        "{\"order-id\":3,\"fields\":[{\"transform\":\"day\",\"source-id\":1,\"direction\":\"desc\",\"null-order\":\"nulls-first\"}]}");
+    floe_ice_sort_order *u = order_of("{\"order-id\":0,\"fields\":[]}");
+    assert_true(floe_ice_sort_order_satisfies(a, b, s));
+    assert_false(floe_ice_sort_order_satisfies(b, a, s));
+    assert_false(floe_ice_sort_order_satisfies(a, c, s)); /* direction differs */
+    assert_true(floe_ice_sort_order_satisfies(a, u, s));
+    assert_true(floe_ice_sort_order_satisfies(u, u, s));
+    assert_false(floe_ice_sort_order_satisfies(u, b, s));
+    floe_ice_sort_order_free(a);
+    floe_ice_sort_order_free(b);
+    floe_ice_sort_order_free(c);
+    floe_ice_sort_order_free(u);
+    floe_ice_schema_free(s);
+}
+
 static int orders_in(const char *dir) {
     int count = 0;
     DIR *d = opendir(dir);
@@ -175,4 +203,5 @@ FLOE_TEST_MAIN(cmocka_unit_test(spec_example_round_trips),
                cmocka_unit_test(unsorted_order_and_v3_fields_are_read),
                cmocka_unit_test(malformed_sort_orders_are_corrupt_with_context),
                cmocka_unit_test(validation_checks_sources_and_transforms),
+               cmocka_unit_test(finer_sort_orders_satisfy_coarser_ones),
                cmocka_unit_test(every_sort_order_in_the_shared_tables_round_trips))

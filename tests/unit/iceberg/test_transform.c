@@ -139,6 +139,30 @@ static void order_preservation_is_reported(void **state) {
     assert_false(floe_ice_transform_preserves_order(&t));
 }
 
+static bool sat(const char *a, const char *b, floe_ice_type_id src) {
+    floe_ice_transform x = tr(a), y = tr(b);
+    return floe_ice_transform_satisfies_order_of(&x, &y, src);
+}
+
+static void finer_orders_satisfy_coarser_ones(void **state) {
+    (void)state;
+    assert_true(sat("identity", "day", FLOE_ICE_TIMESTAMP));
+    assert_true(sat("hour", "day", FLOE_ICE_TIMESTAMP));
+    assert_true(sat("day", "year", FLOE_ICE_DATE));
+    assert_true(sat("month", "month", FLOE_ICE_DATE));
+    assert_false(sat("day", "hour", FLOE_ICE_TIMESTAMP));
+    assert_false(sat("year", "month", FLOE_ICE_DATE));
+    assert_true(sat("truncate[5]", "truncate[10]", FLOE_ICE_LONG));
+    assert_false(sat("truncate[10]", "truncate[5]", FLOE_ICE_LONG));
+    assert_false(sat("truncate[4]", "truncate[10]", FLOE_ICE_INT));
+    assert_true(sat("truncate[10]", "truncate[5]", FLOE_ICE_STRING));
+    assert_false(sat("truncate[5]", "truncate[10]", FLOE_ICE_STRING));
+    assert_false(sat("bucket[4]", "identity", FLOE_ICE_INT));
+    assert_true(sat("bucket[4]", "bucket[4]", FLOE_ICE_INT));
+    assert_false(sat("identity", "bucket[4]", FLOE_ICE_INT));
+    assert_false(sat("zorder", "zorder", FLOE_ICE_INT));
+}
+
 static char *human(const char *t, floe_ice_value v) {
     floe_ice_transform x = tr(t);
     char *s = NULL;
@@ -195,5 +219,6 @@ FLOE_TEST_MAIN(cmocka_unit_test(transform_strings_parse_and_print),
                cmocka_unit_test(nulls_and_void_produce_nulls),
                cmocka_unit_test(inapplicable_and_unknown_transforms_fail_cleanly),
                cmocka_unit_test(order_preservation_is_reported),
+               cmocka_unit_test(finer_orders_satisfy_coarser_ones),
                cmocka_unit_test(identity_human_strings_use_java_forms),
                cmocka_unit_test(utf8_prefix_never_splits_a_code_point))
