@@ -18,6 +18,8 @@ floe_status floe_cli_avro(int argc, char **argv); /* cli/cmd_avro.c */
 
 floe_status floe_cli_parquet(int argc, char **argv); /* cli/cmd_parquet.c */
 
+floe_status floe_cli_inspect(int argc, char **argv); /* cli/cmd_inspect.c */
+
 /* Terminated by an entry whose name is NULL. */
 extern const floe_cli_command floe_cli_commands[];
 
