@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # floe's Parquet writer against DuckDB: tests/tools/pq_write_sample writes
 # the sample table of tests/tools/pq_sample_data.h (every type, nulls at
-# every nesting level, lists, maps, structs, lists of lists) under several
+# every nesting level, lists, maps, structs, lists of lists, maps of structs
+# of lists) under several
 # codec/encoding/page/row-group settings; DuckDB reads each file and must
 # find, row by row and column by column, the values this script computes
 # with SQL from the same formulas, plus:
@@ -82,21 +83,27 @@ await con.run(\`CREATE TABLE exp AS SELECT
   (CASE WHEN i%13=0 THEN NULL ELSE {'a': CASE WHEN i%2=0 THEN NULL ELSE i END,
                                     'n': CASE WHEN i%3=0 THEN NULL ELSE {'c': 'c'||i} END} END)::STRUCT(a INTEGER, n STRUCT(c VARCHAR)) AS st,
   (CASE WHEN i%17=0 THEN NULL
-   ELSE list_transform(range(i%3+1), k -> CASE WHEN k=1 AND i%2=1 THEN NULL ELSE list_transform(range(k), j -> i) END) END)::BIGINT[][] AS ll
+   ELSE list_transform(range(i%3+1), k -> CASE WHEN k=1 AND i%2=1 THEN NULL ELSE list_transform(range(k), j -> i) END) END)::BIGINT[][] AS ll,
+  (CASE WHEN i%5=2 THEN NULL WHEN i%5=3 THEN MAP {}
+   ELSE map_from_entries(list_transform(range(i%2+1), j -> {'key': 'm'||j,
+     'value': CASE WHEN j=1 AND i%4=0 THEN NULL ELSE {'x': CASE WHEN j=0 AND i%3=0 THEN NULL ELSE i+j END,
+        'y': CASE WHEN i%7=0 THEN NULL ELSE list_transform(range(j+1), q -> CASE WHEN q=1 THEN NULL ELSE 'y'||i||'-'||q END) END} END}))
+   END)::MAP(VARCHAR, STRUCT(x INTEGER, y VARCHAR[])) AS ms
   FROM range(\${rows}) t(i)\`);
 
-const cols = ['b','i32','i64','f32','f64','d9','d18','d38','dt','tm','ts','tstz','tsns','s','bin','fx','u','l','m','st','ll'];
+const cols = ['b','i32','i64','f32','f64','d9','d18','d38','dt','tm','ts','tstz','tsns','s','bin','fx','u','l','m','st','ll','ms'];
 const expIds = [['schema',null],['id',1],['b',2],['i32',3],['i64',4],['f32',5],['f64',6],['d9',7],['d18',8],['d38',9],
   ['dt',10],['tm',11],['ts',12],['tstz',13],['tsns',14],['s',15],['bin',16],['fx',17],['u',18],
   ['l',19],['list',null],['element',20],['m',21],['key_value',null],['key',22],['value',23],
-  ['st',24],['a',25],['n',26],['c',27],['ll',28],['list',null],['element',29],['list',null],['element',30]];
+  ['st',24],['a',25],['n',26],['c',27],['ll',28],['list',null],['element',29],['list',null],['element',30],
+  ['ms',31],['key_value',null],['key',32],['value',33],['x',34],['y',35],['list',null],['element',36]];
 const expConverted = {d9:'DECIMAL', d18:'DECIMAL', d38:'DECIMAL', dt:'DATE', tm:'TIME_MICROS', ts:'TIMESTAMP_MICROS',
   tstz:'TIMESTAMP_MICROS', s:'UTF8', l:'LIST', m:'MAP'};
 
 for (const name of names) {
   const f = \`\${dir}/\${name}.parquet\`;
   await con.run(\`CREATE OR REPLACE VIEW got AS SELECT id, b, i32, i64, f32, f64, d9, d18, d38, dt, tm,
-      epoch_us(ts) AS ts, epoch_us(tstz) AS tstz, epoch_ns(tsns) AS tsns, s, bin, fx, u, l, m, st, ll
+      epoch_us(ts) AS ts, epoch_us(tstz) AS tstz, epoch_ns(tsns) AS tsns, s, bin, fx, u, l, m, st, ll, ms
       FROM read_parquet('\${f}')\`);
   const n = await all('SELECT count(*) AS n, count(DISTINCT id) AS d FROM got');
   if (Number(n[0].n) !== Number(rows) || Number(n[0].d) !== Number(rows)) fail(\`\${name}: \${n[0].n} rows\`);

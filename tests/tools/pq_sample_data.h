@@ -35,6 +35,13 @@
  *            c string            'c'||i                              (27)
  *   ll   list<list<int64>>       null if i%17==0, else [[i]*k for k in 0..i%3], (28; 29; 30)
  *                                inner list k null when k==1 and i%2==1
+ *   ms   map<string, struct<x int32, y list<string>>>               (31; key 32, value 33;
+ *                                                                     x 34, y 35, element 36)
+ *                                null if i%5==2, {} if i%5==3, else for j in 0..i%2:
+ *                                'm'||j -> null if j==1 and i%4==0, else
+ *                                  {x: null if j==0 and i%3==0 else i+j,
+ *                                   y: null if i%7==0 else ['y'||i||'-'||k for k in 0..j]
+ *                                      with k==1 null}
  */
 #ifndef FLOE_TESTS_PQ_SAMPLE_DATA_H
 #define FLOE_TESTS_PQ_SAMPLE_DATA_H
@@ -68,7 +75,8 @@ static inline floe_field pq_sample_field(const char *name, floe_type *t, bool nu
 /* The schema (caller releases). */
 static inline floe_status pq_sample_schema(floe_schema **out) {
     floe_type *d9 = NULL, *d18 = NULL, *d38 = NULL, *fx = NULL, *l = NULL, *m = NULL,
-              *inner_n = NULL, *st = NULL, *l_in = NULL, *ll = NULL;
+              *inner_n = NULL, *st = NULL, *l_in = NULL, *ll = NULL, *ys = NULL, *xy = NULL,
+              *ms = NULL;
     floe_status s = NULL;
     if (!s) s = floe_type_decimal(9, 2, &d9);
     if (!s) s = floe_type_decimal(18, 3, &d18);
@@ -101,6 +109,20 @@ static inline floe_status pq_sample_schema(floe_schema **out) {
         s = floe_type_list(&e, &ll);
     }
     if (!s) {
+        floe_field e = pq_sample_field("element", floe_type_primitive(FLOE_TYPE_STRING), true, 36);
+        s = floe_type_list(&e, &ys);
+    }
+    if (!s) {
+        floe_field f[2] = {pq_sample_field("x", floe_type_primitive(FLOE_TYPE_INT32), true, 34),
+                           pq_sample_field("y", ys, true, 35)};
+        s = floe_type_struct(f, 2, &xy);
+    }
+    if (!s) {
+        floe_field k = pq_sample_field("key", floe_type_primitive(FLOE_TYPE_STRING), false, 32);
+        floe_field v = pq_sample_field("value", xy, true, 33);
+        s = floe_type_map(&k, &v, false, &ms);
+    }
+    if (!s) {
         floe_field f[] = {
             pq_sample_field("id", floe_type_primitive(FLOE_TYPE_INT64), false, 1),
             pq_sample_field("b", floe_type_primitive(FLOE_TYPE_BOOL), true, 2),
@@ -124,6 +146,7 @@ static inline floe_status pq_sample_schema(floe_schema **out) {
             pq_sample_field("m", m, true, 21),
             pq_sample_field("st", st, true, 24),
             pq_sample_field("ll", ll, true, 28),
+            pq_sample_field("ms", ms, true, 31),
         };
         s = floe_type_struct(f, (int32_t)(sizeof f / sizeof f[0]), out);
     }
@@ -137,6 +160,9 @@ static inline floe_status pq_sample_schema(floe_schema **out) {
     floe_type_release(st);
     floe_type_release(l_in);
     floe_type_release(ll);
+    floe_type_release(ys);
+    floe_type_release(xy);
+    floe_type_release(ms);
     return s;
 }
 
@@ -149,7 +175,7 @@ static inline floe_decimal128 pq_sample_d38(int64_t i) {
 
 #define PQ_TRY(x) do { floe_status st_ = (x); if (st_) return st_; } while (0)
 
-/* Append row i to the per-column builders b[0..21]. */
+/* Append row i to the per-column builders b[0..22]. */
 static inline floe_status pq_sample_row(floe_builder **b, int64_t i) {
     char txt[64];
     PQ_TRY(floe_builder_append_int64(b[0], i));
@@ -239,6 +265,38 @@ static inline floe_status pq_sample_row(floe_builder **b, int64_t i) {
             PQ_TRY(floe_builder_append_list(inner));
         }
         PQ_TRY(floe_builder_append_list(b[21]));
+    }
+    /* ms */
+    if (i % 5 == 2) {
+        PQ_TRY(floe_builder_append_null(b[22]));
+    } else {
+        if (i % 5 != 3) {
+            floe_builder *k = floe_builder_map_keys(b[22]), *v = floe_builder_map_values(b[22]);
+            for (int64_t j = 0; j <= i % 2; j++) {
+                snprintf(txt, sizeof txt, "m%lld", (long long)j);
+                PQ_TRY(floe_builder_append_string(k, txt));
+                if (j == 1 && i % 4 == 0) {
+                    PQ_TRY(floe_builder_append_null(v));
+                    continue;
+                }
+                floe_builder *x = floe_builder_child(v, 0), *y = floe_builder_child(v, 1);
+                PQ_TRY(j == 0 && i % 3 == 0 ? floe_builder_append_null(x)
+                                            : floe_builder_append_int32(x, (int32_t)(i + j)));
+                if (i % 7 == 0) {
+                    PQ_TRY(floe_builder_append_null(y));
+                } else {
+                    floe_builder *ye = floe_builder_child(y, 0);
+                    for (int64_t q = 0; q <= j; q++) {
+                        snprintf(txt, sizeof txt, "y%lld-%lld", (long long)i, (long long)q);
+                        PQ_TRY(q == 1 ? floe_builder_append_null(ye)
+                                      : floe_builder_append_string(ye, txt));
+                    }
+                    PQ_TRY(floe_builder_append_list(y));
+                }
+                PQ_TRY(floe_builder_append_valid(v));
+            }
+        }
+        PQ_TRY(floe_builder_append_map(b[22]));
     }
     return NULL;
 }

@@ -202,7 +202,7 @@ static void footer_has_field_ids_orders_stats_and_page_index(void **state) {
         assert_true(e->has_field_id != synthetic);
         with_id += e->has_field_id;
     }
-    assert_int_equal(with_id, 30);
+    assert_int_equal(with_id, 36);
     int ncols = (int)md->row_groups[0].num_columns;
     assert_int_equal(md->num_column_orders, (uint32_t)ncols);
     for (int c = 0; c < ncols; c++) assert_int_equal(md->column_orders[c].kind, 1);
