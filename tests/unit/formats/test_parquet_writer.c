@@ -40,11 +40,11 @@ static floe_status write_sample(const char *path, const floe_pq_write_options *o
 
 /* Read the file with floe's reader and compare every value, as text, with
  * the sample rows. */
-static void check_roundtrip(const char *path, int64_t rows) {
+static void check_rows(const char *path, int64_t first, int64_t rows) {
     floe_schema *schema = NULL;
     assert_ok(pq_sample_schema(&schema));
     floe_batch *want = NULL;
-    assert_ok(pq_sample_batch(schema, 0, rows, &want));
+    assert_ok(pq_sample_batch(schema, first, rows, &want));
     floe_pq_reader *r = NULL;
     floe_pq_read_options ro = {0};
     ro.batch_size = 999;
@@ -79,6 +79,8 @@ static void check_roundtrip(const char *path, int64_t rows) {
     floe_batch_release(want);
     floe_type_release(schema);
 }
+
+static void check_roundtrip(const char *path, int64_t rows) { check_rows(path, 0, rows); }
 
 static void every_codec_round_trips_every_type(void **state) {
     (void)state;
@@ -531,6 +533,63 @@ static void row_groups_and_pages_split_by_bytes(void **state) {
     floe_type_release(s);
 }
 
+static void sliced_batches_write_only_their_rows(void **state) {
+    (void)state;
+    char dir[512], path[700];
+    floe_test_tmpdir(dir, sizeof dir, "pqw_slices");
+    snprintf(path, sizeof path, "%s/s.parquet", dir);
+    floe_schema *schema = NULL;
+    assert_ok(pq_sample_schema(&schema));
+    floe_batch *all = NULL, *a = NULL, *b = NULL;
+    assert_ok(pq_sample_batch(schema, 0, 1500, &all));
+    assert_ok(floe_batch_slice(all, 300, 400, &a));  /* rows 300..699 */
+    assert_ok(floe_batch_slice(all, 700, 555, &b));  /* rows 700..1254 */
+    floe_output *out = NULL;
+    assert_ok(floe_output_create_local(path, 1, &out));
+    floe_pq_write_options o;
+    floe_pq_write_options_init(&o);
+    o.row_group_rows = 500;
+    o.page_rows = 128;
+    floe_pq_writer *w = NULL;
+    assert_ok(floe_pq_writer_open(out, schema, &o, &w));
+    assert_ok(floe_pq_writer_write(w, a));
+    assert_ok(floe_pq_writer_write(w, b));
+    assert_ok(floe_pq_writer_close(w, NULL));
+    check_rows(path, 300, 955);
+    floe_batch_release(a);
+    floe_batch_release(b);
+    floe_batch_release(all);
+    floe_type_release(schema);
+}
+
+static void batch_of_another_schema_is_a_type_error(void **state) {
+    (void)state;
+    char dir[512], path[700];
+    floe_test_tmpdir(dir, sizeof dir, "pqw_schema");
+    snprintf(path, sizeof path, "%s/x.parquet", dir);
+    floe_schema *schema = NULL;
+    assert_ok(pq_sample_schema(&schema));
+    floe_field f = {(char *)"x", floe_type_primitive(FLOE_TYPE_INT64), true, 1};
+    floe_schema *other = NULL;
+    assert_ok(floe_type_struct(&f, 1, &other));
+    floe_array *col = NULL;
+    assert_ok(floe_array_new_nulls(other->children[0].type, 3, &col));
+    floe_batch *b = NULL;
+    assert_ok(floe_batch_new(other, &col, 1, 3, &b));
+    floe_output *out = NULL;
+    assert_ok(floe_output_create_local(path, 1, &out));
+    floe_pq_writer *w = NULL;
+    assert_ok(floe_pq_writer_open(out, schema, NULL, &w));
+    assert_error(floe_pq_writer_write(w, b), FLOE_ERR_TYPE, "does not match");
+    floe_pq_writer_abort(w);
+    struct stat sb;
+    assert_int_not_equal(stat(path, &sb), 0);
+    floe_batch_release(b);
+    floe_array_release(col);
+    floe_type_release(other);
+    floe_type_release(schema);
+}
+
 FLOE_TEST_MAIN(cmocka_unit_test(every_codec_round_trips_every_type),
                cmocka_unit_test(plain_delta_rle_and_dictionary_fallback_round_trip),
                cmocka_unit_test(bad_encoding_override_is_rejected),
@@ -540,4 +599,6 @@ FLOE_TEST_MAIN(cmocka_unit_test(every_codec_round_trips_every_type),
                cmocka_unit_test(all_nan_page_drops_the_column_index),
                cmocka_unit_test(empty_file_is_valid),
                cmocka_unit_test(long_strings_get_truncated_page_bounds),
-               cmocka_unit_test(row_groups_and_pages_split_by_bytes))
+               cmocka_unit_test(row_groups_and_pages_split_by_bytes),
+               cmocka_unit_test(sliced_batches_write_only_their_rows),
+               cmocka_unit_test(batch_of_another_schema_is_a_type_error))
