@@ -64,6 +64,20 @@ static floe_status slot_validity(const levels *lv, int16_t rad, int16_t rep_leve
                                  floe_buffer **validity) {
     *validity = NULL;
     int64_t n = 0, bad = 0;
+    if (rad == 0 && !lv->rep) {
+        /* Flat: every entry is a slot. */
+        n = lv->n;
+        if (lv->def)
+            for (int64_t i = 0; i < n; i++) bad += lv->def[i] < def_level;
+        *n_slots = n;
+        *nulls = bad;
+        if (!bad) return NULL;
+        FLOE_TRY(floe_buffer_new((n + 7) / 8, validity));
+        uint8_t *bits = (*validity)->data;
+        for (int64_t i = 0; i < n; i++)
+            bits[i >> 3] |= (uint8_t)((lv->def[i] >= def_level) << (i & 7));
+        return NULL;
+    }
     for (int64_t i = 0; i < lv->n; i++)
         if (lv_def(lv, i) >= rad && lv_rep(lv, i) <= rep_level) {
             n++;

@@ -340,14 +340,45 @@ floe_status pq_rle_get_u32_max(pq_rle *d, uint32_t *out, size_t n, uint32_t limi
 }
 
 floe_status pq_rle_get_i16_max(pq_rle *d, int16_t *out, size_t n, int16_t max_level) {
-    const uint8_t *at = d->p;
-    FLOE_TRY(pq_rle_get_i16(d, out, n));
-    int bad = 0;
-    for (size_t i = 0; i < n; i++) bad |= (out[i] > max_level) | (out[i] < 0);
-    if (bad)
-        return floe_error(FLOE_ERR_CORRUPT, "level above its maximum %d near offset %llu",
-                          max_level, (unsigned long long)rle_off(d, at));
+    /* Fused decode and check: an RLE run's value is checked once, packed
+     * values as they are narrowed. */
+    const uint32_t max = (uint32_t)(max_level < 0 ? 0 : max_level);
+    if (d->bw == 0) {
+        memset(out, 0, n * sizeof *out);
+        return NULL;
+    }
+    uint32_t tmp[512];
+    while (n) {
+        if (d->rle_left) {
+            if (d->rle_value > max) goto bad;
+            size_t k = d->rle_left < n ? (size_t)d->rle_left : n;
+            int16_t v = (int16_t)d->rle_value;
+            for (size_t i = 0; i < k; i++) out[i] = v;
+            d->rle_left -= k;
+            out += k;
+            n -= k;
+        } else if (d->bp_left) {
+            size_t k = d->bp_left < n ? (size_t)d->bp_left : n;
+            if (k > 512) k = 512;
+            pq_unpack32(d->bp_data, d->bp_len, d->bp_next, d->bw, tmp, k);
+            uint32_t over = 0;
+            for (size_t i = 0; i < k; i++) {
+                over |= tmp[i] > max;
+                out[i] = (int16_t)tmp[i];
+            }
+            if (over) goto bad;
+            d->bp_next += k;
+            d->bp_left -= k;
+            out += k;
+            n -= k;
+        } else {
+            FLOE_TRY(next_run(d));
+        }
+    }
     return NULL;
+bad:
+    return floe_error(FLOE_ERR_CORRUPT, "level above its maximum %d near offset %llu", max_level,
+                      (unsigned long long)rle_off(d, d->p));
 }
 
 /* ---- legacy BIT_PACKED ---- */
