@@ -145,6 +145,13 @@ floe_status floe_thrift_read_binary(floe_thrift_reader *r, const uint8_t **data,
     return NULL;
 }
 
+floe_status floe_thrift_read_uuid(floe_thrift_reader *r, const uint8_t **uuid16) {
+    if (floe_thrift_remaining(r) < 16) return floe_thrift_error(r, "truncated uuid");
+    *uuid16 = r->p;
+    r->p += 16;
+    return NULL;
+}
+
 floe_status floe_thrift_read_bool_elem(floe_thrift_reader *r, bool *v) {
     if (r->p >= r->end) return floe_thrift_error(r, "truncated bool");
     uint8_t b = *r->p;
@@ -442,6 +449,10 @@ void floe_thrift_write_string(floe_thrift_writer *w, const char *s) {
  * 1/2 and reads 0, 1 and 2. */
 void floe_thrift_write_bool_elem(floe_thrift_writer *w, bool v) {
     put_byte(w, v ? FLOE_THRIFT_TRUE : FLOE_THRIFT_FALSE);
+}
+
+void floe_thrift_write_uuid(floe_thrift_writer *w, const uint8_t uuid16[16]) {
+    put(w, uuid16, 16);
 }
 
 void floe_thrift_write_struct_begin(floe_thrift_writer *w) {

@@ -88,6 +88,8 @@ floe_status floe_thrift_read_double(floe_thrift_reader *r, double *v);
 /* A binary/string: a view into the buffer (not copied, not NUL-terminated). */
 floe_status floe_thrift_read_binary(floe_thrift_reader *r, const uint8_t **data,
                                     uint32_t *len);
+/* A UUID: 16 raw bytes, a view into the buffer. */
+floe_status floe_thrift_read_uuid(floe_thrift_reader *r, const uint8_t **uuid16);
 /* A bool that is a list/set/map element (one byte: 1 true; 0 or 2 false). */
 floe_status floe_thrift_read_bool_elem(floe_thrift_reader *r, bool *v);
 
@@ -153,6 +155,7 @@ void floe_thrift_write_double(floe_thrift_writer *w, double v);
 void floe_thrift_write_binary(floe_thrift_writer *w, const void *data, uint32_t len);
 void floe_thrift_write_string(floe_thrift_writer *w, const char *s);
 void floe_thrift_write_bool_elem(floe_thrift_writer *w, bool v);
+void floe_thrift_write_uuid(floe_thrift_writer *w, const uint8_t uuid16[16]);
 
 /* Field + value in one call, for the common scalar cases. */
 void floe_thrift_write_field_i32(floe_thrift_writer *w, int16_t id, int32_t v);

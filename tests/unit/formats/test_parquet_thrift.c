@@ -52,11 +52,8 @@ static void write_everything(floe_buf *b) {
     floe_thrift_write_field(&w, FLOE_THRIFT_UUID, 13);
     {
         uint8_t u[16];
-        for (int i = 0; i < 16; i++) u[i] = (uint8_t)i;
-        floe_thrift_writer *wp = &w;
-        /* UUIDs are 16 raw bytes; there is no dedicated writer call. */
-        floe_thrift_write_i8(wp, (int8_t)u[0]);
-        for (int i = 1; i < 16; i++) floe_thrift_write_i8(wp, (int8_t)u[i]);
+        for (int i = 0; i < 16; i++) u[i] = (uint8_t)(0xa0 + i);
+        floe_thrift_write_uuid(&w, u);
     }
     floe_thrift_write_field_i32(&w, 300, 7); /* id jump > 15: long form */
     floe_thrift_write_field_i32(&w, 200, 8); /* id going down: long form */
@@ -142,7 +139,14 @@ static void every_wire_type_round_trips(void **state) {
             floe_thrift_struct_leave(&r);
             break;
         }
-        case 13: assert_int_equal(t, FLOE_THRIFT_UUID); assert_ok(floe_thrift_skip(&r, t)); break;
+        case 13: {
+            const uint8_t *u;
+            assert_int_equal(t, FLOE_THRIFT_UUID);
+            assert_ok(floe_thrift_read_uuid(&r, &u));
+            assert_int_equal(u[0], 0xa0);
+            assert_int_equal(u[15], 0xaf);
+            break;
+        }
         case 300: { int32_t v; assert_ok(floe_thrift_read_i32(&r, &v)); assert_int_equal(v, 7); break; }
         case 200: { int32_t v; assert_ok(floe_thrift_read_i32(&r, &v)); assert_int_equal(v, 8); break; }
         default: fail_msg("unexpected field id %d", id);
