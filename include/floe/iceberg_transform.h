@@ -97,6 +97,27 @@ bool floe_ice_transform_preserves_order(const floe_ice_transform *t);
 bool floe_ice_transform_satisfies_order_of(const floe_ice_transform *a, const floe_ice_transform *b,
                                            floe_ice_type_id source_type);
 
+/* ---- batch kernels -------------------------------------------------------
+ * Whole columns at a time, over plain value buffers as the Arrow layout
+ * keeps them (the caller carries validity: results in null slots are
+ * meaningless but computed harmlessly).  No allocation.
+ *
+ * Fixed-width sources: int and date are int32_t; long, time and timestamps
+ * are int64_t.  Results: bucket/year/month/day/hour write int32_t; identity
+ * and truncate write the source width.  FLOE_ERR_TYPE if the transform does
+ * not apply to `src` (or is void/unknown, or `src` is not fixed-width). */
+floe_status floe_ice_transform_apply_fixed(const floe_ice_transform *t, floe_ice_type_id src, const void *values,
+                                           size_t n, void *out) FLOE_WARN_UNUSED;
+/* bucket[N] of n variable-width values (string, binary) given Arrow int32
+ * offsets (n + 1 of them) into `data`; or of n fixed-size values of `width`
+ * bytes each when `offsets` is NULL (fixed[L], uuid). */
+void floe_ice_bucket_bytes(int32_t num_buckets, const int32_t *offsets, const uint8_t *data, size_t width,
+                           size_t n, int32_t *out);
+/* truncate[W] of n variable-width values: the byte length each keeps (by
+ * code points for strings, bytes for binary); the caller builds offsets. */
+void floe_ice_truncate_bytes_lengths(int32_t width, bool is_string, const int32_t *offsets, const uint8_t *data,
+                                     size_t n, int32_t *out_len);
+
 /* Scalar kernels for batch code (no checks; floor semantics). */
 int32_t floe_ice_days_to_year(int32_t days);
 int32_t floe_ice_days_to_month(int32_t days);

@@ -200,6 +200,109 @@ size_t floe_ice_utf8_prefix_len(const uint8_t *s, size_t len, int32_t w) {
     return i;
 }
 
+/* ---- batch kernels ------------------------------------------------------ */
+
+static bool is_nanos(floe_ice_type_id id) { return id == FLOE_ICE_TIMESTAMP_NS || id == FLOE_ICE_TIMESTAMPTZ_NS; }
+
+/* int32 sources: int, date. */
+static bool apply_fixed32(const floe_ice_transform *t, floe_ice_type_id src, const int32_t *in, size_t n, void *out) {
+    int32_t *o = out;
+    switch (t->kind) {
+    case FLOE_ICE_TRANSFORM_IDENTITY: memcpy(out, in, n * sizeof *in); return true;
+    case FLOE_ICE_TRANSFORM_BUCKET:
+        for (size_t i = 0; i < n; i++) o[i] = floe_ice_bucket_of_hash(floe_ice_hash_int(in[i]), t->param);
+        return true;
+    case FLOE_ICE_TRANSFORM_TRUNCATE:
+        if (src != FLOE_ICE_INT) return false;
+        for (size_t i = 0; i < n; i++) o[i] = (int32_t)floe_ice_truncate_long(in[i], t->param);
+        return true;
+    case FLOE_ICE_TRANSFORM_YEAR:
+        for (size_t i = 0; i < n; i++) o[i] = floe_ice_days_to_year(in[i]);
+        return src == FLOE_ICE_DATE;
+    case FLOE_ICE_TRANSFORM_MONTH:
+        for (size_t i = 0; i < n; i++) o[i] = floe_ice_days_to_month(in[i]);
+        return src == FLOE_ICE_DATE;
+    case FLOE_ICE_TRANSFORM_DAY:
+        if (src != FLOE_ICE_DATE) return false;
+        memcpy(out, in, n * sizeof *in);
+        return true;
+    default: return false;
+    }
+}
+
+/* int64 sources: long, time, timestamps (micros or nanos). */
+static bool apply_fixed64(const floe_ice_transform *t, floe_ice_type_id src, const int64_t *in, size_t n, void *out) {
+    int32_t *o = out;
+    int64_t div = is_nanos(src) ? 1000 : 1; /* to micros */
+    switch (t->kind) {
+    case FLOE_ICE_TRANSFORM_IDENTITY: memcpy(out, in, n * sizeof *in); return true;
+    case FLOE_ICE_TRANSFORM_BUCKET:
+        for (size_t i = 0; i < n; i++)
+            o[i] = floe_ice_bucket_of_hash(floe_ice_hash_long(div == 1 ? in[i] : floe_ice_floordiv(in[i], div)), t->param);
+        return true;
+    case FLOE_ICE_TRANSFORM_TRUNCATE: {
+        if (src != FLOE_ICE_LONG) return false;
+        int64_t *o64 = out;
+        /* Values within W of INT64_MIN wrap around, as in Java (and apply). */
+        for (size_t i = 0; i < n; i++) {
+            int64_t r = in[i] % t->param;
+            if (r < 0) r += t->param;
+            o64[i] = (int64_t)((uint64_t)in[i] - (uint64_t)r);
+        }
+        return true;
+    }
+    case FLOE_ICE_TRANSFORM_YEAR:
+    case FLOE_ICE_TRANSFORM_MONTH:
+    case FLOE_ICE_TRANSFORM_DAY:
+    case FLOE_ICE_TRANSFORM_HOUR:
+        if (src == FLOE_ICE_LONG || src == FLOE_ICE_TIME) return false;
+        for (size_t i = 0; i < n; i++) {
+            int64_t us = div == 1 ? in[i] : floe_ice_floordiv(in[i], div);
+            switch (t->kind) {
+            case FLOE_ICE_TRANSFORM_YEAR: o[i] = floe_ice_micros_to_year(us); break;
+            case FLOE_ICE_TRANSFORM_MONTH: o[i] = floe_ice_micros_to_month(us); break;
+            case FLOE_ICE_TRANSFORM_DAY: o[i] = floe_ice_micros_to_day(us); break;
+            default: o[i] = floe_ice_micros_to_hour(us); break;
+            }
+        }
+        return true;
+    default: return false;
+    }
+}
+
+floe_status floe_ice_transform_apply_fixed(const floe_ice_transform *t, floe_ice_type_id src, const void *values,
+                                           size_t n, void *out) {
+    bool ok = false;
+    if (floe_ice_transform_result_type_id(t, src) >= 0) {
+        if (src == FLOE_ICE_INT || src == FLOE_ICE_DATE) ok = apply_fixed32(t, src, values, n, out);
+        else if (src == FLOE_ICE_LONG || src == FLOE_ICE_TIME || src == FLOE_ICE_TIMESTAMP ||
+                 src == FLOE_ICE_TIMESTAMPTZ || is_nanos(src))
+            ok = apply_fixed64(t, src, values, n, out);
+    }
+    if (ok) return NULL;
+    char tb[80];
+    return floe_error(FLOE_ERR_TYPE, "transform '%s' has no fixed-width kernel for type '%s'",
+                      floe_ice_transform_format(t, tb, sizeof tb), floe_ice_type_id_name(src));
+}
+
+void floe_ice_bucket_bytes(int32_t num_buckets, const int32_t *offsets, const uint8_t *data, size_t width, size_t n,
+                           int32_t *out) {
+    for (size_t i = 0; i < n; i++) {
+        const uint8_t *p = offsets ? data + offsets[i] : data + i * width;
+        size_t len = offsets ? (size_t)(offsets[i + 1] - offsets[i]) : width;
+        out[i] = floe_ice_bucket_of_hash(floe_ice_hash_bytes(p, len), num_buckets);
+    }
+}
+
+void floe_ice_truncate_bytes_lengths(int32_t width, bool is_string, const int32_t *offsets, const uint8_t *data,
+                                     size_t n, int32_t *out_len) {
+    for (size_t i = 0; i < n; i++) {
+        size_t len = (size_t)(offsets[i + 1] - offsets[i]);
+        if (is_string) out_len[i] = (int32_t)floe_ice_utf8_prefix_len(data + offsets[i], len, width);
+        else out_len[i] = (int32_t)(len < (size_t)width ? len : (size_t)width);
+    }
+}
+
 static floe_status not_applicable(const floe_ice_transform *t, floe_ice_type_id id) {
     char tb[80];
     return floe_error(FLOE_ERR_TYPE, "transform '%s' cannot apply to a %s value",
@@ -220,12 +323,11 @@ static floe_status apply_truncate(const floe_ice_transform *t, const floe_ice_va
     switch (in->type) {
     case FLOE_ICE_INT: out->v.i32 = (int32_t)floe_ice_truncate_long(in->v.i32, w); return NULL;
     case FLOE_ICE_LONG: {
-        /* v - floormod(v, w) may step below INT64_MIN for values near it. */
+        /* v - floormod(v, w) steps below INT64_MIN for values near it; Java
+         * wraps around, and partition values must match what it wrote. */
         int64_t r = in->v.i64 % w;
         if (r < 0) r += w;
-        if (__builtin_sub_overflow(in->v.i64, r, &out->v.i64))
-            return floe_error(FLOE_ERR_INVALID_ARGUMENT, "truncate[%d] of %lld overflows long", t->param,
-                              (long long)in->v.i64);
+        out->v.i64 = (int64_t)((uint64_t)in->v.i64 - (uint64_t)r);
         return NULL;
     }
     case FLOE_ICE_DECIMAL: {
