@@ -3,6 +3,7 @@
  * their expected CSVs, Iceberg's encoding fixtures equal their PLAIN twins,
  * CRCs are verified and only selected columns are read. */
 #include <dirent.h>
+#include <ftw.h>
 
 #include "floe_test.h"
 
@@ -472,7 +473,40 @@ static void data_page_v2_and_codecs_decode_known_values(void **state) {
     }
 }
 
-FLOE_TEST_MAIN(cmocka_unit_test(nested_files_assemble_expected_values),
+/* nftw callback state (single-threaded test). */
+static int walk_ok, walk_failed;
+
+static int visit(const char *path, const struct stat *sb, int type, struct FTW *ftw) {
+    (void)sb;
+    (void)ftw;
+    if (type != FTW_F || !ends_with(path, ".parquet") || strstr(path, "apache__parquet-testing"))
+        return 0;
+    int64_t rows;
+    floe_status st = read_all(path, NULL, &rows);
+    if (st) {
+        printf("  FAILED %s: %s\n", path, floe_status_message(st));
+        walk_failed++;
+    } else {
+        walk_ok++;
+    }
+    floe_status_free(st);
+    return 0;
+}
+
+static void every_other_shared_parquet_file_decodes(void **state) {
+    (void)state;
+    FLOE_NEED_TESTDATA(td);
+    /* Iceberg tables written by Spark, PyIceberg, DuckDB, and Iceberg's own
+     * encoding fixtures. */
+    walk_ok = walk_failed = 0;
+    assert_int_equal(nftw(td, visit, 16, FTW_PHYS), 0);
+    printf("  %d files decoded\n", walk_ok);
+    assert_int_equal(walk_failed, 0);
+    assert_true(walk_ok >= 100);
+}
+
+FLOE_TEST_MAIN(cmocka_unit_test(every_other_shared_parquet_file_decodes),
+               cmocka_unit_test(nested_files_assemble_expected_values),
                cmocka_unit_test(data_page_v2_and_codecs_decode_known_values),
                cmocka_unit_test(int96_spark_timestamps_read_as_micros),
                cmocka_unit_test(every_parquet_testing_file_decodes),
