@@ -120,6 +120,12 @@ static floe_status apply_all(const floe_ice_transform *t, const floe_ice_expr *p
             *ok = false;
             return NULL;
         }
+        /* truncate[W] of an int near INT32_MIN wraps around (as in Java);
+         * a truncation that went up is no bound at all. */
+        if (t->kind == FLOE_ICE_TRANSFORM_TRUNCATE && in.type == FLOE_ICE_INT && vals[i].v.i32 > in.v.i32) {
+            *ok = false;
+            return NULL;
+        }
     }
     return NULL;
 }
