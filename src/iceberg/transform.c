@@ -333,7 +333,9 @@ static floe_status apply_truncate(const floe_ice_transform *t, const floe_ice_va
     case FLOE_ICE_DECIMAL: {
         floe_int128 r = in->v.dec % w;
         if (r < 0) r += w;
-        out->v.dec = in->v.dec - r;
+        /* Unsigned arithmetic: a corrupt 16-byte bound may sit at the very
+         * bottom of the 128-bit range (real decimals have <= 38 digits). */
+        out->v.dec = (floe_int128)((unsigned __int128)in->v.dec - (unsigned __int128)r);
         return NULL;
     }
     case FLOE_ICE_STRING:

@@ -9,6 +9,7 @@
 #include "floe/iceberg_partition_spec.h"
 #include "floe/iceberg_schema.h"
 #include "floe/iceberg_sort_order.h"
+#include "floe/iceberg_transform.h"
 #include "floe/memory.h"
 #include "iceberg/ice_internal.h"
 
@@ -164,10 +165,20 @@ static void arbitrary_bytes_decode_or_fail_cleanly(void **state) {
                     floe_status_free(st);
                     continue;
                 }
-                /* Whatever decoded must print and re-encode. */
+                /* Whatever decoded must print, re-encode and transform. */
                 char *s = NULL;
                 assert_ok(floe_ice_value_to_string(&v, &s));
                 floe_free(s);
+                static const char *trs[] = {"identity", "bucket[7]", "truncate[3]", "year", "month", "day", "hour"};
+                for (size_t k = 0; k < sizeof trs / sizeof trs[0]; k++) {
+                    floe_ice_transform x;
+                    floe_ice_value r;
+                    assert_ok(floe_ice_transform_parse(trs[k], &x));
+                    if (!floe_ice_transform_can_apply(&x, ty)) continue;
+                    assert_ok(floe_ice_transform_apply(&x, &v, &r));
+                    assert_ok(floe_ice_transform_human_string(&x, &r, &s));
+                    floe_free(s);
+                }
                 uint8_t *enc = NULL;
                 size_t n = 0;
                 assert_ok(floe_ice_value_to_bytes(&v, &enc, &n));
