@@ -35,7 +35,7 @@ struct pqw_column {
     int64_t views_cap;
     uint32_t *u32;             /* levels widened for the RLE encoder */
     int64_t u32_cap;
-    floe_buf body, comp, hdr, tmp, levels;
+    floe_buf body, comp, tmp, levels;
 
     /* the open page */
     int16_t *def, *rep;
@@ -133,7 +133,6 @@ void pqw_column_free(pqw_column *c) {
     floe_free(c->u32);
     floe_buf_free(&c->body);
     floe_buf_free(&c->comp);
-    floe_buf_free(&c->hdr);
     floe_buf_free(&c->tmp);
     floe_buf_free(&c->levels);
     floe_free(c->def);
@@ -667,10 +666,9 @@ static floe_status flush_page(pqw_column *c) {
     }
     floe_buf min = FLOE_BUF_INIT, max = FLOE_BUF_INIT;
     floe_status st = NULL;
-    if (L->order != PQW_ORD_NONE) {
-        st = fill_stats(c, &c->page_stats, nulls, &min, &max, stats);
-        *has_stats = c->cfg.page_stats;
-    }
+    /* Columns of the NULL type get statistics too: just their null count. */
+    st = fill_stats(c, &c->page_stats, nulls, &min, &max, stats);
+    *has_stats = c->cfg.page_stats;
     enc = wire_enc;
 
     pqw_chunk *ch = &c->chunk;

@@ -203,6 +203,11 @@ static floe_status setup(floe_pq_writer *w, const floe_schema *schema,
 floe_status floe_pq_writer_open(floe_output *out, const floe_schema *schema,
                                 const floe_pq_write_options *opts, floe_pq_writer **wp) {
     *wp = NULL;
+    if (!out || !schema) {
+        if (out) floe_output_abort(out);
+        return floe_error(FLOE_ERR_INVALID_ARGUMENT, "Parquet writer: no %s",
+                          out ? "schema" : "output");
+    }
     floe_pq_writer *w = floe_calloc(1, sizeof *w);
     if (!w) {
         floe_output_abort(out);
@@ -414,7 +419,7 @@ static floe_status write_page_index(floe_pq_writer *w, index_loc *loc) {
         for (int32_t i = 0; !st && i < n; i++) {
             pqw_chunk *ch = &w->rgs[r].chunks[i];
             const pqw_leaf *L = &w->schema.leaves[i];
-            if (!ch->index_ok || L->order == PQW_ORD_NONE) continue;
+            if (!ch->index_ok) continue;
             index_loc *l = &loc[(size_t)r * (size_t)n + (size_t)i];
             l->ci_off = w->offset;
             st = write_column_index(w, L, ch, &buf);
@@ -537,10 +542,8 @@ static floe_status build_footer(floe_pq_writer *w, floe_pq_arena *a, const index
             }
             m->encoding_stats = (floe_pq_page_encoding_stats *)ch->enc_stats;
             m->num_encoding_stats = (uint32_t)ch->n_enc_stats;
-            if (L->order != PQW_ORD_NONE) {
-                m->has_statistics = true;
-                FLOE_TRY(chunk_stats(a, w, L, ch, &m->statistics));
-            }
+            m->has_statistics = true;
+            FLOE_TRY(chunk_stats(a, w, L, ch, &m->statistics));
             const index_loc *l = &loc[(size_t)r * (size_t)n + (size_t)i];
             if (l->ci_len > 0) {
                 cc->has_column_index = true;

@@ -590,6 +590,58 @@ static void batch_of_another_schema_is_a_type_error(void **state) {
     floe_type_release(schema);
 }
 
+static void all_null_columns_get_null_counts_and_null_pages(void **state) {
+    (void)state;
+    char dir[512], path[700];
+    floe_test_tmpdir(dir, sizeof dir, "pqw_nulls");
+    snprintf(path, sizeof path, "%s/n.parquet", dir);
+    floe_field f[2] = {{(char *)"n", floe_type_primitive(FLOE_TYPE_NULL), true, 1},
+                       {(char *)"k", floe_type_primitive(FLOE_TYPE_STRING), true, 2}};
+    floe_schema *s = NULL;
+    assert_ok(floe_type_struct(f, 2, &s));
+    floe_array *a[2] = {NULL, NULL};
+    assert_ok(floe_array_new_nulls(f[0].type, 50, &a[0]));
+    assert_ok(floe_array_new_nulls(f[1].type, 50, &a[1]));
+    floe_batch *b = NULL;
+    assert_ok(floe_batch_new(s, a, 2, 50, &b));
+    floe_output *out = NULL;
+    assert_ok(floe_output_create_local(path, 1, &out));
+    floe_pq_write_options o;
+    floe_pq_write_options_init(&o);
+    o.page_rows = 20;
+    floe_pq_writer *w = NULL;
+    assert_ok(floe_pq_writer_open(out, s, &o, &w));
+    assert_ok(floe_pq_writer_write(w, b));
+    floe_pq_write_result *res = NULL;
+    assert_ok(floe_pq_writer_close(w, &res));
+    for (int c = 0; c < 2; c++) {
+        assert_int_equal(res->columns[c].null_count, 50);
+        assert_int_equal(res->columns[c].value_count, 50);
+        assert_false(res->columns[c].has_bounds);
+    }
+    floe_pq_file *pf = NULL;
+    assert_ok(floe_pq_file_open_path(path, &pf));
+    assert_int_equal(pf->meta->schema[1].logical.kind, FLOE_PQ_LT_UNKNOWN);
+    for (int c = 0; c < 2; c++) {
+        const floe_pq_column_chunk *cc = floe_pq_file_chunk(pf, 0, c);
+        assert_true(cc->meta_data.has_statistics);
+        assert_int_equal(cc->meta_data.statistics.null_count, 50);
+        assert_false(cc->meta_data.statistics.min_value.set);
+        floe_pq_column_index *ci = NULL;
+        assert_ok(floe_pq_file_read_column_index(pf, 0, c, &ci));
+        assert_non_null(ci);
+        assert_int_equal(ci->num_pages, 3);
+        for (uint32_t p = 0; p < 3; p++) assert_true(ci->null_pages[p]);
+        floe_pq_column_index_free(ci);
+    }
+    floe_pq_file_close(pf);
+    floe_pq_write_result_free(res);
+    floe_batch_release(b);
+    floe_array_release(a[0]);
+    floe_array_release(a[1]);
+    floe_type_release(s);
+}
+
 FLOE_TEST_MAIN(cmocka_unit_test(every_codec_round_trips_every_type),
                cmocka_unit_test(plain_delta_rle_and_dictionary_fallback_round_trip),
                cmocka_unit_test(bad_encoding_override_is_rejected),
@@ -601,4 +653,5 @@ FLOE_TEST_MAIN(cmocka_unit_test(every_codec_round_trips_every_type),
                cmocka_unit_test(long_strings_get_truncated_page_bounds),
                cmocka_unit_test(row_groups_and_pages_split_by_bytes),
                cmocka_unit_test(sliced_batches_write_only_their_rows),
-               cmocka_unit_test(batch_of_another_schema_is_a_type_error))
+               cmocka_unit_test(batch_of_another_schema_is_a_type_error),
+               cmocka_unit_test(all_null_columns_get_null_counts_and_null_pages))
