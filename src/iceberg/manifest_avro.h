@@ -19,7 +19,7 @@ const floe_avro_schema *floe_ice_avro_record(const floe_avro_schema *s);
 
 /* Field `idx` of a decoded record, or NULL when idx < 0 or the value is null. */
 static inline const floe_avro_value *floe_ice_avro_get(const floe_avro_value *rec, int idx) {
-    if (idx < 0 || (uint32_t)idx >= rec->len) return NULL;
+    if (!rec || rec->type != FLOE_AVRO_RECORD || idx < 0 || (uint32_t)idx >= rec->len) return NULL;
     const floe_avro_value *v = &rec->u.items[idx];
     return v->type == FLOE_AVRO_NULL ? NULL : v;
 }

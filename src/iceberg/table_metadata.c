@@ -744,8 +744,7 @@ static floe_status build_json(const floe_ice_table_metadata *md, json_t *o) {
     }
     e |= put(o, "properties", kv_object(md->properties, md->n_properties, NULL, NULL));
     e |= put(o, "current-snapshot-id", json_integer(md->current_snapshot_id));
-    if (fv >= 3 && md->has_next_row_id) e |= put(o, "next-row-id", json_integer(md->next_row_id));
-    else if (md->has_next_row_id) e |= put(o, "next-row-id", json_integer(md->next_row_id));
+    if (md->has_next_row_id) e |= put(o, "next-row-id", json_integer(md->next_row_id));
     if (!md->refs_implied) {
         json_t *refs = json_object();
         e |= put(o, "refs", refs);

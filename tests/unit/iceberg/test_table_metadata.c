@@ -10,6 +10,8 @@
 
 #include "floe_test.h"
 
+#include <jansson.h>
+
 #include "base/buffer.h"
 #include "floe/iceberg_table_metadata.h"
 #include "floe/memory.h"
@@ -381,7 +383,75 @@ static void moved_paths_resolve_to_the_table_root(void **state) {
     floe_fileio_free(io);
 }
 
-FLOE_TEST_MAIN(cmocka_unit_test(valid_fixtures_load_and_round_trip),
+
+/* Replace every member of the root, of the first snapshot and of the first
+ * schema with values of every wrong type: each variant must parse or fail
+ * cleanly (the sanitizer build checks "cleanly"), and required root keys
+ * must fail. */
+static void mutated_metadata_never_crashes(void **state) {
+    (void)state;
+    FLOE_NEED_TESTDATA(td);
+    char p[4096];
+    snprintf(p, sizeof p, "%s/apache__iceberg/core/src/test/resources/TableMetadataV2Valid.json", td);
+    json_t *orig = json_load_file(p, 0, NULL);
+    assert_non_null(orig);
+    json_t *bad[] = {json_string("x"), json_real(1.5), json_array(), json_object(), json_null(), json_integer(-7)};
+    const char *paths[] = {"", "snapshots", "schemas"};
+    int failures = 0, runs = 0;
+    for (int w = 0; w < 3; w++) {
+        json_t *probe = json_deep_copy(orig);
+        json_t *obj = w == 0 ? probe : json_array_get(json_object_get(probe, paths[w]), 0);
+        const char *key;
+        json_t *val;
+        void *tmp;
+        json_object_foreach_safe(obj, tmp, key, val) {
+            for (size_t b = 0; b < sizeof bad / sizeof *bad; b++) {
+                json_t *copy = json_deep_copy(orig);
+                json_t *target = w == 0 ? copy : json_array_get(json_object_get(copy, paths[w]), 0);
+                json_object_set(target, key, bad[b]);
+                char *text = json_dumps(copy, 0);
+                floe_ice_table_metadata *md = NULL;
+                floe_status st = floe_ice_table_metadata_parse(text, strlen(text), "mutant", &md);
+                runs++;
+                if (st) {
+                    failures++;
+                    assert_true(strlen(floe_status_message(st)) > 0);
+                    floe_status_free(st);
+                } else {
+                    char *out = NULL;
+                    assert_ok(floe_ice_table_metadata_to_json(md, 0, &out));
+                    floe_free(out);
+                    floe_ice_table_metadata_free(md);
+                }
+                free(text);
+                json_decref(copy);
+            }
+            (void)val;
+        }
+        json_decref(probe);
+    }
+    /* Required root keys with a string where an integer belongs must fail. */
+    static const char *const required[] = {"format-version", "last-sequence-number", "last-updated-ms", "last-column-id",
+                                           "current-schema-id", "default-spec-id", "last-partition-id"};
+    for (size_t i = 0; i < sizeof required / sizeof *required; i++) {
+        json_t *copy = json_deep_copy(orig);
+        json_object_set_new(copy, required[i], json_string("x"));
+        char *text = json_dumps(copy, 0);
+        floe_ice_table_metadata *md = NULL;
+        floe_status st = floe_ice_table_metadata_parse(text, strlen(text), "mutant", &md);
+        if (!st) fail_msg("'%s' as a string was accepted", required[i]);
+        assert_non_null(strstr(floe_status_message(st), required[i]));
+        floe_status_free(st);
+        free(text);
+        json_decref(copy);
+    }
+    for (size_t b = 0; b < sizeof bad / sizeof *bad; b++) json_decref(bad[b]);
+    json_decref(orig);
+    assert_true(runs > 100 && failures > 30);
+}
+
+FLOE_TEST_MAIN(cmocka_unit_test(mutated_metadata_never_crashes),
+               cmocka_unit_test(valid_fixtures_load_and_round_trip),
                cmocka_unit_test(every_duckdb_iceberg_metadata_file_loads),
                cmocka_unit_test(invalid_fixtures_fail_with_a_reason),
                cmocka_unit_test(bad_json_and_wrong_types_are_reported),
