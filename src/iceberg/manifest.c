@@ -338,6 +338,15 @@ static floe_status read_entries(floe_avro_reader *r, const floe_ice_manifest_fil
     floe_arena *a = &m->priv->arena;
     size_t cap = 0;
     floe_status st = NULL;
+    /* The list record's counts size the array up front (they are hints:
+     * a wrong count only costs a realloc). */
+    if (mf && mf->added_files_count >= 0 && mf->existing_files_count >= 0 && mf->deleted_files_count >= 0) {
+        size_t want = (size_t)mf->added_files_count + (size_t)mf->existing_files_count + (size_t)mf->deleted_files_count;
+        if (want > 0 && want < ((size_t)1 << 24)) {
+            m->entries = floe_malloc_array(want, sizeof *m->entries);
+            if (m->entries) cap = want;
+        }
+    }
     int64_t next_row_id = mf && mf->has_first_row_id ? mf->first_row_id : -1;
     for (;;) {
         floe_arena_reset(&scratch);
