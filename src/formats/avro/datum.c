@@ -823,16 +823,19 @@ floe_status floe_avro_decode_datum(const floe_avro_schema *writer, const floe_av
 
 /* ---- encoding ------------------------------------------------------------- */
 
-static floe_status put_long(floe_buf *b, int64_t x) {
-    uint8_t tmp[10];
+/* Zigzag varint straight into the buffer (the encoder's hottest path). */
+static inline floe_status put_long(floe_buf *b, int64_t x) {
+    if (!b->data || b->cap < b->len + 11) FLOE_TRY(floe_buf_reserve(b, 10));
+    uint8_t *p = b->data + b->len, *start = p;
     uint64_t v = ((uint64_t)x << 1) ^ (uint64_t)(x >> 63);
-    size_t n = 0;
     while (v >= 0x80) {
-        tmp[n++] = (uint8_t)(v | 0x80);
+        *p++ = (uint8_t)(v | 0x80);
         v >>= 7;
     }
-    tmp[n++] = (uint8_t)v;
-    return floe_buf_append(b, tmp, n);
+    *p++ = (uint8_t)v;
+    b->len += (size_t)(p - start);
+    b->data[b->len] = 0;
+    return NULL;
 }
 
 static int family(floe_avro_type t) {
