@@ -330,7 +330,7 @@ static floe_status field_from_json(json_t *jf, floe_ice_partition_spec *spec, in
     }
     int32_t field_id = v1_id;
     FLOE_TRY(floe_ice_json_int32(jf, "field-id", false, ctx, &field_id));
-    int32_t *ids, n;
+    int32_t *ids = NULL, n = 0;
     FLOE_TRY(floe_ice_json_source_ids(jf, ctx, &ids, &n));
     return add_field(spec, ids, n, field_id, name, t);
 }
@@ -356,7 +356,7 @@ floe_status floe_ice_partition_fields_from_json(json_t *fields, int32_t spec_id,
 floe_status floe_ice_partition_spec_from_json(json_t *j, floe_ice_partition_spec **out) {
     *out = NULL;
     if (!json_is_object(j)) return floe_error(FLOE_ERR_CORRUPT, "partition spec: not a JSON object");
-    int32_t id;
+    int32_t id = 0;
     FLOE_TRY(floe_ice_json_int32(j, "spec-id", true, "partition spec", &id));
     json_t *fields = json_object_get(j, "fields");
     if (!fields) return floe_error(FLOE_ERR_CORRUPT, "partition spec %d: missing 'fields'", id);

@@ -160,7 +160,7 @@ static floe_status field_from_json(json_t *jf, floe_ice_sort_order *o, int32_t i
         floe_status_free(st);
         return c;
     }
-    int32_t *ids, cnt;
+    int32_t *ids = NULL, cnt = 0;
     FLOE_TRY(floe_ice_json_source_ids(jf, ctx, &ids, &cnt));
     return add_field(o, ids, cnt, t, d, n);
 }
@@ -168,7 +168,7 @@ static floe_status field_from_json(json_t *jf, floe_ice_sort_order *o, int32_t i
 floe_status floe_ice_sort_order_from_json(json_t *j, floe_ice_sort_order **out) {
     *out = NULL;
     if (!json_is_object(j)) return floe_error(FLOE_ERR_CORRUPT, "sort order: not a JSON object");
-    int32_t id;
+    int32_t id = 0;
     FLOE_TRY(floe_ice_json_int32(j, "order-id", true, "sort order", &id));
     json_t *fields = json_object_get(j, "fields");
     if (!json_is_array(fields))

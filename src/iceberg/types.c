@@ -657,8 +657,8 @@ floe_status floe_ice_type_from_json(json_t *j, const char *ctx, const char *path
     if (strcmp(kind, "struct") == 0) return struct_from_json(j, ctx, path, out);
     floe_status st;
     if (strcmp(kind, "list") == 0) {
-        int32_t id;
-        bool req;
+        int32_t id = 0;
+        bool req = false;
         floe_ice_type *elem = NULL;
         if ((st = child_id(j, "element-id", ctx, path, &id)) || (st = child_bool(j, "element-required", ctx, path, &req)) ||
             (st = child_type(j, "element", ctx, path, "element", &elem)))
@@ -666,8 +666,8 @@ floe_status floe_ice_type_from_json(json_t *j, const char *ctx, const char *path
         return floe_ice_type_list(id, req, elem, out);
     }
     if (strcmp(kind, "map") == 0) {
-        int32_t kid, vid;
-        bool vreq;
+        int32_t kid = 0, vid = 0;
+        bool vreq = false;
         floe_ice_type *kt = NULL, *vt = NULL;
         if ((st = child_id(j, "key-id", ctx, path, &kid)) || (st = child_id(j, "value-id", ctx, path, &vid)) ||
             (st = child_bool(j, "value-required", ctx, path, &vreq)) ||

@@ -903,7 +903,7 @@ floe_status floe_ice_value_parse(const floe_ice_type *t, const char *s, floe_ice
         return NULL;
     }
     case FLOE_ICE_DECIMAL: {
-        floe_int128 u;
+        floe_int128 u = 0;
         FLOE_TRY(parse_decimal(s, t->precision, t->scale, &u));
         *out = floe_ice_decimal(u, t->scale);
         return NULL;
@@ -928,7 +928,7 @@ floe_status floe_ice_value_parse(const floe_ice_type *t, const char *s, floe_ice
     case FLOE_ICE_TIMESTAMPTZ_NS: {
         bool tz = t->id == FLOE_ICE_TIMESTAMPTZ || t->id == FLOE_ICE_TIMESTAMPTZ_NS;
         bool ns = t->id == FLOE_ICE_TIMESTAMP_NS || t->id == FLOE_ICE_TIMESTAMPTZ_NS;
-        int64_t x;
+        int64_t x = 0;
         FLOE_TRY(parse_timestamp(s, tz, ns, &x));
         *out = floe_ice_long(x);
         out->type = t->id;
