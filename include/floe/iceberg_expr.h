@@ -191,6 +191,13 @@ typedef struct floe_ice_row {
  * for a null x), so all evaluators agree on every row. */
 bool floe_ice_expr_eval_row(const floe_ice_expr *bound, const floe_ice_row *row);
 
+/* Evaluate an inclusive projection (floe_ice_expr_project_inclusive) on
+ * one partition tuple, values in `spec` field order: false means no row of
+ * that partition can match the row filter.  (With a strict projection,
+ * true means every row of the partition matches.) */
+bool floe_ice_partition_might_match(const floe_ice_expr *projected, const floe_ice_partition_spec *spec,
+                                    const floe_ice_value *partition);
+
 /* Column metrics of one data file, as written in its manifest entry.
  * Counts are -1 when unknown; bounds are Appendix D bytes or NULL when
  * absent.  Upper bounds of strings and binaries may be truncated (and then

@@ -71,31 +71,56 @@ static bool is_negative_op(floe_ice_expr_op op) {
            op == FLOE_ICE_EXPR_NOT_STARTS_WITH || op == FLOE_ICE_EXPR_NOT_IN;
 }
 
+/* Where a row's values come from: a floe_ice_row, or a partition tuple. */
+typedef const floe_ice_value *(*lookup_fn)(const void *ctx, int32_t field_id);
+
+static const floe_ice_value *lookup_row(const void *ctx, int32_t id) { return row_lookup(ctx, id); }
+
+typedef struct tuple_ctx {
+    const floe_ice_partition_spec *spec;
+    const floe_ice_value *values;
+} tuple_ctx;
+
+static const floe_ice_value *lookup_tuple(const void *ctx, int32_t id) {
+    const tuple_ctx *t = ctx;
+    for (int32_t i = 0; i < t->spec->n_fields; i++)
+        if (t->spec->fields[i].field_id == id) return &t->values[i];
+    return NULL;
+}
+
 /* NOT is evaluated as if pushed down to the leaves (what every other
  * evaluator sees after floe_ice_expr_rewrite_not), so that a row's answer
  * never depends on where a NOT was written: not(x > 5) is x <= 5, false
  * for a null x. */
-static bool eval_row(const floe_ice_expr *e, const floe_ice_row *row, bool negate) {
+static bool eval_row(const floe_ice_expr *e, lookup_fn get, const void *ctx, bool negate) {
     switch (e->op) {
     case FLOE_ICE_EXPR_TRUE: return !negate;
     case FLOE_ICE_EXPR_FALSE: return negate;
     case FLOE_ICE_EXPR_AND:
     case FLOE_ICE_EXPR_OR: {
         bool is_and = (e->op == FLOE_ICE_EXPR_AND) != negate;
-        bool l = eval_row(e->left, row, negate);
+        bool l = eval_row(e->left, get, ctx, negate);
         if (is_and ? !l : l) return l;
-        return eval_row(e->right, row, negate);
+        return eval_row(e->right, get, ctx, negate);
     }
-    case FLOE_ICE_EXPR_NOT: return eval_row(e->left, row, !negate);
+    case FLOE_ICE_EXPR_NOT: return eval_row(e->left, get, ctx, !negate);
     default: break;
     }
-    const floe_ice_value *v = row_lookup(row, e->field_id);
+    const floe_ice_value *v = get(ctx, e->field_id);
     floe_ice_expr_op op = negate ? floe_ice_expr_op_negate(e->op) : e->op;
     if (is_negative_op(op)) return !pred_row(floe_ice_expr_op_negate(op), v, e);
     return pred_row(op, v, e);
 }
 
-bool floe_ice_expr_eval_row(const floe_ice_expr *e, const floe_ice_row *row) { return eval_row(e, row, false); }
+bool floe_ice_expr_eval_row(const floe_ice_expr *e, const floe_ice_row *row) {
+    return eval_row(e, lookup_row, row, false);
+}
+
+bool floe_ice_partition_might_match(const floe_ice_expr *projected, const floe_ice_partition_spec *spec,
+                                    const floe_ice_value *partition) {
+    tuple_ctx t = {spec, partition};
+    return eval_row(projected, lookup_tuple, &t, false);
+}
 
 /* ---- shared bound helpers ------------------------------------------------ */
 

@@ -4,6 +4,7 @@
  * ("value-type" on literals, "field-id"/"field-type" on bound predicates).
  * The plan codec ships residual filters to workers this way.
  */
+#include <math.h>
 #include <string.h>
 
 #include "floe/iceberg_expr.h"
@@ -39,6 +40,28 @@ static floe_status set_type_string(json_t *obj, const char *key, const floe_ice_
     return st;
 }
 
+/* JSON has no infinities; literals write them as the strings "Infinity"
+ * and "-Infinity" (as Jackson does for Java doubles) and read them back. */
+static floe_status literal_to_json(const floe_ice_value *v, json_t **out) {
+    double d = v->type == FLOE_ICE_FLOAT ? v->v.f32 : v->type == FLOE_ICE_DOUBLE ? v->v.f64 : 0;
+    if ((v->type == FLOE_ICE_FLOAT || v->type == FLOE_ICE_DOUBLE) && !v->is_null && isinf(d)) {
+        *out = json_string(d > 0 ? "Infinity" : "-Infinity");
+        return *out ? NULL : oom();
+    }
+    return floe_ice_value_to_json(v, out);
+}
+
+static bool literal_infinity(const floe_ice_type *type, json_t *j, floe_ice_value *out) {
+    if (!type || (type->id != FLOE_ICE_FLOAT && type->id != FLOE_ICE_DOUBLE) || !json_is_string(j)) return false;
+    const char *s = json_string_value(j);
+    double d;
+    if (strcmp(s, "Infinity") == 0) d = INFINITY;
+    else if (strcmp(s, "-Infinity") == 0) d = -INFINITY;
+    else return false;
+    *out = type->id == FLOE_ICE_FLOAT ? floe_ice_float((float)d) : floe_ice_double(d);
+    return true;
+}
+
 static floe_status pred_to_json(const floe_ice_expr *e, json_t *o) {
     FLOE_TRY(set_new(o, "term", json_string(e->name)));
     if (e->bound) {
@@ -55,7 +78,7 @@ static floe_status pred_to_json(const floe_ice_expr *e, json_t *o) {
     }
     for (int32_t i = 0; i < e->n_values; i++) {
         json_t *jv = NULL;
-        FLOE_TRY(floe_ice_value_to_json(&e->values[i], &jv));
+        FLOE_TRY(literal_to_json(&e->values[i], &jv));
         if (set) {
             if (json_array_append_new(arr, jv) != 0) return oom();
         } else {
@@ -151,6 +174,7 @@ static floe_status parse_literal(json_t *j, const floe_ice_type *type, const cha
     *out = floe_ice_null(FLOE_ICE_UNKNOWN);
     if (json_is_null(j)) return bad(path, "null literal");
     if (!type) return untyped_literal(j, path, out);
+    if (literal_infinity(type, j, out)) return NULL;
     floe_ice_value tmp;
     FLOE_TRY_CTX(floe_ice_value_from_json(type, j, &tmp), "expression JSON at %s", path);
     /* from_json may return views into `j`; own the bytes. */

@@ -16,10 +16,14 @@
 #include "floe/iceberg_schema.h"
 #include "floe/memory.h"
 
-#define N_COLS 11
+#define N_COLS 12
 #define MAX_ROWS 6
 
-enum { C_I = 1, C_L, C_F, C_D, C_S, C_DT, C_TS, C_DEC, C_TSN, C_B, C_TSTZ };
+enum { C_I = 1, C_L, C_F, C_D, C_S, C_DT, C_TS, C_DEC, C_TSN, C_B, C_TSTZ, C_NESTED };
+
+/* How often each evaluator decided something: the properties are only
+ * worth something if the evaluators actually prune. */
+static long n_files, n_metrics_pruned, n_metrics_all, n_rows, n_part_pruned, n_part_all, n_manifest_pruned;
 
 static uint64_t rng_state = 0x9E3779B97F4A7C15ull;
 static uint32_t rnd(uint32_t n) {
@@ -53,7 +57,8 @@ static const int64_t decs[] = {-10001, -10000, -151, -150, -101, -100, -99, -51,
 
 static floe_ice_value gen(int col) {
     switch (col) {
-    case C_I: return floe_ice_int(ints[rnd(sizeof ints / sizeof ints[0])]);
+    case C_I:
+    case C_NESTED: return floe_ice_int(ints[rnd(sizeof ints / sizeof ints[0])]);
     case C_L: return floe_ice_long(longs[rnd(sizeof longs / sizeof longs[0])]);
     case C_F: return floe_ice_float((float)doubles[rnd(sizeof doubles / sizeof doubles[0])]);
     case C_D: return floe_ice_double(doubles[rnd(sizeof doubles / sizeof doubles[0])]);
@@ -71,18 +76,24 @@ static floe_ice_value gen(int col) {
     return floe_ice_null(FLOE_ICE_INT);
 }
 
-static const char *const col_names[] = {"", "i", "l", "f", "d", "s", "dt", "ts", "dec", "tsn", "b", "tstz"};
+static const char *const col_names[] = {"", "i", "l", "f", "d", "s", "dt", "ts", "dec", "tsn", "b", "tstz", "st.x"};
 static const char *const col_types[] = {"",     "int",         "long", "float", "double", "string", "date",
-                                        "timestamp", "decimal(9,2)", "timestamp_ns", "binary", "timestamptz"};
+                                        "timestamp", "decimal(9,2)", "timestamp_ns", "binary", "timestamptz", "int"};
 
 static floe_ice_schema *make_schema(void) {
     floe_ice_type *root = NULL;
     assert_ok(floe_ice_type_struct(&root));
-    for (int c = 1; c <= N_COLS; c++) {
+    for (int c = 1; c < C_NESTED; c++) {
         floe_ice_type *t = NULL;
         assert_ok(floe_ice_type_parse(col_types[c], &t));
         assert_ok(floe_ice_struct_add_field(root, c, col_names[c], false, t, NULL));
     }
+    /* st: struct<12: x: optional int>, bound by the dotted name "st.x" */
+    floe_ice_type *st = NULL, *x = NULL;
+    assert_ok(floe_ice_type_struct(&st));
+    assert_ok(floe_ice_type_parse("int", &x));
+    assert_ok(floe_ice_struct_add_field(st, C_NESTED, "x", false, x, NULL));
+    assert_ok(floe_ice_struct_add_field(root, 100, "st", false, st, NULL));
     floe_ice_schema *s = NULL;
     assert_ok(floe_ice_schema_new(0, root, NULL, 0, &s));
     return s;
@@ -109,6 +120,7 @@ static floe_ice_partition_spec *make_spec(void) {
         {C_B, FLOE_ICE_TRANSFORM_IDENTITY, 0}, {C_TSTZ, FLOE_ICE_TRANSFORM_DAY, 0},
         {C_S, FLOE_ICE_TRANSFORM_TRUNCATE, 3}, {C_L, FLOE_ICE_TRANSFORM_IDENTITY, 0},
         {C_DT, FLOE_ICE_TRANSFORM_IDENTITY, 0}, {C_TSTZ, FLOE_ICE_TRANSFORM_HOUR, 0},
+        {C_NESTED, FLOE_ICE_TRANSFORM_TRUNCATE, 4}, {C_NESTED, FLOE_ICE_TRANSFORM_BUCKET, 2},
     };
     floe_ice_partition_spec *spec = NULL;
     assert_ok(floe_ice_partition_spec_new(0, &spec));
@@ -342,6 +354,7 @@ static void check_manifest(const floe_ice_partition_spec *spec, const floe_ice_e
     }
     bool might;
     assert_ok(floe_ice_manifest_might_match(projected, sums, spec->n_fields, &might));
+    n_manifest_pruned += !might;
     if (any && !might) {
         describe("manifest pruning", projected, ds);
         fail();
@@ -349,10 +362,24 @@ static void check_manifest(const floe_ice_partition_spec *spec, const floe_ice_e
     for (int i = 0; i < n_owned; i++) floe_free(owned[i]);
 }
 
+static void json_round_trip(const floe_ice_expr *e) {
+    char *a = NULL, *b = NULL;
+    floe_ice_expr *back = NULL;
+    assert_ok(floe_ice_expr_to_json_text(e, &a));
+    assert_ok(floe_ice_expr_from_json_text(a, &back));
+    assert_ok(floe_ice_expr_to_json_text(back, &b));
+    if (strcmp(a, b) != 0 || !floe_ice_expr_equals(e, back)) fail_msg("JSON round trip changed %s into %s", a, b);
+    floe_free(a);
+    floe_free(b);
+    floe_ice_expr_free(back);
+}
+
 static void check_one(const floe_ice_schema *schema, const floe_ice_partition_spec *spec, const floe_ice_expr *ub,
                       const dataset *ds) {
     floe_ice_expr *bound = NULL, *rw = NULL, *incl = NULL, *strict = NULL;
     assert_ok(floe_ice_expr_bind(ub, schema, true, &bound));
+    json_round_trip(ub);
+    json_round_trip(bound);
     assert_ok(floe_ice_expr_rewrite_not(bound, &rw));
     assert_ok(floe_ice_expr_project_inclusive(bound, spec, &incl));
     assert_ok(floe_ice_expr_project_strict(bound, spec, &strict));
@@ -373,6 +400,13 @@ static void check_one(const floe_ice_schema *schema, const floe_ice_partition_sp
         int32_t pids[64];
         for (int32_t i = 0; i < spec->n_fields; i++) pids[i] = spec->fields[i].field_id;
         floe_ice_row prow = {spec->n_fields, pids, part};
+        if (floe_ice_partition_might_match(incl, spec, part) != floe_ice_expr_eval_row(incl, &prow)) {
+            describe("partition tuple evaluation", incl, ds);
+            fail();
+        }
+        n_rows++;
+        n_part_pruned += !floe_ice_expr_eval_row(incl, &prow);
+        n_part_all += floe_ice_expr_eval_row(strict, &prow);
         if (m && !floe_ice_expr_eval_row(incl, &prow)) {
             describe("inclusive projection", bound, ds);
             fail();
@@ -392,6 +426,9 @@ static void check_one(const floe_ice_schema *schema, const floe_ice_partition_sp
     bool might, must;
     assert_ok(floe_ice_metrics_might_match(rw, &ds->m, &might));
     assert_ok(floe_ice_metrics_all_match(rw, &ds->m, &must));
+    n_files++;
+    n_metrics_pruned += !might;
+    n_metrics_all += must;
     if (any && !might) {
         describe("inclusive metrics", rw, ds);
         fail();
@@ -444,6 +481,14 @@ static void single_predicates_never_drop_a_matching_file(void **state) {
     }
     floe_ice_partition_spec_free(spec);
     floe_ice_schema_free(schema);
+    fprintf(stderr, "files %ld: metrics pruned %ld, all-match %ld, manifests pruned %ld; rows %ld: partition pruned %ld, "
+                    "all-match %ld\n", n_files, n_metrics_pruned, n_metrics_all, n_manifest_pruned, n_rows,
+            n_part_pruned, n_part_all);
+    assert_true(n_metrics_pruned > n_files / 10);
+    assert_true(n_metrics_all > n_files / 20);
+    assert_true(n_manifest_pruned > n_files / 10);
+    assert_true(n_part_pruned > n_rows / 10);
+    assert_true(n_part_all > n_rows / 20);
 }
 
 FLOE_TEST_MAIN(cmocka_unit_test(single_predicates_never_drop_a_matching_file),
