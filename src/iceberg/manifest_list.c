@@ -408,17 +408,59 @@ static floe_status read_range(void *vctx, size_t begin, size_t end, const floe_c
     return NULL;
 }
 
+/* Values stored in the representation of one type and read back as
+ * another (a day partition written as a plain int, a timestamp as a long)
+ * take the spec's type when the storage is the same. */
+static bool same_storage(floe_ice_type_id a, floe_ice_type_id b) {
+    bool ai = a == FLOE_ICE_INT || a == FLOE_ICE_DATE, bi = b == FLOE_ICE_INT || b == FLOE_ICE_DATE;
+    bool al = a == FLOE_ICE_LONG || a == FLOE_ICE_TIME || a == FLOE_ICE_TIMESTAMP || a == FLOE_ICE_TIMESTAMPTZ ||
+              a == FLOE_ICE_TIMESTAMP_NS || a == FLOE_ICE_TIMESTAMPTZ_NS;
+    bool bl = b == FLOE_ICE_LONG || b == FLOE_ICE_TIME || b == FLOE_ICE_TIMESTAMP || b == FLOE_ICE_TIMESTAMPTZ ||
+              b == FLOE_ICE_TIMESTAMP_NS || b == FLOE_ICE_TIMESTAMPTZ_NS;
+    return (ai && bi) || (al && bl);
+}
+
+static void retype_partition(const floe_ice_table_metadata *md, const floe_ice_type *pt, floe_ice_data_file *f) {
+    (void)md;
+    for (int32_t i = 0; pt && i < f->n_partition; i++) {
+        for (int32_t k = 0; k < pt->n_fields; k++) {
+            if (pt->fields[k].id != f->partition_ids[i]) continue;
+            floe_ice_type_id want = pt->fields[k].type->id;
+            if (want != f->partition[i].type && same_storage(want, f->partition[i].type)) f->partition[i].type = want;
+            break;
+        }
+    }
+}
+
 static floe_status collect(const floe_ice_table *t, floe_ice_live_files *lf, const floe_ice_manifest_file *files) {
     struct floe_ice_lf_private *p = lf->priv;
+    /* Partition types of the specs, by position in md->specs (lenient: a
+     * spec over a dropped column still lines up by field id). */
+    int32_t n_specs = t->md ? t->md->n_specs : 0;
+    floe_ice_type **pts = floe_calloc(n_specs ? (size_t)n_specs : 1, sizeof *pts);
+    if (!pts) return oom();
+    for (int32_t i = 0; i < n_specs; i++) {
+        const floe_ice_schema *sc = floe_ice_tm_current_schema(t->md);
+        floe_status st = floe_ice_partition_spec_partition_type(t->md->specs[i], sc, true, &pts[i]);
+        if (st) {
+            floe_status_free(st); /* no retyping for this spec */
+            pts[i] = NULL;
+        }
+    }
+    floe_status st = NULL;
     size_t total = 0;
     for (size_t i = 0; i < p->n_manifests; i++) total += p->manifests[i]->n_entries;
     lf->files = floe_calloc(total ? total : 1, sizeof *lf->files);
-    if (!lf->files) return oom();
-    for (size_t i = 0; i < p->n_manifests; i++) {
+    if (!lf->files) st = oom();
+    for (size_t i = 0; !st && i < p->n_manifests; i++) {
         const floe_ice_manifest *m = p->manifests[i];
-        for (size_t k = 0; k < m->n_entries; k++) {
-            const floe_ice_manifest_entry *e = &m->entries[k];
+        const floe_ice_type *pt = NULL;
+        for (int32_t s = 0; s < n_specs; s++)
+            if (t->md->specs[s]->spec_id == m->spec_id) pt = pts[s];
+        for (size_t k = 0; !st && k < m->n_entries; k++) {
+            floe_ice_manifest_entry *e = &m->entries[k];
             if (e->status == FLOE_ICE_STATUS_DELETED) continue;
+            retype_partition(t->md, pt, &e->file);
             floe_ice_live_file *f = &lf->files[lf->n++];
             f->file = e->file;
             f->snapshot_id = e->snapshot_id;
@@ -427,13 +469,16 @@ static floe_status collect(const floe_ice_table *t, floe_ice_live_files *lf, con
             f->status = e->status;
             f->manifest_path = files[i].manifest_path;
             char *rp = NULL;
-            FLOE_TRY(floe_ice_table_resolve_path(t, e->file.file_path, &rp));
+            st = floe_ice_table_resolve_path(t, e->file.file_path, &rp);
+            if (st) break;
             f->resolved_path = floe_arena_strdup(&p->arena, rp);
             floe_free(rp);
-            if (!f->resolved_path) return oom();
+            if (!f->resolved_path) st = oom();
         }
     }
-    return NULL;
+    for (int32_t i = 0; i < n_specs; i++) floe_ice_type_free(pts[i]);
+    floe_free(pts);
+    return st;
 }
 
 static floe_status live_files(const floe_ice_table *t, const floe_ice_snapshot *snap, floe_threadpool *pool,

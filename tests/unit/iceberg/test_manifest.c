@@ -512,7 +512,78 @@ static void flipped_bytes_never_crash(void **state) {
     floe_ice_partition_spec_free(spec);
 }
 
-FLOE_TEST_MAIN(cmocka_unit_test(flipped_bytes_never_crash), cmocka_unit_test(v1_manifest_round_trips), cmocka_unit_test(v2_manifest_round_trips),
+
+/* A v1 table whose snapshot lists its manifests directly (no manifest
+ * list), recorded under a location it has since moved away from. */
+static void v1_snapshot_manifests_and_moved_table(void **state) {
+    (void)state;
+    char dir[1024], path[1200], mdpath[1200];
+    floe_test_tmpdir(dir, sizeof dir, "v1_moved_table");
+    snprintf(path, sizeof path, "%s/metadata/m1.avro", dir);
+    snprintf(mdpath, sizeof mdpath, "%s/metadata/v3.metadata.json", dir);
+    floe_ice_schema *schema = test_schema();
+    floe_ice_partition_spec *spec = test_spec();
+    floe_output *out = NULL;
+    assert_ok(floe_output_create_local(path, 1, &out));
+    floe_ice_manifest_writer *w = NULL;
+    floe_ice_manifest_writer_options o = {1, FLOE_ICE_MANIFEST_DATA, schema, spec, 5};
+    assert_ok(floe_ice_manifest_writer_open(out, &o, &w));
+    const char *paths[3] = {"file:///old/loc/data/a.parquet", "/old/loc/data/b.parquet", "/old/loc/data/c.parquet"};
+    for (int i = 0; i < 3; i++) {
+        sample smp;
+        make_sample(&smp, 0, 1);
+        smp.f.file_path = paths[i];
+        floe_ice_manifest_entry e = {i == 1 ? FLOE_ICE_STATUS_DELETED : FLOE_ICE_STATUS_ADDED, -1, -1, -1, smp.f};
+        assert_ok(floe_ice_manifest_writer_add(w, &e));
+    }
+    assert_ok(floe_ice_manifest_writer_finish(w, NULL));
+    assert_ok(floe_output_close(out));
+    char *sj = NULL, *pj = NULL;
+    assert_ok(floe_ice_schema_to_json_text(schema, &sj));
+    assert_ok(floe_ice_partition_spec_to_json_text(spec, &pj));
+    char md[8192];
+    snprintf(md, sizeof md,
+             "{\"format-version\":1,\"location\":\"/old/loc\",\"last-updated-ms\":1,\"last-column-id\":5,"
+             "\"schema\":%s,\"partition-specs\":[%s],\"default-spec-id\":2,\"properties\":{},"
+             "\"current-snapshot-id\":5,\"snapshots\":[{\"snapshot-id\":5,\"timestamp-ms\":1,"
+             "\"manifests\":[\"/old/loc/metadata/m1.avro\"]}]}",
+             sj, pj);
+    floe_free(sj);
+    floe_free(pj);
+    assert_ok(floe_output_create_local(mdpath, 1, &out));
+    assert_ok(floe_output_write(out, md, strlen(md)));
+    assert_ok(floe_output_close(out));
+
+    floe_ice_table *t = NULL;
+    assert_ok(floe_ice_table_open(NULL, dir, true, &t));
+    assert_string_equal(t->root, dir);
+    const floe_ice_snapshot *snap = floe_ice_tm_current_snapshot(t->md);
+    assert_non_null(snap);
+    assert_null(snap->manifest_list);
+    assert_int_equal(snap->n_manifests, 1);
+    floe_ice_live_files *lf = NULL;
+    assert_ok(floe_ice_table_live_files(t, snap, NULL, &lf));
+    assert_int_equal((int)lf->n, 2); /* the DELETED entry is not live */
+    char want[1300];
+    snprintf(want, sizeof want, "%s/data/a.parquet", dir);
+    assert_string_equal(lf->files[0].resolved_path, want);
+    assert_string_equal(lf->files[0].file.file_path, paths[0]);
+    snprintf(want, sizeof want, "%s/data/c.parquet", dir);
+    assert_string_equal(lf->files[1].resolved_path, want);
+    assert_true(lf->files[1].snapshot_id == 5 && lf->files[1].sequence_number == 0);
+    /* The day partition reads back typed as the spec's date. */
+    assert_int_equal(lf->files[0].file.partition[1].type, FLOE_ICE_DATE);
+    floe_ice_live_files_free(lf);
+
+    /* Without allow_moved_paths the recorded manifest path does not exist. */
+    t->allow_moved_paths = false;
+    assert_error(floe_ice_table_live_files(t, snap, NULL, &lf), FLOE_ERR_NOT_FOUND, "/old/loc/metadata/m1.avro");
+    floe_ice_table_free(t);
+    floe_ice_schema_free(schema);
+    floe_ice_partition_spec_free(spec);
+}
+
+FLOE_TEST_MAIN(cmocka_unit_test(v1_snapshot_manifests_and_moved_table), cmocka_unit_test(flipped_bytes_never_crash), cmocka_unit_test(v1_manifest_round_trips), cmocka_unit_test(v2_manifest_round_trips),
                cmocka_unit_test(v3_manifest_round_trips), cmocka_unit_test(data_file_bytes_round_trip),
                cmocka_unit_test(legacy_manifest_list_field_names_resolve_by_id),
                cmocka_unit_test(corrupt_manifests_are_errors), cmocka_unit_test(live_files_of_real_tables))
