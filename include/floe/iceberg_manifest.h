@@ -8,7 +8,9 @@
  * omit ids both work), applies the spec's inheritance rules (snapshot id,
  * data and file sequence numbers from the manifest list when null; v3
  * first_row_id), and types the partition tuple from the manifest's own Avro
- * partition struct.  A decoded manifest (or list) owns one arena holding
+ * partition struct (floe_ice_table_live_files then gives values the spec's
+ * type where the storage agrees, e.g. a day stored as a plain int becomes
+ * a date).  A decoded manifest (or list) owns one arena holding
  * every string and array it points to; it is immutable and may be shared.
  *
  * Writing produces what Iceberg Java and PyIceberg produce: header keys
@@ -233,7 +235,8 @@ floe_status floe_ice_data_file_codec_schema_json(const floe_ice_data_file_codec 
 floe_status floe_ice_data_file_encode(const floe_ice_data_file_codec *c, const floe_ice_data_file *f,
                                       uint8_t **out, size_t *out_len) FLOE_WARN_UNUSED;
 /* Decode; strings, arrays and byte values live in `arena` (a floe_arena,
- * see base/arena.h), which the caller owns. */
+ * see base/arena.h), which the caller owns; partition_ids point into the
+ * codec, which must outlive the result. */
 struct floe_arena;
 floe_status floe_ice_data_file_decode(const floe_ice_data_file_codec *c, const uint8_t *data, size_t len,
                                       struct floe_arena *arena, floe_ice_data_file *out) FLOE_WARN_UNUSED;

@@ -112,5 +112,24 @@ PY
 else
     echo "note: $TOOL not built; floe-written manifest check skipped"
 fi
+# The human-readable summary and error paths of `floe inspect`.
+GZ="$TESTDATA/duckdb__duckdb-iceberg/data/persistent/iceberg/lineitem_iceberg_gz"
+out=$("$FLOE_BIN" inspect "$GZ")
+for want in "format-version:  1" "location:        ./lineitem_iceberg_gz" "(current)" "ref main (branch)"; do
+    grep -qF "$want" <<<"$out" || { echo "FAIL: inspect summary lacks '$want'"; fails=$((fails + 1)); }
+done
+if "$FLOE_BIN" inspect "$GZ" --snapshot 12345 > /dev/null 2> err.txt; then
+    echo "FAIL: an unknown snapshot was accepted"; fails=$((fails + 1))
+elif ! grep -q "no snapshot 12345" err.txt; then
+    echo "FAIL: unknown snapshot message: $(cat err.txt)"; fails=$((fails + 1))
+fi
+if "$FLOE_BIN" inspect "$TMP/no-such-table" > /dev/null 2> err.txt; then
+    echo "FAIL: a missing table was accepted"; fails=$((fails + 1))
+elif ! grep -q "no-such-table" err.txt; then
+    echo "FAIL: missing table message: $(cat err.txt)"; fails=$((fails + 1))
+fi
+"$FLOE_BIN" inspect "$GZ" --format jsonl | /usr/bin/python3 -c 'import json,sys; d=json.load(sys.stdin); assert d["format-version"] == 1, d' ||
+    { echo "FAIL: inspect --format jsonl is not the metadata"; fails=$((fails + 1)); }
+
 [ "$fails" -eq 0 ] || { echo "FAIL: $fails failures"; exit 1; }
 echo "PASS"
