@@ -9,7 +9,11 @@
  * (x < above-max is true, x = above-max false, ...); strings parse as
  * dates, times, timestamps, uuids and decimals (with exactly the column's
  * scale); decimals need the column's scale; timestamps convert between
- * micro- and nanoseconds and to dates (flooring, as Java does).
+ * micro- and nanoseconds and to dates.  Where Java rounds a literal
+ * (nanoseconds to a microsecond column, an instant to a date column, a
+ * double to a float column) floe keeps the predicate exact instead:
+ * x < 1500 ns on microseconds becomes x <= 1 µs, x = 1500 ns is false.
+ * (Doubles to decimals still round to the column scale, as in Java.)
  */
 #include <float.h>
 #include <math.h>
@@ -285,6 +289,57 @@ static floe_status convert(const floe_ice_value *lit, const floe_ice_type *to, f
                       floe_ice_type_id_name(t));
 }
 
+/* Where a converted literal landed relative to the original when the
+ * conversion could not be exact: -1 below (a floor), +1 above, 0 exact.
+ * Java keeps the rounded literal as is, which makes x < 1500 ns on a
+ * microsecond column miss x = 1 µs; floe adjusts the operator instead. */
+static int conversion_direction(const floe_ice_value *lit, const floe_ice_value *conv) {
+    floe_int128 a = 0, b = 0;
+    switch (lit->type) {
+    case FLOE_ICE_DOUBLE:
+        if (conv->type != FLOE_ICE_FLOAT || !isfinite(lit->v.f64)) return 0;
+        return (double)conv->v.f32 < lit->v.f64 ? -1 : (double)conv->v.f32 > lit->v.f64 ? 1 : 0;
+    case FLOE_ICE_INT:
+    case FLOE_ICE_LONG: {
+        long double x = lit->type == FLOE_ICE_INT ? (long double)lit->v.i32 : (long double)lit->v.i64;
+        long double y;
+        if (conv->type == FLOE_ICE_FLOAT) y = conv->v.f32;
+        else if (conv->type == FLOE_ICE_DOUBLE) y = conv->v.f64;
+        else return 0;
+        return y < x ? -1 : y > x ? 1 : 0;
+    }
+    case FLOE_ICE_TIMESTAMP:
+    case FLOE_ICE_TIMESTAMPTZ:
+        if (conv->type != FLOE_ICE_DATE) return 0;
+        a = lit->v.i64;
+        b = (floe_int128)conv->v.i32 * MICROS_PER_DAY;
+        break;
+    case FLOE_ICE_TIMESTAMP_NS:
+    case FLOE_ICE_TIMESTAMPTZ_NS:
+        a = lit->v.i64;
+        if (conv->type == FLOE_ICE_DATE) b = (floe_int128)conv->v.i32 * NANOS_PER_DAY;
+        else if (is_ts(conv->type)) b = (floe_int128)conv->v.i64 * 1000;
+        else return 0;
+        break;
+    default:
+        return 0;
+    }
+    return b < a ? -1 : b > a ? 1 : 0;
+}
+
+/* The operator that keeps `x op lit` exact when the converted literal sits
+ * `dir` of the original; -1 when the predicate is constant (eq: false,
+ * not_eq: true). */
+static int inexact_op(floe_ice_expr_op op, int dir) {
+    switch (op) {
+    case FLOE_ICE_EXPR_LT:
+    case FLOE_ICE_EXPR_LT_EQ: return dir > 0 ? FLOE_ICE_EXPR_LT : FLOE_ICE_EXPR_LT_EQ;
+    case FLOE_ICE_EXPR_GT:
+    case FLOE_ICE_EXPR_GT_EQ: return dir > 0 ? FLOE_ICE_EXPR_GT_EQ : FLOE_ICE_EXPR_GT;
+    default: return -1;
+    }
+}
+
 /* ---- helpers shared with the evaluators ---------------------------------- */
 
 bool floe_ice__is_nan(const floe_ice_value *v) {
@@ -450,6 +505,21 @@ static floe_status bind_pred(const floe_ice_expr *e, const floe_ice_schema *sche
                 const_val = out_of_range_result(op, range);
             }
             continue;
+        }
+        int dir = conversion_direction(lit, &v);
+        if (dir != 0) {
+            if (op == FLOE_ICE_EXPR_IN || op == FLOE_ICE_EXPR_NOT_IN) {
+                floe_ice_value_free(&v); /* no column value equals it */
+                continue;
+            }
+            int nop = inexact_op(op, dir);
+            if (nop < 0) {
+                floe_ice_value_free(&v);
+                const_set = true;
+                const_val = op == FLOE_ICE_EXPR_NOT_EQ;
+                continue;
+            }
+            op = (floe_ice_expr_op)nop;
         }
         /* Keep an owning copy so the bound tree does not view `e`. */
         st = floe_ice_value_copy(&v, &vals[n]);

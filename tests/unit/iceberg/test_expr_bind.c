@@ -198,14 +198,120 @@ static void temporal_literals_convert_between_units(void **state) {
     /* date -> timestamp at midnight; timestamp -> date floors (Java) */
     expect_bind(lit(FLOE_ICE_EXPR_GT, "ts", floe_ice_date(1)), "ts > \"1970-01-02T00:00:00.000000\"");
     expect_bind(lit(FLOE_ICE_EXPR_GT, "tsn", floe_ice_date(-1)), "tsn > \"1969-12-31T00:00:00.000000000\"");
-    expect_bind(lit(FLOE_ICE_EXPR_EQ, "dt", floe_ice_timestamp(-1)), "dt == \"1969-12-31\"");
+    expect_bind(lit(FLOE_ICE_EXPR_EQ, "dt", floe_ice_timestamp(-86400000000)), "dt == \"1969-12-31\"");
     expect_bind(lit(FLOE_ICE_EXPR_EQ, "tstz", floe_ice_timestamp(0)), "tstz == \"1970-01-01T00:00:00.000000+00:00\"");
     expect_bind(lit(FLOE_ICE_EXPR_EQ, "tsn", floe_ice_timestamp(-1)), "tsn == \"1969-12-31T23:59:59.999999000\"");
-    expect_bind(lit(FLOE_ICE_EXPR_EQ, "ts", floe_ice_timestamp_ns(-1)), "ts == \"1969-12-31T23:59:59.999999\"");
+    expect_bind(lit(FLOE_ICE_EXPR_EQ, "ts", floe_ice_timestamp_ns(-1000)), "ts == \"1969-12-31T23:59:59.999999\"");
     /* micros beyond the nanosecond range fold */
     expect_bind(lit(FLOE_ICE_EXPR_LT, "tsn", floe_ice_timestamp(INT64_MAX / 10)), "true");
     expect_bind(lit(FLOE_ICE_EXPR_LT, "tsn", floe_ice_timestamp(INT64_MIN / 10)), "false");
     expect_bind_error(lit(FLOE_ICE_EXPR_EQ, "t", floe_ice_timestamp(0)), FLOE_ERR_TYPE, "cannot convert");
+}
+
+static void rounded_literals_keep_predicates_exact(void **state) {
+    (void)state;
+    /* 1500 ns on a microsecond column: x < 1.5 µs is x <= 1 µs */
+    const char *one = "\"1970-01-01T00:00:00.000001\"";
+    char want[128];
+    snprintf(want, sizeof want, "ts <= %s", one);
+    expect_bind(lit(FLOE_ICE_EXPR_LT, "ts", floe_ice_timestamp_ns(1500)), want);
+    expect_bind(lit(FLOE_ICE_EXPR_LT_EQ, "ts", floe_ice_timestamp_ns(1500)), want);
+    snprintf(want, sizeof want, "ts > %s", one);
+    expect_bind(lit(FLOE_ICE_EXPR_GT, "ts", floe_ice_timestamp_ns(1500)), want);
+    expect_bind(lit(FLOE_ICE_EXPR_GT_EQ, "ts", floe_ice_timestamp_ns(1500)), want);
+    expect_bind(lit(FLOE_ICE_EXPR_EQ, "ts", floe_ice_timestamp_ns(1500)), "false");
+    expect_bind(lit(FLOE_ICE_EXPR_NOT_EQ, "ts", floe_ice_timestamp_ns(1500)), "true");
+    snprintf(want, sizeof want, "ts < %s", one);
+    expect_bind(lit(FLOE_ICE_EXPR_LT, "ts", floe_ice_timestamp_ns(1000)), want);
+    /* an instant on a date column: dates are midnights */
+    expect_bind(lit(FLOE_ICE_EXPR_LT, "dt", floe_ice_timestamp(-1)), "dt <= \"1969-12-31\"");
+    expect_bind(lit(FLOE_ICE_EXPR_GT_EQ, "dt", floe_ice_timestamp(-1)), "dt > \"1969-12-31\"");
+    expect_bind(lit(FLOE_ICE_EXPR_LT, "dt", floe_ice_timestamp(0)), "dt < \"1970-01-01\"");
+    expect_bind(lit(FLOE_ICE_EXPR_EQ, "dt", floe_ice_timestamp_ns(-1)), "false");
+    /* doubles on a float column: 0.1f is just above 0.1 */
+    expect_bind(lit(FLOE_ICE_EXPR_LT_EQ, "f", floe_ice_double(0.1)), "f < 0.1");
+    expect_bind(lit(FLOE_ICE_EXPR_GT, "f", floe_ice_double(0.1)), "f >= 0.1");
+    expect_bind(lit(FLOE_ICE_EXPR_EQ, "f", floe_ice_double(0.1)), "false");
+    expect_bind(lit(FLOE_ICE_EXPR_EQ, "f", floe_ice_double(0.5)), "f == 0.5");
+    /* sets drop values no column value can equal */
+    floe_ice_value v[] = {floe_ice_timestamp_ns(1500), floe_ice_timestamp_ns(2000), floe_ice_timestamp_ns(7)};
+    snprintf(want, sizeof want, "ts == %s", "\"1970-01-01T00:00:00.000002\"");
+    expect_bind(floe_ice_expr_set(FLOE_ICE_EXPR_IN, "ts", v, 3), want);
+    expect_bind(floe_ice_expr_set(FLOE_ICE_EXPR_NOT_IN, "ts", v, 1), "true");
+    /* a long beyond a float's exact range */
+    expect_bind(lit(FLOE_ICE_EXPR_EQ, "f", floe_ice_long(16777217)), "false");
+    expect_bind(lit(FLOE_ICE_EXPR_EQ, "d", floe_ice_long(16777217)), "d == 1.6777217E7");
+}
+
+/* Exact truth of `v op lit` with both as long doubles / 128-bit numbers. */
+static bool truth(floe_ice_expr_op op, long double v, long double lit) {
+    switch (op) {
+    case FLOE_ICE_EXPR_LT: return v < lit;
+    case FLOE_ICE_EXPR_LT_EQ: return v <= lit;
+    case FLOE_ICE_EXPR_GT: return v > lit;
+    case FLOE_ICE_EXPR_GT_EQ: return v >= lit;
+    case FLOE_ICE_EXPR_EQ: return v == lit;
+    default: return v != lit;
+    }
+}
+
+/* Brute force: for cross-type literals, the bound predicate answers every
+ * row exactly as the comparison of the original numbers would. */
+static void converted_literals_compare_exactly(void **state) {
+    (void)state;
+    floe_ice_schema *s = schema();
+    static const floe_ice_expr_op ops[] = {FLOE_ICE_EXPR_LT, FLOE_ICE_EXPR_LT_EQ, FLOE_ICE_EXPR_GT,
+                                           FLOE_ICE_EXPR_GT_EQ, FLOE_ICE_EXPR_EQ, FLOE_ICE_EXPR_NOT_EQ};
+    static const long double day_us = 86400000000.0L;
+    for (int kind = 0; kind < 4; kind++) {
+        for (int li = 0; li < 40; li++) {
+            floe_ice_value l;
+            const char *col;
+            int32_t id;
+            long double lv;
+            if (kind == 0) { /* ns literal, µs column */
+                int64_t x = (li - 20) * 250;
+                l = floe_ice_timestamp_ns(x), col = "ts", id = 9, lv = (long double)x;
+            } else if (kind == 1) { /* µs literal, date column */
+                int64_t x = (int64_t)((li - 20) / 4) * 86400000000LL + ((li % 4) - 1);
+                l = floe_ice_timestamp(x), col = "dt", id = 7, lv = (long double)x / day_us;
+            } else if (kind == 2) { /* double literal, float column */
+                double x = (li - 20) * 0.1;
+                l = floe_ice_double(x), col = "f", id = 3, lv = x;
+            } else { /* long literal, int column */
+                int64_t x = li < 20 ? INT32_MIN + (li - 10) : INT32_MAX + (li - 30);
+                l = floe_ice_long(x), col = "i", id = 1, lv = (long double)x;
+            }
+            for (size_t o = 0; o < sizeof ops / sizeof ops[0]; o++) {
+                floe_ice_expr *e = floe_ice_expr_literal(ops[o], col, &l), *b = NULL;
+                assert_ok(floe_ice_expr_bind(e, s, true, &b));
+                for (int vi = -30; vi <= 30; vi++) {
+                    floe_ice_value v;
+                    long double vv;
+                    if (kind == 0) v = floe_ice_timestamp(vi / 4), vv = (long double)(vi / 4) * 1000;
+                    else if (kind == 1) v = floe_ice_date(vi / 8), vv = vi / 8;
+                    else if (kind == 2) {
+                        float f = (float)((vi / 2) * 0.1);
+                        if (vi & 1) f = nextafterf(f, 10.0f);
+                        v = floe_ice_float(f), vv = f;
+                    } else {
+                        int64_t x = vi < 0 ? (int64_t)INT32_MIN + (vi + 30) : (int64_t)INT32_MAX - vi;
+                        v = floe_ice_int((int32_t)x), vv = (long double)x;
+                    }
+                    floe_ice_row row = {1, &id, &v};
+                    bool want = truth(ops[o], vv, lv);
+                    if (floe_ice_expr_eval_row(b, &row) != want) {
+                        char *t = NULL;
+                        assert_ok(floe_ice_expr_to_string(b, &t));
+                        fail_msg("kind %d: %s on %Lg should be %d", kind, t, vv, want);
+                    }
+                }
+                floe_ice_expr_free(b);
+                floe_ice_expr_free(e);
+            }
+        }
+    }
+    floe_ice_schema_free(s);
 }
 
 static void bytes_literals_check_lengths(void **state) {
@@ -339,6 +445,8 @@ FLOE_TEST_MAIN(cmocka_unit_test(names_resolve_to_field_ids),
                cmocka_unit_test(float_literals_convert), cmocka_unit_test(decimal_literals_need_the_column_scale),
                cmocka_unit_test(string_literals_parse_to_temporal_and_uuid),
                cmocka_unit_test(temporal_literals_convert_between_units),
+               cmocka_unit_test(rounded_literals_keep_predicates_exact),
+               cmocka_unit_test(converted_literals_compare_exactly),
                cmocka_unit_test(bytes_literals_check_lengths),
                cmocka_unit_test(sets_are_sorted_deduplicated_and_folded),
                cmocka_unit_test(required_columns_fold_null_checks), cmocka_unit_test(constructors_simplify),
