@@ -132,7 +132,7 @@ floe_status floe_ice_manifest_list_read(floe_input *in, floe_ice_manifest_list *
         }
         size_t len;
         const uint8_t *fv = floe_avro_reader_meta(r, "format-version", &len);
-        l->format_version = fv ? atoi((const char *)fv) : (idx[ML_SEQ] >= 0 ? 2 : 1);
+        l->format_version = fv ? atoi((const char *)fv) : idx[ML_FIRST_ROW_ID] >= 0 ? 3 : idx[ML_SEQ] >= 0 ? 2 : 1;
         size_t cap = 0;
         while (!st) {
             floe_arena_reset(&scratch);

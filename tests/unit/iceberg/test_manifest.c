@@ -366,6 +366,22 @@ static void legacy_manifest_list_field_names_resolve_by_id(void **state) {
         assert_true(added[k - 1] >= 0);
         floe_ice_manifest_list_free(l);
     }
+    /* A v3 list written by DuckDB (no format-version header key). */
+    char p[4096];
+    snprintf(p, sizeof p, "%s/apache__iceberg-go/testdata/duckdb_v3_manifest_list.avro", td);
+    floe_input *in = NULL;
+    assert_ok(floe_input_open_local(p, &in));
+    floe_ice_manifest_list *l = NULL;
+    assert_ok(floe_ice_manifest_list_read(in, &l));
+    floe_input_close(in);
+    assert_int_equal(l->n_files, 2);
+    assert_int_equal(l->files[0].content, FLOE_ICE_MANIFEST_DATA);
+    assert_int_equal(l->files[1].content, FLOE_ICE_MANIFEST_DELETES);
+    assert_true(l->files[0].added_snapshot_id == 5275221492656851850LL);
+    assert_true(l->files[1].sequence_number == 2 && l->files[1].added_rows_count == 10);
+    assert_int_equal(l->files[0].n_partitions, -1);
+    assert_int_equal(l->format_version, 3); /* inferred from first_row_id: no header key */
+    floe_ice_manifest_list_free(l);
 }
 
 static void corrupt_manifests_are_errors(void **state) {
