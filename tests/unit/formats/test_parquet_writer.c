@@ -230,11 +230,36 @@ static void footer_has_field_ids_orders_stats_and_page_index(void **state) {
             assert_int_equal(oi->page_locations[p].first_row_index, (int64_t)p * 100);
             assert_false(ci->null_pages[p]);
             nulls += ci->null_counts[p];
+            /* rows r0..r0+99 of i*7-5000, row r0 (a multiple of 5) null */
+            int64_t r0 = rg * 1000 + (int64_t)p * 100;
+            int32_t lo, hi;
+            assert_int_equal(ci->min_values[p].len, 4);
+            memcpy(&lo, ci->min_values[p].data, 4);
+            memcpy(&hi, ci->max_values[p].data, 4);
+            assert_int_equal(lo, (r0 + 1) * 7 - 5000);
+            assert_int_equal(hi, (r0 + 99) * 7 - 5000);
+            assert_int_equal(ci->null_counts[p], 20);
         }
         assert_int_equal(nulls, cc->meta_data.statistics.null_count);
         assert_int_equal(ci->boundary_order, FLOE_PQ_ASCENDING); /* i*7-5000 grows */
-        /* The first data page starts at the chunk's data page offset. */
+        /* The first data page starts at the chunk's data page offset, and its
+         * header carries the same statistics as the column index. */
         assert_int_equal(oi->page_locations[0].offset, cc->meta_data.data_page_offset);
+        uint8_t hb[512];
+        int32_t hl = oi->page_locations[0].compressed_page_size;
+        size_t want = hl < (int32_t)sizeof hb ? (size_t)hl : sizeof hb;
+        assert_ok(floe_input_read(f->in, (uint64_t)oi->page_locations[0].offset, want, hb));
+        floe_pq_page_header ph;
+        size_t used = 0;
+        assert_ok(floe_pq_decode_page_header(hb, want, 0, &ph, &used));
+        assert_true(ph.has_crc);
+        assert_true(ph.has_data_page_header && ph.data_page_header.has_statistics);
+        const floe_pq_statistics *ps = &ph.data_page_header.statistics;
+        assert_int_equal(ps->null_count, ci->null_counts[0]);
+        assert_int_equal(ps->min_value.len, 4);
+        assert_memory_equal(ps->min_value.data, ci->min_values[0].data, 4);
+        assert_memory_equal(ps->max_value.data, ci->max_values[0].data, 4);
+        assert_int_equal(ph.data_page_header.num_values, 100);
         floe_pq_offset_index_free(oi);
         floe_pq_column_index_free(ci);
     }
