@@ -161,6 +161,26 @@ static int null_branch(const floe_avro_schema *s) {
     return -2;
 }
 
+/* The writer field a reader field matches by name or alias, skipping
+ * writer fields whose field-id differs from the reader's (those are other
+ * fields that happen to share a name after a rename); -1 if none. */
+static int match_by_name(const floe_avro_schema *w, const floe_avro_field *rf) {
+    for (size_t pass = 0; pass < 3; pass++) {
+        for (size_t k = 0; k < w->n_fields; k++) {
+            const floe_avro_field *wf = &w->fields[k];
+            if (wf->field_id != FLOE_AVRO_NO_ID && rf->field_id != FLOE_AVRO_NO_ID) continue;
+            int hit = 0;
+            if (pass == 0) hit = strcmp(wf->name, rf->name) == 0;
+            for (size_t m = 0; pass == 1 && m < rf->n_aliases; m++)
+                hit |= strcmp(wf->name, rf->aliases[m]) == 0;
+            for (size_t m = 0; pass == 2 && m < wf->n_aliases; m++)
+                hit |= strcmp(wf->aliases[m], rf->name) == 0;
+            if (hit) return (int)k;
+        }
+    }
+    return -1;
+}
+
 static floe_status build_record(floe_avro_resolver *rs, plan *p, const char *path) {
     const floe_avro_schema *w = p->w, *r = p->r;
     p->n_w = w->n_fields;
@@ -172,25 +192,14 @@ static floe_status build_record(floe_avro_resolver *rs, plan *p, const char *pat
     if (!p->target || !p->fplan || !p->defaults || !p->from_writer) return nomem();
     for (size_t i = 0; i < w->n_fields; i++) p->target[i] = -1;
 
-    int writer_has_ids = 0;
-    for (size_t i = 0; i < w->n_fields; i++)
-        if (w->fields[i].field_id != FLOE_AVRO_NO_ID) writer_has_ids = 1;
-
     char fpath[512];
     for (size_t j = 0; j < r->n_fields; j++) {
         const floe_avro_field *rf = &r->fields[j];
-        int wi = -1;
-        if (rf->field_id != FLOE_AVRO_NO_ID && writer_has_ids) {
-            /* Iceberg: ids are the identity of a field; names may change. */
-            wi = floe_avro_field_index_by_id(w, rf->field_id);
-        } else {
-            wi = floe_avro_field_index(w, rf->name);
-            for (size_t k = 0; wi < 0 && k < rf->n_aliases; k++)
-                wi = floe_avro_field_index(w, rf->aliases[k]);
-            for (size_t k = 0; wi < 0 && k < w->n_fields; k++)
-                for (size_t m = 0; m < w->fields[k].n_aliases; m++)
-                    if (strcmp(w->fields[k].aliases[m], rf->name) == 0) wi = (int)k;
-        }
+        /* Iceberg: when both sides carry a field-id it is the field's
+         * identity (names change under renames); a field without an id on
+         * either side is matched by name, then aliases. */
+        int wi = rf->field_id != FLOE_AVRO_NO_ID ? floe_avro_field_index_by_id(w, rf->field_id) : -1;
+        if (wi < 0) wi = match_by_name(w, rf);
         if (wi >= 0 && p->target[wi] >= 0) wi = -1; /* already taken */
         snprintf(fpath, sizeof fpath, "%s.%s", path, rf->name);
         if (wi >= 0) {

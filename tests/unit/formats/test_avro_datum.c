@@ -271,6 +271,18 @@ static void field_ids_beat_names_in_resolution(void **state) {
             "{\"name\":\"renamed\",\"type\":\"int\",\"field-id\":2},"
             "{\"name\":\"added\",\"type\":[\"null\",\"long\"],\"field-id\":4}]}",
             "{\"a\":10,\"renamed\":20,\"added\":null}");
+    /* A writer field without an id still matches by name; one whose id
+     * differs never does, even with the same name (it is another field). */
+    floe_avro_value g[2] = {floe_avro_long(FLOE_AVRO_INT, 1), floe_avro_long(FLOE_AVRO_INT, 2)};
+    floe_avro_value v2 = floe_avro_items(FLOE_AVRO_RECORD, g, 2);
+    resolve("{\"type\":\"record\",\"name\":\"w\",\"fields\":["
+            "{\"name\":\"x\",\"type\":\"int\"},"
+            "{\"name\":\"y\",\"type\":\"int\",\"field-id\":5}]}",
+            &v2,
+            "{\"type\":\"record\",\"name\":\"r\",\"fields\":["
+            "{\"name\":\"x\",\"type\":\"int\",\"field-id\":9},"
+            "{\"name\":\"y\",\"type\":[\"null\",\"int\"],\"field-id\":6}]}",
+            "{\"x\":1,\"y\":null}");
     /* Without ids, names (and aliases) decide. */
     resolve("{\"type\":\"record\",\"name\":\"w\",\"fields\":["
             "{\"name\":\"b\",\"type\":\"int\"},{\"name\":\"a\",\"type\":\"int\"},"
