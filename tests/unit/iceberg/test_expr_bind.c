@@ -279,7 +279,7 @@ static void converted_literals_compare_exactly(void **state) {
                 double x = (li - 20) * 0.1;
                 l = floe_ice_double(x), col = "f", id = 3, lv = x;
             } else { /* long literal, int column */
-                int64_t x = li < 20 ? INT32_MIN + (li - 10) : INT32_MAX + (li - 30);
+                int64_t x = li < 20 ? (int64_t)INT32_MIN + (li - 10) : (int64_t)INT32_MAX + (li - 30);
                 l = floe_ice_long(x), col = "i", id = 1, lv = (long double)x;
             }
             for (size_t o = 0; o < sizeof ops / sizeof ops[0]; o++) {
