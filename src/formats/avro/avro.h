@@ -11,9 +11,11 @@
  *     keys) and writes them back out;
  *   - decoding always goes through a resolution plan between the writer's
  *     schema and the reader's (expected) schema; record fields match by
- *     field-id when both sides have one, else by name or alias; missing
- *     fields take their default (or null when optional); promotions follow
- *     the Avro spec;
+ *     field-id when both sides have one, else by name or alias (never by
+ *     name to a writer field with a different id); missing fields take
+ *     their default (or null when optional); promotions follow the Avro
+ *     spec (int→long→float→double, string↔bytes); a writer union branch
+ *     the reader cannot take is an error only if a value uses it;
  *   - container files are read one block at a time (bounded memory) through
  *     floe_input, and written through floe_output with arbitrary metadata.
  *

@@ -12,6 +12,8 @@
 #include "formats/avro/avro.h"
 
 #include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "floe/memory.h"
