@@ -2,16 +2,17 @@
  * column_writer.c — builds one Parquet column chunk at a time from shredded
  * levels and values: converts values to their physical form, keeps page and
  * chunk statistics, dictionary-encodes until the dictionary grows past its
- * limit, cuts pages at row boundaries by size and row count, encodes and
- * compresses each page (data page v1) and keeps the compressed pages until
- * the row group is written.
+ * limit (or turns out not to pay after the first page), cuts pages at row
+ * boundaries by size and row count, encodes, compresses and checksums each
+ * page and keeps the compressed pages until the row group is written.
  *
- * Page layout (v1): [rep levels][def levels][values], the levels each as a
- * 4-byte little-endian length and RLE/bit-packed runs, present only when
- * the column's max level is above zero.  Dictionary-encoded values are one
- * byte of bit width then RLE/bit-packed indices; the dictionary page is
- * PLAIN and goes first in the chunk, so it is prepended when the chunk is
- * finished (page offsets shift by its size).
+ * Page layout, v1: [rep levels][def levels][values], compressed as one,
+ * the levels each a 4-byte little-endian length and RLE/bit-packed runs,
+ * present only when the column's max level is above zero.  v2: the same
+ * levels without lengths, uncompressed, then the compressed values.
+ * Dictionary-encoded values are one byte of bit width then RLE/bit-packed
+ * indices; the dictionary page (PLAIN entries) is built when the chunk is
+ * finished and written before the data pages, whose offsets count from it.
  */
 #include <math.h>
 #include <string.h>
@@ -59,7 +60,6 @@ struct pqw_column {
 
     /* the open chunk */
     pqw_chunk chunk;
-    int64_t chunk_rows;
     int32_t page_enc_count[11]; /* data pages per value encoding */
 };
 
@@ -95,7 +95,6 @@ void pqw_chunk_free(pqw_chunk *c) {
 static void start_chunk(pqw_column *c) {
     pqw_stats_init(&c->chunk.stats, c->leaf->order, c->leaf->type_length);
     c->chunk.index_ok = true;
-    c->chunk_rows = 0;
     c->dict_on = c->cfg.encoding == FLOE_PQ_WENC_DICTIONARY;
     c->dict_used = false;
     floe_buf_clear(&c->dict);
@@ -813,7 +812,6 @@ floe_status pqw_column_append(pqw_column *c, const pqw_levels *lv) {
         FLOE_TRY(add_levels(c, lv, i, j - i));
         FLOE_TRY(add_values(c, lv->leaf, lv->slots + v, nv));
         c->page_rows += rows;
-        c->chunk_rows += rows;
         i = j;
         v += nv;
 
