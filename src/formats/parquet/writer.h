@@ -104,7 +104,10 @@ typedef struct floe_pq_column_result {
     /* Bounds over all non-null, non-NaN values, not truncated, in the
      * column's Parquet order, as Parquet PLAIN bytes without a length prefix
      * (INT32 4 LE bytes, decimal FLBA big-endian, strings their bytes).
-     * has_bounds is false when there were none (all null / all NaN). */
+     * has_bounds is false when there were none (all null / all NaN).
+     * These equal Iceberg's single-value serialization for every type but
+     * decimal (Iceberg: big-endian two's complement in the fewest bytes),
+     * so only decimals need converting, and strings/binary truncating. */
     bool has_bounds;
     uint8_t *min, *max;
     size_t min_len, max_len;
@@ -135,8 +138,11 @@ floe_status floe_pq_writer_open(floe_output *out, const floe_schema *schema,
                                 floe_pq_writer **w) FLOE_WARN_UNUSED;
 
 /* Append a batch whose schema is compatible with the writer's.  A null in a
- * non-nullable field is FLOE_ERR_CONSTRAINT.  After any error the writer
- * can only be aborted. */
+ * non-nullable field is FLOE_ERR_CONSTRAINT, a decimal outside its
+ * precision FLOE_ERR_INVALID_ARGUMENT.  The arrays are read with the
+ * unchecked accessors of columnar.h, so they must be well-formed (arrays
+ * from outside floe go through floe_array_validate first).  After any
+ * error the writer can only be aborted. */
 floe_status floe_pq_writer_write(floe_pq_writer *w, const floe_batch *batch) FLOE_WARN_UNUSED;
 
 /* Bytes the file would have if closed now (written + buffered estimate),
