@@ -11,7 +11,7 @@
 #include "floe/memory.h"
 #include "iceberg/expr_internal.h"
 
-static floe_ice_expr *new_node(floe_ice_expr_op op) {
+floe_ice_expr *floe_ice__expr_node_new(floe_ice_expr_op op) {
     floe_ice_expr *e = floe_malloc(sizeof *e);
     if (!e) return NULL;
     memset(e, 0, sizeof *e);
@@ -20,8 +20,8 @@ static floe_ice_expr *new_node(floe_ice_expr_op op) {
     return e;
 }
 
-floe_ice_expr *floe_ice_expr_true(void) { return new_node(FLOE_ICE_EXPR_TRUE); }
-floe_ice_expr *floe_ice_expr_false(void) { return new_node(FLOE_ICE_EXPR_FALSE); }
+floe_ice_expr *floe_ice_expr_true(void) { return floe_ice__expr_node_new(FLOE_ICE_EXPR_TRUE); }
+floe_ice_expr *floe_ice_expr_false(void) { return floe_ice__expr_node_new(FLOE_ICE_EXPR_FALSE); }
 
 floe_ice_expr *floe_ice_expr_and(floe_ice_expr *a, floe_ice_expr *b) {
     if (!a || !b) goto oom;
@@ -33,7 +33,7 @@ floe_ice_expr *floe_ice_expr_and(floe_ice_expr *a, floe_ice_expr *b) {
         floe_ice_expr_free(a);
         return b;
     }
-    floe_ice_expr *e = new_node(FLOE_ICE_EXPR_AND);
+    floe_ice_expr *e = floe_ice__expr_node_new(FLOE_ICE_EXPR_AND);
     if (!e) goto oom;
     e->left = a;
     e->right = b;
@@ -54,7 +54,7 @@ floe_ice_expr *floe_ice_expr_or(floe_ice_expr *a, floe_ice_expr *b) {
         floe_ice_expr_free(a);
         return b;
     }
-    floe_ice_expr *e = new_node(FLOE_ICE_EXPR_OR);
+    floe_ice_expr *e = floe_ice__expr_node_new(FLOE_ICE_EXPR_OR);
     if (!e) goto oom;
     e->left = a;
     e->right = b;
@@ -77,7 +77,7 @@ floe_ice_expr *floe_ice_expr_not(floe_ice_expr *a) {
         floe_ice_expr_free(a);
         return c;
     }
-    floe_ice_expr *e = new_node(FLOE_ICE_EXPR_NOT);
+    floe_ice_expr *e = floe_ice__expr_node_new(FLOE_ICE_EXPR_NOT);
     if (!e) {
         floe_ice_expr_free(a);
         return NULL;
@@ -96,7 +96,7 @@ bool floe_ice_expr_op_is_predicate(floe_ice_expr_op op) { return op >= FLOE_ICE_
 
 floe_ice_expr *floe_ice__expr_pred_new(floe_ice_expr_op op, const char *column, const floe_ice_value *values,
                                        int32_t n) {
-    floe_ice_expr *e = new_node(op);
+    floe_ice_expr *e = floe_ice__expr_node_new(op);
     if (!e) return NULL;
     e->name = floe_str_dup(floe_str_c(column));
     if (!e->name) goto oom;
@@ -166,7 +166,7 @@ floe_ice_expr *floe_ice_expr_copy(const floe_ice_expr *e) {
         }
         return c;
     }
-    c = new_node(e->op);
+    c = floe_ice__expr_node_new(e->op);
     if (!c) return NULL;
     if (e->left && !(c->left = floe_ice_expr_copy(e->left))) goto oom;
     if (e->right && !(c->right = floe_ice_expr_copy(e->right))) goto oom;

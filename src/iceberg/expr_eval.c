@@ -29,6 +29,7 @@ static const floe_ice_value *row_lookup(const floe_ice_row *row, int32_t id) {
 }
 
 static bool bytes_start_with(const floe_ice_value *v, const floe_ice_value *prefix) {
+    if (v->type != FLOE_ICE_STRING || prefix->type != FLOE_ICE_STRING) return false; /* wrong-typed input */
     return v->v.bytes.len >= prefix->v.bytes.len &&
            (prefix->v.bytes.len == 0 || memcmp(v->v.bytes.data, prefix->v.bytes.data, prefix->v.bytes.len) == 0);
 }
@@ -150,6 +151,7 @@ static floe_status decode_bounds(const floe_ice_expr *e, const uint8_t *lo, size
 /* Compare the first min(len(v), len(prefix)) bytes of v with prefix... as
  * the order of v truncated to |prefix| bytes against prefix. */
 static int cmp_truncated(const floe_ice_value *v, const floe_ice_value *prefix) {
+    if (v->type != FLOE_ICE_STRING || prefix->type != FLOE_ICE_STRING) return 0; /* undecided */
     size_t n = v->v.bytes.len < prefix->v.bytes.len ? v->v.bytes.len : prefix->v.bytes.len;
     int c = n ? memcmp(v->v.bytes.data, prefix->v.bytes.data, n) : 0;
     if (c != 0) return c;

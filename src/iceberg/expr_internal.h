@@ -10,6 +10,8 @@
 #include "base/str.h"
 #include "floe/iceberg_expr.h"
 
+/* A bare node of `op` with no children or column (NULL if OOM). */
+floe_ice_expr *floe_ice__expr_node_new(floe_ice_expr_op op);
 /* A predicate node on `column` with copies of n values (NULL if OOM). */
 floe_ice_expr *floe_ice__expr_pred_new(floe_ice_expr_op op, const char *column, const floe_ice_value *values,
                                        int32_t n);

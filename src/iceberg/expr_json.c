@@ -206,6 +206,13 @@ static floe_status parse_pred(json_t *j, floe_ice_expr_op op, const char *path, 
     if (!st) st = parse_type_member(j, "value-type", path, &vtype);
     if (!st && fid && (!json_is_integer(fid) || !ftype || floe_ice_type_is_nested(ftype)))
         st = bad(path, "a bound predicate needs an integer 'field-id' and a primitive 'field-type'");
+    /* Evaluators trust a bound predicate's shape: check it here. */
+    if (!st && fid && (op == FLOE_ICE_EXPR_STARTS_WITH || op == FLOE_ICE_EXPR_NOT_STARTS_WITH) &&
+        ftype->id != FLOE_ICE_STRING)
+        st = bad(path, "starts-with on a field that is not a string");
+    if (!st && fid && (op == FLOE_ICE_EXPR_IS_NAN || op == FLOE_ICE_EXPR_NOT_NAN) && ftype->id != FLOE_ICE_FLOAT &&
+        ftype->id != FLOE_ICE_DOUBLE)
+        st = bad(path, "is-nan on a field that is not a float or double");
     if (!st && op >= FLOE_ICE_EXPR_LT) {
         bool set = op == FLOE_ICE_EXPR_IN || op == FLOE_ICE_EXPR_NOT_IN;
         json_t *arr = set ? json_object_get(j, "values") : NULL;
@@ -220,6 +227,8 @@ static floe_status parse_pred(json_t *j, floe_ice_expr_op op, const char *path, 
             if (!st) n++;
         }
     }
+    /* Bound sets are kept sorted and unique (evaluators search them). */
+    if (!st && fid && n > 1) n = floe_ice__sort_unique(vals, n);
     if (!st) {
         e = floe_ice__expr_pred_new(op, json_string_value(term), NULL, 0);
         if (!e) st = oom();
@@ -270,13 +279,11 @@ static floe_status parse(json_t *j, const char *path, int depth, floe_ice_expr *
         floe_ice_expr *c;
         FLOE_TRY(parse(json_object_get(j, "child"), sub, depth + 1, &c));
         /* keep the NOT node as written (no simplification) */
-        floe_ice_expr *e = floe_ice__expr_pred_new(FLOE_ICE_EXPR_NOT, "", NULL, 0);
+        floe_ice_expr *e = floe_ice__expr_node_new(FLOE_ICE_EXPR_NOT);
         if (!e) {
             floe_ice_expr_free(c);
             return oom();
         }
-        floe_free(e->name);
-        e->name = NULL;
         e->left = c;
         *out = e;
         return NULL;
@@ -291,14 +298,12 @@ static floe_status parse(json_t *j, const char *path, int depth, floe_ice_expr *
             floe_ice_expr_free(l);
             return st;
         }
-        floe_ice_expr *e = floe_ice__expr_pred_new((floe_ice_expr_op)op, "", NULL, 0);
+        floe_ice_expr *e = floe_ice__expr_node_new((floe_ice_expr_op)op);
         if (!e) {
             floe_ice_expr_free(l);
             floe_ice_expr_free(r);
             return oom();
         }
-        floe_free(e->name);
-        e->name = NULL;
         e->left = l;
         e->right = r;
         *out = e;

@@ -144,6 +144,33 @@ static void malformed_json_is_reported(void **state) {
     assert_error(floe_ice_expr_from_json_text("{\"type\":\"lt\",\"term\":7,\"value\":1}", &e), FLOE_ERR_CORRUPT,
                  "'term'");
     assert_error(floe_ice_expr_from_json_text("[1,2", &e), FLOE_ERR_CORRUPT, "expression");
+    /* bound predicates are checked: evaluators trust their shape */
+    assert_error(floe_ice_expr_from_json_text("{\"type\":\"starts-with\",\"term\":\"a\",\"field-id\":1,"
+                                              "\"field-type\":\"int\",\"value\":1}",
+                                              &e),
+                 FLOE_ERR_CORRUPT, "not a string");
+    assert_error(floe_ice_expr_from_json_text("{\"type\":\"is-nan\",\"term\":\"a\",\"field-id\":1,"
+                                              "\"field-type\":\"long\"}",
+                                              &e),
+                 FLOE_ERR_CORRUPT, "not a float");
+    assert_error(floe_ice_expr_from_json_text("{\"type\":\"eq\",\"term\":\"a\",\"field-id\":1,"
+                                              "\"field-type\":\"int\",\"value\":\"x\"}",
+                                              &e),
+                 FLOE_ERR_CORRUPT, "$");
+    /* a bound set written unsorted is sorted (evaluators binary-search it) */
+    assert_ok(floe_ice_expr_from_json_text("{\"type\":\"in\",\"term\":\"a\",\"field-id\":1,"
+                                           "\"field-type\":\"int\",\"values\":[9,3,9,1]}",
+                                           &e));
+    assert_int_equal(e->n_values, 3);
+    int32_t id = 1;
+    floe_ice_value v = floe_ice_int(9);
+    floe_ice_row row = {1, &id, &v};
+    assert_true(floe_ice_expr_eval_row(e, &row));
+    v = floe_ice_int(1);
+    assert_true(floe_ice_expr_eval_row(e, &row));
+    v = floe_ice_int(2);
+    assert_false(floe_ice_expr_eval_row(e, &row));
+    floe_ice_expr_free(e);
     /* deep nesting is refused, not a stack overflow */
     size_t depth = 5000;
     char *deep = floe_malloc(depth * 24 + 16);
