@@ -352,6 +352,34 @@ static void bounds_equal_to_the_literal(void **state) {
     floe_ice_expr_free(b);
 }
 
+static void bounds_written_before_a_promotion_still_prune(void **state) {
+    (void)state;
+    /* a long column that was an int when the file was written: 4-byte bounds */
+    const char *json = "{\"type\":\"struct\",\"schema-id\":1,\"fields\":["
+                       "{\"id\":1,\"name\":\"i\",\"required\":false,\"type\":\"long\"}]}";
+    floe_ice_schema *s = NULL;
+    assert_ok(floe_ice_schema_from_json_text(json, &s));
+    floe_ice_value big = floe_ice_long(INT64_C(5000000000));
+    floe_ice_expr *e = floe_ice_expr_literal(FLOE_ICE_EXPR_GT, "i", &big), *b = NULL;
+    assert_ok(floe_ice_expr_bind(e, s, true, &b));
+    one_col c;
+    const uint8_t lo[] = {1, 0, 0, 0}, hi[] = {0xff, 0xff, 0xff, 0x7f};
+    metrics(&c, 1, 4, 4, 0, 0, lo, 4, hi, 4);
+    bool v = true;
+    assert_ok(floe_ice_metrics_might_match(b, &c.m, &v));
+    assert_false(v);
+    floe_ice_expr_free(b);
+    floe_ice_expr_free(e);
+    floe_ice_value small = floe_ice_long(INT32_MAX);
+    e = floe_ice_expr_literal(FLOE_ICE_EXPR_LT_EQ, "i", &small);
+    assert_ok(floe_ice_expr_bind(e, s, true, &b));
+    assert_ok(floe_ice_metrics_all_match(b, &c.m, &v));
+    assert_true(v);
+    floe_ice_expr_free(b);
+    floe_ice_expr_free(e);
+    floe_ice_schema_free(s);
+}
+
 static void large_sets_prune_on_bounds(void **state) {
     (void)state;
     one_col c;
@@ -501,6 +529,8 @@ FLOE_TEST_MAIN(cmocka_unit_test(time_projections_absorb_pre_epoch_rounding),
                cmocka_unit_test(bucket_and_void_project_only_what_they_can),
                cmocka_unit_test(truncated_string_bounds_never_hide_matches),
                cmocka_unit_test(nan_and_null_counts_decide_only_when_known),
-               cmocka_unit_test(bounds_equal_to_the_literal), cmocka_unit_test(large_sets_prune_on_bounds),
+               cmocka_unit_test(bounds_equal_to_the_literal),
+               cmocka_unit_test(bounds_written_before_a_promotion_still_prune),
+               cmocka_unit_test(large_sets_prune_on_bounds),
                cmocka_unit_test(manifest_summaries_prune_partitions),
                cmocka_unit_test(residuals_keep_only_what_the_partition_does_not_decide))
