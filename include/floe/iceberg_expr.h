@@ -120,6 +120,11 @@ bool floe_ice_expr_equals(const floe_ice_expr *a, const floe_ice_expr *b);
 /* Is every predicate in the tree bound (true for a tree without predicates)? */
 bool floe_ice_expr_is_bound(const floe_ice_expr *e);
 
+/* The distinct field ids a bound expression reads, ascending (the columns a
+ * scan must fetch to evaluate its residual).  *ids is floe_malloc'd (NULL
+ * when *n is 0). */
+floe_status floe_ice_expr_field_ids(const floe_ice_expr *bound, int32_t **ids, int32_t *n) FLOE_WARN_UNUSED;
+
 /* ---- binding and rewriting ----------------------------------------------- */
 
 /* Bind `e` to `schema`.  Unknown columns are FLOE_ERR_NOT_FOUND ("unknown

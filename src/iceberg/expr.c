@@ -4,6 +4,7 @@
  * expr_bind.c, JSON in expr_json.c, projection in expr_project.c and the
  * evaluators in expr_eval.c.
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "base/buffer.h"
@@ -234,6 +235,47 @@ bool floe_ice_expr_is_bound(const floe_ice_expr *e) {
     if (!e) return true;
     if (floe_ice_expr_op_is_predicate(e->op)) return e->bound;
     return floe_ice_expr_is_bound(e->left) && floe_ice_expr_is_bound(e->right);
+}
+
+static int32_t count_preds(const floe_ice_expr *e) {
+    if (!e) return 0;
+    if (floe_ice_expr_op_is_predicate(e->op)) return 1;
+    return count_preds(e->left) + count_preds(e->right);
+}
+
+static void gather_ids(const floe_ice_expr *e, int32_t *ids, int32_t *n) {
+    if (!e) return;
+    if (floe_ice_expr_op_is_predicate(e->op)) {
+        ids[(*n)++] = e->field_id;
+        return;
+    }
+    gather_ids(e->left, ids, n);
+    gather_ids(e->right, ids, n);
+}
+
+static int cmp_i32(const void *a, const void *b) {
+    int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
+    return (x > y) - (x < y);
+}
+
+floe_status floe_ice_expr_field_ids(const floe_ice_expr *bound, int32_t **ids, int32_t *n) {
+    *ids = NULL;
+    *n = 0;
+    if (!bound) return floe_error(FLOE_ERR_INVALID_ARGUMENT, "no expression");
+    if (!floe_ice_expr_is_bound(bound)) return floe_error(FLOE_ERR_INVALID_ARGUMENT, "expression is not bound");
+    int32_t total = count_preds(bound);
+    if (total == 0) return NULL;
+    int32_t *v = floe_malloc((size_t)total * sizeof *v);
+    if (!v) return floe_error(FLOE_ERR_OUT_OF_MEMORY, "out of memory listing expression fields");
+    int32_t k = 0;
+    gather_ids(bound, v, &k);
+    qsort(v, (size_t)k, sizeof *v, cmp_i32);
+    int32_t m = 0;
+    for (int32_t i = 0; i < k; i++)
+        if (m == 0 || v[m - 1] != v[i]) v[m++] = v[i];
+    *ids = v;
+    *n = m;
+    return NULL;
 }
 
 /* ---- NOT push-down ------------------------------------------------------- */

@@ -407,6 +407,33 @@ static void not_is_pushed_to_the_leaves(void **state) {
     floe_ice_expr_free(e);
 }
 
+static void bound_expressions_list_their_fields(void **state) {
+    (void)state;
+    floe_ice_schema *s = schema();
+    floe_ice_expr *e = floe_ice_expr_and(
+        floe_ice_expr_or(lit(FLOE_ICE_EXPR_LT, "s", floe_ice_string_z("x")), floe_ice_expr_unary(FLOE_ICE_EXPR_IS_NULL, "i")),
+        floe_ice_expr_not(floe_ice_expr_and(lit(FLOE_ICE_EXPR_EQ, "i", floe_ice_int(1)),
+                                            lit(FLOE_ICE_EXPR_GT, "Loc.Lat", floe_ice_double(2)))));
+    floe_ice_expr *b = NULL;
+    int32_t *ids = NULL, n = -1;
+    assert_error(floe_ice_expr_field_ids(e, &ids, &n), FLOE_ERR_INVALID_ARGUMENT, "not bound");
+    assert_ok(floe_ice_expr_bind(e, s, true, &b));
+    assert_ok(floe_ice_expr_field_ids(b, &ids, &n));
+    assert_int_equal(n, 3);
+    assert_int_equal(ids[0], 1);
+    assert_int_equal(ids[1], 6);
+    assert_int_equal(ids[2], 18);
+    floe_free(ids);
+    floe_ice_expr_free(b);
+    floe_ice_expr_free(e);
+    b = floe_ice_expr_true();
+    assert_ok(floe_ice_expr_field_ids(b, &ids, &n));
+    assert_int_equal(n, 0);
+    assert_null(ids);
+    floe_ice_expr_free(b);
+    floe_ice_schema_free(s);
+}
+
 static void bound_evaluation_matches_literal_semantics(void **state) {
     (void)state;
     /* i < 3000000000 (long) on an int column is true for every non-null
@@ -451,4 +478,5 @@ FLOE_TEST_MAIN(cmocka_unit_test(names_resolve_to_field_ids),
                cmocka_unit_test(sets_are_sorted_deduplicated_and_folded),
                cmocka_unit_test(required_columns_fold_null_checks), cmocka_unit_test(constructors_simplify),
                cmocka_unit_test(not_is_pushed_to_the_leaves),
+               cmocka_unit_test(bound_expressions_list_their_fields),
                cmocka_unit_test(bound_evaluation_matches_literal_semantics))
