@@ -139,6 +139,11 @@ floe_status floe_avro_schema_to_json(const floe_avro_schema *s, int pretty,
                                      floe_buf *out) FLOE_WARN_UNUSED;
 json_t *floe_avro_schema_to_jansson(const floe_avro_schema *s); /* NULL on OOM */
 
+/* Check every field default against its type as strict readers do (a
+ * union's default must fit its first branch).  Reading is lenient; the
+ * writer calls this so floe never writes a schema Java would reject. */
+floe_status floe_avro_schema_check_defaults(const floe_avro_schema *s) FLOE_WARN_UNUSED;
+
 const char *floe_avro_type_name(floe_avro_type t);
 /* For ["null", X] (either order): X; else NULL. */
 const floe_avro_schema *floe_avro_optional_inner(const floe_avro_schema *s);

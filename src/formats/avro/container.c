@@ -562,6 +562,7 @@ floe_status floe_avro_writer_open(floe_output *out, const floe_avro_schema *sche
         if (!strcmp(meta[i].key, "avro.schema") || !strcmp(meta[i].key, "avro.codec"))
             return floe_error(FLOE_ERR_INVALID_ARGUMENT, "Avro writer: metadata key '%s' is reserved",
                               meta[i].key);
+    FLOE_TRY_CTX(floe_avro_schema_check_defaults(schema), "Avro writer");
     floe_avro_writer *w = floe_calloc(1, sizeof *w);
     if (!w) return floe_error(FLOE_ERR_OUT_OF_MEMORY, "out of memory starting an Avro file");
     w->out = out;

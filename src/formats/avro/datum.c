@@ -151,7 +151,7 @@ static floe_status build(floe_avro_resolver *rs, const floe_avro_schema *w,
                          const floe_avro_schema *r, const char *path, plan **out);
 
 static floe_status default_value(floe_arena *a, const floe_avro_schema *s, json_t *j,
-                                 const char *path, floe_avro_value *out, int depth);
+                                 const char *path, floe_avro_value *out, int depth, int strict);
 
 /* Where null sits in a type: its union branch, -1 for the null type
  * itself, -2 when the type cannot be null. */
@@ -211,7 +211,7 @@ static floe_status build_record(floe_avro_resolver *rs, plan *p, const char *pat
             continue;
         }
         if (rf->default_value) {
-            FLOE_TRY(default_value(&rs->arena, rf->type, rf->default_value, fpath, &p->defaults[j], 0));
+            FLOE_TRY(default_value(&rs->arena, rf->type, rf->default_value, fpath, &p->defaults[j], 0, 0));
         } else if (null_branch(rf->type) >= -1) {
             /* An optional field absent from the writer reads as null. */
             p->defaults[j] = floe_avro_null();
@@ -397,7 +397,7 @@ static floe_status json_bytes(floe_arena *a, const char *s, const char *path,
 }
 
 static floe_status default_value(floe_arena *a, const floe_avro_schema *s, json_t *j,
-                                 const char *path, floe_avro_value *out, int depth) {
+                                 const char *path, floe_avro_value *out, int depth, int strict) {
     if (depth > MAX_DEPTH) return bad_default(path, s);
     *out = floe_avro_null();
     out->type = s->type;
@@ -452,7 +452,7 @@ static floe_status default_value(floe_arena *a, const floe_avro_schema *s, json_
         floe_avro_value *items = arena_zalloc(a, (n + 1) * sizeof *items);
         if (!items) return nomem();
         for (size_t i = 0; i < n; i++)
-            FLOE_TRY(default_value(a, s->items, json_array_get(j, i), path, &items[i], depth + 1));
+            FLOE_TRY(default_value(a, s->items, json_array_get(j, i), path, &items[i], depth + 1, strict));
         out->u.items = items;
         out->len = (uint32_t)n;
         return NULL;
@@ -470,7 +470,7 @@ static floe_status default_value(floe_arena *a, const floe_avro_schema *s, json_
             if (!kp) return nomem();
             memcpy(kp, k, kl + 1);
             items[2 * i] = floe_avro_bytes(FLOE_AVRO_STRING, kp, kl);
-            FLOE_TRY(default_value(a, s->values, v, path, &items[2 * i + 1], depth + 1));
+            FLOE_TRY(default_value(a, s->values, v, path, &items[2 * i + 1], depth + 1, strict));
             i++;
         }
         out->u.items = items;
@@ -485,16 +485,17 @@ static floe_status default_value(floe_arena *a, const floe_avro_schema *s, json_
             json_t *v = json_object_get(j, s->fields[i].name);
             if (!v) v = s->fields[i].default_value;
             if (!v) return bad_default(path, s);
-            FLOE_TRY(default_value(a, s->fields[i].type, v, path, &items[i], depth + 1));
+            FLOE_TRY(default_value(a, s->fields[i].type, v, path, &items[i], depth + 1, strict));
         }
         out->u.items = items;
         out->len = (uint32_t)s->n_fields;
         return NULL;
     }
     case FLOE_AVRO_UNION:
-        /* The spec says the first branch; accept any that fits, first wins. */
-        for (size_t i = 0; i < s->n_branches; i++) {
-            floe_status st = default_value(a, s->branches[i], j, path, out, depth + 1);
+        /* The spec says the first branch; when reading, accept any that
+         * fits (first wins); when checking a schema to write, be strict. */
+        for (size_t i = 0; i < (strict ? 1 : s->n_branches); i++) {
+            floe_status st = default_value(a, s->branches[i], j, path, out, depth + 1, strict);
             if (!st) {
                 out->branch = (int32_t)i;
                 return NULL;
@@ -505,6 +506,57 @@ static floe_status default_value(floe_arena *a, const floe_avro_schema *s, json_
         return bad_default(path, s);
     }
     return bad_default(path, s);
+}
+
+/* Check every field default of a schema the way strict readers (Java's
+ * parser) do before writing it into a file others will read. */
+static floe_status check_defaults(const floe_avro_schema *s, floe_arena *a,
+                                  const floe_avro_schema ***seen, size_t *n_seen, int depth) {
+    if (depth > MAX_DEPTH) return NULL;
+    switch (s->type) {
+    case FLOE_AVRO_RECORD: {
+        for (size_t i = 0; i < *n_seen; i++)
+            if ((*seen)[i] == s) return NULL;
+        const floe_avro_schema **ns = floe_realloc(*seen, (*n_seen + 1) * sizeof *ns);
+        if (!ns) return nomem();
+        *seen = ns;
+        ns[(*n_seen)++] = s;
+        for (size_t i = 0; i < s->n_fields; i++) {
+            const floe_avro_field *f = &s->fields[i];
+            if (f->default_value) {
+                floe_avro_value v;
+                floe_status st = default_value(a, f->type, f->default_value, f->name, &v, 0, 1);
+                if (st) {
+                    floe_status_free(st);
+                    return floe_error(FLOE_ERR_INVALID_ARGUMENT,
+                                      "schema field '%s.%s': default does not fit its type %s "
+                                      "(a union's default must fit its first branch)",
+                                      s->fullname, f->name, floe_avro_type_name(f->type->type));
+                }
+            }
+            FLOE_TRY(check_defaults(f->type, a, seen, n_seen, depth + 1));
+        }
+        return NULL;
+    }
+    case FLOE_AVRO_ARRAY: return check_defaults(s->items, a, seen, n_seen, depth + 1);
+    case FLOE_AVRO_MAP: return check_defaults(s->values, a, seen, n_seen, depth + 1);
+    case FLOE_AVRO_UNION:
+        for (size_t i = 0; i < s->n_branches; i++)
+            FLOE_TRY(check_defaults(s->branches[i], a, seen, n_seen, depth + 1));
+        return NULL;
+    default: return NULL;
+    }
+}
+
+floe_status floe_avro_schema_check_defaults(const floe_avro_schema *s) {
+    floe_arena a;
+    floe_arena_init(&a, 0);
+    const floe_avro_schema **seen = NULL;
+    size_t n = 0;
+    floe_status st = check_defaults(s, &a, &seen, &n, 0);
+    floe_free(seen);
+    floe_arena_destroy(&a);
+    return st;
 }
 
 /* ---- decoding ------------------------------------------------------------- */

@@ -383,6 +383,28 @@ static void logical_types_render_readably_at_the_edges(void **state) {
     render("\"float\"", floe_avro_double(FLOE_AVRO_FLOAT, (float)0.1), "0.1");
 }
 
+static void writer_refuses_defaults_strict_readers_reject(void **state) {
+    (void)state;
+    floe_avro_schema *bad = parse_ok("{\"type\":\"record\",\"name\":\"r\",\"fields\":["
+                                     "{\"name\":\"a\",\"type\":[\"long\",\"null\"],\"default\":null}]}");
+    floe_avro_schema *good = parse_ok("{\"type\":\"record\",\"name\":\"r\",\"fields\":["
+                                      "{\"name\":\"a\",\"type\":[\"null\",\"long\"],\"default\":null},"
+                                      "{\"name\":\"b\",\"type\":{\"type\":\"array\",\"items\":\"int\"},\"default\":[1]},"
+                                      "{\"name\":\"c\",\"type\":\"string\",\"default\":\"x\"}]}");
+    assert_error(floe_avro_schema_check_defaults(bad), FLOE_ERR_INVALID_ARGUMENT, "schema field 'r.a'");
+    assert_ok(floe_avro_schema_check_defaults(good));
+    char dir[1024], path[1200];
+    floe_test_tmpdir(dir, sizeof dir, "avro_defaults");
+    snprintf(path, sizeof path, "%s/bad.avro", dir);
+    floe_output *out;
+    floe_avro_writer *w;
+    assert_ok(floe_output_create_local(path, 1, &out));
+    assert_error(floe_avro_writer_open(out, bad, NULL, 0, NULL, &w), FLOE_ERR_INVALID_ARGUMENT, "default");
+    floe_output_abort(out);
+    floe_avro_schema_free(bad);
+    floe_avro_schema_free(good);
+}
+
 FLOE_TEST_MAIN(cmocka_unit_test(every_type_round_trips_through_a_container_file_with_every_codec),
                cmocka_unit_test(json_rendering_is_plain_and_readable),
                cmocka_unit_test(logical_types_render_readably_at_the_edges),
@@ -390,4 +412,5 @@ FLOE_TEST_MAIN(cmocka_unit_test(every_type_round_trips_through_a_container_file_
                cmocka_unit_test(malformed_bytes_are_corrupt_with_offsets),
                cmocka_unit_test(field_ids_beat_names_in_resolution),
                cmocka_unit_test(defaults_and_promotions_apply),
-               cmocka_unit_test(unions_resolve_between_writer_and_reader))
+               cmocka_unit_test(unions_resolve_between_writer_and_reader),
+               cmocka_unit_test(writer_refuses_defaults_strict_readers_reject))
