@@ -61,7 +61,9 @@ floe_status pq_delta_init(pq_delta *d, const uint8_t *data, size_t len, int is32
                               (unsigned long long)base);
     }
     d->last = (uint64_t)pq_zigzag_decode(first);
-    if (is32 && (int64_t)d->last != (int64_t)(int32_t)d->last)
+    /* An INT32 stream's first value is a 32-bit pattern, signed or, from
+     * writers of UINT_32 columns such as DuckDB, unsigned (up to 2^32-1). */
+    if (is32 && ((int64_t)d->last < INT32_MIN || (int64_t)d->last > (int64_t)UINT32_MAX))
         return floe_error(FLOE_ERR_CORRUPT,
                           "DELTA_BINARY_PACKED first value overflows int32 at offset %llu",
                           (unsigned long long)base);
@@ -93,11 +95,15 @@ static floe_status load_miniblock(pq_delta *d) {
         d->p += d->miniblocks;
         d->mb = 0;
     }
+    /* INT32 streams may use 33 bits: writers that take the deltas in 64-bit
+     * arithmetic (DuckDB does) need them, and the spec says readers should
+     * accept them (PARQUET-2435); our 64-bit sums truncated to 32 bits give
+     * the right values. */
     int bw = d->widths[d->mb];
-    if (bw > (d->is32 ? 32 : 64))
+    if (bw > (d->is32 ? 33 : 64))
         return floe_error(FLOE_ERR_CORRUPT,
                           "DELTA_BINARY_PACKED miniblock bit width %d exceeds %d at offset %llu",
-                          bw, d->is32 ? 32 : 64,
+                          bw, d->is32 ? 33 : 64,
                           (unsigned long long)delta_off(d, d->widths + d->mb));
     uint64_t want = d->total - d->emitted;
     if (want > d->per_mb) want = d->per_mb;
