@@ -168,6 +168,18 @@ static void drop_row_group(floe_pq_reader *r) {
     r->nblocks = 0;
 }
 
+/* True for files written by parquet-mr before 1.2.9, whose column chunk
+ * sizes leave out the dictionary page header (PARQUET-816, IMPALA-694).
+ * created_by is "parquet-mr version X.Y.Z (build ...)" or, in the oldest
+ * files, just "parquet-mr". */
+static bool dict_header_uncounted(const floe_pq_file *f) {
+    const char *cb = f->meta->created_by;
+    if (!cb || strncmp(cb, "parquet-mr", 10) != 0) return false;
+    int v[3] = {0, 0, 0};
+    if (sscanf(cb + 10, " version %d.%d.%d", &v[0], &v[1], &v[2]) < 1) return true;
+    return v[0] < 1 || (v[0] == 1 && (v[1] < 2 || (v[1] == 2 && v[2] < 9)));
+}
+
 /* Byte range of a column chunk.  Writers disagree on the offsets: some set
  * dictionary_page_offset = 0 when there is no dictionary, parquet-cpp 17
  * wrote data_page_offset = 0 with the dictionary offset right; so the chunk
@@ -193,6 +205,12 @@ static floe_status chunk_range(const floe_pq_file *f, int rg, int col, uint64_t 
                           "outside the data (footer at offset %llu)",
                           f->path, rg, col, (long long)start, (long long)n,
                           (unsigned long long)f->footer_offset);
+    /* Old parquet-mr: allow for the uncounted dictionary page header (at
+     * most 100 bytes), without reaching into the footer. */
+    if (dict_header_uncounted(f)) {
+        uint64_t room = f->footer_offset - (uint64_t)start - (uint64_t)n;
+        n += (int64_t)(room < 100 ? room : 100);
+    }
     *off = (uint64_t)start;
     *len = (uint64_t)n;
     return NULL;

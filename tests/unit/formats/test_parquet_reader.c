@@ -21,7 +21,6 @@ static const struct {
     const char *name;
     const char *why;
 } skip_list[] = {
-    {"nation.dict-malformed.parquet", "dictionary page is malformed on purpose"},
     {"datapage_v1-corrupt-checksum.parquet", "CRC mismatch on purpose"},
     {"rle-dict-uncompressed-corrupt-checksum.parquet", "CRC mismatch on purpose"},
     {"int96_from_spark.parquet",
