@@ -450,9 +450,15 @@ static floe_status load_dictionary(pq_column_reader *c, const pq_page *p) {
     if (p->num_values < 0)
         return floe_error(FLOE_ERR_CORRUPT, "column '%s': dictionary page at offset %llu has %d values",
                           c->name, (unsigned long long)p->offset, p->num_values);
-    if (c->target == PQ_T_BOOL || c->target == PQ_T_NULL)
-        return floe_error(FLOE_ERR_UNSUPPORTED, "column '%s': dictionary for a %s column",
-                          c->name, floe_pq_type_name(c->col->physical));
+    if (c->target == PQ_T_NULL) {
+        /* A null-typed column never looks its values up. */
+        c->dict_n = 0;
+        c->has_dict = true;
+        return NULL;
+    }
+    if (c->target == PQ_T_BOOL)
+        return floe_error(FLOE_ERR_CORRUPT, "column '%s': dictionary page for a BOOLEAN column",
+                          c->name);
     size_t n = (size_t)p->num_values;
     /* Check the count against the bytes before sizing anything by it. */
     size_t min_bytes = c->target == PQ_T_BINARY || c->conv == PQ_CONV_DEC_BINARY ? 4 : c->phys_width;

@@ -1,6 +1,8 @@
 /* Parquet reader on damaged files: flipped bytes and truncations anywhere
  * must give an error or (when the damage is harmless) valid batches — never
  * a crash, an out-of-bounds read (ASan) or a hang. */
+#include <dirent.h>
+
 #include "floe_test.h"
 
 #include "floe/columnar.h"
@@ -114,5 +116,34 @@ static void truncated_files_are_errors(void **state) {
     }
 }
 
-FLOE_TEST_MAIN(cmocka_unit_test(flipped_bytes_never_crash),
+/* apache/parquet-testing's bad_data: files that crashed other readers. */
+static void bad_data_files_fail_cleanly(void **state) {
+    (void)state;
+    FLOE_NEED_TESTDATA(td);
+    char dir[4096];
+    floe_test_path(dir, sizeof dir, td, "apache__parquet-testing/bad_data");
+    DIR *d = opendir(dir);
+    assert_non_null(d);
+    struct dirent *e;
+    int n = 0;
+    while ((e = readdir(d))) {
+        size_t l = strlen(e->d_name);
+        if (l < 8 || strcmp(e->d_name + l - 8, ".parquet")) continue;
+        char rel[512];
+        snprintf(rel, sizeof rel, "apache__parquet-testing/bad_data/%s", e->d_name);
+        uint8_t *data;
+        size_t len;
+        load(td, rel, &data, &len);
+        floe_status st = read_memory(data, len); /* error or valid batches */
+        if (st) printf("  %s: %s\n", e->d_name, floe_status_message(st));
+        floe_status_free(st);
+        floe_free(data);
+        n++;
+    }
+    closedir(d);
+    assert_true(n >= 5);
+}
+
+FLOE_TEST_MAIN(cmocka_unit_test(bad_data_files_fail_cleanly),
+               cmocka_unit_test(flipped_bytes_never_crash),
                cmocka_unit_test(truncated_files_are_errors))
