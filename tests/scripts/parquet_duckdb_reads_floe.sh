@@ -9,7 +9,9 @@
 #   - every Parquet schema element's field_id and the converted types;
 #   - per row group min/max/null-count statistics equal to DuckDB's own
 #     aggregates over the expected rows (NaN excluded from float bounds);
-#   - the key-value metadata.
+#   - the key-value metadata;
+#   - Bloom filters (the "bloom" file): DuckDB's probe never rules out the
+#     row group holding a present value, and rules out most absent ones.
 set -euo pipefail
 SRC=${FLOE_SOURCE_DIR:?FLOE_SOURCE_DIR not set}
 BIN=${FLOE_BINARY_DIR:?FLOE_BINARY_DIR not set}
@@ -35,6 +37,7 @@ CONFIGS=(
   "v2_zstd|--codec zstd --v2 --dict-bytes 5000"
   "v2_none_delta|--codec none --v2 --delta --rle-bool --no-crc"
   "legacy_dict_snappy|--codec snappy --legacy-dict --page-rows 20000"
+  "bloom|--codec zstd --bloom"
 )
 for c in "${CONFIGS[@]}"; do
     name=${c%%|*}
@@ -141,6 +144,27 @@ for (const name of names) {
         FROM exp GROUP BY ALL ORDER BY rg\`);
     const norm = (rs) => JSON.stringify(rs.map(r => [Number(r.rg), r.lo, r.hi, Number(r.nulls)]));
     if (norm(got) !== norm(want)) fail(\`\${name}: stats of \${c}: got \${norm(got)} want \${norm(want)}\`);
+  }
+  if (name.includes('bloom')) {
+    // Literal of a row's value, as DuckDB must see it to probe the filter.
+    const lit = {
+      i32: 'i32::VARCHAR', i64: 'i64::VARCHAR', s: "'''' || s || ''''",
+      u: "'''' || u::VARCHAR || '''::UUID'", d38: "'''' || d38::VARCHAR || '''::DECIMAL(38,10)'",
+      fx: "'unhex(''' || hex(fx) || ''')'",
+    };
+    for (const [c, e] of Object.entries(lit)) {
+      const rowsq = await all(\`SELECT id, \${e} AS v FROM exp WHERE \${c} IS NOT NULL AND id % 97 = 5\`);
+      for (const r of rowsq) {
+        const p = await all(\`SELECT row_group_id AS rg, bloom_filter_excludes AS x FROM parquet_bloom_probe('\${f}', '\${c}', \${r.v})\`);
+        const mine = p.find(q => Number(q.rg) === Math.floor(Number(r.id) / Number(rg)));
+        if (!mine || mine.x !== false) fail(\`\${name}: bloom filter of \${c} excludes present value \${r.v} (row \${r.id})\`);
+      }
+      // DuckDB cannot probe UUID or FIXED-decimal filters (it never excludes).
+      const absent = { i32: '123456789', i64: '77', s: "'absent'", fx: "unhex('000000')" }[c];
+      if (!absent) continue;
+      const p = await all(\`SELECT count(*) FILTER (WHERE bloom_filter_excludes) AS x, count(*) AS n FROM parquet_bloom_probe('\${f}', '\${c}', \${absent})\`);
+      if (Number(p[0].x) < Number(p[0].n) - 1) fail(\`\${name}: bloom filter of \${c} keeps absent \${absent} in \${p[0].n - p[0].x} row groups\`);
+    }
   }
   console.log(\`ok \${name}\`);
 }

@@ -17,6 +17,7 @@
  *   --v2              DATA_PAGE_V2 pages
  *   --legacy-dict     PLAIN_DICTIONARY encodings
  *   --no-crc          no page CRCs
+ *   --bloom           Bloom filters on i32, i64, d38, s, fx, u
  * Prints a one-line summary (rows, row groups, file size) on success.
  * Not installed; built for the script tests only.
  */
@@ -54,7 +55,7 @@ int main(int argc, char **argv) {
     floe_pq_write_options_init(&o);
     o.row_group_rows = 3000;
     o.page_rows = 700;
-    floe_pq_column_option cols[4];
+    floe_pq_column_option cols[16];
     int32_t ncols = 0;
     for (int i = 2; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : "0";
@@ -71,11 +72,15 @@ int main(int argc, char **argv) {
         else if (!strcmp(a, "--legacy-dict")) o.legacy_dictionary = true;
         else if (!strcmp(a, "--no-crc")) o.page_crc = false;
         else if (!strcmp(a, "--delta")) {
-            cols[ncols++] = (floe_pq_column_option){3, NULL, FLOE_PQ_WENC_DELTA_BINARY_PACKED};
-            cols[ncols++] = (floe_pq_column_option){4, NULL, FLOE_PQ_WENC_DELTA_BINARY_PACKED};
-            cols[ncols++] = (floe_pq_column_option){-1, "ts", FLOE_PQ_WENC_DELTA_BINARY_PACKED};
+            cols[ncols++] = (floe_pq_column_option){3, NULL, FLOE_PQ_WENC_DELTA_BINARY_PACKED, false};
+            cols[ncols++] = (floe_pq_column_option){4, NULL, FLOE_PQ_WENC_DELTA_BINARY_PACKED, false};
+            cols[ncols++] = (floe_pq_column_option){-1, "ts", FLOE_PQ_WENC_DELTA_BINARY_PACKED, false};
+        } else if (!strcmp(a, "--bloom")) {
+            const int32_t ids[] = {3, 4, 9, 15, 17, 18};
+            for (int k = 0; k < 6; k++)
+                cols[ncols++] = (floe_pq_column_option){ids[k], NULL, FLOE_PQ_WENC_DEFAULT, true};
         } else if (!strcmp(a, "--rle-bool")) {
-            cols[ncols++] = (floe_pq_column_option){2, NULL, FLOE_PQ_WENC_RLE};
+            cols[ncols++] = (floe_pq_column_option){2, NULL, FLOE_PQ_WENC_RLE, false};
         } else {
             fprintf(stderr, "pq_write_sample: unknown option %s\n", a);
             return 2;

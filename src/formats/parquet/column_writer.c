@@ -60,6 +60,8 @@ struct pqw_column {
 
     /* the open chunk */
     pqw_chunk chunk;
+    uint64_t *bh;              /* Bloom filter: hashes of the chunk's values */
+    int64_t n_bh, bh_cap;
     int32_t page_enc_count[11]; /* data pages per value encoding */
 };
 
@@ -83,6 +85,7 @@ int32_t pqw_codec_id(floe_codec c) {
 void pqw_chunk_free(pqw_chunk *c) {
     floe_buf_free(&c->bytes);
     floe_buf_free(&c->dict_page);
+    floe_buf_free(&c->bloom);
     pqw_stats_free(&c->stats);
     for (int32_t i = 0; i < c->n_pages; i++) {
         floe_free(c->pages[i].min);
@@ -115,9 +118,11 @@ floe_status pqw_column_new(const pqw_leaf *leaf, const pqw_column_config *cfg, p
     case FLOE_PQ_FIXED_LEN_BYTE_ARRAY: c->width = leaf->type_length; break;
     default: c->width = 0; break;
     }
-    /* Dictionaries make no sense for booleans or all-null columns. */
+    /* Dictionaries and Bloom filters make no sense for booleans or all-null
+     * columns. */
     if (leaf->phys == FLOE_PQ_BOOLEAN || leaf->type->id == FLOE_TYPE_NULL) {
         if (c->cfg.encoding == FLOE_PQ_WENC_DICTIONARY) c->cfg.encoding = FLOE_PQ_WENC_PLAIN;
+        c->cfg.bloom = false;
     }
     pqw_stats_init(&c->page_stats, leaf->order, leaf->type_length);
     start_chunk(c);
@@ -143,6 +148,7 @@ void pqw_column_free(pqw_column *c) {
     floe_free(c->dict_pos);
     floe_free(c->dict_hash);
     floe_free(c->ht);
+    floe_free(c->bh);
     pqw_chunk_free(&c->chunk);
     floe_free(c);
 }
@@ -388,6 +394,17 @@ static floe_status reserve_idx(pqw_column *c, int64_t more) {
 
 /* ------------------------------------------------------------ values */
 
+static floe_status reserve_bh(pqw_column *c, int64_t more) {
+    if (c->n_bh + more <= c->bh_cap) return NULL;
+    int64_t cap = c->bh_cap ? c->bh_cap : 1024;
+    while (cap < c->n_bh + more) cap *= 2;
+    uint64_t *p = floe_realloc(c->bh, (size_t)cap * sizeof *p);
+    if (!p) return oom(c);
+    c->bh = p;
+    c->bh_cap = cap;
+    return NULL;
+}
+
 static floe_status add_values(pqw_column *c, const floe_array *a, const int64_t *slots,
                               int64_t n) {
     if (n == 0) return NULL;
@@ -406,6 +423,11 @@ static floe_status add_values(pqw_column *c, const floe_array *a, const int64_t 
         c->page_plain_bytes += (int64_t)bytes;
         stats_fixed(c, dst, n, &st);
         if (st) return st;
+        if (c->cfg.bloom) {
+            FLOE_TRY(reserve_bh(c, n));
+            for (int64_t i = 0; i < n; i++)
+                c->bh[c->n_bh++] = pqw_xxh64(dst + (size_t)i * (size_t)c->width, (size_t)c->width);
+        }
         if (c->dict_on) {
             FLOE_TRY(reserve_idx(c, n));
             if (c->width == 4 || c->width == 8) {
@@ -430,6 +452,11 @@ static floe_status add_values(pqw_column *c, const floe_array *a, const int64_t 
             c->page_plain_bytes += 4 + (int64_t)c->views[i].len;
         }
         FLOE_TRY(pqw_stats_binary(&c->page_stats, c->views, n));
+        if (c->cfg.bloom) {
+            FLOE_TRY(reserve_bh(c, n));
+            for (int64_t i = 0; i < n; i++)
+                c->bh[c->n_bh++] = pqw_xxh64(c->views[i].data, (size_t)c->views[i].len);
+        }
         if (c->dict_on) {
             FLOE_TRY(reserve_idx(c, n));
             for (int64_t i = 0; i < n; i++)
@@ -876,6 +903,11 @@ floe_status pqw_column_finish(pqw_column *c, pqw_chunk *out) {
                 (floe_pq_page_encoding_stats){c->cfg.page_v2 ? FLOE_PQ_PAGE_DATA_V2
                                                                 : FLOE_PQ_PAGE_DATA,
                                                e, c->page_enc_count[e]};
+    }
+    if (c->cfg.bloom) {
+        FLOE_TRY(pqw_bloom_build(c->bh, (size_t)c->n_bh, c->cfg.bloom_fpp, c->cfg.bloom_max_bytes,
+                                 &ch->bloom));
+        c->n_bh = 0;
     }
     *out = *ch;
     memset(ch, 0, sizeof *ch);

@@ -60,6 +60,8 @@ void floe_pq_write_options_init(floe_pq_write_options *o) {
     o->write_page_stats = true;
     o->page_crc = true;
     o->stats_truncate = 64;
+    o->bloom_fpp = 0.01;
+    o->bloom_max_bytes = 1 << 20;
 }
 
 static floe_status writer_oom(void) {
@@ -110,13 +112,15 @@ void floe_pq_writer_abort(floe_pq_writer *w) {
 /* The encoding a leaf gets: an override by field id or path, else the
  * default; overrides that do not fit the physical type are an error. */
 static floe_status resolve_encoding(const floe_pq_write_options *o, const pqw_leaf *L,
-                                    floe_pq_value_encoding *out) {
+                                    floe_pq_value_encoding *out, bool *bloom) {
     floe_pq_value_encoding e = FLOE_PQ_WENC_DEFAULT;
+    *bloom = false;
     for (int32_t i = 0; i < o->n_columns; i++) {
         const floe_pq_column_option *co = &o->columns[i];
         bool match = co->field_id >= 0 ? co->field_id == L->field_id
                                        : co->path && strcmp(co->path, L->dotted) == 0;
-        if (match) e = co->encoding;
+        if (match && co->encoding != FLOE_PQ_WENC_DEFAULT) e = co->encoding;
+        if (match && co->bloom_filter) *bloom = true;
     }
     switch (e) {
     case FLOE_PQ_WENC_DEFAULT:
@@ -158,6 +162,8 @@ static floe_status setup(floe_pq_writer *w, const floe_schema *schema,
     if (o->page_rows <= 0) o->page_rows = d.page_rows;
     if (o->dict_bytes <= 0) o->dict_bytes = d.dict_bytes;
     if (o->stats_truncate <= 0) o->stats_truncate = d.stats_truncate;
+    if (!(o->bloom_fpp > 0 && o->bloom_fpp < 1)) o->bloom_fpp = d.bloom_fpp;
+    if (o->bloom_max_bytes <= 0) o->bloom_max_bytes = d.bloom_max_bytes;
     if (pqw_codec_id(o->codec) < 0)
         return floe_error(FLOE_ERR_UNSUPPORTED, "Parquet writer: codec %s cannot be written",
                           floe_codec_name(o->codec));
@@ -191,7 +197,9 @@ static floe_status setup(floe_pq_writer *w, const floe_schema *schema,
                                  .page_crc = o->page_crc, .page_v2 = o->data_page_v2,
                                  .legacy_dictionary = o->legacy_dictionary,
                                  .stats_truncate = o->stats_truncate};
-        FLOE_TRY(resolve_encoding(o, L, &cfg.encoding));
+        cfg.bloom_fpp = o->bloom_fpp;
+        cfg.bloom_max_bytes = o->bloom_max_bytes;
+        FLOE_TRY(resolve_encoding(o, L, &cfg.encoding, &cfg.bloom));
         FLOE_TRY(pqw_column_new(L, &cfg, &w->cols[i]));
         pqw_stats_init(&w->totals[i].stats, L->order, L->type_length);
     }
@@ -263,6 +271,15 @@ static floe_status flush_row_group(floe_pq_writer *w) {
         t->compressed += size;
         t->uncompressed += ch->uncompressed;
         FLOE_TRY(pqw_stats_merge(&t->stats, &ch->stats));
+    }
+    /* Bloom filters follow the row group's chunks, in column order. */
+    for (int32_t i = 0; i < n; i++) {
+        pqw_chunk *ch = &rg->chunks[i];
+        if (!ch->bloom.len) continue;
+        ch->bloom_offset = w->offset;
+        ch->bloom_length = (int32_t)ch->bloom.len;
+        FLOE_TRY(write_bytes(w, ch->bloom.data, ch->bloom.len));
+        floe_buf_free(&ch->bloom);
     }
     w->rg_rows = 0;
     return NULL;
@@ -544,6 +561,11 @@ static floe_status build_footer(floe_pq_writer *w, floe_pq_arena *a, const index
             m->num_encoding_stats = (uint32_t)ch->n_enc_stats;
             m->has_statistics = true;
             FLOE_TRY(chunk_stats(a, w, L, ch, &m->statistics));
+            if (ch->bloom_length > 0) {
+                m->has_bloom_filter_offset = m->has_bloom_filter_length = true;
+                m->bloom_filter_offset = ch->bloom_offset;
+                m->bloom_filter_length = ch->bloom_length;
+            }
             const index_loc *l = &loc[(size_t)r * (size_t)n + (size_t)i];
             if (l->ci_len > 0) {
                 cc->has_column_index = true;

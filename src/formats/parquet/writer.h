@@ -20,7 +20,8 @@
  *
  * Statistics (min/max in the column's type order, null and NaN counts) are
  * written per page and per column chunk; the ColumnIndex and OffsetIndex
- * (page index) follow the last row group.  After close, the writer hands
+ * (page index) follow the last row group.  Columns may also get split block
+ * Bloom filters, written after each row group's chunks.  After close, the writer hands
  * back what an Iceberg data file entry needs: per leaf column value, null and
  * NaN counts, bounds, sizes; the row group offsets; the file size.
  *
@@ -54,7 +55,8 @@ typedef enum floe_pq_value_encoding {
 typedef struct floe_pq_column_option {
     int32_t field_id;
     const char *path;
-    floe_pq_value_encoding encoding;
+    floe_pq_value_encoding encoding; /* DEFAULT leaves the encoding alone */
+    bool bloom_filter;               /* write a split block Bloom filter per chunk */
 } floe_pq_column_option;
 
 typedef struct floe_pq_kv {
@@ -82,6 +84,8 @@ typedef struct floe_pq_write_options {
      * RLE_DICTIONARY. */
     bool legacy_dictionary;
     int32_t stats_truncate;    /* default 64: max bytes of a binary min/max */
+    double bloom_fpp;          /* default 0.01: Bloom filter false-positive rate */
+    int64_t bloom_max_bytes;   /* default 1 MiB: largest Bloom filter bitset */
     const floe_pq_column_option *columns;
     int32_t n_columns;
     const floe_pq_kv *kv;      /* footer key-value metadata, e.g. iceberg.schema */

@@ -155,6 +155,20 @@ floe_status pqw_stats_bounds(const pqw_stats *s, floe_buf *min, floe_buf *max) F
 void pqw_truncate_min(floe_buf *v, int32_t limit, bool utf8, bool *exact);
 void pqw_truncate_max(floe_buf *v, int32_t limit, bool utf8, bool *exact);
 
+/* ------------------------------------------------------------ Bloom filters */
+
+/* xxHash64 with seed 0, as Parquet's Bloom filters hash PLAIN value bytes. */
+uint64_t pqw_xxh64(const void *data, size_t len);
+/* Set / test the eight bits of hash h in a split block filter of n_blocks
+ * 32-byte blocks (words as little-endian uint32, 8 per block). */
+void pqw_bloom_insert(uint32_t *words, uint32_t n_blocks, uint64_t h);
+bool pqw_bloom_check(const uint32_t *words, uint32_t n_blocks, uint64_t h);
+/* Build the filter of hashes[0..n) (sorted and deduplicated in place) sized
+ * for false-positive rate fpp, at most max_bytes of bitset, into out:
+ * BloomFilterHeader then bitset. */
+floe_status pqw_bloom_build(uint64_t *hashes, size_t n, double fpp, int64_t max_bytes,
+                            floe_buf *out) FLOE_WARN_UNUSED;
+
 /* ------------------------------------------------------------ column writer */
 
 typedef struct pqw_column pqw_column;
@@ -187,6 +201,9 @@ typedef struct pqw_chunk {
     pqw_page_info *pages;
     int32_t n_pages, cap_pages;
     bool index_ok;           /* a ColumnIndex may be written (no all-NaN page) */
+    floe_buf bloom;          /* header + bitset, when the column has a filter */
+    int64_t bloom_offset;    /* set when written */
+    int32_t bloom_length;
 } pqw_chunk;
 
 void pqw_chunk_free(pqw_chunk *c);
@@ -201,6 +218,9 @@ typedef struct pqw_column_config {
     bool page_v2;            /* DATA_PAGE_V2 instead of v1 */
     bool legacy_dictionary;  /* PLAIN_DICTIONARY instead of RLE_DICTIONARY/PLAIN */
     int32_t stats_truncate;
+    bool bloom;              /* build a Bloom filter per chunk */
+    double bloom_fpp;
+    int64_t bloom_max_bytes;
 } pqw_column_config;
 
 floe_status pqw_column_new(const pqw_leaf *leaf, const pqw_column_config *cfg,

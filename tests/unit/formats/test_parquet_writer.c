@@ -108,10 +108,10 @@ static void plain_delta_rle_and_dictionary_fallback_round_trip(void **state) {
     (void)state;
     char dir[512], path[700];
     floe_test_tmpdir(dir, sizeof dir, "pqw_encodings");
-    floe_pq_column_option cols[] = {{3, NULL, FLOE_PQ_WENC_DELTA_BINARY_PACKED},
-                                    {4, NULL, FLOE_PQ_WENC_DELTA_BINARY_PACKED},
-                                    {-1, "l.list.element", FLOE_PQ_WENC_DELTA_BINARY_PACKED},
-                                    {2, NULL, FLOE_PQ_WENC_RLE}};
+    floe_pq_column_option cols[] = {{3, NULL, FLOE_PQ_WENC_DELTA_BINARY_PACKED, false},
+                                    {4, NULL, FLOE_PQ_WENC_DELTA_BINARY_PACKED, false},
+                                    {-1, "l.list.element", FLOE_PQ_WENC_DELTA_BINARY_PACKED, false},
+                                    {2, NULL, FLOE_PQ_WENC_RLE, false}};
     for (int k = 0; k < 5; k++) {
         floe_pq_write_options o;
         floe_pq_write_options_init(&o);
@@ -163,7 +163,7 @@ static void bad_encoding_override_is_rejected(void **state) {
     char dir[512], path[700];
     floe_test_tmpdir(dir, sizeof dir, "pqw_badenc");
     snprintf(path, sizeof path, "%s/x.parquet", dir);
-    floe_pq_column_option co = {15, NULL, FLOE_PQ_WENC_DELTA_BINARY_PACKED}; /* a string */
+    floe_pq_column_option co = {15, NULL, FLOE_PQ_WENC_DELTA_BINARY_PACKED, false}; /* a string */
     floe_pq_write_options o;
     floe_pq_write_options_init(&o);
     o.columns = &co;
@@ -186,6 +186,9 @@ static void footer_has_field_ids_orders_stats_and_page_index(void **state) {
     floe_pq_kv kv = {"iceberg.schema", "{\"type\":\"struct\"}"};
     o.kv = &kv;
     o.n_kv = 1;
+    floe_pq_column_option bloom = {15, NULL, FLOE_PQ_WENC_DEFAULT, true};
+    o.columns = &bloom;
+    o.n_columns = 1;
     floe_pq_write_result *res = NULL;
     assert_ok(write_sample(path, &o, 2500, 1000, &res));
     floe_pq_file *f = NULL;
@@ -262,6 +265,13 @@ static void footer_has_field_ids_orders_stats_and_page_index(void **state) {
         assert_int_equal(ph.data_page_header.num_values, 100);
         floe_pq_offset_index_free(oi);
         floe_pq_column_index_free(ci);
+    }
+    /* s (index 14) has a Bloom filter per row group; i32 none. */
+    for (int rg = 0; rg < 3; rg++) {
+        const floe_pq_column_meta *sm = &floe_pq_file_chunk(f, rg, 14)->meta_data;
+        assert_true(sm->has_bloom_filter_offset && sm->has_bloom_filter_length);
+        assert_true(sm->bloom_filter_offset > sm->data_page_offset);
+        assert_false(floe_pq_file_chunk(f, rg, 2)->meta_data.has_bloom_filter_offset);
     }
     /* f32 (index 4) has NaN at rows 0, 97, ... but no all-NaN page: nan counts set. */
     floe_pq_column_index *ci = NULL;

@@ -442,6 +442,43 @@ static void truncated_bounds_stay_bounds(void **state) {
     floe_buf_free(&b);
 }
 
+/* ------------------------------------------------------------ Bloom filters */
+
+static void xxhash64_matches_reference_vectors(void **state) {
+    (void)state;
+    assert_true(pqw_xxh64("", 0) == 0xEF46DB3751D8E999ull);
+    assert_true(pqw_xxh64("abc", 3) == 0x44BC2CF5AD770999ull);
+}
+
+static void bloom_filter_holds_every_inserted_value(void **state) {
+    (void)state;
+    uint64_t h[3000];
+    for (int i = 0; i < 3000; i++) {
+        char t[32];
+        int n = snprintf(t, sizeof t, "v%d", i % 1000); /* 1000 distinct */
+        h[i] = pqw_xxh64(t, (size_t)n);
+    }
+    floe_buf out = FLOE_BUF_INIT;
+    assert_ok(pqw_bloom_build(h, 3000, 0.01, 1 << 20, &out));
+    floe_pq_bloom_filter_header hdr;
+    size_t used = 0;
+    assert_ok(floe_pq_decode_bloom_filter_header(out.data, out.len, 0, &hdr, &used));
+    assert_int_equal((size_t)hdr.num_bytes, out.len - used);
+    assert_true(hdr.num_bytes >= 1024 && (hdr.num_bytes & (hdr.num_bytes - 1)) == 0);
+    const uint32_t *words = (const uint32_t *)(out.data + used);
+    uint32_t blocks = (uint32_t)hdr.num_bytes / 32;
+    int absent_hits = 0;
+    for (int i = 0; i < 1000; i++) {
+        char t[32];
+        int n = snprintf(t, sizeof t, "v%d", i);
+        assert_true(pqw_bloom_check(words, blocks, pqw_xxh64(t, (size_t)n)));
+        n = snprintf(t, sizeof t, "absent%d", i);
+        absent_hits += pqw_bloom_check(words, blocks, pqw_xxh64(t, (size_t)n));
+    }
+    assert_true(absent_hits < 50); /* ~1% expected */
+    floe_buf_free(&out);
+}
+
 FLOE_TEST_MAIN(cmocka_unit_test(schema_gives_three_level_lists_maps_and_field_ids),
                cmocka_unit_test(decimals_use_int32_int64_or_minimal_fixed_bytes),
                cmocka_unit_test(timestamps_set_utc_flag_and_converted_type),
@@ -454,4 +491,6 @@ FLOE_TEST_MAIN(cmocka_unit_test(schema_gives_three_level_lists_maps_and_field_id
                cmocka_unit_test(null_in_required_field_is_a_constraint_error),
                cmocka_unit_test(float_stats_skip_nan_and_write_signed_zeros),
                cmocka_unit_test(byte_stats_are_unsigned_and_decimals_signed),
-               cmocka_unit_test(truncated_bounds_stay_bounds))
+               cmocka_unit_test(truncated_bounds_stay_bounds),
+               cmocka_unit_test(xxhash64_matches_reference_vectors),
+               cmocka_unit_test(bloom_filter_holds_every_inserted_value))
