@@ -258,6 +258,25 @@ floe_status floe_ice_expr_residual(const floe_ice_expr *bound, const floe_ice_pa
                                    const floe_ice_value *partition, int32_t n_partition,
                                    floe_ice_expr **out) FLOE_WARN_UNUSED;
 
+/* ---- adapters for the manifest structs (iceberg_manifest.h) ------------- */
+
+struct floe_ice_data_file;
+struct floe_ice_manifest_file;
+
+/* floe_ice_metrics_might_match / _all_match on a data_file's metric maps. */
+floe_status floe_ice_data_file_might_match(const floe_ice_expr *bound, const struct floe_ice_data_file *f,
+                                           bool *might_match) FLOE_WARN_UNUSED;
+floe_status floe_ice_data_file_all_match(const floe_ice_expr *bound, const struct floe_ice_data_file *f,
+                                         bool *all_match) FLOE_WARN_UNUSED;
+/* An inclusive projection on the data_file's partition tuple. */
+bool floe_ice_data_file_partition_might_match(const floe_ice_expr *projected, const struct floe_ice_data_file *f);
+/* floe_ice_manifest_might_match on a manifest list entry whose partition
+ * summaries follow `spec`'s fields (the entry's partition_spec_id).  No
+ * summaries: might match; a count differing from the spec: FLOE_ERR_CORRUPT. */
+floe_status floe_ice_manifest_file_might_match(const floe_ice_expr *projected, const floe_ice_partition_spec *spec,
+                                               const struct floe_ice_manifest_file *mf,
+                                               bool *might_match) FLOE_WARN_UNUSED;
+
 #ifdef __cplusplus
 }
 #endif
