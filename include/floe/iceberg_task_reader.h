@@ -1,0 +1,80 @@
+/*
+ * iceberg_task_reader.h — reading one Iceberg file scan task (a Parquet data
+ * file, a byte range of it, a residual filter and the delete files that
+ * apply to it) into record batches in the table's projected schema.
+ *
+ *   floe_ice_task_reader *r;
+ *   FLOE_TRY(floe_ice_task_reader_open(&opts, &task, &r));
+ *   for (floe_batch *b; ; ) {
+ *       FLOE_TRY(floe_ice_task_reader_next(r, &b));   // NULL: done
+ *       if (!b) break;
+ *       ... floe_batch_release(b);
+ *   }
+ *   floe_ice_task_reader_close(r);
+ *
+ * Columns resolve by Iceberg field id at every depth (structs, lists,
+ * maps), never by name.  A file written without field ids is read through
+ * the table's "schema.name-mapping.default" property.  A field the file
+ * does not have reads as its identity partition value (from the task's
+ * partition tuple), else its initial-default, else null.  Promoted types
+ * convert (int->long, float->double, decimal widening, date->timestamp).
+ *
+ * Only row groups whose start offset lies in [start, start + length) are
+ * read.  Position deletes (Parquet position delete files whose file_path is
+ * the task's data file) and equality deletes drop rows; the residual filter
+ * (bound to the table schema) drops rows it rejects.  Equality and filter
+ * columns are read even if not projected and dropped afterwards.  Deletion
+ * vectors (Puffin) are reported as FLOE_ERR_UNSUPPORTED until the deletes
+ * index (iceberg_deletes.h) is wired in.
+ *
+ * A reader is used by one thread at a time; several readers may run at
+ * once over the same table.
+ */
+#ifndef FLOE_ICEBERG_TASK_READER_H
+#define FLOE_ICEBERG_TASK_READER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "floe/columnar.h"
+#include "floe/iceberg_expr.h"
+#include "floe/iceberg_manifest.h"
+#include "floe/iceberg_scan.h"
+#include "floe/iceberg_schema.h"
+#include "floe/iceberg_table_metadata.h"
+#include "floe/status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct floe_ice_task_read_options {
+    const floe_ice_table *table;         /* name mapping, partition specs */
+    const floe_ice_schema *schema;       /* the schema to read in */
+    const int32_t *field_ids;            /* top-level projection; NULL = all */
+    int32_t n_field_ids;
+    int64_t batch_size;                  /* 0 = 8192 */
+} floe_ice_task_read_options;
+
+typedef struct floe_ice_task_reader floe_ice_task_reader;
+
+/* Open a reader of `task` (a task of floe_ice_scan_plan_new; borrowed: it
+ * must outlive the reader). */
+floe_status floe_ice_task_reader_open(const floe_ice_task_read_options *opts, const floe_ice_scan_task *task,
+                                      floe_ice_task_reader **out) FLOE_WARN_UNUSED;
+/* The schema of the batches (borrowed). */
+floe_schema *floe_ice_task_reader_schema(const floe_ice_task_reader *r);
+/* Next batch (one reference) or *out = NULL at the end. */
+floe_status floe_ice_task_reader_next(floe_ice_task_reader *r, floe_batch **out) FLOE_WARN_UNUSED;
+void floe_ice_task_reader_close(floe_ice_task_reader *r);
+
+/* The columnar type of an Iceberg type (field ids carried). */
+floe_status floe_ice_type_to_columnar(const floe_ice_type *t, floe_type **out) FLOE_WARN_UNUSED;
+/* The columnar schema of the top-level fields `ids` (NULL = all) of `s`. */
+floe_status floe_ice_schema_to_columnar(const floe_ice_schema *s, const int32_t *ids, int32_t n,
+                                        floe_schema **out) FLOE_WARN_UNUSED;
+
+#ifdef __cplusplus
+}
+#endif
+#endif

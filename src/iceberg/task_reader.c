@@ -1,0 +1,965 @@
+/*
+ * task_reader.c — read one Iceberg file scan task into record batches in
+ * the table's schema (see floe/iceberg_task_reader.h).
+ *
+ * Shape: the Parquet reader fetches the needed top-level columns by field
+ * id (or by name through the table's name mapping when the file has no
+ * ids).  Each file column is then "conformed" to the Iceberg type of its
+ * table field: struct children are matched by field id, missing children
+ * become default/null arrays, promoted primitives are converted.  Deletes
+ * and the residual filter build one selection vector per batch, and the
+ * kept rows of the projected columns are gathered into the output.
+ */
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "base/buffer.h"
+#include "floe/iceberg_task_reader.h"
+#include "floe/memory.h"
+#include "formats/parquet/file.h"
+#include "formats/parquet/reader.h"
+
+#define POS_FILE_PATH_ID 2147483546
+#define POS_POS_ID 2147483545
+
+/* ---------------------------------------------------------- name mapping */
+
+typedef struct nm_node {
+    int32_t id;          /* -1 when the mapping gives none */
+    int32_t n_names;
+    char **names;
+    int32_t n_children;
+    struct nm_node *children;
+} nm_node;
+
+static void nm_free_children(nm_node *n) {
+    for (int32_t i = 0; i < n->n_children; i++) {
+        nm_node *c = &n->children[i];
+        for (int32_t j = 0; j < c->n_names; j++) floe_free(c->names[j]);
+        floe_free(c->names);
+        nm_free_children(c);
+    }
+    floe_free(n->children);
+    n->children = NULL;
+    n->n_children = 0;
+}
+
+static floe_status nm_parse(json_t *arr, nm_node *parent) {
+    if (!json_is_array(arr))
+        return floe_error(FLOE_ERR_CORRUPT, "name mapping: expected an array of fields");
+    size_t n = json_array_size(arr);
+    parent->children = floe_calloc(n + 1, sizeof *parent->children);
+    if (!parent->children) return floe_error(FLOE_ERR_OUT_OF_MEMORY, "name mapping");
+    parent->n_children = (int32_t)n;
+    for (size_t i = 0; i < n; i++) {
+        json_t *o = json_array_get(arr, i);
+        nm_node *c = &parent->children[i];
+        c->id = -1;
+        if (!json_is_object(o)) return floe_error(FLOE_ERR_CORRUPT, "name mapping: field %zu is not an object", i);
+        json_t *id = json_object_get(o, "field-id");
+        if (json_is_integer(id)) c->id = (int32_t)json_integer_value(id);
+        json_t *names = json_object_get(o, "names");
+        if (json_is_array(names)) {
+            size_t k = json_array_size(names);
+            c->names = floe_calloc(k + 1, sizeof *c->names);
+            if (!c->names) return floe_error(FLOE_ERR_OUT_OF_MEMORY, "name mapping");
+            for (size_t j = 0; j < k; j++) {
+                const char *s = json_string_value(json_array_get(names, j));
+                if (!s) continue;
+                c->names[c->n_names] = floe_strdup(s);
+                if (!c->names[c->n_names]) return floe_error(FLOE_ERR_OUT_OF_MEMORY, "name mapping");
+                c->n_names++;
+            }
+        }
+        json_t *fields = json_object_get(o, "fields");
+        if (fields && !json_is_null(fields)) FLOE_TRY(nm_parse(fields, c));
+    }
+    return NULL;
+}
+
+static const nm_node *nm_by_name(const nm_node *parent, const char *name) {
+    if (!parent) return NULL;
+    for (int32_t i = 0; i < parent->n_children; i++)
+        for (int32_t j = 0; j < parent->children[i].n_names; j++)
+            if (strcmp(parent->children[i].names[j], name) == 0) return &parent->children[i];
+    return NULL;
+}
+
+static const nm_node *nm_by_id(const nm_node *parent, int32_t id) {
+    if (!parent) return NULL;
+    for (int32_t i = 0; i < parent->n_children; i++)
+        if (parent->children[i].id == id) return &parent->children[i];
+    return NULL;
+}
+
+/* ------------------------------------------------------------ the reader */
+
+typedef struct eq_set {
+    int32_t n_ids;
+    int32_t *ids;        /* equality field ids (top-level) */
+    int32_t *cols;       /* their index among the read columns */
+    size_t n_keys;
+    char **keys;         /* sorted row keys */
+} eq_set;
+
+struct floe_ice_task_reader {
+    const floe_ice_table *table;
+    const floe_ice_schema *schema;
+    const floe_ice_scan_task *task;
+    const floe_ice_expr *residual;   /* NULL when always true */
+    const floe_ice_partition_spec *spec;
+    nm_node mapping;
+    bool use_mapping;
+    floe_pq_file *file;
+    floe_pq_reader *pq;
+    /* Read columns: the table fields read (projection, then filter and
+     * equality columns), their index in the Parquet reader's output or -1
+     * when the file lacks them. */
+    int32_t n_read;
+    const floe_ice_field **read_fields;
+    int32_t *pq_col;
+    int32_t n_out;               /* the first n_out read columns are output */
+    floe_type **read_types;
+    floe_schema *out_schema;
+    /* Row positions. */
+    int *row_groups;
+    int n_row_groups;
+    int64_t *rg_first_row;       /* per selected row group */
+    int rg_cursor;
+    int64_t rg_rows_done;
+    /* Deletes. */
+    int64_t *del_pos;            /* sorted positions */
+    size_t n_del_pos;
+    eq_set *eq;
+    int32_t n_eq;
+    int64_t batch_size;
+    uint32_t *sel;
+    size_t sel_cap;
+};
+
+/* ---------------------------------------------------------- Iceberg types */
+
+floe_status floe_ice_type_to_columnar(const floe_ice_type *t, floe_type **out) {
+    *out = NULL;
+    switch (t->id) {
+    case FLOE_ICE_UNKNOWN: *out = floe_type_primitive(FLOE_TYPE_NULL); return NULL;
+    case FLOE_ICE_BOOLEAN: *out = floe_type_primitive(FLOE_TYPE_BOOL); return NULL;
+    case FLOE_ICE_INT: *out = floe_type_primitive(FLOE_TYPE_INT32); return NULL;
+    case FLOE_ICE_LONG: *out = floe_type_primitive(FLOE_TYPE_INT64); return NULL;
+    case FLOE_ICE_FLOAT: *out = floe_type_primitive(FLOE_TYPE_FLOAT32); return NULL;
+    case FLOE_ICE_DOUBLE: *out = floe_type_primitive(FLOE_TYPE_FLOAT64); return NULL;
+    case FLOE_ICE_DATE: *out = floe_type_primitive(FLOE_TYPE_DATE32); return NULL;
+    case FLOE_ICE_TIME: *out = floe_type_primitive(FLOE_TYPE_TIME64_US); return NULL;
+    case FLOE_ICE_TIMESTAMP: *out = floe_type_primitive(FLOE_TYPE_TIMESTAMP_US); return NULL;
+    case FLOE_ICE_TIMESTAMPTZ: *out = floe_type_primitive(FLOE_TYPE_TIMESTAMP_US_TZ); return NULL;
+    case FLOE_ICE_TIMESTAMP_NS: *out = floe_type_primitive(FLOE_TYPE_TIMESTAMP_NS); return NULL;
+    case FLOE_ICE_TIMESTAMPTZ_NS: *out = floe_type_primitive(FLOE_TYPE_TIMESTAMP_NS_TZ); return NULL;
+    case FLOE_ICE_STRING: *out = floe_type_primitive(FLOE_TYPE_STRING); return NULL;
+    case FLOE_ICE_UUID: *out = floe_type_primitive(FLOE_TYPE_UUID); return NULL;
+    case FLOE_ICE_BINARY: *out = floe_type_primitive(FLOE_TYPE_BINARY); return NULL;
+    case FLOE_ICE_FIXED: return floe_type_fixed_binary(t->length, out);
+    case FLOE_ICE_DECIMAL: return floe_type_decimal(t->precision, t->scale, out);
+    case FLOE_ICE_STRUCT:
+    case FLOE_ICE_LIST:
+    case FLOE_ICE_MAP: {
+        floe_field *ff = floe_calloc((size_t)t->n_fields + 1, sizeof *ff);
+        if (!ff) return floe_error(FLOE_ERR_OUT_OF_MEMORY, "columnar type");
+        floe_status st = NULL;
+        for (int32_t i = 0; i < t->n_fields && !st; i++) {
+            floe_type *ct = NULL;
+            st = floe_ice_type_to_columnar(t->fields[i].type, &ct);
+            if (!st)
+                st = floe_field_init(&ff[i], t->fields[i].name, ct, !t->fields[i].required, t->fields[i].id);
+            floe_type_release(ct);
+        }
+        if (!st) {
+            if (t->id == FLOE_ICE_STRUCT) st = floe_type_struct(ff, t->n_fields, out);
+            else if (t->id == FLOE_ICE_LIST) st = floe_type_list(&ff[0], out);
+            else st = floe_type_map(&ff[0], &ff[1], false, out);
+        }
+        for (int32_t i = 0; i < t->n_fields; i++) floe_field_clear(&ff[i]);
+        floe_free(ff);
+        return st;
+    }
+    default:
+        return floe_error(FLOE_ERR_UNSUPPORTED, "type %s cannot be read", floe_ice_type_id_name(t->id));
+    }
+}
+
+floe_status floe_ice_schema_to_columnar(const floe_ice_schema *s, const int32_t *ids, int32_t n,
+                                        floe_schema **out) {
+    const floe_ice_type *root = s->root;
+    if (!ids) n = root->n_fields;
+    floe_field *ff = floe_calloc((size_t)n + 1, sizeof *ff);
+    if (!ff) return floe_error(FLOE_ERR_OUT_OF_MEMORY, "schema");
+    floe_status st = NULL;
+    for (int32_t i = 0; i < n && !st; i++) {
+        const floe_ice_field *f = ids ? floe_ice_schema_find_field(s, ids[i]) : &root->fields[i];
+        if (!f) {
+            st = floe_error(FLOE_ERR_NOT_FOUND, "no field with id %d in schema %d", ids[i], s->schema_id);
+            break;
+        }
+        floe_type *t = NULL;
+        st = floe_ice_type_to_columnar(f->type, &t);
+        if (!st) st = floe_field_init(&ff[i], f->name, t, !f->required, f->id);
+        floe_type_release(t);
+    }
+    if (!st) st = floe_type_struct(ff, n, out);
+    for (int32_t i = 0; i < n; i++) floe_field_clear(&ff[i]);
+    floe_free(ff);
+    return st;
+}
+
+/* ------------------------------------------------- constants and casts */
+
+/* An array of n copies of `v` (null or of the field's type, promoted). */
+static floe_status const_array(const floe_ice_value *v0, const floe_ice_type *it, floe_type *t, int64_t n,
+                               floe_array **out) {
+    if (!v0 || v0->is_null || floe_ice_type_is_nested(it)) return floe_array_new_nulls(t, n, out);
+    floe_ice_value v;
+    FLOE_TRY(floe_ice_value_promote(v0, it, &v));
+    floe_builder *b = NULL;
+    floe_status st = floe_builder_new(t, n, &b);
+    for (int64_t i = 0; i < n && !st; i++) {
+        switch (it->id) {
+        case FLOE_ICE_BOOLEAN: st = floe_builder_append_bool(b, v.v.b); break;
+        case FLOE_ICE_INT: case FLOE_ICE_DATE: st = floe_builder_append_int32(b, v.v.i32); break;
+        case FLOE_ICE_LONG: case FLOE_ICE_TIME: case FLOE_ICE_TIMESTAMP: case FLOE_ICE_TIMESTAMPTZ:
+        case FLOE_ICE_TIMESTAMP_NS: case FLOE_ICE_TIMESTAMPTZ_NS:
+            st = floe_builder_append_int64(b, v.v.i64); break;
+        case FLOE_ICE_FLOAT: st = floe_builder_append_float(b, v.v.f32); break;
+        case FLOE_ICE_DOUBLE: st = floe_builder_append_double(b, v.v.f64); break;
+        case FLOE_ICE_DECIMAL: {
+            floe_decimal128 d;
+            memcpy(&d, &v.v.dec, sizeof d);
+            st = floe_builder_append_decimal(b, d);
+            break;
+        }
+        case FLOE_ICE_UUID: st = floe_builder_append_fixed(b, v.v.uuid); break;
+        case FLOE_ICE_FIXED: st = floe_builder_append_fixed(b, v.v.bytes.data); break;
+        case FLOE_ICE_STRING: case FLOE_ICE_BINARY:
+            st = floe_builder_append_binary(b, v.v.bytes.data, (int64_t)v.v.bytes.len); break;
+        default: st = floe_builder_append_null(b); break;
+        }
+    }
+    if (!st) st = floe_builder_finish(b, out);
+    floe_builder_free(b);
+    floe_ice_value_free(&v);
+    return st;
+}
+
+/* Re-type `a` as `t` keeping its buffers (same physical layout). */
+static floe_status retype(const floe_array *a, floe_type *t, floe_array *const *children, int32_t n_children,
+                          floe_array **out) {
+    int nb = t->id == FLOE_TYPE_NULL || t->id == FLOE_TYPE_STRUCT ? 0 : floe_type_is_binary_like(t) ? 2 : 1;
+    return floe_array_new(t, a->length, a->offset, FLOE_NULL_COUNT_UNKNOWN, a->validity, a->buffers, nb,
+                          children, n_children, out);
+}
+
+static floe_status promote_prim(const floe_array *a, floe_type *t, floe_array **out) {
+    floe_type_id from = a->type->id, to = t->id;
+    if (from == to && floe_type_compatible(a->type, t)) return retype(a, t, NULL, 0, out);
+    if (from == FLOE_TYPE_NULL) return floe_array_new_nulls(t, a->length, out);
+    /* Same layout, different logical type (binary as string, fixed[16] as
+     * uuid, decimal widening keeps 16-byte values). */
+    if ((floe_type_is_binary_like(a->type) && floe_type_is_binary_like(t)) ||
+        (a->type->byte_width == t->byte_width && a->type->byte_width > 0 &&
+         (from == FLOE_TYPE_FIXED_BINARY || from == FLOE_TYPE_UUID || from == FLOE_TYPE_DECIMAL128) &&
+         (to == FLOE_TYPE_FIXED_BINARY || to == FLOE_TYPE_UUID || to == FLOE_TYPE_DECIMAL128)) ||
+        (a->type->byte_width == t->byte_width && from != FLOE_TYPE_FLOAT32 && from != FLOE_TYPE_FLOAT64 &&
+         to != FLOE_TYPE_FLOAT32 && to != FLOE_TYPE_FLOAT64 && from != FLOE_TYPE_DATE32 &&
+         !floe_type_is_nested(a->type) && !floe_type_is_nested(t) && a->type->byte_width > 0 &&
+         (from == FLOE_TYPE_INT64 || from == FLOE_TYPE_TIMESTAMP_US || from == FLOE_TYPE_TIMESTAMP_US_TZ) &&
+         (to == FLOE_TYPE_TIMESTAMP_US || to == FLOE_TYPE_TIMESTAMP_US_TZ || to == FLOE_TYPE_INT64)))
+        return retype(a, t, NULL, 0, out);
+    floe_builder *b = NULL;
+    FLOE_TRY(floe_builder_new(t, a->length, &b));
+    floe_status st = NULL;
+    for (int64_t i = 0; i < a->length && !st; i++) {
+        if (floe_array_is_null(a, i)) {
+            st = floe_builder_append_null(b);
+            continue;
+        }
+        if (from == FLOE_TYPE_INT32 && to == FLOE_TYPE_INT64)
+            st = floe_builder_append_int64(b, floe_array_get_int32(a, i));
+        else if (from == FLOE_TYPE_FLOAT32 && to == FLOE_TYPE_FLOAT64)
+            st = floe_builder_append_double(b, (double)floe_array_get_float(a, i));
+        else if ((from == FLOE_TYPE_INT32 || from == FLOE_TYPE_INT64) && to == FLOE_TYPE_DECIMAL128)
+            st = floe_builder_append_decimal(
+                b, floe_decimal128_from_int64(from == FLOE_TYPE_INT32 ? floe_array_get_int32(a, i)
+                                                                      : floe_array_get_int64(a, i)));
+        else if (from == FLOE_TYPE_DATE32 && (to == FLOE_TYPE_TIMESTAMP_US || to == FLOE_TYPE_TIMESTAMP_US_TZ))
+            st = floe_builder_append_int64(b, (int64_t)floe_array_get_int32(a, i) * 86400000000LL);
+        else if (from == FLOE_TYPE_DATE32 && (to == FLOE_TYPE_TIMESTAMP_NS || to == FLOE_TYPE_TIMESTAMP_NS_TZ))
+            st = floe_builder_append_int64(b, (int64_t)floe_array_get_int32(a, i) * 86400000000000LL);
+        else if ((from == FLOE_TYPE_TIMESTAMP_NS || from == FLOE_TYPE_TIMESTAMP_NS_TZ) &&
+                 (to == FLOE_TYPE_TIMESTAMP_US || to == FLOE_TYPE_TIMESTAMP_US_TZ)) {
+            int64_t v = floe_array_get_int64(a, i);
+            st = floe_builder_append_int64(b, v / 1000 - (v % 1000 < 0));
+        } else if ((from == FLOE_TYPE_TIMESTAMP_US || from == FLOE_TYPE_TIMESTAMP_US_TZ) &&
+                   (to == FLOE_TYPE_TIMESTAMP_NS || to == FLOE_TYPE_TIMESTAMP_NS_TZ))
+            st = floe_builder_append_int64(b, floe_array_get_int64(a, i) * 1000);
+        else
+            st = floe_error(FLOE_ERR_TYPE, "cannot read a %s column as %s", floe_type_id_name(from),
+                            floe_type_id_name(to));
+    }
+    if (!st) st = floe_builder_finish(b, out);
+    floe_builder_free(b);
+    return st;
+}
+
+/* ---------------------------------------------------------- conforming */
+
+typedef struct conform_ctx {
+    const floe_ice_task_reader *r;
+} conform_ctx;
+
+/* The default/partition constant for a field missing from the file. */
+static floe_status missing_array(const floe_ice_task_reader *r, const floe_ice_field *f, floe_type *t,
+                                 int64_t n, bool top, floe_array **out) {
+    if (top && r->spec) {
+        const floe_ice_scan_task *df = r->task;
+        for (int32_t i = 0; i < r->spec->n_fields && i < df->n_partition; i++) {
+            const floe_ice_partition_field *pf = &r->spec->fields[i];
+            if (pf->transform.kind == FLOE_ICE_TRANSFORM_IDENTITY && pf->source_id == f->id)
+                return const_array(&df->partition[i], f->type, t, n, out);
+        }
+    }
+    return const_array(f->initial_default, f->type, t, n, out);
+}
+
+/* Id of a source field: its own, else through the name mapping. */
+static int32_t src_id(const floe_field *sf, const nm_node *nm, const nm_node **child_nm) {
+    *child_nm = NULL;
+    if (nm) {
+        const nm_node *c = nm_by_name(nm, sf->name);
+        *child_nm = c;
+        if (sf->field_id < 0) return c ? c->id : -1;
+    }
+    return sf->field_id;
+}
+
+static floe_status conform(const floe_ice_task_reader *r, const floe_array *a, const nm_node *nm,
+                           const floe_ice_field *f, floe_type *t, floe_array **out);
+
+static floe_status conform_children(const floe_ice_task_reader *r, const floe_array *a, const nm_node *nm,
+                                    const floe_ice_type *it, floe_type *t, floe_array **kids) {
+    const floe_type *at = a->type;
+    int64_t full = a->offset + a->length;
+    for (int32_t i = 0; i < it->n_fields; i++) {
+        const floe_ice_field *cf = &it->fields[i];
+        floe_type *ct = t->children[i].type;
+        int32_t found = -1;
+        const nm_node *cnm = NULL;
+        for (int32_t j = 0; j < at->n_children && found < 0; j++) {
+            const nm_node *x;
+            if (src_id(&at->children[j], nm, &x) == cf->id) {
+                found = j;
+                cnm = x;
+            }
+        }
+        if (found < 0) FLOE_TRY(missing_array(r, cf, ct, full, false, &kids[i]));
+        else FLOE_TRY(conform(r, a->children[found], cnm, cf, ct, &kids[i]));
+    }
+    return NULL;
+}
+
+static floe_status conform(const floe_ice_task_reader *r, const floe_array *a, const nm_node *nm,
+                           const floe_ice_field *f, floe_type *t, floe_array **out) {
+    const floe_ice_type *it = f->type;
+    if (floe_ice_type_is_primitive(it)) return promote_prim(a, t, out);
+    if (a->type->id != t->id)
+        return floe_error(FLOE_ERR_TYPE, "field %d ('%s'): file has %s, table has %s", f->id, f->name,
+                          floe_type_id_name(a->type->id), floe_type_id_name(t->id));
+    if (it->id == FLOE_ICE_STRUCT) {
+        floe_array **kids = floe_calloc((size_t)it->n_fields + 1, sizeof *kids);
+        if (!kids) return floe_error(FLOE_ERR_OUT_OF_MEMORY, "conform");
+        floe_status st = conform_children(r, a, nm, it, t, kids);
+        if (!st)
+            st = floe_array_new(t, a->length, a->offset, FLOE_NULL_COUNT_UNKNOWN, a->validity, NULL, 0, kids,
+                                it->n_fields, out);
+        for (int32_t i = 0; i < it->n_fields; i++) floe_array_release(kids[i]);
+        floe_free(kids);
+        return st;
+    }
+    if (it->id == FLOE_ICE_LIST) {
+        const nm_node *enm = nm ? nm_by_name(nm, "element") : NULL;
+        const floe_ice_field *ef = &it->fields[0];
+        floe_array *kid = NULL;
+        const floe_array *src = a->children[0];
+        int32_t sid = a->type->children[0].field_id;
+        if (sid < 0 && enm) sid = enm->id;
+        floe_status st;
+        if (sid >= 0 && sid != ef->id)
+            st = missing_array(r, ef, t->children[0].type, src->offset + src->length, false, &kid);
+        else
+            st = conform(r, src, enm, ef, t->children[0].type, &kid);
+        if (!st) st = floe_array_new(t, a->length, a->offset, FLOE_NULL_COUNT_UNKNOWN, a->validity, a->buffers, 1,
+                                     &kid, 1, out);
+        floe_array_release(kid);
+        return st;
+    }
+    /* MAP: entries struct<key, value>; conform as a struct of the two. */
+    const floe_array *src = a->children[0];
+    floe_type *et = t->children[0].type;
+    floe_array *kids[2] = {NULL, NULL};
+    const floe_type *st_type = src->type;
+    floe_status st = NULL;
+    for (int k = 0; k < 2 && !st; k++) {
+        const floe_ice_field *cf = &it->fields[k];
+        const nm_node *cnm = nm ? nm_by_name(nm, k == 0 ? "key" : "value") : NULL;
+        int32_t sid = st_type->children[k].field_id;
+        if (sid < 0 && cnm) sid = cnm->id;
+        const floe_array *c = src->children[k];
+        if (sid >= 0 && sid != cf->id)
+            st = missing_array(r, cf, et->children[k].type, c->offset + c->length, false, &kids[k]);
+        else
+            st = conform(r, c, cnm, cf, et->children[k].type, &kids[k]);
+    }
+    floe_array *entries = NULL;
+    if (!st)
+        st = floe_array_new(et, src->length, src->offset, FLOE_NULL_COUNT_UNKNOWN, src->validity, NULL, 0, kids, 2,
+                            &entries);
+    if (!st)
+        st = floe_array_new(t, a->length, a->offset, FLOE_NULL_COUNT_UNKNOWN, a->validity, a->buffers, 1, &entries, 1,
+                            out);
+    floe_array_release(kids[0]);
+    floe_array_release(kids[1]);
+    floe_array_release(entries);
+    return st;
+}
+
+/* ------------------------------------------------------ values of slots */
+
+/* The Iceberg value in slot i of a conformed primitive column (a view). */
+static floe_ice_value slot_value(const floe_array *a, const floe_ice_type *it, int64_t i) {
+    if (floe_array_is_null(a, i)) return floe_ice_null(it->id);
+    switch (it->id) {
+    case FLOE_ICE_BOOLEAN: return floe_ice_bool(floe_array_get_bool(a, i));
+    case FLOE_ICE_INT: return floe_ice_int(floe_array_get_int32(a, i));
+    case FLOE_ICE_DATE: return floe_ice_date(floe_array_get_int32(a, i));
+    case FLOE_ICE_LONG: return floe_ice_long(floe_array_get_int64(a, i));
+    case FLOE_ICE_TIME: return floe_ice_time(floe_array_get_int64(a, i));
+    case FLOE_ICE_TIMESTAMP: return floe_ice_timestamp(floe_array_get_int64(a, i));
+    case FLOE_ICE_TIMESTAMPTZ: return floe_ice_timestamptz(floe_array_get_int64(a, i));
+    case FLOE_ICE_TIMESTAMP_NS: return floe_ice_timestamp_ns(floe_array_get_int64(a, i));
+    case FLOE_ICE_TIMESTAMPTZ_NS: return floe_ice_timestamptz_ns(floe_array_get_int64(a, i));
+    case FLOE_ICE_FLOAT: return floe_ice_float(floe_array_get_float(a, i));
+    case FLOE_ICE_DOUBLE: return floe_ice_double(floe_array_get_double(a, i));
+    case FLOE_ICE_DECIMAL: {
+        floe_decimal128 d = floe_array_get_decimal(a, i);
+        floe_int128 v;
+        memcpy(&v, &d, sizeof v);
+        return floe_ice_decimal(v, it->scale);
+    }
+    case FLOE_ICE_UUID: return floe_ice_uuid(floe_array_get_fixed(a, i));
+    case FLOE_ICE_FIXED: return floe_ice_fixed(floe_array_get_fixed(a, i), (size_t)it->length);
+    case FLOE_ICE_STRING: {
+        floe_strview s = floe_array_get_str(a, i);
+        return floe_ice_string(s.data, (size_t)s.len);
+    }
+    case FLOE_ICE_BINARY: {
+        floe_strview s = floe_array_get_str(a, i);
+        return floe_ice_binary((const uint8_t *)s.data, (size_t)s.len);
+    }
+    default: return floe_ice_null(it->id);
+    }
+}
+
+/* A row key for equality deletes: each value's text, NUL-separated, with
+ * a marker distinguishing null. */
+static floe_status row_key(floe_array *const *cols, const int32_t *idx, int32_t n, int64_t row, floe_buf *out) {
+    floe_buf_clear(out);
+    for (int32_t k = 0; k < n; k++) {
+        const floe_array *a = cols[idx[k]];
+        if (!a || floe_array_is_null(a, row)) FLOE_TRY(floe_buf_append(out, "\x01N", 2));
+        else {
+            FLOE_TRY(floe_buf_append_byte(out, 2));
+            FLOE_TRY(floe_format_value(a, row, out));
+        }
+        FLOE_TRY(floe_buf_append_byte(out, 0));
+    }
+    return NULL;
+}
+
+static int cmp_str(const void *a, const void *b) {
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+static int cmp_i64(const void *a, const void *b) {
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* ---------------------------------------------------------- delete files */
+
+static floe_status load_pos_deletes(floe_ice_task_reader *r, const floe_ice_scan_delete *d) {
+    if (d->is_dv || d->content_offset >= 0 || (d->format && strcasecmp(d->format, "puffin") == 0))
+        return floe_error(FLOE_ERR_UNSUPPORTED, "'%s': deletion vectors (Puffin) are not supported yet",
+                          d->resolved_path);
+    int32_t ids[2] = {POS_FILE_PATH_ID, POS_POS_ID};
+    floe_pq_read_options o = {0};
+    o.field_ids = ids;
+    o.num_field_ids = 2;
+    floe_pq_reader *pr = NULL;
+    floe_status st = floe_pq_reader_open_path(d->resolved_path, &o, &pr);
+    if (st) {
+        /* Writers without field ids: by name. */
+        floe_status_free(st);
+        const char *names[2] = {"file_path", "pos"};
+        floe_pq_read_options o2 = {0};
+        o2.columns = names;
+        o2.num_columns = 2;
+        FLOE_TRY_CTX(floe_pq_reader_open_path(d->resolved_path, &o2, &pr), "position delete file '%s'", d->resolved_path);
+    }
+    const char *want = r->task->path;
+    size_t wlen = strlen(want);
+    size_t cap = r->n_del_pos;
+    for (;;) {
+        floe_batch *b = NULL;
+        st = floe_pq_reader_next(pr, &b);
+        if (st || !b) break;
+        const floe_array *fp = b->columns[0], *pos = b->columns[1];
+        for (int64_t i = 0; i < b->num_rows && !st; i++) {
+            if (floe_array_is_null(fp, i) || floe_array_is_null(pos, i)) continue;
+            floe_strview s = floe_array_get_str(fp, i);
+            if ((size_t)s.len != wlen || memcmp(s.data, want, wlen) != 0) continue;
+            if (r->n_del_pos == cap) {
+                cap = cap ? cap * 2 : 256;
+                int64_t *np = floe_realloc(r->del_pos, cap * sizeof *np);
+                if (!np) { st = floe_error(FLOE_ERR_OUT_OF_MEMORY, "position deletes"); break; }
+                r->del_pos = np;
+            }
+            r->del_pos[r->n_del_pos++] = floe_array_get_int64(pos, i);
+        }
+        floe_batch_release(b);
+    }
+    floe_pq_reader_close(pr);
+    return st ? floe_status_wrap(st, "position delete file '%s'", d->resolved_path) : NULL;
+}
+
+/* Index among read columns of field id `id`, adding it if needed. */
+static int32_t read_index(const floe_ice_task_reader *r, int32_t id) {
+    for (int32_t i = 0; i < r->n_read; i++)
+        if (r->read_fields[i]->id == id) return i;
+    return -1;
+}
+
+static floe_status load_eq_deletes(floe_ice_task_reader *r, const floe_ice_scan_delete *d, eq_set *e) {
+    const floe_ice_scan_delete *df = d;
+    e->n_ids = df->n_equality_ids;
+    if (e->n_ids <= 0) return floe_error(FLOE_ERR_CORRUPT, "equality delete file '%s' has no equality ids", d->resolved_path);
+    e->ids = floe_calloc((size_t)e->n_ids, sizeof *e->ids);
+    e->cols = floe_calloc((size_t)e->n_ids, sizeof *e->cols);
+    if (!e->ids || !e->cols) return floe_error(FLOE_ERR_OUT_OF_MEMORY, "equality deletes");
+    memcpy(e->ids, df->equality_ids, (size_t)e->n_ids * sizeof *e->ids);
+    for (int32_t k = 0; k < e->n_ids; k++) {
+        e->cols[k] = read_index(r, e->ids[k]);
+        if (e->cols[k] < 0)
+            return floe_error(FLOE_ERR_UNSUPPORTED, "equality delete file '%s': field id %d is not a top-level column",
+                              d->resolved_path, e->ids[k]);
+    }
+    floe_pq_file *pf = NULL;
+    FLOE_TRY_CTX(floe_pq_file_open_path(d->resolved_path, &pf), "equality delete file '%s'", d->resolved_path);
+    /* Read the columns the delete file has; conform them to the table. */
+    int32_t *have = floe_calloc((size_t)e->n_ids, sizeof *have);
+    int32_t n_have = 0;
+    int32_t *pos_of = floe_calloc((size_t)e->n_ids, sizeof *pos_of);
+    floe_status st = (!have || !pos_of) ? floe_error(FLOE_ERR_OUT_OF_MEMORY, "equality deletes") : NULL;
+    for (int32_t k = 0; k < e->n_ids && !st; k++) {
+        pos_of[k] = -1;
+        if (floe_pq_schema_find_field_id(pf->schema, e->ids[k])) {
+            pos_of[k] = n_have;
+            have[n_have++] = e->ids[k];
+        }
+    }
+    floe_pq_reader *pr = NULL;
+    if (!st) {
+        floe_pq_read_options o = {0};
+        o.field_ids = have;
+        o.num_field_ids = n_have;
+        st = floe_pq_reader_open(pf, &o, &pr);
+    }
+    floe_buf key;
+    floe_buf_init(&key);
+    size_t cap = 0;
+    floe_array **cols = floe_calloc((size_t)r->n_read + 1, sizeof *cols);
+    if (!st && !cols) st = floe_error(FLOE_ERR_OUT_OF_MEMORY, "equality deletes");
+    while (!st) {
+        floe_batch *b = NULL;
+        st = floe_pq_reader_next(pr, &b);
+        if (st || !b) break;
+        for (int32_t k = 0; k < e->n_ids && !st; k++) {
+            int32_t c = e->cols[k];
+            if (pos_of[k] >= 0)
+                st = conform(r, b->columns[pos_of[k]], NULL, r->read_fields[c], r->read_types[c], &cols[c]);
+            else
+                st = const_array(NULL, r->read_fields[c]->type, r->read_types[c], b->num_rows, &cols[c]);
+        }
+        for (int64_t i = 0; i < b->num_rows && !st; i++) {
+            st = row_key(cols, e->cols, e->n_ids, i, &key);
+            if (st) break;
+            if (e->n_keys == cap) {
+                cap = cap ? cap * 2 : 64;
+                char **nk = floe_realloc(e->keys, cap * sizeof *nk);
+                if (!nk) { st = floe_error(FLOE_ERR_OUT_OF_MEMORY, "equality deletes"); break; }
+                e->keys = nk;
+            }
+            char *s = floe_malloc(key.len + 1);
+            if (!s) { st = floe_error(FLOE_ERR_OUT_OF_MEMORY, "equality deletes"); break; }
+            memcpy(s, key.data, key.len);
+            s[key.len] = 0;
+            /* Keys hold NULs between values: store with a length-free
+             * encoding by mapping NUL to 0x03 (never in formatted text). */
+            for (size_t j = 0; j < key.len; j++) if (!s[j]) s[j] = 3;
+            e->keys[e->n_keys++] = s;
+        }
+        for (int32_t k = 0; k < e->n_ids; k++) {
+            floe_array_release(cols[e->cols[k]]);
+            cols[e->cols[k]] = NULL;
+        }
+        floe_batch_release(b);
+    }
+    if (e->n_keys) qsort(e->keys, e->n_keys, sizeof *e->keys, cmp_str);
+    floe_buf_free(&key);
+    floe_free(cols);
+    floe_free(have);
+    floe_free(pos_of);
+    floe_pq_reader_close(pr);
+    floe_pq_file_close(pf);
+    return st ? floe_status_wrap(st, "equality delete file '%s'", d->resolved_path) : NULL;
+}
+
+/* ------------------------------------------------------------ open/close */
+
+static floe_status add_read_field(floe_ice_task_reader *r, int32_t id) {
+    if (read_index(r, id) >= 0) return NULL;
+    const floe_ice_field *f = NULL;
+    for (int32_t i = 0; i < r->schema->root->n_fields; i++)
+        if (r->schema->root->fields[i].id == id) f = &r->schema->root->fields[i];
+    if (!f) return floe_error(FLOE_ERR_UNSUPPORTED, "field id %d is not a top-level column of schema %d", id,
+                              r->schema->schema_id);
+    r->read_fields[r->n_read++] = f;
+    return NULL;
+}
+
+/* Start offset of a row group, as Iceberg Java computes split membership. */
+static int64_t rg_start(const floe_pq_row_group *rg) {
+    if (rg->num_columns > 0 && rg->columns[0].has_meta_data) {
+        const floe_pq_column_meta *m = &rg->columns[0].meta_data;
+        int64_t s = m->data_page_offset;
+        if (m->has_dictionary_page_offset && m->dictionary_page_offset > 0 && m->dictionary_page_offset < s)
+            s = m->dictionary_page_offset;
+        return s;
+    }
+    return rg->has_file_offset ? rg->file_offset : 4;
+}
+
+static floe_status open_parquet(floe_ice_task_reader *r) {
+    floe_pq_file *pf = r->file;
+    const floe_pq_file_metadata *md = pf->meta;
+    /* Row groups in range, and their first row positions. */
+    r->row_groups = floe_calloc((size_t)md->num_row_groups + 1, sizeof *r->row_groups);
+    r->rg_first_row = floe_calloc((size_t)md->num_row_groups + 1, sizeof *r->rg_first_row);
+    if (!r->row_groups || !r->rg_first_row) return floe_error(FLOE_ERR_OUT_OF_MEMORY, "task reader");
+    int64_t first = 0;
+    const floe_ice_scan_task *t = r->task;
+    for (uint32_t i = 0; i < md->num_row_groups; i++) {
+        const floe_pq_row_group *rg = &md->row_groups[i];
+        int64_t s = rg_start(rg);
+        if (t->length < 0 || (s >= t->start && s < t->start + t->length)) {
+            r->rg_first_row[r->n_row_groups] = first;
+            r->row_groups[r->n_row_groups++] = (int)i;
+        }
+        first += rg->num_rows;
+    }
+    return NULL;
+}
+
+/* The name mapping, when the file has no field ids at top level. */
+static floe_status load_mapping(floe_ice_task_reader *r) {
+    const floe_pq_field *root = floe_pq_schema_root(r->file->schema);
+    for (int i = 0; i < root->num_children; i++)
+        if (root->children[i]->has_field_id) return NULL;
+    const char *text = r->table ? floe_ice_tm_property(r->table->md, "schema.name-mapping.default") : NULL;
+    if (!text) return NULL; /* no ids, no mapping: every column is missing */
+    json_error_t err;
+    json_t *j = json_loads(text, 0, &err);
+    if (!j) return floe_error(FLOE_ERR_CORRUPT, "schema.name-mapping.default: %s", err.text);
+    floe_status st = nm_parse(j, &r->mapping);
+    json_decref(j);
+    r->use_mapping = true;
+    return st;
+}
+
+/* Decide which Parquet column serves each read field. */
+static floe_status plan_columns(floe_ice_task_reader *r, floe_pq_read_options *o, const char ***names_out,
+                                int32_t **ids_out) {
+    const floe_pq_field *root = floe_pq_schema_root(r->file->schema);
+    int32_t *ids = floe_calloc((size_t)r->n_read + 1, sizeof *ids);
+    const char **names = floe_calloc((size_t)r->n_read + 1, sizeof *names);
+    *names_out = names;
+    *ids_out = ids;
+    if (!ids || !names) return floe_error(FLOE_ERR_OUT_OF_MEMORY, "task reader");
+    int32_t n = 0;
+    for (int32_t i = 0; i < r->n_read; i++) {
+        int32_t id = r->read_fields[i]->id;
+        r->pq_col[i] = -1;
+        if (r->use_mapping) {
+            const nm_node *m = nm_by_id(&r->mapping, id);
+            for (int k = 0; m && k < root->num_children && r->pq_col[i] < 0; k++)
+                for (int32_t j = 0; j < m->n_names; j++)
+                    if (strcmp(m->names[j], root->children[k]->name) == 0) {
+                        names[n] = root->children[k]->name;
+                        r->pq_col[i] = n++;
+                        break;
+                    }
+        } else {
+            for (int k = 0; k < root->num_children; k++)
+                if (root->children[k]->has_field_id && root->children[k]->field_id == id) {
+                    ids[n] = id;
+                    r->pq_col[i] = n++;
+                    break;
+                }
+        }
+    }
+    if (r->use_mapping) {
+        o->columns = names;
+        o->num_columns = n;
+    } else {
+        o->field_ids = ids;
+        o->num_field_ids = n;
+    }
+    return NULL;
+}
+
+floe_status floe_ice_task_reader_open(const floe_ice_task_read_options *opts, const floe_ice_scan_task *task,
+                                      floe_ice_task_reader **out) {
+    *out = NULL;
+    floe_ice_task_reader *r = floe_calloc(1, sizeof *r);
+    if (!r) return floe_error(FLOE_ERR_OUT_OF_MEMORY, "task reader");
+    r->table = opts->table;
+    r->schema = opts->schema;
+    r->task = task;
+    r->batch_size = opts->batch_size > 0 ? opts->batch_size : FLOE_PQ_DEFAULT_BATCH_SIZE;
+    if (r->table) r->spec = floe_ice_tm_spec(r->table->md, task->spec_id);
+    const floe_ice_type *root = r->schema->root;
+    int32_t n_proj = opts->field_ids ? opts->n_field_ids : root->n_fields;
+    int32_t *filter_ids = NULL, n_filter = 0;
+    floe_status st = NULL;
+    if (task->residual && task->residual->op != FLOE_ICE_EXPR_TRUE) r->residual = task->residual;
+    if (r->residual) st = floe_ice_expr_field_ids(r->residual, &filter_ids, &n_filter);
+    int32_t max_read = n_proj + n_filter;
+    for (int32_t i = 0; i < task->n_deletes; i++)
+        if (task->deletes[i]->content == FLOE_ICE_CONTENT_EQUALITY_DELETES && task->deletes[i]->n_equality_ids > 0)
+            max_read += task->deletes[i]->n_equality_ids;
+    r->read_fields = floe_calloc((size_t)max_read + 1, sizeof *r->read_fields);
+    r->pq_col = floe_calloc((size_t)max_read + 1, sizeof *r->pq_col);
+    r->read_types = floe_calloc((size_t)max_read + 1, sizeof *r->read_types);
+    if (!st && (!r->read_fields || !r->pq_col || !r->read_types)) st = floe_error(FLOE_ERR_OUT_OF_MEMORY, "task reader");
+    for (int32_t i = 0; i < n_proj && !st; i++) {
+        int32_t id = opts->field_ids ? opts->field_ids[i] : root->fields[i].id;
+        /* Projection may repeat nothing; a second request is an error. */
+        if (read_index(r, id) >= 0) st = floe_error(FLOE_ERR_INVALID_ARGUMENT, "field id %d projected twice", id);
+        else st = add_read_field(r, id);
+    }
+    r->n_out = r->n_read;
+    for (int32_t i = 0; i < n_filter && !st; i++) st = add_read_field(r, filter_ids[i]);
+    for (int32_t d = 0; d < task->n_deletes && !st; d++) {
+        const floe_ice_scan_delete *df = task->deletes[d];
+        if (df->content != FLOE_ICE_CONTENT_EQUALITY_DELETES) continue;
+        for (int32_t k = 0; k < df->n_equality_ids && !st; k++) st = add_read_field(r, df->equality_ids[k]);
+    }
+    floe_free(filter_ids);
+    for (int32_t i = 0; i < r->n_read && !st; i++) st = floe_ice_type_to_columnar(r->read_fields[i]->type, &r->read_types[i]);
+    if (!st) {
+        int32_t *ids = floe_calloc((size_t)r->n_out + 1, sizeof *ids);
+        if (!ids) st = floe_error(FLOE_ERR_OUT_OF_MEMORY, "task reader");
+        for (int32_t i = 0; ids && i < r->n_out; i++) ids[i] = r->read_fields[i]->id;
+        if (!st) st = floe_ice_schema_to_columnar(r->schema, ids, r->n_out, &r->out_schema);
+        floe_free(ids);
+    }
+    if (!st) st = floe_pq_file_open_path(task->resolved_path, &r->file);
+    if (!st) st = open_parquet(r);
+    if (!st) st = load_mapping(r);
+    const char **names = NULL;
+    int32_t *ids = NULL;
+    floe_pq_read_options o = {0};
+    if (!st) st = plan_columns(r, &o, &names, &ids);
+    if (!st) {
+        o.row_groups = r->row_groups;
+        o.num_row_groups = r->n_row_groups;
+        o.batch_size = r->batch_size;
+        if (r->n_row_groups == 0) o.row_groups = NULL;
+        if (r->n_row_groups > 0) st = floe_pq_reader_open(r->file, &o, &r->pq);
+    }
+    floe_free(names);
+    floe_free(ids);
+    /* Deletes. */
+    for (int32_t d = 0; d < task->n_deletes && !st; d++)
+        if (task->deletes[d]->content == FLOE_ICE_CONTENT_POSITION_DELETES)
+            st = load_pos_deletes(r, task->deletes[d]);
+    if (!st && r->n_del_pos) qsort(r->del_pos, r->n_del_pos, sizeof *r->del_pos, cmp_i64);
+    if (!st) {
+        r->eq = floe_calloc((size_t)task->n_deletes + 1, sizeof *r->eq);
+        if (!r->eq) st = floe_error(FLOE_ERR_OUT_OF_MEMORY, "task reader");
+    }
+    for (int32_t d = 0; d < task->n_deletes && !st; d++)
+        if (task->deletes[d]->content == FLOE_ICE_CONTENT_EQUALITY_DELETES)
+            st = load_eq_deletes(r, task->deletes[d], &r->eq[r->n_eq++]);
+    if (!st) {
+        r->sel_cap = (size_t)r->batch_size;
+        r->sel = floe_malloc(r->sel_cap * sizeof *r->sel);
+        if (!r->sel) st = floe_error(FLOE_ERR_OUT_OF_MEMORY, "task reader");
+    }
+    if (st) {
+        floe_ice_task_reader_close(r);
+        return floe_status_wrap(st, "data file '%s'", task->resolved_path);
+    }
+    *out = r;
+    return NULL;
+}
+
+void floe_ice_task_reader_close(floe_ice_task_reader *r) {
+    if (!r) return;
+    floe_pq_reader_close(r->pq);
+    floe_pq_file_close(r->file);
+    nm_free_children(&r->mapping);
+    for (int32_t i = 0; i < r->n_read; i++) floe_type_release(r->read_types[i]);
+    floe_free(r->read_types);
+    floe_free(r->read_fields);
+    floe_free(r->pq_col);
+    floe_type_release(r->out_schema);
+    floe_free(r->row_groups);
+    floe_free(r->rg_first_row);
+    floe_free(r->del_pos);
+    for (int32_t i = 0; i < r->n_eq; i++) {
+        for (size_t k = 0; k < r->eq[i].n_keys; k++) floe_free(r->eq[i].keys[k]);
+        floe_free(r->eq[i].keys);
+        floe_free(r->eq[i].ids);
+        floe_free(r->eq[i].cols);
+    }
+    floe_free(r->eq);
+    floe_free(r->sel);
+    floe_free(r);
+}
+
+floe_schema *floe_ice_task_reader_schema(const floe_ice_task_reader *r) { return r->out_schema; }
+
+/* ------------------------------------------------------------- batches */
+
+/* Keep rows of one batch: not position-deleted, not equality-deleted and
+ * accepted by the residual.  Fills r->sel, returns the count. */
+static floe_status select_rows(floe_ice_task_reader *r, floe_array *const *cols, int64_t n, int64_t pos0,
+                               int64_t *n_sel) {
+    if ((size_t)n > r->sel_cap) {
+        uint32_t *ns = floe_realloc(r->sel, (size_t)n * sizeof *ns);
+        if (!ns) return floe_error(FLOE_ERR_OUT_OF_MEMORY, "task reader");
+        r->sel = ns;
+        r->sel_cap = (size_t)n;
+    }
+    /* First deleted position >= pos0. */
+    size_t lo = 0, hi = r->n_del_pos;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (r->del_pos[mid] < pos0) lo = mid + 1; else hi = mid;
+    }
+    floe_ice_value vals_stack[16];
+    int32_t ids_stack[16];
+    floe_ice_value *vals = vals_stack;
+    int32_t *ids = ids_stack;
+    if (r->n_read > 16) {
+        vals = floe_calloc((size_t)r->n_read, sizeof *vals);
+        ids = floe_calloc((size_t)r->n_read, sizeof *ids);
+        if (!vals || !ids) {
+            floe_free(vals);
+            floe_free(ids);
+            return floe_error(FLOE_ERR_OUT_OF_MEMORY, "task reader");
+        }
+    }
+    floe_buf key;
+    floe_buf_init(&key);
+    floe_status st = NULL;
+    int64_t k = 0;
+    for (int64_t i = 0; i < n && !st; i++) {
+        int64_t pos = pos0 + i;
+        while (lo < r->n_del_pos && r->del_pos[lo] < pos) lo++;
+        if (lo < r->n_del_pos && r->del_pos[lo] == pos) continue;
+        bool deleted = false;
+        for (int32_t e = 0; e < r->n_eq && !deleted && !st; e++) {
+            if (!r->eq[e].n_keys) continue;
+            st = row_key(cols, r->eq[e].cols, r->eq[e].n_ids, i, &key);
+            if (st) break;
+            if (!floe_buf_append_byte(&key, 0)) {
+                char *s = (char *)key.data;
+                for (size_t j = 0; j + 1 < key.len; j++) if (!s[j]) s[j] = 3;
+                deleted = bsearch(&s, r->eq[e].keys, r->eq[e].n_keys, sizeof(char *), cmp_str) != NULL;
+            }
+        }
+        if (deleted || st) continue;
+        if (r->residual) {
+            int32_t m = 0;
+            for (int32_t c = 0; c < r->n_read; c++) {
+                if (floe_ice_type_is_nested(r->read_fields[c]->type)) continue;
+                ids[m] = r->read_fields[c]->id;
+                vals[m++] = slot_value(cols[c], r->read_fields[c]->type, i);
+            }
+            floe_ice_row row = {m, ids, vals};
+            if (!floe_ice_expr_eval_row(r->residual, &row)) continue;
+        }
+        r->sel[k++] = (uint32_t)i;
+    }
+    floe_buf_free(&key);
+    if (vals != vals_stack) {
+        floe_free(vals);
+        floe_free(ids);
+    }
+    *n_sel = k;
+    return st;
+}
+
+floe_status floe_ice_task_reader_next(floe_ice_task_reader *r, floe_batch **out) {
+    *out = NULL;
+    if (!r->pq) return NULL;
+    floe_array **cols = floe_calloc((size_t)r->n_read + 1, sizeof *cols);
+    if (!cols) return floe_error(FLOE_ERR_OUT_OF_MEMORY, "task reader");
+    floe_status st = NULL;
+    for (;;) {
+        floe_batch *b = NULL;
+        st = floe_pq_reader_next(r->pq, &b);
+        if (st || !b) break;
+        /* Row position: batches never span row groups. */
+        while (r->rg_cursor < r->n_row_groups &&
+               r->rg_rows_done >= r->file->meta->row_groups[r->row_groups[r->rg_cursor]].num_rows) {
+            r->rg_cursor++;
+            r->rg_rows_done = 0;
+        }
+        int64_t pos0 = (r->rg_cursor < r->n_row_groups ? r->rg_first_row[r->rg_cursor] : 0) + r->rg_rows_done;
+        r->rg_rows_done += b->num_rows;
+        int64_t n = b->num_rows;
+        for (int32_t c = 0; c < r->n_read && !st; c++) {
+            if (r->pq_col[c] >= 0)
+                st = conform(r, b->columns[r->pq_col[c]], r->use_mapping ? nm_by_id(&r->mapping, r->read_fields[c]->id) : NULL,
+                             r->read_fields[c], r->read_types[c], &cols[c]);
+            else
+                st = missing_array(r, r->read_fields[c], r->read_types[c], n, true, &cols[c]);
+        }
+        floe_batch_release(b);
+        int64_t k = 0;
+        if (!st) st = select_rows(r, cols, n, pos0, &k);
+        floe_batch *full = NULL;
+        if (!st) st = floe_batch_new(r->out_schema, cols, r->n_out, n, &full);
+        if (!st && k == n) *out = floe_batch_retain(full);
+        else if (!st && k > 0) st = floe_batch_take(full, r->sel, k, out);
+        floe_batch_release(full);
+        for (int32_t c = 0; c < r->n_read; c++) {
+            floe_array_release(cols[c]);
+            cols[c] = NULL;
+        }
+        if (st || *out) break;
+    }
+    floe_free(cols);
+    return st ? floe_status_wrap(st, "data file '%s'", r->task->resolved_path) : NULL;
+}
