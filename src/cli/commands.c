@@ -7,5 +7,6 @@ const floe_cli_command floe_cli_commands[] = {
     {"avro", "inspect Avro files: schema, meta, cat", floe_cli_avro},
     {"inspect", "show an Iceberg table: metadata, snapshots, live files", floe_cli_inspect},
     {"parquet", "inspect Parquet files: schema, meta, cat", floe_cli_parquet},
+    {"scan", "read the rows of an Iceberg table (one task at a time)", floe_cli_scan},
     {NULL, NULL, NULL},
 };
