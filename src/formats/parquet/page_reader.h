@@ -27,9 +27,9 @@
 #include "formats/compress.h"
 #include "formats/parquet/parquet_meta.h"
 
-/* Largest uncompressed page accepted (a corrupt size must not allocate
- * gigabytes). */
-#define PQ_MAX_PAGE_BYTES (1u << 30)
+/* Largest uncompressed page accepted: the format's own int32 limit (the
+ * Arrow-written large_string_map test file has 1 GiB pages). */
+#define PQ_MAX_PAGE_BYTES 0x7fffffffu
 
 typedef struct pq_page {
     int32_t type;             /* FLOE_PQ_PAGE_DATA, _DATA_V2 or _DICTIONARY */

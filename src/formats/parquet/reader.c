@@ -15,6 +15,9 @@
 #include "formats/parquet/column_reader.h"
 #include "formats/parquet/reader.h"
 
+/* Target bytes of one byte-array column in one batch (int32 offsets). */
+#define PQ_BATCH_BYTE_BUDGET ((int64_t)1 << 30)
+
 typedef struct range {
     uint64_t off, len;
     int leaf;           /* column index */
@@ -31,6 +34,7 @@ struct floe_pq_reader {
     int *row_groups;
     int nrg, rg_next;
     int64_t batch_size, max_gap;
+    int64_t rg_batch;              /* batch rows for the current row group */
     bool verify_crc;
     int flags;                     /* PQ_INT96_AS_US */
 
@@ -278,6 +282,20 @@ static floe_status start_row_group(floe_pq_reader *r, int rg) {
     }
     r->rg = rg;
     r->rg_rows_left = g->num_rows;
+    /* Byte arrays use int32 offsets, so a batch must hold < 2 GiB of them
+     * per column: shrink this row group's batches when the chunk sizes say
+     * its rows are huge (a heuristic: skewed data can still overflow, which
+     * is then reported as UNSUPPORTED). */
+    r->rg_batch = r->batch_size;
+    for (int i = 0; i < r->nleaves; i++) {
+        const floe_pq_column *col = floe_pq_schema_column(f->schema, i);
+        if (!r->selected[i] || col->physical != FLOE_PQ_BYTE_ARRAY || g->num_rows <= 0) continue;
+        const floe_pq_column_chunk *cc = floe_pq_file_chunk(f, rg, i);
+        int64_t per_row = cc->meta_data.total_uncompressed_size / g->num_rows + 1;
+        int64_t cap = PQ_BATCH_BYTE_BUDGET / per_row;
+        if (cap < 1) cap = 1;
+        if (cap < r->rg_batch) r->rg_batch = cap;
+    }
     return NULL;
 }
 
@@ -381,7 +399,7 @@ floe_status floe_pq_reader_next(floe_pq_reader *r, floe_batch **out) {
                               (long long)r->file->meta->row_groups[g].num_rows);
         FLOE_TRY(start_row_group(r, g));
     }
-    int64_t n = r->rg_rows_left < r->batch_size ? r->rg_rows_left : r->batch_size;
+    int64_t n = r->rg_rows_left < r->rg_batch ? r->rg_rows_left : r->rg_batch;
     for (int i = 0; i < r->nleaves; i++) {
         if (!r->reader_live[i]) continue;
         pq_leaf_out *o = &r->outs[i];

@@ -19,7 +19,10 @@
  * are ever fetched.
  *
  * Batches hold at most batch_size rows and never span row groups, so the
- * last batch of each row group may be short.
+ * last batch of each row group may be short.  In a row group whose byte
+ * array columns average more than 1 GiB / batch_size bytes per row (going
+ * by the chunk sizes in the footer), batches are made smaller so a column's
+ * bytes stay within Arrow's int32 offsets.
  *
  * I/O: for each row group, the byte ranges of the selected column chunks are
  * sorted and merged when the gap between them is at most max_gap bytes, and

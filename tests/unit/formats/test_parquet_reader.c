@@ -25,8 +25,6 @@ static const struct {
     {"rle-dict-uncompressed-corrupt-checksum.parquet", "CRC mismatch on purpose"},
     {"int96_from_spark.parquet",
      "timestamps beyond 2262 do not fit ns; readable with int96_as_us (tested below)"},
-    {"large_string_map.brotli.parquet",
-     "a batch would hold more than 2 GiB of strings (int32 offsets); needs batches cut by bytes"},
     {NULL, NULL},
 };
 
