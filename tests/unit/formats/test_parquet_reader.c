@@ -502,7 +502,46 @@ static void every_other_shared_parquet_file_decodes(void **state) {
     assert_true(walk_ok >= 100);
 }
 
-FLOE_TEST_MAIN(cmocka_unit_test(every_other_shared_parquet_file_decodes),
+static void projection_by_field_id_keeps_the_asked_order(void **state) {
+    (void)state;
+    FLOE_NEED_TESTDATA(td);
+    char path[4096];
+    floe_test_path(path, sizeof path, td,
+                   "duckdb__duckdb-iceberg/data/persistent/case_sensitive_names/default.db/"
+                   "case_sensitive_names/data/"
+                   "00000-0-81af3af1-c807-48d2-b022-696b1f81a188.parquet");
+    floe_pq_read_options o = {0};
+    const int32_t ids[2] = {2, 1};
+    o.field_ids = ids;
+    o.num_field_ids = 2;
+    floe_pq_reader *r;
+    assert_ok(floe_pq_reader_open_path(path, &o, &r));
+    const floe_schema *s = floe_pq_reader_schema(r);
+    assert_int_equal(s->n_children, 2);
+    assert_string_equal(s->children[0].name, "uSeR_Id");
+    assert_int_equal(s->children[0].field_id, 2);
+    assert_int_equal(s->children[1].field_id, 1);
+    assert_false(s->children[1].nullable); /* required int64 */
+    floe_batch *b;
+    assert_ok(floe_pq_reader_next(r, &b));
+    assert_non_null(b);
+    assert_int_equal(b->num_rows, 3);
+    floe_strview v = floe_array_get_str(b->columns[0], 2);
+    assert_int_equal(v.len, 6);
+    assert_memory_equal(v.data, "user_3", 6);
+    assert_int_equal(floe_array_get_int64(b->columns[1], 2), 3);
+    floe_batch_release(b);
+    assert_ok(floe_pq_reader_next(r, &b));
+    assert_null(b); /* end of stream */
+    floe_pq_reader_close(r);
+    const int32_t missing[1] = {99};
+    o.field_ids = missing;
+    o.num_field_ids = 1;
+    assert_error(floe_pq_reader_open_path(path, &o, &r), FLOE_ERR_NOT_FOUND, "field id 99");
+}
+
+FLOE_TEST_MAIN(cmocka_unit_test(projection_by_field_id_keeps_the_asked_order),
+               cmocka_unit_test(every_other_shared_parquet_file_decodes),
                cmocka_unit_test(nested_files_assemble_expected_values),
                cmocka_unit_test(data_page_v2_and_codecs_decode_known_values),
                cmocka_unit_test(int96_spark_timestamps_read_as_micros),
