@@ -20,6 +20,8 @@ floe_status floe_cli_parquet(int argc, char **argv); /* cli/cmd_parquet.c */
 
 floe_status floe_cli_inspect(int argc, char **argv); /* cli/cmd_inspect.c */
 
+floe_status floe_cli_plan(int argc, char **argv); /* cli/cmd_plan.c */
+
 floe_status floe_cli_scan(int argc, char **argv); /* cli/cmd_scan.c */
 
 /* Terminated by an entry whose name is NULL. */
