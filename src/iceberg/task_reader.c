@@ -639,6 +639,14 @@ static floe_status add_read_field(floe_ice_task_reader *r, int32_t id) {
     const floe_ice_field *f = NULL;
     for (int32_t i = 0; i < r->schema->root->n_fields; i++)
         if (r->schema->root->fields[i].id == id) f = &r->schema->root->fields[i];
+    /* An equality delete may key on a column since dropped from the table:
+     * take the field from the newest older schema that has it, so the data
+     * file's column is read by its id. */
+    for (int32_t s = r->table ? r->table->md->n_schemas - 1 : -1; !f && s >= 0; s--) {
+        const floe_ice_type *rt = r->table->md->schemas[s]->root;
+        for (int32_t i = 0; i < rt->n_fields; i++)
+            if (rt->fields[i].id == id) f = &rt->fields[i];
+    }
     if (!f) return floe_error(FLOE_ERR_UNSUPPORTED, "field id %d is not a top-level column of schema %d", id,
                               r->schema->schema_id);
     r->read_fields[r->n_read++] = f;
@@ -780,6 +788,19 @@ floe_status floe_ice_task_reader_open(const floe_ice_task_read_options *opts, co
         for (int32_t i = 0; ids && i < r->n_out; i++) ids[i] = r->read_fields[i]->id;
         if (!st) st = floe_ice_schema_to_columnar(r->schema, ids, r->n_out, &r->out_schema);
         floe_free(ids);
+    }
+    /* A Puffin file registered as data (some writers so register index
+     * blobs) holds no table rows: read it as empty, as DuckDB does. */
+    bool no_rows = task->format && strcasecmp(task->format, "puffin") == 0;
+    if (!st && task->format && !no_rows && strcasecmp(task->format, "parquet") != 0)
+        st = floe_error(FLOE_ERR_UNSUPPORTED, "%s data files are not supported", task->format);
+    if (no_rows) {
+        if (st) {
+            floe_ice_task_reader_close(r);
+            return st;
+        }
+        *out = r;
+        return NULL;
     }
     if (!st) st = floe_pq_file_open_path(task->resolved_path, &r->file);
     if (!st) st = open_parquet(r);
