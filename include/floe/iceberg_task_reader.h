@@ -20,12 +20,17 @@
  * convert (int->long, float->double, decimal widening, date->timestamp).
  *
  * Only row groups whose start offset lies in [start, start + length) are
- * read.  Position deletes (Parquet position delete files whose file_path is
- * the task's data file) and equality deletes drop rows; the residual filter
- * (bound to the table schema) drops rows it rejects.  Equality and filter
- * columns are read even if not projected and dropped afterwards.  Deletion
- * vectors (Puffin) are reported as FLOE_ERR_UNSUPPORTED until the deletes
- * index (iceberg_deletes.h) is wired in.
+ * read.  Position deletes (v2 position delete files and v3 deletion
+ * vectors, merged by floe_ice_posdel of iceberg_deletes.h and matched by
+ * the data file's recorded path) and equality deletes drop rows, using the
+ * row's position in the file (row groups' first rows are tracked so a byte
+ * range starting mid-file still numbers rows correctly); the residual
+ * filter (bound to the read schema) drops rows it rejects.  Equality and
+ * filter columns are read even when not projected and dropped afterwards;
+ * an equality column since dropped from the table is read by its id with
+ * its type from the newest older schema that had it.  A "data" file in
+ * Puffin format (index blobs some writers register) reads as no rows; other
+ * non-Parquet formats are FLOE_ERR_UNSUPPORTED.
  *
  * A reader is used by one thread at a time; several readers may run at
  * once over the same table.

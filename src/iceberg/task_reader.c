@@ -17,13 +17,12 @@
 #include <strings.h>
 
 #include "base/buffer.h"
+#include "floe/iceberg_deletes.h"
 #include "floe/iceberg_task_reader.h"
 #include "floe/memory.h"
 #include "formats/parquet/file.h"
 #include "formats/parquet/reader.h"
 
-#define POS_FILE_PATH_ID 2147483546
-#define POS_POS_ID 2147483545
 
 /* ---------------------------------------------------------- name mapping */
 
@@ -131,7 +130,9 @@ struct floe_ice_task_reader {
     int rg_cursor;
     int64_t rg_rows_done;
     /* Deletes. */
-    int64_t *del_pos;            /* sorted positions */
+    floe_ice_posdel *posdel;     /* NULL when no position deletes */
+    floe_fileio *own_io;         /* local FileIO when the table has none */
+    const int64_t *del_pos;      /* sorted positions (owned by posdel) */
     size_t n_del_pos;
     eq_set *eq;
     int32_t n_eq;
@@ -488,56 +489,35 @@ static floe_status row_key(floe_array *const *cols, const int32_t *idx, int32_t 
 static int cmp_str(const void *a, const void *b) {
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
-static int cmp_i64(const void *a, const void *b) {
-    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-    return x < y ? -1 : x > y;
-}
 
 /* ---------------------------------------------------------- delete files */
 
+/* Position deletes and deletion vectors of the task's data file go into
+ * one floe_ice_posdel (iceberg_deletes.h); its sorted positions are then
+ * walked batch by batch. */
 static floe_status load_pos_deletes(floe_ice_task_reader *r, const floe_ice_scan_delete *d) {
-    if (d->is_dv || d->content_offset >= 0 || (d->format && strcasecmp(d->format, "puffin") == 0))
-        return floe_error(FLOE_ERR_UNSUPPORTED, "'%s': deletion vectors (Puffin) are not supported yet",
-                          d->resolved_path);
-    int32_t ids[2] = {POS_FILE_PATH_ID, POS_POS_ID};
-    floe_pq_read_options o = {0};
-    o.field_ids = ids;
-    o.num_field_ids = 2;
-    floe_pq_reader *pr = NULL;
-    floe_status st = floe_pq_reader_open_path(d->resolved_path, &o, &pr);
-    if (st) {
-        /* Writers without field ids: by name. */
-        floe_status_free(st);
-        const char *names[2] = {"file_path", "pos"};
-        floe_pq_read_options o2 = {0};
-        o2.columns = names;
-        o2.num_columns = 2;
-        FLOE_TRY_CTX(floe_pq_reader_open_path(d->resolved_path, &o2, &pr), "position delete file '%s'", d->resolved_path);
+    floe_fileio *io = r->table ? r->table->io : NULL;
+    if (!io) {
+        if (!r->own_io) FLOE_TRY(floe_fileio_new(NULL, 0, &r->own_io));
+        io = r->own_io;
     }
-    const char *want = r->task->path;
-    size_t wlen = strlen(want);
-    size_t cap = r->n_del_pos;
-    for (;;) {
-        floe_batch *b = NULL;
-        st = floe_pq_reader_next(pr, &b);
-        if (st || !b) break;
-        const floe_array *fp = b->columns[0], *pos = b->columns[1];
-        for (int64_t i = 0; i < b->num_rows && !st; i++) {
-            if (floe_array_is_null(fp, i) || floe_array_is_null(pos, i)) continue;
-            floe_strview s = floe_array_get_str(fp, i);
-            if ((size_t)s.len != wlen || memcmp(s.data, want, wlen) != 0) continue;
-            if (r->n_del_pos == cap) {
-                cap = cap ? cap * 2 : 256;
-                int64_t *np = floe_realloc(r->del_pos, cap * sizeof *np);
-                if (!np) { st = floe_error(FLOE_ERR_OUT_OF_MEMORY, "position deletes"); break; }
-                r->del_pos = np;
-            }
-            r->del_pos[r->n_del_pos++] = floe_array_get_int64(pos, i);
-        }
-        floe_batch_release(b);
+    if (!r->posdel) FLOE_TRY(floe_ice_posdel_new(&r->posdel));
+    floe_ice_data_file df;
+    floe_ice_data_file_init(&df);
+    df.content = FLOE_ICE_CONTENT_POSITION_DELETES;
+    df.file_path = d->path;
+    df.file_format = d->format;
+    df.record_count = d->record_count;
+    df.file_size_in_bytes = d->file_size_in_bytes;
+    df.spec_id = d->spec_id;
+    df.referenced_data_file = d->referenced_data_file;
+    if (d->content_offset >= 0 || d->content_size_in_bytes >= 0) {
+        df.has_content_offset = d->content_offset >= 0;
+        df.content_offset = d->content_offset;
+        df.has_content_size_in_bytes = d->content_size_in_bytes >= 0;
+        df.content_size_in_bytes = d->content_size_in_bytes;
     }
-    floe_pq_reader_close(pr);
-    return st ? floe_status_wrap(st, "position delete file '%s'", d->resolved_path) : NULL;
+    return floe_ice_posdel_load(r->posdel, io, &df, d->resolved_path, r->task->path, NULL, NULL);
 }
 
 /* Index among read columns of field id `id`, adding it if needed. */
@@ -822,7 +802,13 @@ floe_status floe_ice_task_reader_open(const floe_ice_task_read_options *opts, co
     for (int32_t d = 0; d < task->n_deletes && !st; d++)
         if (task->deletes[d]->content == FLOE_ICE_CONTENT_POSITION_DELETES)
             st = load_pos_deletes(r, task->deletes[d]);
-    if (!st && r->n_del_pos) qsort(r->del_pos, r->n_del_pos, sizeof *r->del_pos, cmp_i64);
+    if (!st && r->posdel) {
+        st = floe_ice_posdel_finish(r->posdel);
+        if (!st) {
+            r->del_pos = floe_ice_posdel_positions(r->posdel);
+            r->n_del_pos = (size_t)floe_ice_posdel_count(r->posdel);
+        }
+    }
     if (!st) {
         r->eq = floe_calloc((size_t)task->n_deletes + 1, sizeof *r->eq);
         if (!r->eq) st = floe_error(FLOE_ERR_OUT_OF_MEMORY, "task reader");
@@ -855,7 +841,8 @@ void floe_ice_task_reader_close(floe_ice_task_reader *r) {
     floe_type_release(r->out_schema);
     floe_free(r->row_groups);
     floe_free(r->rg_first_row);
-    floe_free(r->del_pos);
+    floe_ice_posdel_free(r->posdel);
+    floe_fileio_free(r->own_io);
     for (int32_t i = 0; i < r->n_eq; i++) {
         for (size_t k = 0; k < r->eq[i].n_keys; k++) floe_free(r->eq[i].keys[k]);
         floe_free(r->eq[i].keys);
