@@ -144,6 +144,11 @@ floe_status floe_ice_posdel_add(floe_ice_posdel *pd, const int64_t *pos, size_t 
  * portable 64-bit Roaring bitmap, CRC-32), as stored in a Puffin file. */
 floe_status floe_ice_posdel_add_dv_blob(floe_ice_posdel *pd, const uint8_t *blob, size_t len) FLOE_WARN_UNUSED;
 
+/* Serialize strictly ascending positions as a deletion-vector-v1 blob
+ * (framing included, Roaring run-optimised as Java writes it); *out is
+ * floe_malloc'd. */
+floe_status floe_ice_dv_serialize(const int64_t *pos, size_t n, uint8_t **out, size_t *len) FLOE_WARN_UNUSED;
+
 /* Add the deletion vector at [offset, offset + length) of a Puffin file
  * (content_offset / content_size_in_bytes of the delete file entry).  The
  * footer is not needed, so legacy "bare" DV files work. */
@@ -160,7 +165,8 @@ floe_status floe_ice_posdel_add_file(floe_ice_posdel *pd, floe_input *delete_fil
                                      floe_ice_path_match_fn match, void *match_ctx) FLOE_WARN_UNUSED;
 
 /* Dispatch on a delete file entry (content must be POSITION_DELETES): a
- * DV when content_offset is set, else a position delete file.  `location`
+ * DV when content_offset is set (its cardinality must equal record_count),
+ * else a position delete file.  `location`
  * is where to open it (the resolved path); `data_file_path` the data
  * file's path as recorded in its manifest.  An entry whose
  * referenced_data_file is set and differs from data_file_path adds

@@ -84,6 +84,33 @@ floe_status floe_ice_posdel_add_dv_blob(floe_ice_posdel *pd, const uint8_t *blob
     return NULL;
 }
 
+floe_status floe_ice_dv_serialize(const int64_t *pos, size_t n, uint8_t **out, size_t *len) {
+    *out = NULL;
+    *len = 0;
+    floe_buf b;
+    floe_buf_init(&b);
+    static const uint8_t head[8] = {0, 0, 0, 0, 0xD1, 0xD3, 0x39, 0x64};
+    floe_status st = floe_buf_append(&b, head, 8);
+    if (!st) st = floe_roaring64_encode(pos, n, &b);
+    if (!st && b.len - 4 > UINT32_MAX) st = floe_error(FLOE_ERR_UNSUPPORTED, "deletion vector of %zu bytes", b.len);
+    if (!st) {
+        uint32_t l = (uint32_t)(b.len - 4);
+        uint32_t c = (uint32_t)crc32(crc32(0L, Z_NULL, 0), b.data + 4, l);
+        uint8_t crc[4] = {(uint8_t)(c >> 24), (uint8_t)(c >> 16), (uint8_t)(c >> 8), (uint8_t)c};
+        b.data[0] = (uint8_t)(l >> 24);
+        b.data[1] = (uint8_t)(l >> 16);
+        b.data[2] = (uint8_t)(l >> 8);
+        b.data[3] = (uint8_t)l;
+        st = floe_buf_append(&b, crc, 4);
+    }
+    if (st) {
+        floe_buf_free(&b);
+        return st;
+    }
+    *out = floe_buf_detach(&b, len);
+    return NULL;
+}
+
 floe_status floe_ice_posdel_add_dv(floe_ice_posdel *pd, floe_input *puffin, int64_t offset, int64_t length) {
     const char *path = puffin->path ? puffin->path : "?";
     if (offset < 0 || length < 0 || (uint64_t)offset > puffin->size || (uint64_t)length > puffin->size - (uint64_t)offset)
@@ -198,8 +225,15 @@ floe_status floe_ice_posdel_load(floe_ice_posdel *pd, floe_fileio *io, const flo
         if (!df->has_content_offset || !df->has_content_size_in_bytes)
             st = floe_error(FLOE_ERR_CORRUPT, "deletion vector '%s': content_offset and content_size_in_bytes must both be set",
                             df->file_path);
-        else
+        else {
+            size_t before = pd->pos.n;
             st = floe_ice_posdel_add_dv(pd, in, df->content_offset, df->content_size_in_bytes);
+            if (!st && df->record_count >= 0 && (int64_t)(pd->pos.n - before) != df->record_count) {
+                st = floe_error(FLOE_ERR_CORRUPT, "deletion vector '%s' at byte %lld: cardinality mismatch: %zu positions, record_count %lld",
+                                df->file_path, (long long)df->content_offset, pd->pos.n - before, (long long)df->record_count);
+                pd->pos.n = before;
+            }
+        }
     } else if (df->file_format && strcasecmp(df->file_format, "parquet") != 0) {
         st = floe_error(FLOE_ERR_UNSUPPORTED, "position delete file '%s' in format %s", df->file_path, df->file_format);
     } else {
