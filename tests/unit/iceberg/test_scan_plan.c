@@ -314,6 +314,192 @@ static void splits_cover_each_file_at_row_group_boundaries(void **state) {
     floe_ice_table_free(t);
 }
 
+
+/* ---- sequence-number boundaries on a synthetic table ---------------------- */
+
+typedef struct syn_file {
+    const char *name;
+    floe_ice_content content;
+    int spec;                       /* 0 unpartitioned, 1 identity(cat) */
+    int cat;
+    int64_t seq;
+    const char *ref;                /* referenced data file name, or NULL */
+    bool dv;
+} syn_file;
+
+static const syn_file syn_files[] = {
+    {"d0", FLOE_ICE_CONTENT_DATA, 0, 0, 1, NULL, false},
+    {"d1", FLOE_ICE_CONTENT_DATA, 1, 1, 1, NULL, false},
+    {"d2", FLOE_ICE_CONTENT_DATA, 1, 1, 2, NULL, false},
+    {"d3", FLOE_ICE_CONTENT_DATA, 1, 2, 2, NULL, false},
+    {"p2", FLOE_ICE_CONTENT_POSITION_DELETES, 1, 1, 2, NULL, false},  /* >=: d1, d2 */
+    {"e2", FLOE_ICE_CONTENT_EQUALITY_DELETES, 1, 1, 2, NULL, false},  /* >: d1 only */
+    {"g2", FLOE_ICE_CONTENT_EQUALITY_DELETES, 0, 0, 2, NULL, false},  /* global >: d0, d1 */
+    {"v2", FLOE_ICE_CONTENT_POSITION_DELETES, 1, 2, 2, "d3", true},   /* DV of d3 */
+    {"q2", FLOE_ICE_CONTENT_POSITION_DELETES, 1, 2, 2, NULL, false},  /* replaced by d3's DV */
+    {"r1", FLOE_ICE_CONTENT_POSITION_DELETES, 1, 1, 1, "d2", false},  /* d2 is newer: none */
+};
+
+static void syn_path(char *out, size_t cap, const char *dir, const char *name) {
+    snprintf(out, cap, "%s/data/%s.parquet", dir, name);
+}
+
+static void write_syn_manifest(const char *dir, const char *mname, floe_ice_manifest_content content, int spec_no,
+                               const floe_ice_schema *schema, const floe_ice_partition_spec *spec,
+                               floe_ice_manifest_file *mf, uint8_t bounds[8]) {
+    char path[4096], fp[4096], ref[4096];
+    snprintf(path, sizeof path, "%s/metadata/%s.avro", dir, mname);
+    floe_output *out = NULL;
+    assert_ok(floe_output_create_local(path, 1, &out));
+    floe_ice_manifest_writer_options o = {3, content, schema, spec, 7};
+    floe_ice_manifest_writer *w = NULL;
+    assert_ok(floe_ice_manifest_writer_open(out, &o, &w));
+    int32_t eq_ids[1] = {1};
+    int lo = 1 << 30, hi = -1;
+    for (size_t i = 0; i < sizeof syn_files / sizeof *syn_files; i++) {
+        const syn_file *s = &syn_files[i];
+        bool is_data = s->content == FLOE_ICE_CONTENT_DATA;
+        if (is_data != (content == FLOE_ICE_MANIFEST_DATA) || s->spec != spec_no) continue;
+        floe_ice_manifest_entry e;
+        memset(&e, 0, sizeof e);
+        e.status = FLOE_ICE_STATUS_ADDED;
+        e.snapshot_id = 7;
+        e.sequence_number = s->seq;
+        e.file_sequence_number = s->seq;
+        floe_ice_data_file_init(&e.file);
+        syn_path(fp, sizeof fp, dir, s->name);
+        e.file.content = s->content;
+        e.file.file_path = fp;
+        e.file.file_format = s->dv ? "puffin" : "parquet";
+        e.file.spec_id = spec_no;
+        floe_ice_value part = floe_ice_int(s->cat);
+        e.file.n_partition = spec_no;
+        e.file.partition = &part;
+        e.file.record_count = 10;
+        e.file.file_size_in_bytes = 1000;
+        if (s->content == FLOE_ICE_CONTENT_EQUALITY_DELETES) e.file.n_equality_ids = 1, e.file.equality_ids = eq_ids;
+        if (s->ref) {
+            syn_path(ref, sizeof ref, dir, s->ref);
+            e.file.referenced_data_file = ref;
+        }
+        if (s->dv) {
+            e.file.has_content_offset = e.file.has_content_size_in_bytes = true;
+            e.file.content_offset = 4;
+            e.file.content_size_in_bytes = 40;
+        }
+        if (s->cat < lo) lo = s->cat;
+        if (s->cat > hi) hi = s->cat;
+        assert_ok(floe_ice_manifest_writer_add(w, &e));
+    }
+    assert_ok(floe_ice_manifest_writer_finish(w, mf));
+    mf->manifest_length = (int64_t)out->bytes_written;
+    assert_ok(floe_output_close(out));
+    mf->manifest_path = floe_strdup(path);
+    mf->partition_spec_id = spec_no;
+    mf->content = content;
+    mf->sequence_number = 2;
+    mf->min_sequence_number = 1;
+    mf->added_snapshot_id = 7;
+    mf->n_partitions = spec_no;
+    if (spec_no) {
+        mf->partitions = floe_calloc(1, sizeof *mf->partitions);
+        memcpy(bounds, &lo, 4);
+        memcpy(bounds + 4, &hi, 4);
+        mf->partitions[0] = (floe_ice_field_summary){false, 0, bounds, 4, bounds + 4, 4};
+    }
+}
+
+static void sequence_numbers_decide_which_deletes_apply(void **state) {
+    (void)state;
+    char dir[4096], path[4200];
+    floe_test_tmpdir(dir, sizeof dir, "scan_plan_seq");
+    snprintf(path, sizeof path, "mkdir -p '%s/metadata'", dir);
+    assert_int_equal(system(path), 0);
+    static const char schema_json[] =
+        "{\"type\":\"struct\",\"schema-id\":0,\"fields\":[{\"id\":1,\"name\":\"id\",\"required\":true,\"type\":"
+        "\"long\"},{\"id\":2,\"name\":\"cat\",\"required\":true,\"type\":\"int\"}]}";
+    floe_ice_schema *schema = NULL;
+    assert_ok(floe_ice_schema_from_json_text(schema_json, &schema));
+    floe_ice_partition_spec *s0 = NULL, *s1 = NULL;
+    assert_ok(floe_ice_partition_spec_new(0, &s0));
+    assert_ok(floe_ice_partition_spec_new(1, &s1));
+    assert_ok(floe_ice_partition_spec_add(s1, 2, 1000, "cat", floe_ice_transform_make(FLOE_ICE_TRANSFORM_IDENTITY, 0)));
+    floe_ice_manifest_file mfs[4];
+    memset(mfs, 0, sizeof mfs);
+    uint8_t bounds[4][8];
+    write_syn_manifest(dir, "data0", FLOE_ICE_MANIFEST_DATA, 0, schema, s0, &mfs[0], bounds[0]);
+    write_syn_manifest(dir, "data1", FLOE_ICE_MANIFEST_DATA, 1, schema, s1, &mfs[1], bounds[1]);
+    write_syn_manifest(dir, "del0", FLOE_ICE_MANIFEST_DELETES, 0, schema, s0, &mfs[2], bounds[2]);
+    write_syn_manifest(dir, "del1", FLOE_ICE_MANIFEST_DELETES, 1, schema, s1, &mfs[3], bounds[3]);
+    snprintf(path, sizeof path, "%s/metadata/snap-7.avro", dir);
+    floe_output *out = NULL;
+    assert_ok(floe_output_create_local(path, 1, &out));
+    floe_ice_manifest_list_options lo = {3, 7, FLOE_ICE_NO_SNAPSHOT, 2, true, 0};
+    assert_ok(floe_ice_manifest_list_write(out, &lo, mfs, 4));
+    assert_ok(floe_output_close(out));
+    snprintf(path, sizeof path, "%s/metadata/v1.metadata.json", dir);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fprintf(f,
+            "{\"format-version\":3,\"next-row-id\":100,\"table-uuid\":\"00000000-0000-0000-0000-000000000002\",\"location\":\"%s\","
+            "\"last-sequence-number\":2,\"last-updated-ms\":1,\"last-column-id\":2,\"current-schema-id\":0,"
+            "\"schemas\":[%s],\"default-spec-id\":1,\"partition-specs\":[{\"spec-id\":0,\"fields\":[]},"
+            "{\"spec-id\":1,\"fields\":[{\"name\":\"cat\",\"transform\":\"identity\",\"source-id\":2,\"field-id\":"
+            "1000}]}],\"last-partition-id\":1000,\"default-sort-order-id\":0,\"sort-orders\":[{\"order-id\":0,"
+            "\"fields\":[]}],\"properties\":{},\"current-snapshot-id\":7,\"snapshots\":[{\"snapshot-id\":7,"
+            "\"sequence-number\":2,\"timestamp-ms\":1,\"first-row-id\":0,\"added-rows\":40,\"manifest-list\":\"%s/metadata/snap-7.avro\",\"summary\":"
+            "{\"operation\":\"overwrite\"}}],\"snapshot-log\":[],\"metadata-log\":[]}\n",
+            dir, schema_json, dir);
+    fclose(f);
+    floe_ice_table *t = NULL;
+    assert_ok(floe_ice_table_open(NULL, path, false, &t));
+    floe_ice_scan_plan *p = plan_of(t, NULL, 2);
+    static const struct {
+        const char *data;
+        const char *deletes;
+    } expect[] = {{"d0", "g2"}, {"d1", "e2 g2 p2"}, {"d2", "p2"}, {"d3", "v2"}};
+    int seen = 0;
+    for (int32_t g = 0; g < p->n_groups; g++)
+        for (int32_t k = 0; k < p->groups[g]->n_tasks; k++) {
+            const floe_ice_scan_task *tk = &p->groups[g]->tasks[k];
+            char got[256] = "";
+            for (int32_t j = 0; j < tk->n_deletes; j++) {
+                const char *base = strrchr(tk->deletes[j]->path, '/') + 1;
+                snprintf(got + strlen(got), sizeof got - strlen(got), "%s%.2s", j ? " " : "", base);
+            }
+            const char *name = strrchr(tk->path, '/') + 1;
+            for (size_t e = 0; e < sizeof expect / sizeof *expect; e++)
+                if (!strncmp(name, expect[e].data, 2)) {
+                    if (strcmp(got, expect[e].deletes)) fail_msg("%s: deletes '%s', want '%s'", name, got, expect[e].deletes);
+                    seen++;
+                }
+            if (!strncmp(name, "d3", 2)) {
+                assert_true(tk->deletes[0]->is_dv);
+                assert_int_equal(tk->deletes[0]->content_offset, 4);
+                assert_int_equal(tk->deletes[0]->content_size_in_bytes, 40);
+            }
+        }
+    assert_int_equal(seen, 4);
+    assert_true(p->stats.rows_estimated);
+    assert_int_equal(p->stats.n_delete_files, 4);
+    floe_ice_scan_plan_free(p);
+    /* Partition pruning on cat keeps d1/d2 and the global delete still applies. */
+    floe_ice_value one = floe_ice_int(1);
+    floe_ice_expr *flt = floe_ice_expr_literal(FLOE_ICE_EXPR_EQ, "cat", &one);
+    p = plan_of(t, flt, 1);
+    assert_int_equal(p->stats.n_data_files, 3); /* d0 (unpartitioned) + d1 + d2 */
+    floe_ice_scan_plan_free(p);
+    floe_ice_expr_free(flt);
+    floe_ice_table_free(t);
+    for (int i = 0; i < 4; i++) {
+        floe_free((char *)mfs[i].manifest_path);
+        floe_free(mfs[i].partitions);
+    }
+    floe_ice_partition_spec_free(s0);
+    floe_ice_partition_spec_free(s1);
+    floe_ice_schema_free(schema);
+}
+
 /* ---- codec ---------------------------------------------------------------- */
 
 static void task_groups_round_trip_through_bytes(void **state) {
@@ -381,6 +567,7 @@ static void manifest_cache_serves_repeated_plans(void **state) {
 }
 
 FLOE_TEST_MAIN(cmocka_unit_test(deletes_of_every_kind_attach_as_the_spec_says),
+               cmocka_unit_test(sequence_numbers_decide_which_deletes_apply),
                cmocka_unit_test(selective_filter_prunes_generated_bounds_without_opening_data),
                cmocka_unit_test(pruning_never_drops_a_file_of_a_matching_partition),
                cmocka_unit_test(empty_scan_has_exactly_one_empty_group),
