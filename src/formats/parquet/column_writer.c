@@ -15,6 +15,7 @@
  * finished and written before the data pages, whose offsets count from it.
  */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 #include <zlib.h>
 
@@ -394,8 +395,23 @@ static floe_status reserve_idx(pqw_column *c, int64_t more) {
 
 /* ------------------------------------------------------------ values */
 
+static int cmp_hash(const void *a, const void *b) {
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* Room for `more` Bloom hashes.  Before growing a large array, repeated
+ * values are dropped, so memory follows the distinct values of the chunk. */
 static floe_status reserve_bh(pqw_column *c, int64_t more) {
     if (c->n_bh + more <= c->bh_cap) return NULL;
+    if (c->n_bh >= 65536) {
+        qsort(c->bh, (size_t)c->n_bh, sizeof *c->bh, cmp_hash);
+        int64_t u = 0;
+        for (int64_t i = 0; i < c->n_bh; i++)
+            if (i == 0 || c->bh[i] != c->bh[u - 1]) c->bh[u++] = c->bh[i];
+        c->n_bh = u;
+        if (c->n_bh + more <= c->bh_cap && c->n_bh < c->bh_cap / 2) return NULL;
+    }
     int64_t cap = c->bh_cap ? c->bh_cap : 1024;
     while (cap < c->n_bh + more) cap *= 2;
     uint64_t *p = floe_realloc(c->bh, (size_t)cap * sizeof *p);

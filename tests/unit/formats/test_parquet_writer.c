@@ -12,6 +12,7 @@
 #include "formats/parquet/file.h"
 #include "formats/parquet/reader.h"
 #include "formats/parquet/writer.h"
+#include "formats/parquet/writer_internal.h"
 #include "../../tools/pq_sample_data.h"
 
 /* Write `rows` sample rows in batches of `batch` to path. */
@@ -677,6 +678,62 @@ static void all_null_columns_get_null_counts_and_null_pages(void **state) {
     floe_type_release(s);
 }
 
+static void bloom_filter_is_sized_by_distinct_values(void **state) {
+    (void)state;
+    char dir[512], path[700];
+    floe_test_tmpdir(dir, sizeof dir, "pqw_bloom");
+    snprintf(path, sizeof path, "%s/b.parquet", dir);
+    floe_field f = {(char *)"x", floe_type_primitive(FLOE_TYPE_INT64), false, 5};
+    floe_schema *s = NULL;
+    assert_ok(floe_type_struct(&f, 1, &s));
+    int64_t n = 200000;
+    floe_builder *b = NULL;
+    assert_ok(floe_builder_new(s->children[0].type, n, &b));
+    for (int64_t i = 0; i < n; i++) assert_ok(floe_builder_append_int64(b, i % 1000));
+    floe_array *a = NULL;
+    assert_ok(floe_builder_finish(b, &a));
+    floe_batch *batch = NULL;
+    assert_ok(floe_batch_new(s, &a, 1, n, &batch));
+    floe_output *out = NULL;
+    assert_ok(floe_output_create_local(path, 1, &out));
+    floe_pq_write_options o;
+    floe_pq_write_options_init(&o);
+    floe_pq_column_option co = {5, NULL, FLOE_PQ_WENC_DEFAULT, true};
+    o.columns = &co;
+    o.n_columns = 1;
+    floe_pq_writer *w = NULL;
+    assert_ok(floe_pq_writer_open(out, s, &o, &w));
+    assert_ok(floe_pq_writer_write(w, batch));
+    assert_ok(floe_pq_writer_close(w, NULL));
+    floe_pq_file *pf = NULL;
+    assert_ok(floe_pq_file_open_path(path, &pf));
+    const floe_pq_column_meta *m = &floe_pq_file_chunk(pf, 0, 0)->meta_data;
+    assert_true(m->has_bloom_filter_offset && m->has_bloom_filter_length);
+    uint8_t *buf = floe_malloc((size_t)m->bloom_filter_length);
+    assert_non_null(buf);
+    assert_ok(floe_input_read(pf->in, (uint64_t)m->bloom_filter_offset,
+                              (size_t)m->bloom_filter_length, buf));
+    floe_pq_bloom_filter_header hdr;
+    size_t used = 0;
+    assert_ok(floe_pq_decode_bloom_filter_header(buf, (size_t)m->bloom_filter_length, 0, &hdr,
+                                                 &used));
+    /* 1000 distinct values at 1% need ~1.2 KB: sized by distinct values */
+    assert_true(hdr.num_bytes >= 1024 && hdr.num_bytes <= 4096);
+    assert_int_equal((size_t)hdr.num_bytes + used, (size_t)m->bloom_filter_length);
+    uint32_t *words = floe_malloc((size_t)hdr.num_bytes);
+    assert_non_null(words);
+    memcpy(words, buf + used, (size_t)hdr.num_bytes);
+    for (int64_t v = 0; v < 1000; v++)
+        assert_true(pqw_bloom_check(words, (uint32_t)hdr.num_bytes / 32, pqw_xxh64(&v, 8)));
+    floe_free(words);
+    floe_free(buf);
+    floe_pq_file_close(pf);
+    floe_batch_release(batch);
+    floe_array_release(a);
+    floe_builder_free(b);
+    floe_type_release(s);
+}
+
 FLOE_TEST_MAIN(cmocka_unit_test(every_codec_round_trips_every_type),
                cmocka_unit_test(plain_delta_rle_and_dictionary_fallback_round_trip),
                cmocka_unit_test(bad_encoding_override_is_rejected),
@@ -689,4 +746,5 @@ FLOE_TEST_MAIN(cmocka_unit_test(every_codec_round_trips_every_type),
                cmocka_unit_test(row_groups_and_pages_split_by_bytes),
                cmocka_unit_test(sliced_batches_write_only_their_rows),
                cmocka_unit_test(batch_of_another_schema_is_a_type_error),
-               cmocka_unit_test(all_null_columns_get_null_counts_and_null_pages))
+               cmocka_unit_test(all_null_columns_get_null_counts_and_null_pages),
+               cmocka_unit_test(bloom_filter_is_sized_by_distinct_values))
