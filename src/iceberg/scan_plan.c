@@ -390,7 +390,9 @@ static int cmp_del_seq(const void *a, const void *b, void *ctx) {
     return x->d.content_offset < y->d.content_offset ? -1 : x->d.content_offset > y->d.content_offset;
 }
 
-static void sort_list(planner *pl, dlist *l) { qsort_r(l->idx, (size_t)l->n, sizeof *l->idx, cmp_del_seq, pl->dels); }
+static void sort_list(planner *pl, dlist *l) {
+    if (l->n > 1) qsort_r(l->idx, (size_t)l->n, sizeof *l->idx, cmp_del_seq, pl->dels);
+}
 
 static floe_status add_delete(planner *pl, const floe_ice_manifest_entry *e, floe_buf *key) {
     const floe_ice_data_file *f = &e->file;
@@ -820,7 +822,7 @@ static int cmp_order_path(const void *a, const void *b, void *ctx) {
 }
 
 static floe_status pack(planner *pl, int32_t target, floe_ice_scan_plan *p) {
-    qsort(pl->tasks, pl->n_tasks, sizeof *pl->tasks, cmp_task_weight);
+    if (pl->n_tasks > 1) qsort(pl->tasks, pl->n_tasks, sizeof *pl->tasks, cmp_task_weight);
     int32_t n_groups = pl->n_tasks < (size_t)target ? (int32_t)pl->n_tasks : target;
     if (n_groups < 1) n_groups = 1;
     p->groups = floe_calloc((size_t)n_groups, sizeof *p->groups);
@@ -851,7 +853,7 @@ static floe_status pack(planner *pl, int32_t target, floe_ice_scan_plan *p) {
     for (int32_t gi = 0; !st && gi < n_groups; gi++) {
         size_t *o = order + counts[gi];
         size_t n = counts[gi + 1] - counts[gi];
-        qsort_r(o, n, sizeof *o, cmp_order_path, pl->tasks);
+        if (n > 1) qsort_r(o, n, sizeof *o, cmp_order_path, pl->tasks);
         st = make_group(pl, gi, o, n, &p->groups[gi]);
     }
     floe_free(assign);

@@ -347,7 +347,7 @@ static void syn_path(char *out, size_t cap, const char *dir, const char *name) {
 static void write_syn_manifest(const char *dir, const char *mname, floe_ice_manifest_content content, int spec_no,
                                const floe_ice_schema *schema, const floe_ice_partition_spec *spec,
                                floe_ice_manifest_file *mf, uint8_t bounds[8]) {
-    char path[4096], fp[4096], ref[4096];
+    char path[1200], fp[1200], ref[1200];
     snprintf(path, sizeof path, "%s/metadata/%s.avro", dir, mname);
     floe_output *out = NULL;
     assert_ok(floe_output_create_local(path, 1, &out));
@@ -411,7 +411,7 @@ static void write_syn_manifest(const char *dir, const char *mname, floe_ice_mani
 
 static void sequence_numbers_decide_which_deletes_apply(void **state) {
     (void)state;
-    char dir[4096], path[4200];
+    char dir[1024], path[1200];
     floe_test_tmpdir(dir, sizeof dir, "scan_plan_seq");
     snprintf(path, sizeof path, "mkdir -p '%s/metadata'", dir);
     assert_int_equal(system(path), 0);
