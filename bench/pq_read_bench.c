@@ -172,6 +172,7 @@ static int bench_write(const char *path, const char *out_path, int runs) {
 }
 
 int main(int argc, char **argv) {
+    floe_memory_tune_process();
     if (argc == 5 && !strcmp(argv[1], "read")) {
         int threads = atoi(argv[3]), runs = atoi(argv[4]);
         if (threads < 1 || runs < 1 || runs > 64) goto usage;

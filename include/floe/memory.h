@@ -55,6 +55,16 @@ void floe_free(void *p);
 char *floe_strdup(const char *s);
 char *floe_strndup(const char *s, size_t n);
 
+/* Tune the C allocator for an engine process (call once, early, from main):
+ * keep freed memory in the heap instead of returning it to the kernel.
+ * Scans allocate and free batch buffers of a few MiB at a high rate; with
+ * glibc's defaults each one is a fresh mmap whose pages fault in again on
+ * first touch, which on some virtual machines costs tens of microseconds
+ * per page and dominated decode time (10x on the lineitem read benchmark).
+ * Changes process-wide malloc settings, so a library never calls it by
+ * itself; embedding programs may. */
+void floe_memory_tune_process(void);
+
 /* Allocate an array of `count` elements of `size` bytes, NULL on overflow. */
 void *floe_malloc_array(size_t count, size_t size);
 

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "cli/commands.h"
+#include "floe/memory.h"
 #include "floe/version.h"
 
 static void usage(FILE *out) {
@@ -32,6 +33,7 @@ static void usage(FILE *out) {
 }
 
 int main(int argc, char **argv) {
+    floe_memory_tune_process();
     if (argc < 2) {
         usage(stderr);
         return 2;
