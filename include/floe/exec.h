@@ -1,0 +1,314 @@
+/*
+ * exec.h — floe's physical execution layer: scalar expressions, plan nodes,
+ * streams of record batches, the plan codec and a small local runtime.
+ *
+ * Plan nodes follow DataFusion's ExecutionPlan and PostgreSQL's node
+ * functions (DESIGN.md §2).  A node is immutable and reference-counted.  It
+ * is made by a constructor from its PARTS alone (children, expressions,
+ * batches, limits ...), and those parts are readable through accessors; the
+ * plan codec writes exactly those parts and decoding calls the same
+ * constructor, so derived state (inferred types, output schema) is rebuilt,
+ * never shipped.  Executing a node gives one stream per output partition;
+ * nodes share no mutable state across partitions.
+ *
+ * Streams: next() gives one batch (caller owns a reference) or *out = NULL
+ * at the end.  A stream never ends early as if it were empty: when a child
+ * fails or the query is cancelled, next() returns the error
+ * (FLOE_ERR_CANCELLED for cancellation).  close() frees the stream (any
+ * time, also before the end).
+ *
+ * Expressions are untyped trees over column indices; their types are
+ * inferred against an input schema (floe_expr_type) and checked when a node
+ * is constructed.  Evaluation is per batch, producing a whole array.
+ */
+#ifndef FLOE_EXEC_H
+#define FLOE_EXEC_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "floe/columnar.h"
+#include "floe/memory.h"
+#include "floe/status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct floe_threadpool; /* src/base/threadpool.h */
+struct floe_cancel;
+
+/* ------------------------------------------------------------ expressions */
+
+typedef enum floe_expr_kind {
+    FLOE_EXPR_COLUMN = 0,  /* input column by index                        */
+    FLOE_EXPR_LITERAL,     /* a typed value: a one-slot array (may be null) */
+    FLOE_EXPR_CMP,         /* op: floe_cmp_op, 2 args                       */
+    FLOE_EXPR_AND,         /* 2 args, SQL three-valued                      */
+    FLOE_EXPR_OR,          /* 2 args, SQL three-valued                      */
+    FLOE_EXPR_NOT,         /* 1 arg                                         */
+    FLOE_EXPR_IS_NULL,     /* 1 arg                                         */
+    FLOE_EXPR_IS_NOT_NULL, /* 1 arg                                         */
+    FLOE_EXPR_ARITH,       /* op: floe_arith_op, 2 args                     */
+    FLOE_EXPR_CAST,        /* 1 arg, to cast_type                           */
+    FLOE_EXPR_CASE,        /* args: when1, then1, ..., [else]; op: 1 = has
+                              ELSE.  Lazy: a branch is evaluated only on the
+                              rows that take it (CASE WHEN x <> 0 THEN 1/x) */
+    FLOE_EXPR_IN,          /* args: value, item1, ...; SQL NULL rules       */
+    FLOE_EXPR_COALESCE,    /* args: 1 or more; first non-NULL, lazily       */
+    FLOE_EXPR_KIND_COUNT_
+} floe_expr_kind;
+
+typedef enum floe_cmp_op {
+    FLOE_CMP_EQ = 0, FLOE_CMP_NE, FLOE_CMP_LT, FLOE_CMP_LE, FLOE_CMP_GT, FLOE_CMP_GE
+} floe_cmp_op;
+
+typedef enum floe_arith_op {
+    FLOE_ARITH_ADD = 0, FLOE_ARITH_SUB, FLOE_ARITH_MUL, FLOE_ARITH_DIV, FLOE_ARITH_MOD
+} floe_arith_op;
+
+/* An immutable, reference-counted expression tree.  Read-only parts. */
+typedef struct floe_expr {
+    _Atomic int32_t refcount_;
+    floe_expr_kind kind;
+    int32_t op;             /* floe_cmp_op / floe_arith_op, else 0 */
+    int32_t column;         /* COLUMN */
+    floe_array *literal;    /* LITERAL: one slot */
+    floe_type *cast_type;   /* CAST */
+    int32_t n_args;
+    struct floe_expr **args;
+} floe_expr;
+
+/* Constructors return a new expression (one reference) and RETAIN their
+ * arguments (the caller keeps its own references). */
+floe_status floe_expr_column(int32_t index, floe_expr **out) FLOE_WARN_UNUSED;
+/* `value` must have exactly one slot; it is retained. */
+floe_status floe_expr_literal(floe_array *value, floe_expr **out) FLOE_WARN_UNUSED;
+floe_status floe_expr_lit_int32(int32_t v, floe_expr **out) FLOE_WARN_UNUSED;
+floe_status floe_expr_lit_int64(int64_t v, floe_expr **out) FLOE_WARN_UNUSED;
+floe_status floe_expr_lit_double(double v, floe_expr **out) FLOE_WARN_UNUSED;
+floe_status floe_expr_lit_bool(bool v, floe_expr **out) FLOE_WARN_UNUSED;
+floe_status floe_expr_lit_string(const char *v, floe_expr **out) FLOE_WARN_UNUSED;
+/* A typed NULL literal. */
+floe_status floe_expr_lit_null(floe_type *type, floe_expr **out) FLOE_WARN_UNUSED;
+floe_status floe_expr_cmp(floe_cmp_op op, floe_expr *l, floe_expr *r, floe_expr **out) FLOE_WARN_UNUSED;
+floe_status floe_expr_arith(floe_arith_op op, floe_expr *l, floe_expr *r, floe_expr **out) FLOE_WARN_UNUSED;
+floe_status floe_expr_and(floe_expr *l, floe_expr *r, floe_expr **out) FLOE_WARN_UNUSED;
+floe_status floe_expr_or(floe_expr *l, floe_expr *r, floe_expr **out) FLOE_WARN_UNUSED;
+floe_status floe_expr_not(floe_expr *a, floe_expr **out) FLOE_WARN_UNUSED;
+floe_status floe_expr_is_null(floe_expr *a, bool negated, floe_expr **out) FLOE_WARN_UNUSED;
+floe_status floe_expr_cast(floe_expr *a, floe_type *to, floe_expr **out) FLOE_WARN_UNUSED;
+/* CASE WHEN whens[i] THEN thens[i] ... ELSE else_ END (else_ may be NULL). */
+floe_status floe_expr_case(floe_expr *const *whens, floe_expr *const *thens, int32_t n, floe_expr *else_,
+                           floe_expr **out) FLOE_WARN_UNUSED;
+floe_status floe_expr_in(floe_expr *value, floe_expr *const *items, int32_t n, floe_expr **out) FLOE_WARN_UNUSED;
+floe_status floe_expr_coalesce(floe_expr *const *args, int32_t n, floe_expr **out) FLOE_WARN_UNUSED;
+/* The generic constructor from parts (used by the codec); checks arity. */
+floe_status floe_expr_make(floe_expr_kind kind, int32_t op, int32_t column, floe_array *literal,
+                           floe_type *cast_type, floe_expr *const *args, int32_t n_args,
+                           floe_expr **out) FLOE_WARN_UNUSED;
+
+floe_expr *floe_expr_retain(floe_expr *e); /* NULL-safe */
+void floe_expr_release(floe_expr *e);      /* NULL-safe */
+
+/* The result type of `e` over rows of `schema` (one reference), or
+ * FLOE_ERR_TYPE naming the offending operator and operand types. */
+floe_status floe_expr_type(const floe_expr *e, const floe_schema *schema,
+                           floe_type **out) FLOE_WARN_UNUSED;
+/* Evaluate over a batch: an array of batch->num_rows slots.  Arithmetic
+ * overflow, division by zero and bad casts are errors naming the value. */
+floe_status floe_expr_eval(const floe_expr *e, const floe_batch *batch,
+                           floe_array **out) FLOE_WARN_UNUSED;
+/* Evaluate a BOOL predicate and return the selection vector of rows where
+ * it is TRUE (not false, not null): *sel (floe_malloc'd, caller frees) with
+ * *n entries. */
+floe_status floe_expr_select(const floe_expr *e, const floe_batch *batch, uint32_t **sel,
+                             int64_t *n) FLOE_WARN_UNUSED;
+/* Text form for EXPLAIN: "(#0 > 5)", "CAST(#1 AS int64)". */
+floe_status floe_expr_to_string(const floe_expr *e, struct floe_buf *out) FLOE_WARN_UNUSED;
+
+/* ------------------------------------------------------- execution context */
+
+typedef struct floe_exec_ctx {
+    struct floe_threadpool *pool;     /* NULL: the process-wide default pool */
+    int64_t batch_size;               /* target rows per batch (> 0)        */
+    const struct floe_cancel *cancel; /* query cancellation; may be NULL    */
+    floe_mem_tracker *mem;            /* query memory; may be NULL          */
+} floe_exec_ctx;
+
+/* ---------------------------------------------------------------- streams */
+
+typedef struct floe_stream floe_stream;
+struct floe_stream {
+    floe_status (*next)(floe_stream *s, floe_batch **out);
+    void (*close)(floe_stream *s);
+};
+static inline floe_status floe_stream_next(floe_stream *s, floe_batch **out) {
+    return s->next(s, out);
+}
+static inline void floe_stream_close(floe_stream *s) {
+    if (s) s->close(s);
+}
+
+/* ------------------------------------------------------------- plan nodes */
+
+typedef enum floe_dist_kind {
+    FLOE_DIST_UNSPECIFIED = 0, /* any partitioning                          */
+    FLOE_DIST_SINGLE,          /* exactly one partition                     */
+    FLOE_DIST_HASH             /* hash-partitioned on `exprs`               */
+} floe_dist_kind;
+
+typedef struct floe_distribution {
+    floe_dist_kind kind;
+    int32_t n_exprs;
+    floe_expr *const *exprs; /* HASH: borrowed from the node */
+} floe_distribution;
+
+typedef struct floe_sort_key {
+    floe_expr *expr;
+    bool descending;
+    bool nulls_first;
+} floe_sort_key;
+
+typedef struct floe_plan floe_plan;
+struct floe_reader; /* codec input, see floe_codec_* below */
+
+/* What a node type provides.  Every node type registers one of these by
+ * name (floe_plan_register) so the codec can decode it. */
+typedef struct floe_plan_vtable {
+    const char *name; /* "Values", "Filter", ... */
+    floe_status (*execute)(const floe_plan *p, int32_t partition, const floe_exec_ctx *ctx,
+                           floe_stream **out);
+    /* Write the node-specific parts (children are written by the codec). */
+    floe_status (*encode_parts)(const floe_plan *p, struct floe_buf *out);
+    /* Read the parts and call the constructor; `children` are borrowed. */
+    floe_status (*decode_parts)(struct floe_reader *r, floe_plan *const *children,
+                                int32_t n_children, floe_plan **out);
+    /* Append the parts as text for EXPLAIN ("predicate=(#0 > 1)"). */
+    floe_status (*explain_parts)(const floe_plan *p, struct floe_buf *out);
+    /* Required input distribution of child i (default UNSPECIFIED). */
+    floe_distribution (*required_input)(const floe_plan *p, int32_t child);
+    void (*free_parts)(floe_plan *p);
+} floe_plan_vtable;
+
+/* The common head of every node.  Node types embed it first. */
+struct floe_plan {
+    const floe_plan_vtable *vt;
+    _Atomic int32_t refcount_;
+    floe_schema *schema;      /* output schema */
+    int32_t n_partitions;     /* output partitions */
+    int32_t n_children;
+    floe_plan **children;     /* one reference each */
+    int32_t n_ordering;       /* output ordering (0: none known) */
+    floe_sort_key *ordering;
+};
+
+floe_plan *floe_plan_retain(floe_plan *p); /* NULL-safe */
+void floe_plan_release(floe_plan *p);      /* NULL-safe */
+
+static inline const char *floe_plan_type_name(const floe_plan *p) { return p->vt->name; }
+static inline const floe_schema *floe_plan_schema(const floe_plan *p) { return p->schema; }
+static inline int32_t floe_plan_partitions(const floe_plan *p) { return p->n_partitions; }
+static inline int32_t floe_plan_num_children(const floe_plan *p) { return p->n_children; }
+static inline floe_plan *floe_plan_child(const floe_plan *p, int32_t i) { return p->children[i]; }
+floe_distribution floe_plan_required_input(const floe_plan *p, int32_t child);
+
+/* Open a stream over output partition `partition` (0 .. partitions-1). */
+floe_status floe_plan_execute(const floe_plan *p, int32_t partition, const floe_exec_ctx *ctx,
+                              floe_stream **out) FLOE_WARN_UNUSED;
+
+/* ---- node types: constructors from parts and accessors ----------------- */
+
+/* Values: literal batches (all with `schema`-compatible schemas), dealt
+ * round-robin over `n_partitions` partitions (batch i to partition
+ * i % n_partitions); batches longer than ctx->batch_size are sliced. */
+floe_status floe_plan_values(floe_schema *schema, floe_batch *const *batches, int32_t n_batches,
+                             int32_t n_partitions, floe_plan **out) FLOE_WARN_UNUSED;
+int32_t floe_values_num_batches(const floe_plan *p);
+floe_batch *floe_values_batch(const floe_plan *p, int32_t i); /* borrowed */
+
+/* Filter: rows of the child where `predicate` (BOOL) is TRUE. */
+floe_status floe_plan_filter(floe_plan *child, floe_expr *predicate, floe_plan **out) FLOE_WARN_UNUSED;
+const floe_expr *floe_filter_predicate(const floe_plan *p);
+
+/* Projection: one output column per expression, named names[i]. */
+floe_status floe_plan_projection(floe_plan *child, floe_expr *const *exprs, const char *const *names,
+                                 int32_t n, floe_plan **out) FLOE_WARN_UNUSED;
+int32_t floe_projection_num_exprs(const floe_plan *p);
+const floe_expr *floe_projection_expr(const floe_plan *p, int32_t i);
+const char *floe_projection_name(const floe_plan *p, int32_t i);
+
+/* Limit: skip `offset` rows then pass at most `fetch` rows (-1: no limit),
+ * in each partition independently.  For a global limit put it over a
+ * CoalescePartitions (or any single-partition child). */
+floe_status floe_plan_limit(floe_plan *child, int64_t offset, int64_t fetch, floe_plan **out) FLOE_WARN_UNUSED;
+int64_t floe_limit_offset(const floe_plan *p);
+int64_t floe_limit_fetch(const floe_plan *p);
+
+/* CoalescePartitions: the child's partitions merged into one (in no
+ * particular order), each run as a task on the pool feeding a bounded
+ * queue.  The first error cancels the other partitions and is returned.
+ * Its consumer blocks while waiting for producers, so with a one-thread
+ * pool a CoalescePartitions must not itself run inside a pool task. */
+floe_status floe_plan_coalesce(floe_plan *child, floe_plan **out) FLOE_WARN_UNUSED;
+
+/* ------------------------------------------------------------- registry */
+
+/* Register a node type for the codec (thread-safe; the built-in types are
+ * always known).  Registering another vtable under a known name is
+ * FLOE_ERR_ALREADY_EXISTS. */
+floe_status floe_plan_register(const floe_plan_vtable *vt) FLOE_WARN_UNUSED;
+const floe_plan_vtable *floe_plan_lookup(const char *name);
+
+/* ---------------------------------------------------------------- codec */
+
+/* Binary plan encoding: "FLOEPLAN" + u32 version, then the node tree
+ * pre-order: type name, child count, children, the node's parts. */
+#define FLOE_PLAN_CODEC_VERSION 1
+
+floe_status floe_plan_encode(const floe_plan *p, struct floe_buf *out) FLOE_WARN_UNUSED;
+floe_status floe_plan_decode(const uint8_t *data, size_t len, floe_plan **out) FLOE_WARN_UNUSED;
+/* Encode, decode and re-encode; FLOE_ERR_INTERNAL if the two encodings
+ * differ (a node forgot a part).  *copy is the decoded plan. */
+floe_status floe_plan_roundtrip(const floe_plan *p, floe_plan **copy) FLOE_WARN_UNUSED;
+
+/* Helpers for node types' encode_parts/decode_parts.  All integers are
+ * little-endian fixed width. */
+typedef struct floe_reader {
+    const uint8_t *data;
+    size_t len;
+    size_t pos;
+} floe_reader;
+floe_status floe_codec_put_i64(struct floe_buf *b, int64_t v) FLOE_WARN_UNUSED;
+floe_status floe_codec_put_str(struct floe_buf *b, const char *s) FLOE_WARN_UNUSED;
+floe_status floe_codec_put_type(struct floe_buf *b, const floe_type *t) FLOE_WARN_UNUSED;
+floe_status floe_codec_put_array(struct floe_buf *b, const floe_array *a) FLOE_WARN_UNUSED;
+floe_status floe_codec_put_batch(struct floe_buf *b, const floe_batch *batch) FLOE_WARN_UNUSED;
+floe_status floe_codec_put_expr(struct floe_buf *b, const floe_expr *e) FLOE_WARN_UNUSED;
+floe_status floe_codec_get_i64(floe_reader *r, int64_t *v) FLOE_WARN_UNUSED;
+/* *s is floe_malloc'd (caller frees). */
+floe_status floe_codec_get_str(floe_reader *r, char **s) FLOE_WARN_UNUSED;
+floe_status floe_codec_get_type(floe_reader *r, floe_type **t) FLOE_WARN_UNUSED;
+floe_status floe_codec_get_array(floe_reader *r, floe_array **a) FLOE_WARN_UNUSED;
+floe_status floe_codec_get_batch(floe_reader *r, floe_batch **b) FLOE_WARN_UNUSED;
+floe_status floe_codec_get_expr(floe_reader *r, floe_expr **e) FLOE_WARN_UNUSED;
+
+/* -------------------------------------------------------------- runtime */
+
+/* Run every output partition (on the pool when there are several) and
+ * collect the batches in partition order.  *batches is floe_malloc'd;
+ * release each batch and free the array (floe_exec_batches_free).  With
+ * FLOE_PLAN_ROUNDTRIP=1 in the environment the plan is first encoded,
+ * decoded and the copy executed instead (DESIGN.md §2). */
+floe_status floe_exec_collect(const floe_plan *p, const floe_exec_ctx *ctx, floe_batch ***batches,
+                              int64_t *n_batches) FLOE_WARN_UNUSED;
+void floe_exec_batches_free(floe_batch **batches, int64_t n);
+
+/* EXPLAIN text: one line per node, indented by depth:
+ *   "Filter: predicate=(#0 > 1), partitions=2" */
+floe_status floe_plan_explain(const floe_plan *p, struct floe_buf *out) FLOE_WARN_UNUSED;
+
+#ifdef __cplusplus
+}
+#endif
+#endif

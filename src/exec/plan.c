@@ -1,0 +1,879 @@
+/*
+ * plan.c — the plan node contract and the first node types: Values,
+ * Filter, Projection, Limit and CoalescePartitions; the node-type registry
+ * the codec decodes by; the collect runtime and EXPLAIN.
+ *
+ * Every node embeds `floe_plan` first and is built only by its
+ * constructor from parts, which derives the output schema and partition
+ * count and checks expression types against the child's schema.  Streams
+ * hold the per-partition state; nodes are immutable and shareable.
+ */
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "base/buffer.h"
+#include "base/threadpool.h"
+#include "floe/exec.h"
+
+/* ------------------------------------------------------------- the head */
+
+/* Fill the common head; retains schema and children.  On failure the
+ * caller frees the node with floe_plan_release (head fields are safe). */
+static floe_status plan_init(floe_plan *p, const floe_plan_vtable *vt, floe_schema *schema,
+                             int32_t n_partitions, floe_plan *const *children, int32_t n_children) {
+    p->vt = vt;
+    atomic_init(&p->refcount_, 1);
+    p->schema = floe_type_retain(schema);
+    p->n_partitions = n_partitions;
+    if (n_children) {
+        p->children = floe_calloc((size_t)n_children, sizeof *p->children);
+        if (!p->children) return floe_error(FLOE_ERR_OUT_OF_MEMORY, "allocating a %s node", vt->name);
+        p->n_children = n_children;
+        for (int32_t i = 0; i < n_children; i++) p->children[i] = floe_plan_retain(children[i]);
+    }
+    return NULL;
+}
+
+floe_plan *floe_plan_retain(floe_plan *p) {
+    if (p) atomic_fetch_add(&p->refcount_, 1);
+    return p;
+}
+
+void floe_plan_release(floe_plan *p) {
+    if (!p || atomic_fetch_sub(&p->refcount_, 1) != 1) return;
+    if (p->vt->free_parts) p->vt->free_parts(p);
+    for (int32_t i = 0; i < p->n_children; i++) floe_plan_release(p->children[i]);
+    floe_free(p->children);
+    for (int32_t i = 0; i < p->n_ordering; i++) floe_expr_release(p->ordering[i].expr);
+    floe_free(p->ordering);
+    floe_type_release(p->schema);
+    floe_free(p);
+}
+
+floe_distribution floe_plan_required_input(const floe_plan *p, int32_t child) {
+    if (p->vt->required_input) return p->vt->required_input(p, child);
+    floe_distribution d = {FLOE_DIST_UNSPECIFIED, 0, NULL};
+    return d;
+}
+
+floe_status floe_plan_execute(const floe_plan *p, int32_t partition, const floe_exec_ctx *ctx,
+                              floe_stream **out) {
+    *out = NULL;
+    if (partition < 0 || partition >= p->n_partitions)
+        return floe_error(FLOE_ERR_INVALID_ARGUMENT, "%s: partition %d out of range (0..%d)", p->vt->name,
+                          partition, p->n_partitions - 1);
+    FLOE_TRY(floe_cancel_check(ctx->cancel, p->vt->name));
+    return p->vt->execute(p, partition, ctx, out);
+}
+
+/* Schema field list with one nullable field per (name, type). */
+static floe_status make_schema(const char *const *names, floe_type *const *types, int32_t n, floe_schema **out) {
+    floe_field *f = floe_calloc((size_t)(n ? n : 1), sizeof *f);
+    if (!f) return floe_error(FLOE_ERR_OUT_OF_MEMORY, "allocating a schema");
+    floe_status st = NULL;
+    for (int32_t i = 0; i < n && !st; i++) st = floe_field_init(&f[i], names[i], types[i], true, -1);
+    if (!st) st = floe_type_struct(f, n, out);
+    for (int32_t i = 0; i < n; i++) floe_field_clear(&f[i]);
+    floe_free(f);
+    return st;
+}
+
+/* --------------------------------------------------------------- Values */
+
+typedef struct values_plan {
+    floe_plan head;
+    int32_t n_batches;
+    floe_batch **batches;
+} values_plan;
+
+typedef struct values_stream {
+    floe_stream base;
+    const values_plan *p;
+    const floe_cancel *cancel;
+    int64_t batch_size;
+    int32_t next_batch; /* index into p->batches */
+    int64_t row;        /* rows of that batch already returned */
+} values_stream;
+
+static floe_status values_next(floe_stream *s_, floe_batch **out) {
+    values_stream *s = (values_stream *)s_;
+    *out = NULL;
+    FLOE_TRY(floe_cancel_check(s->cancel, "Values"));
+    int32_t np = s->p->head.n_partitions;
+    while (s->next_batch < s->p->n_batches) {
+        floe_batch *b = s->p->batches[s->next_batch];
+        if (s->row >= b->num_rows) {
+            s->next_batch += np;
+            s->row = 0;
+            continue;
+        }
+        int64_t len = b->num_rows - s->row;
+        if (len > s->batch_size) len = s->batch_size;
+        if (s->row == 0 && len == b->num_rows) *out = floe_batch_retain(b);
+        else FLOE_TRY(floe_batch_slice(b, s->row, len, out));
+        s->row += len;
+        return NULL;
+    }
+    return NULL;
+}
+
+static void simple_close(floe_stream *s) { floe_free(s); }
+
+static floe_status values_execute(const floe_plan *p, int32_t partition, const floe_exec_ctx *ctx,
+                                  floe_stream **out) {
+    values_stream *s = floe_calloc(1, sizeof *s);
+    if (!s) return floe_error(FLOE_ERR_OUT_OF_MEMORY, "opening a Values stream");
+    s->base.next = values_next;
+    s->base.close = simple_close;
+    s->p = (const values_plan *)p;
+    s->cancel = ctx->cancel;
+    s->batch_size = ctx->batch_size > 0 ? ctx->batch_size : 8192;
+    s->next_batch = partition;
+    *out = &s->base;
+    return NULL;
+}
+
+static floe_status values_encode(const floe_plan *p_, floe_buf *out) {
+    const values_plan *p = (const values_plan *)p_;
+    FLOE_TRY(floe_codec_put_type(out, p->head.schema));
+    FLOE_TRY(floe_codec_put_i64(out, p->head.n_partitions));
+    FLOE_TRY(floe_codec_put_i64(out, p->n_batches));
+    for (int32_t i = 0; i < p->n_batches; i++) FLOE_TRY(floe_codec_put_batch(out, p->batches[i]));
+    return NULL;
+}
+
+static floe_status values_decode(floe_reader *r, floe_plan *const *children, int32_t n_children, floe_plan **out) {
+    (void)children;
+    (void)n_children;
+    floe_type *schema = NULL;
+    int64_t np = 0, nb = 0;
+    floe_batch **b = NULL;
+    int64_t got = 0;
+    floe_status st = floe_codec_get_type(r, &schema);
+    if (!st) st = floe_codec_get_i64(r, &np);
+    if (!st) st = floe_codec_get_i64(r, &nb);
+    if (!st && (nb < 0 || nb > (int64_t)(r->len - r->pos)))
+        st = floe_error(FLOE_ERR_CORRUPT, "Values: batch count %lld is impossible", (long long)nb);
+    if (!st && (np < 1 || np > INT32_MAX))
+        st = floe_error(FLOE_ERR_CORRUPT, "Values: partition count %lld is impossible", (long long)np);
+    if (!st && !(b = floe_calloc((size_t)(nb ? nb : 1), sizeof *b)))
+        st = floe_error(FLOE_ERR_OUT_OF_MEMORY, "decoding Values");
+    for (; !st && got < nb; got++) st = floe_codec_get_batch(r, &b[got]);
+    if (!st) st = floe_plan_values(schema, b, (int32_t)nb, (int32_t)np, out);
+    for (int64_t i = 0; i < got; i++) floe_batch_release(b[i]);
+    floe_free(b);
+    floe_type_release(schema);
+    return st;
+}
+
+static floe_status values_explain(const floe_plan *p_, floe_buf *out) {
+    const values_plan *p = (const values_plan *)p_;
+    int64_t rows = 0;
+    for (int32_t i = 0; i < p->n_batches; i++) rows += p->batches[i]->num_rows;
+    FLOE_TRY(floe_buf_append_str(out, "schema="));
+    FLOE_TRY(floe_type_to_string(p->head.schema, out));
+    return floe_buf_printf(out, ", batches=%d, rows=%lld", p->n_batches, (long long)rows);
+}
+
+static void values_free(floe_plan *p_) {
+    values_plan *p = (values_plan *)p_;
+    for (int32_t i = 0; i < p->n_batches; i++) floe_batch_release(p->batches[i]);
+    floe_free(p->batches);
+}
+
+static const floe_plan_vtable values_vt = {"Values", values_execute, values_encode, values_decode,
+                                           values_explain, NULL, values_free};
+
+floe_status floe_plan_values(floe_schema *schema, floe_batch *const *batches, int32_t n_batches,
+                             int32_t n_partitions, floe_plan **out) {
+    *out = NULL;
+    if (!schema || schema->id != FLOE_TYPE_STRUCT)
+        return floe_error(FLOE_ERR_INVALID_ARGUMENT, "Values: the schema must be a struct type");
+    if (n_partitions < 1 || n_batches < 0)
+        return floe_error(FLOE_ERR_INVALID_ARGUMENT, "Values: %d partitions, %d batches", n_partitions, n_batches);
+    for (int32_t i = 0; i < n_batches; i++)
+        if (!floe_type_compatible(batches[i]->schema, schema))
+            return floe_error(FLOE_ERR_TYPE, "Values: batch %d does not match the schema", i);
+    values_plan *p = floe_calloc(1, sizeof *p);
+    if (!p) return floe_error(FLOE_ERR_OUT_OF_MEMORY, "allocating a Values node");
+    floe_status st = plan_init(&p->head, &values_vt, schema, n_partitions, NULL, 0);
+    if (!st && n_batches && !(p->batches = floe_calloc((size_t)n_batches, sizeof *p->batches)))
+        st = floe_error(FLOE_ERR_OUT_OF_MEMORY, "allocating a Values node");
+    if (st) {
+        floe_plan_release(&p->head);
+        return st;
+    }
+    p->n_batches = n_batches;
+    for (int32_t i = 0; i < n_batches; i++) p->batches[i] = floe_batch_retain(batches[i]);
+    *out = &p->head;
+    return NULL;
+}
+
+int32_t floe_values_num_batches(const floe_plan *p) { return ((const values_plan *)p)->n_batches; }
+floe_batch *floe_values_batch(const floe_plan *p, int32_t i) { return ((const values_plan *)p)->batches[i]; }
+
+/* --------------------------------------------------------------- Filter */
+
+typedef struct filter_plan {
+    floe_plan head;
+    floe_expr *predicate;
+} filter_plan;
+
+typedef struct child_stream {
+    floe_stream base;
+    const floe_plan *p;
+    floe_stream *child;
+    const floe_cancel *cancel;
+    int64_t skip, left; /* Limit */
+} child_stream;
+
+static void child_close(floe_stream *s_) {
+    child_stream *s = (child_stream *)s_;
+    floe_stream_close(s->child);
+    floe_free(s);
+}
+
+static floe_status open_child_stream(const floe_plan *p, int32_t partition, const floe_exec_ctx *ctx,
+                                     floe_status (*next)(floe_stream *, floe_batch **), child_stream **out) {
+    child_stream *s = floe_calloc(1, sizeof *s);
+    if (!s) return floe_error(FLOE_ERR_OUT_OF_MEMORY, "opening a %s stream", p->vt->name);
+    floe_status st = floe_plan_execute(p->children[0], partition, ctx, &s->child);
+    if (st) {
+        floe_free(s);
+        return st;
+    }
+    s->base.next = next;
+    s->base.close = child_close;
+    s->p = p;
+    s->cancel = ctx->cancel;
+    *out = s;
+    return NULL;
+}
+
+static floe_status filter_next(floe_stream *s_, floe_batch **out) {
+    child_stream *s = (child_stream *)s_;
+    const filter_plan *p = (const filter_plan *)s->p;
+    *out = NULL;
+    for (;;) {
+        floe_batch *b;
+        FLOE_TRY(floe_cancel_check(s->cancel, "Filter"));
+        FLOE_TRY(floe_stream_next(s->child, &b));
+        if (!b) return NULL;
+        uint32_t *sel;
+        int64_t k;
+        floe_status st = floe_expr_select(p->predicate, b, &sel, &k);
+        if (!st && k == b->num_rows) *out = floe_batch_retain(b);
+        else if (!st && k > 0) st = floe_batch_take(b, sel, k, out);
+        floe_free(sel);
+        floe_batch_release(b);
+        if (st || *out) return st;
+    }
+}
+
+static floe_status filter_execute(const floe_plan *p, int32_t partition, const floe_exec_ctx *ctx,
+                                  floe_stream **out) {
+    child_stream *s;
+    FLOE_TRY(open_child_stream(p, partition, ctx, filter_next, &s));
+    *out = &s->base;
+    return NULL;
+}
+
+static floe_status filter_encode(const floe_plan *p, floe_buf *out) {
+    return floe_codec_put_expr(out, ((const filter_plan *)p)->predicate);
+}
+
+static floe_status filter_decode(floe_reader *r, floe_plan *const *children, int32_t n_children, floe_plan **out) {
+    floe_expr *e;
+    if (n_children != 1) return floe_error(FLOE_ERR_CORRUPT, "Filter with %d children", n_children);
+    FLOE_TRY(floe_codec_get_expr(r, &e));
+    floe_status st = floe_plan_filter(children[0], e, out);
+    floe_expr_release(e);
+    return st;
+}
+
+static floe_status filter_explain(const floe_plan *p, floe_buf *out) {
+    FLOE_TRY(floe_buf_append_str(out, "predicate="));
+    return floe_expr_to_string(((const filter_plan *)p)->predicate, out);
+}
+
+static void filter_free(floe_plan *p) { floe_expr_release(((filter_plan *)p)->predicate); }
+
+static const floe_plan_vtable filter_vt = {"Filter", filter_execute, filter_encode, filter_decode,
+                                           filter_explain, NULL, filter_free};
+
+floe_status floe_plan_filter(floe_plan *child, floe_expr *predicate, floe_plan **out) {
+    floe_type *t;
+    *out = NULL;
+    FLOE_TRY_CTX(floe_expr_type(predicate, child->schema, &t), "Filter predicate");
+    bool ok = t->id == FLOE_TYPE_BOOL || t->id == FLOE_TYPE_NULL;
+    floe_type_id tid = t->id;
+    floe_type_release(t);
+    if (!ok) return floe_error(FLOE_ERR_TYPE, "Filter predicate must be bool, not %s", floe_type_id_name(tid));
+    filter_plan *p = floe_calloc(1, sizeof *p);
+    if (!p) return floe_error(FLOE_ERR_OUT_OF_MEMORY, "allocating a Filter node");
+    p->predicate = floe_expr_retain(predicate);
+    floe_status st = plan_init(&p->head, &filter_vt, child->schema, child->n_partitions, &child, 1);
+    if (st) { floe_plan_release(&p->head); return st; }
+    *out = &p->head;
+    return NULL;
+}
+
+const floe_expr *floe_filter_predicate(const floe_plan *p) { return ((const filter_plan *)p)->predicate; }
+
+/* ----------------------------------------------------------- Projection */
+
+typedef struct projection_plan {
+    floe_plan head;
+    int32_t n;
+    floe_expr **exprs;
+    char **names;
+} projection_plan;
+
+static floe_status projection_next(floe_stream *s_, floe_batch **out) {
+    child_stream *s = (child_stream *)s_;
+    const projection_plan *p = (const projection_plan *)s->p;
+    floe_batch *b;
+    *out = NULL;
+    FLOE_TRY(floe_cancel_check(s->cancel, "Projection"));
+    FLOE_TRY(floe_stream_next(s->child, &b));
+    if (!b) return NULL;
+    floe_array **cols = floe_calloc((size_t)(p->n ? p->n : 1), sizeof *cols);
+    floe_status st = cols ? NULL : floe_error(FLOE_ERR_OUT_OF_MEMORY, "projecting a batch");
+    for (int32_t i = 0; i < p->n && !st; i++)
+        st = floe_status_wrap(floe_expr_eval(p->exprs[i], b, &cols[i]), "column '%s'", p->names[i]);
+    if (!st) st = floe_batch_new(p->head.schema, cols, p->n, b->num_rows, out);
+    for (int32_t i = 0; cols && i < p->n; i++) floe_array_release(cols[i]);
+    floe_free(cols);
+    floe_batch_release(b);
+    return st;
+}
+
+static floe_status projection_execute(const floe_plan *p, int32_t partition, const floe_exec_ctx *ctx,
+                                      floe_stream **out) {
+    child_stream *s;
+    FLOE_TRY(open_child_stream(p, partition, ctx, projection_next, &s));
+    *out = &s->base;
+    return NULL;
+}
+
+static floe_status projection_encode(const floe_plan *p_, floe_buf *out) {
+    const projection_plan *p = (const projection_plan *)p_;
+    FLOE_TRY(floe_codec_put_i64(out, p->n));
+    for (int32_t i = 0; i < p->n; i++) {
+        FLOE_TRY(floe_codec_put_str(out, p->names[i]));
+        FLOE_TRY(floe_codec_put_expr(out, p->exprs[i]));
+    }
+    return NULL;
+}
+
+static floe_status projection_decode(floe_reader *r, floe_plan *const *children, int32_t n_children,
+                                     floe_plan **out) {
+    int64_t n;
+    if (n_children != 1) return floe_error(FLOE_ERR_CORRUPT, "Projection with %d children", n_children);
+    FLOE_TRY(floe_codec_get_i64(r, &n));
+    if (n < 0 || n > (int64_t)(r->len - r->pos))
+        return floe_error(FLOE_ERR_CORRUPT, "Projection: expression count %lld is impossible", (long long)n);
+    floe_expr **e = floe_calloc((size_t)(n ? n : 1), sizeof *e);
+    char **names = floe_calloc((size_t)(n ? n : 1), sizeof *names);
+    floe_status st = e && names ? NULL : floe_error(FLOE_ERR_OUT_OF_MEMORY, "decoding Projection");
+    for (int64_t i = 0; i < n && !st; i++) {
+        st = floe_codec_get_str(r, &names[i]);
+        if (!st) st = floe_codec_get_expr(r, &e[i]);
+    }
+    if (!st) st = floe_plan_projection(children[0], e, (const char *const *)names, (int32_t)n, out);
+    for (int64_t i = 0; i < n; i++) {
+        if (e) floe_expr_release(e[i]);
+        if (names) floe_free(names[i]);
+    }
+    floe_free(e);
+    floe_free(names);
+    return st;
+}
+
+static floe_status projection_explain(const floe_plan *p_, floe_buf *out) {
+    const projection_plan *p = (const projection_plan *)p_;
+    FLOE_TRY(floe_buf_append_str(out, "exprs=["));
+    for (int32_t i = 0; i < p->n; i++) {
+        if (i) FLOE_TRY(floe_buf_append_str(out, ", "));
+        FLOE_TRY(floe_expr_to_string(p->exprs[i], out));
+        FLOE_TRY(floe_buf_printf(out, " AS %s", p->names[i]));
+    }
+    return floe_buf_append_str(out, "]");
+}
+
+static void projection_free(floe_plan *p_) {
+    projection_plan *p = (projection_plan *)p_;
+    for (int32_t i = 0; i < p->n; i++) {
+        floe_expr_release(p->exprs[i]);
+        floe_free(p->names[i]);
+    }
+    floe_free(p->exprs);
+    floe_free(p->names);
+}
+
+static const floe_plan_vtable projection_vt = {"Projection", projection_execute, projection_encode,
+                                               projection_decode, projection_explain, NULL, projection_free};
+
+floe_status floe_plan_projection(floe_plan *child, floe_expr *const *exprs, const char *const *names,
+                                 int32_t n, floe_plan **out) {
+    *out = NULL;
+    if (n < 0) return floe_error(FLOE_ERR_INVALID_ARGUMENT, "Projection: %d expressions", n);
+    projection_plan *p = floe_calloc(1, sizeof *p);
+    floe_type **types = floe_calloc((size_t)(n ? n : 1), sizeof *types);
+    floe_schema *schema = NULL;
+    floe_status st = NULL;
+    if (p) {
+        p->head.vt = &projection_vt; /* so release works on failure */
+        atomic_init(&p->head.refcount_, 1);
+        p->exprs = floe_calloc((size_t)(n ? n : 1), sizeof *p->exprs);
+        p->names = floe_calloc((size_t)(n ? n : 1), sizeof *p->names);
+    }
+    if (!p || !types || !p->exprs || !p->names) st = floe_error(FLOE_ERR_OUT_OF_MEMORY, "allocating a Projection");
+    for (int32_t i = 0; i < n && !st; i++) {
+        if (!names[i]) { st = floe_error(FLOE_ERR_INVALID_ARGUMENT, "Projection: column %d has no name", i); break; }
+        p->exprs[i] = floe_expr_retain(exprs[i]);
+        p->names[i] = floe_strdup(names[i]);
+        p->n = i + 1;
+        if (!p->names[i]) st = floe_error(FLOE_ERR_OUT_OF_MEMORY, "allocating a Projection");
+        else st = floe_status_wrap(floe_expr_type(exprs[i], child->schema, &types[i]), "Projection column '%s'",
+                                   names[i]);
+    }
+    if (!st) st = make_schema(names, types, n, &schema);
+    if (!st) st = plan_init(&p->head, &projection_vt, schema, child->n_partitions, &child, 1);
+    for (int32_t i = 0; types && i < n; i++) floe_type_release(types[i]);
+    floe_free(types);
+    floe_type_release(schema);
+    if (st) {
+        if (p) floe_plan_release(&p->head);
+        return st;
+    }
+    *out = &p->head;
+    return NULL;
+}
+
+int32_t floe_projection_num_exprs(const floe_plan *p) { return ((const projection_plan *)p)->n; }
+const floe_expr *floe_projection_expr(const floe_plan *p, int32_t i) { return ((const projection_plan *)p)->exprs[i]; }
+const char *floe_projection_name(const floe_plan *p, int32_t i) { return ((const projection_plan *)p)->names[i]; }
+
+/* ---------------------------------------------------------------- Limit */
+
+typedef struct limit_plan {
+    floe_plan head;
+    int64_t offset, fetch;
+} limit_plan;
+
+static floe_status limit_next(floe_stream *s_, floe_batch **out) {
+    child_stream *s = (child_stream *)s_;
+    *out = NULL;
+    while (s->left != 0) {
+        floe_batch *b;
+        FLOE_TRY(floe_cancel_check(s->cancel, "Limit"));
+        FLOE_TRY(floe_stream_next(s->child, &b));
+        if (!b) return NULL;
+        int64_t start = s->skip < b->num_rows ? s->skip : b->num_rows;
+        s->skip -= start;
+        int64_t len = b->num_rows - start;
+        if (s->left >= 0 && len > s->left) len = s->left;
+        floe_status st = NULL;
+        if (len > 0) {
+            if (start == 0 && len == b->num_rows) *out = floe_batch_retain(b);
+            else st = floe_batch_slice(b, start, len, out);
+            if (s->left > 0) s->left -= len;
+        }
+        floe_batch_release(b);
+        if (st || *out) return st;
+    }
+    return NULL;
+}
+
+static floe_status limit_execute(const floe_plan *p, int32_t partition, const floe_exec_ctx *ctx,
+                                 floe_stream **out) {
+    const limit_plan *l = (const limit_plan *)p;
+    child_stream *s;
+    FLOE_TRY(open_child_stream(p, partition, ctx, limit_next, &s));
+    s->skip = l->offset;
+    s->left = l->fetch;
+    *out = &s->base;
+    return NULL;
+}
+
+static floe_status limit_encode(const floe_plan *p, floe_buf *out) {
+    FLOE_TRY(floe_codec_put_i64(out, ((const limit_plan *)p)->offset));
+    return floe_codec_put_i64(out, ((const limit_plan *)p)->fetch);
+}
+
+static floe_status limit_decode(floe_reader *r, floe_plan *const *children, int32_t n_children, floe_plan **out) {
+    int64_t off, fetch;
+    if (n_children != 1) return floe_error(FLOE_ERR_CORRUPT, "Limit with %d children", n_children);
+    FLOE_TRY(floe_codec_get_i64(r, &off));
+    FLOE_TRY(floe_codec_get_i64(r, &fetch));
+    return floe_plan_limit(children[0], off, fetch, out);
+}
+
+static floe_status limit_explain(const floe_plan *p, floe_buf *out) {
+    return floe_buf_printf(out, "offset=%lld, fetch=%lld", (long long)((const limit_plan *)p)->offset,
+                           (long long)((const limit_plan *)p)->fetch);
+}
+
+static const floe_plan_vtable limit_vt = {"Limit", limit_execute, limit_encode, limit_decode, limit_explain,
+                                          NULL, NULL};
+
+floe_status floe_plan_limit(floe_plan *child, int64_t offset, int64_t fetch, floe_plan **out) {
+    *out = NULL;
+    if (offset < 0 || fetch < -1)
+        return floe_error(FLOE_ERR_INVALID_ARGUMENT, "Limit: offset %lld, fetch %lld", (long long)offset,
+                          (long long)fetch);
+    limit_plan *p = floe_calloc(1, sizeof *p);
+    if (!p) return floe_error(FLOE_ERR_OUT_OF_MEMORY, "allocating a Limit node");
+    p->offset = offset;
+    p->fetch = fetch;
+    floe_status st = plan_init(&p->head, &limit_vt, child->schema, child->n_partitions, &child, 1);
+    if (st) { floe_plan_release(&p->head); return st; }
+    *out = &p->head;
+    return NULL;
+}
+
+int64_t floe_limit_offset(const floe_plan *p) { return ((const limit_plan *)p)->offset; }
+int64_t floe_limit_fetch(const floe_plan *p) { return ((const limit_plan *)p)->fetch; }
+
+/* --------------------------------------------------- CoalescePartitions */
+
+#define COALESCE_QUEUE 8
+
+typedef struct coalesce_stream coalesce_stream;
+typedef struct producer {
+    coalesce_stream *s;
+    int32_t partition;
+} producer;
+
+struct coalesce_stream {
+    floe_stream base;
+    const floe_plan *child;
+    floe_exec_ctx ctx;         /* the caller's */
+    floe_task_group *group;
+    producer *producers;
+    pthread_mutex_t mu;
+    pthread_cond_t changed;    /* queue, producers_left or err changed */
+    floe_batch *queue[COALESCE_QUEUE];
+    int head, count;
+    int32_t producers_left;
+    floe_status err;           /* first producer error */
+    bool failed;               /* err was handed out */
+    bool closed;
+};
+
+static void wait_a_little(coalesce_stream *s) {
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    ts.tv_nsec += 10 * 1000 * 1000;
+    if (ts.tv_nsec >= 1000000000) { ts.tv_sec++; ts.tv_nsec -= 1000000000; }
+    pthread_cond_timedwait(&s->changed, &s->mu, &ts);
+}
+
+/* One child partition: pull batches into the queue until the end, an
+ * error, cancellation or the consumer closing. */
+static floe_status coalesce_produce(void *arg, const floe_cancel *cancel) {
+    producer *pr = arg;
+    coalesce_stream *s = pr->s;
+    floe_exec_ctx ctx = s->ctx;
+    ctx.cancel = cancel;
+    floe_stream *in = NULL;
+    floe_status st = floe_plan_execute(s->child, pr->partition, &ctx, &in);
+    while (!st) {
+        floe_batch *b = NULL;
+        st = floe_cancel_check(cancel, "CoalescePartitions");
+        if (!st) st = floe_stream_next(in, &b);
+        if (st || !b) break;
+        pthread_mutex_lock(&s->mu);
+        while (s->count == COALESCE_QUEUE && !s->closed && !floe_cancel_is_set(cancel)) wait_a_little(s);
+        bool stop = s->closed || floe_cancel_is_set(cancel);
+        if (!stop) {
+            s->queue[(s->head + s->count) % COALESCE_QUEUE] = b;
+            s->count++;
+            b = NULL;
+            pthread_cond_broadcast(&s->changed);
+        }
+        pthread_mutex_unlock(&s->mu);
+        floe_batch_release(b);
+        if (stop) st = floe_error(FLOE_ERR_CANCELLED, "CoalescePartitions: partition %d cancelled", pr->partition);
+    }
+    floe_stream_close(in);
+    pthread_mutex_lock(&s->mu);
+    if (st && !s->err && !s->closed) {
+        s->err = floe_status_wrap(st, "partition %d", pr->partition);
+        st = NULL;
+    }
+    bool failed = s->err != NULL || s->failed;
+    s->producers_left--;
+    pthread_cond_broadcast(&s->changed);
+    pthread_mutex_unlock(&s->mu);
+    if (st) floe_status_free(st);
+    /* The first error cancels the siblings; errors are reported through
+     * the stream, so the group's own result is not needed. */
+    if (failed) floe_task_group_cancel(s->group);
+    return NULL;
+}
+
+static floe_status coalesce_next(floe_stream *s_, floe_batch **out) {
+    coalesce_stream *s = (coalesce_stream *)s_;
+    floe_status st = NULL;
+    *out = NULL;
+    pthread_mutex_lock(&s->mu);
+    for (;;) {
+        if (s->failed) { st = floe_error(FLOE_ERR_INVALID_ARGUMENT, "CoalescePartitions: stream already failed"); break; }
+        if (s->err) { st = s->err; s->err = NULL; s->failed = true; break; }
+        if ((st = floe_cancel_check(s->ctx.cancel, "CoalescePartitions"))) { s->failed = true; break; }
+        if (s->count > 0) {
+            *out = s->queue[s->head];
+            s->head = (s->head + 1) % COALESCE_QUEUE;
+            s->count--;
+            pthread_cond_broadcast(&s->changed);
+            break;
+        }
+        if (s->producers_left == 0) break;
+        wait_a_little(s);
+    }
+    pthread_mutex_unlock(&s->mu);
+    return st;
+}
+
+static void coalesce_close(floe_stream *s_) {
+    coalesce_stream *s = (coalesce_stream *)s_;
+    pthread_mutex_lock(&s->mu);
+    s->closed = true;
+    pthread_cond_broadcast(&s->changed);
+    pthread_mutex_unlock(&s->mu);
+    if (s->group) {
+        floe_task_group_cancel(s->group);
+        floe_status_free(floe_task_group_wait(s->group));
+        floe_task_group_destroy(s->group);
+    }
+    for (int i = 0; i < s->count; i++) floe_batch_release(s->queue[(s->head + i) % COALESCE_QUEUE]);
+    floe_status_free(s->err);
+    floe_free(s->producers);
+    pthread_cond_destroy(&s->changed);
+    pthread_mutex_destroy(&s->mu);
+    floe_free(s);
+}
+
+static floe_status coalesce_execute(const floe_plan *p, int32_t partition, const floe_exec_ctx *ctx,
+                                    floe_stream **out) {
+    (void)partition;
+    floe_threadpool *pool = ctx->pool;
+    if (!pool) FLOE_TRY(floe_threadpool_default(&pool));
+    coalesce_stream *s = floe_calloc(1, sizeof *s);
+    if (!s) return floe_error(FLOE_ERR_OUT_OF_MEMORY, "opening a CoalescePartitions stream");
+    s->base.next = coalesce_next;
+    s->base.close = coalesce_close;
+    s->child = p->children[0];
+    s->ctx = *ctx;
+    s->ctx.pool = pool;
+    pthread_mutex_init(&s->mu, NULL);
+    pthread_cond_init(&s->changed, NULL);
+    int32_t n = s->child->n_partitions;
+    s->producers = floe_calloc((size_t)n, sizeof *s->producers);
+    floe_status st = s->producers ? NULL : floe_error(FLOE_ERR_OUT_OF_MEMORY, "opening CoalescePartitions");
+    if (!st) st = floe_task_group_create(pool, ctx->cancel, &s->group);
+    if (st) {
+        coalesce_close(&s->base);
+        return st;
+    }
+    s->producers_left = n;
+    for (int32_t i = 0; i < n; i++) {
+        s->producers[i].s = s;
+        s->producers[i].partition = i;
+        if (!floe_task_group_submit(s->group, coalesce_produce, &s->producers[i])) {
+            /* The group recorded the failure; count the unsubmitted ones
+             * as finished and report it through the stream. */
+            pthread_mutex_lock(&s->mu);
+            s->producers_left -= n - i;
+            if (!s->err) s->err = floe_error(FLOE_ERR_INTERNAL, "CoalescePartitions: could not queue partition %d", i);
+            pthread_mutex_unlock(&s->mu);
+            break;
+        }
+    }
+    *out = &s->base;
+    return NULL;
+}
+
+static floe_status coalesce_encode(const floe_plan *p, floe_buf *out) {
+    (void)p;
+    (void)out;
+    return NULL;
+}
+
+static floe_status coalesce_decode(floe_reader *r, floe_plan *const *children, int32_t n_children, floe_plan **out) {
+    (void)r;
+    if (n_children != 1) return floe_error(FLOE_ERR_CORRUPT, "CoalescePartitions with %d children", n_children);
+    return floe_plan_coalesce(children[0], out);
+}
+
+static floe_status coalesce_explain(const floe_plan *p, floe_buf *out) {
+    return floe_buf_printf(out, "inputs=%d", p->children[0]->n_partitions);
+}
+
+static const floe_plan_vtable coalesce_vt = {"CoalescePartitions", coalesce_execute, coalesce_encode,
+                                             coalesce_decode, coalesce_explain, NULL, NULL};
+
+floe_status floe_plan_coalesce(floe_plan *child, floe_plan **out) {
+    *out = NULL;
+    floe_plan *p = floe_calloc(1, sizeof *p);
+    if (!p) return floe_error(FLOE_ERR_OUT_OF_MEMORY, "allocating a CoalescePartitions node");
+    floe_status st = plan_init(p, &coalesce_vt, child->schema, 1, &child, 1);
+    if (st) { floe_plan_release(p); return st; }
+    *out = p;
+    return NULL;
+}
+
+/* ------------------------------------------------------------- registry */
+
+static const floe_plan_vtable *const builtin_types[] = {&values_vt, &filter_vt, &projection_vt, &limit_vt,
+                                                        &coalesce_vt};
+#define MAX_REGISTERED 64
+static pthread_mutex_t registry_mu = PTHREAD_MUTEX_INITIALIZER;
+static const floe_plan_vtable *registered[MAX_REGISTERED];
+static int n_registered;
+
+const floe_plan_vtable *floe_plan_lookup(const char *name) {
+    for (size_t i = 0; i < sizeof builtin_types / sizeof *builtin_types; i++)
+        if (strcmp(builtin_types[i]->name, name) == 0) return builtin_types[i];
+    const floe_plan_vtable *found = NULL;
+    pthread_mutex_lock(&registry_mu);
+    for (int i = 0; i < n_registered && !found; i++)
+        if (strcmp(registered[i]->name, name) == 0) found = registered[i];
+    pthread_mutex_unlock(&registry_mu);
+    return found;
+}
+
+floe_status floe_plan_register(const floe_plan_vtable *vt) {
+    const floe_plan_vtable *old = floe_plan_lookup(vt->name);
+    if (old == vt) return NULL;
+    if (old) return floe_error(FLOE_ERR_ALREADY_EXISTS, "plan node type '%s' is already registered", vt->name);
+    floe_status st = NULL;
+    pthread_mutex_lock(&registry_mu);
+    if (n_registered == MAX_REGISTERED) st = floe_error(FLOE_ERR_UNSUPPORTED, "too many plan node types");
+    else registered[n_registered++] = vt;
+    pthread_mutex_unlock(&registry_mu);
+    return st;
+}
+
+/* -------------------------------------------------------------- runtime */
+
+typedef struct part_result {
+    const floe_plan *p;
+    const floe_exec_ctx *ctx;
+    int32_t partition;
+    floe_batch **batches;
+    int64_t n, cap;
+} part_result;
+
+static floe_status run_partition(void *arg, const floe_cancel *cancel) {
+    part_result *r = arg;
+    floe_exec_ctx ctx = *r->ctx;
+    if (cancel) ctx.cancel = cancel;
+    floe_stream *s;
+    FLOE_TRY(floe_plan_execute(r->p, r->partition, &ctx, &s));
+    floe_status st = NULL;
+    for (;;) {
+        floe_batch *b;
+        if ((st = floe_stream_next(s, &b)) || !b) break;
+        if (r->n == r->cap) {
+            int64_t cap = r->cap ? r->cap * 2 : 8;
+            floe_batch **nb = floe_realloc(r->batches, (size_t)cap * sizeof *nb);
+            if (!nb) {
+                floe_batch_release(b);
+                st = floe_error(FLOE_ERR_OUT_OF_MEMORY, "collecting batches");
+                break;
+            }
+            r->batches = nb;
+            r->cap = cap;
+        }
+        r->batches[r->n++] = b;
+    }
+    floe_stream_close(s);
+    return st;
+}
+
+void floe_exec_batches_free(floe_batch **batches, int64_t n) {
+    for (int64_t i = 0; i < n; i++) floe_batch_release(batches[i]);
+    floe_free(batches);
+}
+
+static floe_status collect(const floe_plan *p, const floe_exec_ctx *ctx, floe_batch ***batches, int64_t *n_batches) {
+    int32_t np = p->n_partitions;
+    part_result *res = floe_calloc((size_t)np, sizeof *res);
+    if (!res) return floe_error(FLOE_ERR_OUT_OF_MEMORY, "collecting %d partitions", np);
+    for (int32_t i = 0; i < np; i++) {
+        res[i].p = p;
+        res[i].ctx = ctx;
+        res[i].partition = i;
+    }
+    floe_status st = NULL;
+    if (np == 1) {
+        st = run_partition(&res[0], NULL);
+    } else {
+        floe_threadpool *pool = ctx->pool;
+        floe_task_group *g = NULL;
+        if (!pool) st = floe_threadpool_default(&pool);
+        if (!st) st = floe_task_group_create(pool, ctx->cancel, &g);
+        for (int32_t i = 0; !st && i < np; i++)
+            if (!floe_task_group_submit(g, run_partition, &res[i])) break;
+        if (g) {
+            floe_status w = floe_task_group_wait(g);
+            if (!st) st = w; else floe_status_free(w);
+            floe_task_group_destroy(g);
+        }
+    }
+    int64_t total = 0;
+    for (int32_t i = 0; i < np; i++) total += res[i].n;
+    floe_batch **all = NULL;
+    if (!st && !(all = floe_calloc((size_t)(total ? total : 1), sizeof *all)))
+        st = floe_error(FLOE_ERR_OUT_OF_MEMORY, "collecting batches");
+    int64_t k = 0;
+    for (int32_t i = 0; i < np; i++) {
+        for (int64_t j = 0; j < res[i].n; j++) {
+            if (st) floe_batch_release(res[i].batches[j]);
+            else all[k++] = res[i].batches[j];
+        }
+        floe_free(res[i].batches);
+    }
+    floe_free(res);
+    if (st) return st;
+    *batches = all;
+    *n_batches = total;
+    return NULL;
+}
+
+floe_status floe_exec_collect(const floe_plan *p, const floe_exec_ctx *ctx, floe_batch ***batches,
+                              int64_t *n_batches) {
+    *batches = NULL;
+    *n_batches = 0;
+    const char *rt = getenv("FLOE_PLAN_ROUNDTRIP");
+    if (rt && strcmp(rt, "1") == 0) {
+        floe_plan *copy;
+        FLOE_TRY_CTX(floe_plan_roundtrip(p, &copy), "FLOE_PLAN_ROUNDTRIP");
+        floe_status st = collect(copy, ctx, batches, n_batches);
+        floe_plan_release(copy);
+        return st;
+    }
+    return collect(p, ctx, batches, n_batches);
+}
+
+/* -------------------------------------------------------------- EXPLAIN */
+
+static floe_status explain_node(const floe_plan *p, int depth, floe_buf *out) {
+    for (int i = 0; i < depth; i++) FLOE_TRY(floe_buf_append_str(out, "  "));
+    FLOE_TRY(floe_buf_printf(out, "%s: ", p->vt->name));
+    if (p->vt->explain_parts) {
+        size_t before = out->len;
+        FLOE_TRY(p->vt->explain_parts(p, out));
+        if (out->len > before) FLOE_TRY(floe_buf_append_str(out, ", "));
+    }
+    FLOE_TRY(floe_buf_printf(out, "partitions=%d\n", p->n_partitions));
+    for (int32_t i = 0; i < p->n_children; i++) FLOE_TRY(explain_node(p->children[i], depth + 1, out));
+    return NULL;
+}
+
+floe_status floe_plan_explain(const floe_plan *p, floe_buf *out) { return explain_node(p, 0, out); }
