@@ -46,11 +46,18 @@ static floe_status leaf_plan(const floe_pq_column *col, int flags, pq_target *ta
         else if (p != FLOE_PQ_INT64) goto bad;
         t = prim(FLOE_TYPE_INT64);
         break;
-    case FLOE_PQ_KIND_INT64: case FLOE_PQ_KIND_UINT64:
-        if (p == FLOE_PQ_INT32) *conv = PQ_CONV_U32_TO_I64; /* never signed-negative here */
-        else if (p != FLOE_PQ_INT64) goto bad;
-        if (p == FLOE_PQ_INT32 && col->kind == FLOE_PQ_KIND_INT64) goto bad;
+    case FLOE_PQ_KIND_INT64:
+        if (p != FLOE_PQ_INT64) goto bad;
         t = prim(FLOE_TYPE_INT64);
+        break;
+    case FLOE_PQ_KIND_UINT64:
+        /* Iceberg and floe have no unsigned types, and int64 cannot hold
+         * 2^63 and above: decimal(20, 0) holds every value exactly. */
+        if (p == FLOE_PQ_INT32) *conv = PQ_CONV_U32_TO_I64;
+        else if (p == FLOE_PQ_INT64) *conv = PQ_CONV_U64_DEC;
+        else goto bad;
+        if (p == FLOE_PQ_INT32) t = prim(FLOE_TYPE_INT64);
+        else FLOE_TRY(floe_type_decimal(20, 0, &t));
         break;
     case FLOE_PQ_KIND_FLOAT16:
         if (p != FLOE_PQ_FIXED_LEN_BYTE_ARRAY || col->type_length != 2) goto bad;
@@ -310,6 +317,14 @@ static floe_status convert(const pq_column_reader *c, const uint8_t *src, const 
                                   c->name, jd);
             }
             memcpy(dst + 8 * i, &v, 8);
+        }
+        break;
+    case PQ_CONV_U64_DEC:
+        for (size_t i = 0; i < n; i++) {
+            floe_decimal128 d;
+            memcpy(&d.lo, src + 8 * i, 8);
+            d.hi = 0;
+            memcpy(dst + 16 * i, &d, 16);
         }
         break;
     case PQ_CONV_F16:

@@ -11,7 +11,7 @@
  * Engine types (Parquet kind -> floe type, value conversion):
  *   BOOL -> bool;  INT8/INT16/INT32/UINT8/UINT16/DATE -> int32/date32 as is;
  *   UINT32 -> int64 (zero-extended);  INT64 -> int64;
- *   UINT64 -> int64 holding the same 64 bits (values >= 2^63 read negative);
+ *   UINT64 -> decimal(20, 0), since no signed 64-bit type holds 2^63 and up;
  *   FLOAT16 -> float32;  FLOAT, DOUBLE as is;
  *   DECIMAL (INT32, INT64, FIXED, BYTE_ARRAY) -> decimal128(p, s), p <= 38;
  *   TIME(MILLIS) -> time64 µs (x1000);  TIME(MICROS) as is;
@@ -56,6 +56,7 @@ typedef enum pq_conv {
     PQ_CONV_INT96_NS,
     PQ_CONV_INT96_US,
     PQ_CONV_F16,
+    PQ_CONV_U64_DEC,    /* UINT_64 -> decimal(20, 0): every value kept */
     PQ_CONV_DEC32,
     PQ_CONV_DEC64,
     PQ_CONV_DEC_FIXED,     /* big-endian two's complement, FIXED */
