@@ -96,6 +96,17 @@ static const nm_node *nm_by_id(const nm_node *parent, int32_t id) {
 
 /* ------------------------------------------------------------ the reader */
 
+/* A column the residual reads: a top-level read column and, for a field
+ * inside structs, the child index at each level below it. */
+#define FTERM_MAX_DEPTH 16
+typedef struct filter_term {
+    int32_t id;
+    int32_t col;
+    int32_t depth;
+    int32_t path[FTERM_MAX_DEPTH];
+    const floe_ice_type *type;
+} filter_term;
+
 typedef struct eq_set {
     int32_t n_ids;
     int32_t *ids;        /* equality field ids (top-level) */
@@ -109,6 +120,9 @@ struct floe_ice_task_reader {
     const floe_ice_schema *schema;
     const floe_ice_scan_task *task;
     const floe_ice_expr *residual;   /* NULL when always true */
+    filter_term *fterms;
+    int32_t n_fterms;
+    bool skip_residual;              /* a residual column is inside a list/map */
     const floe_ice_partition_spec *spec;
     nm_node mapping;
     bool use_mapping;
@@ -633,6 +647,41 @@ static floe_status add_read_field(floe_ice_task_reader *r, int32_t id) {
     return NULL;
 }
 
+/* Resolve a residual column to its top-level read column and struct path.
+ * Fields inside lists or maps have no single value per row: predicates on
+ * them are left to the caller (Iceberg plans them as always-true residuals). */
+static floe_status add_filter_term(floe_ice_task_reader *r, int32_t id) {
+    int32_t chain[FTERM_MAX_DEPTH + 1];
+    int32_t n = 0;
+    for (int32_t cur = id; cur >= 0 && n <= FTERM_MAX_DEPTH; cur = floe_ice_schema_parent_id(r->schema, cur))
+        chain[n++] = cur;
+    if (n > FTERM_MAX_DEPTH)
+        return floe_error(FLOE_ERR_UNSUPPORTED, "filter column %d is nested too deeply", id);
+    filter_term *t = &r->fterms[r->n_fterms];
+    t->id = id;
+    FLOE_TRY(add_read_field(r, chain[n - 1]));
+    t->col = read_index(r, chain[n - 1]);
+    const floe_ice_type *ty = r->read_fields[t->col]->type;
+    for (int32_t l = n - 2; l >= 0; l--) {
+        if (ty->id != FLOE_ICE_STRUCT) { /* inside a list or map: no per-row value */
+            r->skip_residual = true;
+            return NULL;
+        }
+        int32_t k = 0;
+        while (k < ty->n_fields && ty->fields[k].id != chain[l]) k++;
+        if (k == ty->n_fields) return floe_error(FLOE_ERR_INTERNAL, "filter column %d not under its parent", id);
+        t->path[t->depth++] = k;
+        ty = ty->fields[k].type;
+    }
+    if (floe_ice_type_is_nested(ty)) {
+        r->skip_residual = true;
+        return NULL;
+    }
+    t->type = ty;
+    r->n_fterms++;
+    return NULL;
+}
+
 /* Start offset of a row group, as Iceberg Java computes split membership. */
 static int64_t rg_start(const floe_pq_row_group *rg) {
     if (rg->num_columns > 0 && rg->columns[0].has_meta_data) {
@@ -754,7 +803,14 @@ floe_status floe_ice_task_reader_open(const floe_ice_task_read_options *opts, co
         else st = add_read_field(r, id);
     }
     r->n_out = r->n_read;
-    for (int32_t i = 0; i < n_filter && !st; i++) st = add_read_field(r, filter_ids[i]);
+    if (!st && n_filter) {
+        r->fterms = floe_calloc((size_t)n_filter, sizeof *r->fterms);
+        if (!r->fterms) st = floe_error(FLOE_ERR_OUT_OF_MEMORY, "task reader");
+    }
+    for (int32_t i = 0; i < n_filter && !st; i++) st = add_filter_term(r, filter_ids[i]);
+    /* A predicate on a list element or map entry has no single value per
+     * row: leave the whole residual to the caller rather than guess. */
+    if (r->skip_residual) r->residual = NULL;
     for (int32_t d = 0; d < task->n_deletes && !st; d++) {
         const floe_ice_scan_delete *df = task->deletes[d];
         if (df->content != FLOE_ICE_CONTENT_EQUALITY_DELETES) continue;
@@ -850,6 +906,7 @@ void floe_ice_task_reader_close(floe_ice_task_reader *r) {
         floe_free(r->eq[i].cols);
     }
     floe_free(r->eq);
+    floe_free(r->fterms);
     floe_free(r->sel);
     floe_free(r);
 }
@@ -878,9 +935,9 @@ static floe_status select_rows(floe_ice_task_reader *r, floe_array *const *cols,
     int32_t ids_stack[16];
     floe_ice_value *vals = vals_stack;
     int32_t *ids = ids_stack;
-    if (r->n_read > 16) {
-        vals = floe_calloc((size_t)r->n_read, sizeof *vals);
-        ids = floe_calloc((size_t)r->n_read, sizeof *ids);
+    if (r->n_fterms > 16) {
+        vals = floe_calloc((size_t)r->n_fterms, sizeof *vals);
+        ids = floe_calloc((size_t)r->n_fterms, sizeof *ids);
         if (!vals || !ids) {
             floe_free(vals);
             floe_free(ids);
@@ -909,10 +966,19 @@ static floe_status select_rows(floe_ice_task_reader *r, floe_array *const *cols,
         if (deleted || st) continue;
         if (r->residual) {
             int32_t m = 0;
-            for (int32_t c = 0; c < r->n_read; c++) {
-                if (floe_ice_type_is_nested(r->read_fields[c]->type)) continue;
-                ids[m] = r->read_fields[c]->id;
-                vals[m++] = slot_value(cols[c], r->read_fields[c]->type, i);
+            for (int32_t f = 0; f < r->n_fterms; f++) {
+                const filter_term *t = &r->fterms[f];
+                const floe_array *a = cols[t->col];
+                int64_t idx = i;
+                for (int32_t l = 0; l < t->depth && a; l++) {
+                    if (floe_array_is_null(a, idx)) a = NULL;
+                    else {
+                        idx += a->offset; /* a struct's offset applies to its children */
+                        a = a->children[t->path[l]];
+                    }
+                }
+                ids[m] = t->id;
+                vals[m++] = a ? slot_value(a, t->type, idx) : floe_ice_null(t->type->id);
             }
             floe_ice_row row = {m, ids, vals};
             if (!floe_ice_expr_eval_row(r->residual, &row)) continue;

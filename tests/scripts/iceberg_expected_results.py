@@ -201,7 +201,7 @@ SCAN_RE = re.compile(
     r"^select\s+(?P<cols>.+?)\s+from\s+iceberg_scan\(\s*'(?P<path>[^']*)'(?P<opts>(\s*,\s*\w+\s*=\s*('[^']*'|\w+))*)\s*\)"
     r"(\s+where\s+(?P<where>.+?))?(\s+order\s+by\s+(?P<order>.+?))?(\s+limit\s+(?P<limit>\d+))?\s*;?\s*$",
     re.I)
-PRED_RE = re.compile(r"^\s*\"?(?P<col>[A-Za-z_]\w*)\"?\s*(?P<op>=|!=|<>|<=|>=|<|>|is\s+not\s+null|is\s+null)\s*(?P<lit>'[^']*'(::blob)?|-?\d+(\.\d+)?|true|false)?\s*$", re.I)
+PRED_RE = re.compile(r"^\s*\"?(?P<col>[A-Za-z_][\w.]*)\"?\s*(?P<op>=|!=|<>|<=|>=|<|>|is\s+not\s+null|is\s+null)\s*(?P<lit>'[^']*'(::blob)?|-?\d+(\.\d+)?|true|false)?\s*$", re.I)
 OPS = {"=": "eq", "!=": "not-eq", "<>": "not-eq", "<": "lt", "<=": "lt-eq", ">": "gt", ">=": "gt-eq"}
 
 
@@ -227,7 +227,21 @@ def literal(lit, t):
     return float(lit) if "." in lit else int(lit)
 
 
+def field_type(fields, col):
+    """Type of a possibly dotted column name (struct fields) or None."""
+    parts = col.split(".")
+    f = fields.get(parts[0]) if fields else None
+    for p in parts[1:]:
+        if not f or not isinstance(f["type"], dict) or f["type"].get("type") != "struct":
+            return None
+        f = next((x for x in f["type"]["fields"] if x["name"] == p), None)
+    return f["type"] if f else None
+
+
 def where_to_json(where, fields=None):
+    where = re.sub(r"\b(date|timestamp|timestamptz)\s+'", "'", where, flags=re.I)
+    where = re.sub(r"'::(date|timestamp|timestamptz)\b", "'", where, flags=re.I)
+    where = re.sub(r"(\S+)\s+between\s+(\S+)\s+and\s+(\S+)", r"\1 >= \2 and \1 <= \3", where, flags=re.I)
     parts = re.split(r"\s+and\s+", where, flags=re.I)
     exprs = []
     for p in parts:
@@ -242,7 +256,7 @@ def where_to_json(where, fields=None):
         if lit is None:
             raise ValueError("WHERE '%s' is beyond the harness" % where)
         col = m.group("col")
-        t = fields[col]["type"] if fields and col in fields else None
+        t = field_type(fields, col)
         e = {"type": OPS[op], "term": col, "value": literal(lit, t)}
         if isinstance(t, str):
             e["value-type"] = t
