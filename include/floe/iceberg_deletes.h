@@ -222,7 +222,8 @@ const int32_t *floe_ice_eqdel_field_ids(const floe_ice_eqdel *ed, int32_t *n);
  * batch's n_rows rows (NULL: the data file lacks the column, all null).
  * Sets deleted[i] = 1 for each deleted row (others untouched, so several
  * sets can be applied in turn); returns in *n_deleted the rows newly
- * marked.  A column whose type cannot equal the key's is FLOE_ERR_TYPE. */
+ * marked.  Nested columns are FLOE_ERR_TYPE; values of types that cannot
+ * be equal (a string against a long) simply never match. */
 floe_status floe_ice_eqdel_mark(const floe_ice_eqdel *ed, const floe_array *const *cols, int64_t n_rows,
                                 uint8_t *deleted, int64_t *n_deleted) FLOE_WARN_UNUSED;
 

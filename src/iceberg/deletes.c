@@ -124,28 +124,72 @@ floe_status floe_ice_posdel_add_dv(floe_ice_posdel *pd, floe_input *puffin, int6
     return floe_status_wrap(st, "deletion vector in '%s' at byte %lld", path, (long long)offset);
 }
 
-/* Open a Parquet reader over `in` projecting field ids, falling back to
- * column names for writers that left the ids out. */
+/* Open a Parquet reader over `pf` projecting field ids, falling back to
+ * column names for writers that left the ids out; only the row groups in
+ * rgs[0..n_rgs) when rgs is not NULL. */
+static floe_status open_reader(floe_pq_file *pf, const int32_t *ids, int n, const char *const *names, const int *rgs,
+                               int n_rgs, floe_pq_reader **r) {
+    *r = NULL;
+    floe_pq_read_options o = {0};
+    o.field_ids = ids;
+    o.num_field_ids = n;
+    o.row_groups = rgs;
+    o.num_row_groups = n_rgs;
+    floe_status st = floe_pq_reader_open(pf, &o, r);
+    if (st && names && floe_status_code(st) == FLOE_ERR_NOT_FOUND) {
+        floe_status_free(st);
+        o.field_ids = NULL;
+        o.num_field_ids = 0;
+        o.columns = names;
+        o.num_columns = n;
+        st = floe_pq_reader_open(pf, &o, r);
+    }
+    return st;
+}
+
 static floe_status open_projected(floe_input *in, const int32_t *ids, int n, const char *const *names,
                                   floe_pq_file **pf, floe_pq_reader **r) {
     *r = NULL;
     FLOE_TRY(floe_pq_file_open(in, pf));
-    floe_pq_read_options o = {0};
-    o.field_ids = ids;
-    o.num_field_ids = n;
-    floe_status st = floe_pq_reader_open(*pf, &o, r);
-    if (st && names && floe_status_code(st) == FLOE_ERR_NOT_FOUND) {
-        floe_status_free(st);
-        floe_pq_read_options o2 = {0};
-        o2.columns = names;
-        o2.num_columns = n;
-        st = floe_pq_reader_open(*pf, &o2, r);
-    }
+    floe_status st = open_reader(*pf, ids, n, names, NULL, 0, r);
     if (st) {
         floe_pq_file_close(*pf);
         *pf = NULL;
     }
     return st;
+}
+
+/* Unsigned lexicographic comparison of a path with a statistics bound. */
+static int cmp_bound(const char *s, size_t n, const floe_pq_bytes *b) {
+    size_t m = n < b->len ? n : b->len;
+    int c = m ? memcmp(s, b->data, m) : 0;
+    if (c) return c;
+    return (n > b->len) - (n < b->len);
+}
+
+/* Row groups whose file_path min/max statistics may contain `path` (delete
+ * files are sorted by path, so usually one or two).  Row groups without
+ * usable statistics are kept.  *rgs is floe_malloc'd. */
+static floe_status prune_row_groups(const floe_pq_file *pf, const char *path, int **rgs, int *n_rgs) {
+    const floe_pq_column *col = floe_pq_schema_find_column_by_field_id(pf->schema, FLOE_ICE_POSDEL_FILE_PATH_ID);
+    if (!col) col = floe_pq_schema_find_column(pf->schema, "file_path");
+    uint32_t ng = pf->meta->num_row_groups;
+    int *out = floe_malloc(sizeof(int) * (ng + 1));
+    if (!out) return floe_error(FLOE_ERR_OUT_OF_MEMORY, "row group list");
+    size_t plen = strlen(path);
+    int k = 0;
+    for (uint32_t g = 0; g < ng; g++) {
+        const floe_pq_column_chunk *ch = col ? floe_pq_file_chunk(pf, (int)g, col->index) : NULL;
+        if (ch && ch->has_meta_data && ch->meta_data.has_statistics) {
+            const floe_pq_statistics *st = &ch->meta_data.statistics;
+            if (st->min_value.set && cmp_bound(path, plen, &st->min_value) < 0) continue;
+            if (st->max_value.set && cmp_bound(path, plen, &st->max_value) > 0) continue;
+        }
+        out[k++] = (int)g;
+    }
+    *rgs = out;
+    *n_rgs = k;
+    return NULL;
 }
 
 static bool type_is_int64ish(floe_type_id t) { return t == FLOE_TYPE_INT64 || t == FLOE_TYPE_INT32; }
@@ -188,10 +232,17 @@ floe_status floe_ice_posdel_add_file(floe_ice_posdel *pd, floe_input *in, const 
         return floe_error(FLOE_ERR_INVALID_ARGUMENT, "position deletes: no data file path and no matcher");
     size_t dlen = data_file_path ? strlen(data_file_path) : 0;
     floe_pq_file *pf;
-    floe_pq_reader *r;
-    FLOE_TRY_CTX(open_projected(in, ids, 2, names, &pf, &r), "position delete file '%s'", fpath);
+    FLOE_TRY_CTX(floe_pq_file_open(in, &pf), "position delete file '%s'", fpath);
+    int *rgs = NULL, n_rgs = 0;
+    floe_status st = match ? NULL : prune_row_groups(pf, data_file_path, &rgs, &n_rgs);
+    floe_pq_reader *r = NULL;
+    if (!st && (!rgs || n_rgs > 0)) st = open_reader(pf, ids, 2, names, rgs, n_rgs, &r);
+    floe_free(rgs);
+    if (st || !r) {
+        floe_pq_file_close(pf);
+        return floe_status_wrap(st, "position delete file '%s'", fpath);
+    }
     size_t before = pd->pos.n;
-    floe_status st = NULL;
     for (;;) {
         floe_batch *b;
         st = floe_pq_reader_next(r, &b);
