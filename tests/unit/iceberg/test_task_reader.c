@@ -215,7 +215,44 @@ static void columns_added_with_defaults_read_their_initial_default(void **state)
     floe_ice_table_free(t);
 }
 
-FLOE_TEST_MAIN(cmocka_unit_test(partition_values_absent_from_files_come_from_the_manifest),
+static void residual_on_a_struct_field_reads_through_the_struct(void **state) {
+    (void)state;
+    FLOE_NEED_TESTDATA(td);
+    floe_ice_table *t = open_table(td, "data/persistent/struct_filter_issue");
+    scan_result all = scan(t, NULL, 0, NULL, 0, -1);
+    scan_result p0 = scan(t, NULL, 0, "{\"type\":\"eq\",\"term\":\"redpanda.partition\",\"value\":0}", 0, -1);
+    scan_result none = scan(t, NULL, 0, "{\"type\":\"eq\",\"term\":\"redpanda.partition\",\"value\":12345}", 0, -1);
+    assert_true(p0.rows >= 1 && p0.rows <= all.rows);
+    assert_non_null(strstr(p0.text, "{partition: 0,"));
+    assert_int_equal(none.rows, 0);
+    floe_free(all.text);
+    floe_free(p0.text);
+    floe_free(none.text);
+    floe_ice_table_free(t);
+}
+
+static void promoted_column_reads_as_its_new_type(void **state) {
+    (void)state;
+    FLOE_NEED_TESTDATA(td);
+    /* schema_evol_added_col_1 was int in older files, then promoted to long. */
+    floe_ice_table *t = open_table(td, "data/iceberg/generated_spec1_0_001/pyspark_iceberg_table");
+    const floe_ice_field *f = floe_ice_schema_find_by_name(floe_ice_tm_current_schema(t->md), "schema_evol_added_col_1", true);
+    assert_non_null(f);
+    assert_int_equal(f->type->id, FLOE_ICE_LONG);
+    scan_result r = scan(t, &f->id, 1, "{\"type\":\"not-null\",\"term\":\"schema_evol_added_col_1\"}", 0, -1);
+    assert_true(r.rows > 0);
+    floe_free(r.text);
+    floe_schema *cs = NULL;
+    assert_ok(floe_ice_schema_to_columnar(floe_ice_tm_current_schema(t->md), &f->id, 1, &cs));
+    assert_int_equal(cs->children[0].type->id, FLOE_TYPE_INT64);
+    assert_int_equal(cs->children[0].field_id, f->id);
+    floe_type_release(cs);
+    floe_ice_table_free(t);
+}
+
+FLOE_TEST_MAIN(cmocka_unit_test(residual_on_a_struct_field_reads_through_the_struct),
+               cmocka_unit_test(promoted_column_reads_as_its_new_type),
+               cmocka_unit_test(partition_values_absent_from_files_come_from_the_manifest),
                cmocka_unit_test(equality_deletes_drop_rows_even_when_key_columns_are_not_projected),
                cmocka_unit_test(equality_delete_on_a_dropped_column_still_applies),
                cmocka_unit_test(deletion_vector_removes_its_rows),
