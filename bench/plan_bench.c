@@ -190,11 +190,11 @@ static void run(const floe_ice_table *t, floe_threadpool *pool, const char *name
 int main(int argc, char **argv) {
     const char *dir = argc > 1 ? argv[1] : "bench/data/plan_bench";
     size_t threads = argc > 2 ? (size_t)atoi(argv[2]) : 2;
-    char abs[4096];
-    if (!realpath(dir, abs)) {
+    char *abs = realpath(dir, NULL);
+    if (!abs) {
         char cmd[4200];
         snprintf(cmd, sizeof cmd, "mkdir -p '%s'", dir);
-        if (system(cmd) != 0 || !realpath(dir, abs)) return 1;
+        if (system(cmd) != 0 || !(abs = realpath(dir, NULL))) return 1;
     }
     char hint[4200];
     snprintf(hint, sizeof hint, "%s/metadata/version-hint.text", abs);
@@ -227,5 +227,6 @@ int main(int argc, char **argv) {
     floe_ice_expr_free(all);
     floe_ice_table_free(t);
     floe_threadpool_destroy(pool);
+    free(abs);
     return 0;
 }

@@ -124,6 +124,7 @@ typedef struct ptask {
     int32_t split_index, n_splits;
     int32_t n_deletes;
     int32_t *deletes;               /* pdel indices, sorted by path */
+    int64_t ordinal;                /* file order: manifest list, then entry */
 } ptask;
 
 typedef struct planner {
@@ -154,6 +155,7 @@ typedef struct planner {
     floe_arena arena;
     ptask *tasks;
     size_t n_tasks, cap_tasks;
+    size_t n_files_seen;
     floe_strmap residuals;          /* partition key -> floe_ice_expr* */
 } planner;
 
@@ -597,6 +599,7 @@ static floe_status add_file(planner *pl, const floe_ice_manifest_entry *e, floe_
     ptask t;
     memset(&t, 0, sizeof t);
     t.e = e;
+    t.ordinal = (int64_t)pl->n_files_seen++;
     t.partition = part;
     FLOE_TRY(residual_for(pl, si, part, f->n_partition, key, &t.residual));
     FLOE_TRY(match_deletes(pl, e, key, &t.deletes, &t.n_deletes));
@@ -662,11 +665,13 @@ static floe_status build_tasks(planner *pl, floe_ice_scan_stats *stats) {
 
 /* ---- step 5: bin-packing and groups ----------------------------------- */
 
+/* Heaviest first; ties by file order (manifest-list order, then entry
+ * order: fixed for a snapshot, and far cheaper than comparing paths on a
+ * million files), then offset. */
 static int cmp_task_weight(const void *a, const void *b) {
     const ptask *x = a, *y = b;
     if (x->weight != y->weight) return x->weight > y->weight ? -1 : 1;
-    int c = strcmp(x->e->file.file_path, y->e->file.file_path);
-    if (c) return c;
+    if (x->ordinal != y->ordinal) return x->ordinal < y->ordinal ? -1 : 1;
     return x->start < y->start ? -1 : x->start > y->start;
 }
 
@@ -759,7 +764,7 @@ static floe_status make_group(planner *pl, int32_t gi, const size_t *order, size
     floe_status st = NULL;
     g->priv->exprs = floe_calloc(n ? n : 1, sizeof *g->priv->exprs);
     if (!g->priv->exprs) st = oom();
-    const char *last_path = NULL;
+    int64_t last_ordinal = -1;
     for (size_t i = 0; !st && i < n; i++) {
         const ptask *pt = &pl->tasks[order[i]];
         const floe_ice_data_file *f = &pt->e->file;
@@ -805,19 +810,19 @@ static floe_status make_group(planner *pl, int32_t gi, const size_t *order, size
         g->weight += pt->weight;
         g->bytes += pt->length;
         if (pt->split_index == 0) g->rows += f->record_count;
-        if (!last_path || strcmp(last_path, f->file_path) != 0) g->n_files++;
-        last_path = f->file_path;
+        if (pt->ordinal != last_ordinal) g->n_files++;
+        last_ordinal = pt->ordinal;
     }
     floe_u64map_free(&rmap);
     g->n_tasks = (int32_t)n;
     return st;
 }
 
+/* Within a group: file order, then offset (splits of a file adjacent). */
 static int cmp_order_path(const void *a, const void *b, void *ctx) {
     const ptask *t = ctx;
     const ptask *x = &t[*(const size_t *)a], *y = &t[*(const size_t *)b];
-    int c = strcmp(x->e->file.file_path, y->e->file.file_path);
-    if (c) return c;
+    if (x->ordinal != y->ordinal) return x->ordinal < y->ordinal ? -1 : 1;
     return x->start < y->start ? -1 : x->start > y->start;
 }
 
