@@ -246,6 +246,9 @@ static floe_type_id arith_result(floe_type_id a, floe_type_id b) {
 static bool comparable(const floe_type *l, const floe_type *r) {
     if (l->id == FLOE_TYPE_NULL || r->id == FLOE_TYPE_NULL) return true;
     if (is_numeric(l->id) && is_numeric(r->id)) return true;
+    if ((l->id == FLOE_TYPE_DECIMAL128 || r->id == FLOE_TYPE_DECIMAL128) &&
+        (is_numeric(l->id) || l->id == FLOE_TYPE_DECIMAL128) && (is_numeric(r->id) || r->id == FLOE_TYPE_DECIMAL128))
+        return true; /* decimal vs decimal/int exactly, vs float as double */
     if (l->id != r->id) return false;
     return !floe_type_is_nested(l) && l->id != FLOE_TYPE_DECIMAL128;
 }
@@ -304,6 +307,110 @@ done:
     return st;
 }
 
+
+/* ------------------------------------------------------------- decimals */
+
+static inline bool valid_at(const floe_buffer *validity, int64_t i) {
+    return !validity || floe_bit_get(validity->data, i);
+}
+
+typedef __int128 i128;
+
+static i128 pow10_i128(int n) {
+    i128 p = 1;
+    while (n-- > 0) p *= 10;
+    return p;
+}
+
+/* Unscaled value of slot i of a decimal (or int32/int64: scale 0). */
+static inline i128 dec_get(const floe_array *a, int64_t i) {
+    switch (a->type->id) {
+    case FLOE_TYPE_DECIMAL128: {
+        floe_decimal128 d = floe_array_get_decimal(a, i);
+        return (i128)(((unsigned __int128)(uint64_t)d.hi << 64) | d.lo);
+    }
+    case FLOE_TYPE_INT32: return floe_array_get_int32(a, i);
+    case FLOE_TYPE_INT64: return floe_array_get_int64(a, i);
+    default: return 0;
+    }
+}
+
+static int32_t dec_scale(const floe_type *t) { return t->id == FLOE_TYPE_DECIMAL128 ? t->scale : 0; }
+static int32_t dec_precision(const floe_type *t) {
+    return t->id == FLOE_TYPE_DECIMAL128 ? t->precision : t->id == FLOE_TYPE_INT32 ? 10 : 19;
+}
+
+/* Decimal arithmetic result type (Spark/SQL Server rules, capped at 38);
+ * NULL with *why set when unsupported. */
+static floe_status decimal_arith_type(int op, const floe_type *l, const floe_type *r, floe_type **out) {
+    int32_t s1 = dec_scale(l), s2 = dec_scale(r), p1 = dec_precision(l), p2 = dec_precision(r), p, sc;
+    if (op == FLOE_ARITH_ADD || op == FLOE_ARITH_SUB) {
+        sc = s1 > s2 ? s1 : s2;
+        p = (p1 - s1 > p2 - s2 ? p1 - s1 : p2 - s2) + sc + 1;
+    } else if (op == FLOE_ARITH_MUL) {
+        sc = s1 + s2;
+        p = p1 + p2 + 1;
+    } else {
+        return floe_error(FLOE_ERR_UNSUPPORTED, "decimal %s is not supported yet", arith_names[op]);
+    }
+    if (sc > 38) return floe_error(FLOE_ERR_TYPE, "decimal %s: result scale %d exceeds 38", arith_names[op], sc);
+    if (p > 38) p = 38;
+    if (p < sc) p = sc;
+    if (p < 1) p = 1;
+    return floe_type_decimal(p, sc, out);
+}
+
+static bool is_decimal_arith(floe_type_id a, floe_type_id b) {
+    return (a == FLOE_TYPE_DECIMAL128 || b == FLOE_TYPE_DECIMAL128) && !is_float(a) && !is_float(b);
+}
+
+/* Compare decimals of any scales: rescale to the larger scale; if that
+ * overflows 128 bits, compare as doubles. */
+static int dec_cmp(i128 a, int32_t sa, i128 b, int32_t sb) {
+    i128 x = a, y = b;
+    bool ok = true;
+    if (sa < sb) ok = !__builtin_mul_overflow(a, pow10_i128(sb - sa), &x);
+    else if (sb < sa) ok = !__builtin_mul_overflow(b, pow10_i128(sa - sb), &y);
+    if (!ok) {
+        double da = (double)a / (double)pow10_i128(sa), db = (double)b / (double)pow10_i128(sb);
+        return (da > db) - (da < db);
+    }
+    return (x > y) - (x < y);
+}
+
+static floe_status eval_decimal_arith(int op, floe_array *l, floe_array *r, int64_t n, floe_type *rt,
+                                      floe_buffer *validity, floe_buffer *values) {
+    int32_t sl = dec_scale(l->type), sr = dec_scale(r->type), sc = rt->scale;
+    i128 ml = pow10_i128(op == FLOE_ARITH_MUL ? 0 : sc - sl), mr = pow10_i128(op == FLOE_ARITH_MUL ? 0 : sc - sr);
+    i128 limit = pow10_i128(rt->precision);
+    floe_decimal128 *o = (floe_decimal128 *)values->data;
+    bool lnull = l->type->id == FLOE_TYPE_NULL, rnull = r->type->id == FLOE_TYPE_NULL;
+    for (int64_t i = 0; i < n; i++) {
+        if (!valid_at(validity, i)) continue;
+        i128 a = lnull ? 0 : dec_get(l, i), b = rnull ? 0 : dec_get(r, i), x = 0;
+        bool ok = !__builtin_mul_overflow(a, ml, &a) && !__builtin_mul_overflow(b, mr, &b);
+        if (ok) {
+            if (op == FLOE_ARITH_ADD) ok = !__builtin_add_overflow(a, b, &x);
+            else if (op == FLOE_ARITH_SUB) ok = !__builtin_sub_overflow(a, b, &x);
+            else ok = !__builtin_mul_overflow(a, b, &x);
+        }
+        if (!ok || x >= limit || x <= -limit) {
+            floe_buf t;
+            floe_buf_init(&t);
+            floe_status st = floe_format_value(l, i, &t);
+            if (!st) st = floe_buf_printf(&t, " %s ", arith_names[op]);
+            if (!st) st = floe_format_value(r, i, &t);
+            if (!st) st = floe_error(FLOE_ERR_INVALID_ARGUMENT, "decimal(%d, %d) overflow: %s", rt->precision, sc,
+                                     floe_buf_cstr(&t));
+            floe_buf_free(&t);
+            return st;
+        }
+        o[i].lo = (uint64_t)x;
+        o[i].hi = (int64_t)(x >> 64);
+    }
+    return NULL;
+}
+
 floe_status floe_expr_type(const floe_expr *e, const floe_schema *schema, floe_type **out) {
     floe_type *t2[2] = {NULL, NULL};
     floe_type **t = t2;
@@ -339,7 +446,12 @@ floe_status floe_expr_type(const floe_expr *e, const floe_schema *schema, floe_t
     case FLOE_EXPR_ARITH: {
         floe_type_id a = t[0]->id == FLOE_TYPE_NULL ? t[1]->id : t[0]->id;
         floe_type_id b = t[1]->id == FLOE_TYPE_NULL ? t[0]->id : t[1]->id;
-        if (!is_numeric(a) || !is_numeric(b)) st = type_error2(arith_names[e->op], t[0], t[1]);
+        bool da = a == FLOE_TYPE_DECIMAL128, db = b == FLOE_TYPE_DECIMAL128;
+        if ((da || db) && (is_numeric(a) || da) && (is_numeric(b) || db) && is_decimal_arith(a, b))
+            st = decimal_arith_type(e->op, t[0]->id == FLOE_TYPE_NULL ? t[1] : t[0], t[1]->id == FLOE_TYPE_NULL ? t[0] : t[1], out);
+        else if ((da || db) && (is_numeric(a) || da) && (is_numeric(b) || db))
+            *out = floe_type_primitive(FLOE_TYPE_FLOAT64);
+        else if (!is_numeric(a) || !is_numeric(b)) st = type_error2(arith_names[e->op], t[0], t[1]);
         else *out = floe_type_primitive(arith_result(a, b));
         break;
     }
@@ -380,10 +492,6 @@ static floe_status and_validity(const floe_array *const *arrs, int n_arrs, int64
         }
     }
     return NULL;
-}
-
-static inline bool valid_at(const floe_buffer *validity, int64_t i) {
-    return !validity || floe_bit_get(validity->data, i);
 }
 
 /* Wrap a values buffer (and validity) as a new array; consumes both. */
@@ -433,6 +541,11 @@ static floe_status to_f64(const floe_array *a, int64_t n, double **out) {
         for (int64_t i = 0; i < n; i++) v[i] = (double)s[i];
         break;
     }
+    case FLOE_TYPE_DECIMAL128: {
+        double scale = (double)pow10_i128(a->type->scale);
+        for (int64_t i = 0; i < n; i++) v[i] = (double)dec_get(a, i) / scale;
+        break;
+    }
     default: memset(v, 0, (size_t)n * sizeof *v); break;
     }
     *out = v;
@@ -449,6 +562,15 @@ static floe_status eval_cmp(const floe_expr *e, floe_array *l, floe_array *r, in
     int op = e->op;
     if (l->type->id == FLOE_TYPE_NULL || r->type->id == FLOE_TYPE_NULL) {
         /* all null; values stay zero */
+    } else if ((l->type->id == FLOE_TYPE_DECIMAL128 || r->type->id == FLOE_TYPE_DECIMAL128) &&
+               is_decimal_arith(l->type->id, r->type->id)) {
+        int32_t sa = dec_scale(l->type), sb = dec_scale(r->type);
+        for (int64_t i = 0; i < n; i++) {
+            int c = dec_cmp(dec_get(l, i), sa, dec_get(r, i), sb);
+            bool res = op == FLOE_CMP_EQ ? c == 0 : op == FLOE_CMP_NE ? c != 0 : op == FLOE_CMP_LT ? c < 0
+                     : op == FLOE_CMP_LE ? c <= 0 : op == FLOE_CMP_GT ? c > 0 : c >= 0;
+            if (res) floe_bit_set(bits, i);
+        }
     } else if (is_float(l->type->id) || is_float(r->type->id)) {
         double *a = NULL, *b = NULL;
         st = to_f64(l, n, &a);
@@ -588,14 +710,24 @@ static floe_status eval_arith(const floe_expr *e, floe_array *l, floe_array *r, 
     floe_type_id lt = l->type->id == FLOE_TYPE_NULL ? r->type->id : l->type->id;
     floe_type_id rt = r->type->id == FLOE_TYPE_NULL ? l->type->id : r->type->id;
     floe_type_id res = arith_result(lt, rt);
-    floe_type *rtype = floe_type_primitive(res);
+    floe_type *rtype = floe_type_primitive(res), *dtype = NULL;
     floe_buffer *validity = NULL, *values = NULL;
     const floe_array *both[2] = {l, r};
-    floe_status st = and_validity(both, 2, n, &validity);
+    floe_status st = NULL;
+    bool dec = (lt == FLOE_TYPE_DECIMAL128 || rt == FLOE_TYPE_DECIMAL128) && is_decimal_arith(lt, rt);
+    if (dec) {
+        st = decimal_arith_type(e->op, l->type->id == FLOE_TYPE_NULL ? r->type : l->type,
+                                r->type->id == FLOE_TYPE_NULL ? l->type : r->type, &dtype);
+        if (st) return st;
+        rtype = dtype;
+    }
+    if (!st) st = and_validity(both, 2, n, &validity);
     if (!st) st = floe_buffer_new(n * rtype->byte_width, &values);
     if (st) goto fail;
     int op = e->op;
-    if (res == FLOE_TYPE_FLOAT64) {
+    if (dec) {
+        st = eval_decimal_arith(op, l, r, n, rtype, validity, values);
+    } else if (res == FLOE_TYPE_FLOAT64) {
         double *a = NULL, *b = NULL, *o = (double *)values->data;
         st = to_f64(l, n, &a);
         if (!st) st = to_f64(r, n, &b);
@@ -637,10 +769,13 @@ static floe_status eval_arith(const floe_expr *e, floe_array *l, floe_array *r, 
         floe_free(b);
     }
     if (st) goto fail;
-    return make_array(rtype, n, validity, values, out);
+    st = make_array(rtype, n, validity, values, out);
+    floe_type_release(dtype);
+    return st;
 fail:
     floe_buffer_release(validity);
     floe_buffer_release(values);
+    floe_type_release(dtype);
     return st;
 }
 

@@ -242,6 +242,46 @@ static void bad_encodings_are_clear_errors(void **state) {
     floe_batch_release(b);
 }
 
+/* Flip every byte of an encoding (several patterns): decoding either fails
+ * with a status or yields a plan that re-encodes; it never crashes (run
+ * under ASan). */
+static void corrupted_bytes_never_crash_the_decoder(void **state) {
+    (void)state;
+    floe_batch *b = all_types_batch();
+    floe_plan *v, *f, *out;
+    floe_expr *c0, *nn;
+    assert_ok(floe_plan_values(b->schema, &b, 1, 2, &v));
+    assert_ok(floe_expr_column(1, &c0));
+    assert_ok(floe_expr_is_null(c0, true, &nn));
+    assert_ok(floe_plan_filter(v, nn, &f));
+    floe_buf enc;
+    floe_buf_init(&enc);
+    assert_ok(floe_plan_encode(f, &enc));
+    const uint8_t patterns[] = {0xff, 0x01, 0x80, 0x7f};
+    int decoded = 0;
+    for (size_t pi = 0; pi < sizeof patterns; pi++)
+        for (size_t i = 12; i < enc.len; i++) {
+            enc.data[i] ^= patterns[pi];
+            floe_status st = floe_plan_decode(enc.data, enc.len, &out);
+            if (st) {
+                assert_null(out);
+                floe_status_free(st);
+            } else {
+                floe_buf again;
+                floe_buf_init(&again);
+                assert_ok(floe_plan_encode(out, &again));
+                floe_buf_free(&again);
+                floe_plan_release(out);
+                decoded++;
+            }
+            enc.data[i] ^= patterns[pi];
+        }
+    assert_true(decoded < (int)(4 * enc.len)); /* most corruptions are caught */
+    floe_buf_free(&enc);
+    floe_expr_release(c0); floe_expr_release(nn);
+    floe_plan_release(f); floe_plan_release(v); floe_batch_release(b);
+}
+
 static void collect_under_plan_roundtrip_env_gives_same_rows(void **state) {
     (void)state;
     int32_t a[4] = {1, 2, 3, 4};
@@ -274,5 +314,6 @@ static void registry_refuses_a_second_type_with_a_known_name(void **state) {
 FLOE_TEST_MAIN(cmocka_unit_test_setup_teardown(values_of_every_type_round_trip, setup, teardown),
                cmocka_unit_test_setup_teardown(every_node_and_expression_kind_round_trips, setup, teardown),
                cmocka_unit_test_setup_teardown(bad_encodings_are_clear_errors, setup, teardown),
+               cmocka_unit_test_setup_teardown(corrupted_bytes_never_crash_the_decoder, setup, teardown),
                cmocka_unit_test_setup_teardown(collect_under_plan_roundtrip_env_gives_same_rows, setup, teardown),
                cmocka_unit_test_setup_teardown(registry_refuses_a_second_type_with_a_known_name, setup, teardown))

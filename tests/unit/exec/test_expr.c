@@ -366,7 +366,87 @@ static void case_is_lazy_and_in_coalesce_follow_sql(void **state) {
     floe_batch_release(batch2);
 }
 
-FLOE_TEST_MAIN(cmocka_unit_test(case_is_lazy_and_in_coalesce_follow_sql),
+/* A one-column batch of decimal(p, s) unscaled values. */
+static floe_batch *dec_batch(int32_t p, int32_t sc, const int64_t *v, int n) {
+    floe_type *t;
+    floe_builder *bl;
+    floe_array *a;
+    floe_field f;
+    floe_schema *schema;
+    floe_batch *b;
+    assert_ok(floe_type_decimal(p, sc, &t));
+    assert_ok(floe_builder_new(t, n, &bl));
+    for (int i = 0; i < n; i++) assert_ok(floe_builder_append_decimal(bl, floe_decimal128_from_int64(v[i])));
+    assert_ok(floe_builder_finish(bl, &a));
+    floe_builder_free(bl);
+    assert_ok(floe_field_init(&f, "d", t, true, -1));
+    assert_ok(floe_type_struct(&f, 1, &schema));
+    floe_field_clear(&f);
+    assert_ok(floe_batch_new(schema, &a, 1, n, &b));
+    floe_array_release(a);
+    floe_type_release(schema);
+    floe_type_release(t);
+    return b;
+}
+
+static void decimals_compare_across_scales_and_add_exactly(void **state) {
+    (void)state;
+    int64_t v[3] = {150, 249, -1}; /* 1.50, 2.49, -0.01 as decimal(5, 2) */
+    floe_batch *batch = dec_batch(5, 2, v, 3);
+    floe_type *d31;
+    assert_ok(floe_type_decimal(3, 1, &d31));
+    floe_builder *bl;
+    floe_array *la;
+    assert_ok(floe_builder_new(d31, 1, &bl));
+    assert_ok(floe_builder_append_decimal(bl, floe_decimal128_from_int64(15))); /* 1.5 */
+    assert_ok(floe_builder_finish(bl, &la));
+    floe_builder_free(bl);
+    floe_expr *l15;
+    assert_ok(floe_expr_literal(la, &l15));
+    floe_expr *eq = cmp(FLOE_CMP_EQ, col(0), floe_expr_retain(l15));
+    floe_array *r = eval(eq, batch);
+    assert_int_equal(tri(r, 0), 1); assert_int_equal(tri(r, 1), 0); assert_int_equal(tri(r, 2), 0);
+    floe_array_release(r);
+    floe_expr *gt1 = cmp(FLOE_CMP_GT, col(0), lit(1));
+    r = eval(gt1, batch);
+    assert_int_equal(tri(r, 0), 1); assert_int_equal(tri(r, 1), 1); assert_int_equal(tri(r, 2), 0);
+    floe_array_release(r);
+    /* decimal(5,2) + decimal(3,1) = decimal(6,2) exactly: 1.50 + 1.5 = 3.00 */
+    floe_expr *sum = arith(FLOE_ARITH_ADD, col(0), floe_expr_retain(l15));
+    floe_type *t;
+    assert_ok(floe_expr_type(sum, batch->schema, &t));
+    assert_int_equal(t->id, FLOE_TYPE_DECIMAL128);
+    assert_int_equal(t->precision, 6);
+    assert_int_equal(t->scale, 2);
+    floe_type_release(t);
+    r = eval(sum, batch);
+    assert_true(floe_array_get_decimal(r, 0).lo == 300);
+    assert_true(floe_array_get_decimal(r, 2).lo == 149 && floe_array_get_decimal(r, 2).hi == 0); /* -0.01 + 1.5 */
+    floe_array_release(r);
+    floe_expr *prod = arith(FLOE_ARITH_MUL, col(0), col(0));
+    r = eval(prod, batch);
+    assert_true(floe_array_get_decimal(r, 1).lo == 249 * 249); /* scale 4 */
+    floe_array_release(r);
+    floe_expr *dv = arith(FLOE_ARITH_DIV, col(0), col(0));
+    assert_error(floe_expr_type(dv, batch->schema, &t), FLOE_ERR_UNSUPPORTED, "decimal / is not supported");
+    floe_expr_release(eq); floe_expr_release(gt1); floe_expr_release(sum); floe_expr_release(prod);
+    floe_expr_release(dv); floe_expr_release(l15);
+    floe_array_release(la); floe_type_release(d31);
+    floe_batch_release(batch);
+
+    /* overflow of decimal(38, 0) names the operands */
+    int64_t big[1] = {INT64_MAX};
+    batch = dec_batch(38, 0, big, 1);
+    floe_expr *sq = arith(FLOE_ARITH_MUL, col(0), col(0)), *sq2 = arith(FLOE_ARITH_MUL, floe_expr_retain(sq), floe_expr_retain(sq));
+    r = eval(sq, batch); /* (2^63-1)^2 ~ 8.5e37 still fits 38 digits */
+    floe_array_release(r);
+    assert_error(floe_expr_eval(sq2, batch, &r), FLOE_ERR_INVALID_ARGUMENT, "decimal(38, 0) overflow");
+    floe_expr_release(sq); floe_expr_release(sq2);
+    floe_batch_release(batch);
+}
+
+FLOE_TEST_MAIN(cmocka_unit_test(decimals_compare_across_scales_and_add_exactly),
+               cmocka_unit_test(case_is_lazy_and_in_coalesce_follow_sql),
                cmocka_unit_test(three_valued_and_or_not_follow_sql),
                cmocka_unit_test(comparisons_with_null_are_null_and_is_null_is_not),
                cmocka_unit_test(strings_compare_bytewise),
