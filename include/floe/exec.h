@@ -255,8 +255,9 @@ floe_status floe_plan_coalesce(floe_plan *child, floe_plan **out) FLOE_WARN_UNUS
 /* ------------------------------------------------------------- registry */
 
 /* Register a node type for the codec (thread-safe; the built-in types are
- * always known).  Registering another vtable under a known name is
- * FLOE_ERR_ALREADY_EXISTS. */
+ * always known).  `vt` must live for the whole process (a static const).
+ * Registering the same vtable twice is a no-op; another vtable under a
+ * known name is FLOE_ERR_ALREADY_EXISTS. */
 floe_status floe_plan_register(const floe_plan_vtable *vt) FLOE_WARN_UNUSED;
 const floe_plan_vtable *floe_plan_lookup(const char *name);
 
