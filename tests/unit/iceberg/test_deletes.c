@@ -11,6 +11,7 @@
 #include "floe/iceberg_table_metadata.h"
 #include "floe/memory.h"
 #include "formats/parquet/reader.h"
+#include "formats/parquet/writer.h"
 
 #define DELETES_DIR "apache__iceberg/core/src/test/resources/org/apache/iceberg/deletes/"
 
@@ -191,14 +192,98 @@ static void equality_keys_match_across_int_promotion_and_nulls(void **state) {
     floe_ice_eqdel_free(ed);
 }
 
-/* ---- the duckdb-iceberg tables with deletes ---------------------------------- */
-
 static bool match_any(void *ctx, const char *path, size_t len) {
     (void)path;
     (void)len;
     ++*(int64_t *)ctx;
     return true;
 }
+
+/* A position delete file of three 4-row groups, partly out of order (a
+ * path reappears in the last group, positions unsorted and repeated). */
+static void write_posdel_file(const char *path) {
+    static const char *paths[12] = {"s3://x/a", "s3://x/a", "s3://x/a", "s3://x/a", "s3://x/b", "s3://x/b",
+                                    "s3://x/c", "s3://x/c", "s3://x/a", "s3://x/d", "s3://x/a", "s3://x/d"};
+    static const int64_t pos[12] = {0, 1, 2, 3, 5, 1, 7, 2, 9, 1, 3, 0};
+    floe_field f[2];
+    assert_ok(floe_field_init(&f[0], "file_path", floe_type_primitive(FLOE_TYPE_STRING), false,
+                              FLOE_ICE_POSDEL_FILE_PATH_ID));
+    assert_ok(floe_field_init(&f[1], "pos", floe_type_primitive(FLOE_TYPE_INT64), false, FLOE_ICE_POSDEL_POS_ID));
+    floe_schema *schema;
+    assert_ok(floe_type_struct(f, 2, &schema));
+    floe_builder *bp, *bo;
+    assert_ok(floe_builder_new(floe_type_primitive(FLOE_TYPE_STRING), 12, &bp));
+    assert_ok(floe_builder_new(floe_type_primitive(FLOE_TYPE_INT64), 12, &bo));
+    for (int i = 0; i < 12; i++) {
+        assert_ok(floe_builder_append_string(bp, paths[i]));
+        assert_ok(floe_builder_append_int64(bo, pos[i]));
+    }
+    floe_array *cols[2];
+    assert_ok(floe_builder_finish(bp, &cols[0]));
+    assert_ok(floe_builder_finish(bo, &cols[1]));
+    floe_builder_free(bp);
+    floe_builder_free(bo);
+    floe_batch *b;
+    assert_ok(floe_batch_new(schema, cols, 2, 12, &b));
+    floe_pq_write_options o;
+    floe_pq_write_options_init(&o);
+    o.row_group_rows = 4;
+    floe_output *out;
+    assert_ok(floe_output_create_local(path, 1, &out));
+    floe_pq_writer *w;
+    assert_ok(floe_pq_writer_open(out, schema, &o, &w));
+    assert_ok(floe_pq_writer_write(w, b));
+    assert_ok(floe_pq_writer_close(w, NULL));
+    floe_batch_release(b);
+    floe_array_release(cols[0]);
+    floe_array_release(cols[1]);
+    floe_type_release(schema);
+    floe_field_clear(&f[0]);
+    floe_field_clear(&f[1]);
+}
+
+static int64_t posdel_count_for(const char *file, const char *data_path, int64_t first, int64_t last) {
+    floe_input *in;
+    assert_ok(floe_input_open_local(file, &in));
+    floe_ice_posdel *pd;
+    assert_ok(floe_ice_posdel_new(&pd));
+    assert_ok(floe_ice_posdel_add_file(pd, in, data_path, NULL, NULL));
+    floe_input_close(in);
+    assert_ok(floe_ice_posdel_finish(pd));
+    int64_t n = floe_ice_posdel_count(pd);
+    if (n) {
+        assert_int_equal(floe_ice_posdel_positions(pd)[0], first);
+        assert_int_equal(floe_ice_posdel_positions(pd)[n - 1], last);
+    }
+    floe_ice_posdel_free(pd);
+    return n;
+}
+
+static void position_delete_files_are_not_trusted_to_be_sorted(void **state) {
+    (void)state;
+    char tmp[1024], file[1200];
+    floe_test_tmpdir(tmp, sizeof tmp, "posdel_unsorted");
+    snprintf(file, sizeof file, "%s/deletes.parquet", tmp);
+    write_posdel_file(file);
+    assert_int_equal(posdel_count_for(file, "s3://x/a", 0, 9), 5); /* 0 1 2 3 9 */
+    assert_int_equal(posdel_count_for(file, "s3://x/b", 1, 5), 2);
+    assert_int_equal(posdel_count_for(file, "s3://x/c", 2, 7), 2);
+    assert_int_equal(posdel_count_for(file, "s3://x/d", 0, 1), 2);
+    assert_int_equal(posdel_count_for(file, "s3://x/e", 0, 0), 0);
+    assert_int_equal(posdel_count_for(file, "s3://x/", 0, 0), 0);
+    assert_int_equal(posdel_count_for(file, "/x/a", 0, 0), 0); /* exact match only */
+    floe_input *in;
+    assert_ok(floe_input_open_local(file, &in));
+    floe_ice_posdel *pd;
+    assert_ok(floe_ice_posdel_new(&pd));
+    int64_t seen = 0;
+    assert_ok(floe_ice_posdel_add_file(pd, in, NULL, match_any, &seen));
+    assert_int_equal(seen, 12);
+    floe_ice_posdel_free(pd);
+    floe_input_close(in);
+}
+
+/* ---- the duckdb-iceberg tables with deletes ---------------------------------- */
 
 typedef struct table_counts {
     int pos_files, dv_files, eq_files;
@@ -334,7 +419,8 @@ static void unknown_puffin_table_has_no_deletes_to_apply(void **state) {
     assert_int_equal(c.dv_files + c.pos_files + c.eq_files, 0);
 }
 
-FLOE_TEST_MAIN(cmocka_unit_test(unknown_puffin_table_has_no_deletes_to_apply),
+FLOE_TEST_MAIN(cmocka_unit_test(position_delete_files_are_not_trusted_to_be_sorted),
+               cmocka_unit_test(unknown_puffin_table_has_no_deletes_to_apply),
                cmocka_unit_test(java_dv_blobs_decode_and_reencode_byte_exact),
                cmocka_unit_test(damaged_dv_framing_is_reported),
                cmocka_unit_test(batches_select_survivors_across_32bit_boundaries),
