@@ -110,7 +110,12 @@ typedef struct floe_ice_scan_task {
     int64_t file_sequence_number;
     bool has_first_row_id;          /* v3 row lineage */
     int64_t first_row_id;
-    int64_t start;                  /* split byte range within the file */
+    /* Split byte range within the file.  The splits of a file cover
+     * [0, file_size) exactly: the first starts at 0, later ones at a
+     * split_offsets entry (a row-group start).  A reader takes the row
+     * groups whose starting offset lies in [start, start + length).
+     * Files without usable split_offsets are one task (0, file size). */
+    int64_t start;
     int64_t length;
     int32_t split_index;            /* 0-based split of the file */
     int32_t n_splits;               /* splits of the file (1: whole file) */
@@ -119,6 +124,11 @@ typedef struct floe_ice_scan_task {
     const floe_ice_scan_delete *const *deletes;
 } floe_ice_scan_task;
 
+/* Tasks are bin-packed heaviest first (weight = max(length, open-file
+ * cost) + sizes of the task's delete files, DVs by blob size) onto the
+ * lightest group; ties go by file order (manifest-list, then entry order)
+ * and offset, so a plan is deterministic.  Within a group tasks are in
+ * file order, the splits of one file adjacent. */
 typedef struct floe_ice_scan_group {
     int32_t index;                  /* 0 .. n_groups-1 */
     int32_t n_tasks;
