@@ -117,7 +117,6 @@ typedef struct dlist {
 /* One split of one surviving data file. */
 typedef struct ptask {
     const floe_ice_manifest_entry *e;
-    const char *resolved;
     const floe_ice_value *partition; /* retyped */
     const floe_ice_expr *residual;
     int64_t start, length, weight;
@@ -603,11 +602,6 @@ static floe_status add_file(planner *pl, const floe_ice_manifest_entry *e, floe_
     t.partition = part;
     FLOE_TRY(residual_for(pl, si, part, f->n_partition, key, &t.residual));
     FLOE_TRY(match_deletes(pl, e, key, &t.deletes, &t.n_deletes));
-    char *rp = NULL;
-    FLOE_TRY(floe_ice_table_resolve_path(pl->t, f->file_path, &rp));
-    t.resolved = floe_arena_strdup(&pl->arena, rp);
-    floe_free(rp);
-    if (!t.resolved) return oom();
     int64_t del_weight = 0;
     for (int32_t i = 0; i < t.n_deletes; i++) del_weight += pl->dels[t.deletes[i]].weight;
 
@@ -769,8 +763,13 @@ static floe_status make_group(planner *pl, int32_t gi, const size_t *order, size
         const ptask *pt = &pl->tasks[order[i]];
         const floe_ice_data_file *f = &pt->e->file;
         floe_ice_scan_task *t = &tasks[i];
+        /* Resolved here rather than while planning: one copy per task. */
+        char *rp = NULL;
+        st = floe_ice_table_resolve_path(pl->t, f->file_path, &rp);
+        if (st) break;
         t->path = adup(a, f->file_path);
-        t->resolved_path = adup(a, pt->resolved);
+        t->resolved_path = adup(a, rp);
+        floe_free(rp);
         t->format = adup(a, f->file_format ? f->file_format : "");
         if (!t->path || !t->resolved_path || !t->format) { st = oom(); break; }
         t->record_count = f->record_count;
