@@ -134,6 +134,23 @@ static void coalesce_merges_all_partitions_and_global_limit_applies_once(void **
     floe_plan_release(l); floe_plan_release(c); floe_plan_release(v);
 }
 
+static void coalesce_works_on_a_one_thread_pool(void **state) {
+    (void)state;
+    floe_threadpool *one;
+    assert_ok(floe_threadpool_create(1, &one));
+    floe_plan *v = values_plan(4), *c;
+    assert_ok(floe_plan_coalesce(v, &c));
+    floe_exec_ctx ctx = test_ctx(one, 1);
+    for (int round = 0; round < 10; round++) {
+        floe_batch *out;
+        assert_ok(run_plan(c, &ctx, &out));
+        assert_int_equal(out->num_rows, 12);
+        floe_batch_release(out);
+    }
+    floe_plan_release(c); floe_plan_release(v);
+    floe_threadpool_destroy(one);
+}
+
 static void failing_partition_fails_coalesce_instead_of_ending_early(void **state) {
     (void)state;
     /* 100 / (a - 7) fails in the one partition holding a = 7. */
@@ -231,6 +248,7 @@ FLOE_TEST_MAIN(cmocka_unit_test_setup_teardown(values_deals_batches_round_robin_
                cmocka_unit_test_setup_teardown(filter_and_projection_compute_rows, setup, teardown),
                cmocka_unit_test_setup_teardown(limit_skips_offset_and_stops_at_fetch, setup, teardown),
                cmocka_unit_test_setup_teardown(coalesce_merges_all_partitions_and_global_limit_applies_once, setup, teardown),
+               cmocka_unit_test_setup_teardown(coalesce_works_on_a_one_thread_pool, setup, teardown),
                cmocka_unit_test_setup_teardown(failing_partition_fails_coalesce_instead_of_ending_early, setup, teardown),
                cmocka_unit_test_setup_teardown(cancelled_query_returns_cancelled_not_empty, setup, teardown),
                cmocka_unit_test_setup_teardown(closing_a_coalesce_stream_early_stops_its_producers, setup, teardown),
