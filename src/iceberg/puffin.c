@@ -55,8 +55,8 @@ static floe_status lz4_frame_decompress(const uint8_t *src, size_t len, floe_buf
             break;
         }
         in_off += src_len;
-        if (src_len == 0 && dst_len == 0 && hint != 0 && in_off >= len) {
-            st = floe_error(FLOE_ERR_CORRUPT, "lz4 frame: truncated after %zu bytes", len);
+        if (src_len == 0 && dst_len == 0 && hint != 0) { /* no progress: never loop forever */
+            st = floe_error(FLOE_ERR_CORRUPT, "lz4 frame: stuck at input byte %zu", in_off);
             break;
         }
     }
@@ -259,7 +259,7 @@ done:
     floe_free(payload);
     floe_buf_free(&dec);
     if (st) {
-        if (p && !p->priv) floe_free(pv);
+        if (!p || !p->priv) floe_free(pv);
         floe_ice_puffin_free(p);
         return st;
     }
