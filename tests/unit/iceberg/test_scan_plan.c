@@ -154,6 +154,21 @@ static void selective_filter_prunes_generated_bounds_without_opening_data(void *
     assert_int_equal(count_tasks(p), 5000);
     assert_int_equal(p->n_groups, 4);
     assert_true(strncmp(p->groups[0]->tasks[0].resolved_path, "s3://", 5) == 0);
+    /* Plan-time statistics come from the manifests alone. */
+    int64_t rows = 0;
+    for (int32_t g = 0; g < p->n_groups; g++) rows += p->groups[g]->rows;
+    assert_int_equal(p->stats.rows, rows);
+    assert_false(p->stats.rows_estimated);
+    assert_int_equal(p->stats.n_data_files, 5000);
+    bool bounded = false;
+    for (int32_t c = 0; c < p->stats.n_columns; c++) {
+        const floe_ice_scan_column_stats *cs = &p->stats.columns[c];
+        if (cs->has_lower && cs->has_upper) {
+            bounded = true;
+            assert_true(floe_ice_value_compare(&cs->lower, &cs->upper) <= 0);
+        }
+    }
+    assert_true(bounded);
     floe_ice_scan_plan_free(p);
     floe_ice_table_free(t);
 }
