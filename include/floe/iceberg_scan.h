@@ -206,7 +206,7 @@ floe_status floe_ice_scan_group_deserialize(const uint8_t *data, size_t len,
 
 /* ---- the process-wide manifest cache ------------------------------------- */
 
-/* Decoded manifests keyed by path (manifests are immutable), LRU within a
+/* Decoded manifests keyed by resolved path (manifests are immutable), LRU within a
  * byte budget (default 256 MiB of decoded size), held under the root
  * memory tracker.  Thread-safe.  budget 0 disables caching. */
 void floe_ice_manifest_cache_set_budget(int64_t bytes);

@@ -1,6 +1,6 @@
 /*
  * manifest_cache.c — a process-wide cache of decoded manifests keyed by
- * their recorded path.  Manifests are immutable once committed, so a
+ * their resolved path.  Manifests are immutable once committed, so a
  * decoded copy can serve every later plan of any snapshot that lists it.
  *
  * Each entry owns a memory tracker (parent: the root) under which its
@@ -147,16 +147,30 @@ static floe_status read_manifest(const floe_ice_table *t, const floe_ice_manifes
     return NULL;
 }
 
+static floe_status lookup_or_read(const floe_ice_table *t, const floe_ice_manifest_file *mf, const char *path,
+                                  floe_ice_cached_manifest **h, const floe_ice_manifest **m);
+
 floe_status floe_ice_manifest_cache_get(const floe_ice_table *t, const floe_ice_manifest_file *mf,
                                         floe_ice_cached_manifest **h, const floe_ice_manifest **m) {
     *h = NULL;
     *m = NULL;
+    /* Keyed by the resolved path: two moved tables may record the same
+     * relative manifest path for different files. */
+    char *resolved = NULL;
+    FLOE_TRY(floe_ice_table_resolve_path(t, mf->manifest_path, &resolved));
+    floe_status st = lookup_or_read(t, mf, resolved, h, m);
+    floe_free(resolved);
+    return st;
+}
+
+static floe_status lookup_or_read(const floe_ice_table *t, const floe_ice_manifest_file *mf, const char *path,
+                                  floe_ice_cached_manifest **h, const floe_ice_manifest **m) {
     pthread_mutex_lock(&cache_mu);
     if (!cache_init) {
         floe_strmap_init(&cache_map);
         cache_init = true;
     }
-    floe_ice_cached_manifest *e = floe_strmap_get_c(&cache_map, mf->manifest_path);
+    floe_ice_cached_manifest *e = floe_strmap_get_c(&cache_map, path);
     if (e) {
         e->refs++;
         lru_unlink(e);
@@ -172,7 +186,7 @@ floe_status floe_ice_manifest_cache_get(const floe_ice_table *t, const floe_ice_
 
     floe_mem_tracker *prev = floe_mem_set_current(NULL);
     e = floe_calloc(1, sizeof *e);
-    char *key = floe_strdup(mf->manifest_path);
+    char *key = floe_strdup(path);
     floe_mem_set_current(prev);
     if (!e || !key) {
         floe_free(e);
