@@ -32,11 +32,13 @@
  * Puffin format (index blobs some writers register) reads as no rows; other
  * non-Parquet formats are FLOE_ERR_UNSUPPORTED.
  *
- * Limits (for now): the projection lists top-level field ids; the residual
- * is evaluated row by row with floe_ice_expr_eval_row (no allocation per
- * row; a vectorized evaluator is still to come), and a residual that reads
- * a field inside a list or map is not applied at all (the caller must
- * filter); equality delete keys must be top-level columns; a missing
+ * The residual is evaluated a batch at a time (src/iceberg/expr_batch.h)
+ * when it reads only top-level columns, else row by row through struct
+ * paths with floe_ice_expr_eval_row.
+ *
+ * Limits (for now): the projection lists top-level field ids; a residual
+ * that reads a field inside a list or map is not applied at all (the
+ * caller must filter); equality delete keys must be top-level columns; a missing
  * nested (struct/list/map) field with a JSON initial-default reads as null.
  *
  * A reader is used by one thread at a time; several readers may run at

@@ -20,6 +20,7 @@
 #include "floe/iceberg_deletes.h"
 #include "floe/iceberg_task_reader.h"
 #include "floe/memory.h"
+#include "iceberg/expr_batch.h"
 #include "formats/parquet/file.h"
 #include "formats/parquet/reader.h"
 
@@ -123,6 +124,9 @@ struct floe_ice_task_reader {
     filter_term *fterms;
     int32_t n_fterms;
     bool skip_residual;              /* a residual column is inside a list/map */
+    bool vector_residual;            /* every residual column is top-level */
+    uint8_t *match;                  /* per-row residual result */
+    size_t match_cap;
     const floe_ice_partition_spec *spec;
     nm_node mapping;
     bool use_mapping;
@@ -448,41 +452,6 @@ static floe_status conform(const floe_ice_task_reader *r, const floe_array *a, c
 }
 
 /* ------------------------------------------------------ values of slots */
-
-/* The Iceberg value in slot i of a conformed primitive column (a view). */
-static floe_ice_value slot_value(const floe_array *a, const floe_ice_type *it, int64_t i) {
-    if (floe_array_is_null(a, i)) return floe_ice_null(it->id);
-    switch (it->id) {
-    case FLOE_ICE_BOOLEAN: return floe_ice_bool(floe_array_get_bool(a, i));
-    case FLOE_ICE_INT: return floe_ice_int(floe_array_get_int32(a, i));
-    case FLOE_ICE_DATE: return floe_ice_date(floe_array_get_int32(a, i));
-    case FLOE_ICE_LONG: return floe_ice_long(floe_array_get_int64(a, i));
-    case FLOE_ICE_TIME: return floe_ice_time(floe_array_get_int64(a, i));
-    case FLOE_ICE_TIMESTAMP: return floe_ice_timestamp(floe_array_get_int64(a, i));
-    case FLOE_ICE_TIMESTAMPTZ: return floe_ice_timestamptz(floe_array_get_int64(a, i));
-    case FLOE_ICE_TIMESTAMP_NS: return floe_ice_timestamp_ns(floe_array_get_int64(a, i));
-    case FLOE_ICE_TIMESTAMPTZ_NS: return floe_ice_timestamptz_ns(floe_array_get_int64(a, i));
-    case FLOE_ICE_FLOAT: return floe_ice_float(floe_array_get_float(a, i));
-    case FLOE_ICE_DOUBLE: return floe_ice_double(floe_array_get_double(a, i));
-    case FLOE_ICE_DECIMAL: {
-        floe_decimal128 d = floe_array_get_decimal(a, i);
-        floe_int128 v;
-        memcpy(&v, &d, sizeof v);
-        return floe_ice_decimal(v, it->scale);
-    }
-    case FLOE_ICE_UUID: return floe_ice_uuid(floe_array_get_fixed(a, i));
-    case FLOE_ICE_FIXED: return floe_ice_fixed(floe_array_get_fixed(a, i), (size_t)it->length);
-    case FLOE_ICE_STRING: {
-        floe_strview s = floe_array_get_str(a, i);
-        return floe_ice_string(s.data, (size_t)s.len);
-    }
-    case FLOE_ICE_BINARY: {
-        floe_strview s = floe_array_get_str(a, i);
-        return floe_ice_binary((const uint8_t *)s.data, (size_t)s.len);
-    }
-    default: return floe_ice_null(it->id);
-    }
-}
 
 /* A row key for equality deletes: each value's text, NUL-separated, with
  * a marker distinguishing null. */
@@ -811,6 +780,9 @@ floe_status floe_ice_task_reader_open(const floe_ice_task_read_options *opts, co
     /* A predicate on a list element or map entry has no single value per
      * row: leave the whole residual to the caller rather than guess. */
     if (r->skip_residual) r->residual = NULL;
+    r->vector_residual = r->residual != NULL;
+    for (int32_t i = 0; i < r->n_fterms; i++)
+        if (r->fterms[i].depth > 0) r->vector_residual = false;
     for (int32_t d = 0; d < task->n_deletes && !st; d++) {
         const floe_ice_scan_delete *df = task->deletes[d];
         if (df->content != FLOE_ICE_CONTENT_EQUALITY_DELETES) continue;
@@ -907,6 +879,7 @@ void floe_ice_task_reader_close(floe_ice_task_reader *r) {
     }
     floe_free(r->eq);
     floe_free(r->fterms);
+    floe_free(r->match);
     floe_free(r->sel);
     floe_free(r);
 }
@@ -947,6 +920,37 @@ static floe_status select_rows(floe_ice_task_reader *r, floe_array *const *cols,
     floe_buf key;
     floe_buf_init(&key);
     floe_status st = NULL;
+    if (r->vector_residual) {
+        /* The whole batch at once; fterm i's column is cols[fterms[i].col]. */
+        if (!r->match || (size_t)n > r->match_cap) {
+            floe_free(r->match);
+            r->match_cap = (size_t)n;
+            r->match = floe_malloc(r->match_cap + 1);
+            if (!r->match) st = floe_error(FLOE_ERR_OUT_OF_MEMORY, "task reader");
+        }
+        const floe_array *arrs_stack[16];
+        const floe_ice_type *types_stack[16];
+        const floe_array **arrs = arrs_stack;
+        const floe_ice_type **types = types_stack;
+        if (!st && r->n_fterms > 16) {
+            arrs = floe_calloc((size_t)r->n_fterms, sizeof *arrs);
+            types = floe_calloc((size_t)r->n_fterms, sizeof *types);
+            if (!arrs || !types) st = floe_error(FLOE_ERR_OUT_OF_MEMORY, "task reader");
+        }
+        for (int32_t f = 0; !st && f < r->n_fterms; f++) {
+            ids[f] = r->fterms[f].id;
+            arrs[f] = cols[r->fterms[f].col];
+            types[f] = r->fterms[f].type;
+        }
+        if (!st) {
+            floe_ice_batch_columns bc = {r->n_fterms, ids, arrs, types};
+            st = floe_ice_expr_eval_batch(r->residual, &bc, n, r->match);
+        }
+        if (arrs != arrs_stack) {
+            floe_free(arrs);
+            floe_free(types);
+        }
+    }
     int64_t k = 0;
     for (int64_t i = 0; i < n && !st; i++) {
         int64_t pos = pos0 + i;
@@ -964,7 +968,9 @@ static floe_status select_rows(floe_ice_task_reader *r, floe_array *const *cols,
             }
         }
         if (deleted || st) continue;
-        if (r->residual) {
+        if (r->vector_residual) {
+            if (!r->match[i]) continue;
+        } else if (r->residual) {
             int32_t m = 0;
             for (int32_t f = 0; f < r->n_fterms; f++) {
                 const filter_term *t = &r->fterms[f];
@@ -978,7 +984,7 @@ static floe_status select_rows(floe_ice_task_reader *r, floe_array *const *cols,
                     }
                 }
                 ids[m] = t->id;
-                vals[m++] = a ? slot_value(a, t->type, idx) : floe_ice_null(t->type->id);
+                vals[m++] = a ? floe_ice_array_value(a, t->type, idx) : floe_ice_null(t->type->id);
             }
             floe_ice_row row = {m, ids, vals};
             if (!floe_ice_expr_eval_row(r->residual, &row)) continue;
