@@ -301,6 +301,11 @@ def run_query(sql, expected):
     fields = {f["name"]: f for f in schema["fields"]}
     cols = m.group("cols").strip()
     count = re.fullmatch(r"count\(\s*\*\s*\)", cols, re.I)
+    excl = re.fullmatch(r"\*\s+exclude\s*\(([^)]*)\)", cols, re.I)
+    if excl:
+        drop = {c.strip().strip('"') for c in excl.group(1).split(",")}
+        names = [f["name"] for f in schema["fields"] if f["name"] not in drop]
+        cols = ", ".join(names)
     if cols == "*" or count:
         names = [f["name"] for f in schema["fields"]]
     else:
