@@ -156,6 +156,8 @@ typedef struct planner {
     size_t n_tasks, cap_tasks;
     size_t n_files_seen;
     floe_strmap residuals;          /* partition key -> floe_ice_expr* */
+    floe_buf last_key;              /* partition key of the previous file */
+    const floe_ice_value *last_part; /* its retyped tuple (shared by equal keys) */
 } planner;
 
 static const spec_info *find_spec(const planner *pl, int32_t spec_id) {
@@ -591,10 +593,29 @@ static floe_status residual_for(planner *pl, const spec_info *si, const floe_ice
 static floe_status add_file(planner *pl, const floe_ice_manifest_entry *e, floe_buf *key) {
     const floe_ice_data_file *f = &e->file;
     const spec_info *si = find_spec(pl, f->spec_id);
-    floe_ice_value *part = floe_arena_alloc(&pl->arena, (size_t)(f->n_partition > 0 ? f->n_partition : 1) * sizeof *part);
-    if (!part) return oom();
-    retype(si, f, part);
-    FLOE_TRY(partition_key(key, f->spec_id, part, f->n_partition));
+    /* Retype into a scratch tuple first: consecutive files of a manifest
+     * usually share their partition, and then share one stored tuple (the
+     * groups copy it once per run of equal tuples, not once per task). */
+    floe_ice_value pstack[16];
+    size_t np = (size_t)(f->n_partition > 0 ? f->n_partition : 1);
+    floe_ice_value *scratch = np <= 16 ? pstack : floe_arena_alloc(&pl->arena, np * sizeof *scratch);
+    if (!scratch) return oom();
+    retype(si, f, scratch);
+    FLOE_TRY(partition_key(key, f->spec_id, scratch, f->n_partition));
+    const floe_ice_value *part;
+    if (pl->last_part && key->len == pl->last_key.len && memcmp(key->data, pl->last_key.data, key->len) == 0) {
+        part = pl->last_part;
+    } else {
+        floe_ice_value *np_ = scratch;
+        if (scratch == pstack) {
+            np_ = floe_arena_alloc(&pl->arena, np * sizeof *np_);
+            if (!np_) return oom();
+            memcpy(np_, pstack, np * sizeof *np_);
+        }
+        floe_buf_clear(&pl->last_key);
+        FLOE_TRY(floe_buf_append(&pl->last_key, key->data, key->len));
+        pl->last_part = part = np_;
+    }
     ptask t;
     memset(&t, 0, sizeof t);
     t.e = e;
@@ -759,27 +780,45 @@ static floe_status make_group(planner *pl, int32_t gi, const size_t *order, size
     g->priv->exprs = floe_calloc(n ? n : 1, sizeof *g->priv->exprs);
     if (!g->priv->exprs) st = oom();
     int64_t last_ordinal = -1;
+    /* Runs of tasks share what their predecessor already copied: the
+     * splits of one file its paths, files of one partition the tuple,
+     * every task of a format its format string. */
+    const ptask *prev = NULL;
+    const char *prev_format_src = NULL;
     for (size_t i = 0; !st && i < n; i++) {
         const ptask *pt = &pl->tasks[order[i]];
         const floe_ice_data_file *f = &pt->e->file;
         floe_ice_scan_task *t = &tasks[i];
-        /* Resolved here rather than while planning: one copy per task. */
-        char *rp = NULL;
-        st = floe_ice_table_resolve_path(pl->t, f->file_path, &rp);
-        if (st) break;
-        t->path = adup(a, f->file_path);
-        t->resolved_path = adup(a, rp);
-        floe_free(rp);
-        t->format = adup(a, f->file_format ? f->file_format : "");
+        if (prev && prev->e == pt->e) {
+            t->path = tasks[i - 1].path;
+            t->resolved_path = tasks[i - 1].resolved_path;
+        } else {
+            /* Resolved here rather than while planning: one copy per file. */
+            char *rp = NULL;
+            st = floe_ice_table_resolve_path(pl->t, f->file_path, &rp);
+            if (st) break;
+            t->path = adup(a, f->file_path);
+            t->resolved_path = t->path && strcmp(rp, t->path) == 0 ? t->path : adup(a, rp);
+            floe_free(rp);
+        }
+        const char *fmt = f->file_format ? f->file_format : "";
+        if (prev_format_src && strcmp(prev_format_src, fmt) == 0) t->format = tasks[i - 1].format;
+        else t->format = adup(a, fmt);
+        prev_format_src = fmt;
         if (!t->path || !t->resolved_path || !t->format) { st = oom(); break; }
         t->record_count = f->record_count;
         t->file_size_in_bytes = f->file_size_in_bytes;
         t->spec_id = f->spec_id;
         t->n_partition = f->n_partition > 0 ? f->n_partition : 0;
-        floe_ice_value *pv = floe_arena_calloc(a, t->n_partition ? (size_t)t->n_partition : 1, sizeof *pv);
-        if (!pv) { st = oom(); break; }
-        for (int32_t k = 0; !st && k < t->n_partition; k++) st = copy_value(a, &pt->partition[k], &pv[k]);
-        t->partition = pv;
+        if (prev && prev->partition == pt->partition && tasks[i - 1].n_partition == t->n_partition) {
+            t->partition = tasks[i - 1].partition;
+        } else {
+            floe_ice_value *pv = floe_arena_calloc(a, t->n_partition ? (size_t)t->n_partition : 1, sizeof *pv);
+            if (!pv) { st = oom(); break; }
+            for (int32_t k = 0; !st && k < t->n_partition; k++) st = copy_value(a, &pt->partition[k], &pv[k]);
+            t->partition = pv;
+        }
+        prev = pt;
         t->sequence_number = seq_of(pt->e->sequence_number);
         t->file_sequence_number = pt->e->file_sequence_number;
         t->has_first_row_id = f->has_first_row_id;
@@ -1003,6 +1042,7 @@ static void planner_free(planner *pl) {
     floe_free(pl->eq_global.idx);
     floe_strmap_free_with(&pl->residuals, free_expr);
     floe_free(pl->tasks);
+    floe_buf_free(&pl->last_key);
     floe_arena_destroy(&pl->arena);
     floe_ice_expr_free(pl->filter);
 }
