@@ -352,7 +352,17 @@ static floe_status read_range(void *ctx, size_t begin, size_t end, const floe_ca
     for (size_t i = begin; i < end; i++) {
         FLOE_TRY(floe_cancel_check(cancel, "reading manifests"));
         FLOE_TRY(floe_ice_manifest_cache_get(pl->t, pl->mfs[i], &pl->handles[i], &pl->manifests[i]));
-        if (pl->manifests[i]->content == FLOE_ICE_MANIFEST_DATA) FLOE_TRY(prune_entries(pl, i));
+        if (pl->manifests[i]->content != FLOE_ICE_MANIFEST_DATA) continue;
+        FLOE_TRY(prune_entries(pl, i));
+        /* A data manifest with no surviving entry is not needed again:
+         * unpin it now so the cache can evict it under its budget instead
+         * of the plan holding every decoded manifest until it ends. */
+        size_t n = pl->manifests[i]->n_entries;
+        if (!n || !memchr(pl->keep[i], 1, n)) {
+            floe_ice_manifest_cache_release(pl->handles[i]);
+            pl->handles[i] = NULL;
+            pl->manifests[i] = NULL;
+        }
     }
     return NULL;
 }
@@ -465,7 +475,7 @@ static floe_status index_deletes(planner *pl) {
     floe_status st = NULL;
     for (size_t i = 0; !st && i < pl->n_mfs; i++) {
         const floe_ice_manifest *m = pl->manifests[i];
-        if (m->content != FLOE_ICE_MANIFEST_DELETES) continue;
+        if (!m || m->content != FLOE_ICE_MANIFEST_DELETES) continue; /* NULL: released, fully pruned */
         for (size_t k = 0; !st && k < m->n_entries; k++) {
             const floe_ice_manifest_entry *e = &m->entries[k];
             if (e->status == FLOE_ICE_STATUS_DELETED || e->file.content == FLOE_ICE_CONTENT_DATA) continue;
@@ -667,8 +677,9 @@ static floe_status build_tasks(planner *pl, floe_ice_scan_stats *stats) {
     floe_status st = NULL;
     for (size_t i = 0; !st && i < pl->n_mfs; i++) {
         const floe_ice_manifest *m = pl->manifests[i];
-        if (m->content != FLOE_ICE_MANIFEST_DATA) continue;
+        if (m && m->content != FLOE_ICE_MANIFEST_DATA) continue;
         stats->n_files_pruned += pl->pruned[i];
+        if (!m) continue; /* released in read_range: every entry pruned */
         for (size_t k = 0; !st && k < m->n_entries; k++) {
             if (!pl->keep[i][k]) continue;
             st = add_file(pl, &m->entries[k], &key);
