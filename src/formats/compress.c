@@ -14,6 +14,8 @@
 #include "formats/compress.h"
 
 #include <limits.h>
+#include <pthread.h>
+#include <stdbool.h>
 #include <string.h>
 
 #include <brotli/decode.h>
@@ -173,8 +175,54 @@ static floe_status inflate_into(floe_codec c, const uint8_t *src, size_t src_len
 
 /* ---- zstd: frames, possibly several, possibly without content size ---- */
 
+/* One decompression context per thread, made on first use and freed when
+ * the thread exits: creating a context per page (and its window buffers)
+ * cost more than decoding a small page. */
+static pthread_key_t zstd_key;
+static pthread_once_t zstd_key_once = PTHREAD_ONCE_INIT;
+
+static void zstd_free_dctx(void *p) {
+    ZSTD_freeDCtx(p);
+}
+
+static void zstd_make_key(void) {
+    if (pthread_key_create(&zstd_key, zstd_free_dctx) != 0) zstd_key = (pthread_key_t)-1;
+}
+
+static ZSTD_DCtx *zstd_thread_dctx(void) {
+    if (pthread_once(&zstd_key_once, zstd_make_key) != 0 || zstd_key == (pthread_key_t)-1)
+        return NULL;
+    ZSTD_DCtx *d = pthread_getspecific(zstd_key);
+    if (d) return d;
+    d = ZSTD_createDCtx();
+    if (d && pthread_setspecific(zstd_key, d) != 0) {
+        ZSTD_freeDCtx(d);
+        return NULL;
+    }
+    return d;
+}
+
+/* Exact mode fast path: one-shot decode of every frame straight into the
+ * destination (no window buffer, no copy).  Returns true when the output is
+ * exactly the expected size; anything else (an error, a short or long
+ * result) goes through the streaming decoder, which explains it. */
+static bool zstd_exact_fast(const uint8_t *src, size_t src_len, sink *s) {
+    if (s->buf || s->len != 0 || src_len == 0 || s->cap == 0) return false;
+    ZSTD_DCtx *d = zstd_thread_dctx();
+    if (!d) return false;
+    size_t r = ZSTD_decompressDCtx(d, s->dst, s->cap, src, src_len);
+    if (ZSTD_isError(r)) {
+        ZSTD_DCtx_reset(d, ZSTD_reset_session_only);
+        return false;
+    }
+    if (r != s->cap) return false;
+    s->len = r;
+    return true;
+}
+
 static floe_status zstd_into(const uint8_t *src, size_t src_len, sink *s) {
     floe_codec c = FLOE_CODEC_ZSTD;
+    if (zstd_exact_fast(src, src_len, s)) return NULL;
     ZSTD_DStream *ds = ZSTD_createDStream();
     if (!ds) return oom(c);
     ZSTD_inBuffer in = {src, src_len, 0};
