@@ -38,6 +38,7 @@ static const floe_pq_column *first_leaf(const floe_pq_field *f) {
 /* The level entries of the node's representative leaf. */
 typedef struct levels {
     const int16_t *def, *rep; /* NULL when that max level is 0 */
+    int16_t def_fill;         /* every def level when def is NULL */
     int64_t n;
 } levels;
 
@@ -47,14 +48,19 @@ static floe_status leaf_levels(const floe_pq_field *f, pq_leaf_out *const *outs,
     if (!col || !outs[col->index])
         return floe_error(FLOE_ERR_INTERNAL, "field '%s' has no decoded leaf", f->name);
     const pq_leaf_out *o = outs[col->index];
-    lv->def = col->max_def_level > 0 ? (const int16_t *)(const void *)o->def.data : NULL;
+    /* A leaf whose levels are all max keeps none (see pq_leaf_out). */
+    bool lazy = col->max_def_level > 0 && o->def_all_max;
+    lv->def = col->max_def_level > 0 && !lazy ? (const int16_t *)(const void *)o->def.data : NULL;
+    lv->def_fill = lazy ? col->max_def_level : 0;
     lv->rep = col->max_rep_level > 0 ? (const int16_t *)(const void *)o->rep.data : NULL;
     lv->n = o->nlevels;
     if (leaf_out) *leaf_out = o;
     return NULL;
 }
 
-static inline int16_t lv_def(const levels *lv, int64_t i) { return lv->def ? lv->def[i] : 0; }
+static inline int16_t lv_def(const levels *lv, int64_t i) {
+    return lv->def ? lv->def[i] : lv->def_fill;
+}
 static inline int16_t lv_rep(const levels *lv, int64_t i) { return lv->rep ? lv->rep[i] : 0; }
 
 /* Validity bitmap of the node's slots; *n_slots and *nulls are set, and
@@ -69,13 +75,16 @@ static floe_status slot_validity(const levels *lv, int16_t rad, int16_t rep_leve
         n = lv->n;
         if (lv->def)
             for (int64_t i = 0; i < n; i++) bad += lv->def[i] < def_level;
+        else if (lv->def_fill < def_level)
+            bad = n;
         *n_slots = n;
         *nulls = bad;
         if (!bad) return NULL;
         FLOE_TRY(floe_buffer_new((n + 7) / 8, validity));
         uint8_t *bits = (*validity)->data;
-        for (int64_t i = 0; i < n; i++)
-            bits[i >> 3] |= (uint8_t)((lv->def[i] >= def_level) << (i & 7));
+        if (lv->def)
+            for (int64_t i = 0; i < n; i++)
+                bits[i >> 3] |= (uint8_t)((lv->def[i] >= def_level) << (i & 7));
         return NULL;
     }
     for (int64_t i = 0; i < lv->n; i++)

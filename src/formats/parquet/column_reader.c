@@ -203,6 +203,7 @@ floe_status pq_field_type(const floe_pq_field *f, int flags, floe_type **out) {
 
 void pq_leaf_out_init(pq_leaf_out *o) {
     memset(o, 0, sizeof *o);
+    o->def_all_max = true;
 }
 
 void pq_leaf_out_reset(pq_leaf_out *o) {
@@ -211,6 +212,7 @@ void pq_leaf_out_reset(pq_leaf_out *o) {
     floe_buf_clear(&o->vals);
     floe_buf_clear(&o->data);
     o->nlevels = o->nvals = o->rows = 0;
+    o->def_all_max = true;
 }
 
 void pq_leaf_out_free(pq_leaf_out *o) {
@@ -527,6 +529,38 @@ static floe_status load_dictionary(pq_column_reader *c, const pq_page *p) {
     return NULL;
 }
 
+/* True when the page's definition levels are one RLE run of max_def that
+ * covers every entry: the common "no nulls" page, which then needs neither
+ * level decoding nor counting. Anything else returns false and takes the
+ * general path, which also reports corruption. */
+static bool def_page_all_max(const pq_page *p, int16_t max) {
+    const uint8_t *q = p->def;
+    size_t len = p->def_len;
+    if (!q) return false;
+    if (!p->v2_levels) {
+        uint32_t m;
+        if (p->def_encoding != FLOE_PQ_ENC_RLE || len < 4) return false;
+        memcpy(&m, q, 4);
+        if (m > len - 4) return false;
+        q += 4;
+        len = m;
+    }
+    uint64_t h = 0;
+    size_t i = 0;
+    for (int shift = 0;; shift += 7) {
+        if (i >= len || shift > 28) return false;
+        uint8_t b = q[i++];
+        h |= (uint64_t)(b & 0x7f) << shift;
+        if (!(b & 0x80)) break;
+    }
+    if ((h & 1) || (h >> 1) < (uint64_t)p->num_values) return false; /* bit-packed or short */
+    size_t vb = (size_t)(pq_bit_width((uint64_t)max) + 7) / 8;
+    if (vb > len - i) return false;
+    uint32_t v = 0;
+    for (size_t k = 0; k < vb; k++) v |= (uint32_t)q[i + k] << (8 * k);
+    return v == (uint32_t)max;
+}
+
 static floe_status decode_levels(pq_column_reader *c, const pq_page *p, bool rep, floe_buf *buf) {
     int16_t max = rep ? c->col->max_rep_level : c->col->max_def_level;
     const uint8_t *data = rep ? p->rep : p->def;
@@ -637,16 +671,20 @@ static floe_status next_page(pq_column_reader *c) {
                               c->name, (unsigned long long)p->offset, p->num_values);
         if (c->col->max_rep_level > 0) FLOE_TRY_CTX(decode_levels(c, p, true, &c->page_rep),
                                                    "column '%s': repetition levels", c->name);
-        if (c->col->max_def_level > 0) FLOE_TRY_CTX(decode_levels(c, p, false, &c->page_def),
-                                                   "column '%s': definition levels", c->name);
         c->lvl_n = p->num_values;
         c->lvl_pos = 0;
-        if (c->col->max_def_level > 0) {
+        c->page_all_def = c->col->max_def_level > 0 && def_page_all_max(p, c->col->max_def_level);
+        if (c->col->max_def_level > 0 && !c->page_all_def) {
+            FLOE_TRY_CTX(decode_levels(c, p, false, &c->page_def),
+                         "column '%s': definition levels", c->name);
             const int16_t *d = (const int16_t *)(const void *)c->page_def.data;
             int16_t max = c->col->max_def_level;
             int64_t nn = 0;
             for (int64_t i = 0; i < c->lvl_n; i++) nn += d[i] == max;
             c->vals_n = nn;
+            /* Levels that merely happen to be all max (bit-packed, or split
+             * into runs) still spare the batch its copies and counts. */
+            c->page_all_def = nn == c->lvl_n;
         } else {
             c->vals_n = c->lvl_n;
         }
@@ -773,6 +811,37 @@ static floe_status append_levels(floe_buf *dst, const floe_buf *src, int64_t fro
     return floe_buf_append(dst, src->data + from * 2, (size_t)n * 2);
 }
 
+/* Append n definition levels equal to max. */
+static floe_status fill_levels(floe_buf *dst, int16_t max, int64_t n) {
+    int16_t *d = (int16_t *)(void *)floe_buf_extend(dst, (size_t)n * 2);
+    if (!d && n) return floe_error(FLOE_ERR_OUT_OF_MEMORY, "out of memory for levels");
+    for (int64_t i = 0; i < n; i++) d[i] = max;
+    return NULL;
+}
+
+/* Append the definition levels of page entries [from, from + take) and
+ * count the non-null ones.  While every level so far is max the output keeps
+ * none (def_all_max); the first page with a null writes them out. */
+static floe_status take_def_levels(pq_column_reader *c, pq_leaf_out *out, int64_t from,
+                                   int64_t take, int64_t *nn) {
+    int16_t max_def = c->col->max_def_level;
+    if (c->page_all_def) {
+        *nn = take;
+        return out->def_all_max ? NULL : fill_levels(&out->def, max_def, take);
+    }
+    if (out->def_all_max) {
+        floe_buf_clear(&out->def);
+        FLOE_TRY(fill_levels(&out->def, max_def, out->nlevels));
+        out->def_all_max = false;
+    }
+    FLOE_TRY(append_levels(&out->def, &c->page_def, from, take));
+    const int16_t *d = (const int16_t *)(const void *)c->page_def.data + from;
+    int64_t k = 0;
+    for (int64_t i = 0; i < take; i++) k += d[i] == max_def;
+    *nn = k;
+    return NULL;
+}
+
 /* Size the output for a flat batch up front: the buffers were handed to the
  * previous batch's arrays, and growing them by doubling costs copies and
  * page faults. */
@@ -824,12 +893,7 @@ floe_status pq_column_read(pq_column_reader *c, int64_t max_rows, pq_leaf_out *o
             take = i - from;
         }
         int64_t nn = take;
-        if (max_def > 0) {
-            FLOE_TRY(append_levels(&out->def, &c->page_def, from, take));
-            const int16_t *d = (const int16_t *)(const void *)c->page_def.data + from;
-            nn = 0;
-            for (int64_t i = 0; i < take; i++) nn += d[i] == max_def;
-        }
+        if (max_def > 0) FLOE_TRY(take_def_levels(c, out, from, take, &nn));
         if (max_rep > 0) FLOE_TRY(append_levels(&out->rep, &c->page_rep, from, take));
         floe_status st = decode_values(c, (size_t)nn, out);
         if (st) return floe_status_wrap(st, "column '%s': page at offset %llu", c->name,

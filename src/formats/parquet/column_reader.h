@@ -77,6 +77,9 @@ typedef struct pq_leaf_out {
     floe_buf vals;       /* FIXED: values; BOOL: 0/1 bytes; BINARY: int32 offsets (nvals+1) */
     floe_buf data;       /* BINARY bytes */
     int64_t nlevels, nvals, rows;
+    /* Every definition level appended so far equals the leaf's max, and
+     * `def` holds none of them (the usual no-null case costs nothing). */
+    bool def_all_max;
 } pq_leaf_out;
 
 void pq_leaf_out_init(pq_leaf_out *o);
@@ -104,6 +107,7 @@ typedef struct pq_column_reader {
     int64_t lvl_n, lvl_pos;    /* level entries in the page, consumed */
     int64_t vals_n, vals_pos;  /* non-null values in the page, consumed */
     floe_buf page_def, page_rep;
+    bool page_all_def;         /* every def level of the page is max; page_def unused */
     int32_t enc;               /* values encoding of the page */
     pq_plain plain;
     pq_rle rle;                /* dictionary indices or RLE booleans */
