@@ -501,6 +501,10 @@ static floe_status load_dictionary(pq_column_reader *c, const pq_page *p) {
                                   "offset %llu)",
                                   c->name, bad, (unsigned long long)p->offset);
         }
+        int32_t longest = 0;
+        for (size_t i = 0; i < n; i++)
+            if (off[i + 1] - off[i] > longest) longest = off[i + 1] - off[i];
+        c->dict_max_len = (uint32_t)longest;
         /* Slack after the last value lets the gather copy short strings
          * with fixed-size moves. */
         FLOE_TRY(floe_buf_reserve(&c->dict_data, PQ_GATHER_SLACK));
@@ -764,9 +768,9 @@ static floe_status decode_values(pq_column_reader *c, size_t n, pq_leaf_out *out
             return floe_error(FLOE_ERR_OUT_OF_MEMORY, "out of memory decoding values");
         int32_t *offs = (int32_t *)(void *)out->vals.data + out->nvals;
         if (idx)
-            FLOE_TRY(pq_dict_gather_binary((const int32_t *)(const void *)c->dict_vals.data,
-                                           c->dict_data.data, c->dict_n, idx, n, offs, &out->data,
-                                           c->page.offset));
+            FLOE_TRY(pq_dict_gather_binary_checked((const int32_t *)(const void *)c->dict_vals.data,
+                                                   c->dict_data.data, c->dict_n, c->dict_max_len,
+                                                   idx, n, offs, &out->data, c->page.offset));
         else {
             FLOE_TRY(decode_phys_binary(c, n, offs, &out->data));
             if (c->col->kind == FLOE_PQ_KIND_STRING) {
@@ -782,8 +786,8 @@ static floe_status decode_values(pq_column_reader *c, size_t n, pq_leaf_out *out
         uint8_t *dst = floe_buf_extend(&out->vals, n * c->width);
         if (!dst) return floe_error(FLOE_ERR_OUT_OF_MEMORY, "out of memory decoding values");
         if (idx) {
-            FLOE_TRY(pq_dict_gather_fixed(c->dict_vals.data, c->dict_n, c->width, idx, n, dst,
-                                          c->page.offset));
+            /* pq_rle_get_u32_max checked every index above. */
+            pq_dict_gather_fixed_checked(c->dict_vals.data, c->width, idx, n, dst);
         } else if (c->conv == PQ_CONV_NONE) {
             FLOE_TRY(decode_phys_fixed(c, n, dst));
         } else if (c->conv == PQ_CONV_DEC_BINARY) {

@@ -99,6 +99,7 @@ typedef struct pq_column_reader {
     /* The dictionary, converted to the target layout. */
     bool has_dict;
     uint32_t dict_n;
+    uint32_t dict_max_len;     /* longest BINARY entry (sizes the gather) */
     floe_buf dict_vals, dict_data;
 
     /* The current data page. */

@@ -162,6 +162,16 @@ floe_status pq_dict_gather_binary(const int32_t *dict_offsets, const uint8_t *di
                                   uint32_t dict_len, const uint32_t *idx, size_t n,
                                   int32_t *offsets, floe_buf *data,
                                   uint64_t base) FLOE_WARN_UNUSED;
+/* The same two for indices the caller has already checked against the
+ * dictionary size (pq_rle_get_u32_max): the gather is all that is left.
+ * max_len is the longest dictionary entry; it lets the binary gather size
+ * its output without first summing the lengths. */
+void pq_dict_gather_fixed_checked(const uint8_t *dict, size_t width, const uint32_t *idx,
+                                  size_t n, void *out);
+floe_status pq_dict_gather_binary_checked(const int32_t *dict_offsets, const uint8_t *dict_data,
+                                          uint32_t dict_len, uint32_t max_len,
+                                          const uint32_t *idx, size_t n, int32_t *offsets,
+                                          floe_buf *data, uint64_t base) FLOE_WARN_UNUSED;
 
 /* ---- DELTA_BINARY_PACKED ---- */
 

@@ -157,6 +157,12 @@ floe_status pq_dict_gather_fixed(const uint8_t *dict, uint32_t dict_len, size_t 
     uint32_t bad = 0;
     for (size_t i = 0; i < n; i++) bad |= idx[i] >= dict_len;
     if (bad) return bad_index(idx, n, dict_len, base);
+    pq_dict_gather_fixed_checked(dict, width, idx, n, out);
+    return NULL;
+}
+
+void pq_dict_gather_fixed_checked(const uint8_t *dict, size_t width, const uint32_t *idx,
+                                  size_t n, void *out) {
     /* Specialised widths keep the common cases a single load and store. */
     switch (width) {
     case 4: {
@@ -182,8 +188,10 @@ floe_status pq_dict_gather_fixed(const uint8_t *dict, uint32_t dict_len, size_t 
             memcpy(o + i * width, dict + (size_t)idx[i] * width, width);
     }
     }
-    return NULL;
 }
+
+static void gather_binary(const int32_t *dict_offsets, const uint8_t *dict_data,
+                          const uint32_t *idx, size_t n, int32_t *offsets, floe_buf *data);
 
 floe_status pq_dict_gather_binary(const int32_t *dict_offsets, const uint8_t *dict_data,
                                   uint32_t dict_len, const uint32_t *idx, size_t n,
@@ -197,6 +205,13 @@ floe_status pq_dict_gather_binary(const int32_t *dict_offsets, const uint8_t *di
     if ((uint64_t)offsets[0] + total > INT32_MAX)
         return floe_error(FLOE_ERR_UNSUPPORTED, "more than 2 GiB of BYTE_ARRAY data in one batch");
     FLOE_TRY(floe_buf_reserve(data, (size_t)total + PQ_GATHER_SLACK));
+    gather_binary(dict_offsets, dict_data, idx, n, offsets, data);
+    return NULL;
+}
+
+/* The copy loop; data has room for every value plus PQ_GATHER_SLACK. */
+static void gather_binary(const int32_t *dict_offsets, const uint8_t *dict_data,
+                          const uint32_t *idx, size_t n, int32_t *offsets, floe_buf *data) {
     uint8_t *dst = data->data + data->len;
     int32_t off = offsets[0];
     for (size_t i = 0; i < n; i++) {
@@ -209,9 +224,24 @@ floe_status pq_dict_gather_binary(const int32_t *dict_offsets, const uint8_t *di
         off += len;
         offsets[i + 1] = off;
     }
-    data->len += (size_t)total;
+    data->len += (size_t)(off - offsets[0]);
     data->data[data->len] = 0;
-    return NULL;
+}
+
+floe_status pq_dict_gather_binary_checked(const int32_t *dict_offsets, const uint8_t *dict_data,
+                                          uint32_t dict_len, uint32_t max_len,
+                                          const uint32_t *idx, size_t n, int32_t *offsets,
+                                          floe_buf *data, uint64_t base) {
+    /* When room for n of the longest entry is cheap (or already there),
+     * skip the pass that sums the exact length. */
+    uint64_t bound = (uint64_t)n * max_len;
+    if ((uint64_t)offsets[0] + bound <= INT32_MAX &&
+        (bound <= (1u << 20) || bound + PQ_GATHER_SLACK < data->cap - data->len)) {
+        FLOE_TRY(floe_buf_reserve(data, (size_t)bound + PQ_GATHER_SLACK));
+        gather_binary(dict_offsets, dict_data, idx, n, offsets, data);
+        return NULL;
+    }
+    return pq_dict_gather_binary(dict_offsets, dict_data, dict_len, idx, n, offsets, data, base);
 }
 
 /* ---- UTF-8 ---- */

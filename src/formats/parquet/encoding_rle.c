@@ -324,19 +324,53 @@ PQ_RLE_GET_NARROW(pq_rle_get_i16, int16_t)
 PQ_RLE_GET_NARROW(pq_rle_get_u8, uint8_t)
 
 floe_status pq_rle_get_u32_max(pq_rle *d, uint32_t *out, size_t n, uint32_t limit) {
+    /* Fused decode and check: an RLE run's value is checked once, packed
+     * values right after unpacking, while they are still in cache. */
     const uint8_t *at = d->p;
-    FLOE_TRY(pq_rle_get_u32(d, out, n));
-    uint32_t bad = 0;
-    for (size_t i = 0; i < n; i++) bad |= out[i] >= limit;
-    if (bad) {
-        for (size_t i = 0; i < n; i++)
-            if (out[i] >= limit)
-                return floe_error(FLOE_ERR_CORRUPT,
-                                  "dictionary index %u out of range (dictionary has %u entries) "
-                                  "near offset %llu",
-                                  out[i], limit, (unsigned long long)rle_off(d, at));
+    uint32_t badv = 0;
+    if (d->bw == 0) {
+        memset(out, 0, n * sizeof *out);
+        if (n && limit == 0) goto bad;
+        return NULL;
+    }
+    while (n) {
+        if (d->rle_left) {
+            size_t k = d->rle_left < n ? (size_t)d->rle_left : n;
+            uint32_t v = d->rle_value;
+            if (v >= limit) {
+                badv = v;
+                goto bad;
+            }
+            for (size_t i = 0; i < k; i++) out[i] = v;
+            d->rle_left -= k;
+            out += k;
+            n -= k;
+        } else if (d->bp_left) {
+            size_t k = d->bp_left < n ? (size_t)d->bp_left : n;
+            pq_unpack32(d->bp_data, d->bp_len, d->bp_next, d->bw, out, k);
+            uint32_t over = 0;
+            for (size_t i = 0; i < k; i++) over |= out[i] >= limit;
+            if (over) {
+                for (size_t i = 0; i < k; i++)
+                    if (out[i] >= limit) {
+                        badv = out[i];
+                        break;
+                    }
+                goto bad;
+            }
+            d->bp_next += k;
+            d->bp_left -= k;
+            out += k;
+            n -= k;
+        } else {
+            FLOE_TRY(next_run(d));
+        }
     }
     return NULL;
+bad:
+    return floe_error(FLOE_ERR_CORRUPT,
+                      "dictionary index %u out of range (dictionary has %u entries) near offset %llu",
+                      badv, limit, (unsigned long long)rle_off(d, at));
 }
 
 floe_status pq_rle_get_i16_max(pq_rle *d, int16_t *out, size_t n, int16_t max_level) {
