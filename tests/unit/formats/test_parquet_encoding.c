@@ -97,6 +97,25 @@ static void rle_trimmed_final_bitpacked_run_gives_present_values(void **state) {
     assert_error(pq_rle_get_u32(&d, out, 1), FLOE_ERR_CORRUPT, "ran out");
 }
 
+static void packed_dictionary_index_out_of_range_is_corrupt(void **state) {
+    (void)state;
+    /* 16 packed 4-bit indices, all 1 except index 11 = 9: found by the
+     * wide check (16 values) and by its scalar tail (13 values). */
+    const uint8_t data[] = {(2 << 1) | 1, 0x11, 0x11, 0x11, 0x11, 0x11, 0x91, 0x11, 0x11};
+    uint32_t idx[16];
+    pq_rle d;
+    assert_ok(pq_rle_init(&d, data, sizeof data, 4, 0));
+    assert_error(pq_rle_get_u32_max(&d, idx, 16, 5), FLOE_ERR_CORRUPT, "index 9 out of range");
+    assert_ok(pq_rle_init(&d, data, sizeof data, 4, 0));
+    assert_error(pq_rle_get_u32_max(&d, idx, 13, 5), FLOE_ERR_CORRUPT, "index 9 out of range");
+    assert_ok(pq_rle_init(&d, data, sizeof data, 4, 0));
+    assert_ok(pq_rle_get_u32_max(&d, idx, 11, 5)); /* stops before the bad one */
+    assert_int_equal(idx[10], 1);
+    assert_ok(pq_rle_init(&d, data, sizeof data, 4, 0));
+    assert_ok(pq_rle_get_u32_max(&d, idx, 16, 16)); /* 4 bits always fit 16 */
+    assert_int_equal(idx[11], 9);
+}
+
 static void dictionary_index_out_of_range_is_corrupt(void **state) {
     (void)state;
     const uint8_t data[] = {3 << 1, 9};
@@ -385,6 +404,7 @@ FLOE_TEST_MAIN(cmocka_unit_test(utf8_check_finds_the_bad_value),
                cmocka_unit_test(rle_truncated_header_is_corrupt),
                cmocka_unit_test(rle_trimmed_final_bitpacked_run_gives_present_values),
                cmocka_unit_test(dictionary_index_out_of_range_is_corrupt),
+               cmocka_unit_test(packed_dictionary_index_out_of_range_is_corrupt),
                cmocka_unit_test(levels_above_maximum_are_corrupt),
                cmocka_unit_test(prefixed_rle_checks_its_length),
                cmocka_unit_test(legacy_bitpacked_levels_are_msb_first),
