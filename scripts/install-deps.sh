@@ -10,7 +10,7 @@ here=$(cd "$(dirname "$0")/.." && pwd)
 
 packages=(
   # build
-  build-essential cmake pkg-config clang
+  build-essential cmake pkg-config clang libclang-rt-14-dev
   # libraries floe links
   libjansson-dev libcurl4-openssl-dev libssl-dev libzstd-dev libsnappy-dev
   zlib1g-dev liblz4-dev libbrotli-dev libsqlite3-dev libpg-query-dev libedit-dev
