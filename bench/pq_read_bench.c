@@ -89,8 +89,11 @@ static int bench_read(const char *path, int threads, int runs) {
     floe_pq_file *f;
     floe_status st = floe_pq_file_open_path(path, &f);
     if (st) return fail(st);
-    floe_threadpool *pool;
-    st = floe_threadpool_create((size_t)threads, &pool);
+    /* A thread waiting on a task group runs the group's tasks too, so
+     * THREADS threads are THREADS-1 pool workers plus this one; one thread
+     * reads every row group here, with no pool. */
+    floe_threadpool *pool = NULL;
+    if (threads > 1) st = floe_threadpool_create((size_t)threads - 1, &pool);
     if (st) {
         floe_pq_file_close(f);
         return fail(st);
@@ -101,11 +104,13 @@ static int bench_read(const char *path, int threads, int runs) {
     for (int i = -1; i < runs && !st; i++) {
         c.rows = 0;
         double t0 = now_seconds();
-        st = floe_parallel_for(pool, f->meta->num_row_groups, 1, read_groups, &c, NULL);
+        size_t ngroups = (size_t)f->meta->num_row_groups;
+        st = pool ? floe_parallel_for(pool, ngroups, 1, read_groups, &c, NULL)
+                  : read_groups(&c, 0, ngroups, NULL);
         if (i >= 0) times[i] = now_seconds() - t0;
         rows = c.rows;
     }
-    floe_threadpool_destroy(pool);
+    if (pool) floe_threadpool_destroy(pool);
     floe_pq_file_close(f);
     if (st) return fail(st);
     print_result("read", threads, rows, times, runs);
