@@ -23,7 +23,7 @@ step "floe parquet schema demo-out/lineitem.parquet"
 "$floe" parquet schema "$out/lineitem.parquet"
 
 step "floe parquet meta demo-out/lineitem.parquet"
-"$floe" parquet meta "$out/lineitem.parquet" | head -40
+"$floe" parquet meta "$out/lineitem.parquet" | sed -n "1,40p"  # sed reads it all: no SIGPIPE
 
 step "floe parquet cat demo-out/lineitem.parquet --limit 8"
 "$floe" parquet cat "$out/lineitem.parquet" --limit 8 \
