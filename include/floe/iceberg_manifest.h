@@ -260,6 +260,17 @@ typedef struct floe_ice_live_files {
     struct floe_ice_lf_private *priv;
 } floe_ice_live_files;
 
+/* The manifests of `snap`: the records of its manifest list, or for v1
+ * snapshots that name their manifests directly, records made from those
+ * paths (added by the snapshot, sizes unknown).  *files and *n describe
+ * them; they live in *list or *v1_files, which the caller frees with
+ * floe_ice_manifest_list_free and floe_free (one of them is set). */
+floe_status floe_ice_snapshot_manifests(const floe_ice_table *t, const floe_ice_snapshot *snap,
+                                        floe_ice_manifest_list **list,
+                                        floe_ice_manifest_file **v1_files,
+                                        const floe_ice_manifest_file **files,
+                                        size_t *n) FLOE_WARN_UNUSED;
+
 /* Every live (status != DELETED) data and delete file of `snap`, reading
  * manifests in parallel on `pool` (NULL: the default pool). */
 struct floe_threadpool;

@@ -219,6 +219,12 @@ void floe_ice_table_free(floe_ice_table *t);
 floe_status floe_ice_table_resolve_path(const floe_ice_table *t, const char *recorded,
                                         char **out) FLOE_WARN_UNUSED;
 
+/* Open a file the table records (resolved as above) through the table's
+ * FileIO, or as a local file when it has none.  size > 0 is the size the
+ * metadata records, which spares S3 a HEAD request. */
+floe_status floe_ice_table_open_input(const floe_ice_table *t, const char *recorded, int64_t size,
+                                      floe_input **in) FLOE_WARN_UNUSED;
+
 #ifdef __cplusplus
 }
 #endif

@@ -136,7 +136,7 @@ void floe_ice_manifest_cache_release(floe_ice_cached_manifest *h) {
 
 static floe_status read_manifest(const floe_ice_table *t, const floe_ice_manifest_file *mf, floe_ice_cached_manifest *e) {
     floe_input *in = NULL;
-    FLOE_TRY(floe_ice_scan_open_path(t, mf->manifest_path, mf->manifest_length, &in));
+    FLOE_TRY(floe_ice_table_open_input(t, mf->manifest_path, mf->manifest_length, &in));
     floe_mem_tracker *prev = floe_mem_set_current(&e->tracker);
     floe_status st =
         floe_ice_manifest_read(in, mf->added_snapshot_id >= 0 || mf->sequence_number > 0 ? mf : NULL, &e->m);

@@ -378,14 +378,38 @@ void floe_ice_live_files_free(floe_ice_live_files *lf) {
     floe_free(lf);
 }
 
-static floe_status open_path(const floe_ice_table *t, const char *recorded, int64_t size, floe_input **in) {
-    char *p = NULL;
-    FLOE_TRY(floe_ice_table_resolve_path(t, recorded, &p));
-    floe_status st;
-    if (t->io) st = size > 0 ? floe_fileio_open_input_sized(t->io, p, (uint64_t)size, in) : floe_fileio_open_input(t->io, p, in);
-    else st = floe_input_open_local(p, in);
-    floe_free(p);
-    return st;
+floe_status floe_ice_snapshot_manifests(const floe_ice_table *t, const floe_ice_snapshot *snap,
+                                        floe_ice_manifest_list **list,
+                                        floe_ice_manifest_file **v1_files,
+                                        const floe_ice_manifest_file **files, size_t *n) {
+    *list = NULL;
+    *v1_files = NULL;
+    *files = NULL;
+    *n = 0;
+    if (snap->manifest_list) {
+        floe_input *in = NULL;
+        FLOE_TRY_CTX(floe_ice_table_open_input(t, snap->manifest_list, -1, &in), "snapshot %" PRId64,
+                     snap->snapshot_id);
+        floe_status st = floe_ice_manifest_list_read(in, list);
+        floe_input_close(in);
+        FLOE_TRY_CTX(st, "snapshot %" PRId64, snap->snapshot_id);
+        *files = (*list)->files;
+        *n = (size_t)(*list)->n_files;
+        return NULL;
+    }
+    size_t m = (size_t)snap->n_manifests;
+    floe_ice_manifest_file *v1 = floe_calloc(m ? m : 1, sizeof *v1);
+    if (!v1) return oom();
+    for (size_t i = 0; i < m; i++) {
+        v1[i].manifest_path = snap->manifests[i];
+        v1[i].added_snapshot_id = snap->snapshot_id;
+        v1[i].manifest_length = -1;
+        v1[i].n_partitions = -1;
+    }
+    *v1_files = v1;
+    *files = v1;
+    *n = m;
+    return NULL;
 }
 
 typedef struct read_ctx {
@@ -400,7 +424,7 @@ static floe_status read_range(void *vctx, size_t begin, size_t end, const floe_c
         FLOE_TRY(floe_cancel_check(cancel, "reading manifests"));
         const floe_ice_manifest_file *mf = &c->files[i];
         floe_input *in = NULL;
-        FLOE_TRY(open_path(c->t, mf->manifest_path, mf->manifest_length, &in));
+        FLOE_TRY(floe_ice_table_open_input(c->t, mf->manifest_path, mf->manifest_length, &in));
         floe_status st = floe_ice_manifest_read(in, mf->added_snapshot_id >= 0 || mf->sequence_number > 0 ? mf : NULL, &c->out[i]);
         floe_input_close(in);
         FLOE_TRY(st);
@@ -486,26 +510,7 @@ static floe_status live_files(const floe_ice_table *t, const floe_ice_snapshot *
     struct floe_ice_lf_private *p = lf->priv;
     const floe_ice_manifest_file *files;
     size_t n;
-    if (snap->manifest_list) {
-        floe_input *in = NULL;
-        FLOE_TRY_CTX(open_path(t, snap->manifest_list, -1, &in), "snapshot %" PRId64, snap->snapshot_id);
-        floe_status st = floe_ice_manifest_list_read(in, &p->list);
-        floe_input_close(in);
-        FLOE_TRY_CTX(st, "snapshot %" PRId64, snap->snapshot_id);
-        files = p->list->files;
-        n = (size_t)p->list->n_files;
-    } else {
-        n = (size_t)snap->n_manifests;
-        p->v1_files = floe_calloc(n ? n : 1, sizeof *p->v1_files);
-        if (!p->v1_files) return oom();
-        for (size_t i = 0; i < n; i++) {
-            p->v1_files[i].manifest_path = snap->manifests[i];
-            p->v1_files[i].added_snapshot_id = snap->snapshot_id;
-            p->v1_files[i].manifest_length = -1;
-            p->v1_files[i].n_partitions = -1;
-        }
-        files = p->v1_files;
-    }
+    FLOE_TRY(floe_ice_snapshot_manifests(t, snap, &p->list, &p->v1_files, &files, &n));
     p->manifests = floe_calloc(n ? n : 1, sizeof *p->manifests);
     if (!p->manifests) return oom();
     p->n_manifests = n;

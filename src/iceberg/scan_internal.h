@@ -17,8 +17,5 @@ floe_status floe_ice_manifest_cache_get(const floe_ice_table *t, const floe_ice_
                                         floe_ice_cached_manifest **h, const floe_ice_manifest **m) FLOE_WARN_UNUSED;
 void floe_ice_manifest_cache_release(floe_ice_cached_manifest *h);
 
-/* Open a path recorded in the table (resolved), sized when size > 0. */
-floe_status floe_ice_scan_open_path(const floe_ice_table *t, const char *recorded, int64_t size,
-                                    floe_input **in) FLOE_WARN_UNUSED;
 
 #endif

@@ -35,17 +35,6 @@ void floe_ice_scan_options_init(floe_ice_scan_options *o) {
     o->target_partitions = 1;
 }
 
-floe_status floe_ice_scan_open_path(const floe_ice_table *t, const char *recorded, int64_t size, floe_input **in) {
-    char *p = NULL;
-    FLOE_TRY(floe_ice_table_resolve_path(t, recorded, &p));
-    floe_status st;
-    if (t->io)
-        st = size > 0 ? floe_fileio_open_input_sized(t->io, p, (uint64_t)size, in) : floe_fileio_open_input(t->io, p, in);
-    else st = floe_input_open_local(p, in);
-    floe_free(p);
-    return st;
-}
-
 /* ---- groups ---------------------------------------------------------------- */
 
 struct floe_ice_sg_private {
@@ -245,28 +234,7 @@ static floe_status summary_might_match(const planner *pl, const floe_ice_manifes
 static floe_status list_manifests(planner *pl, int64_t *n_total) {
     const floe_ice_manifest_file *files;
     size_t n;
-    const floe_ice_snapshot *snap = pl->snap;
-    if (snap->manifest_list) {
-        floe_input *in = NULL;
-        FLOE_TRY_CTX(floe_ice_scan_open_path(pl->t, snap->manifest_list, -1, &in), "snapshot %" PRId64,
-                     snap->snapshot_id);
-        floe_status st = floe_ice_manifest_list_read(in, &pl->list);
-        floe_input_close(in);
-        FLOE_TRY_CTX(st, "snapshot %" PRId64, snap->snapshot_id);
-        files = pl->list->files;
-        n = (size_t)pl->list->n_files;
-    } else {
-        n = (size_t)snap->n_manifests;
-        pl->v1_files = floe_calloc(n ? n : 1, sizeof *pl->v1_files);
-        if (!pl->v1_files) return oom();
-        for (size_t i = 0; i < n; i++) {
-            pl->v1_files[i].manifest_path = snap->manifests[i];
-            pl->v1_files[i].added_snapshot_id = snap->snapshot_id;
-            pl->v1_files[i].manifest_length = -1;
-            pl->v1_files[i].n_partitions = -1;
-        }
-        files = pl->v1_files;
-    }
+    FLOE_TRY(floe_ice_snapshot_manifests(pl->t, pl->snap, &pl->list, &pl->v1_files, &files, &n));
     *n_total = (int64_t)n;
     pl->mfs = floe_calloc(n ? n : 1, sizeof *pl->mfs);
     if (!pl->mfs) return oom();

@@ -372,3 +372,17 @@ floe_status floe_ice_table_resolve_path(const floe_ice_table *t, const char *rec
     *out = floe_strdup(recorded);
     return *out ? NULL : oom();
 }
+
+floe_status floe_ice_table_open_input(const floe_ice_table *t, const char *recorded, int64_t size,
+                                      floe_input **in) {
+    char *p = NULL;
+    FLOE_TRY(floe_ice_table_resolve_path(t, recorded, &p));
+    floe_status st;
+    if (t->io)
+        st = size > 0 ? floe_fileio_open_input_sized(t->io, p, (uint64_t)size, in)
+                      : floe_fileio_open_input(t->io, p, in);
+    else
+        st = floe_input_open_local(p, in);
+    floe_free(p);
+    return st;
+}
