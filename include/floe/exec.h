@@ -134,6 +134,9 @@ typedef struct floe_exec_ctx {
     int64_t batch_size;               /* target rows per batch (> 0)        */
     const struct floe_cancel *cancel; /* query cancellation; may be NULL    */
     floe_mem_tracker *mem;            /* query memory; may be NULL          */
+    int32_t scan_concurrency;         /* files a scan partition reads at once (0: 2) */
+    int32_t read_ahead;               /* batches a scan reads ahead (0: 2)  */
+    struct floe_exec_metrics *metrics; /* EXPLAIN ANALYZE counters; NULL: off */
 } floe_exec_ctx;
 
 /* ---------------------------------------------------------------- streams */

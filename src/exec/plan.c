@@ -16,12 +16,11 @@
 #include "base/buffer.h"
 #include "base/threadpool.h"
 #include "floe/exec.h"
+#include "exec/plan_internal.h"
 
 /* ------------------------------------------------------------- the head */
 
-/* Fill the common head; retains schema and children.  On failure the
- * caller frees the node with floe_plan_release (head fields are safe). */
-static floe_status plan_init(floe_plan *p, const floe_plan_vtable *vt, floe_schema *schema,
+floe_status floe_exec_plan_init(floe_plan *p, const floe_plan_vtable *vt, floe_schema *schema,
                              int32_t n_partitions, floe_plan *const *children, int32_t n_children) {
     p->vt = vt;
     atomic_init(&p->refcount_, 1);
@@ -33,6 +32,23 @@ static floe_status plan_init(floe_plan *p, const floe_plan_vtable *vt, floe_sche
         p->n_children = n_children;
         for (int32_t i = 0; i < n_children; i++) p->children[i] = floe_plan_retain(children[i]);
     }
+    return NULL;
+}
+
+floe_status floe_exec_plan_set_ordering(floe_plan *p, const floe_sort_key *keys, int32_t n) {
+    floe_sort_key *k = NULL;
+    if (n > 0) {
+        k = floe_calloc((size_t)n, sizeof *k);
+        if (!k) return floe_error(FLOE_ERR_OUT_OF_MEMORY, "recording the ordering of a %s node", p->vt->name);
+        for (int32_t i = 0; i < n; i++) {
+            k[i] = keys[i];
+            k[i].expr = floe_expr_retain(keys[i].expr);
+        }
+    }
+    for (int32_t i = 0; i < p->n_ordering; i++) floe_expr_release(p->ordering[i].expr);
+    floe_free(p->ordering);
+    p->ordering = k;
+    p->n_ordering = n > 0 ? n : 0;
     return NULL;
 }
 
@@ -198,7 +214,7 @@ floe_status floe_plan_values(floe_schema *schema, floe_batch *const *batches, in
             return floe_error(FLOE_ERR_TYPE, "Values: batch %d does not match the schema", i);
     values_plan *p = floe_calloc(1, sizeof *p);
     if (!p) return floe_error(FLOE_ERR_OUT_OF_MEMORY, "allocating a Values node");
-    floe_status st = plan_init(&p->head, &values_vt, schema, n_partitions, NULL, 0);
+    floe_status st = floe_exec_plan_init(&p->head, &values_vt, schema, n_partitions, NULL, 0);
     if (!st && n_batches && !(p->batches = floe_calloc((size_t)n_batches, sizeof *p->batches)))
         st = floe_error(FLOE_ERR_OUT_OF_MEMORY, "allocating a Values node");
     if (st) {
@@ -314,7 +330,8 @@ floe_status floe_plan_filter(floe_plan *child, floe_expr *predicate, floe_plan *
     filter_plan *p = floe_calloc(1, sizeof *p);
     if (!p) return floe_error(FLOE_ERR_OUT_OF_MEMORY, "allocating a Filter node");
     p->predicate = floe_expr_retain(predicate);
-    floe_status st = plan_init(&p->head, &filter_vt, child->schema, child->n_partitions, &child, 1);
+    floe_status st = floe_exec_plan_init(&p->head, &filter_vt, child->schema, child->n_partitions, &child, 1);
+    if (!st) st = floe_exec_plan_set_ordering(&p->head, child->ordering, child->n_ordering); /* rows keep their order */
     if (st) { floe_plan_release(&p->head); return st; }
     *out = &p->head;
     return NULL;
@@ -441,7 +458,7 @@ floe_status floe_plan_projection(floe_plan *child, floe_expr *const *exprs, cons
                                    names[i]);
     }
     if (!st) st = make_schema(names, types, n, &schema);
-    if (!st) st = plan_init(&p->head, &projection_vt, schema, child->n_partitions, &child, 1);
+    if (!st) st = floe_exec_plan_init(&p->head, &projection_vt, schema, child->n_partitions, &child, 1);
     for (int32_t i = 0; types && i < n; i++) floe_type_release(types[i]);
     floe_free(types);
     floe_type_release(schema);
@@ -529,7 +546,8 @@ floe_status floe_plan_limit(floe_plan *child, int64_t offset, int64_t fetch, flo
     if (!p) return floe_error(FLOE_ERR_OUT_OF_MEMORY, "allocating a Limit node");
     p->offset = offset;
     p->fetch = fetch;
-    floe_status st = plan_init(&p->head, &limit_vt, child->schema, child->n_partitions, &child, 1);
+    floe_status st = floe_exec_plan_init(&p->head, &limit_vt, child->schema, child->n_partitions, &child, 1);
+    if (!st) st = floe_exec_plan_set_ordering(&p->head, child->ordering, child->n_ordering); /* rows keep their order */
     if (st) { floe_plan_release(&p->head); return st; }
     *out = &p->head;
     return NULL;
@@ -721,7 +739,7 @@ floe_status floe_plan_coalesce(floe_plan *child, floe_plan **out) {
     *out = NULL;
     floe_plan *p = floe_calloc(1, sizeof *p);
     if (!p) return floe_error(FLOE_ERR_OUT_OF_MEMORY, "allocating a CoalescePartitions node");
-    floe_status st = plan_init(p, &coalesce_vt, child->schema, 1, &child, 1);
+    floe_status st = floe_exec_plan_init(p, &coalesce_vt, child->schema, 1, &child, 1);
     if (st) { floe_plan_release(p); return st; }
     *out = p;
     return NULL;

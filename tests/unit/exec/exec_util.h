@@ -51,7 +51,9 @@ static inline floe_batch *int_batch(const int32_t *a, const int32_t *b, int64_t 
 }
 
 static inline floe_exec_ctx test_ctx(floe_threadpool *pool, int64_t batch_size) {
-    floe_exec_ctx c = {pool, batch_size, NULL, NULL};
+    floe_exec_ctx c = {0};
+    c.pool = pool;
+    c.batch_size = batch_size;
     return c;
 }
 
