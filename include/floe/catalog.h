@@ -1,0 +1,84 @@
+/*
+ * catalog.h — Iceberg catalogs: where tables are found by name and where
+ * commits are made atomic.
+ *
+ * The embedded default is a SQLite database in the warehouse directory
+ * using the JDBC / PyIceberg catalog schema (tables `iceberg_tables` and
+ * `iceberg_namespace_properties`), so PyIceberg's SqlCatalog and Iceberg
+ * Java's JdbcCatalog can open the same warehouse.  A commit writes the new
+ * metadata file, then swaps `metadata_location` from the base location
+ * with a compare-and-swap UPDATE; losing the race is FLOE_ERR_CONFLICT
+ * (the caller reloads, re-applies and retries) and leaves nothing behind.
+ *
+ * A catalog is safe to use from any thread, including from inside a task
+ * running on the thread pool: calls block only on SQLite's lock (with a
+ * busy timeout), never on the pool.  load_table always reads the current
+ * metadata (no cache).
+ */
+#ifndef FLOE_CATALOG_H
+#define FLOE_CATALOG_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "floe/iceberg_table_metadata.h"
+#include "floe/status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct floe_catalog floe_catalog;
+
+/* Open (creating when missing) the SQLite catalog of `warehouse` (a
+ * directory, created when missing): <warehouse>/floe_catalog.db, catalog
+ * name "floe"; tables live in <warehouse>/<namespace>/<table>. */
+floe_status floe_catalog_open_sqlite(const char *warehouse, floe_catalog **out) FLOE_WARN_UNUSED;
+void floe_catalog_close(floe_catalog *c); /* NULL-safe */
+const char *floe_catalog_warehouse(const floe_catalog *c);
+
+/* ---- namespaces (one level: "db") ------------------------------------- */
+floe_status floe_catalog_create_namespace(floe_catalog *c, const char *ns, bool if_not_exists) FLOE_WARN_UNUSED;
+/* A namespace holding tables is FLOE_ERR_CONFLICT naming it. */
+floe_status floe_catalog_drop_namespace(floe_catalog *c, const char *ns, bool if_exists) FLOE_WARN_UNUSED;
+floe_status floe_catalog_namespace_exists(floe_catalog *c, const char *ns, bool *out) FLOE_WARN_UNUSED;
+/* Sorted names; free with floe_catalog_names_free. */
+floe_status floe_catalog_list_namespaces(floe_catalog *c, char ***names, int32_t *n) FLOE_WARN_UNUSED;
+floe_status floe_catalog_list_tables(floe_catalog *c, const char *ns, char ***names, int32_t *n) FLOE_WARN_UNUSED;
+void floe_catalog_names_free(char **names, int32_t n);
+
+/* ---- tables ------------------------------------------------------------ */
+
+/* The table's current metadata, read now.  Unknown table: FLOE_ERR_NOT_FOUND
+ * "table db.t does not exist" with a "did you mean" among the namespace's
+ * tables.  *out is freed with floe_ice_table_free. */
+floe_status floe_catalog_load_table(floe_catalog *c, const char *ns, const char *name,
+                                    floe_ice_table **out) FLOE_WARN_UNUSED;
+floe_status floe_catalog_table_exists(floe_catalog *c, const char *ns, const char *name,
+                                      bool *out) FLOE_WARN_UNUSED;
+/* The default location of a new table: <warehouse>/<ns>/<name> (floe_malloc'd). */
+floe_status floe_catalog_default_location(floe_catalog *c, const char *ns, const char *name,
+                                          char **out) FLOE_WARN_UNUSED;
+/* Register a new table whose first metadata is `md` (its location set, see
+ * floe_ice_tm_new in iceberg_table_update.h): writes
+ * <location>/metadata/00000-<uuid>.metadata.json and inserts the row.  An
+ * existing name is FLOE_ERR_ALREADY_EXISTS; the namespace must exist. */
+floe_status floe_catalog_create_table(floe_catalog *c, const char *ns, const char *name,
+                                      const floe_ice_table_metadata *md, floe_ice_table **out) FLOE_WARN_UNUSED;
+/* Commit `md` as the table's next metadata if its current metadata is
+ * still `base_location`: writes <location>/metadata/NNNNN-<uuid>.metadata.json
+ * (NNNNN one above the base's), adds the base to metadata-log, swaps.
+ * FLOE_ERR_CONFLICT when another commit won (the written file is deleted).
+ * *new_location (may be NULL) is floe_malloc'd. */
+floe_status floe_catalog_commit(floe_catalog *c, const char *ns, const char *name, const char *base_location,
+                                const floe_ice_table_metadata *md, char **new_location) FLOE_WARN_UNUSED;
+/* Drop the catalog entry; purge also deletes every file the table's
+ * metadata references (data, deletes, manifests, lists, metadata files). */
+floe_status floe_catalog_drop_table(floe_catalog *c, const char *ns, const char *name, bool purge) FLOE_WARN_UNUSED;
+floe_status floe_catalog_rename_table(floe_catalog *c, const char *ns, const char *name, const char *new_ns,
+                                      const char *new_name) FLOE_WARN_UNUSED;
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,74 @@
+/*
+ * session.h — running SQL: a session holds a catalog connection and the
+ * session options (SET/SHOW) and executes statements one after another.
+ *
+ * Every statement binds against the catalog afresh: nothing about a table
+ * is cached across statements (except immutable manifests), so a session
+ * sees another process's ALTER or INSERT on its next statement.
+ *
+ * Results stream to a sink: begin() with the result schema for statements
+ * that return rows, batch() for each batch (borrowed for the call), and
+ * end() for EVERY statement that succeeded, with its command tag
+ * ("SELECT", "CREATE TABLE", "SET", ...) and the rows returned or
+ * affected.  A callback returning an error stops the statement and that
+ * error is returned.
+ */
+#ifndef FLOE_SESSION_H
+#define FLOE_SESSION_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "floe/columnar.h"
+#include "floe/status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct floe_session floe_session;
+struct floe_catalog;
+
+typedef struct floe_result_sink {
+    void *arg;
+    floe_status (*begin)(void *arg, const floe_schema *schema);   /* may be NULL */
+    floe_status (*batch)(void *arg, const floe_batch *batch);     /* may be NULL */
+    floe_status (*end)(void *arg, const char *tag, int64_t rows); /* may be NULL */
+    /* Progress of a long statement: units done of total (bytes or tasks);
+     * called from the statement's thread, at most a few times a second.
+     * May be NULL. */
+    void (*progress)(void *arg, int64_t done, int64_t total);
+} floe_result_sink;
+
+/* Open a session on the embedded SQLite catalog in `warehouse` (a
+ * directory, created when missing; NULL: $FLOE_WAREHOUSE, else
+ * "./warehouse"). */
+floe_status floe_session_open(const char *warehouse, floe_session **out) FLOE_WARN_UNUSED;
+void floe_session_close(floe_session *s); /* NULL-safe */
+
+/* Execute every statement of `sql` in order, stopping at the first error.
+ * A syntax error names the line and column ("line 1, column 8: syntax
+ * error at or near \"FORM\""); unknown names suggest close ones. */
+floe_status floe_session_execute(floe_session *s, const char *sql, const floe_result_sink *sink) FLOE_WARN_UNUSED;
+
+/* SET name = value / SHOW name, for programs (same checks as the SQL). */
+floe_status floe_session_set(floe_session *s, const char *name, const char *value) FLOE_WARN_UNUSED;
+/* *value is floe_malloc'd. */
+floe_status floe_session_show(floe_session *s, const char *name, char **value) FLOE_WARN_UNUSED;
+
+/* Cancel the running statement (async-signal-safe: sets a flag); it
+ * returns FLOE_ERR_CANCELLED.  The next statement runs normally. */
+void floe_session_cancel(floe_session *s);
+
+/* The session's catalog (borrowed). */
+struct floe_catalog *floe_session_catalog(floe_session *s);
+
+/* True when `sql` (possibly several statements) ends with a complete
+ * statement: a shell reads more lines until it does.  Ignores semicolons
+ * inside strings, quoted names and comments. */
+bool floe_sql_is_complete(const char *sql);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

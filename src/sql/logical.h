@@ -1,0 +1,127 @@
+/*
+ * logical.h — the bound logical plan: what the binder makes from a parse
+ * tree, what the optimizer rewrites and what the physical planner turns
+ * into floe_plan nodes (exec.h, exec_ops.h, exec_scan.h).
+ *
+ * A logical node is a tree node with an output schema (column names,
+ * types, nullability).  Expressions are floe_expr trees (exec.h) over the
+ * column indices of the node's INPUT: for a single-input node, the input's
+ * output columns; for a JOIN, the left input's columns followed by the
+ * right input's.  Nodes are owned by their parent (one owner, no sharing);
+ * floe_lplan_free frees a whole tree.
+ *
+ * Scans carry what the optimizer may push into them:
+ *   - ICEBERG: the table (owned), the snapshot, the projected field ids
+ *     (top-level) and a pushed Iceberg filter (iceberg_expr.h, unbound, by
+ *     column name) used for pruning; rows still pass through the FILTER
+ *     above unless the pushdown was exact (see the optimizer).
+ *   - PARQUET: a ready ParquetScan physical node (exec_scan.h) over all the
+ *     file columns; the optimizer rebuilds it with fewer columns and a
+ *     pruning predicate.
+ *   - GENERATE_SERIES: start/stop/step.
+ *   - PHYSICAL: any ready physical plan (VALUES rows, metadata tables),
+ *     used as is.
+ */
+#ifndef FLOE_SQL_LOGICAL_H
+#define FLOE_SQL_LOGICAL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "base/buffer.h"
+#include "floe/columnar.h"
+#include "floe/exec.h"
+#include "floe/exec_ops.h"
+#include "floe/iceberg_expr.h"
+#include "floe/iceberg_scan.h"
+#include "floe/iceberg_table_metadata.h"
+
+typedef enum floe_lkind {
+    FLOE_L_ICEBERG_SCAN = 0,
+    FLOE_L_PARQUET_SCAN,
+    FLOE_L_GENERATE_SERIES,
+    FLOE_L_PHYSICAL,   /* `physical` used as is (VALUES, metadata tables)     */
+    FLOE_L_FILTER,     /* predicate                                           */
+    FLOE_L_PROJECT,    /* exprs/names: one output column each                 */
+    FLOE_L_AGGREGATE,  /* exprs/names = group keys; aggs; output: keys, aggs  */
+    FLOE_L_JOIN,       /* join_type, left_keys/right_keys (equi), predicate =
+                          the rest of the ON condition over left++right, or
+                          NULL; no keys: a nested-loop join                  */
+    FLOE_L_SORT,       /* sort_keys; fetch >= 0: only the first fetch rows    */
+    FLOE_L_LIMIT,      /* offset, fetch (-1: none)                            */
+    FLOE_L_UNION,      /* UNION ALL of n inputs with equal column types       */
+    FLOE_L_DISTINCT,   /* distinct rows of the input                          */
+    FLOE_LKIND_COUNT_
+} floe_lkind;
+
+typedef struct floe_lplan {
+    floe_lkind kind;
+    floe_schema *schema;        /* output columns (one reference)             */
+    int32_t n_inputs;
+    struct floe_lplan **inputs; /* owned                                      */
+
+    /* FILTER; JOIN (non-equi rest of ON, may be NULL) */
+    floe_expr *predicate;
+    /* PROJECT (outputs); AGGREGATE (group keys) */
+    int32_t n_exprs;
+    floe_expr **exprs;
+    char **names;
+    /* AGGREGATE: calls over the input columns; names in aggs[i].name */
+    int32_t n_aggs;
+    floe_agg_call *aggs;
+    /* JOIN */
+    floe_join_type join_type;
+    int32_t n_keys;
+    floe_expr **left_keys;      /* over the left input's columns              */
+    floe_expr **right_keys;     /* over the right input's columns             */
+    bool null_aware;            /* anti join from NOT IN: NULL keys matter    */
+    /* SORT */
+    int32_t n_sort_keys;
+    floe_sort_key *sort_keys;
+    /* SORT (fetch) and LIMIT */
+    int64_t offset, fetch;
+
+    /* ICEBERG_SCAN */
+    floe_ice_table *table;      /* owned (floe_ice_table_free)                */
+    char *table_name;           /* for EXPLAIN and errors ("db.t")            */
+    floe_ice_snapshot_selector snapshot; /* snapshot.ref owned when set       */
+    int32_t n_field_ids;        /* projected top-level field ids, in output order */
+    int32_t *field_ids;
+    floe_ice_expr *pushed;      /* pruning filter by column name, or NULL     */
+    bool pushed_exact;          /* `pushed` is exactly the filter above it    */
+    /* GENERATE_SERIES */
+    int64_t start, stop, step;
+    /* PARQUET_SCAN, PHYSICAL */
+    floe_plan *physical;        /* one reference                              */
+} floe_lplan;
+
+/* A zeroed node of `kind` with the given inputs (ownership passes in) and
+ * output schema (retained).  fetch is -1. */
+floe_status floe_lplan_new(floe_lkind kind, floe_schema *schema, struct floe_lplan **inputs, int32_t n_inputs,
+                           floe_lplan **out) FLOE_WARN_UNUSED;
+void floe_lplan_free(floe_lplan *p); /* NULL-safe, frees the subtree */
+const char *floe_lkind_name(floe_lkind k);
+/* Indented text, one node per line (for tests and debugging). */
+floe_status floe_lplan_to_string(const floe_lplan *p, floe_buf *out) FLOE_WARN_UNUSED;
+
+/* Session options the planners read (owned by the session, see session.h). */
+typedef struct floe_sql_options {
+    int32_t target_partitions;  /* >= 1 */
+    int64_t batch_size;         /* > 0  */
+    int32_t scan_concurrency;
+    int32_t read_ahead;
+} floe_sql_options;
+
+/* The optimizer (optimize.c): constant folding, filter pushdown (into
+ * Iceberg scans only when no matching row can be dropped), projection
+ * pushdown, limit pushdown.  Rewrites *plan in place. */
+floe_status floe_sql_optimize(floe_lplan **plan, const floe_sql_options *opts) FLOE_WARN_UNUSED;
+
+/* The physical planner (physical.c): logical → physical with partitioning
+ * (scans split into target_partitions, two-phase aggregates over a hash
+ * repartition, sorts merged, joins).  The result has one output partition
+ * when `single` is set. */
+floe_status floe_sql_physical(const floe_lplan *plan, const floe_sql_options *opts, bool single,
+                              floe_plan **out) FLOE_WARN_UNUSED;
+
+#endif
