@@ -749,15 +749,23 @@ floe_status floe_plan_coalesce(floe_plan *child, floe_plan **out) {
 
 static const floe_plan_vtable *const builtin_types[] = {&values_vt, &filter_vt, &projection_vt, &limit_vt,
                                                         &coalesce_vt};
+
+/* Node types defined in other files of the engine: node_types.c lists them. */
+static const floe_plan_vtable *lookup_builtin(const char *name) {
+    for (size_t i = 0; i < sizeof builtin_types / sizeof *builtin_types; i++)
+        if (strcmp(builtin_types[i]->name, name) == 0) return builtin_types[i];
+    for (size_t i = 0; floe_exec_node_types[i]; i++)
+        if (strcmp(floe_exec_node_types[i]->name, name) == 0) return floe_exec_node_types[i];
+    return NULL;
+}
 #define MAX_REGISTERED 64
 static pthread_mutex_t registry_mu = PTHREAD_MUTEX_INITIALIZER;
 static const floe_plan_vtable *registered[MAX_REGISTERED];
 static int n_registered;
 
 const floe_plan_vtable *floe_plan_lookup(const char *name) {
-    for (size_t i = 0; i < sizeof builtin_types / sizeof *builtin_types; i++)
-        if (strcmp(builtin_types[i]->name, name) == 0) return builtin_types[i];
-    const floe_plan_vtable *found = NULL;
+    const floe_plan_vtable *found = lookup_builtin(name);
+    if (found) return found;
     pthread_mutex_lock(&registry_mu);
     for (int i = 0; i < n_registered && !found; i++)
         if (strcmp(registered[i]->name, name) == 0) found = registered[i];

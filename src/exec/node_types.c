@@ -1,0 +1,19 @@
+/*
+ * node_types.c — the list of plan node types defined outside plan.c, so
+ * the plan codec can decode any of them by type name in a fresh process
+ * (a worker that has never built such a node).
+ *
+ * Adding a node type: define its vtable as a non-static const in its own
+ * file, declare it here with `extern`, and add it to the list (one line
+ * each).
+ */
+#include <stddef.h>
+
+#include "exec/plan_internal.h"
+
+/* extern const floe_plan_vtable floe_sort_vt; */
+
+const floe_plan_vtable *const floe_exec_node_types[] = {
+    /* &floe_sort_vt, */
+    NULL,
+};
