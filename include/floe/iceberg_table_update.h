@@ -1,0 +1,129 @@
+/*
+ * iceberg_table_update.h — making new table metadata: a new table, schema
+ * evolution (add, drop, rename, retype and relax columns) and table
+ * properties.
+ *
+ * Every function returns a NEW floe_ice_table_metadata (freed with
+ * floe_ice_table_metadata_free) and leaves the one it was given untouched,
+ * so the old metadata can still be committed against (it is the "base" of
+ * floe_catalog_commit) or thrown away when a commit loses its race.  Each
+ * sets last-updated-ms to now (never earlier than the base's).
+ *
+ * Schema changes follow the Iceberg spec and Iceberg Java's SchemaUpdate:
+ *   - a changed schema is added to "schemas" with the next schema id and
+ *     made current; when it is structurally identical to an existing
+ *     schema, that schema's id is made current instead (as Java's
+ *     TableMetadata.Builder reuses schema ids);
+ *   - new columns get ids above last-column-id, which is raised;
+ *     ids are never reused, not even those of dropped columns;
+ *   - partition specs and sort orders refer to columns by id, so renames
+ *     and promotions leave them valid; dropping a column that the default
+ *     partition spec, the default sort order or the identifier fields use
+ *     is refused.
+ * Column paths are full dotted names as iceberg_schema.h defines them
+ * ("a", "s.x", "l.element.y"), matched exactly (case-sensitively); an
+ * unknown path is FLOE_ERR_NOT_FOUND "unknown column 'x'" with a
+ * "did you mean" among the schema's names.
+ */
+#ifndef FLOE_ICEBERG_TABLE_UPDATE_H
+#define FLOE_ICEBERG_TABLE_UPDATE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "floe/iceberg_partition_spec.h"
+#include "floe/iceberg_schema.h"
+#include "floe/iceberg_sort_order.h"
+#include "floe/iceberg_table_metadata.h"
+#include "floe/iceberg_types.h"
+#include "floe/status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Metadata for a new, empty table (no snapshots).
+ *   schema    its field ids are only used to connect `spec`, `order` and the
+ *             identifier fields to columns: every field gets a fresh id,
+ *             1..n, assigned as Iceberg Java's TypeUtil.assignFreshIds does
+ *             (a struct's own fields first, in order, then each field's
+ *             nested fields, recursively).  Schema id 0.
+ *   spec      NULL: unpartitioned.  Source ids refer to `schema`'s ids; the
+ *             fields get partition field ids 1000, 1001, ...; spec id 0.
+ *   order     NULL or unsorted: sort order 0 only.  Otherwise the order
+ *             becomes order 1 (and the default), order 0 kept as well.
+ *   location  the table's base location (a trailing '/' is dropped).
+ *   props     n_props key/value pairs: props[2i] = key, props[2i+1] = value.
+ *   format_version  1, 2 or 3 (2 is the usual choice).
+ * The result has a new random table-uuid.  Invalid input (types the format
+ * version does not allow, a spec or order naming a missing column or using
+ * an inapplicable transform, an empty location) is FLOE_ERR_INVALID_ARGUMENT
+ * or FLOE_ERR_UNSUPPORTED naming the problem. */
+floe_status floe_ice_tm_new(const floe_ice_schema *schema, const floe_ice_partition_spec *spec,
+                            const floe_ice_sort_order *order, const char *location,
+                            const char *const *props, int32_t n_props, int format_version,
+                            floe_ice_table_metadata **out) FLOE_WARN_UNUSED;
+
+/* Add a column named `name` to the top level (`parent` NULL) or to the
+ * struct at path `parent` (a struct column, or a list whose element or a map
+ * whose value is a struct).  Nested ids inside `type` are ignored: the
+ * column and its nested fields get fresh ids above last-column-id.
+ *   required  allowed only when the table holds no rows (no current
+ *             snapshot, or its summary says total-records is 0), since
+ *             there is no default to give existing rows:
+ *             FLOE_ERR_INVALID_ARGUMENT otherwise.
+ *   doc       NULL for none.
+ * A name already used in the parent is FLOE_ERR_ALREADY_EXISTS. */
+floe_status floe_ice_tm_add_column(const floe_ice_table_metadata *md, const char *parent, const char *name,
+                                   const floe_ice_type *type, bool required, const char *doc,
+                                   floe_ice_table_metadata **out) FLOE_WARN_UNUSED;
+
+/* Drop the column at `path` (with everything nested in it).  A column used
+ * (itself or through a nested field) by the default partition spec, the
+ * default sort order or the schema's identifier fields is
+ * FLOE_ERR_INVALID_ARGUMENT naming the use.  List elements and map keys
+ * and values cannot be dropped on their own; the last column of the table
+ * cannot be dropped either. */
+floe_status floe_ice_tm_drop_column(const floe_ice_table_metadata *md, const char *path,
+                                    floe_ice_table_metadata **out) FLOE_WARN_UNUSED;
+
+/* Rename the column at `path` to `new_name` (a name within its parent, not
+ * a path).  The id is kept, so data files still match.  A sibling already
+ * called `new_name` is FLOE_ERR_ALREADY_EXISTS; list elements and map keys
+ * and values cannot be renamed (FLOE_ERR_INVALID_ARGUMENT). */
+floe_status floe_ice_tm_rename_column(const floe_ice_table_metadata *md, const char *path,
+                                      const char *new_name, floe_ice_table_metadata **out) FLOE_WARN_UNUSED;
+
+/* Change a primitive column's type by a legal promotion
+ * (floe_ice_type_can_promote: int -> long, float -> double,
+ * decimal(P,S) -> decimal(P',S) with P' > P; v3 also date -> timestamp).
+ * Anything else is FLOE_ERR_TYPE "cannot change column 'c' from int to
+ * string".  The same type is accepted (nothing changes but the time). */
+floe_status floe_ice_tm_update_column_type(const floe_ice_table_metadata *md, const char *path,
+                                           const floe_ice_type *type,
+                                           floe_ice_table_metadata **out) FLOE_WARN_UNUSED;
+
+/* Make a column optional (required = false), or required.  Required ->
+ * optional is always allowed except for identifier fields
+ * (FLOE_ERR_INVALID_ARGUMENT).  Optional -> required is allowed only while
+ * the table holds no rows (as for add_column), since existing data may hold
+ * nulls: FLOE_ERR_INVALID_ARGUMENT otherwise.  No change is accepted. */
+floe_status floe_ice_tm_set_column_required(const floe_ice_table_metadata *md, const char *path, bool required,
+                                            floe_ice_table_metadata **out) FLOE_WARN_UNUSED;
+
+/* Set n_pairs properties: kv[2i] = key, kv[2i+1] = value (existing keys
+ * are replaced, new keys appended). */
+floe_status floe_ice_tm_set_properties(const floe_ice_table_metadata *md, const char *const *kv, int32_t n_pairs,
+                                       floe_ice_table_metadata **out) FLOE_WARN_UNUSED;
+/* Remove properties by key; keys that are not set are ignored. */
+floe_status floe_ice_tm_remove_properties(const floe_ice_table_metadata *md, const char *const *keys, int32_t n,
+                                          floe_ice_table_metadata **out) FLOE_WARN_UNUSED;
+
+/* Does the table hold no rows?  True without a current snapshot, or when
+ * the current snapshot's summary says total-records is 0. */
+bool floe_ice_tm_is_empty(const floe_ice_table_metadata *md);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
