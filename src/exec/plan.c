@@ -17,6 +17,7 @@
 #include "base/threadpool.h"
 #include "floe/exec.h"
 #include "exec/plan_internal.h"
+#include "floe/exec_metrics.h"
 
 /* ------------------------------------------------------------- the head */
 
@@ -81,7 +82,10 @@ floe_status floe_plan_execute(const floe_plan *p, int32_t partition, const floe_
         return floe_error(FLOE_ERR_INVALID_ARGUMENT, "%s: partition %d out of range (0..%d)", p->vt->name,
                           partition, p->n_partitions - 1);
     FLOE_TRY(floe_cancel_check(ctx->cancel, p->vt->name));
-    return p->vt->execute(p, partition, ctx, out);
+    if (!ctx->metrics) return p->vt->execute(p, partition, ctx, out);
+    floe_stream *inner;
+    FLOE_TRY(p->vt->execute(p, partition, ctx, &inner));
+    return floe_exec_metrics_wrap(ctx->metrics, p, partition, inner, out);
 }
 
 /* Schema field list with one nullable field per (name, type). */
@@ -889,15 +893,19 @@ floe_status floe_exec_collect(const floe_plan *p, const floe_exec_ctx *ctx, floe
 
 /* -------------------------------------------------------------- EXPLAIN */
 
-static floe_status explain_node(const floe_plan *p, int depth, floe_buf *out) {
-    for (int i = 0; i < depth; i++) FLOE_TRY(floe_buf_append_str(out, "  "));
+floe_status floe_exec_explain_line(const floe_plan *p, floe_buf *out) {
     FLOE_TRY(floe_buf_printf(out, "%s: ", p->vt->name));
     if (p->vt->explain_parts) {
         size_t before = out->len;
         FLOE_TRY(p->vt->explain_parts(p, out));
         if (out->len > before) FLOE_TRY(floe_buf_append_str(out, ", "));
     }
-    FLOE_TRY(floe_buf_printf(out, "partitions=%d\n", p->n_partitions));
+    return floe_buf_printf(out, "partitions=%d\n", p->n_partitions);
+}
+
+static floe_status explain_node(const floe_plan *p, int depth, floe_buf *out) {
+    for (int i = 0; i < depth; i++) FLOE_TRY(floe_buf_append_str(out, "  "));
+    FLOE_TRY(floe_exec_explain_line(p, out));
     for (int32_t i = 0; i < p->n_children; i++) FLOE_TRY(explain_node(p->children[i], depth + 1, out));
     return NULL;
 }

@@ -21,6 +21,10 @@ floe_status floe_exec_plan_init(floe_plan *p, const floe_plan_vtable *vt, floe_s
 floe_status floe_exec_plan_set_ordering(floe_plan *p, const floe_sort_key *keys,
                                         int32_t n) FLOE_WARN_UNUSED;
 
+/* One EXPLAIN line of a node (no indentation): "Filter: predicate=(#0 > 1),
+ * partitions=2\n". */
+floe_status floe_exec_explain_line(const floe_plan *p, struct floe_buf *out) FLOE_WARN_UNUSED;
+
 /* Every node type defined outside plan.c, NULL-terminated (node_types.c):
  * the codec finds them by name in any process, whether or not this process
  * has built such a node. */
