@@ -1,0 +1,73 @@
+/*
+ * metadata_tables.h — Iceberg metadata tables ("t$snapshots", "t$files",
+ * ...) as ready physical plans.
+ *
+ * The binder resolves a table name with a "$<which>" suffix to the table
+ * and calls floe_sql_metadata_table; the result is a Values plan (exec.h)
+ * holding every row, built from the table's metadata and (for files,
+ * manifests and partitions) its current snapshot's manifests.
+ *
+ * Columns follow Trino's Iceberg connector (its "$<which>" tables), so
+ * queries written for Trino run unchanged.  Where Trino uses a type floe's
+ * SQL layer handles poorly, the choice is noted:
+ *
+ *   snapshots   committed_at timestamptz, snapshot_id bigint, parent_id
+ *               bigint, operation varchar, manifest_list varchar, summary
+ *               varchar — the summary map as a JSON object text (Trino: a
+ *               map(varchar, varchar)), without "operation".
+ *   history     made_current_at timestamptz, snapshot_id bigint, parent_id
+ *               bigint, is_current_ancestor boolean (the snapshot log).
+ *   manifests   content int (0 data, 1 deletes; Iceberg's/Spark's column,
+ *               not in Trino), path varchar, length bigint,
+ *               partition_spec_id int, added_snapshot_id bigint,
+ *               added_data_files_count int, added_rows_count bigint,
+ *               existing_data_files_count int, existing_rows_count bigint,
+ *               deleted_data_files_count int, deleted_rows_count bigint,
+ *               partition_summaries list<struct<contains_null boolean,
+ *               contains_nan boolean, lower_bound varchar, upper_bound
+ *               varchar>> (bounds in the transform's human form).  The
+ *               manifests of the current snapshot; counts a writer left
+ *               out are NULL.
+ *   files       content int, file_path varchar, file_format varchar,
+ *               spec_id int, partition struct<...> (only when the table
+ *               has ever been partitioned), record_count bigint,
+ *               file_size_in_bytes bigint, column_sizes, value_counts,
+ *               null_value_counts, nan_value_counts map<int, bigint>,
+ *               lower_bounds, upper_bounds map<int, varchar> (human form,
+ *               columns of the current schema only), key_metadata
+ *               varbinary, split_offsets list<bigint>, equality_ids
+ *               list<int>, sort_order_id int.  Live data and delete files
+ *               of the current snapshot (no readable_metrics).
+ *   partitions  partition struct<...> (only when partitioned),
+ *               record_count bigint, file_count bigint, total_size bigint:
+ *               data files of the current snapshot grouped by partition
+ *               (no per-column "data" summary).
+ *   refs        name varchar, type varchar ('BRANCH' / 'TAG'), snapshot_id
+ *               bigint, max_reference_age_in_ms bigint,
+ *               min_snapshots_to_keep int, max_snapshot_age_in_ms bigint.
+ *   properties  key varchar, value varchar.
+ *
+ * The partition struct is the union of every partition spec's fields the
+ * table has had (by partition field id, in order of first appearance, as
+ * Trino's), typed by the transform over the current schema; a field whose
+ * source column was dropped or whose transform is unknown is left out.
+ * Files of older specs have NULL in the fields their spec lacks.
+ */
+#ifndef FLOE_SQL_METADATA_TABLES_H
+#define FLOE_SQL_METADATA_TABLES_H
+
+#include "floe/exec.h"
+#include "floe/iceberg_table_metadata.h"
+#include "floe/status.h"
+
+/* A Values plan (one partition) with the rows of metadata table `which`
+ * ("snapshots", "history", "manifests", "files", "partitions", "refs",
+ * "properties") of `t`.  An unknown name is FLOE_ERR_NOT_FOUND with a
+ * "did you mean". */
+floe_status floe_sql_metadata_table(const floe_ice_table *t, const char *which,
+                                    floe_plan **out) FLOE_WARN_UNUSED;
+
+/* The metadata table names, NULL-terminated (for suggestions). */
+extern const char *const floe_sql_metadata_table_names[];
+
+#endif
