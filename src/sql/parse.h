@@ -1,0 +1,103 @@
+/*
+ * parse.h — SQL text to parse trees: libpg_query's PostgreSQL parser
+ * (pg_query_parse, JSON output) read with jansson.
+ *
+ * A script is a list of statements.  Each statement has its parse tree
+ * (the "stmt" object of libpg_query's output, e.g. {"SelectStmt": {...}};
+ * read it with the accessors of pgnode.h), its span in the script text and
+ * the non-PostgreSQL clauses the pre-pass cut out of it.
+ *
+ * The pre-pass.  floe accepts a few things PostgreSQL's grammar does not.
+ * Before parsing, the token scanner (pg_query_scan, so string literals,
+ * quoted names and comments are never touched) finds them; they are
+ * blanked out of the text (replaced by spaces of the same length, so every
+ * location in the parse tree is still a byte offset into the ORIGINAL
+ * text) and recorded on the statement as clauses:
+ *
+ *   PARTITIONED BY (...)            FLOE_SQL_PARTITIONED_BY: text = the raw
+ *                                   text between the parentheses
+ *   t FOR SYSTEM_VERSION AS OF n    FLOE_SQL_AS_OF_VERSION: text = the
+ *   (also FOR VERSION AS OF)        number, or the branch/tag name when the
+ *                                   value is a string literal (is_string)
+ *   t FOR SYSTEM_TIME AS OF ts      FLOE_SQL_AS_OF_TIME: text = the literal's
+ *   (also FOR TIMESTAMP AS OF)      content ('2024-01-01 10:00:00', or a
+ *                                   number of epoch milliseconds); an
+ *                                   optional TIMESTAMP keyword before the
+ *                                   string is dropped
+ *        For both AS OF kinds `location` is the byte offset where the table
+ *        name starts — the "location" of the RangeVar in the parse tree.
+ *   WITH ('a.b-c' = 'v'), SET (...) FLOE_SQL_PROPERTY_KEY: a string literal
+ *   RESET ('k', ...)                used as a property key is turned into a
+ *                                   quoted identifier ("a.b-c", same length)
+ *                                   so the DefElem's defname is the key;
+ *                                   text = the key
+ *   DESCRIBE t                      FLOE_SQL_DESCRIBE: rewritten to
+ *                                   "TABLE    t" (a SelectStmt reading t);
+ *                                   stmt->describe is set
+ *   SHOW TABLES FROM|IN db          FLOE_SQL_SHOW_FROM: text = "db"; the
+ *                                   statement parses as SHOW tables
+ *
+ * Syntax errors are FLOE_ERR_SYNTAX "line L, column C: <message>" (1-based,
+ * over the whole script).
+ */
+#ifndef FLOE_SQL_PARSE_H
+#define FLOE_SQL_PARSE_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "floe/status.h"
+
+typedef enum floe_sql_clause_kind {
+    FLOE_SQL_PARTITIONED_BY = 0,
+    FLOE_SQL_AS_OF_VERSION,
+    FLOE_SQL_AS_OF_TIME,
+    FLOE_SQL_PROPERTY_KEY,
+    FLOE_SQL_DESCRIBE,
+    FLOE_SQL_SHOW_FROM
+} floe_sql_clause_kind;
+
+typedef struct floe_sql_clause {
+    floe_sql_clause_kind kind;
+    int32_t location; /* byte offset into the script (see above)           */
+    char *text;       /* floe_malloc'd, NUL-terminated                      */
+    bool is_string;   /* the value was a string literal (AS OF kinds)      */
+} floe_sql_clause;
+
+typedef struct floe_sql_stmt {
+    json_t *node;          /* {"SelectStmt": {...}}; owned by the script    */
+    const char *kind;      /* "SelectStmt", "CreateStmt", ...               */
+    int32_t location;      /* byte offset of the statement in the script    */
+    int32_t length;        /* bytes (without the terminating ';')           */
+    char *text;            /* the ORIGINAL text of the statement (a copy)   */
+    bool describe;         /* DESCRIBE t (see above)                        */
+    int32_t n_clauses;
+    floe_sql_clause *clauses;
+} floe_sql_stmt;
+
+typedef struct floe_sql_script {
+    char *sql;             /* the original script text (a copy)             */
+    json_t *root;          /* the whole parse result                        */
+    int32_t n_stmts;
+    floe_sql_stmt *stmts;
+} floe_sql_script;
+
+/* Parse a script (zero or more statements; an empty script has none). */
+floe_status floe_sql_parse(const char *sql, floe_sql_script **out) FLOE_WARN_UNUSED;
+void floe_sql_script_free(floe_sql_script *s); /* NULL-safe */
+
+/* The first clause of `kind` on the statement, or NULL.  location >= 0
+ * also requires that location (AS OF clauses: the table's location). */
+const floe_sql_clause *floe_sql_stmt_clause(const floe_sql_stmt *st, floe_sql_clause_kind kind,
+                                            int32_t location);
+
+/* An error "line L, column C: <message>" for byte offset `location` of
+ * `sql` (location < 0: no position prefix). */
+floe_status floe_sql_error_at(const char *sql, int32_t location, floe_code code, const char *fmt, ...)
+    FLOE_PRINTF(4, 5) FLOE_WARN_UNUSED;
+
+/* 1-based line and column (in characters) of byte offset `location`. */
+void floe_sql_line_col(const char *sql, int32_t location, int32_t *line, int32_t *col);
+
+#endif
