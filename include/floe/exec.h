@@ -56,6 +56,8 @@ typedef enum floe_expr_kind {
                               rows that take it (CASE WHEN x <> 0 THEN 1/x) */
     FLOE_EXPR_IN,          /* args: value, item1, ...; SQL NULL rules       */
     FLOE_EXPR_COALESCE,    /* args: 1 or more; first non-NULL, lazily       */
+    FLOE_EXPR_CALL,        /* func: a scalar function by lowercase name over
+                              args (src/exec/functions.c lists them)       */
     FLOE_EXPR_KIND_COUNT_
 } floe_expr_kind;
 
@@ -75,6 +77,7 @@ typedef struct floe_expr {
     int32_t column;         /* COLUMN */
     floe_array *literal;    /* LITERAL: one slot */
     floe_type *cast_type;   /* CAST */
+    char *func;             /* CALL: the function's lowercase name */
     int32_t n_args;
     struct floe_expr **args;
 } floe_expr;
@@ -103,10 +106,17 @@ floe_status floe_expr_case(floe_expr *const *whens, floe_expr *const *thens, int
                            floe_expr **out) FLOE_WARN_UNUSED;
 floe_status floe_expr_in(floe_expr *value, floe_expr *const *items, int32_t n, floe_expr **out) FLOE_WARN_UNUSED;
 floe_status floe_expr_coalesce(floe_expr *const *args, int32_t n, floe_expr **out) FLOE_WARN_UNUSED;
-/* The generic constructor from parts (used by the codec); checks arity. */
-floe_status floe_expr_make(floe_expr_kind kind, int32_t op, int32_t column, floe_array *literal,
-                           floe_type *cast_type, floe_expr *const *args, int32_t n_args,
+/* A scalar function call: `name` (lowercase, e.g. "lower", "date_trunc")
+ * over args[0..n).  An unknown name is FLOE_ERR_NOT_FOUND with a "did you
+ * mean"; the argument count and types are checked by floe_expr_type
+ * (FLOE_ERR_TYPE naming the function and the argument types). */
+floe_status floe_expr_call(const char *name, floe_expr *const *args, int32_t n,
                            floe_expr **out) FLOE_WARN_UNUSED;
+/* The generic constructor from parts (used by the codec); checks arity.
+ * `func` is the function name for CALL and must be NULL otherwise. */
+floe_status floe_expr_make(floe_expr_kind kind, int32_t op, int32_t column, floe_array *literal,
+                           floe_type *cast_type, const char *func, floe_expr *const *args,
+                           int32_t n_args, floe_expr **out) FLOE_WARN_UNUSED;
 
 floe_expr *floe_expr_retain(floe_expr *e); /* NULL-safe */
 void floe_expr_release(floe_expr *e);      /* NULL-safe */
@@ -124,8 +134,16 @@ floe_status floe_expr_eval(const floe_expr *e, const floe_batch *batch,
  * *n entries. */
 floe_status floe_expr_select(const floe_expr *e, const floe_batch *batch, uint32_t **sel,
                              int64_t *n) FLOE_WARN_UNUSED;
-/* Text form for EXPLAIN: "(#0 > 5)", "CAST(#1 AS int64)". */
+/* Text form for EXPLAIN: "(#0 > 5)", "CAST(#1 AS int64)", "lower(#0)". */
 floe_status floe_expr_to_string(const floe_expr *e, struct floe_buf *out) FLOE_WARN_UNUSED;
+
+/* For the optimizer: true when a LIKE pattern is exactly a literal
+ * followed by one trailing '%' (e.g. 'abc%', 'a\%b%' with escape '\'),
+ * i.e. LIKE means "starts with".  Then *prefix is the unescaped literal
+ * (floe_malloc'd, caller frees; "" for the pattern '%').  `escape` 0 means
+ * no escape character.  False (and *prefix NULL) for anything else,
+ * including a pattern with '_', another '%', or a dangling escape. */
+bool floe_like_pure_prefix(const char *pattern, char escape, char **prefix);
 
 /* ------------------------------------------------------- execution context */
 

@@ -107,6 +107,7 @@ floe_status floe_codec_put_expr(floe_buf *b, const floe_expr *e) {
     FLOE_TRY(floe_codec_put_i64(b, e->column));
     if (e->kind == FLOE_EXPR_LITERAL) FLOE_TRY(floe_codec_put_array(b, e->literal));
     if (e->kind == FLOE_EXPR_CAST) FLOE_TRY(floe_codec_put_type(b, e->cast_type));
+    if (e->kind == FLOE_EXPR_CALL) FLOE_TRY(floe_codec_put_str(b, e->func));
     FLOE_TRY(floe_codec_put_i64(b, e->n_args));
     for (int32_t i = 0; i < e->n_args; i++) FLOE_TRY(floe_codec_put_expr(b, e->args[i]));
     return NULL;
@@ -307,6 +308,7 @@ static floe_status get_expr(floe_reader *r, int depth, floe_expr **out) {
     int64_t kind, op, col, n = 0, got = 0;
     floe_array *lit = NULL;
     floe_type *ct = NULL;
+    char *func = NULL;
     floe_expr **args = NULL;
     *out = NULL;
     if (depth > MAX_DEPTH) return floe_error(FLOE_ERR_CORRUPT, "plan offset %zu: expression nests too deep", r->pos);
@@ -315,15 +317,18 @@ static floe_status get_expr(floe_reader *r, int depth, floe_expr **out) {
     if (!st) st = get_int(r, 0, INT32_MAX, "column index", &col);
     if (!st && kind == FLOE_EXPR_LITERAL) st = floe_codec_get_array(r, &lit);
     if (!st && kind == FLOE_EXPR_CAST) st = floe_codec_get_type(r, &ct);
+    if (!st && kind == FLOE_EXPR_CALL) st = floe_codec_get_str(r, &func);
     if (!st) st = get_int(r, 0, (int64_t)(r->len - r->pos), "argument count", &n);
     if (!st && !(args = floe_calloc((size_t)(n ? n : 1), sizeof *args)))
         st = floe_error(FLOE_ERR_OUT_OF_MEMORY, "decoding an expression");
     for (; !st && got < n; got++) st = get_expr(r, depth + 1, &args[got]);
-    if (!st) st = floe_expr_make((floe_expr_kind)kind, (int32_t)op, (int32_t)col, lit, ct, args, (int32_t)n, out);
+    if (!st) st = floe_expr_make((floe_expr_kind)kind, (int32_t)op, (int32_t)col, lit, ct, func, args, (int32_t)n,
+                                  out);
     for (int64_t i = 0; i < got; i++) floe_expr_release(args[i]);
     floe_free(args);
     floe_array_release(lit);
     floe_type_release(ct);
+    floe_free(func);
     return st;
 }
 

@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "base/buffer.h"
+#include "exec/functions.h"
 #include "floe/exec.h"
 
 /* --------------------------------------------------------- construction */
@@ -38,12 +39,19 @@ static int expr_arity(floe_expr_kind k) {
 }
 
 floe_status floe_expr_make(floe_expr_kind kind, int32_t op, int32_t column, floe_array *literal,
-                           floe_type *cast_type, floe_expr *const *args, int32_t n_args,
-                           floe_expr **out) {
+                           floe_type *cast_type, const char *func, floe_expr *const *args,
+                           int32_t n_args, floe_expr **out) {
     *out = NULL;
     if ((int)kind < 0 || kind >= FLOE_EXPR_KIND_COUNT_)
         return floe_error(FLOE_ERR_INVALID_ARGUMENT, "expression kind %d is unknown", (int)kind);
-    if (kind == FLOE_EXPR_CASE) {
+    if ((kind == FLOE_EXPR_CALL) != (func != NULL))
+        return floe_error(FLOE_ERR_INVALID_ARGUMENT, kind == FLOE_EXPR_CALL ? "a function call needs a name"
+                                                                           : "only a function call has a name");
+    if (kind == FLOE_EXPR_CALL) {
+        /* The argument count is checked with the types (floe_expr_type). */
+        if (n_args < 0) return floe_error(FLOE_ERR_INVALID_ARGUMENT, "negative argument count %d", n_args);
+        if (!floe_func_lookup(func)) return floe_func_unknown(func);
+    } else if (kind == FLOE_EXPR_CASE) {
         if (op < 0 || op > 1 || n_args < 2 + op || (n_args - op) % 2 != 0)
             return floe_error(FLOE_ERR_INVALID_ARGUMENT, "CASE needs WHEN/THEN pairs (%d arguments, else flag %d)",
                               n_args, op);
@@ -84,6 +92,18 @@ floe_status floe_expr_make(floe_expr_kind kind, int32_t op, int32_t column, floe
     e->column = kind == FLOE_EXPR_COLUMN ? column : 0;
     e->literal = kind == FLOE_EXPR_LITERAL ? floe_array_retain(literal) : NULL;
     e->cast_type = kind == FLOE_EXPR_CAST ? floe_type_retain(cast_type) : NULL;
+    if (func) {
+        size_t len = strlen(func);
+        e->func = floe_malloc(len + 1);
+        if (!e->func) {
+            floe_array_release(e->literal);
+            floe_type_release(e->cast_type);
+            floe_free(e->args);
+            floe_free(e);
+            return floe_error(FLOE_ERR_OUT_OF_MEMORY, "allocating an expression");
+        }
+        memcpy(e->func, func, len + 1);
+    }
     e->n_args = n_args;
     for (int32_t i = 0; i < n_args; i++) e->args[i] = floe_expr_retain(args[i]);
     *out = e;
@@ -101,15 +121,16 @@ void floe_expr_release(floe_expr *e) {
     floe_free(e->args);
     floe_array_release(e->literal);
     floe_type_release(e->cast_type);
+    floe_free(e->func);
     floe_free(e);
 }
 
 floe_status floe_expr_column(int32_t index, floe_expr **out) {
-    return floe_expr_make(FLOE_EXPR_COLUMN, 0, index, NULL, NULL, NULL, 0, out);
+    return floe_expr_make(FLOE_EXPR_COLUMN, 0, index, NULL, NULL, NULL, NULL, 0, out);
 }
 
 floe_status floe_expr_literal(floe_array *value, floe_expr **out) {
-    return floe_expr_make(FLOE_EXPR_LITERAL, 0, 0, value, NULL, NULL, 0, out);
+    return floe_expr_make(FLOE_EXPR_LITERAL, 0, 0, value, NULL, NULL, NULL, 0, out);
 }
 
 /* Build a one-slot array with a builder filled by `fill`, wrap it. */
@@ -146,29 +167,29 @@ floe_status floe_expr_lit_null(floe_type *type, floe_expr **out) {
 
 floe_status floe_expr_cmp(floe_cmp_op op, floe_expr *l, floe_expr *r, floe_expr **out) {
     floe_expr *a[2] = {l, r};
-    return floe_expr_make(FLOE_EXPR_CMP, (int32_t)op, 0, NULL, NULL, a, 2, out);
+    return floe_expr_make(FLOE_EXPR_CMP, (int32_t)op, 0, NULL, NULL, NULL, a, 2, out);
 }
 floe_status floe_expr_arith(floe_arith_op op, floe_expr *l, floe_expr *r, floe_expr **out) {
     floe_expr *a[2] = {l, r};
-    return floe_expr_make(FLOE_EXPR_ARITH, (int32_t)op, 0, NULL, NULL, a, 2, out);
+    return floe_expr_make(FLOE_EXPR_ARITH, (int32_t)op, 0, NULL, NULL, NULL, a, 2, out);
 }
 floe_status floe_expr_and(floe_expr *l, floe_expr *r, floe_expr **out) {
     floe_expr *a[2] = {l, r};
-    return floe_expr_make(FLOE_EXPR_AND, 0, 0, NULL, NULL, a, 2, out);
+    return floe_expr_make(FLOE_EXPR_AND, 0, 0, NULL, NULL, NULL, a, 2, out);
 }
 floe_status floe_expr_or(floe_expr *l, floe_expr *r, floe_expr **out) {
     floe_expr *a[2] = {l, r};
-    return floe_expr_make(FLOE_EXPR_OR, 0, 0, NULL, NULL, a, 2, out);
+    return floe_expr_make(FLOE_EXPR_OR, 0, 0, NULL, NULL, NULL, a, 2, out);
 }
 floe_status floe_expr_not(floe_expr *x, floe_expr **out) {
-    return floe_expr_make(FLOE_EXPR_NOT, 0, 0, NULL, NULL, &x, 1, out);
+    return floe_expr_make(FLOE_EXPR_NOT, 0, 0, NULL, NULL, NULL, &x, 1, out);
 }
 floe_status floe_expr_is_null(floe_expr *x, bool negated, floe_expr **out) {
-    return floe_expr_make(negated ? FLOE_EXPR_IS_NOT_NULL : FLOE_EXPR_IS_NULL, 0, 0, NULL, NULL, &x,
+    return floe_expr_make(negated ? FLOE_EXPR_IS_NOT_NULL : FLOE_EXPR_IS_NULL, 0, 0, NULL, NULL, NULL, &x,
                           1, out);
 }
 floe_status floe_expr_cast(floe_expr *x, floe_type *to, floe_expr **out) {
-    return floe_expr_make(FLOE_EXPR_CAST, 0, 0, NULL, to, &x, 1, out);
+    return floe_expr_make(FLOE_EXPR_CAST, 0, 0, NULL, to, NULL, &x, 1, out);
 }
 
 floe_status floe_expr_case(floe_expr *const *whens, floe_expr *const *thens, int32_t n, floe_expr *else_,
@@ -182,7 +203,7 @@ floe_status floe_expr_case(floe_expr *const *whens, floe_expr *const *thens, int
         a[2 * i + 1] = thens[i];
     }
     if (else_) a[2 * n] = else_;
-    floe_status st = floe_expr_make(FLOE_EXPR_CASE, else_ ? 1 : 0, 0, NULL, NULL, a, 2 * n + (else_ ? 1 : 0), out);
+    floe_status st = floe_expr_make(FLOE_EXPR_CASE, else_ ? 1 : 0, 0, NULL, NULL, NULL, a, 2 * n + (else_ ? 1 : 0), out);
     floe_free(a);
     return st;
 }
@@ -193,13 +214,19 @@ floe_status floe_expr_in(floe_expr *value, floe_expr *const *items, int32_t n, f
     if (!a) return floe_error(FLOE_ERR_OUT_OF_MEMORY, "allocating an IN list");
     a[0] = value;
     for (int32_t i = 0; i < n; i++) a[i + 1] = items[i];
-    floe_status st = floe_expr_make(FLOE_EXPR_IN, 0, 0, NULL, NULL, a, n + 1, out);
+    floe_status st = floe_expr_make(FLOE_EXPR_IN, 0, 0, NULL, NULL, NULL, a, n + 1, out);
     floe_free(a);
     return st;
 }
 
+floe_status floe_expr_call(const char *name, floe_expr *const *args, int32_t n, floe_expr **out) {
+    *out = NULL;
+    if (!name) return floe_error(FLOE_ERR_INVALID_ARGUMENT, "a function call needs a name");
+    return floe_expr_make(FLOE_EXPR_CALL, 0, 0, NULL, NULL, name, args, n, out);
+}
+
 floe_status floe_expr_coalesce(floe_expr *const *args, int32_t n, floe_expr **out) {
-    return floe_expr_make(FLOE_EXPR_COALESCE, 0, 0, NULL, NULL, args, n, out);
+    return floe_expr_make(FLOE_EXPR_COALESCE, 0, 0, NULL, NULL, NULL, args, n, out);
 }
 
 /* ------------------------------------------------------------ type classes */
@@ -460,6 +487,7 @@ floe_status floe_expr_type(const floe_expr *e, const floe_schema *schema, floe_t
         else *out = floe_type_retain(e->cast_type);
         break;
     case FLOE_EXPR_CASE: case FLOE_EXPR_IN: case FLOE_EXPR_COALESCE: st = type_multi(e, t, out); break;
+    case FLOE_EXPR_CALL: st = floe_func_call_type(e, t, out); break;
     default: st = floe_error(FLOE_ERR_INTERNAL, "expression kind %d", (int)e->kind);
     }
 done:
@@ -1017,6 +1045,7 @@ floe_status floe_expr_eval(const floe_expr *e, const floe_batch *batch, floe_arr
     }
     if (e->kind == FLOE_EXPR_CASE || e->kind == FLOE_EXPR_COALESCE) return eval_lazy(e, batch, out);
     if (e->kind == FLOE_EXPR_IN) return eval_in(e, batch, out);
+    if (e->kind == FLOE_EXPR_CALL) return floe_func_call_eval(e, batch, out);
     floe_array *args[2] = {NULL, NULL};
     floe_status st = NULL;
     for (int32_t i = 0; i < e->n_args && !st; i++) st = floe_expr_eval(e->args[i], batch, &args[i]);
@@ -1122,6 +1151,13 @@ floe_status floe_expr_to_string(const floe_expr *e, floe_buf *out) {
             FLOE_TRY(floe_expr_to_string(e->args[i], out));
         }
         return floe_buf_append_str(out, e->kind == FLOE_EXPR_IN ? "))" : ")");
+    case FLOE_EXPR_CALL:
+        FLOE_TRY(floe_buf_printf(out, "%s(", e->func));
+        for (int32_t i = 0; i < e->n_args; i++) {
+            if (i) FLOE_TRY(floe_buf_append_str(out, ", "));
+            FLOE_TRY(floe_expr_to_string(e->args[i], out));
+        }
+        return floe_buf_append_str(out, ")");
     default: return floe_error(FLOE_ERR_INTERNAL, "expression kind %d", (int)e->kind);
     }
 }
