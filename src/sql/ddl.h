@@ -1,0 +1,57 @@
+/*
+ * ddl.h — utility statements: everything floe_session_execute does not run
+ * as a query.  CREATE/DROP SCHEMA, CREATE/DROP TABLE, ALTER TABLE (columns,
+ * properties, rename), SHOW SCHEMAS / SHOW TABLES [FROM db], DESCRIBE t —
+ * each mapped onto the catalog (catalog.h) and Iceberg metadata updates
+ * (iceberg_table_update.h).
+ *
+ * SQL types map to Iceberg types as the interfaces file lists: boolean;
+ * int/integer/int4/smallint/int2 -> int; bigint/int8/long -> long;
+ * real/float4/float -> float; double/float8/double precision -> double;
+ * decimal(p,s)/numeric(p,s) -> decimal (numeric alone: decimal(38,0)... see
+ * ddl.c); date; time; timestamp -> timestamp; timestamptz -> timestamptz;
+ * text/varchar/char/string -> string; bytea/binary -> binary; uuid.  NOT
+ * NULL makes a column required.  Unquoted names are folded to lower case
+ * by the parser (as PostgreSQL); quoted names keep their case.
+ */
+#ifndef FLOE_SQL_DDL_H
+#define FLOE_SQL_DDL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "floe/iceberg_partition_spec.h"
+#include "floe/iceberg_schema.h"
+#include "floe/session.h"
+#include "floe/status.h"
+#include "sql/parse.h"
+
+/* Run `stmt` if it is a utility statement this module handles (*handled
+ * set true; rows, if any, go to the sink: begin/batch/end; other
+ * statements call only end(tag)); otherwise *handled is false and nothing
+ * happens.  Commits that lose a race (FLOE_ERR_CONFLICT) are retried on
+ * freshly loaded metadata a few times. */
+floe_status floe_sql_exec_utility(floe_session *s, const floe_sql_stmt *stmt, const floe_result_sink *sink,
+                                  bool *handled) FLOE_WARN_UNUSED;
+
+/* The partition spec of a PARTITIONED BY clause's text (between the
+ * parentheses) over `schema` (spec id 0, partition field ids from 1000,
+ * Iceberg Java's default field names).  Items, comma-separated:
+ *   col                       identity
+ *   identity(col)
+ *   bucket(N, col)            also bucket(col, N) (Trino's order)
+ *   truncate(W, col)          also truncate(col, W) (Trino's order)
+ *   year(col)  years(col)     month/months, day/days/date,
+ *   hour/hours/date_hour, void(col)
+ * Column names are unquoted (folded to lower case) or "quoted"; nested
+ * fields as a.b.  Errors name the item and its position: with `sql` (the
+ * statement text, may be NULL) "line L, column C: ..." where the clause
+ * text starts at byte `text_location` of `sql`; without, "PARTITIONED BY,
+ * character N: ...".  Unknown transform or column: FLOE_ERR_NOT_FOUND with
+ * a suggestion; bad syntax: FLOE_ERR_SYNTAX; a transform that does not
+ * apply to the column's type: FLOE_ERR_TYPE; a bad parameter or a
+ * repeated field: FLOE_ERR_INVALID_ARGUMENT. */
+floe_status floe_sql_parse_partitioning(const char *text, const floe_ice_schema *schema, const char *sql,
+                                        int32_t text_location, floe_ice_partition_spec **out) FLOE_WARN_UNUSED;
+
+#endif
