@@ -13,9 +13,11 @@
 
 /* extern const floe_plan_vtable floe_sort_vt; */
 extern const floe_plan_vtable floe_generate_series_vt;
+extern const floe_plan_vtable floe_iceberg_scan_vt;
 
 const floe_plan_vtable *const floe_exec_node_types[] = {
     /* &floe_sort_vt, */
     &floe_generate_series_vt,
+    &floe_iceberg_scan_vt,
     NULL,
 };
