@@ -14,10 +14,12 @@
 /* extern const floe_plan_vtable floe_sort_vt; */
 extern const floe_plan_vtable floe_generate_series_vt;
 extern const floe_plan_vtable floe_iceberg_scan_vt;
+extern const floe_plan_vtable floe_sort_vt;
 
 const floe_plan_vtable *const floe_exec_node_types[] = {
     /* &floe_sort_vt, */
     &floe_generate_series_vt,
     &floe_iceberg_scan_vt,
+    &floe_sort_vt,
     NULL,
 };
