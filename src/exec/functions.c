@@ -107,6 +107,30 @@ floe_status fn_type_error(const floe_func_def *def, floe_type *const *types, int
     return st;
 }
 
+bool fn_kind_ok(char k, const floe_type *t) {
+    switch (k) {
+    case 'S': return fn_is_string(t);
+    case 'B': return fn_is_string(t) || t->id == FLOE_TYPE_BINARY;
+    case 'I': return fn_is_int(t);
+    case 'N': return fn_is_numeric(t);
+    case 'T': return fn_is_datetime(t);
+    case 'A': return !floe_type_is_nested(t);
+    default: return false;
+    }
+}
+
+floe_status fn_type_simple(const floe_func_def *def, const floe_expr *const *args, floe_type *const *types,
+                           int32_t n, floe_type **out) {
+    (void)args;
+    size_t nk = strlen(def->kinds);
+    for (int32_t i = 0; i < n; i++) {
+        char k = def->kinds[(size_t)i < nk ? (size_t)i : nk - 1];
+        if (!fn_kind_ok(k, types[i])) return fn_type_error(def, types, n);
+    }
+    *out = floe_type_primitive(def->result);
+    return NULL;
+}
+
 floe_status fn_need_const(const floe_func_def *def, int32_t arg, const char *what) {
     return floe_error(FLOE_ERR_TYPE, "%s: argument %d (%s) must be a constant", def->name, arg + 1, what);
 }

@@ -41,6 +41,11 @@ struct floe_func_def {
     floe_func_type_fn type;
     floe_func_eval_fn eval;
     int32_t tag;             /* kernel-specific selector */
+    /* For fn_type_simple: one letter per argument (the last repeats for
+     * variadic functions) — S string, B string or binary, I int32/int64,
+     * N numeric, A any non-nested type — and the result type. */
+    const char *kinds;
+    floe_type_id result;
 };
 
 /* The families' tables (each ends with a zeroed entry). */
@@ -77,6 +82,11 @@ bool fn_is_datetime(const floe_type *t); /* date, timestamps (any) */
 /* FLOE_ERR_TYPE "function f(int32, string) does not exist (expected
  * f(string, int[, int]))". */
 floe_status fn_type_error(const floe_func_def *def, floe_type *const *types, int32_t n) FLOE_WARN_UNUSED;
+/* The type rule for functions described by def->kinds / def->result. */
+floe_status fn_type_simple(const floe_func_def *def, const floe_expr *const *args, floe_type *const *types,
+                           int32_t n, floe_type **out) FLOE_WARN_UNUSED;
+/* Whether type t fits argument kind letter k (see kinds above). */
+bool fn_kind_ok(char k, const floe_type *t);
 /* FLOE_ERR_TYPE for an argument that must be a constant. */
 floe_status fn_need_const(const floe_func_def *def, int32_t arg, const char *what) FLOE_WARN_UNUSED;
 

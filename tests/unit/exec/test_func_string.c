@@ -1,0 +1,195 @@
+/*
+ * test_func_string.c — the string scalar functions: results against
+ * PostgreSQL semantics (1-based character positions, negative counts,
+ * NULL propagation, concat skipping NULLs), UTF-8 character handling,
+ * LIKE/ILIKE with wildcards and escapes, and the optimizer's pure-prefix
+ * test for LIKE patterns.
+ */
+#include "fn_util.h"
+
+static void length_counts_characters_and_octets_bytes(void **state) {
+    (void)state;
+    EXPECT_T("5", "int64", call("length", 1, S("héllo")));
+    EXPECT("6", call("octet_length", 1, S("héllo")));
+    EXPECT("0", call("length", 1, S("")));
+    EXPECT("NULL", call("length", 1, NULLOF(FLOE_TYPE_STRING)));
+    EXPECT("3", call("length", 1, S("日本語")));
+}
+
+static void substring_follows_sql_positions(void **state) {
+    (void)state;
+    EXPECT("ell", call("substring", 3, S("hello"), I(2), I(3)));
+    EXPECT("he", call("substring", 3, S("hello"), I(0), I(3)));
+    EXPECT("h", call("substring", 3, S("hello"), I(-1), I(3)));
+    EXPECT("llo", call("substring", 2, S("hello"), I(3)));
+    EXPECT("", call("substring", 2, S("hello"), I(10)));
+    EXPECT("éllo", call("substring", 3, S("héllo wörld"), I32(2), I32(4)));
+    EXPECT("wörld", call("substring", 2, S("héllo wörld"), I(7)));
+    EXPECT("hello", call("substring", 3, S("hello"), I(1), I(INT64_MAX)));
+    EXPECT("NULL", call("substring", 3, S("hello"), I(1), NULLOF(FLOE_TYPE_INT64)));
+    EXPECT_ERR(FLOE_ERR_INVALID_ARGUMENT, "negative substring length -1", call("substring", 3, S("x"), I(1), I(-1)));
+    EXPECT_ERR(FLOE_ERR_TYPE, "substring(int64, int64)", call("substring", 2, I(1), I(1)));
+}
+
+static void left_and_right_take_or_drop_characters(void **state) {
+    (void)state;
+    EXPECT("he", call("left", 2, S("hello"), I(2)));
+    EXPECT("hel", call("left", 2, S("hello"), I(-2)));
+    EXPECT("", call("left", 2, S("hello"), I(-9)));
+    EXPECT("lo", call("right", 2, S("hello"), I(2)));
+    EXPECT("llo", call("right", 2, S("hello"), I(-2)));
+    EXPECT("hello", call("right", 2, S("hello"), I(99)));
+    EXPECT("hé", call("left", 2, S("héllo"), I(2)));
+    EXPECT("lö", call("right", 2, S("hélö"), I(2)));
+}
+
+static void trim_removes_characters_from_the_set(void **state) {
+    (void)state;
+    EXPECT("ab", call("trim", 1, S("  ab  ")));
+    EXPECT("abxx", call("ltrim", 2, S("xxabxx"), S("x")));
+    EXPECT("xxab", call("rtrim", 2, S("xxabxx"), S("x")));
+    EXPECT("a", call("trim", 2, S("ééaéé"), S("é")));
+    EXPECT("b", call("trim", 2, S("xyxbyx"), S("xy")));
+    EXPECT("", call("trim", 1, S("   ")));
+    EXPECT("NULL", call("trim", 2, S("x"), NULLOF(FLOE_TYPE_STRING)));
+}
+
+static void concat_skips_nulls_and_textcat_propagates_them(void **state) {
+    (void)state;
+    EXPECT("a1b", call("concat", 4, S("a"), NULLOF(FLOE_TYPE_STRING), I(1), S("b")));
+    EXPECT("", call("concat", 1, NULLOF(FLOE_TYPE_STRING)));
+    EXPECT("x2024-02-29", call("concat", 2, S("x"), TYPED(FLOE_TYPE_DATE32, 19782)));
+    EXPECT("NULL", call("textcat", 2, S("a"), NULLOF(FLOE_TYPE_STRING)));
+    EXPECT("ab", call("textcat", 2, S("a"), S("b")));
+    EXPECT("x1.5", call("textcat", 2, S("x"), F(1.5)));
+}
+
+static void replace_strpos_and_affix_tests(void **state) {
+    (void)state;
+    EXPECT("aXaX", call("replace", 3, S("abcabc"), S("bc"), S("X")));
+    EXPECT("abc", call("replace", 3, S("abc"), S(""), S("X")));
+    EXPECT("", call("replace", 3, S("aaa"), S("a"), S("")));
+    EXPECT_T("3", "int64", call("strpos", 2, S("héllo"), S("llo")));
+    EXPECT("1", call("strpos", 2, S("abc"), S("")));
+    EXPECT("0", call("strpos", 2, S("abc"), S("z")));
+    EXPECT_T("true", "bool", call("starts_with", 2, S("hello"), S("he")));
+    EXPECT("false", call("starts_with", 2, S("he"), S("hello")));
+    EXPECT("true", call("ends_with", 2, S("hello"), S("lo")));
+    EXPECT("false", call("ends_with", 2, S("hello"), S("he")));
+    EXPECT("true", call("contains", 2, S("hello"), S("ell")));
+    EXPECT("true", call("contains", 2, S("hello"), S("")));
+    EXPECT("false", call("contains", 2, S("hello"), S("elo")));
+    EXPECT("NULL", call("contains", 2, NULLOF(FLOE_TYPE_STRING), S("")));
+}
+
+static void pad_repeat_reverse(void **state) {
+    (void)state;
+    EXPECT("   hi", call("lpad", 2, S("hi"), I(5)));
+    EXPECT("xyxhi", call("lpad", 3, S("hi"), I(5), S("xy")));
+    EXPECT("hixyx", call("rpad", 3, S("hi"), I(5), S("xy")));
+    EXPECT("he", call("lpad", 2, S("hello"), I(2)));
+    EXPECT("", call("lpad", 2, S("hi"), I(-1)));
+    EXPECT("hi", call("lpad", 3, S("hi"), I(4), S("")));
+    EXPECT("ééhé", call("lpad", 3, S("hé"), I(4), S("é")));
+    EXPECT("olléh", call("reverse", 1, S("héllo")));
+    EXPECT("ababab", call("repeat", 2, S("ab"), I(3)));
+    EXPECT("", call("repeat", 2, S("ab"), I(0)));
+    EXPECT("", call("repeat", 2, S("ab"), I(-1)));
+    EXPECT_ERR(FLOE_ERR_INVALID_ARGUMENT, "too large", call("repeat", 2, S("ab"), I(INT64_MAX / 2)));
+    EXPECT_ERR(FLOE_ERR_INVALID_ARGUMENT, "too large", call("lpad", 2, S("ab"), I(INT64_MAX)));
+}
+
+static void split_part_counts_fields_from_either_end(void **state) {
+    (void)state;
+    EXPECT("b", call("split_part", 3, S("a,b,c"), S(","), I(2)));
+    EXPECT("", call("split_part", 3, S("a,b,c"), S(","), I(4)));
+    EXPECT("c", call("split_part", 3, S("a,b,c"), S(","), I(-1)));
+    EXPECT("a", call("split_part", 3, S("a,b,c"), S(","), I(-3)));
+    EXPECT("", call("split_part", 3, S("a,b,c"), S(","), I(-4)));
+    EXPECT("", call("split_part", 3, S("a,,b"), S(","), I(2)));
+    EXPECT("b", call("split_part", 3, S("a<>b"), S("<>"), I(2)));
+    EXPECT("abc", call("split_part", 3, S("abc"), S(""), I(1)));
+    EXPECT("", call("split_part", 3, S("abc"), S(""), I(2)));
+    EXPECT_ERR(FLOE_ERR_INVALID_ARGUMENT, "must not be zero", call("split_part", 3, S("a"), S(","), I(0)));
+}
+
+static void like_wildcards_and_escapes(void **state) {
+    (void)state;
+    EXPECT("true", call("like", 2, S("abc"), S("a%")));
+    EXPECT("true", call("like", 2, S("abc"), S("_b_")));
+    EXPECT("true", call("like", 2, S("héllo"), S("h_llo")));
+    EXPECT("false", call("like", 2, S("héllo"), S("h__llo")));
+    EXPECT("false", call("like", 2, S("abc"), S("a_")));
+    EXPECT("true", call("like", 2, S("100%"), S("100\\%")));
+    EXPECT("false", call("like", 2, S("100x"), S("100\\%")));
+    EXPECT("true", call("like", 2, S("a_b"), S("a\\_b")));
+    EXPECT("false", call("like", 2, S("axb"), S("a\\_b")));
+    EXPECT("true", call("like", 2, S("a\\b"), S("a\\\\b")));
+    EXPECT("true", call("like", 3, S("a%b"), S("a#%b"), S("#")));
+    EXPECT("false", call("like", 3, S("axb"), S("a#%b"), S("#")));
+    EXPECT("true", call("like", 3, S("a\\b"), S("a\\b"), S("")));
+    EXPECT_ERR(FLOE_ERR_INVALID_ARGUMENT, "must not end with the escape", call("like", 2, S("a"), S("a\\")));
+    EXPECT_ERR(FLOE_ERR_INVALID_ARGUMENT, "one character", call("like", 3, S("a"), S("a"), S("ab")));
+    EXPECT("NULL", call("like", 2, NULLOF(FLOE_TYPE_STRING), S("a")));
+    EXPECT("false", call("like", 2, S("ABC"), S("abc")));
+    EXPECT("true", call("ilike", 2, S("ABC"), S("abc")));
+    EXPECT("true", call("ilike", 2, S("ÉCOLE"), S("é%")));
+    EXPECT("true", call("like", 2, S("mississippi"), S("%iss%ipp%")));
+    EXPECT("false", call("like", 2, S("mississippi"), S("%iss%ipp")));
+    EXPECT("true", call("like", 2, S("mississippi"), S("m%i%s%i")));
+    EXPECT("true", call("like", 2, S(""), S("%")));
+    EXPECT("false", call("like", 2, S(""), S("_")));
+    EXPECT("true", call("like", 2, S("abc"), S("%%c")));
+    EXPECT("true", call("like", 2, S("abc"), S("abc")));
+    EXPECT("false", call("like", 2, S("abcd"), S("abc")));
+    EXPECT("true", call("like", 2, S("xabc"), S("%abc")));
+    EXPECT("true", call("like", 2, S("日本語"), S("_本_")));
+}
+
+static void like_pattern_per_row(void **state) {
+    (void)state;
+    const char *s[] = {"apple", "banana", SNULL, "cherry", "date"};
+    const char *p[] = {"a%", "%an%", "x", SNULL, "D%"};
+    const char *const *cols[] = {s, p};
+    floe_batch *b = str_batch(2, 5, cols);
+    assert_string_equal(render(call("like", 2, COL(0), COL(1)), b, NULL), "true|true|NULL|NULL|false");
+    assert_string_equal(render(call("ilike", 2, COL(0), COL(1)), b, NULL), "true|true|NULL|NULL|true");
+    assert_string_equal(render(call("like", 2, COL(0), S("%a%")), b, NULL), "true|true|NULL|false|true");
+    assert_string_equal(render(call("substring", 3, COL(0), I(2), I(2)), b, NULL), "pp|an|NULL|he|at");
+    floe_batch_release(b);
+}
+
+static void like_pure_prefix_recognises_literal_then_percent(void **state) {
+    (void)state;
+    char *p = NULL;
+    assert_true(floe_like_pure_prefix("abc%", '\\', &p));
+    assert_string_equal(p, "abc");
+    floe_free(p);
+    assert_true(floe_like_pure_prefix("a\\%b%", '\\', &p));
+    assert_string_equal(p, "a%b");
+    floe_free(p);
+    assert_true(floe_like_pure_prefix("%", '\\', &p));
+    assert_string_equal(p, "");
+    floe_free(p);
+    assert_false(floe_like_pure_prefix("ab%c%", '\\', &p));
+    assert_null(p);
+    assert_false(floe_like_pure_prefix("ab_%", '\\', &p));
+    assert_false(floe_like_pure_prefix("abc", '\\', &p));
+    assert_false(floe_like_pure_prefix("%abc", '\\', &p));
+    assert_false(floe_like_pure_prefix("ab\\", '\\', &p));
+    assert_true(floe_like_pure_prefix("a\\b%", 0, &p));
+    assert_string_equal(p, "a\\b");
+    floe_free(p);
+}
+
+FLOE_TEST_MAIN(cmocka_unit_test(length_counts_characters_and_octets_bytes),
+               cmocka_unit_test(substring_follows_sql_positions),
+               cmocka_unit_test(left_and_right_take_or_drop_characters),
+               cmocka_unit_test(trim_removes_characters_from_the_set),
+               cmocka_unit_test(concat_skips_nulls_and_textcat_propagates_them),
+               cmocka_unit_test(replace_strpos_and_affix_tests),
+               cmocka_unit_test(pad_repeat_reverse),
+               cmocka_unit_test(split_part_counts_fields_from_either_end),
+               cmocka_unit_test(like_wildcards_and_escapes),
+               cmocka_unit_test(like_pattern_per_row),
+               cmocka_unit_test(like_pure_prefix_recognises_literal_then_percent))
