@@ -51,7 +51,10 @@ void floe_catalog_names_free(char **names, int32_t n);
 
 /* The table's current metadata, read now.  Unknown table: FLOE_ERR_NOT_FOUND
  * "table db.t does not exist" with a "did you mean" among the namespace's
- * tables.  *out is freed with floe_ice_table_free. */
+ * tables.  *out is freed with floe_ice_table_free.  A table at a local
+ * path reads through plain files (t->io NULL) and may outlive the catalog;
+ * one elsewhere (s3://...) uses the catalog's FileIO, so the catalog must
+ * outlive it. */
 floe_status floe_catalog_load_table(floe_catalog *c, const char *ns, const char *name,
                                     floe_ice_table **out) FLOE_WARN_UNUSED;
 floe_status floe_catalog_table_exists(floe_catalog *c, const char *ns, const char *name,
