@@ -600,6 +600,57 @@ static void metadata_log_keeps_at_most_the_configured_entries(void **state) {
     floe_ice_table_metadata_free(out);
 }
 
+static void v1_tables_evolve_and_keep_their_v1_form(void **state) {
+    (void)state;
+    floe_ice_table_metadata *v1 = new_table(1), *out = NULL;
+    floe_ice_type *t = NULL;
+    assert_ok(floe_ice_type_new(FLOE_ICE_STRING, &t));
+    assert_ok(floe_ice_tm_add_column(v1, NULL, "extra", t, false, NULL, &out));
+    assert_int_equal(out->format_version, 1);
+    assert_int_equal(id_of(out, "extra"), 13);
+    char *txt = NULL;
+    assert_ok(floe_ice_table_metadata_to_json(out, 0, &txt));
+    /* v1 writes the current schema as "schema" too: the new one. */
+    assert_non_null(strstr(txt, "\"schema\":{\"type\":\"struct\",\"schema-id\":1"));
+    floe_free(txt);
+    check_reads_back_equal(out);
+    floe_ice_type_free(t);
+    floe_ice_table_metadata_free(v1);
+    floe_ice_table_metadata_free(out);
+}
+
+/* Metadata Iceberg Java wrote (its TableMetadataV2Valid fixture). */
+static void metadata_from_iceberg_java_evolves(void **state) {
+    (void)state;
+    FLOE_NEED_TESTDATA(td);
+    char path[4096];
+    snprintf(path, sizeof path, "%s/apache__iceberg/core/src/test/resources/TableMetadataV2Valid.json", td);
+    floe_ice_table_metadata *md = NULL, *out = NULL;
+    assert_ok(floe_ice_table_metadata_read(NULL, path, &md));
+    floe_ice_type *t = NULL;
+    assert_ok(floe_ice_type_new(FLOE_ICE_LONG, &t));
+    assert_ok(floe_ice_tm_add_column(md, NULL, "w", t, false, NULL, &out));
+    assert_int_equal(id_of(out, "w"), 4);
+    assert_int_equal(out->last_column_id, 4);
+    assert_int_equal(out->current_schema_id, 2);
+    assert_int_equal(out->n_schemas, 3);
+    assert_int_equal(out->n_snapshots, md->n_snapshots);
+    assert_true(out->current_snapshot_id == md->current_snapshot_id);
+    assert_string_equal(out->table_uuid, md->table_uuid);
+    check_reads_back_equal(out);
+    floe_ice_table_metadata_free(out);
+    out = NULL;
+    /* Snapshots without a total-records summary count as holding rows. */
+    assert_error(floe_ice_tm_add_column(md, NULL, "w", t, true, NULL, &out), FLOE_ERR_INVALID_ARGUMENT, "holds rows");
+    assert_error(floe_ice_tm_drop_column(md, "z", &out), FLOE_ERR_INVALID_ARGUMENT, "sort order");
+    assert_error(floe_ice_tm_drop_column(md, "x", &out), FLOE_ERR_INVALID_ARGUMENT, "identifier field");
+    assert_ok(floe_ice_tm_set_column_required(md, "z", false, &out));
+    assert_false(field(out, "z")->required);
+    floe_ice_type_free(t);
+    floe_ice_table_metadata_free(md);
+    floe_ice_table_metadata_free(out);
+}
+
 FLOE_TEST_MAIN(cmocka_unit_test(new_table_assigns_fresh_ids_like_iceberg_java),
                cmocka_unit_test(new_table_renumbers_partition_and_sort_fields),
                cmocka_unit_test(new_table_has_uuid_location_properties_and_no_snapshots),
@@ -620,4 +671,6 @@ FLOE_TEST_MAIN(cmocka_unit_test(new_table_assigns_fresh_ids_like_iceberg_java),
                cmocka_unit_test(update_column_type_refuses_anything_else),
                cmocka_unit_test(set_column_required_and_optional),
                cmocka_unit_test(properties_are_set_replaced_and_removed),
-               cmocka_unit_test(metadata_log_keeps_at_most_the_configured_entries))
+               cmocka_unit_test(metadata_log_keeps_at_most_the_configured_entries),
+               cmocka_unit_test(v1_tables_evolve_and_keep_their_v1_form),
+               cmocka_unit_test(metadata_from_iceberg_java_evolves))
