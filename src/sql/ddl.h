@@ -8,11 +8,19 @@
  * SQL types map to Iceberg types as the interfaces file lists: boolean;
  * int/integer/int4/smallint/int2 -> int; bigint/int8/long -> long;
  * real/float4/float -> float; double/float8/double precision -> double;
- * decimal(p,s)/numeric(p,s) -> decimal (numeric alone: decimal(38,0)... see
- * ddl.c); date; time; timestamp -> timestamp; timestamptz -> timestamptz;
- * text/varchar/char/string -> string; bytea/binary -> binary; uuid.  NOT
- * NULL makes a column required.  Unquoted names are folded to lower case
- * by the parser (as PostgreSQL); quoted names keep their case.
+ * decimal(p,s)/numeric(p,s) -> decimal (numeric alone: decimal(38,9), as
+ * floe_pg_type_to_floe has it); date; time; timestamp -> timestamp;
+ * timestamptz -> timestamptz; text/varchar/string -> string;
+ * bytea/binary -> binary; uuid; T[] -> list<T>.  NOT NULL makes a column
+ * required; PRIMARY KEY makes it required and an identifier field.
+ * WITH (k = v, 'a.b' = 'v') sets table properties, except format_version /
+ * 'format-version' (1..3, default 2) and location.  Unquoted names are
+ * folded to lower case by the parser (as PostgreSQL); quoted names keep
+ * their case.  Results: SHOW SCHEMAS (schema_name), SHOW TABLES [FROM db]
+ * (table_name), DESCRIBE t / DESCRIBE t$files (column_name, data_type,
+ * nullable 'YES'/'NO', comment), all varchar; tags "CREATE SCHEMA",
+ * "DROP SCHEMA", "CREATE TABLE", "DROP TABLE", "ALTER TABLE", "SHOW",
+ * "DESCRIBE".
  */
 #ifndef FLOE_SQL_DDL_H
 #define FLOE_SQL_DDL_H
