@@ -31,6 +31,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -613,10 +614,13 @@ floe_status floe_catalog_create_table(floe_catalog *c, const char *ns, const cha
 /* ---- commits ---------------------------------------------------------------------- */
 
 /* The text of `md` with `base_location` appended to its metadata-log
- * (unless already last there), trimmed to write.metadata.previous-versions-max. */
+ * (unless already last there), trimmed to write.metadata.previous-versions-max.
+ * *n_dropped: how many leading entries of (md's log, then the base) the
+ * trim removed. */
 static floe_status commit_text(floe_catalog *c, const floe_ice_table_metadata *md, const char *base_location,
-                               char **out) {
+                               char **out, int32_t *n_dropped) {
     *out = NULL;
+    *n_dropped = 0;
     bool logged = md->n_metadata_log > 0 && strcmp(md->metadata_log[md->n_metadata_log - 1].file, base_location) == 0;
     int64_t base_ts = md->last_updated_ms;
     if (!logged) {
@@ -641,6 +645,7 @@ static floe_status commit_text(floe_catalog *c, const floe_ice_table_metadata *m
     json_t *tree = NULL;
     FLOE_TRY(floe_ice_tm_edit_begin(md, &tree));
     floe_status st = logged ? NULL : floe_ice_tm_edit_add_metadata_log(tree, base_location, base_ts, keep);
+    if (!logged && md->n_metadata_log + 1 > keep) *n_dropped = md->n_metadata_log + 1 - keep;
     if (!st) {
         char *txt = json_dumps(tree, JSON_COMPACT | JSON_PRESERVE_ORDER);
         if (!txt) st = oom();
@@ -674,7 +679,8 @@ floe_status floe_catalog_commit(floe_catalog *c, const char *ns, const char *nam
 
     char *text = NULL, *path = NULL;
     int64_t version = metadata_version(base_location) + 1;
-    st = commit_text(c, md, base_location, &text);
+    int32_t n_dropped = 0;
+    st = commit_text(c, md, base_location, &text, &n_dropped);
     if (!st) st = metadata_path(md, version, &path);
     if (!st) st = write_file(c, path, text);
     floe_free(text);
@@ -705,6 +711,13 @@ floe_status floe_catalog_commit(floe_catalog *c, const char *ns, const char *nam
         floe_free(path);
         return st;
     }
+    /* As Iceberg Java: metadata files that fell off the log go when the
+     * table asks for it.  The commit has happened; failures only leave
+     * unreferenced files behind. */
+    const char *del = floe_ice_tm_property(md, "write.metadata.delete-after-commit.enabled");
+    if (del && strcasecmp(del, "true") == 0)
+        for (int32_t i = 0; i < n_dropped; i++)
+            discard_file(c, i < md->n_metadata_log ? md->metadata_log[i].file : base_location);
     if (new_location) *new_location = path;
     else floe_free(path);
     return NULL;

@@ -432,6 +432,32 @@ static void metadata_log_honours_previous_versions_max(void **state) {
     assert_int_equal(t->md->n_metadata_log, 2);
     assert_non_null(strstr(t->md->metadata_log[1].file, "/00004-"));
     assert_non_null(strstr(t->metadata_location, "/00005-"));
+    char dir[2048];
+    snprintf(dir, sizeof dir, "%s/db/t/metadata", wh);
+    assert_int_equal(count_files(dir), 6); /* old files stay by default */
+
+    /* With delete-after-commit, files that fall off the log are deleted
+     * (those that fell off before stay: nothing refers to them any more). */
+    char *dropped[3];
+    for (int i = 0; i < 3; i++) {
+        dropped[i] = floe_strdup(t->md->metadata_log[0].file); /* the next to fall off */
+        floe_ice_table_metadata *md = NULL;
+        const char *kv[] = {"write.metadata.delete-after-commit.enabled", "true", "n", i == 0 ? "0" : i == 1 ? "1" : "2"};
+        assert_ok(floe_ice_tm_set_properties(t->md, kv, 2, &md));
+        assert_ok(floe_catalog_commit(c, "db", "t", t->metadata_location, md, NULL));
+        floe_ice_table_metadata_free(md);
+        floe_ice_table_free(t);
+        assert_ok(floe_catalog_load_table(c, "db", "t", &t));
+    }
+    /* 00003, 00004 and 00005 fell off the log in turn and were deleted. */
+    for (int i = 0; i < 3; i++) {
+        assert_false(file_exists(dropped[i]));
+        floe_free(dropped[i]);
+    }
+    assert_true(file_exists(t->md->metadata_log[0].file));
+    assert_true(file_exists(t->md->metadata_log[1].file));
+    assert_non_null(strstr(t->metadata_location, "/00008-"));
+    assert_int_equal(count_files(dir), 6); /* 00000-00002, 00006-00008 */
     floe_ice_table_free(t);
     floe_catalog_close(c);
 }
