@@ -641,6 +641,55 @@ static void drop_purge_reports_what_it_could_not_delete(void **state) {
     floe_catalog_close(c);
 }
 
+/* Rows another client wrote: a namespace known only through its tables
+ * (Java's JdbcCatalog creates no property row), and rows of another
+ * catalog name in the same database, which floe must not see. */
+static void rows_written_by_other_clients(void **state) {
+    (void)state;
+    char wh[1024], sql[4096], dbp[1200];
+    floe_test_tmpdir(wh, sizeof wh, "catalog_foreign");
+    floe_catalog *c = NULL;
+    assert_ok(floe_catalog_open_sqlite(wh, &c));
+    assert_ok(floe_catalog_create_namespace(c, "db", false));
+    create(c, "db", "t");
+    floe_ice_table *t = NULL;
+    assert_ok(floe_catalog_load_table(c, "db", "t", &t));
+    snprintf(dbp, sizeof dbp, "%s/floe_catalog.db", wh);
+    sqlite3 *db = NULL;
+    assert_int_equal(sqlite3_open(dbp, &db), SQLITE_OK);
+    snprintf(sql, sizeof sql,
+             "INSERT INTO iceberg_tables VALUES ('floe', 'javans', 'jt', '%s', NULL);"
+             "INSERT INTO iceberg_tables VALUES ('other', 'hidden', 'h', '%s', NULL);"
+             "INSERT INTO iceberg_namespace_properties VALUES ('other', 'hidden2', 'exists', 'true');",
+             t->metadata_location, t->metadata_location);
+    assert_int_equal(sqlite3_exec(db, sql, NULL, NULL, NULL), SQLITE_OK);
+    sqlite3_close(db);
+
+    char **names = NULL;
+    int32_t n = 0;
+    assert_ok(floe_catalog_list_namespaces(c, &names, &n));
+    assert_int_equal(n, 2);
+    assert_string_equal(names[0], "db");
+    assert_string_equal(names[1], "javans");
+    floe_catalog_names_free(names, n);
+    bool ex = false;
+    assert_ok(floe_catalog_namespace_exists(c, "javans", &ex));
+    assert_true(ex);
+    assert_ok(floe_catalog_namespace_exists(c, "hidden", &ex));
+    assert_false(ex);
+    floe_ice_table *jt = NULL;
+    assert_ok(floe_catalog_load_table(c, "javans", "jt", &jt));
+    assert_string_equal(jt->md->table_uuid, t->md->table_uuid);
+    floe_ice_table_free(jt);
+    assert_error(floe_catalog_load_table(c, "hidden", "h", &jt), FLOE_ERR_NOT_FOUND, "namespace 'hidden'");
+    assert_error(floe_catalog_drop_namespace(c, "javans", false), FLOE_ERR_CONFLICT, "not empty");
+    assert_ok(floe_catalog_drop_table(c, "javans", "jt", false));
+    assert_ok(floe_catalog_namespace_exists(c, "javans", &ex));
+    assert_false(ex); /* it existed only through its table */
+    floe_ice_table_free(t);
+    floe_catalog_close(c);
+}
+
 /* ---- other clients ---------------------------------------------------------------- */
 
 static void python_sqlite3_reads_the_catalog(void **state) {
@@ -691,4 +740,5 @@ FLOE_TEST_MAIN(cmocka_unit_test(open_creates_the_database_with_the_jdbc_schema),
                cmocka_unit_test(concurrent_commits_with_retry_all_land_once),
                cmocka_unit_test(drop_purge_deletes_every_referenced_file),
                cmocka_unit_test(drop_purge_reports_what_it_could_not_delete),
+               cmocka_unit_test(rows_written_by_other_clients),
                cmocka_unit_test(python_sqlite3_reads_the_catalog))
