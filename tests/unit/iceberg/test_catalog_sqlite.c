@@ -583,6 +583,49 @@ static void concurrent_commits_with_retry_all_land_once(void **state) {
     floe_catalog_close(b);
 }
 
+typedef struct creator {
+    floe_catalog *c;
+    floe_ice_table_metadata *md;
+    floe_status st;
+} creator;
+
+static void *create_worker(void *arg) {
+    creator *w = arg;
+    w->st = floe_catalog_create_table(w->c, "db", "t", w->md, NULL);
+    return NULL;
+}
+
+static void racing_creates_register_one_table(void **state) {
+    (void)state;
+    char wh[1024], dir[2048];
+    floe_test_tmpdir(wh, sizeof wh, "catalog_create_race");
+    floe_catalog *a = NULL, *b = NULL;
+    assert_ok(floe_catalog_open_sqlite(wh, &a));
+    assert_ok(floe_catalog_open_sqlite(wh, &b));
+    assert_ok(floe_catalog_create_namespace(a, "db", false));
+    pthread_t th[N_THREADS];
+    creator w[N_THREADS];
+    for (int i = 0; i < N_THREADS; i++) {
+        w[i] = (creator){i % 2 ? b : a, new_md(a, "db", "t"), NULL};
+        assert_int_equal(pthread_create(&th[i], NULL, create_worker, &w[i]), 0);
+    }
+    int won = 0;
+    for (int i = 0; i < N_THREADS; i++) {
+        pthread_join(th[i], NULL);
+        if (!w[i].st) won++;
+        else assert_error(w[i].st, FLOE_ERR_ALREADY_EXISTS, "table db.t already exists");
+        floe_ice_table_metadata_free(w[i].md);
+    }
+    assert_int_equal(won, 1);
+    snprintf(dir, sizeof dir, "%s/db/t/metadata", wh);
+    assert_int_equal(count_files(dir), 1); /* losers removed their files */
+    floe_ice_table *t = NULL;
+    assert_ok(floe_catalog_load_table(b, "db", "t", &t));
+    floe_ice_table_free(t);
+    floe_catalog_close(a);
+    floe_catalog_close(b);
+}
+
 /* ---- purge ---------------------------------------------------------------------- */
 
 static void drop_purge_deletes_every_referenced_file(void **state) {
@@ -738,6 +781,7 @@ FLOE_TEST_MAIN(cmocka_unit_test(open_creates_the_database_with_the_jdbc_schema),
                cmocka_unit_test(metadata_log_honours_previous_versions_max),
                cmocka_unit_test(a_losing_handle_gets_a_conflict),
                cmocka_unit_test(concurrent_commits_with_retry_all_land_once),
+               cmocka_unit_test(racing_creates_register_one_table),
                cmocka_unit_test(drop_purge_deletes_every_referenced_file),
                cmocka_unit_test(drop_purge_reports_what_it_could_not_delete),
                cmocka_unit_test(rows_written_by_other_clients),
