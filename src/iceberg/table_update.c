@@ -120,10 +120,15 @@ floe_status floe_ice_tm_edit_set_schema(const floe_ice_table_metadata *base, jso
         json_t *js = NULL;
         FLOE_TRY(floe_ice_schema_to_json(schema, &js));
         json_t *arr = json_object_get(root, "schemas");
-        if (put(js, "schema-id", json_integer(id)) || !json_is_array(arr) || json_array_append_new(arr, js)) {
-            if (json_is_array(arr)) return oom();
+        if (!json_is_array(arr)) {
+            json_decref(js);
             return floe_error(FLOE_ERR_INTERNAL, "metadata JSON has no 'schemas' array");
         }
+        if (put(js, "schema-id", json_integer(id))) {
+            json_decref(js);
+            return oom();
+        }
+        if (json_array_append_new(arr, js)) return oom(); /* js was released */
     }
     /* v1 metadata also carries the current schema as "schema"; the writer
      * derives it from current-schema-id, so the stale copy goes. */
