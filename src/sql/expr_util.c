@@ -1,0 +1,251 @@
+/*
+ * expr_util.c — column bookkeeping, rewriting and constant folding over
+ * floe_expr trees, for the optimizer and the physical planner.
+ *
+ * Expressions are immutable, so every rewrite builds a new tree; parts
+ * that do not change are shared by reference.
+ */
+#include <limits.h>
+#include <string.h>
+
+#include "sql/expr_util.h"
+
+void floe_sqlx_columns(const floe_expr *e, bool *used) {
+    if (e->kind == FLOE_EXPR_COLUMN) used[e->column] = true;
+    for (int32_t i = 0; i < e->n_args; i++) floe_sqlx_columns(e->args[i], used);
+}
+
+int32_t floe_sqlx_max_column(const floe_expr *e) {
+    int32_t m = e->kind == FLOE_EXPR_COLUMN ? e->column : -1;
+    for (int32_t i = 0; i < e->n_args; i++) {
+        int32_t c = floe_sqlx_max_column(e->args[i]);
+        if (c > m) m = c;
+    }
+    return m;
+}
+
+int32_t floe_sqlx_min_column(const floe_expr *e) {
+    int32_t m = e->kind == FLOE_EXPR_COLUMN ? e->column : INT32_MAX;
+    for (int32_t i = 0; i < e->n_args; i++) {
+        int32_t c = floe_sqlx_min_column(e->args[i]);
+        if (c < m) m = c;
+    }
+    return m;
+}
+
+floe_status floe_sqlx_with_args(const floe_expr *e, floe_expr *const *args, int32_t n_args, floe_expr **out) {
+    return floe_expr_make(e->kind, e->op, e->column, e->literal, e->cast_type, e->func, args, n_args, out);
+}
+
+/* The shared walk of remap / shift / substitute: `leaf` makes the
+ * replacement of a column reference. */
+typedef floe_status (*leaf_fn)(const floe_expr *col, const void *ctx, floe_expr **out);
+
+static floe_status rewrite(const floe_expr *e, leaf_fn leaf, const void *ctx, floe_expr **out) {
+    *out = NULL;
+    if (e->kind == FLOE_EXPR_COLUMN) return leaf(e, ctx, out);
+    if (e->n_args == 0) {
+        *out = floe_expr_retain((floe_expr *)e);
+        return NULL;
+    }
+    floe_expr *stack_args[8];
+    floe_expr **args = e->n_args <= 8 ? stack_args : floe_calloc((size_t)e->n_args, sizeof *args);
+    if (!args) return floe_error(FLOE_ERR_OUT_OF_MEMORY, "rewriting an expression");
+    floe_status st = NULL;
+    int32_t made = 0;
+    bool changed = false;
+    for (; made < e->n_args; made++) {
+        if ((st = rewrite(e->args[made], leaf, ctx, &args[made]))) break;
+        if (args[made] != e->args[made]) changed = true;
+    }
+    if (!st) {
+        if (changed) st = floe_sqlx_with_args(e, args, e->n_args, out);
+        else *out = floe_expr_retain((floe_expr *)e);
+    }
+    for (int32_t i = 0; i < made; i++) floe_expr_release(args[i]);
+    if (args != stack_args) floe_free(args);
+    return st;
+}
+
+static floe_status remap_leaf(const floe_expr *col, const void *ctx, floe_expr **out) {
+    const int32_t *map = ctx;
+    int32_t to = map[col->column];
+    if (to < 0) return floe_error(FLOE_ERR_INTERNAL, "column #%d was pruned but is still read", col->column);
+    if (to == col->column) {
+        *out = floe_expr_retain((floe_expr *)col);
+        return NULL;
+    }
+    return floe_expr_column(to, out);
+}
+
+floe_status floe_sqlx_remap(const floe_expr *e, const int32_t *map, floe_expr **out) {
+    return rewrite(e, remap_leaf, map, out);
+}
+
+static floe_status shift_leaf(const floe_expr *col, const void *ctx, floe_expr **out) {
+    int32_t delta = *(const int32_t *)ctx;
+    if (col->column + delta < 0) return floe_error(FLOE_ERR_INTERNAL, "shifting column #%d by %d", col->column, delta);
+    return floe_expr_column(col->column + delta, out);
+}
+
+floe_status floe_sqlx_shift(const floe_expr *e, int32_t delta, floe_expr **out) {
+    if (delta == 0) {
+        *out = floe_expr_retain((floe_expr *)e);
+        return NULL;
+    }
+    return rewrite(e, shift_leaf, &delta, out);
+}
+
+typedef struct subst_ctx {
+    floe_expr *const *subst;
+    int32_t n;
+} subst_ctx;
+
+static floe_status subst_leaf(const floe_expr *col, const void *ctx_, floe_expr **out) {
+    const subst_ctx *ctx = ctx_;
+    if (col->column >= ctx->n) return floe_error(FLOE_ERR_INTERNAL, "substituting column #%d of %d", col->column, ctx->n);
+    *out = floe_expr_retain(ctx->subst[col->column]);
+    return NULL;
+}
+
+floe_status floe_sqlx_substitute(const floe_expr *e, floe_expr *const *subst, int32_t n_subst, floe_expr **out) {
+    subst_ctx ctx = {subst, n_subst};
+    return rewrite(e, subst_leaf, &ctx, out);
+}
+
+static floe_status push_part(floe_expr *e, floe_expr ***parts, int32_t *n, int32_t *cap) {
+    if (*n == *cap) {
+        int32_t c = *cap ? *cap * 2 : 8;
+        floe_expr **np = floe_realloc(*parts, (size_t)c * sizeof *np);
+        if (!np) return floe_error(FLOE_ERR_OUT_OF_MEMORY, "splitting a predicate");
+        *parts = np;
+        *cap = c;
+    }
+    (*parts)[(*n)++] = floe_expr_retain(e);
+    return NULL;
+}
+
+floe_status floe_sqlx_conjuncts(floe_expr *e, floe_expr ***parts, int32_t *n, int32_t *cap) {
+    if (e->kind == FLOE_EXPR_AND) {
+        FLOE_TRY(floe_sqlx_conjuncts(e->args[0], parts, n, cap));
+        return floe_sqlx_conjuncts(e->args[1], parts, n, cap);
+    }
+    if (floe_sqlx_is_true(e)) return NULL;
+    return push_part(e, parts, n, cap);
+}
+
+floe_status floe_sqlx_and_all(floe_expr *const *parts, int32_t n, floe_expr **out) {
+    *out = NULL;
+    if (n == 0) return NULL;
+    floe_expr *acc = floe_expr_retain(parts[0]);
+    for (int32_t i = 1; i < n; i++) {
+        floe_expr *next;
+        floe_status st = floe_expr_and(acc, parts[i], &next);
+        floe_expr_release(acc);
+        if (st) return st;
+        acc = next;
+    }
+    *out = acc;
+    return NULL;
+}
+
+void floe_sqlx_free_list(floe_expr **parts, int32_t n) {
+    for (int32_t i = 0; i < n; i++) floe_expr_release(parts[i]);
+    floe_free(parts);
+}
+
+bool floe_sqlx_is_true(const floe_expr *e) {
+    return e->kind == FLOE_EXPR_LITERAL && e->literal->type->id == FLOE_TYPE_BOOL &&
+           floe_array_is_valid(e->literal, 0) && floe_array_get_bool(e->literal, 0);
+}
+
+bool floe_sqlx_is_false_or_null(const floe_expr *e) {
+    if (e->kind != FLOE_EXPR_LITERAL) return false;
+    if (floe_array_is_null(e->literal, 0)) return true;
+    return e->literal->type->id == FLOE_TYPE_BOOL && !floe_array_get_bool(e->literal, 0);
+}
+
+/* Evaluate a column-free expression once, on a one-row batch with no
+ * columns. */
+static floe_status eval_constant(const floe_expr *e, floe_expr **out) {
+    floe_schema *empty = NULL;
+    floe_batch *b = NULL;
+    floe_array *v = NULL;
+    floe_status st = floe_type_struct(NULL, 0, &empty);
+    if (!st) st = floe_batch_new(empty, NULL, 0, 1, &b);
+    if (!st) st = floe_expr_eval(e, b, &v);
+    if (!st) st = floe_expr_literal(v, out);
+    floe_array_release(v);
+    floe_batch_release(b);
+    floe_type_release(empty);
+    return st;
+}
+
+static bool is_volatile(const floe_expr *e) {
+    /* Functions whose value changes per call are never folded. */
+    return e->kind == FLOE_EXPR_CALL && e->func && strcmp(e->func, "random") == 0;
+}
+
+floe_status floe_sqlx_fold(floe_expr *e, const floe_schema *schema, floe_expr **out) {
+    *out = NULL;
+    if (e->kind == FLOE_EXPR_COLUMN || e->kind == FLOE_EXPR_LITERAL) {
+        *out = floe_expr_retain(e);
+        return NULL;
+    }
+    /* Fold the arguments first. */
+    floe_expr *stack_args[8];
+    floe_expr **args = e->n_args <= 8 ? stack_args : floe_calloc((size_t)e->n_args, sizeof *args);
+    if (!args) return floe_error(FLOE_ERR_OUT_OF_MEMORY, "folding an expression");
+    floe_status st = NULL;
+    int32_t made = 0;
+    bool changed = false, all_literal = true;
+    for (; made < e->n_args; made++) {
+        if ((st = floe_sqlx_fold(e->args[made], schema, &args[made]))) break;
+        if (args[made] != e->args[made]) changed = true;
+        if (args[made]->kind != FLOE_EXPR_LITERAL) all_literal = false;
+    }
+    floe_expr *cur = NULL;
+    if (!st) {
+        if (changed) st = floe_sqlx_with_args(e, args, e->n_args, &cur);
+        else cur = floe_expr_retain(e);
+    }
+    for (int32_t i = 0; i < made; i++) floe_expr_release(args[i]);
+    if (args != stack_args) floe_free(args);
+    if (st) return st;
+
+    /* Boolean simplifications that hold in three-valued logic. */
+    if (cur->kind == FLOE_EXPR_AND) {
+        for (int k = 0; k < 2; k++) {
+            if (floe_sqlx_is_true(cur->args[k])) { /* TRUE AND x = x */
+                floe_expr *keep = floe_expr_retain(cur->args[1 - k]);
+                floe_expr_release(cur);
+                *out = keep;
+                return NULL;
+            }
+        }
+    } else if (cur->kind == FLOE_EXPR_OR) {
+        for (int k = 0; k < 2; k++) {
+            const floe_expr *a = cur->args[k];
+            if (a->kind == FLOE_EXPR_LITERAL && a->literal->type->id == FLOE_TYPE_BOOL &&
+                floe_array_is_valid(a->literal, 0) && !floe_array_get_bool(a->literal, 0)) {
+                floe_expr *keep = floe_expr_retain(cur->args[1 - k]); /* FALSE OR x = x */
+                floe_expr_release(cur);
+                *out = keep;
+                return NULL;
+            }
+        }
+    }
+    if (all_literal && cur->n_args > 0 && !is_volatile(cur)) {
+        floe_expr *lit = NULL;
+        floe_status ev = eval_constant(cur, &lit);
+        if (!ev) {
+            floe_expr_release(cur);
+            *out = lit;
+            return NULL;
+        }
+        floe_status_free(ev); /* leave it for run time */
+    }
+    (void)schema;
+    *out = cur;
+    return NULL;
+}

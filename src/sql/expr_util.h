@@ -1,0 +1,47 @@
+/*
+ * expr_util.h — small tools over floe_expr trees that the optimizer and the
+ * physical planner share: which columns an expression reads, renumbering
+ * columns, splitting and joining conjunctions, and constant folding.
+ */
+#ifndef FLOE_SQL_EXPR_UTIL_H
+#define FLOE_SQL_EXPR_UTIL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "floe/exec.h"
+
+/* Mark used[i] for every column i that `e` reads (used has room for them). */
+void floe_sqlx_columns(const floe_expr *e, bool *used);
+/* Highest column index `e` reads, or -1 when it reads none. */
+int32_t floe_sqlx_max_column(const floe_expr *e);
+/* Lowest column index `e` reads, or INT32_MAX when it reads none. */
+int32_t floe_sqlx_min_column(const floe_expr *e);
+
+/* A copy of `e` with column i replaced by column map[i] (map[i] >= 0 for
+ * every column e reads, else FLOE_ERR_INTERNAL). */
+floe_status floe_sqlx_remap(const floe_expr *e, const int32_t *map, floe_expr **out) FLOE_WARN_UNUSED;
+/* A copy of `e` with column i shifted by `delta`. */
+floe_status floe_sqlx_shift(const floe_expr *e, int32_t delta, floe_expr **out) FLOE_WARN_UNUSED;
+/* A copy of `e` with column i replaced by the expression subst[i] (retained). */
+floe_status floe_sqlx_substitute(const floe_expr *e, floe_expr *const *subst, int32_t n_subst,
+                                 floe_expr **out) FLOE_WARN_UNUSED;
+/* Rebuild `e` with new arguments (same kind, op, literal, type, function). */
+floe_status floe_sqlx_with_args(const floe_expr *e, floe_expr *const *args, int32_t n_args,
+                                floe_expr **out) FLOE_WARN_UNUSED;
+
+/* The AND-ed parts of `e` appended to *parts (each retained). */
+floe_status floe_sqlx_conjuncts(floe_expr *e, floe_expr ***parts, int32_t *n, int32_t *cap) FLOE_WARN_UNUSED;
+/* AND of parts[0..n) (retained); *out NULL when n == 0. */
+floe_status floe_sqlx_and_all(floe_expr *const *parts, int32_t n, floe_expr **out) FLOE_WARN_UNUSED;
+void floe_sqlx_free_list(floe_expr **parts, int32_t n);
+
+/* Fold constant sub-expressions (no column reads) of `e` over rows of
+ * `schema` into literals.  A constant part whose evaluation fails (1/0) is
+ * left as it is: the error then comes when rows are evaluated. */
+floe_status floe_sqlx_fold(floe_expr *e, const floe_schema *schema, floe_expr **out) FLOE_WARN_UNUSED;
+/* Is `e` a literal TRUE (a non-null bool literal true)? */
+bool floe_sqlx_is_true(const floe_expr *e);
+bool floe_sqlx_is_false_or_null(const floe_expr *e);
+
+#endif

@@ -1,0 +1,393 @@
+/*
+ * physical.c — the physical planner: a logical plan becomes a tree of
+ * floe_plan nodes that runs on target_partitions partitions.
+ *
+ *   scans          split into at most target_partitions partitions (the
+ *                  Iceberg scan plans its task groups here, once);
+ *   aggregates     PARTIAL per input partition → Repartition(hash on the
+ *                  group keys) → FINAL; without group keys the partials
+ *                  are coalesced into one FINAL; DISTINCT calls aggregate
+ *                  in one step after the repartition;
+ *   DISTINCT       an aggregate with every column as a key;
+ *   sorts          Sort (top-N with a fetch) per partition, then a
+ *                  SortPreservingMerge into one;
+ *   limits         a per-partition limit of offset + fetch, coalesce, then
+ *                  the real limit;
+ *   joins          hash joins build the smaller side (by plan-time row
+ *                  estimates) once and probe it from every partition of
+ *                  the other; no equi keys: nested loops.
+ */
+#include <string.h>
+
+#include "floe/exec_ops.h"
+#include "floe/exec_scan.h"
+#include "sql/expr_util.h"
+#include "sql/logical.h"
+#include "sql/optimize_internal.h"
+
+typedef struct phys_ctx {
+    const floe_sql_options *opts;
+} phys_ctx;
+
+static floe_status plan_node(const phys_ctx *c, const floe_lplan *p, floe_plan **out);
+
+/* Row estimate of a physical subtree, for choosing a join's build side:
+ * scans know their size; filters are guessed to keep a third; aggregates a
+ * tenth. */
+static double estimate_rows(const floe_plan *p) {
+    const char *t = floe_plan_type_name(p);
+    if (strcmp(t, "IcebergScan") == 0) {
+        const floe_ice_scan_stats *s = floe_iceberg_scan_stats(p);
+        return s ? (double)s->rows : 1e6;
+    }
+    if (strcmp(t, "Values") == 0) {
+        double n = 0;
+        for (int32_t i = 0; i < floe_values_num_batches(p); i++) n += (double)floe_values_batch(p, i)->num_rows;
+        return n;
+    }
+    if (strcmp(t, "GenerateSeries") == 0) return 1e5;
+    if (strcmp(t, "ParquetScan") == 0) return 1e6;
+    if (floe_plan_num_children(p) == 0) return 1e6;
+    double child = 0;
+    for (int32_t i = 0; i < floe_plan_num_children(p); i++) {
+        double r = estimate_rows(floe_plan_child(p, i));
+        if (strcmp(t, "HashJoin") == 0 || strcmp(t, "NestedLoopJoin") == 0) child = r > child ? r : child;
+        else child += r;
+    }
+    if (strcmp(t, "Filter") == 0) return child / 3;
+    if (strcmp(t, "HashAggregate") == 0) return child / 10;
+    if (strcmp(t, "Limit") == 0) {
+        int64_t f = floe_limit_fetch(p);
+        return f >= 0 && (double)f < child ? (double)f : child;
+    }
+    return child;
+}
+
+static floe_status coalesce_if_needed(floe_plan *p, floe_plan **out) {
+    if (floe_plan_partitions(p) == 1) {
+        *out = floe_plan_retain(p);
+        return NULL;
+    }
+    return floe_plan_coalesce(p, out);
+}
+
+static floe_status plan_aggregate(const phys_ctx *c, const floe_lplan *p, floe_plan *child, floe_plan **out) {
+    int32_t g = p->n_exprs;
+    bool any_distinct = false;
+    for (int32_t i = 0; i < p->n_aggs; i++)
+        if (p->aggs[i].distinct) any_distinct = true;
+    const char *const *names = (const char *const *)p->names;
+    floe_status st = NULL;
+    if (floe_plan_partitions(child) == 1) {
+        return floe_plan_hash_aggregate(child, FLOE_AGG_MODE_SINGLE, p->exprs, names, g, p->aggs, p->n_aggs, NULL,
+                                        out);
+    }
+    if (any_distinct) {
+        /* Every row of a group must meet in one place before DISTINCT
+         * can be decided. */
+        floe_plan *moved = NULL;
+        if (g > 0)
+            st = floe_plan_repartition(child, FLOE_REPARTITION_HASH, p->exprs, g, c->opts->target_partitions,
+                                       &moved);
+        else
+            st = floe_plan_coalesce(child, &moved);
+        if (!st)
+            st = floe_plan_hash_aggregate(moved, FLOE_AGG_MODE_SINGLE, p->exprs, names, g, p->aggs, p->n_aggs,
+                                          NULL, out);
+        floe_plan_release(moved);
+        return st;
+    }
+    floe_plan *partial = NULL, *moved = NULL;
+    st = floe_plan_hash_aggregate(child, FLOE_AGG_MODE_PARTIAL, p->exprs, names, g, p->aggs, p->n_aggs, NULL,
+                                  &partial);
+    if (!st) {
+        if (g > 0) {
+            floe_expr **keys = floe_calloc((size_t)g, sizeof *keys);
+            if (!keys) st = floe_error(FLOE_ERR_OUT_OF_MEMORY, "planning an aggregate");
+            for (int32_t i = 0; !st && i < g; i++) st = floe_expr_column(i, &keys[i]);
+            if (!st)
+                st = floe_plan_repartition(partial, FLOE_REPARTITION_HASH, keys, g, c->opts->target_partitions,
+                                           &moved);
+            for (int32_t i = 0; keys && i < g; i++) floe_expr_release(keys[i]);
+            floe_free(keys);
+        } else {
+            st = floe_plan_coalesce(partial, &moved);
+        }
+    }
+    if (!st)
+        st = floe_plan_hash_aggregate(moved, FLOE_AGG_MODE_FINAL, p->exprs, names, g, p->aggs, p->n_aggs,
+                                      child->schema, out);
+    floe_plan_release(partial);
+    floe_plan_release(moved);
+    return st;
+}
+
+static floe_status plan_distinct(const phys_ctx *c, const floe_lplan *p, floe_plan *child, floe_plan **out) {
+    floe_lplan fake = *p;
+    int32_t n = floe_schema_num_fields(child->schema);
+    floe_expr **keys = floe_calloc((size_t)(n ? n : 1), sizeof *keys);
+    char **names = floe_calloc((size_t)(n ? n : 1), sizeof *names);
+    floe_status st = (keys && names) ? NULL : floe_error(FLOE_ERR_OUT_OF_MEMORY, "planning DISTINCT");
+    for (int32_t i = 0; !st && i < n; i++) {
+        st = floe_expr_column(i, &keys[i]);
+        names[i] = floe_schema_field(child->schema, i)->name;
+    }
+    if (!st) {
+        fake.n_exprs = n;
+        fake.exprs = keys;
+        fake.names = names;
+        fake.n_aggs = 0;
+        fake.aggs = NULL;
+        st = plan_aggregate(c, &fake, child, out);
+    }
+    for (int32_t i = 0; keys && i < n; i++) floe_expr_release(keys[i]);
+    floe_free(keys);
+    floe_free(names);
+    return st;
+}
+
+static floe_status plan_sort(const floe_lplan *p, floe_plan *child, floe_plan **out) {
+    floe_plan *sorted = NULL;
+    FLOE_TRY(floe_plan_sort(child, p->sort_keys, p->n_sort_keys, p->fetch, &sorted));
+    if (floe_plan_partitions(sorted) == 1) {
+        *out = sorted;
+        return NULL;
+    }
+    floe_status st = floe_plan_sort_merge(sorted, p->sort_keys, p->n_sort_keys, p->fetch, out);
+    floe_plan_release(sorted);
+    return st;
+}
+
+static floe_status plan_limit(const floe_lplan *p, floe_plan *child, floe_plan **out) {
+    if (floe_plan_partitions(child) == 1) return floe_plan_limit(child, p->offset, p->fetch, out);
+    floe_plan *local = NULL, *merged = NULL;
+    floe_status st = NULL;
+    if (p->fetch >= 0) st = floe_plan_limit(child, 0, p->offset + p->fetch, &local);
+    else local = floe_plan_retain(child);
+    if (!st) st = floe_plan_coalesce(local, &merged);
+    if (!st) st = floe_plan_limit(merged, p->offset, p->fetch, out);
+    floe_plan_release(local);
+    floe_plan_release(merged);
+    return st;
+}
+
+/* The join with sides swapped: the type seen from the other side. */
+static floe_join_type mirror(floe_join_type t) {
+    switch (t) {
+    case FLOE_JOIN_LEFT: return FLOE_JOIN_RIGHT;
+    case FLOE_JOIN_RIGHT: return FLOE_JOIN_LEFT;
+    case FLOE_JOIN_LEFT_SEMI: return FLOE_JOIN_RIGHT_SEMI;
+    case FLOE_JOIN_LEFT_ANTI: return FLOE_JOIN_RIGHT_ANTI;
+    case FLOE_JOIN_RIGHT_SEMI: return FLOE_JOIN_LEFT_SEMI;
+    case FLOE_JOIN_RIGHT_ANTI: return FLOE_JOIN_LEFT_ANTI;
+    default: return t;
+    }
+}
+
+/* A filter over left ++ right rewritten for right ++ left. */
+static floe_status swap_sides(const floe_expr *e, int32_t nl, int32_t nr, floe_expr **out) {
+    *out = NULL;
+    if (!e) return NULL;
+    int32_t *map = floe_calloc((size_t)(nl + nr + 1), sizeof *map);
+    if (!map) return floe_error(FLOE_ERR_OUT_OF_MEMORY, "planning a join");
+    for (int32_t i = 0; i < nl; i++) map[i] = nr + i;
+    for (int32_t i = 0; i < nr; i++) map[nl + i] = i;
+    floe_status st = floe_sqlx_remap(e, map, out);
+    floe_free(map);
+    return st;
+}
+
+/* Make key pairs comparable: cast the narrower side up (int32 → int64,
+ * ints → double or decimal, date → timestamp). */
+static floe_status align_keys(floe_expr **lk, floe_expr **rk, int32_t n, const floe_schema *ls,
+                              const floe_schema *rs) {
+    for (int32_t i = 0; i < n; i++) {
+        floe_type *lt = NULL, *rt = NULL;
+        floe_status st = floe_expr_type(lk[i], ls, &lt);
+        if (!st) st = floe_expr_type(rk[i], rs, &rt);
+        if (!st && !floe_type_compatible(lt, rt)) {
+            /* Cast both to the type CMP would compare them in: the type of
+             * (l = r)'s operands after promotion is what the expression
+             * layer infers for l + 0 * r ... keep it simple: widen ints. */
+            floe_type_id a = lt->id, b = rt->id;
+            floe_type *to = NULL;
+            if ((a == FLOE_TYPE_INT32 && b == FLOE_TYPE_INT64) || (a == FLOE_TYPE_INT64 && b == FLOE_TYPE_INT32))
+                to = floe_type_primitive(FLOE_TYPE_INT64);
+            else if ((a == FLOE_TYPE_FLOAT64 || b == FLOE_TYPE_FLOAT64 || a == FLOE_TYPE_FLOAT32 ||
+                      b == FLOE_TYPE_FLOAT32) &&
+                     !floe_type_is_binary_like(lt) && !floe_type_is_binary_like(rt))
+                to = floe_type_primitive(FLOE_TYPE_FLOAT64);
+            else if (a == FLOE_TYPE_DATE32 && b == FLOE_TYPE_TIMESTAMP_US)
+                to = floe_type_primitive(FLOE_TYPE_TIMESTAMP_US);
+            else if (b == FLOE_TYPE_DATE32 && a == FLOE_TYPE_TIMESTAMP_US)
+                to = floe_type_primitive(FLOE_TYPE_TIMESTAMP_US);
+            else if (a == FLOE_TYPE_DECIMAL128 || b == FLOE_TYPE_DECIMAL128)
+                to = floe_type_primitive(FLOE_TYPE_FLOAT64);
+            if (!to) {
+                st = floe_error(FLOE_ERR_TYPE, "join keys of types %s and %s cannot be compared",
+                                floe_type_id_name(a), floe_type_id_name(b));
+            } else {
+                floe_expr *cl = NULL, *cr = NULL;
+                if (a != to->id) st = floe_expr_cast(lk[i], to, &cl);
+                if (!st && b != to->id) st = floe_expr_cast(rk[i], to, &cr);
+                if (!st && cl) {
+                    floe_expr_release(lk[i]);
+                    lk[i] = cl;
+                    cl = NULL;
+                }
+                if (!st && cr) {
+                    floe_expr_release(rk[i]);
+                    rk[i] = cr;
+                    cr = NULL;
+                }
+                floe_expr_release(cl);
+                floe_expr_release(cr);
+            }
+        }
+        floe_type_release(lt);
+        floe_type_release(rt);
+        if (st) return st;
+    }
+    return NULL;
+}
+
+static floe_status plan_join(const floe_lplan *p, floe_plan *left, floe_plan *right, floe_plan **out) {
+    if (p->n_keys == 0) {
+        /* The collected (left) side of a nested loop should be the small
+         * one, but swapping is only worth it for inner joins. */
+        return floe_plan_nested_loop_join(left, right, p->join_type, p->predicate, out);
+    }
+    int32_t n = p->n_keys;
+    floe_expr **lk = floe_calloc((size_t)n, sizeof *lk), **rk = floe_calloc((size_t)n, sizeof *rk);
+    floe_status st = (lk && rk) ? NULL : floe_error(FLOE_ERR_OUT_OF_MEMORY, "planning a join");
+    for (int32_t i = 0; !st && i < n; i++) {
+        lk[i] = floe_expr_retain(p->left_keys[i]);
+        rk[i] = floe_expr_retain(p->right_keys[i]);
+    }
+    if (!st) st = align_keys(lk, rk, n, left->schema, right->schema);
+    /* Build the smaller side: the left child is the build side. */
+    bool swap = !st && estimate_rows(left) > 2 * estimate_rows(right) && !p->null_aware;
+    floe_plan *j = NULL;
+    if (!st && !swap) {
+        st = floe_plan_hash_join(left, right, p->join_type, FLOE_JOIN_COLLECT_LEFT, lk, rk, n, p->predicate, false,
+                                 p->null_aware, &j);
+    } else if (!st) {
+        int32_t nl = floe_schema_num_fields(left->schema), nr = floe_schema_num_fields(right->schema);
+        floe_expr *filter = NULL;
+        st = swap_sides(p->predicate, nl, nr, &filter);
+        if (!st)
+            st = floe_plan_hash_join(right, left, mirror(p->join_type), FLOE_JOIN_COLLECT_LEFT, rk, lk, n, filter,
+                                     false, false, &j);
+        floe_expr_release(filter);
+        bool one_side = p->join_type == FLOE_JOIN_LEFT_SEMI || p->join_type == FLOE_JOIN_LEFT_ANTI ||
+                        p->join_type == FLOE_JOIN_RIGHT_SEMI || p->join_type == FLOE_JOIN_RIGHT_ANTI;
+        if (!st && !one_side) {
+            /* Put the columns back in left ++ right order. */
+            floe_expr **cols = floe_calloc((size_t)(nl + nr), sizeof *cols);
+            const char **names = floe_calloc((size_t)(nl + nr), sizeof *names);
+            if (!cols || !names) st = floe_error(FLOE_ERR_OUT_OF_MEMORY, "planning a join");
+            for (int32_t i = 0; !st && i < nl + nr; i++) {
+                int32_t from = i < nl ? nr + i : i - nl;
+                st = floe_expr_column(from, &cols[i]);
+                names[i] = floe_schema_field(j->schema, from)->name;
+            }
+            floe_plan *proj = NULL;
+            if (!st) st = floe_plan_projection(j, cols, names, nl + nr, &proj);
+            for (int32_t i = 0; cols && i < nl + nr; i++) floe_expr_release(cols[i]);
+            floe_free(cols);
+            floe_free(names);
+            if (!st) {
+                floe_plan_release(j);
+                j = proj;
+            }
+        }
+    }
+    for (int32_t i = 0; i < n; i++) {
+        if (lk) floe_expr_release(lk[i]);
+        if (rk) floe_expr_release(rk[i]);
+    }
+    floe_free(lk);
+    floe_free(rk);
+    if (st) {
+        floe_plan_release(j);
+        return st;
+    }
+    *out = j;
+    return NULL;
+}
+
+static floe_status plan_node(const phys_ctx *c, const floe_lplan *p, floe_plan **out) {
+    *out = NULL;
+    floe_plan *kids[2] = {NULL, NULL};
+    floe_plan **many = NULL;
+    floe_status st = NULL;
+    int32_t tp = c->opts->target_partitions > 0 ? c->opts->target_partitions : 1;
+    if (p->kind == FLOE_L_UNION) {
+        many = floe_calloc((size_t)(p->n_inputs ? p->n_inputs : 1), sizeof *many);
+        if (!many) return floe_error(FLOE_ERR_OUT_OF_MEMORY, "planning a union");
+        for (int32_t i = 0; !st && i < p->n_inputs; i++) st = plan_node(c, p->inputs[i], &many[i]);
+        if (!st) st = floe_plan_union(many, p->n_inputs, out);
+        for (int32_t i = 0; i < p->n_inputs; i++) floe_plan_release(many[i]);
+        floe_free(many);
+        return st;
+    }
+    for (int32_t i = 0; !st && i < p->n_inputs && i < 2; i++) st = plan_node(c, p->inputs[i], &kids[i]);
+    if (st) goto done;
+    switch (p->kind) {
+    case FLOE_L_ICEBERG_SCAN:
+        st = floe_iceberg_scan_new(p->table, &p->snapshot, p->field_ids, p->n_field_ids, p->pushed, tp, out);
+        if (st) st = floe_status_wrap(st, "scanning %s", p->table_name ? p->table_name : "an Iceberg table");
+        break;
+    case FLOE_L_PARQUET_SCAN:
+    case FLOE_L_PHYSICAL:
+        *out = floe_plan_retain(p->physical);
+        break;
+    case FLOE_L_GENERATE_SERIES: {
+        const char *name = floe_schema_field(p->schema, 0)->name;
+        st = floe_plan_generate_series(p->start, p->stop, p->step, tp, name, out);
+        break;
+    }
+    case FLOE_L_FILTER:
+        if (p->predicate) st = floe_plan_filter(kids[0], p->predicate, out);
+        else *out = floe_plan_retain(kids[0]);
+        break;
+    case FLOE_L_PROJECT:
+        st = floe_plan_projection(kids[0], p->exprs, (const char *const *)p->names, p->n_exprs, out);
+        break;
+    case FLOE_L_AGGREGATE:
+        st = plan_aggregate(c, p, kids[0], out);
+        break;
+    case FLOE_L_DISTINCT:
+        st = plan_distinct(c, p, kids[0], out);
+        break;
+    case FLOE_L_SORT:
+        st = plan_sort(p, kids[0], out);
+        break;
+    case FLOE_L_LIMIT:
+        st = plan_limit(p, kids[0], out);
+        break;
+    case FLOE_L_JOIN:
+        st = plan_join(p, kids[0], kids[1], out);
+        break;
+    default:
+        st = floe_error(FLOE_ERR_INTERNAL, "no physical plan for a %s node", floe_lkind_name(p->kind));
+    }
+done:
+    floe_plan_release(kids[0]);
+    floe_plan_release(kids[1]);
+    return st;
+}
+
+floe_status floe_sql_physical(const floe_lplan *plan, const floe_sql_options *opts, bool single, floe_plan **out) {
+    *out = NULL;
+    phys_ctx c = {opts};
+    floe_plan *p;
+    FLOE_TRY(plan_node(&c, plan, &p));
+    if (!single) {
+        *out = p;
+        return NULL;
+    }
+    floe_status st = coalesce_if_needed(p, out);
+    floe_plan_release(p);
+    return st;
+}
