@@ -202,7 +202,9 @@ static bool is_time_arg(const floe_type *t) { return fn_is_datetime(t) || t->id 
 static floe_status const_string(const floe_func_def *def, const floe_expr *const *args, int32_t k,
                                 const char *what, floe_strview *out) {
     const floe_expr *e = args[k];
-    if (e->kind != FLOE_EXPR_LITERAL || e->literal->type->id != FLOE_TYPE_STRING) return fn_need_const(def, k, what);
+    if (e->kind != FLOE_EXPR_LITERAL ||
+        (e->literal->type->id != FLOE_TYPE_STRING && e->literal->type->id != FLOE_TYPE_NULL))
+        return fn_need_const(def, k, what);
     if (floe_array_is_null(e->literal, 0)) {
         out->data = NULL;
         out->len = 0;

@@ -143,8 +143,9 @@ static floe_status row_substring(const floe_func_def *def, floe_array *const *a,
                               def->name, (long long)len);
         if (__builtin_add_overflow(start, len, &end)) end = INT64_MAX;
     }
-    /* 1-based positions [start, end) → 0-based [start-1, end-1). */
-    return append_chars(w, s, start - 1 < 0 ? 0 : start - 1, end == INT64_MAX ? INT64_MAX : end - 1);
+    /* 1-based positions [start, end) → 0-based [start-1, end-1), written
+     * so that extreme arguments cannot overflow. */
+    return append_chars(w, s, start < 1 ? 0 : start - 1, end < 1 ? 0 : end == INT64_MAX ? INT64_MAX : end - 1);
 }
 
 static floe_status row_left_right(const floe_func_def *def, floe_array *const *a, int64_t i, fn_strwriter *w,
@@ -155,6 +156,7 @@ static floe_status row_left_right(const floe_func_def *def, floe_array *const *a
     int64_t len = fn_utf8_count(s.data, s.len);
     if (def->tag == 0) /* left: first k, or all but the last -k */
         return append_chars(w, s, 0, k >= 0 ? k : len + k);
+    if (k == INT64_MIN) k = -INT64_MAX; /* so -k exists */
     return append_chars(w, s, k >= 0 ? len - k : -k, len); /* right */
 }
 

@@ -27,6 +27,9 @@ static void substring_follows_sql_positions(void **state) {
     EXPECT("wörld", call("substring", 2, S("héllo wörld"), I(7)));
     EXPECT("hello", call("substring", 3, S("hello"), I(1), I(INT64_MAX)));
     EXPECT("NULL", call("substring", 3, S("hello"), I(1), NULLOF(FLOE_TYPE_INT64)));
+    EXPECT("", call("substring", 3, S("hello"), I(INT64_MIN), I(5)));
+    EXPECT("hello", call("substring", 2, S("hello"), I(INT64_MIN)));
+    EXPECT("", call("substring", 2, S("hello"), I(INT64_MAX)));
     EXPECT_ERR(FLOE_ERR_INVALID_ARGUMENT, "negative substring length -1", call("substring", 3, S("x"), I(1), I(-1)));
     EXPECT_ERR(FLOE_ERR_TYPE, "substring(int64, int64)", call("substring", 2, I(1), I(1)));
 }
@@ -41,6 +44,9 @@ static void left_and_right_take_or_drop_characters(void **state) {
     EXPECT("hello", call("right", 2, S("hello"), I(99)));
     EXPECT("hé", call("left", 2, S("héllo"), I(2)));
     EXPECT("lö", call("right", 2, S("hélö"), I(2)));
+    EXPECT("", call("right", 2, S("hello"), I(INT64_MIN)));
+    EXPECT("", call("left", 2, S("hello"), I(INT64_MIN)));
+    EXPECT("hello", call("left", 2, S("hello"), I(INT64_MAX)));
 }
 
 static void trim_removes_characters_from_the_set(void **state) {
