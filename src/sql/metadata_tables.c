@@ -23,7 +23,7 @@
 #include "floe/memory.h"
 
 const char *const floe_sql_metadata_table_names[] = {
-    "snapshots", "history", "manifests", "files", "partitions", "refs", "properties", NULL,
+    "snapshots", "history", "manifests", "files", "partitions", "refs", "properties", "metadata_log_entries", NULL,
 };
 
 static floe_status oom(void) { return floe_error(FLOE_ERR_OUT_OF_MEMORY, "building a metadata table"); }
@@ -390,6 +390,39 @@ static floe_status rows_properties(const floe_ice_table_metadata *md, mt *m) {
     return NULL;
 }
 
+/* ------------------------------------------------- metadata_log_entries */
+
+/* One row: the snapshot current at `ts_ms` (Spark's and Trino's rule). */
+static floe_status metadata_log_row(mt *m, const floe_ice_table_metadata *md, int64_t ts_ms, const char *file) {
+    const floe_ice_snapshot *snap = NULL;
+    floe_status st = floe_ice_tm_snapshot_as_of(md, ts_ms, &snap);
+    if (st) {
+        floe_status_free(st); /* no snapshot yet at that time */
+        snap = NULL;
+    }
+    const floe_ice_schema *sc = snap ? floe_ice_tm_snapshot_schema(md, snap) : NULL;
+    FLOE_TRY(floe_builder_append_int64(m->b[0], ts_ms * 1000));
+    FLOE_TRY(floe_builder_append_string(m->b[1], file));
+    FLOE_TRY(put_i64(m->b[2], snap != NULL, snap ? snap->snapshot_id : 0));
+    FLOE_TRY(put_i32(m->b[3], sc != NULL, sc ? sc->schema_id : 0));
+    return put_i64(m->b[4], snap != NULL, snap ? snap->sequence_number : 0);
+}
+
+static floe_status rows_metadata_log(const floe_ice_table *t, mt *m) {
+    const floe_ice_table_metadata *md = t->md;
+    FLOE_TRY(mt_col(m, "timestamp", ty(FLOE_TYPE_TIMESTAMP_US_TZ), false));
+    FLOE_TRY(mt_col(m, "file", ty(FLOE_TYPE_STRING), false));
+    FLOE_TRY(mt_col(m, "latest_snapshot_id", ty(FLOE_TYPE_INT64), true));
+    FLOE_TRY(mt_col(m, "latest_schema_id", ty(FLOE_TYPE_INT32), true));
+    FLOE_TRY(mt_col(m, "latest_sequence_number", ty(FLOE_TYPE_INT64), true));
+    FLOE_TRY(mt_start(m, md->n_metadata_log + 1));
+    for (int32_t i = 0; i < md->n_metadata_log; i++)
+        FLOE_TRY(metadata_log_row(m, md, md->metadata_log[i].timestamp_ms, md->metadata_log[i].file));
+    /* The file in use now is the last entry. */
+    if (t->metadata_location) FLOE_TRY(metadata_log_row(m, md, md->last_updated_ms, t->metadata_location));
+    return NULL;
+}
+
 /* ----------------------------------------------------------- manifests */
 
 /* The partition types of the table's specs (by position in md->specs),
@@ -752,6 +785,7 @@ floe_status floe_sql_metadata_table(const floe_ice_table *t, const char *which, 
     else if (strcmp(which, "history") == 0) st = rows_history(t->md, &m);
     else if (strcmp(which, "refs") == 0) st = rows_refs(t->md, &m);
     else if (strcmp(which, "properties") == 0) st = rows_properties(t->md, &m);
+    else if (strcmp(which, "metadata_log_entries") == 0) st = rows_metadata_log(t, &m);
     else if (strcmp(which, "manifests") == 0) st = rows_manifests(t, &m);
     else if (strcmp(which, "files") == 0) st = rows_files(t, &m);
     else if (strcmp(which, "partitions") == 0) st = rows_partitions(t, &m);

@@ -46,6 +46,11 @@
  *               bigint, max_reference_age_in_ms bigint,
  *               min_snapshots_to_keep int, max_snapshot_age_in_ms bigint.
  *   properties  key varchar, value varchar.
+ *   metadata_log_entries  timestamp timestamptz, file varchar,
+ *               latest_snapshot_id bigint, latest_schema_id int,
+ *               latest_sequence_number bigint: the metadata log and then
+ *               the current metadata file, each with the snapshot that was
+ *               current at its time.
  *
  * The partition struct is the union of every partition spec's fields the
  * table has had (by partition field id, in order of first appearance, as
@@ -62,7 +67,7 @@
 
 /* A Values plan (one partition) with the rows of metadata table `which`
  * ("snapshots", "history", "manifests", "files", "partitions", "refs",
- * "properties") of `t`.  An unknown name is FLOE_ERR_NOT_FOUND with a
+ * "properties", "metadata_log_entries") of `t`.  An unknown name is FLOE_ERR_NOT_FOUND with a
  * "did you mean". */
 floe_status floe_sql_metadata_table(const floe_ice_table *t, const char *which,
                                     floe_plan **out) FLOE_WARN_UNUSED;

@@ -363,6 +363,24 @@ static void properties_list_the_table_properties(void **state) {
     floe_ice_table_free(t);
 }
 
+static void metadata_log_entries_end_with_the_current_file(void **state) {
+    (void)state;
+    FLOE_NEED_TESTDATA(td);
+    floe_ice_table *t = open_table(td, DUCK "hive_partitioned_table");
+    floe_batch *b = rows_of(t, "metadata_log_entries");
+    assert_int_equal(b->num_rows, 4);
+    assert_true(ends_with(cell(b, "file", 0), "metadata/v1.metadata.json"));
+    assert_true(is_null(b, "latest_snapshot_id", 0)); /* before the first commit */
+    assert_true(i64(b, "latest_snapshot_id", 1) == 2541674261311761067LL);
+    assert_int_equal(i64(b, "latest_sequence_number", 1), 1);
+    assert_int_equal(i64(b, "latest_schema_id", 1), 0);
+    assert_true(ends_with(cell(b, "file", 3), "metadata/v4.metadata.json"));
+    assert_true(i64(b, "latest_snapshot_id", 3) == t->md->current_snapshot_id);
+    assert_int_equal(i64(b, "latest_sequence_number", 3), 2);
+    floe_batch_release(b);
+    floe_ice_table_free(t);
+}
+
 static void a_table_without_snapshots_has_empty_metadata_tables(void **state) {
     (void)state;
     FLOE_NEED_TESTDATA(td);
@@ -398,5 +416,6 @@ FLOE_TEST_MAIN(cmocka_unit_test(snapshots_list_every_commit_with_parent_operatio
                cmocka_unit_test(partitions_of_a_transformed_spec_sum_files_per_value),
                cmocka_unit_test(refs_list_branches_and_tags_with_retention),
                cmocka_unit_test(properties_list_the_table_properties),
+               cmocka_unit_test(metadata_log_entries_end_with_the_current_file),
                cmocka_unit_test(a_table_without_snapshots_has_empty_metadata_tables),
                cmocka_unit_test(unknown_metadata_table_suggests_a_name))
