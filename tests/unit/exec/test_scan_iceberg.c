@@ -12,7 +12,10 @@
 #include "floe/exec_scan.h"
 #include "floe/iceberg_expr.h"
 #include "floe/iceberg_scan.h"
+#include "floe/iceberg_manifest.h"
+#include "floe/iceberg_partition_spec.h"
 #include "floe/iceberg_task_reader.h"
+#include "formats/parquet/writer.h"
 
 static floe_threadpool *pool;
 
@@ -542,6 +545,217 @@ static void bad_parts_are_rejected_at_construction(void **state) {
     floe_ice_table_free(t);
 }
 
+/* ---- a sorted table written here: the ordering claim ---------------------- */
+
+/* One data file of the synthetic table: ids [lo, hi), and whether its
+ * manifest entry records sort order 1. */
+typedef struct sorted_file {
+    int64_t lo, hi;
+    bool sorted;
+} sorted_file;
+
+static const char sorted_schema_json[] =
+    "{\"type\":\"struct\",\"schema-id\":0,\"fields\":[{\"id\":1,\"name\":\"id\",\"required\":true,\"type\":\"long\"},"
+    "{\"id\":2,\"name\":\"s\",\"required\":false,\"type\":\"string\"}]}";
+
+/* Write data file `i` (ids ascending, s = "v<id>") and return its size. */
+static int64_t write_sorted_data(const char *dir, int i, const sorted_file *f) {
+    char path[1200];
+    snprintf(path, sizeof path, "%s/data/f%d.parquet", dir, i);
+    floe_field fl[2];
+    floe_schema *sc;
+    assert_ok(floe_field_init(&fl[0], "id", floe_type_primitive(FLOE_TYPE_INT64), false, 1));
+    assert_ok(floe_field_init(&fl[1], "s", floe_type_primitive(FLOE_TYPE_STRING), true, 2));
+    assert_ok(floe_type_struct(fl, 2, &sc));
+    floe_field_clear(&fl[0]);
+    floe_field_clear(&fl[1]);
+    floe_builder *bi, *bs;
+    int64_t n = f->hi - f->lo;
+    assert_ok(floe_builder_new(floe_type_primitive(FLOE_TYPE_INT64), n, &bi));
+    assert_ok(floe_builder_new(floe_type_primitive(FLOE_TYPE_STRING), n, &bs));
+    for (int64_t v = f->lo; v < f->hi; v++) {
+        char txt[32];
+        snprintf(txt, sizeof txt, "v%lld", (long long)v);
+        assert_ok(floe_builder_append_int64(bi, v));
+        assert_ok(floe_builder_append_string(bs, txt));
+    }
+    floe_array *cols[2];
+    assert_ok(floe_builder_finish(bi, &cols[0]));
+    assert_ok(floe_builder_finish(bs, &cols[1]));
+    floe_builder_free(bi);
+    floe_builder_free(bs);
+    floe_batch *b;
+    assert_ok(floe_batch_new(sc, cols, 2, n, &b));
+    floe_array_release(cols[0]);
+    floe_array_release(cols[1]);
+    floe_output *out;
+    floe_pq_writer *w;
+    floe_pq_write_options o;
+    floe_pq_write_options_init(&o);
+    assert_ok(floe_output_create_local(path, 1, &out));
+    assert_ok(floe_pq_writer_open(out, sc, &o, &w));
+    assert_ok(floe_pq_writer_write(w, b));
+    floe_pq_write_result *res = NULL;
+    assert_ok(floe_pq_writer_close(w, &res));
+    int64_t size = res->file_size;
+    floe_pq_write_result_free(res);
+    floe_batch_release(b);
+    floe_type_release(sc);
+    return size;
+}
+
+/* A v2 table in `dir` with sort order 1 = id ASC NULLS FIRST, one data
+ * manifest listing `files` in order; returns its metadata path. */
+static void write_sorted_table(const char *dir, const sorted_file *files, int n, char *md_path, size_t cap) {
+    char path[1200];
+    snprintf(path, sizeof path, "mkdir -p '%s/metadata' '%s/data'", dir, dir);
+    assert_int_equal(system(path), 0);
+    floe_ice_schema *schema = NULL;
+    assert_ok(floe_ice_schema_from_json_text(sorted_schema_json, &schema));
+    floe_ice_partition_spec *spec = NULL;
+    assert_ok(floe_ice_partition_spec_new(0, &spec));
+    snprintf(path, sizeof path, "%s/metadata/m0.avro", dir);
+    floe_output *out = NULL;
+    assert_ok(floe_output_create_local(path, 1, &out));
+    floe_ice_manifest_writer_options o = {2, FLOE_ICE_MANIFEST_DATA, schema, spec, 7};
+    floe_ice_manifest_writer *w = NULL;
+    assert_ok(floe_ice_manifest_writer_open(out, &o, &w));
+    for (int i = 0; i < n; i++) {
+        char fp[1200];
+        snprintf(fp, sizeof fp, "%s/data/f%d.parquet", dir, i);
+        int64_t size = write_sorted_data(dir, i, &files[i]);
+        floe_ice_manifest_entry e;
+        memset(&e, 0, sizeof e);
+        e.status = FLOE_ICE_STATUS_ADDED;
+        e.snapshot_id = 7;
+        e.sequence_number = 1;
+        e.file_sequence_number = 1;
+        floe_ice_data_file_init(&e.file);
+        e.file.content = FLOE_ICE_CONTENT_DATA;
+        e.file.file_path = fp;
+        e.file.file_format = "PARQUET";
+        e.file.record_count = files[i].hi - files[i].lo;
+        e.file.file_size_in_bytes = size;
+        int32_t key = 1;
+        int64_t zero = 0, lo = files[i].lo, hi = files[i].hi - 1;
+        uint8_t lob[8], hib[8];
+        memcpy(lob, &lo, 8); /* little-endian hosts only, as the rest of the tests */
+        memcpy(hib, &hi, 8);
+        const uint8_t *lov = lob, *hiv = hib;
+        uint32_t len8 = 8;
+        e.file.lower_bounds = (floe_ice_bound_map){1, &key, &lov, &len8};
+        e.file.upper_bounds = (floe_ice_bound_map){1, &key, &hiv, &len8};
+        e.file.null_value_counts = (floe_ice_count_map){1, &key, &zero};
+        e.file.has_sort_order_id = files[i].sorted;
+        e.file.sort_order_id = 1;
+        assert_ok(floe_ice_manifest_writer_add(w, &e));
+    }
+    floe_ice_manifest_file mf;
+    memset(&mf, 0, sizeof mf);
+    assert_ok(floe_ice_manifest_writer_finish(w, &mf));
+    mf.manifest_length = (int64_t)out->bytes_written;
+    assert_ok(floe_output_close(out));
+    mf.manifest_path = path;
+    mf.partition_spec_id = 0;
+    mf.content = FLOE_ICE_MANIFEST_DATA;
+    mf.sequence_number = 1;
+    mf.min_sequence_number = 1;
+    mf.added_snapshot_id = 7;
+    mf.n_partitions = 0;
+    char lpath[1200];
+    snprintf(lpath, sizeof lpath, "%s/metadata/snap-7.avro", dir);
+    assert_ok(floe_output_create_local(lpath, 1, &out));
+    floe_ice_manifest_list_options lo = {2, 7, FLOE_ICE_NO_SNAPSHOT, 1, false, 0};
+    assert_ok(floe_ice_manifest_list_write(out, &lo, &mf, 1));
+    assert_ok(floe_output_close(out));
+    snprintf(md_path, cap, "%s/metadata/v1.metadata.json", dir);
+    FILE *f = fopen(md_path, "w");
+    assert_non_null(f);
+    fprintf(f,
+            "{\"format-version\":2,\"table-uuid\":\"00000000-0000-0000-0000-000000000003\",\"location\":\"%s\","
+            "\"last-sequence-number\":1,\"last-updated-ms\":1,\"last-column-id\":2,\"current-schema-id\":0,"
+            "\"schemas\":[%s],\"default-spec-id\":0,\"partition-specs\":[{\"spec-id\":0,\"fields\":[]}],"
+            "\"last-partition-id\":999,\"default-sort-order-id\":1,\"sort-orders\":[{\"order-id\":0,\"fields\":[]},"
+            "{\"order-id\":1,\"fields\":[{\"transform\":\"identity\",\"source-id\":1,\"direction\":\"asc\","
+            "\"null-order\":\"nulls-first\"}]}],\"properties\":{},\"current-snapshot-id\":7,\"snapshots\":[{"
+            "\"snapshot-id\":7,\"sequence-number\":1,\"timestamp-ms\":1,\"manifest-list\":\"%s\",\"summary\":"
+            "{\"operation\":\"append\"}}],\"snapshot-log\":[],\"metadata-log\":[]}\n",
+            dir, sorted_schema_json, lpath);
+    fclose(f);
+    floe_ice_partition_spec_free(spec);
+    floe_ice_schema_free(schema);
+}
+
+/* Plan the table at `md` with `ids` and `parts` groups; the node's
+ * ordering length.  When claimed, every partition must come out sorted. */
+static int32_t claimed_ordering(const char *md, const int32_t *ids, int32_t n_ids, int32_t parts) {
+    floe_ice_table *t = NULL;
+    assert_ok(floe_ice_table_open(NULL, md, false, &t));
+    floe_plan *p, *copy;
+    assert_ok(floe_iceberg_scan_new(t, NULL, ids, n_ids, NULL, parts, &p));
+    int32_t n = p->n_ordering;
+    if (n) {
+        assert_false(p->ordering[0].descending);
+        assert_true(p->ordering[0].nulls_first);
+        assert_int_equal(p->ordering[0].expr->kind, FLOE_EXPR_COLUMN);
+        int32_t key = p->ordering[0].expr->column;
+        assert_ok(floe_plan_roundtrip(p, &copy)); /* the claim travels with the node */
+        assert_int_equal(copy->n_ordering, n);
+        floe_exec_ctx ctx = test_ctx(pool, 7);
+        for (int32_t i = 0; i < floe_plan_partitions(copy); i++) {
+            floe_stream *s;
+            assert_ok(floe_plan_execute(copy, i, &ctx, &s));
+            int64_t prev = INT64_MIN;
+            for (;;) {
+                floe_batch *b;
+                assert_ok(floe_stream_next(s, &b));
+                if (!b) break;
+                for (int64_t r = 0; r < b->num_rows; r++) {
+                    int64_t v = floe_array_get_int64(b->columns[key], r);
+                    assert_true(v >= prev);
+                    prev = v;
+                }
+                floe_batch_release(b);
+            }
+            floe_stream_close(s);
+        }
+        floe_plan_release(copy);
+    }
+    floe_plan_release(p);
+    floe_ice_table_free(t);
+    return n;
+}
+
+static void sorted_files_that_cannot_overlap_claim_the_sort_order(void **state) {
+    (void)state;
+    char dir[1024], md[1200];
+    floe_test_tmpdir(dir, sizeof dir, "scan_iceberg_sorted");
+    const sorted_file files[3] = {{0, 100, true}, {100, 200, true}, {200, 300, true}};
+    write_sorted_table(dir, files, 3, md, sizeof md);
+    const int32_t s_id[2] = {2, 1}, only_s[1] = {2};
+    assert_int_equal(claimed_ordering(md, NULL, 0, 1), 1);  /* one group, files in order */
+    assert_int_equal(claimed_ordering(md, NULL, 0, 3), 1);  /* a file per group */
+    assert_int_equal(claimed_ordering(md, s_id, 2, 2), 1);  /* key is column #1 here */
+    assert_int_equal(claimed_ordering(md, only_s, 1, 1), 0); /* key not projected */
+}
+
+static void overlapping_or_unsorted_files_claim_no_order(void **state) {
+    (void)state;
+    char dir[1024], md[1200];
+    floe_test_tmpdir(dir, sizeof dir, "scan_iceberg_overlap");
+    const sorted_file overlap[3] = {{0, 100, true}, {50, 150, true}, {200, 300, true}};
+    write_sorted_table(dir, overlap, 3, md, sizeof md);
+    assert_int_equal(claimed_ordering(md, NULL, 0, 1), 0);
+    floe_test_tmpdir(dir, sizeof dir, "scan_iceberg_unsorted_file");
+    const sorted_file unsorted[3] = {{0, 100, true}, {100, 200, false}, {200, 300, true}};
+    write_sorted_table(dir, unsorted, 3, md, sizeof md);
+    assert_int_equal(claimed_ordering(md, NULL, 0, 1), 0);
+    floe_test_tmpdir(dir, sizeof dir, "scan_iceberg_reversed");
+    const sorted_file reversed[2] = {{100, 200, true}, {0, 100, true}};
+    write_sorted_table(dir, reversed, 2, md, sizeof md);
+    assert_int_equal(claimed_ordering(md, NULL, 0, 1), 0);
+}
+
 #define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
 FLOE_TEST_MAIN(T(scan_reads_the_same_rows_as_the_task_reader), T(partitions_cover_every_row_exactly_once_with_deletes),
                T(task_order_holds_for_any_concurrency_and_read_ahead),
@@ -550,4 +764,5 @@ FLOE_TEST_MAIN(T(scan_reads_the_same_rows_as_the_task_reader), T(partitions_cove
                T(missing_data_file_is_an_error_naming_it), T(corrupt_data_file_is_an_error_naming_it),
                T(cancelled_scan_returns_cancelled_and_closing_early_is_clean),
                T(explain_shows_table_snapshot_projection_and_groups), T(unsorted_table_claims_no_ordering),
-               T(bad_parts_are_rejected_at_construction))
+               T(bad_parts_are_rejected_at_construction), T(sorted_files_that_cannot_overlap_claim_the_sort_order),
+               T(overlapping_or_unsorted_files_claim_no_order))
