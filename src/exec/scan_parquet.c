@@ -925,6 +925,49 @@ static int32_t balance(const rg_unit *u, int32_t n, int32_t np, int32_t *bounds)
     return np;
 }
 
+/* What planning needs from one file's footer. */
+typedef struct footer_info {
+    floe_schema *schema; /* the columns as the reader makes them */
+    int32_t n_rgs;
+    int64_t *rg_bytes;
+    floe_status st;      /* opening or reading the footer failed */
+} footer_info;
+
+typedef struct footer_job {
+    const path_list *files;
+    floe_fileio *io;     /* shared; made beforehand when a path is remote */
+    footer_info *info;
+} footer_job;
+
+static floe_status read_one_footer(const char *path, floe_fileio *shared, footer_info *fi) {
+    open_file f;
+    floe_fileio *io = shared;
+    floe_status st = open_file_at(path, &io, &f);
+    if (io != shared) floe_fileio_free(io); /* made here: inputs keep what they need */
+    if (st) return st;
+    floe_pq_reader *r = NULL;
+    st = floe_pq_reader_open(f.file, NULL, &r);
+    if (!st) fi->schema = floe_type_retain(floe_pq_reader_schema(r));
+    fi->n_rgs = (int32_t)f.file->meta->num_row_groups;
+    if (!st && !(fi->rg_bytes = floe_calloc((size_t)(fi->n_rgs ? fi->n_rgs : 1), sizeof *fi->rg_bytes)))
+        st = floe_error(FLOE_ERR_OUT_OF_MEMORY, "reading the footer of '%s'", path);
+    for (int32_t g = 0; !st && g < fi->n_rgs; g++) fi->rg_bytes[g] = row_group_bytes(&f.file->meta->row_groups[g]);
+    floe_pq_reader_close(r);
+    open_file_close(&f);
+    return st;
+}
+
+/* Footers are independent reads (round trips, on S3): fetch them on the
+ * pool; failures are kept per file and reported in file order. */
+static floe_status read_footers(void *ctx, size_t begin, size_t end, const floe_cancel *cancel) {
+    footer_job *job = ctx;
+    for (size_t i = begin; i < end; i++) {
+        FLOE_TRY(floe_cancel_check(cancel, "reading Parquet footers"));
+        job->info[i].st = read_one_footer(job->files->v[i], job->io, &job->info[i]);
+    }
+    return NULL;
+}
+
 floe_status floe_parquet_scan_new(const char *const *patterns, int32_t n_patterns, int32_t target_partitions,
                                   floe_plan **out) {
     *out = NULL;
@@ -935,45 +978,59 @@ floe_status floe_parquet_scan_new(const char *const *patterns, int32_t n_pattern
     for (int32_t i = 0; !st && i < n_patterns; i++) st = expand_pattern(patterns[i], &io, &files);
     floe_schema *schema = NULL;
     rg_unit *units = NULL;
-    int32_t n_units = 0, cap_units = 0;
-    for (int32_t fi = 0; !st && fi < files.n; fi++) {
-        open_file f;
-        st = open_file_at(files.v[fi], &io, &f);
-        if (st) break;
-        floe_pq_reader *r = NULL;
-        st = floe_pq_reader_open(f.file, NULL, &r);
-        if (!st) {
-            const floe_schema *fs = floe_pq_reader_schema(r);
-            if (!schema) {
-                schema = floe_type_retain((floe_schema *)fs);
-            } else {
-                floe_buf why;
-                floe_buf_init(&why);
-                if (!same_columns(schema, fs, &why))
-                    st = floe_error(FLOE_ERR_TYPE, "'%s' does not match the schema of '%s': %s", files.v[fi], files.v[0],
-                                    floe_buf_cstr(&why));
-                floe_buf_free(&why);
-            }
-        }
-        for (uint32_t g = 0; !st && g < f.file->meta->num_row_groups; g++) {
-            if (n_units == cap_units) {
-                int32_t cap = cap_units ? cap_units * 2 : 64;
-                rg_unit *nu = floe_realloc(units, (size_t)cap * sizeof *nu);
-                if (!nu) {
-                    st = floe_error(FLOE_ERR_OUT_OF_MEMORY, "planning a Parquet scan");
-                    break;
-                }
-                units = nu;
-                cap_units = cap;
-            }
-            units[n_units].file = fi;
-            units[n_units].rg = (int32_t)g;
-            units[n_units].bytes = row_group_bytes(&f.file->meta->row_groups[g]);
-            n_units++;
-        }
-        floe_pq_reader_close(r);
-        open_file_close(&f);
+    int32_t n_units = 0;
+    footer_info *info = NULL;
+    if (!st && !(info = floe_calloc((size_t)files.n, sizeof *info)))
+        st = floe_error(FLOE_ERR_OUT_OF_MEMORY, "planning a Parquet scan");
+    if (!st) {
+        footer_job job = {&files, io, info};
+        floe_threadpool *pool = NULL;
+        st = floe_threadpool_default(&pool);
+        if (!st) st = floe_parallel_for(pool, (size_t)files.n, 1, read_footers, &job, NULL);
     }
+    for (int32_t fi = 0; !st && fi < files.n; fi++) {
+        if (info[fi].st) {
+            st = info[fi].st;
+            info[fi].st = NULL;
+            break;
+        }
+        n_units += info[fi].n_rgs;
+        if (fi == 0) continue;
+        floe_buf why;
+        floe_buf_init(&why);
+        if (!same_columns(info[0].schema, info[fi].schema, &why))
+            st = floe_error(FLOE_ERR_TYPE, "'%s' does not match the schema of '%s': %s", files.v[fi], files.v[0],
+                            floe_buf_cstr(&why));
+        floe_buf_free(&why);
+    }
+    /* The first file's columns, nullable where any file's column is. */
+    if (!st) {
+        int32_t nf = floe_schema_num_fields(info[0].schema);
+        floe_field *f = floe_calloc((size_t)(nf ? nf : 1), sizeof *f);
+        int32_t made = 0;
+        if (!f) st = floe_error(FLOE_ERR_OUT_OF_MEMORY, "planning a Parquet scan");
+        for (; !st && made < nf; made++) {
+            st = floe_field_copy(&f[made], floe_schema_field(info[0].schema, made));
+            for (int32_t fi = 1; !st && fi < files.n; fi++) f[made].nullable |= floe_schema_field(info[fi].schema, made)->nullable;
+            if (st) break;
+        }
+        if (!st) st = floe_type_struct(f, nf, &schema);
+        for (int32_t i = 0; i < made; i++) floe_field_clear(&f[i]);
+        floe_free(f);
+    }
+    if (!st && !(units = floe_calloc((size_t)(n_units ? n_units : 1), sizeof *units)))
+        st = floe_error(FLOE_ERR_OUT_OF_MEMORY, "planning a Parquet scan");
+    if (!st) {
+        int32_t k = 0;
+        for (int32_t fi = 0; fi < files.n; fi++)
+            for (int32_t g = 0; g < info[fi].n_rgs; g++) units[k++] = (rg_unit){fi, g, info[fi].rg_bytes[g]};
+    }
+    for (int32_t fi = 0; info && fi < files.n; fi++) {
+        floe_type_release(info[fi].schema);
+        floe_free(info[fi].rg_bytes);
+        floe_status_free(info[fi].st);
+    }
+    floe_free(info);
     int32_t np = 1;
     int32_t *bounds = NULL, *counts = NULL;
     floe_pq_scan_part **parts = NULL;

@@ -27,10 +27,12 @@ static int teardown(void **state) {
 
 /* id int64 (not null), name string, v double (null when id % 7 == 3 and
  * id < 300, so only the first row groups hold nulls). */
+static bool id_nullable; /* write "id" as an optional column */
+
 static floe_schema *test_schema(bool v_as_int) {
     floe_field f[3];
     floe_schema *s;
-    assert_ok(floe_field_init(&f[0], "id", floe_type_primitive(FLOE_TYPE_INT64), false, -1));
+    assert_ok(floe_field_init(&f[0], "id", floe_type_primitive(FLOE_TYPE_INT64), id_nullable, -1));
     assert_ok(floe_field_init(&f[1], "name", floe_type_primitive(FLOE_TYPE_STRING), true, -1));
     assert_ok(floe_field_init(&f[2], "v", floe_type_primitive(v_as_int ? FLOE_TYPE_INT32 : FLOE_TYPE_FLOAT64), true, -1));
     assert_ok(floe_type_struct(f, 3, &s));
@@ -189,6 +191,25 @@ static void files_with_another_schema_are_a_type_error_naming_the_file(void **st
     const char *pats[1] = {in_dir(a, sizeof a, "*.parquet")};
     floe_plan *p;
     assert_error(floe_parquet_scan_new(pats, 1, 2, &p), FLOE_ERR_TYPE, "c_int.parquet");
+}
+
+static void a_column_optional_in_any_file_is_nullable_in_the_scan(void **state) {
+    (void)state;
+    make_files("pq_scan_nullable");
+    char a[1200];
+    const char *pats[1] = {in_dir(a, sizeof a, "*.parquet")};
+    floe_plan *p;
+    assert_ok(floe_parquet_scan_new(pats, 1, 1, &p));
+    assert_false(floe_schema_field(floe_plan_schema(p), 0)->nullable);
+    floe_plan_release(p);
+    id_nullable = true;
+    write_file("c.parquet", 2000, 10, false);
+    id_nullable = false;
+    assert_ok(floe_parquet_scan_new(pats, 1, 1, &p));
+    assert_true(floe_schema_field(floe_plan_schema(p), 0)->nullable);
+    int64_t ids[2000];
+    assert_int_equal(read_ids(p, 0, ids, 2000), 1210);
+    floe_plan_release(p);
 }
 
 static void projection_reads_only_the_asked_columns_in_order(void **state) {
@@ -438,6 +459,7 @@ FLOE_TEST_MAIN(T(glob_reads_every_row_once_balanced_over_partitions), T(several_
                T(unmatched_pattern_or_missing_file_is_not_found),
                T(files_with_another_schema_are_a_type_error_naming_the_file),
                T(projection_reads_only_the_asked_columns_in_order),
+               T(a_column_optional_in_any_file_is_nullable_in_the_scan),
                T(pruning_skips_row_groups_and_never_drops_a_matching_row),
                T(roundtrip_keeps_parts_and_prune_and_gives_the_same_rows),
                T(corrupt_or_changed_file_is_an_error_naming_it), T(cancelled_scan_returns_cancelled))
