@@ -19,7 +19,9 @@ extern const floe_plan_vtable floe_sort_vt;
 
 extern const floe_plan_vtable floe_hash_aggregate_vt;
 extern const floe_plan_vtable floe_sort_merge_vt;
+extern const floe_plan_vtable floe_repartition_vt;
 const floe_plan_vtable *const floe_exec_node_types[] = {
+    &floe_repartition_vt,
     &floe_hash_aggregate_vt,
     /* &floe_sort_vt, */
     &floe_generate_series_vt,

@@ -17,6 +17,7 @@
 #include "base/threadpool.h"
 #include "floe/exec.h"
 #include "exec/plan_internal.h"
+#include "exec/exchange.h"
 #include "floe/exec_metrics.h"
 
 /* ------------------------------------------------------------- the head */
@@ -562,160 +563,43 @@ int64_t floe_limit_fetch(const floe_plan *p) { return ((const limit_plan *)p)->f
 
 /* --------------------------------------------------- CoalescePartitions */
 
-#define COALESCE_QUEUE 8
+/* The child's partitions are read by an exchange (exec/exchange.h):
+ * producer tasks that read one batch at a time and park instead of
+ * blocking when the queue is full, and a consumer that reads inputs
+ * itself instead of sleeping while any input is free.  So no pool worker
+ * ever waits on a full queue, and a CoalescePartitions works on a
+ * one-thread pool even when its consumer runs inside a pool task (or under
+ * another CoalescePartitions).  The first error fails the stream. */
 
-typedef struct coalesce_stream coalesce_stream;
-typedef struct producer {
-    coalesce_stream *s;
-    int32_t partition;
-} producer;
-
-struct coalesce_stream {
+typedef struct coalesce_stream {
     floe_stream base;
-    const floe_plan *child;
-    floe_exec_ctx ctx;         /* the caller's */
-    floe_task_group *group;
-    producer *producers;
-    pthread_mutex_t mu;
-    pthread_cond_t changed;    /* queue, producers_left or err changed */
-    floe_batch *queue[COALESCE_QUEUE];
-    int head, count;
-    int32_t producers_left;
-    floe_status err;           /* first producer error */
-    bool failed;               /* err was handed out */
-    bool closed;
-};
-
-static void wait_a_little(coalesce_stream *s) {
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    ts.tv_nsec += 10 * 1000 * 1000;
-    if (ts.tv_nsec >= 1000000000) { ts.tv_sec++; ts.tv_nsec -= 1000000000; }
-    pthread_cond_timedwait(&s->changed, &s->mu, &ts);
-}
-
-/* One child partition: pull batches into the queue until the end, an
- * error, cancellation or the consumer closing. */
-static floe_status coalesce_produce(void *arg, const floe_cancel *cancel) {
-    producer *pr = arg;
-    coalesce_stream *s = pr->s;
-    floe_exec_ctx ctx = s->ctx;
-    ctx.cancel = cancel;
-    floe_stream *in = NULL;
-    floe_status st = floe_plan_execute(s->child, pr->partition, &ctx, &in);
-    while (!st) {
-        floe_batch *b = NULL;
-        st = floe_cancel_check(cancel, "CoalescePartitions");
-        if (!st) st = floe_stream_next(in, &b);
-        if (st || !b) break;
-        pthread_mutex_lock(&s->mu);
-        while (s->count == COALESCE_QUEUE && !s->closed && !floe_cancel_is_set(cancel)) wait_a_little(s);
-        bool stop = s->closed || floe_cancel_is_set(cancel);
-        if (!stop) {
-            s->queue[(s->head + s->count) % COALESCE_QUEUE] = b;
-            s->count++;
-            b = NULL;
-            pthread_cond_broadcast(&s->changed);
-        }
-        pthread_mutex_unlock(&s->mu);
-        floe_batch_release(b);
-        if (stop) st = floe_error(FLOE_ERR_CANCELLED, "CoalescePartitions: partition %d cancelled", pr->partition);
-    }
-    floe_stream_close(in);
-    pthread_mutex_lock(&s->mu);
-    if (st && !s->err && !s->closed) {
-        s->err = floe_status_wrap(st, "partition %d", pr->partition);
-        st = NULL;
-    }
-    bool failed = s->err != NULL || s->failed;
-    s->producers_left--;
-    pthread_cond_broadcast(&s->changed);
-    pthread_mutex_unlock(&s->mu);
-    if (st) floe_status_free(st);
-    /* The first error cancels the siblings; errors are reported through
-     * the stream, so the group's own result is not needed. */
-    if (failed) floe_task_group_cancel(s->group);
-    return NULL;
-}
+    floe_exchange *x;
+} coalesce_stream;
 
 static floe_status coalesce_next(floe_stream *s_, floe_batch **out) {
-    coalesce_stream *s = (coalesce_stream *)s_;
-    floe_status st = NULL;
-    *out = NULL;
-    pthread_mutex_lock(&s->mu);
-    for (;;) {
-        if (s->failed) { st = floe_error(FLOE_ERR_INVALID_ARGUMENT, "CoalescePartitions: stream already failed"); break; }
-        if (s->err) { st = s->err; s->err = NULL; s->failed = true; break; }
-        if ((st = floe_cancel_check(s->ctx.cancel, "CoalescePartitions"))) { s->failed = true; break; }
-        if (s->count > 0) {
-            *out = s->queue[s->head];
-            s->head = (s->head + 1) % COALESCE_QUEUE;
-            s->count--;
-            pthread_cond_broadcast(&s->changed);
-            break;
-        }
-        if (s->producers_left == 0) break;
-        wait_a_little(s);
-    }
-    pthread_mutex_unlock(&s->mu);
-    return st;
+    return floe_exchange_next(((coalesce_stream *)s_)->x, 0, out);
 }
 
 static void coalesce_close(floe_stream *s_) {
     coalesce_stream *s = (coalesce_stream *)s_;
-    pthread_mutex_lock(&s->mu);
-    s->closed = true;
-    pthread_cond_broadcast(&s->changed);
-    pthread_mutex_unlock(&s->mu);
-    if (s->group) {
-        floe_task_group_cancel(s->group);
-        floe_status_free(floe_task_group_wait(s->group));
-        floe_task_group_destroy(s->group);
-    }
-    for (int i = 0; i < s->count; i++) floe_batch_release(s->queue[(s->head + i) % COALESCE_QUEUE]);
-    floe_status_free(s->err);
-    floe_free(s->producers);
-    pthread_cond_destroy(&s->changed);
-    pthread_mutex_destroy(&s->mu);
+    floe_exchange_detach(s->x, 0);
+    floe_exchange_release(s->x);
     floe_free(s);
 }
 
 static floe_status coalesce_execute(const floe_plan *p, int32_t partition, const floe_exec_ctx *ctx,
                                     floe_stream **out) {
     (void)partition;
-    floe_threadpool *pool = ctx->pool;
-    if (!pool) FLOE_TRY(floe_threadpool_default(&pool));
     coalesce_stream *s = floe_calloc(1, sizeof *s);
     if (!s) return floe_error(FLOE_ERR_OUT_OF_MEMORY, "opening a CoalescePartitions stream");
-    s->base.next = coalesce_next;
-    s->base.close = coalesce_close;
-    s->child = p->children[0];
-    s->ctx = *ctx;
-    s->ctx.pool = pool;
-    pthread_mutex_init(&s->mu, NULL);
-    pthread_cond_init(&s->changed, NULL);
-    int32_t n = s->child->n_partitions;
-    s->producers = floe_calloc((size_t)n, sizeof *s->producers);
-    floe_status st = s->producers ? NULL : floe_error(FLOE_ERR_OUT_OF_MEMORY, "opening CoalescePartitions");
-    if (!st) st = floe_task_group_create(pool, ctx->cancel, &s->group);
+    floe_status st = floe_exchange_create(p->children[0], FLOE_EXCH_MERGE, NULL, 0, 1, ctx, "CoalescePartitions", &s->x);
     if (st) {
-        coalesce_close(&s->base);
+        floe_free(s);
         return st;
     }
-    s->producers_left = n;
-    for (int32_t i = 0; i < n; i++) {
-        s->producers[i].s = s;
-        s->producers[i].partition = i;
-        if (!floe_task_group_submit(s->group, coalesce_produce, &s->producers[i])) {
-            /* The group recorded the failure; count the unsubmitted ones
-             * as finished and report it through the stream. */
-            pthread_mutex_lock(&s->mu);
-            s->producers_left -= n - i;
-            if (!s->err) s->err = floe_error(FLOE_ERR_INTERNAL, "CoalescePartitions: could not queue partition %d", i);
-            pthread_mutex_unlock(&s->mu);
-            break;
-        }
-    }
+    (void)floe_exchange_attach(s->x, 0);
+    s->base.next = coalesce_next;
+    s->base.close = coalesce_close;
     *out = &s->base;
     return NULL;
 }
