@@ -20,6 +20,7 @@ extern const floe_plan_vtable floe_sort_vt;
 extern const floe_plan_vtable floe_hash_aggregate_vt;
 extern const floe_plan_vtable floe_sort_merge_vt;
 extern const floe_plan_vtable floe_repartition_vt;
+extern const floe_plan_vtable floe_hash_join_vt;
 const floe_plan_vtable *const floe_exec_node_types[] = {
     &floe_repartition_vt,
     &floe_hash_aggregate_vt,
@@ -29,5 +30,6 @@ const floe_plan_vtable *const floe_exec_node_types[] = {
     &floe_iceberg_scan_vt,
     &floe_sort_vt,
     &floe_sort_merge_vt,
+    &floe_hash_join_vt,
     NULL,
 };
