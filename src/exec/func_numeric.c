@@ -345,7 +345,101 @@ static floe_status eval_extreme(const floe_func_def *def, floe_array *const *a, 
     return st;
 }
 
+/* ------------------------------------------- plain float64 functions */
+
+enum { MF_SIN, MF_COS, MF_TAN, MF_COT, MF_ASIN, MF_ACOS, MF_ATAN, MF_ATAN2, MF_DEGREES, MF_RADIANS, MF_CBRT, MF_LOG2, MF_LOG,
+       MF_PI };
+
+static floe_status eval_math(const floe_func_def *def, floe_array *const *a, int32_t n, int64_t rows,
+                             floe_type *rt, floe_array **out) {
+    floe_buffer *valid = NULL, *vals = NULL;
+    floe_status st = fn_validity(a, n, rows, &valid);
+    if (!st) st = floe_buffer_new(rows * 8, &vals);
+    for (int64_t i = 0; i < rows && !st; i++) {
+        if (valid && !floe_bit_get(valid->data, i)) continue;
+        double x = n > 0 ? fn_get_f64(a[0], i) : 0, y = n > 1 ? fn_get_f64(a[1], i) : 0, r;
+        switch (def->tag) {
+        case MF_SIN: r = sin(x); break;
+        case MF_COS: r = cos(x); break;
+        case MF_TAN: r = tan(x); break;
+        case MF_COT: r = 1.0 / tan(x); break;
+        case MF_ASIN: case MF_ACOS:
+            if (x < -1 || x > 1) {
+                st = num_error(def, "input is out of range [-1, 1]", a[0], i);
+                continue;
+            }
+            r = def->tag == MF_ASIN ? asin(x) : acos(x);
+            break;
+        case MF_ATAN: r = atan(x); break;
+        case MF_ATAN2: r = atan2(x, y); break;
+        case MF_DEGREES: r = x * (180.0 / M_PI); break;
+        case MF_RADIANS: r = x * (M_PI / 180.0); break;
+        case MF_CBRT: {
+            /* libm's cbrt(27) is 3.0000000000000004: snap exact cubes. */
+            double k;
+            r = cbrt(x);
+            k = round(r);
+            if (k * k * k == x) r = k;
+            break;
+        }
+        case MF_LOG2:
+            if (x <= 0) {
+                st = num_error(def, x == 0 ? "cannot take the logarithm of zero"
+                                           : "cannot take the logarithm of a negative number", a[0], i);
+                continue;
+            }
+            r = log2(x);
+            break;
+        case MF_LOG: /* log(base, x) */
+            if (x <= 0 || y <= 0) {
+                st = num_error(def, "cannot take the logarithm of zero or a negative number", x <= 0 ? a[0] : a[1], i);
+                continue;
+            }
+            if (x == 1) {
+                st = num_error(def, "logarithm base 1 is undefined", a[0], i);
+                continue;
+            }
+            r = log(y) / log(x);
+            break;
+        default: r = M_PI; break;
+        }
+        ((double *)vals->data)[i] = r;
+    }
+    if (st) {
+        floe_buffer_release(valid);
+        floe_buffer_release(vals);
+        return st;
+    }
+    return fn_make_fixed(rt, rows, valid, vals, out);
+}
+
+/* log(x) is log10 as in PostgreSQL; log(b, x) is the base-b logarithm. */
+static floe_status eval_log(const floe_func_def *def, floe_array *const *a, int32_t n, int64_t rows,
+                            floe_type *rt, floe_array **out) {
+    if (n == 1) {
+        floe_func_def d = *def;
+        d.tag = OP_LOG10;
+        return eval_unary(&d, a, n, rows, rt, out);
+    }
+    return eval_math(def, a, n, rows, rt, out);
+}
+
+#define F64 FLOE_TYPE_FLOAT64
 const floe_func_def floe_numeric_funcs[] = {
+    {"sin", 1, 1, "sin(numeric)", fn_type_simple, eval_math, MF_SIN, "N", F64},
+    {"cos", 1, 1, "cos(numeric)", fn_type_simple, eval_math, MF_COS, "N", F64},
+    {"tan", 1, 1, "tan(numeric)", fn_type_simple, eval_math, MF_TAN, "N", F64},
+    {"cot", 1, 1, "cot(numeric)", fn_type_simple, eval_math, MF_COT, "N", F64},
+    {"asin", 1, 1, "asin(numeric)", fn_type_simple, eval_math, MF_ASIN, "N", F64},
+    {"acos", 1, 1, "acos(numeric)", fn_type_simple, eval_math, MF_ACOS, "N", F64},
+    {"atan", 1, 1, "atan(numeric)", fn_type_simple, eval_math, MF_ATAN, "N", F64},
+    {"atan2", 2, 2, "atan2(numeric, numeric)", fn_type_simple, eval_math, MF_ATAN2, "NN", F64},
+    {"degrees", 1, 1, "degrees(numeric)", fn_type_simple, eval_math, MF_DEGREES, "N", F64},
+    {"radians", 1, 1, "radians(numeric)", fn_type_simple, eval_math, MF_RADIANS, "N", F64},
+    {"cbrt", 1, 1, "cbrt(numeric)", fn_type_simple, eval_math, MF_CBRT, "N", F64},
+    {"log2", 1, 1, "log2(numeric)", fn_type_simple, eval_math, MF_LOG2, "N", F64},
+    {"log", 1, 2, "log([numeric base, ]numeric)", fn_type_simple, eval_log, MF_LOG, "NN", F64},
+    {"pi", 0, 0, "pi()", fn_type_simple, eval_math, MF_PI, "N", F64},
     {"abs", 1, 1, "abs(numeric)", type_unary, eval_unary, OP_ABS, NULL, 0},
     {"sign", 1, 1, "sign(numeric)", type_unary, eval_unary, OP_SIGN, NULL, 0},
     {"round", 1, 2, "round(numeric[, int])", type_unary, eval_unary, OP_ROUND, NULL, 0},

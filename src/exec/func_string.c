@@ -525,11 +525,111 @@ bool floe_like_pure_prefix(const char *pattern, char escape, char **prefix) {
     return ok;
 }
 
+/* ------------------------------------------ initcap, translate, chr */
+
+/* Upper-case the first letter of each run of letters and digits, lower
+ * the rest (PostgreSQL's initcap; non-ASCII letters count as letters). */
+static floe_status row_initcap(const floe_func_def *def, floe_array *const *a, int64_t i, fn_strwriter *w,
+                               void *ctx) {
+    (void)def, (void)ctx;
+    floe_strview s = fn_get_str(a[0], i);
+    bool in_word = false;
+    for (int64_t p = 0; p < s.len;) {
+        unsigned char c = (unsigned char)s.data[p];
+        int l = fn_utf8_len(c);
+        if (l > s.len - p) l = (int)(s.len - p);
+        bool alnum = c >= 0x80 || (c >= '0' && c <= '9') || ((c | 0x20) >= 'a' && (c | 0x20) <= 'z');
+        FLOE_TRY(fn_utf8_case(s.data + p, l, !in_word, &w->data));
+        in_word = alnum;
+        p += l;
+    }
+    return NULL;
+}
+
+/* translate(s, from, to): each character of `from` found in s becomes
+ * the character at the same position in `to`, or is deleted when `to` is
+ * shorter. */
+static floe_status row_translate(const floe_func_def *def, floe_array *const *a, int64_t i, fn_strwriter *w,
+                                 void *ctx) {
+    (void)def, (void)ctx;
+    floe_strview s = fn_get_str(a[0], i), from = fn_get_str(a[1], i), to = fn_get_str(a[2], i);
+    for (int64_t p = 0; p < s.len;) {
+        int l = fn_utf8_len((unsigned char)s.data[p]);
+        if (l > s.len - p) l = (int)(s.len - p);
+        int64_t k = 0, q = 0;
+        bool found = false;
+        while (q < from.len) { /* k-th character of from at byte q */
+            int fl = fn_utf8_len((unsigned char)from.data[q]);
+            if (fl == l && memcmp(from.data + q, s.data + p, (size_t)l) == 0) {
+                found = true;
+                break;
+            }
+            q += fl;
+            k++;
+        }
+        if (!found) {
+            FLOE_TRY(fn_sw_add(w, s.data + p, (size_t)l));
+        } else {
+            int64_t t = fn_utf8_advance(to.data, to.len, k);
+            if (t < to.len) {
+                int tl = fn_utf8_len((unsigned char)to.data[t]);
+                if (tl > to.len - t) tl = (int)(to.len - t);
+                FLOE_TRY(fn_sw_add(w, to.data + t, (size_t)tl));
+            }
+        }
+        p += l;
+    }
+    return NULL;
+}
+
+/* chr(code): the character with that Unicode code point. */
+static floe_status row_chr(const floe_func_def *def, floe_array *const *a, int64_t i, fn_strwriter *w, void *ctx) {
+    (void)ctx;
+    int64_t cp = fn_get_i64(a[0], i);
+    unsigned char o[4];
+    int n;
+    if (cp < 1 || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
+        return floe_error(FLOE_ERR_INVALID_ARGUMENT, "%s: %lld is not a valid character code", def->name, (long long)cp);
+    if (cp < 0x80) { o[0] = (unsigned char)cp; n = 1; }
+    else if (cp < 0x800) { o[0] = (unsigned char)(0xC0 | (cp >> 6)); o[1] = (unsigned char)(0x80 | (cp & 0x3F)); n = 2; }
+    else if (cp < 0x10000) {
+        o[0] = (unsigned char)(0xE0 | (cp >> 12));
+        o[1] = (unsigned char)(0x80 | ((cp >> 6) & 0x3F));
+        o[2] = (unsigned char)(0x80 | (cp & 0x3F));
+        n = 3;
+    } else {
+        o[0] = (unsigned char)(0xF0 | (cp >> 18));
+        o[1] = (unsigned char)(0x80 | ((cp >> 12) & 0x3F));
+        o[2] = (unsigned char)(0x80 | ((cp >> 6) & 0x3F));
+        o[3] = (unsigned char)(0x80 | (cp & 0x3F));
+        n = 4;
+    }
+    return fn_sw_add(w, o, (size_t)n);
+}
+
+/* ascii(s): code point of the first character, 0 for ''. */
+static int64_t val_ascii(const floe_func_def *def, floe_array *const *a, int64_t i, floe_status *st, void *ctx) {
+    (void)def, (void)st, (void)ctx;
+    floe_strview s = fn_get_str(a[0], i);
+    if (s.len == 0) return 0;
+    const unsigned char *p = (const unsigned char *)s.data;
+    int l = fn_utf8_len(p[0]);
+    if (l == 1 || l > s.len) return p[0];
+    int64_t cp = p[0] & (0x7F >> l);
+    for (int k = 1; k < l; k++) cp = (cp << 6) | (p[k] & 0x3F);
+    return cp;
+}
+
+static floe_status eval_ascii(const floe_func_def *def, floe_array *const *a, int32_t n, int64_t rows,
+                              floe_type *rt, floe_array **out) {
+    return map_values(def, a, n, rows, rt, val_ascii, NULL, out);
+}
+
 /* ------------------------------------------------------------- table */
 
 /* Which row function a map-style entry uses (by tag ranges). */
 enum { T_LOWER, T_UPPER, T_REVERSE, T_SUBSTR, T_LEFT, T_RIGHT, T_TRIM, T_LTRIM, T_RTRIM, T_REPLACE,
-       T_LPAD, T_RPAD, T_REPEAT, T_SPLIT };
+       T_LPAD, T_RPAD, T_REPEAT, T_SPLIT, T_INITCAP, T_TRANSLATE, T_CHR };
 
 static floe_status eval_map(const floe_func_def *def, floe_array *const *a, int32_t n, int64_t rows,
                             floe_type *rt, floe_array **out) {
@@ -558,6 +658,9 @@ static floe_status eval_map(const floe_func_def *def, floe_array *const *a, int3
         ctx = n > 2 ? (void *)1 : NULL;
         break;
     case T_REPEAT: fn = row_repeat; break;
+    case T_INITCAP: fn = row_initcap; break;
+    case T_TRANSLATE: fn = row_translate; break;
+    case T_CHR: fn = row_chr; break;
     default: fn = row_split_part; break;
     }
     return map_rows(&d, args, n, rows, rt, fn, ctx, out);
@@ -603,6 +706,10 @@ const floe_func_def floe_string_funcs[] = {
     {"ends_with", 2, 2, "ends_with(string, string)", fn_type_simple, eval_affix, 1, "SS", FLOE_TYPE_BOOL},
     {"contains", 2, 2, "contains(string, string)", fn_type_simple, eval_affix, 2, "SS", FLOE_TYPE_BOOL},
     {"split_part", 3, 3, "split_part(string, string, int)", fn_type_simple, eval_map, T_SPLIT, "SSI", STR},
+    {"initcap", 1, 1, "initcap(string)", fn_type_simple, eval_map, T_INITCAP, "S", STR},
+    {"translate", 3, 3, "translate(string, string, string)", fn_type_simple, eval_map, T_TRANSLATE, "SSS", STR},
+    {"chr", 1, 1, "chr(int)", fn_type_simple, eval_map, T_CHR, "I", STR},
+    {"ascii", 1, 1, "ascii(string)", fn_type_simple, eval_ascii, 0, "S", FLOE_TYPE_INT64},
     {"like", 2, 3, "like(string, string[, string])", fn_type_simple, eval_like, 0, "SSS", FLOE_TYPE_BOOL},
     {"ilike", 2, 3, "ilike(string, string[, string])", fn_type_simple, eval_like, 1, "SSS", FLOE_TYPE_BOOL},
     {0},

@@ -125,7 +125,7 @@ static inline floe_batch *one_row(void) {
  * "v1|v2|..." with NULL for nulls; *type_out (if not NULL) gets the
  * result type's text.  Returns a static buffer. */
 static inline const char *render(floe_expr *e, const floe_batch *batch, char *type_out) {
-    static char text[4096];
+    static char text[1 << 16];
     floe_array *a;
     floe_type *t;
     floe_buf b;

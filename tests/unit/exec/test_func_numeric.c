@@ -105,8 +105,26 @@ static void greatest_and_least_skip_nulls_and_widen(void **state) {
     floe_batch_release(bt);
 }
 
+static void trigonometry_and_logarithms(void **state) {
+    (void)state;
+    EXPECT_T("0.0", "float64", call("sin", 1, I(0)));
+    EXPECT("1.0", call("cos", 1, I(0)));
+    EXPECT("180.0", call("degrees", 1, call("pi", 0)));
+    EXPECT("3.141592653589793", call("radians", 1, I(180)));
+    EXPECT("0.7853981633974483", call("atan2", 2, I(1), I(1)));
+    EXPECT("3.0", call("cbrt", 1, I(27)));
+    EXPECT("10.0", call("log2", 1, I(1024)));
+    EXPECT("3.0", call("log", 2, I(2), I(8)));
+    EXPECT("2.0", call("log", 1, I(100)));
+    EXPECT_ERR(FLOE_ERR_INVALID_ARGUMENT, "asin: input is out of range", call("asin", 1, F(1.5)));
+    EXPECT_ERR(FLOE_ERR_INVALID_ARGUMENT, "base 1", call("log", 2, I(1), I(8)));
+    EXPECT_ERR(FLOE_ERR_INVALID_ARGUMENT, "logarithm of zero", call("log2", 1, I(0)));
+    EXPECT("NULL", call("atan2", 2, I(1), NULLOF(FLOE_TYPE_FLOAT64)));
+}
+
 FLOE_TEST_MAIN(cmocka_unit_test(abs_and_sign_keep_the_input_type),
                cmocka_unit_test(round_is_half_away_from_zero),
                cmocka_unit_test(trunc_floor_ceil_round_toward_their_direction),
                cmocka_unit_test(math_functions_and_domain_errors),
-               cmocka_unit_test(greatest_and_least_skip_nulls_and_widen))
+               cmocka_unit_test(greatest_and_least_skip_nulls_and_widen),
+               cmocka_unit_test(trigonometry_and_logarithms))

@@ -188,6 +188,20 @@ static void like_pure_prefix_recognises_literal_then_percent(void **state) {
     floe_free(p);
 }
 
+static void initcap_translate_chr_ascii(void **state) {
+    (void)state;
+    EXPECT("Hello World-Foo 2nd", call("initcap", 1, S("hello wORLD-foo 2ND")));
+    EXPECT("Élan Über", call("initcap", 1, S("élan üBER")));
+    EXPECT("a2x5", call("translate", 3, S("12345"), S("143"), S("ax")));
+    EXPECT("hÉllo", call("translate", 3, S("héllo"), S("é"), S("É")));
+    EXPECT("A|é|€", call("concat", 5, call("chr", 1, I(65)), S("|"), call("chr", 1, I(233)), S("|"), call("chr", 1, I(8364))));
+    EXPECT_ERR(FLOE_ERR_INVALID_ARGUMENT, "chr: 0 is not a valid character code", call("chr", 1, I(0)));
+    EXPECT_ERR(FLOE_ERR_INVALID_ARGUMENT, "not a valid character code", call("chr", 1, I(0x110000)));
+    EXPECT_T("233", "int64", call("ascii", 1, S("éa")));
+    EXPECT("0", call("ascii", 1, S("")));
+    EXPECT("NULL", call("ascii", 1, NULLOF(FLOE_TYPE_STRING)));
+}
+
 FLOE_TEST_MAIN(cmocka_unit_test(length_counts_characters_and_octets_bytes),
                cmocka_unit_test(substring_follows_sql_positions),
                cmocka_unit_test(left_and_right_take_or_drop_characters),
@@ -198,4 +212,5 @@ FLOE_TEST_MAIN(cmocka_unit_test(length_counts_characters_and_octets_bytes),
                cmocka_unit_test(split_part_counts_fields_from_either_end),
                cmocka_unit_test(like_wildcards_and_escapes),
                cmocka_unit_test(like_pattern_per_row),
-               cmocka_unit_test(like_pure_prefix_recognises_literal_then_percent))
+               cmocka_unit_test(like_pure_prefix_recognises_literal_then_percent),
+               cmocka_unit_test(initcap_translate_chr_ascii))
