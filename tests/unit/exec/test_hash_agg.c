@@ -438,6 +438,55 @@ static void partial_then_final_equals_single(void **state) {
     free_calls();
 }
 
+/* PARTIAL per input partition, Repartition on the keys, FINAL per output
+ * partition: the same groups and values as SINGLE, on a one-thread pool
+ * as well as the two-thread one. */
+static void partial_repartition_final_matches_naive_on_any_pool(void **state) {
+    (void)state;
+    floe_threadpool *one;
+    assert_ok(floe_threadpool_create(1, &one));
+    floe_threadpool *pools[2] = {pool, one};
+    rng_state = 1234;
+    floe_batch *all;
+    floe_plan *v = random_values(8, 300, 80, 4, &all);
+    int nc;
+    const floe_agg_call *calls = std_calls(false, &nc);
+    const int32_t keys[2] = {K_INT, K_STR};
+    floe_plan *partial = agg_over_columns(v, FLOE_AGG_MODE_PARTIAL, keys, 2, calls, nc, NULL), *rep, *final;
+    floe_expr *k[2] = {col(0), col(1)};
+    assert_ok(floe_plan_repartition(partial, FLOE_REPARTITION_HASH, k, 2, 3, &rep));
+    final = agg_over_columns(rep, FLOE_AGG_MODE_FINAL, keys, 2, calls, nc, floe_plan_schema(v));
+    assert_int_equal(floe_plan_partitions(final), 3);
+    floe_distribution d = floe_plan_required_input(final, 0);
+    assert_int_equal(d.kind, FLOE_DIST_HASH);
+    assert_int_equal(d.n_exprs, 2);
+    assert_int_equal(d.exprs[1]->column, 1);
+    for (int i = 0; i < 2; i++) {
+        floe_exec_ctx ctx = test_ctx(pools[i], 50);
+        floe_batch *out;
+        assert_ok(run_plan(final, &ctx, &out));
+        check_against_naive(all, keys, 2, calls, nc, out);
+        floe_batch_release(out);
+    }
+    floe_plan *copy;
+    assert_ok(floe_plan_roundtrip(final, &copy));
+    floe_exec_ctx ctx = test_ctx(one, 4096);
+    floe_batch *out;
+    assert_ok(run_plan(copy, &ctx, &out));
+    check_against_naive(all, keys, 2, calls, nc, out);
+    floe_batch_release(out);
+    floe_plan_release(copy);
+    floe_expr_release(k[0]);
+    floe_expr_release(k[1]);
+    floe_plan_release(final);
+    floe_plan_release(rep);
+    floe_plan_release(partial);
+    floe_plan_release(v);
+    floe_batch_release(all);
+    free_calls();
+    floe_threadpool_destroy(one);
+}
+
 static void no_group_keys_give_exactly_one_row_even_for_empty_input(void **state) {
     (void)state;
     floe_schema *s = random_schema();
@@ -679,6 +728,7 @@ static void explain_and_accessors_show_the_parts(void **state) {
 FLOE_TEST_MAIN(cmocka_unit_test_setup_teardown(single_mode_matches_naive_computation_on_random_data, setup, teardown),
                cmocka_unit_test_setup_teardown(every_key_type_groups_like_sql_including_negative_zero_and_nan, setup, teardown),
                cmocka_unit_test_setup_teardown(partial_then_final_equals_single, setup, teardown),
+               cmocka_unit_test_setup_teardown(partial_repartition_final_matches_naive_on_any_pool, setup, teardown),
                cmocka_unit_test_setup_teardown(no_group_keys_give_exactly_one_row_even_for_empty_input, setup, teardown),
                cmocka_unit_test_setup_teardown(many_groups_grow_the_table_and_come_out_in_batches, setup, teardown),
                cmocka_unit_test_setup_teardown(int64_sum_overflow_is_an_error_naming_aggregate_and_group, setup, teardown),
