@@ -857,7 +857,14 @@ floe_status floe_iceberg_scan_new(const floe_ice_table *table, const floe_ice_sn
     floe_ice_scan_plan *plan = NULL;
     FLOE_TRY(floe_ice_scan_plan_new(table, snapshot, field_ids, field_ids ? n_field_ids : 0, filter, &opts, &plan));
     floe_status st = NULL;
-    const floe_ice_schema *schema = floe_ice_tm_schema(table->md, plan->schema_id);
+    /* Time travel (by id, ref or timestamp) reads in the schema the
+     * snapshot was written with; the current snapshot in the current one. */
+    const floe_ice_schema *schema = NULL;
+    if (snapshot && snapshot->kind != FLOE_ICE_SELECT_CURRENT && plan->snapshot_id != FLOE_ICE_NO_SNAPSHOT) {
+        const floe_ice_snapshot *snap = floe_ice_tm_snapshot(table->md, plan->snapshot_id);
+        if (snap) schema = floe_ice_tm_snapshot_schema(table->md, snap);
+    }
+    if (!schema) schema = floe_ice_tm_schema(table->md, plan->schema_id);
     if (!schema) st = floe_error(FLOE_ERR_CORRUPT, "IcebergScan: the plan's schema %d is not in the table", plan->schema_id);
     int32_t *ids = NULL, n_ids = 0;
     char *schema_json = NULL;

@@ -106,14 +106,21 @@ static void read_group_directly(const floe_ice_table *t, const floe_ice_schema *
     }
 }
 
-/* Every row of a scan read directly (all groups of a one-group plan). */
-static void read_directly(const floe_ice_table *t, const int32_t *ids, int32_t n_ids, const floe_ice_expr *filter,
-                          rows *out) {
+/* Every row of a scan at `sel` read directly (all groups of a one-group plan). */
+static void read_directly_at(const floe_ice_table *t, const floe_ice_snapshot_selector *sel, const int32_t *ids,
+                             int32_t n_ids, const floe_ice_expr *filter, rows *out) {
     floe_ice_scan_plan *p = NULL;
-    assert_ok(floe_ice_scan_plan_new(t, NULL, ids, n_ids, filter, NULL, &p));
+    assert_ok(floe_ice_scan_plan_new(t, sel, ids, n_ids, filter, NULL, &p));
     const floe_ice_schema *schema = floe_ice_tm_schema(t->md, p->schema_id);
+    if (sel && sel->kind != FLOE_ICE_SELECT_CURRENT) /* time travel: the snapshot's own schema */
+        schema = floe_ice_tm_snapshot_schema(t->md, floe_ice_tm_snapshot(t->md, p->snapshot_id));
     for (int32_t g = 0; g < p->n_groups; g++) read_group_directly(t, schema, ids, n_ids, p->groups[g], out);
     floe_ice_scan_plan_free(p);
+}
+
+static void read_directly(const floe_ice_table *t, const int32_t *ids, int32_t n_ids, const floe_ice_expr *filter,
+                          rows *out) {
+    read_directly_at(t, NULL, ids, n_ids, filter, out);
 }
 
 /* Read one partition of a node with the given context. */
@@ -218,6 +225,62 @@ static void partitions_cover_every_row_exactly_once_with_deletes(void **state) {
     }
     rows_free(&got);
     rows_free(&want);
+    floe_plan_release(p);
+    floe_ice_table_free(t);
+}
+
+static void zero_column_scan_counts_the_rows_deletes_included(void **state) {
+    (void)state;
+    FLOE_NEED_TESTDATA(td);
+    const char *tables[2] = {EQ_DELETES, SPEC2};
+    for (int k = 0; k < 2; k++) {
+        floe_ice_table *t = open_table(td, tables[k]);
+        int32_t none[1] = {0};
+        floe_plan *p;
+        assert_ok(floe_iceberg_scan_new(t, NULL, none, 0, NULL, 2, &p));
+        assert_int_equal(floe_schema_num_fields(floe_plan_schema(p)), 0);
+        assert_int_equal(floe_iceberg_scan_num_field_ids(p), 0);
+        floe_exec_ctx ctx = test_ctx(pool, 100);
+        floe_batch **bs;
+        int64_t n, total = 0;
+        assert_ok(floe_exec_collect(p, &ctx, &bs, &n));
+        for (int64_t i = 0; i < n; i++) {
+            assert_int_equal(bs[i]->num_columns, 0);
+            total += bs[i]->num_rows;
+        }
+        floe_exec_batches_free(bs, n);
+        rows want = {0};
+        read_directly(t, NULL, 0, NULL, &want);
+        assert_int_equal(total, want.n);
+        rows_free(&want);
+        floe_plan_release(p);
+        floe_ice_table_free(t);
+    }
+}
+
+static void time_travel_reads_the_old_snapshot_in_its_own_schema(void **state) {
+    (void)state;
+    FLOE_NEED_TESTDATA(td);
+    floe_ice_table *t = open_table(td, "data/iceberg/generated_spec1_0_001/pyspark_iceberg_table");
+    floe_ice_snapshot_selector sel = {FLOE_ICE_SELECT_ID, 9145725745960929259LL, NULL, 0};
+    const floe_ice_schema *old = floe_ice_tm_snapshot_schema(t->md, floe_ice_tm_snapshot(t->md, sel.snapshot_id));
+    assert_non_null(old);
+    assert_true(old->root->n_fields < floe_ice_tm_current_schema(t->md)->root->n_fields);
+    floe_plan *p, *copy;
+    assert_ok(floe_iceberg_scan_new(t, &sel, NULL, 0, NULL, 2, &p));
+    assert_int_equal(floe_schema_num_fields(floe_plan_schema(p)), old->root->n_fields);
+    assert_ok(floe_plan_roundtrip(p, &copy));
+    floe_exec_ctx ctx = test_ctx(pool, 500);
+    rows got = {0}, want = {0};
+    read_all(copy, &ctx, &got);
+    read_directly_at(t, &sel, NULL, 0, NULL, &want);
+    assert_int_equal(got.n, 6005);
+    rows_sort(&got);
+    rows_sort(&want);
+    assert_rows_equal(&got, &want);
+    rows_free(&got);
+    rows_free(&want);
+    floe_plan_release(copy);
     floe_plan_release(p);
     floe_ice_table_free(t);
 }
@@ -759,6 +822,8 @@ static void overlapping_or_unsorted_files_claim_no_order(void **state) {
 #define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
 FLOE_TEST_MAIN(T(scan_reads_the_same_rows_as_the_task_reader), T(partitions_cover_every_row_exactly_once_with_deletes),
                T(task_order_holds_for_any_concurrency_and_read_ahead),
+               T(zero_column_scan_counts_the_rows_deletes_included),
+               T(time_travel_reads_the_old_snapshot_in_its_own_schema),
                T(scan_inside_a_task_of_a_one_thread_pool_makes_progress), T(filter_is_pushed_into_planning_and_residuals),
                T(roundtrip_through_the_codec_gives_the_same_rows), T(empty_table_gives_one_empty_partition),
                T(missing_data_file_is_an_error_naming_it), T(corrupt_data_file_is_an_error_naming_it),
