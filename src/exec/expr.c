@@ -19,6 +19,7 @@
 
 #include "base/buffer.h"
 #include "exec/functions.h"
+#include "exec/cast.h"
 #include "floe/exec.h"
 
 /* --------------------------------------------------------- construction */
@@ -282,6 +283,7 @@ static bool comparable(const floe_type *l, const floe_type *r) {
 
 static bool castable(const floe_type *from, const floe_type *to) {
     if (floe_type_equals(from, to) || from->id == FLOE_TYPE_NULL) return true;
+    if (floe_exec_cast_extra(from, to)) return true; /* cast.c */
     if (to->id == FLOE_TYPE_STRING) return !floe_type_is_nested(from);
     if (!is_numeric(to->id)) return false;
     return is_numeric(from->id) || from->id == FLOE_TYPE_STRING || from->id == FLOE_TYPE_BOOL;
@@ -831,6 +833,7 @@ static floe_status cast_array(floe_array *a, floe_type *to, int64_t n, floe_arra
         return NULL;
     }
     if (a->type->id == FLOE_TYPE_NULL) return floe_array_new_nulls(to, n, out);
+    if (floe_exec_cast_extra(a->type, to)) return floe_exec_cast_extra_array(a, to, n, out);
     floe_status st = NULL;
     if (to->id == FLOE_TYPE_STRING) {
         floe_builder *b;
