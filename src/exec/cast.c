@@ -19,6 +19,8 @@
  */
 #include <ctype.h>
 #include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
@@ -160,6 +162,59 @@ static floe_status fit(i128 v, const floe_type *to) {
     return NULL;
 }
 
+/* Decimal text ("-12.345", "1.5e3") to an unscaled value at `scale`,
+ * rounding half away from zero past the scale, as PostgreSQL does. */
+static floe_status parse_decimal(const char *p, size_t len, const floe_type *to, i128 *out) {
+    const char *start = p, *e = p + len;
+    while (p < e && isspace((unsigned char)*p)) p++;
+    while (e > p && isspace((unsigned char)e[-1])) e--;
+    bool neg = false;
+    if (p < e && (*p == '-' || *p == '+')) neg = *p++ == '-';
+    char digits[80];
+    int nd = 0, point = -1;
+    bool any = false;
+    for (; p < e && (isdigit((unsigned char)*p) || *p == '.'); p++) {
+        if (*p == '.') {
+            if (point >= 0) goto bad;
+            point = nd;
+            continue;
+        }
+        any = true;
+        if (nd == 0 && *p == '0' && point < 0) continue; /* leading zeros */
+        if (nd >= (int)sizeof digits) goto bad;
+        digits[nd++] = *p;
+    }
+    if (!any) goto bad;
+    if (point < 0) point = nd;
+    if (p < e && (*p == 'e' || *p == 'E')) {
+        char *end;
+        long x = strtol(p + 1, &end, 10);
+        if (end != e || x > 100 || x < -100) goto bad;
+        point += (int)x;
+        p = e;
+    }
+    if (p != e) goto bad;
+    /* value = 0.digits * 10^point; unscaled = digits shifted to `scale` */
+    int keep = point + to->scale; /* digits before the rounding position */
+    i128 v = 0;
+    for (int i = 0; i < keep && i < nd; i++) {
+        v = v * 10 + (digits[i] - '0');
+        if (v >= pow10_128(38)) goto range;
+    }
+    for (int i = nd; i < keep; i++) {
+        v *= 10;
+        if (v >= pow10_128(38)) goto range;
+    }
+    if (keep >= 0 && keep < nd && digits[keep] >= '5') v += 1;
+    *out = neg ? -v : v;
+    return fit(*out, to);
+bad:
+    return floe_error(FLOE_ERR_INVALID_ARGUMENT, "cannot cast '%.*s' to decimal(%d, %d)", (int)len, start,
+                      to->precision, to->scale);
+range:
+    return floe_error(FLOE_ERR_INVALID_ARGUMENT, "value does not fit decimal(%d, %d)", to->precision, to->scale);
+}
+
 /* Rescale an unscaled value from scale `from` to `to_scale` (overflow
  * checked against 38 digits on the way up). */
 static floe_status rescale(i128 v, int from, int to_scale, i128 *out) {
@@ -185,9 +240,13 @@ static floe_status cast_one(const floe_array *a, int64_t i, const floe_type *to,
             FLOE_TRY(text_to_bool(s, &v));
             return floe_builder_append_bool(b, v);
         }
+        if (t == FLOE_TYPE_DECIMAL128) {
+            i128 d;
+            FLOE_TRY(parse_decimal(s.data, (size_t)s.len, to, &d));
+            return floe_builder_append_decimal(b, dec_make(d));
+        }
         floe_ice_value v;
         FLOE_TRY(parse_text(s, to, &v));
-        if (t == FLOE_TYPE_DECIMAL128) return floe_builder_append_decimal(b, dec_make(v.v.dec));
         if (t == FLOE_TYPE_DATE32) return floe_builder_append_int32(b, v.v.i32);
         return floe_builder_append_int64(b, v.v.i64);
     }
@@ -225,12 +284,16 @@ static floe_status cast_one(const floe_array *a, int64_t i, const floe_type *to,
             int64_t x = f == FLOE_TYPE_INT32 ? floe_array_get_int32(a, i) : floe_array_get_int64(a, i);
             FLOE_TRY(rescale((i128)x, 0, to->scale, &v));
         } else {
+            /* Through the shortest text that reads back as the same
+             * float (15 significant digits, as PostgreSQL), so 12.35
+             * rounds to 12.4 rather than by its binary value 12.3499... */
             double d = f == FLOE_TYPE_FLOAT32 ? floe_array_get_float(a, i) : floe_array_get_double(a, i);
-            long double scaled = (long double)d * (long double)powl(10.0L, to->scale);
-            if (!isfinite(d) || fabsl(scaled) >= 1e38L)
+            if (!isfinite(d))
                 return floe_error(FLOE_ERR_INVALID_ARGUMENT, "cannot cast %g to decimal(%d, %d)", d, to->precision,
                                   to->scale);
-            v = (i128)roundl(scaled);
+            char txt[64];
+            int m = snprintf(txt, sizeof txt, "%.*g", f == FLOE_TYPE_FLOAT32 ? 6 : 15, d);
+            FLOE_TRY(parse_decimal(txt, (size_t)m, to, &v));
         }
         FLOE_TRY(fit(v, to));
         return floe_builder_append_decimal(b, dec_make(v));
