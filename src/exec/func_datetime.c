@@ -552,15 +552,33 @@ static floe_status type_strftime(const floe_func_def *def, const floe_expr *cons
     return NULL;
 }
 
+/* Append v in decimal, zero-padded to `width` digits (printf is far too
+ * slow for a per-row format). */
+static floe_status put_num(floe_buf *o, int64_t v, int width) {
+    char tmp[24];
+    int n = 0;
+    bool neg = v < 0;
+    uint64_t u = neg ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
+    do {
+        tmp[sizeof tmp - 1 - n++] = (char)('0' + u % 10);
+        u /= 10;
+    } while (u);
+    while (n < width && n < 20) tmp[sizeof tmp - 1 - n++] = '0';
+    if (neg) tmp[sizeof tmp - 1 - n++] = '-';
+    return floe_buf_append(o, tmp + sizeof tmp - n, (size_t)n);
+}
+
 /* Append v formatted by fmt (strftime-style, DuckDB's specifiers). */
 static floe_status format_dt(const floe_func_def *def, dtv v, floe_type_id t, floe_strview fmt, floe_buf *o) {
     int64_t y, m, d, iy, w;
     civil_from_days(v.days, &y, &m, &d);
     int64_t dow = iso_dow(v.days) % 7, hour = v.us / US_PER_HOUR;
     for (int32_t i = 0; i < fmt.len; i++) {
-        char c = fmt.data[i];
-        if (c != '%') {
-            FLOE_TRY(floe_buf_append_byte(o, (uint8_t)c));
+        if (fmt.data[i] != '%') {
+            int32_t j = i;
+            while (j < fmt.len && fmt.data[j] != '%') j++;
+            FLOE_TRY(floe_buf_append(o, fmt.data + i, (size_t)(j - i)));
+            i = j - 1;
             continue;
         }
         bool pad = true;
@@ -582,14 +600,23 @@ static floe_status format_dt(const floe_func_def *def, dtv v, floe_type_id t, fl
         case '%': FLOE_TRY(floe_buf_append_byte(o, '%')); continue;
         case 'z': if (is_tz(t)) FLOE_TRY(floe_buf_append_str(o, "+00")); continue;
         case 'Z': if (is_tz(t)) FLOE_TRY(floe_buf_append_str(o, "UTC")); continue;
-        case 'F': FLOE_TRY(floe_buf_printf(o, y >= 0 ? "%04lld-%02lld-%02lld" : "%lld-%02lld-%02lld",
-                                           (long long)y, (long long)m, (long long)d)); continue;
-        case 'T': FLOE_TRY(floe_buf_printf(o, "%02lld:%02lld:%02lld", (long long)hour,
-                                           (long long)(v.us / US_PER_MIN % 60), (long long)(v.us / US_PER_SEC % 60)));
+        case 'F':
+            FLOE_TRY(put_num(o, y, y >= 0 ? 4 : 1));
+            FLOE_TRY(floe_buf_append_byte(o, '-'));
+            FLOE_TRY(put_num(o, m, 2));
+            FLOE_TRY(floe_buf_append_byte(o, '-'));
+            FLOE_TRY(put_num(o, d, 2));
+            continue;
+        case 'T':
+            FLOE_TRY(put_num(o, hour, 2));
+            FLOE_TRY(floe_buf_append_byte(o, ':'));
+            FLOE_TRY(put_num(o, v.us / US_PER_MIN % 60, 2));
+            FLOE_TRY(floe_buf_append_byte(o, ':'));
+            FLOE_TRY(put_num(o, v.us / US_PER_SEC % 60, 2));
             continue;
         case 'Y': case 'G':
             if (fmt.data[i] == 'G') iso_week(v.days, &y, &w);
-            FLOE_TRY(floe_buf_printf(o, y >= 0 && pad ? "%04lld" : "%lld", (long long)y));
+            FLOE_TRY(put_num(o, y, y >= 0 && pad ? 4 : 1));
             continue;
         case 'd': num = d; break;
         case 'e': num = d; if (pad && d < 10) FLOE_TRY(floe_buf_append_byte(o, ' ')); pad = false; break;
@@ -610,7 +637,7 @@ static floe_status format_dt(const floe_func_def *def, dtv v, floe_type_id t, fl
         default:
             return floe_error(FLOE_ERR_INVALID_ARGUMENT, "%s: unknown format specifier '%%%c'", def->name, fmt.data[i]);
         }
-        FLOE_TRY(floe_buf_printf(o, "%0*lld", pad ? width : 1, (long long)num));
+        FLOE_TRY(put_num(o, num, pad ? width : 1));
     }
     return NULL;
 }
@@ -622,6 +649,8 @@ static floe_status eval_strftime(const floe_func_def *def, floe_array *const *a,
     FLOE_TRY(fn_validity(a, n, rows, &valid));
     FLOE_TRY(fn_sw_init(&w, rows, valid));
     floe_status st = NULL;
+    if (fn_const(a[1]) && floe_array_is_valid(a[1], 0)) /* about the format's length per row */
+        st = floe_buf_reserve(&w.data, (size_t)rows * (size_t)(fn_get_str(a[1], 0).len + 4));
     for (int64_t i = 0; i < rows && !st; i++) {
         if (fn_sw_valid(&w, i)) st = format_dt(def, dt_get(a[0], i), a[0]->type->id, fn_get_str(a[1], i), &w.data);
         if (!st) st = fn_sw_end_row(&w);

@@ -32,7 +32,7 @@ static floe_status map_rows(const floe_func_def *def, floe_array *const *a, int3
     floe_buffer *valid;
     FLOE_TRY(fn_validity(a, n, rows, &valid));
     FLOE_TRY(fn_sw_init(&w, rows, valid));
-    floe_status st = NULL;
+    floe_status st = fn_sw_reserve_like(&w, a[0]);
     for (int64_t i = 0; i < rows && !st; i++) {
         if (fn_sw_valid(&w, i)) st = fn(def, a, i, &w, ctx);
         if (!st) st = fn_sw_end_row(&w);
@@ -212,6 +212,11 @@ static floe_status eval_concat(const floe_func_def *def, floe_array *const *a, i
     if (def->tag == 1) FLOE_TRY(fn_validity(a, n, rows, &valid));
     FLOE_TRY(fn_sw_init(&w, rows, valid));
     floe_status st = NULL;
+    int64_t hint = 0;
+    for (int32_t k = 0; k < n; k++)
+        if (floe_type_is_binary_like(a[k]->type) && !fn_const(a[k]) && a[k]->length)
+            hint += floe_array_offsets(a[k])[a[k]->length] - floe_array_offsets(a[k])[0];
+    if (hint) st = floe_buf_reserve(&w.data, (size_t)hint);
     for (int64_t i = 0; i < rows && !st; i++) {
         if (fn_sw_valid(&w, i))
             for (int32_t k = 0; k < n && !st; k++)

@@ -229,15 +229,34 @@ floe_status fn_sw_set_null(fn_strwriter *w, int64_t i) {
     return NULL;
 }
 
+static void free_detached(void *ctx, const uint8_t *data) {
+    (void)ctx;
+    floe_free((void *)data);
+}
+
 floe_status fn_sw_finish(fn_strwriter *w, floe_type *type, floe_array **out) {
     floe_buffer *bufs[2] = {w->offsets, NULL};
-    floe_status st = floe_buffer_copy(w->data.data ? w->data.data : (const uint8_t *)"", (int64_t)w->data.len,
-                                      &bufs[1]);
+    /* Hand the grown bytes over without copying them.  64 zeroed bytes of
+     * slack keep whole-word readers past the last value in bounds. */
+    floe_status st = floe_buf_reserve(&w->data, 64);
+    if (!st) {
+        size_t len;
+        memset(w->data.data + w->data.len, 0, 64);
+        uint8_t *p = floe_buf_detach(&w->data, &len);
+        st = floe_buffer_wrap(p, (int64_t)len, free_detached, NULL, &bufs[1]);
+        if (st) floe_free(p);
+    }
     if (!st)
         st = floe_array_new(type, w->rows, 0, FLOE_NULL_COUNT_UNKNOWN, w->validity, bufs, 2, NULL, 0, out);
     floe_buffer_release(bufs[1]);
     fn_sw_free(w);
     return st;
+}
+
+floe_status fn_sw_reserve_like(fn_strwriter *w, const floe_array *a) {
+    if (!floe_type_is_binary_like(a->type) || fn_const(a) || a->length == 0) return NULL;
+    const int32_t *o = floe_array_offsets(a);
+    return floe_buf_reserve(&w->data, (size_t)(o[a->length] - o[0]));
 }
 
 void fn_sw_free(fn_strwriter *w) {
@@ -250,9 +269,16 @@ void fn_sw_free(fn_strwriter *w) {
 /* ---------------------------------------------------------------- UTF-8 */
 
 int64_t fn_utf8_count(const char *s, int64_t n) {
-    int64_t c = 0;
-    for (int64_t i = 0; i < n; i++) c += ((unsigned char)s[i] & 0xC0) != 0x80;
-    return c;
+    /* Characters = bytes - continuation bytes (10xxxxxx), 8 at a time:
+     * a continuation byte has bit 7 set and bit 6 clear. */
+    int64_t cont = 0, i = 0;
+    for (; i + 8 <= n; i += 8) {
+        uint64_t w;
+        memcpy(&w, s + i, 8);
+        cont += __builtin_popcountll(w & ~(w << 1) & UINT64_C(0x8080808080808080));
+    }
+    for (; i < n; i++) cont += ((unsigned char)s[i] & 0xC0) == 0x80;
+    return n - cont;
 }
 
 int64_t fn_utf8_advance(const char *s, int64_t n, int64_t k) {
@@ -347,7 +373,21 @@ floe_status fn_utf8_case(const char *s, int64_t n, bool upper, floe_buf *out) {
     uint8_t *o = floe_buf_extend(out, (size_t)n);
     if (!o && n) return floe_error(FLOE_ERR_OUT_OF_MEMORY, "changing case of %lld bytes", (long long)n);
     const unsigned char *p = (const unsigned char *)s;
+    const uint64_t hi = UINT64_C(0x8080808080808080), ones = UINT64_C(0x0101010101010101);
+    const uint64_t ge = ones * (uint64_t)(0x80 - (upper ? 'a' : 'A')), gt = ones * (uint64_t)(0x7f - (upper ? 'z' : 'Z'));
     for (int64_t i = 0; i < n;) {
+        /* Eight ASCII bytes at a time: flip bit 5 of the letters to map. */
+        if (i + 8 <= n) {
+            uint64_t w;
+            memcpy(&w, p + i, 8);
+            if (!(w & hi)) {
+                uint64_t letters = (w + ge) & ~(w + gt) & hi;
+                w ^= letters >> 2;
+                memcpy(o + i, &w, 8);
+                i += 8;
+                continue;
+            }
+        }
         unsigned char c = p[i];
         if (c < 0x80) {
             o[i++] = (uint8_t)(upper ? floe_ascii_upper((char)c) : floe_ascii_lower((char)c));

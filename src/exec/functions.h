@@ -133,6 +133,9 @@ floe_status fn_sw_end_row(fn_strwriter *w) FLOE_WARN_UNUSED;
 /* Make row i null (allocating the validity bitmap if needed). */
 floe_status fn_sw_set_null(fn_strwriter *w, int64_t i) FLOE_WARN_UNUSED;
 floe_status fn_sw_finish(fn_strwriter *w, floe_type *type, floe_array **out) FLOE_WARN_UNUSED;
+/* Reserve as many data bytes as the string array `a` holds (a size hint
+ * for results about as long as their input). */
+floe_status fn_sw_reserve_like(fn_strwriter *w, const floe_array *a) FLOE_WARN_UNUSED;
 void fn_sw_free(fn_strwriter *w);
 static inline bool fn_sw_valid(const fn_strwriter *w, int64_t i) {
     return !w->validity || floe_bit_get(w->validity->data, i);

@@ -52,6 +52,9 @@ static void lower_upper_map_case_per_row_with_nulls(void **state) {
     assert_string_equal(render(call("lower", 1, COL(0)), b, NULL), "abc|NULL|àéî straße|привет ωmega|");
     assert_string_equal(render(call("upper", 1, COL(0)), b, NULL), "ABC|NULL|ÀÉÎ STRAßE|ПРИВЕТ ΩMEGA|");
     floe_batch_release(b);
+    EXPECT("hello world abcxyz @[`{ 0123 zz", call("lower", 1, S("Hello World ABCXYZ @[`{ 0123 Zz")));
+    EXPECT("HELLO WORLD ABCXYZ @[`{ 0123 ZZ", call("upper", 1, S("Hello World abcxyz @[`{ 0123 Zz")));
+    EXPECT("ascii run then é and more ascii", call("lower", 1, S("ASCII RUN THEN É AND MORE ASCII")));
     EXPECT("NULL", call("lower", 1, NULLOF(FLOE_TYPE_STRING)));
     EXPECT("NULL", call("upper", 1, NULLOF(FLOE_TYPE_NULL)));
 }
