@@ -257,8 +257,7 @@ typedef struct hj_stream {
     const hj_table *t;
     bool built;
     floe_stream *probe;
-    floe_batch *rest; /* a long probe batch being handed out in slices */
-    int64_t rest_off;
+    floe_join_chunker chunks;
     bool probe_done, emit_build, finished, failed;
     int64_t emit_pos;
     /* the current probe batch */
@@ -473,36 +472,6 @@ static bool nothing_to_probe(const hj_stream *s) {
     return p->null_aware && !p->filter && p->type == FLOE_JOIN_RIGHT_ANTI && s->t->n_null_rows > 0;
 }
 
-/* The next non-empty probe batch, at most s->cap rows (longer batches are
- * handed out in slices, so per-batch buffers stay bounded). */
-static floe_status next_probe_chunk(hj_stream *s, floe_batch **out) {
-    *out = NULL;
-    while (!s->rest) {
-        floe_batch *b;
-        FLOE_TRY(floe_stream_next(s->probe, &b));
-        if (!b) return NULL;
-        if (b->num_rows == 0) {
-            floe_batch_release(b);
-            continue;
-        }
-        if (b->num_rows <= s->cap) {
-            *out = b;
-            return NULL;
-        }
-        s->rest = b;
-        s->rest_off = 0;
-    }
-    int64_t len = s->rest->num_rows - s->rest_off;
-    if (len > s->cap) len = s->cap;
-    FLOE_TRY(floe_batch_slice(s->rest, s->rest_off, len, out));
-    s->rest_off += len;
-    if (s->rest_off == s->rest->num_rows) {
-        floe_batch_release(s->rest);
-        s->rest = NULL;
-    }
-    return NULL;
-}
-
 static floe_status hj_next_inner(hj_stream *s, floe_batch **out) {
     const hj_plan *p = s->p;
     if (!s->built) {
@@ -526,7 +495,7 @@ static floe_status hj_next_inner(hj_stream *s, floe_batch **out) {
         FLOE_TRY(floe_cancel_check(s->ctx.cancel, "HashJoin"));
         if (!s->pb) {
             floe_batch *b;
-            FLOE_TRY(next_probe_chunk(s, &b));
+            FLOE_TRY(floe_join_next_chunk(s->probe, &s->chunks, s->cap, &b));
             if (!b) {
                 s->probe_done = true;
                 if (floe_join_tracks_left(p->type) && s->build->rows > 0)
@@ -567,7 +536,7 @@ static floe_status hj_next(floe_stream *s_, floe_batch **out) {
 static void hj_close(floe_stream *s_) {
     hj_stream *s = (hj_stream *)s_;
     drop_probe_batch(s);
-    floe_batch_release(s->rest);
+    floe_join_chunker_clear(&s->chunks);
     floe_stream_close(s->probe);
     floe_join_build_release(s->shared, s->build, s->finished);
     floe_free(s->bidx);

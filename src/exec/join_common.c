@@ -308,3 +308,30 @@ floe_status floe_join_build_wait(floe_join_build *b, const floe_plan *node, cons
     pthread_mutex_unlock(&b->mu);
     return st;
 }
+
+/* ------------------------------------------------------------- chunks */
+
+floe_status floe_join_next_chunk(floe_stream *in, floe_join_chunker *c, int64_t cap, floe_batch **out) {
+    *out = NULL;
+    while (!c->rest) {
+        floe_batch *b;
+        FLOE_TRY(floe_stream_next(in, &b));
+        if (!b) return NULL;
+        if (b->num_rows == 0) {
+            floe_batch_release(b);
+            continue;
+        }
+        if (b->num_rows <= cap) {
+            *out = b;
+            return NULL;
+        }
+        c->rest = b;
+        c->off = 0;
+    }
+    int64_t len = c->rest->num_rows - c->off;
+    if (len > cap) len = cap;
+    FLOE_TRY(floe_batch_slice(c->rest, c->off, len, out));
+    c->off += len;
+    if (c->off == c->rest->num_rows) floe_join_chunker_clear(c);
+    return NULL;
+}

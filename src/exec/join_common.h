@@ -112,6 +112,19 @@ static inline bool floe_join_outputs_pairs(floe_join_type t) {
     return t == FLOE_JOIN_INNER || t == FLOE_JOIN_LEFT || t == FLOE_JOIN_RIGHT || t == FLOE_JOIN_FULL;
 }
 
+/* Hands out a probe stream's non-empty batches in slices of at most
+ * `cap` rows, so per-batch buffers of a join stay bounded. */
+typedef struct floe_join_chunker {
+    floe_batch *rest; /* a long batch being handed out */
+    int64_t off;
+} floe_join_chunker;
+floe_status floe_join_next_chunk(floe_stream *in, floe_join_chunker *c, int64_t cap,
+                                 floe_batch **out) FLOE_WARN_UNUSED;
+static inline void floe_join_chunker_clear(floe_join_chunker *c) {
+    floe_batch_release(c->rest);
+    c->rest = NULL;
+}
+
 /* Codec helper: a join type read back, range-checked. */
 floe_status floe_join_type_from_i64(int64_t v, floe_join_type *out) FLOE_WARN_UNUSED;
 

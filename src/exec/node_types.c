@@ -21,6 +21,7 @@ extern const floe_plan_vtable floe_hash_aggregate_vt;
 extern const floe_plan_vtable floe_sort_merge_vt;
 extern const floe_plan_vtable floe_repartition_vt;
 extern const floe_plan_vtable floe_hash_join_vt;
+extern const floe_plan_vtable floe_nested_loop_join_vt;
 const floe_plan_vtable *const floe_exec_node_types[] = {
     &floe_repartition_vt,
     &floe_hash_aggregate_vt,
@@ -31,5 +32,6 @@ const floe_plan_vtable *const floe_exec_node_types[] = {
     &floe_sort_vt,
     &floe_sort_merge_vt,
     &floe_hash_join_vt,
+    &floe_nested_loop_join_vt,
     NULL,
 };
