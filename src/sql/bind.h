@@ -1,0 +1,176 @@
+/*
+ * bind.h — the binder's internal interfaces, shared by bind_expr.c
+ * (expressions), bind_query.c (SELECT, set operations, VALUES, grouping,
+ * ordering, subqueries) and bind_from.c (tables, table functions, joins).
+ *
+ * Names.  A scope lists the columns a query level can see, in the order of
+ * the plan's output columns (a join: left then right).  Each column has its
+ * relation's name (alias) and its own name; lookups fold nothing (the
+ * parser already lower-cased unquoted names) but fall back to a unique
+ * case-insensitive match so Iceberg tables with upper-case columns read
+ * naturally.
+ *
+ * Expressions are bound against an expression context (bind_ectx): the
+ * scope, the schema used for typing, and what the clause allows
+ * (aggregates, scalar subqueries).  In an aggregating query the SELECT
+ * list, HAVING and ORDER BY are bound over the FROM scope with aggregate
+ * calls collected into the context ("extras": column n_from + k stands for
+ * extra k) and then rewritten over the aggregate's output.
+ */
+#ifndef FLOE_SQL_BIND_H
+#define FLOE_SQL_BIND_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "floe/exec.h"
+#include "floe/exec_ops.h"
+#include "sql/logical.h"
+#include "sql/session_internal.h"
+
+typedef struct bind_col {
+    char *qual;   /* relation name or alias; NULL for none */
+    char *name;
+    bool hidden;  /* not found unqualified, not part of `*` (USING duplicate,
+                     scalar-subquery and sort helper columns) */
+} bind_col;
+
+typedef struct bind_scope {
+    int32_t n, cap;
+    bind_col *cols;
+} bind_scope;
+
+void bind_scope_free(bind_scope *sc);
+floe_status bind_scope_add(bind_scope *sc, const char *qual, const char *name, bool hidden) FLOE_WARN_UNUSED;
+floe_status bind_scope_append(bind_scope *dst, const bind_scope *src) FLOE_WARN_UNUSED;
+/* A scope naming every column of `schema` with relation name `qual`. */
+floe_status bind_scope_from_schema(const floe_schema *schema, const char *qual, bind_scope *out) FLOE_WARN_UNUSED;
+
+/* One extra column of an aggregating query level: an aggregate call or a
+ * scalar subquery (joined after the aggregate). */
+typedef struct bind_extra {
+    bool is_agg;
+    floe_agg_call agg;     /* is_agg: arg over the FROM columns             */
+    floe_lplan *subquery;  /* !is_agg: one-column plan (owned until used)   */
+    bool one_row;          /* subquery returns exactly one row              */
+    floe_type *type;       /* result type                                   */
+} bind_extra;
+
+typedef struct bind_ectx {
+    floe_session *s;
+    const char *sql;           /* the script text (locations)               */
+    bind_scope *sc;            /* names of input columns [0, n_in)           */
+    floe_schema *schema;       /* typing schema: input columns (++ extras)   */
+    /* Correlated subquery conditions: columns of `outer` come first
+     * (0 .. outer_n-1), then the scope's (shifted by outer_n). */
+    const bind_scope *outer;
+    floe_schema *outer_schema;
+    bool outer_used;
+    /* Aggregation: aggregate calls allowed and collected as extras. */
+    bool agg_mode;
+    int32_t n_from;            /* input columns before extras               */
+    int32_t n_extras, cap_extras;
+    bind_extra *extras;
+    /* Scalar subqueries outside agg_mode are joined onto *plan at once. */
+    floe_lplan **plan;
+    const char *clause;        /* "WHERE", "SELECT", ... for messages        */
+    bool in_agg_arg;           /* binding an aggregate's argument           */
+} bind_ectx;
+
+/* Set up a context over `plan`'s output (scope borrowed, schema retained). */
+void bind_ectx_init(bind_ectx *c, floe_session *s, bind_scope *sc, floe_schema *schema, const char *clause);
+void bind_ectx_clear(bind_ectx *c); /* releases schema and extras */
+
+/* Add an extra column (aggregate or deferred subquery; ownership of its
+ * parts passes in on success); *index is its column in the context. */
+floe_status bind_add_extra(bind_ectx *c, bind_extra *x, int32_t *index) FLOE_WARN_UNUSED;
+
+/* Bind an expression node. */
+floe_status bind_expr(bind_ectx *c, const json_t *node, floe_expr **out) FLOE_WARN_UNUSED;
+/* Same, requiring a BOOL (or NULL) result. */
+floe_status bind_predicate(bind_ectx *c, const json_t *node, floe_expr **out) FLOE_WARN_UNUSED;
+/* Type of a bound expression in the context (one reference). */
+floe_status bind_type_of(bind_ectx *c, const floe_expr *e, floe_type **out) FLOE_WARN_UNUSED;
+
+/* Output name of a select-list expression (PostgreSQL's rules: column
+ * name, function name, else "?column?"). */
+const char *bind_default_name(const json_t *node);
+
+/* Does the node contain an aggregate call (not inside a subquery)? */
+bool bind_has_aggregate(const json_t *node);
+
+/* Structural equality of bound expressions. */
+bool bind_expr_equal(const floe_expr *a, const floe_expr *b);
+/* Rebuild `e` with arguments `args` (same kind and parts). */
+floe_status bind_expr_with_args(const floe_expr *e, floe_expr *const *args, int32_t n, floe_expr **out) FLOE_WARN_UNUSED;
+/* Does `e` read any column? */
+bool bind_expr_has_columns(const floe_expr *e);
+/* Columns read: lowest and highest index (lo > hi when none). */
+void bind_expr_column_range(const floe_expr *e, int32_t *lo, int32_t *hi);
+/* A copy of `e` with every column index shifted by delta. */
+floe_status bind_expr_shift(const floe_expr *e, int32_t delta, floe_expr **out) FLOE_WARN_UNUSED;
+/* Split AND-ed parts (each retained) into a growing array. */
+floe_status bind_conjuncts(floe_expr *e, floe_expr ***parts, int32_t *n) FLOE_WARN_UNUSED;
+floe_status bind_and_all(floe_expr *const *parts, int32_t n, floe_expr **out) FLOE_WARN_UNUSED;
+void bind_expr_list_free(floe_expr **parts, int32_t n);
+
+/* Convert `e` to `type` for comparisons/unions: untyped string literals
+ * are parsed as a literal of the type, other values cast (or returned
+ * retained when the type already matches). */
+floe_status bind_coerce(bind_ectx *c, floe_expr *e, const floe_type *type, int32_t location,
+                        floe_expr **out) FLOE_WARN_UNUSED;
+/* Evaluate an expression without columns (one slot). */
+floe_status bind_eval_const(const floe_expr *e, floe_array **out) FLOE_WARN_UNUSED;
+
+/* ---- queries (bind_query.c) -------------------------------------------- */
+
+typedef struct bind_result {
+    floe_lplan *plan;
+    bind_scope scope;  /* output names (qual NULL) */
+} bind_result;
+
+/* Bind a query node; `outer` (may be NULL) is the enclosing scope for
+ * correlated references, which bind_query reports as FLOE_ERR_NOT_FOUND
+ * like any unknown column. */
+floe_status bind_select(floe_session *s, const json_t *query, bind_result *out) FLOE_WARN_UNUSED;
+
+/* A WITH query named `name` in scope, bound afresh (*found false: none). */
+floe_status bind_cte_lookup(floe_session *s, const char *name, bind_result *out, bool *found) FLOE_WARN_UNUSED;
+
+/* Joins a scalar subquery (EXPR_SUBLINK) onto the plan of `c`; *out is the
+ * column reference for its value. */
+floe_status bind_scalar_subquery(bind_ectx *c, const json_t *sublink, floe_expr **out) FLOE_WARN_UNUSED;
+
+/* A WHERE conjunct that is [NOT] EXISTS / [NOT] IN (subquery) becomes a
+ * semi or anti join of *plan; *done false when the node is not one. */
+floe_status bind_subquery_predicate(floe_session *s, floe_lplan **plan, bind_scope *sc, const json_t *node,
+                                    bool *done) FLOE_WARN_UNUSED;
+
+/* ---- FROM (bind_from.c) -------------------------------------------------- */
+
+/* Bind the FROM list (comma-separated items are cross joins); `where`
+ * (may be NULL) supplies join conditions for comma joins — conjuncts
+ * spanning two items become their join keys; *where_rest receives the
+ * remaining WHERE conjuncts over the FROM output (NULL when none). */
+floe_status bind_from(floe_session *s, const json_t *from_list, bind_result *out) FLOE_WARN_UNUSED;
+
+/* Helpers shared by FROM and queries. */
+floe_status bind_make_project(floe_lplan *input, floe_expr *const *exprs, char *const *names, int32_t n,
+                              floe_lplan **out) FLOE_WARN_UNUSED;
+floe_status bind_make_join(floe_lplan *left, floe_lplan *right, floe_join_type type, floe_expr *on,
+                           floe_lplan **out) FLOE_WARN_UNUSED;
+/* An error at a location of the statement being bound. */
+floe_status bind_error(floe_session *s, int32_t location, floe_code code, const char *fmt, ...) FLOE_PRINTF(4, 5)
+    FLOE_WARN_UNUSED;
+
+/* `st` with "line L, column C: " prefixed (unless already positioned);
+ * NULL passes through. */
+floe_status bind_at(floe_session *s, int32_t location, floe_status st) FLOE_WARN_UNUSED;
+
+/* Integer value of an A_Const (works around libpg_query's JSON output,
+ * which drops the value of negative integer constants, by reading the
+ * statement text).  false when the node is not an integer constant. */
+bool bind_const_int(floe_session *s, const json_t *node, int64_t *out);
+
+#endif

@@ -1,0 +1,657 @@
+/*
+ * bind_from.c — the FROM clause: catalog tables (with time travel and
+ * "t$snapshots" metadata tables), table functions (generate_series,
+ * read_parquet, iceberg_scan), subqueries, and joins (ON / USING /
+ * NATURAL, comma lists as cross joins).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/str.h"
+#include "floe/catalog.h"
+#include "floe/exec_scan.h"
+#include "floe/iceberg_task_reader.h"
+#include "floe/memory.h"
+#include "sql/bind.h"
+#include "sql/metadata_tables.h"
+#include "sql/pgnode.h"
+
+/* ------------------------------------------------------------ helpers */
+
+floe_status bind_make_project(floe_lplan *input, floe_expr *const *exprs, char *const *names, int32_t n,
+                              floe_lplan **out) {
+    *out = NULL;
+    floe_field *f = floe_calloc((size_t)n + 1, sizeof(floe_field));
+    floe_lplan *p = NULL;
+    floe_schema *schema = NULL;
+    floe_status st = f ? NULL : floe_error(FLOE_ERR_OUT_OF_MEMORY, "binding: out of memory");
+    int32_t k = 0;
+    for (; k < n && !st; k++) {
+        floe_type *t = NULL;
+        st = floe_expr_type(exprs[k], input->schema, &t);
+        if (!st) {
+            /* Nullable unless it is a non-null input column read as is. */
+            bool nullable = true;
+            if (exprs[k]->kind == FLOE_EXPR_COLUMN)
+                nullable = floe_schema_field(input->schema, exprs[k]->column)->nullable;
+            else if (exprs[k]->kind == FLOE_EXPR_LITERAL)
+                nullable = floe_array_is_null(exprs[k]->literal, 0);
+            st = floe_field_init(&f[k], names[k], t, nullable, -1);
+        }
+        floe_type_release(t);
+    }
+    if (!st) st = floe_type_struct(f, n, &schema);
+    for (int32_t i = 0; f && i < n; i++) floe_field_clear(&f[i]);
+    floe_free(f);
+    if (st) {
+        floe_lplan_free(input);
+        return st;
+    }
+    floe_lplan *in[1] = {input};
+    st = floe_lplan_new(FLOE_L_PROJECT, schema, in, 1, &p);
+    floe_type_release(schema);
+    if (st) return st;
+    p->exprs = floe_calloc((size_t)n + 1, sizeof(floe_expr *));
+    p->names = floe_calloc((size_t)n + 1, sizeof(char *));
+    if (!p->exprs || !p->names) {
+        floe_lplan_free(p);
+        return floe_error(FLOE_ERR_OUT_OF_MEMORY, "binding: out of memory");
+    }
+    p->n_exprs = n;
+    for (int32_t i = 0; i < n; i++) {
+        p->exprs[i] = floe_expr_retain(exprs[i]);
+        p->names[i] = floe_strdup(names[i]);
+        if (!p->names[i]) {
+            floe_lplan_free(p);
+            return floe_error(FLOE_ERR_OUT_OF_MEMORY, "binding: out of memory");
+        }
+    }
+    *out = p;
+    return NULL;
+}
+
+/* Split an ON condition into equi keys (left col expr = right col expr)
+ * and the rest. */
+static floe_status split_join_condition(floe_lplan *j, floe_expr *on, int32_t n_left) {
+    floe_expr **parts = NULL;
+    int32_t n = 0;
+    FLOE_TRY(bind_conjuncts(on, &parts, &n));
+    floe_expr **rest = floe_calloc((size_t)n + 1, sizeof(floe_expr *));
+    j->left_keys = floe_calloc((size_t)n + 1, sizeof(floe_expr *));
+    j->right_keys = floe_calloc((size_t)n + 1, sizeof(floe_expr *));
+    floe_status st = (!rest || !j->left_keys || !j->right_keys)
+                         ? floe_error(FLOE_ERR_OUT_OF_MEMORY, "binding: out of memory")
+                         : NULL;
+    int32_t n_rest = 0;
+    for (int32_t i = 0; i < n && !st; i++) {
+        floe_expr *e = parts[i];
+        if (e->kind == FLOE_EXPR_CMP && e->op == FLOE_CMP_EQ) {
+            int32_t lo0 = INT32_MAX, hi0 = -1, lo1 = INT32_MAX, hi1 = -1;
+            bind_expr_column_range(e->args[0], &lo0, &hi0);
+            bind_expr_column_range(e->args[1], &lo1, &hi1);
+            floe_expr *lk = NULL, *rk = NULL;
+            if (hi0 >= 0 && hi1 >= 0 && hi0 < n_left && lo1 >= n_left) {
+                lk = e->args[0];
+                rk = e->args[1];
+            } else if (hi0 >= 0 && hi1 >= 0 && hi1 < n_left && lo0 >= n_left) {
+                lk = e->args[1];
+                rk = e->args[0];
+            }
+            if (lk) {
+                j->left_keys[j->n_keys] = floe_expr_retain(lk);
+                st = bind_expr_shift(rk, -n_left, &j->right_keys[j->n_keys]);
+                if (st) {
+                    floe_expr_release(j->left_keys[j->n_keys]);
+                    j->left_keys[j->n_keys] = NULL;
+                } else {
+                    j->n_keys++;
+                }
+                continue;
+            }
+        }
+        rest[n_rest++] = floe_expr_retain(e);
+    }
+    if (!st) st = bind_and_all(rest, n_rest, &j->predicate);
+    bind_expr_list_free(rest, n_rest);
+    bind_expr_list_free(parts, n);
+    return st;
+}
+
+floe_status bind_make_join(floe_lplan *left, floe_lplan *right, floe_join_type type, floe_expr *on,
+                           floe_lplan **out) {
+    *out = NULL;
+    floe_schema *schema = NULL;
+    floe_status st = floe_join_output_schema(left->schema, right->schema, type, &schema);
+    if (st) {
+        floe_lplan_free(left);
+        floe_lplan_free(right);
+        return st;
+    }
+    int32_t n_left = floe_schema_num_fields(left->schema);
+    floe_lplan *in[2] = {left, right};
+    floe_lplan *j = NULL;
+    st = floe_lplan_new(FLOE_L_JOIN, schema, in, 2, &j);
+    floe_type_release(schema);
+    if (st) return st;
+    j->join_type = type;
+    if (on && !(on->kind == FLOE_EXPR_LITERAL && !floe_array_is_null(on->literal, 0) &&
+                on->literal->type->id == FLOE_TYPE_BOOL && floe_array_get_bool(on->literal, 0))) {
+        st = split_join_condition(j, on, n_left);
+        if (st) {
+            floe_lplan_free(j);
+            return st;
+        }
+    }
+    *out = j;
+    return NULL;
+}
+
+/* ------------------------------------------------------------ tables */
+
+/* A node over a physical plan (VALUES, metadata tables, Parquet). */
+static floe_status physical_node(floe_lkind kind, floe_plan *phys, floe_lplan **out) {
+    floe_status st = floe_lplan_new(kind, (floe_schema *)floe_plan_schema(phys), NULL, 0, out);
+    if (st) {
+        floe_plan_release(phys);
+        return st;
+    }
+    (*out)->physical = phys;
+    return NULL;
+}
+
+/* Parse "YYYY-MM-DD HH:MM:SS[.fff][+zz]" (UTC unless zoned) or epoch ms. */
+static floe_status as_of_millis(floe_session *s, const floe_sql_clause *c, int64_t *ms) {
+    if (!c->is_string) return floe_parse_int64(floe_str_c(c->text), "FOR SYSTEM_TIME AS OF", ms);
+    floe_expr *lit = NULL;
+    bind_ectx ec;
+    bind_ectx_init(&ec, s, NULL, NULL, "AS OF");
+    floe_expr *str = NULL;
+    floe_status st = floe_expr_lit_string(c->text, &str);
+    if (!st) st = bind_coerce(&ec, str, floe_type_primitive(FLOE_TYPE_TIMESTAMP_US_TZ), -1, &lit);
+    if (!st) *ms = floe_ice_floordiv(floe_array_get_int64(lit->literal, 0), 1000);
+    floe_expr_release(str);
+    floe_expr_release(lit);
+    bind_ectx_clear(&ec);
+    return st;
+}
+
+/* The ICEBERG_SCAN node of an open table (ownership of `t` passes in). */
+static floe_status iceberg_node(floe_session *s, floe_ice_table *t, const char *display,
+                                const floe_sql_clause *version, const floe_sql_clause *time, int32_t location,
+                                floe_lplan **out) {
+    *out = NULL;
+    floe_ice_snapshot_selector sel;
+    memset(&sel, 0, sizeof(sel));
+    const floe_ice_schema *schema = floe_ice_tm_current_schema(t->md);
+    const floe_ice_snapshot *snap = NULL;
+    floe_status st = NULL;
+    char *ref = NULL;
+    if (version && !version->is_string) {
+        sel.kind = FLOE_ICE_SELECT_ID;
+        st = floe_parse_int64(floe_str_c(version->text), "FOR SYSTEM_VERSION AS OF", &sel.snapshot_id);
+        if (!st && !(snap = floe_ice_tm_snapshot(t->md, sel.snapshot_id)))
+            st = floe_error(FLOE_ERR_NOT_FOUND, "table %s has no snapshot %lld", display, (long long)sel.snapshot_id);
+    } else if (version) {
+        sel.kind = FLOE_ICE_SELECT_REF;
+        ref = floe_strdup(version->text);
+        sel.ref = ref;
+        st = ref ? floe_ice_tm_snapshot_by_ref(t->md, version->text, &snap)
+                 : floe_error(FLOE_ERR_OUT_OF_MEMORY, "binding: out of memory");
+    } else if (time) {
+        sel.kind = FLOE_ICE_SELECT_AS_OF;
+        st = as_of_millis(s, time, &sel.timestamp_ms);
+        if (!st) st = floe_ice_tm_snapshot_as_of(t->md, sel.timestamp_ms, &snap);
+    }
+    if (!st && snap) schema = floe_ice_tm_snapshot_schema(t->md, snap);
+    if (!st && !schema) st = floe_error(FLOE_ERR_CORRUPT, "table %s has no schema", display);
+    floe_schema *cs = NULL;
+    if (!st) st = floe_ice_schema_to_columnar(schema, NULL, 0, &cs);
+    floe_lplan *p = NULL;
+    if (!st) st = floe_lplan_new(FLOE_L_ICEBERG_SCAN, cs, NULL, 0, &p);
+    floe_type_release(cs);
+    if (st) {
+        floe_free(ref);
+        floe_ice_table_free(t);
+        return bind_at(s, location, st);
+    }
+    p->table = t;
+    p->snapshot = sel;
+    p->table_name = floe_strdup(display);
+    int32_t nf = schema->root->n_fields;
+    p->field_ids = floe_calloc((size_t)nf + 1, sizeof(int32_t));
+    if (!p->table_name || !p->field_ids) {
+        floe_lplan_free(p);
+        return floe_error(FLOE_ERR_OUT_OF_MEMORY, "binding: out of memory");
+    }
+    for (int32_t i = 0; i < nf; i++) p->field_ids[i] = schema->root->fields[i].id;
+    p->n_field_ids = nf;
+    *out = p;
+    return NULL;
+}
+
+static floe_status bind_range_var(floe_session *s, const json_t *rv, bind_result *out) {
+    int32_t loc = (int32_t)floe_pg_get_int(rv, "location", -1);
+    const char *rel = floe_pg_get_str(rv, "relname");
+    const char *ns = floe_pg_get_str(rv, "schemaname");
+    if (floe_pg_get_str(rv, "catalogname") && strcmp(floe_pg_get_str(rv, "catalogname"), "floe") != 0)
+        return bind_error(s, loc, FLOE_ERR_NOT_FOUND, "unknown catalog '%s' (the catalog is 'floe')",
+                          floe_pg_get_str(rv, "catalogname"));
+    if (!rel) return bind_error(s, loc, FLOE_ERR_SYNTAX, "table name missing");
+    if (!ns) {
+        bool found = false;
+        FLOE_TRY(bind_cte_lookup(s, rel, out, &found));
+        if (found) {
+            const char *q = floe_pg_get_str(floe_pg_get(rv, "alias"), "aliasname");
+            for (int32_t i = 0; i < out->scope.n; i++) {
+                floe_free(out->scope.cols[i].qual);
+                out->scope.cols[i].qual = floe_strdup(q ? q : rel);
+                if (!out->scope.cols[i].qual) return floe_error(FLOE_ERR_OUT_OF_MEMORY, "binding: out of memory");
+            }
+            return NULL;
+        }
+        ns = "default";
+    }
+    char name[512];
+    snprintf(name, sizeof name, "%s", rel);
+    char *dollar = strchr(name, '$');
+    if (dollar) *dollar = 0;
+    floe_ice_table *t = NULL;
+    floe_status st = floe_catalog_load_table(s->catalog, ns, name, &t);
+    if (st) return bind_at(s, loc, st);
+    char display[1100];
+    snprintf(display, sizeof display, "%s.%s", ns, rel);
+    json_t *alias = floe_pg_get(rv, "alias");
+    const char *qual = floe_pg_get_str(alias, "aliasname");
+    if (!qual) qual = rel;
+    if (dollar) {
+        floe_plan *phys = NULL;
+        st = floe_sql_metadata_table(t, dollar + 1, &phys);
+        floe_ice_table_free(t);
+        if (st) return bind_at(s, loc, st);
+        FLOE_TRY(physical_node(FLOE_L_PHYSICAL, phys, &out->plan));
+    } else {
+        const floe_sql_stmt *stmt = s->stmt;
+        const floe_sql_clause *v = stmt ? floe_sql_stmt_clause(stmt, FLOE_SQL_AS_OF_VERSION, loc) : NULL;
+        const floe_sql_clause *tm = stmt ? floe_sql_stmt_clause(stmt, FLOE_SQL_AS_OF_TIME, loc) : NULL;
+        st = iceberg_node(s, t, display, v, tm, loc, &out->plan);
+        if (st) return bind_at(s, loc, st);
+    }
+    return bind_scope_from_schema(out->plan->schema, qual, &out->scope);
+}
+
+/* ---------------------------------------------------- table functions */
+
+/* A constant argument of a table function, evaluated now. */
+static floe_status const_arg(floe_session *s, const json_t *node, floe_array **out) {
+    bind_scope empty;
+    memset(&empty, 0, sizeof(empty));
+    floe_schema *es = NULL;
+    FLOE_TRY(floe_type_struct(NULL, 0, &es));
+    bind_ectx c;
+    bind_ectx_init(&c, s, &empty, es, "table function arguments");
+    floe_type_release(es);
+    floe_expr *e = NULL;
+    floe_status st = bind_expr(&c, node, &e);
+    if (!st) st = bind_eval_const(e, out);
+    floe_expr_release(e);
+    bind_ectx_clear(&c);
+    return bind_at(s, floe_pg_location(node), st);
+}
+
+static floe_status const_int_arg(floe_session *s, const json_t *node, const char *what, int64_t *v) {
+    floe_array *a = NULL;
+    FLOE_TRY(const_arg(s, node, &a));
+    floe_status st = NULL;
+    if (floe_array_is_null(a, 0)) st = floe_error(FLOE_ERR_INVALID_ARGUMENT, "%s must not be NULL", what);
+    else if (a->type->id == FLOE_TYPE_INT32) *v = floe_array_get_int32(a, 0);
+    else if (a->type->id == FLOE_TYPE_INT64) *v = floe_array_get_int64(a, 0);
+    else st = floe_error(FLOE_ERR_TYPE, "%s must be an integer, not %s", what, floe_type_id_name(a->type->id));
+    floe_array_release(a);
+    return bind_at(s, floe_pg_location(node), st);
+}
+
+/* Strings of a constant string or ARRAY['a', 'b'] argument. */
+static floe_status string_list_arg(floe_session *s, const json_t *node, char ***out, int32_t *n) {
+    *out = NULL;
+    *n = 0;
+    json_t *arr = floe_pg_as(node, "A_ArrayExpr");
+    json_t *items = arr ? floe_pg_get(arr, "elements") : NULL;
+    int32_t cnt = arr ? floe_pg_list_len(items) : 1;
+    char **v = floe_calloc((size_t)cnt + 1, sizeof(char *));
+    if (!v) return floe_error(FLOE_ERR_OUT_OF_MEMORY, "binding: out of memory");
+    floe_status st = NULL;
+    for (int32_t i = 0; i < cnt && !st; i++) {
+        json_t *x = arr ? floe_pg_list_at(items, i) : (json_t *)node;
+        floe_array *a = NULL;
+        st = const_arg(s, x, &a);
+        if (!st && (a->type->id != FLOE_TYPE_STRING || floe_array_is_null(a, 0)))
+            st = bind_error(s, floe_pg_location(x), FLOE_ERR_TYPE, "expected a file path string");
+        if (!st) {
+            floe_strview sv = floe_array_get_str(a, 0);
+            v[i] = floe_strndup(sv.data, (size_t)sv.len);
+            if (!v[i]) st = floe_error(FLOE_ERR_OUT_OF_MEMORY, "binding: out of memory");
+        }
+        floe_array_release(a);
+    }
+    if (st) {
+        for (int32_t i = 0; i < cnt; i++) floe_free(v[i]);
+        floe_free(v);
+        return st;
+    }
+    *out = v;
+    *n = cnt;
+    return NULL;
+}
+
+static floe_status bind_table_function(floe_session *s, const json_t *rf, bind_result *out) {
+    json_t *fns = floe_pg_get(rf, "functions");
+    json_t *pair = floe_pg_get(floe_pg_as(floe_pg_list_at(fns, 0), "List"), "items");
+    json_t *fc = floe_pg_as(floe_pg_list_at(pair, 0), "FuncCall");
+    json_t *alias = floe_pg_get(rf, "alias");
+    int32_t loc = (int32_t)floe_pg_get_int(fc, "location", -1);
+    if (!fc || floe_pg_list_len(fns) != 1)
+        return bind_error(s, loc, FLOE_ERR_UNSUPPORTED, "this table function form is not supported");
+    if (floe_pg_get_bool(rf, "lateral"))
+        return bind_error(s, loc, FLOE_ERR_UNSUPPORTED, "LATERAL is not supported");
+    json_t *names = floe_pg_get(fc, "funcname");
+    const char *fname = floe_pg_string(floe_pg_list_at(names, floe_pg_list_len(names) - 1));
+    json_t *args = floe_pg_get(fc, "args");
+    int32_t n = floe_pg_list_len(args);
+    const char *qual = floe_pg_get_str(alias, "aliasname");
+    floe_status st = NULL;
+    if (fname && !strcmp(fname, "generate_series")) {
+        if (n < 2 || n > 3) return bind_error(s, loc, FLOE_ERR_INVALID_ARGUMENT, "generate_series takes 2 or 3 arguments");
+        int64_t a, b, step = 1;
+        FLOE_TRY(const_int_arg(s, floe_pg_list_at(args, 0), "generate_series start", &a));
+        FLOE_TRY(const_int_arg(s, floe_pg_list_at(args, 1), "generate_series stop", &b));
+        if (n == 3) FLOE_TRY(const_int_arg(s, floe_pg_list_at(args, 2), "generate_series step", &step));
+        if (step == 0) return bind_error(s, loc, FLOE_ERR_INVALID_ARGUMENT, "generate_series step must not be zero");
+        /* The column is named after the alias when there is one, as in
+         * PostgreSQL (SELECT g FROM generate_series(1, 3) g). */
+        const char *col = qual ? qual : "generate_series";
+        json_t *colnames = floe_pg_get(alias, "colnames");
+        if (floe_pg_list_len(colnames) > 0) col = floe_pg_string(floe_pg_list_at(colnames, 0));
+        floe_field f;
+        floe_schema *schema = NULL;
+        st = floe_field_init(&f, col, floe_type_primitive(FLOE_TYPE_INT64), false, -1);
+        if (st) return st;
+        st = floe_type_struct(&f, 1, &schema);
+        floe_field_clear(&f);
+        if (!st) st = floe_lplan_new(FLOE_L_GENERATE_SERIES, schema, NULL, 0, &out->plan);
+        floe_type_release(schema);
+        if (st) return st;
+        out->plan->start = a;
+        out->plan->stop = b;
+        out->plan->step = step;
+        return bind_scope_from_schema(out->plan->schema, qual ? qual : "generate_series", &out->scope);
+    }
+    if (fname && !strcmp(fname, "read_parquet")) {
+        if (n != 1) return bind_error(s, loc, FLOE_ERR_INVALID_ARGUMENT, "read_parquet takes one argument (a path, glob or ARRAY of them)");
+        char **paths = NULL;
+        int32_t np = 0;
+        FLOE_TRY(string_list_arg(s, floe_pg_list_at(args, 0), &paths, &np));
+        floe_plan *phys = NULL;
+        st = floe_parquet_scan_new((const char *const *)paths, np, s->opts.target_partitions, &phys);
+        for (int32_t i = 0; i < np; i++) floe_free(paths[i]);
+        floe_free(paths);
+        if (st) return bind_at(s, loc, st);
+        FLOE_TRY(physical_node(FLOE_L_PARQUET_SCAN, phys, &out->plan));
+        return bind_scope_from_schema(out->plan->schema, qual ? qual : "read_parquet", &out->scope);
+    }
+    if (fname && !strcmp(fname, "iceberg_scan")) {
+        const char *path = NULL;
+        bool allow_moved = false;
+        int64_t snapshot_id = 0;
+        bool has_snapshot = false;
+        floe_array *patharr = NULL;
+        for (int32_t i = 0; i < n && !st; i++) {
+            json_t *a = floe_pg_list_at(args, i);
+            json_t *named = floe_pg_as(a, "NamedArgExpr");
+            if (!named) {
+                if (i != 0) {
+                    st = bind_error(s, floe_pg_location(a), FLOE_ERR_INVALID_ARGUMENT,
+                                    "iceberg_scan takes one path and named options");
+                    break;
+                }
+                st = const_arg(s, a, &patharr);
+                if (!st && (patharr->type->id != FLOE_TYPE_STRING || floe_array_is_null(patharr, 0)))
+                    st = bind_error(s, floe_pg_location(a), FLOE_ERR_TYPE, "iceberg_scan: the path must be a string");
+                continue;
+            }
+            const char *an = floe_pg_get_str(named, "name");
+            json_t *av = floe_pg_get(named, "arg");
+            if (an && !strcmp(an, "allow_moved_paths")) {
+                floe_array *v = NULL;
+                st = const_arg(s, av, &v);
+                if (!st && (v->type->id != FLOE_TYPE_BOOL || floe_array_is_null(v, 0)))
+                    st = bind_error(s, floe_pg_location(av), FLOE_ERR_TYPE, "allow_moved_paths must be true or false");
+                if (!st) allow_moved = floe_array_get_bool(v, 0);
+                floe_array_release(v);
+            } else if (an && !strcmp(an, "snapshot_id")) {
+                st = const_int_arg(s, av, "snapshot_id", &snapshot_id);
+                has_snapshot = true;
+            } else {
+                const char *cands[] = {"allow_moved_paths", "snapshot_id"};
+                st = bind_at(s, floe_pg_location(a),
+                             floe_unknown_name_error(FLOE_ERR_NOT_FOUND, "iceberg_scan option", floe_str_c(an), cands, 2));
+            }
+        }
+        if (!st && !patharr) st = bind_error(s, loc, FLOE_ERR_INVALID_ARGUMENT, "iceberg_scan needs a path");
+        char *pathz = NULL;
+        if (!st) {
+            floe_strview sv = floe_array_get_str(patharr, 0);
+            pathz = floe_strndup(sv.data, (size_t)sv.len);
+            path = pathz;
+            if (!pathz) st = floe_error(FLOE_ERR_OUT_OF_MEMORY, "binding: out of memory");
+        }
+        floe_ice_table *t = NULL;
+        if (!st) st = bind_at(s, loc, floe_ice_table_open(s->io, path, allow_moved, &t));
+        floe_array_release(patharr);
+        if (!st) {
+            floe_sql_clause vc = {FLOE_SQL_AS_OF_VERSION, loc, NULL, false};
+            char idtext[32];
+            snprintf(idtext, sizeof idtext, "%lld", (long long)snapshot_id);
+            vc.text = idtext;
+            st = iceberg_node(s, t, path, has_snapshot ? &vc : NULL, NULL, loc, &out->plan);
+        }
+        floe_free(pathz);
+        if (st) return st;
+        return bind_scope_from_schema(out->plan->schema, qual ? qual : "iceberg_scan", &out->scope);
+    }
+    const char *cands[] = {"generate_series", "read_parquet", "iceberg_scan"};
+    return bind_at(s, loc, floe_unknown_name_error(FLOE_ERR_NOT_FOUND, "table function", floe_str_c(fname), cands, 3));
+}
+
+/* Column aliases: t(a, b) renames the first columns. */
+static floe_status apply_alias(floe_session *s, const json_t *alias, bind_result *r) {
+    if (!alias) return NULL;
+    const char *q = floe_pg_get_str(alias, "aliasname");
+    for (int32_t i = 0; q && i < r->scope.n; i++) {
+        floe_free(r->scope.cols[i].qual);
+        r->scope.cols[i].qual = floe_strdup(q);
+        if (!r->scope.cols[i].qual) return floe_error(FLOE_ERR_OUT_OF_MEMORY, "binding: out of memory");
+    }
+    json_t *cols = floe_pg_get(alias, "colnames");
+    int32_t n = floe_pg_list_len(cols);
+    if (n > r->scope.n)
+        return bind_error(s, -1, FLOE_ERR_INVALID_ARGUMENT, "%s has %d columns but %d column aliases were given",
+                          q ? q : "relation", (int)r->scope.n, (int)n);
+    for (int32_t i = 0; i < n; i++) {
+        const char *nm = floe_pg_string(floe_pg_list_at(cols, i));
+        floe_free(r->scope.cols[i].name);
+        r->scope.cols[i].name = floe_strdup(nm ? nm : "?column?");
+        if (!r->scope.cols[i].name) return floe_error(FLOE_ERR_OUT_OF_MEMORY, "binding: out of memory");
+    }
+    return NULL;
+}
+
+static void result_free(bind_result *r) {
+    floe_lplan_free(r->plan);
+    bind_scope_free(&r->scope);
+    r->plan = NULL;
+}
+
+static floe_status bind_from_item(floe_session *s, const json_t *node, bind_result *out);
+
+static floe_join_type join_type_of(const char *t) {
+    if (t && !strcmp(t, "JOIN_LEFT")) return FLOE_JOIN_LEFT;
+    if (t && !strcmp(t, "JOIN_RIGHT")) return FLOE_JOIN_RIGHT;
+    if (t && !strcmp(t, "JOIN_FULL")) return FLOE_JOIN_FULL;
+    return FLOE_JOIN_INNER;
+}
+
+static floe_status bind_join(floe_session *s, const json_t *je, bind_result *out) {
+    bind_result l, r;
+    memset(&l, 0, sizeof(l));
+    memset(&r, 0, sizeof(r));
+    const char *jt = floe_pg_get_str(je, "jointype");
+    if (jt && strcmp(jt, "JOIN_INNER") && strcmp(jt, "JOIN_LEFT") && strcmp(jt, "JOIN_RIGHT") && strcmp(jt, "JOIN_FULL"))
+        return bind_error(s, -1, FLOE_ERR_UNSUPPORTED, "join type %s is not supported", jt);
+    floe_join_type type = join_type_of(jt);
+    FLOE_TRY(bind_from_item(s, floe_pg_get(je, "larg"), &l));
+    floe_status st = bind_from_item(s, floe_pg_get(je, "rarg"), &r);
+    if (st) {
+        result_free(&l);
+        return st;
+    }
+    int32_t nl = l.scope.n;
+    bind_scope sc;
+    memset(&sc, 0, sizeof(sc));
+    st = bind_scope_append(&sc, &l.scope);
+    if (!st) st = bind_scope_append(&sc, &r.scope);
+    floe_expr *on = NULL;
+    floe_schema *both = NULL;
+    if (!st) st = floe_join_output_schema(l.plan->schema, r.plan->schema, FLOE_JOIN_INNER, &both);
+    json_t *using = floe_pg_get(je, "usingClause");
+    bool natural = floe_pg_get_bool(je, "isNatural");
+    if (!st && (floe_pg_list_len(using) > 0 || natural)) {
+        /* USING (a, b): l.a = r.a AND ...; the right copy is hidden (the
+         * left one for RIGHT joins). */
+        int32_t nu = natural ? 0 : floe_pg_list_len(using);
+        const char **cols = floe_calloc((size_t)(natural ? nl : nu) + 1, sizeof(char *));
+        if (!cols) st = floe_error(FLOE_ERR_OUT_OF_MEMORY, "binding: out of memory");
+        if (!st && natural) {
+            for (int32_t i = 0; i < nl; i++)
+                for (int32_t k = 0; k < r.scope.n; k++)
+                    if (!l.scope.cols[i].hidden && !r.scope.cols[k].hidden &&
+                        !strcmp(l.scope.cols[i].name, r.scope.cols[k].name)) {
+                        cols[nu++] = l.scope.cols[i].name;
+                        break;
+                    }
+        } else {
+            for (int32_t i = 0; i < nu; i++) cols[i] = floe_pg_string(floe_pg_list_at(using, i));
+        }
+        floe_expr **conds = floe_calloc((size_t)nu + 1, sizeof(floe_expr *));
+        if (!conds && !st) st = floe_error(FLOE_ERR_OUT_OF_MEMORY, "binding: out of memory");
+        bind_ectx c;
+        bind_ectx_init(&c, s, &sc, both, "USING");
+        for (int32_t i = 0; i < nu && !st; i++) {
+            int32_t li = -1, ri = -1;
+            for (int32_t k = 0; k < nl; k++)
+                if (!l.scope.cols[k].hidden && !strcmp(l.scope.cols[k].name, cols[i])) li = k;
+            for (int32_t k = 0; k < r.scope.n; k++)
+                if (!r.scope.cols[k].hidden && !strcmp(r.scope.cols[k].name, cols[i])) ri = k;
+            if (li < 0 || ri < 0) {
+                st = bind_error(s, -1, FLOE_ERR_NOT_FOUND, "column \"%s\" named in USING is missing on the %s side",
+                                cols[i], li < 0 ? "left" : "right");
+                break;
+            }
+            floe_expr *a = NULL, *b = NULL;
+            st = floe_expr_column(li, &a);
+            if (!st) st = floe_expr_column(nl + ri, &b);
+            if (!st) st = floe_expr_cmp(FLOE_CMP_EQ, a, b, &conds[i]);
+            floe_expr_release(a);
+            floe_expr_release(b);
+            if (!st) sc.cols[type == FLOE_JOIN_RIGHT ? li : nl + ri].hidden = true;
+        }
+        if (!st) st = bind_and_all(conds, nu, &on);
+        bind_expr_list_free(conds, nu);
+        floe_free(cols);
+        bind_ectx_clear(&c);
+    } else if (!st && floe_pg_get(je, "quals")) {
+        bind_ectx c;
+        bind_ectx_init(&c, s, &sc, both, "JOIN/ON");
+        st = bind_predicate(&c, floe_pg_get(je, "quals"), &on);
+        if (!st && c.n_extras > 0)
+            st = bind_error(s, floe_pg_location(floe_pg_get(je, "quals")), FLOE_ERR_UNSUPPORTED,
+                            "subqueries in JOIN/ON are not supported");
+        bind_ectx_clear(&c);
+    }
+    floe_type_release(both);
+    if (!st) {
+        floe_lplan *lp = l.plan, *rp = r.plan;
+        l.plan = r.plan = NULL;
+        st = bind_make_join(lp, rp, type, on, &out->plan);
+    }
+    floe_expr_release(on);
+    result_free(&l);
+    result_free(&r);
+    if (st) {
+        bind_scope_free(&sc);
+        return st;
+    }
+    out->scope = sc;
+    json_t *alias = floe_pg_get(je, "alias");
+    return apply_alias(s, alias, out);
+}
+
+static floe_status bind_from_item(floe_session *s, const json_t *node, bind_result *out) {
+    memset(out, 0, sizeof(*out));
+    const char *kind = floe_pg_node_kind(node);
+    json_t *body = floe_pg_node_body(node);
+    floe_status st;
+    if (!kind) return bind_error(s, -1, FLOE_ERR_SYNTAX, "FROM item missing");
+    if (!strcmp(kind, "RangeVar")) {
+        st = bind_range_var(s, body, out);
+        if (!st) st = apply_alias(s, floe_pg_get(body, "alias"), out);
+    } else if (!strcmp(kind, "RangeFunction")) {
+        st = bind_table_function(s, body, out);
+        /* generate_series named its column after the alias already. */
+        if (!st) {
+            json_t *alias = floe_pg_get(body, "alias");
+            st = apply_alias(s, alias, out);
+        }
+    } else if (!strcmp(kind, "RangeSubselect")) {
+        if (floe_pg_get_bool(body, "lateral"))
+            return bind_error(s, -1, FLOE_ERR_UNSUPPORTED, "LATERAL subqueries are not supported");
+        st = bind_select(s, floe_pg_get(body, "subquery"), out);
+        json_t *alias = floe_pg_get(body, "alias");
+        if (!st) st = apply_alias(s, alias, out);
+    } else if (!strcmp(kind, "JoinExpr")) {
+        st = bind_join(s, body, out);
+    } else {
+        return bind_error(s, floe_pg_location(node), FLOE_ERR_UNSUPPORTED, "FROM item %s is not supported", kind);
+    }
+    if (st) result_free(out);
+    return st;
+}
+
+floe_status bind_from(floe_session *s, const json_t *from_list, bind_result *out) {
+    memset(out, 0, sizeof(*out));
+    int32_t n = floe_pg_list_len(from_list);
+    for (int32_t i = 0; i < n; i++) {
+        bind_result item;
+        floe_status st = bind_from_item(s, floe_pg_list_at(from_list, i), &item);
+        if (st) {
+            result_free(out);
+            return st;
+        }
+        if (!out->plan) {
+            *out = item;
+            continue;
+        }
+        /* A comma: a cross join (WHERE conditions are attached later). */
+        st = bind_scope_append(&out->scope, &item.scope);
+        bind_scope_free(&item.scope);
+        floe_lplan *j = NULL;
+        if (!st) st = bind_make_join(out->plan, item.plan, FLOE_JOIN_INNER, NULL, &j);
+        else floe_lplan_free(item.plan);
+        out->plan = j;
+        if (st) {
+            result_free(out);
+            return st;
+        }
+    }
+    return NULL;
+}

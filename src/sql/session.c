@@ -1,0 +1,586 @@
+/*
+ * session.c — running SQL (include/floe/session.h): the statement loop,
+ * session options (SET / SHOW / RESET), queries streamed to the result
+ * sink, EXPLAIN [ANALYZE] and COPY (query) TO 'file.parquet'.  Every other
+ * statement goes to the DDL module (floe_sql_exec_utility).
+ *
+ * A query runs as: bind (bind*.c) → floe_sql_optimize → floe_sql_physical
+ * with one output partition → execute, each batch handed to the sink as it
+ * arrives.  Nothing is cached between statements: tables are loaded from
+ * the catalog while binding.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "base/buffer.h"
+#include "base/str.h"
+#include "floe/exec_metrics.h"
+#include "floe/memory.h"
+#include "formats/parquet/writer.h"
+#include "sql/ddl.h"
+#include "sql/pgnode.h"
+#include "sql/session_internal.h"
+
+/* ------------------------------------------------------------- options */
+
+typedef struct option_def {
+    const char *name;
+    const char *doc;
+    int64_t min, max;
+} option_def;
+
+static const option_def k_options[] = {
+    {"target_partitions", "partitions a query is split into", 1, 4096},
+    {"batch_size", "target rows per batch", 1, 16 * 1024 * 1024},
+    {"scan_concurrency", "files a scan partition reads at once", 1, 1024},
+    {"read_ahead", "batches a scan reads ahead", 1, 1024},
+};
+#define N_OPTIONS ((int32_t)(sizeof(k_options) / sizeof(k_options[0])))
+
+static int64_t option_get(const floe_sql_options *o, int32_t i) {
+    switch (i) {
+    case 0: return o->target_partitions;
+    case 1: return o->batch_size;
+    case 2: return o->scan_concurrency;
+    default: return o->read_ahead;
+    }
+}
+
+static void option_put(floe_sql_options *o, int32_t i, int64_t v) {
+    switch (i) {
+    case 0: o->target_partitions = (int32_t)v; break;
+    case 1: o->batch_size = v; break;
+    case 2: o->scan_concurrency = (int32_t)v; break;
+    default: o->read_ahead = (int32_t)v; break;
+    }
+}
+
+static floe_status option_find(const char *name, int32_t *idx) {
+    for (int32_t i = 0; i < N_OPTIONS; i++) {
+        if (floe_str_ieq_c(floe_str_c(name), k_options[i].name)) {
+            *idx = i;
+            return NULL;
+        }
+    }
+    const char *cands[N_OPTIONS];
+    for (int32_t i = 0; i < N_OPTIONS; i++) cands[i] = k_options[i].name;
+    return floe_unknown_name_error(FLOE_ERR_NOT_FOUND, "option", floe_str_c(name), cands, N_OPTIONS);
+}
+
+floe_status floe_session_set(floe_session *s, const char *name, const char *value) {
+    int32_t i;
+    FLOE_TRY(option_find(name, &i));
+    int64_t v;
+    floe_str text = floe_str_trim(floe_str_c(value));
+    if (floe_str_ieq_c(text, "default")) {
+        option_put(&s->opts, i, option_get(&s->defaults, i));
+        return NULL;
+    }
+    char what[96];
+    snprintf(what, sizeof what, "option '%s'", k_options[i].name);
+    FLOE_TRY(floe_parse_int64(text, what, &v));
+    if (v < k_options[i].min || v > k_options[i].max)
+        return floe_error(FLOE_ERR_INVALID_ARGUMENT, "option '%s' must be between %lld and %lld, not %lld",
+                          k_options[i].name, (long long)k_options[i].min, (long long)k_options[i].max,
+                          (long long)v);
+    option_put(&s->opts, i, v);
+    return NULL;
+}
+
+floe_status floe_session_show(floe_session *s, const char *name, char **value) {
+    *value = NULL;
+    int32_t i;
+    FLOE_TRY(option_find(name, &i));
+    char buf[32];
+    snprintf(buf, sizeof buf, "%lld", (long long)option_get(&s->opts, i));
+    *value = floe_strdup(buf);
+    return *value ? NULL : floe_error(FLOE_ERR_OUT_OF_MEMORY, "SHOW %s: out of memory", name);
+}
+
+/* ------------------------------------------------------------ sessions */
+
+floe_status floe_session_open(const char *warehouse, floe_session **out) {
+    *out = NULL;
+    if (!warehouse || !*warehouse) warehouse = getenv("FLOE_WAREHOUSE");
+    if (!warehouse || !*warehouse) warehouse = "./warehouse";
+    floe_session *s = floe_calloc(1, sizeof(*s));
+    if (!s) return floe_error(FLOE_ERR_OUT_OF_MEMORY, "opening a session: out of memory");
+    floe_cancel_init(&s->cancel, NULL);
+    floe_threadpool *pool = NULL;
+    floe_status st = floe_threadpool_default(&pool);
+    if (st) goto fail;
+    s->defaults.target_partitions = (int32_t)floe_threadpool_size(pool);
+    if (s->defaults.target_partitions < 1) s->defaults.target_partitions = 1;
+    s->defaults.batch_size = 8192;
+    s->defaults.scan_concurrency = 2;
+    s->defaults.read_ahead = 2;
+    s->opts = s->defaults;
+    st = floe_fileio_new(NULL, 0, &s->io);
+    if (st) goto fail;
+    st = floe_catalog_open_sqlite(warehouse, &s->catalog);
+    if (st) goto fail;
+    st = floe_catalog_create_namespace(s->catalog, "default", true);
+    if (st) goto fail;
+    *out = s;
+    return NULL;
+fail:
+    floe_session_close(s);
+    return floe_status_wrap(st, "opening a session on warehouse '%s'", warehouse);
+}
+
+void floe_session_close(floe_session *s) {
+    if (!s) return;
+    floe_catalog_close(s->catalog);
+    floe_fileio_free(s->io);
+    floe_free(s);
+}
+
+void floe_session_cancel(floe_session *s) {
+    if (s) floe_cancel_set(&s->cancel);
+}
+
+struct floe_catalog *floe_session_catalog(floe_session *s) {
+    return s->catalog;
+}
+
+floe_status floe_session_error_at(const floe_session *s, int32_t location, floe_code code, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    floe_status st = floe_errorv(code, fmt, ap);
+    va_end(ap);
+    if (location < 0 || !s->script) return st;
+    int32_t line, col;
+    floe_sql_line_col(s->script->sql, location, &line, &col);
+    return floe_status_wrap(st, "line %d, column %d", (int)line, (int)col);
+}
+
+void floe_session_exec_ctx(floe_session *s, floe_exec_ctx *ctx) {
+    memset(ctx, 0, sizeof(*ctx));
+    ctx->batch_size = s->opts.batch_size;
+    ctx->cancel = &s->cancel;
+    ctx->scan_concurrency = s->opts.scan_concurrency;
+    ctx->read_ahead = s->opts.read_ahead;
+}
+
+/* ------------------------------------------------------------- results */
+
+floe_status floe_session_emit_strings(const floe_result_sink *sink, const char *const *col_names, int32_t n_cols,
+                                      const char *const *cells, int64_t n_rows, const char *tag) {
+    floe_field *fields = floe_calloc((size_t)n_cols, sizeof(floe_field));
+    floe_array **cols = floe_calloc((size_t)n_cols, sizeof(floe_array *));
+    floe_schema *schema = NULL;
+    floe_batch *batch = NULL;
+    floe_status st = NULL;
+    if (!fields || !cols) {
+        st = floe_error(FLOE_ERR_OUT_OF_MEMORY, "result: out of memory");
+        goto done;
+    }
+    for (int32_t c = 0; c < n_cols && !st; c++)
+        st = floe_field_init(&fields[c], col_names[c], floe_type_primitive(FLOE_TYPE_STRING), true, -1);
+    if (!st) st = floe_type_struct(fields, n_cols, &schema);
+    for (int32_t c = 0; c < n_cols && !st; c++) {
+        floe_builder *b = NULL;
+        st = floe_builder_new(floe_type_primitive(FLOE_TYPE_STRING), n_rows, &b);
+        for (int64_t r = 0; r < n_rows && !st; r++) {
+            const char *v = cells[r * n_cols + c];
+            st = v ? floe_builder_append_string(b, v) : floe_builder_append_null(b);
+        }
+        if (!st) st = floe_builder_finish(b, &cols[c]);
+        floe_builder_free(b);
+    }
+    if (!st) st = floe_batch_new(schema, cols, n_cols, n_rows, &batch);
+    if (!st && sink && sink->begin) st = sink->begin(sink->arg, schema);
+    if (!st && sink && sink->batch && n_rows > 0) st = sink->batch(sink->arg, batch);
+    if (!st && sink && sink->end) st = sink->end(sink->arg, tag, n_rows);
+done:
+    floe_batch_release(batch);
+    for (int32_t c = 0; c < n_cols; c++) {
+        if (cols) floe_array_release(cols[c]);
+        if (fields) floe_field_clear(&fields[c]);
+    }
+    floe_type_release(schema);
+    floe_free(cols);
+    floe_free(fields);
+    return st;
+}
+
+floe_status floe_session_plan_query(floe_session *s, const json_t *query, floe_plan **out) {
+    *out = NULL;
+    floe_lplan *lp = NULL;
+    FLOE_TRY(floe_sql_bind_query(s, query, &lp));
+    floe_status st = floe_sql_optimize(&lp, &s->opts);
+    if (!st) st = floe_sql_physical(lp, &s->opts, true, out);
+    floe_lplan_free(lp);
+    return st;
+}
+
+floe_status floe_session_run_plan(floe_session *s, const floe_plan *plan, const floe_result_sink *sink,
+                                  int64_t *rows) {
+    *rows = 0;
+    floe_exec_ctx ctx;
+    floe_session_exec_ctx(s, &ctx);
+    if (sink && sink->begin) FLOE_TRY(sink->begin(sink->arg, floe_plan_schema(plan)));
+    for (int32_t p = 0; p < floe_plan_partitions(plan); p++) {
+        floe_stream *stream = NULL;
+        FLOE_TRY(floe_plan_execute(plan, p, &ctx, &stream));
+        floe_status st = NULL;
+        for (;;) {
+            floe_batch *b = NULL;
+            st = floe_cancel_check(&s->cancel, "query");
+            if (!st) st = floe_stream_next(stream, &b);
+            if (st || !b) break;
+            *rows += b->num_rows;
+            if (b->num_rows > 0 && sink && sink->batch) st = sink->batch(sink->arg, b);
+            floe_batch_release(b);
+            if (st) break;
+        }
+        floe_stream_close(stream);
+        if (st) return st;
+    }
+    return NULL;
+}
+
+/* ---------------------------------------------------------- statements */
+
+static floe_status exec_query(floe_session *s, const json_t *query, const floe_result_sink *sink) {
+    floe_plan *plan = NULL;
+    FLOE_TRY(floe_session_plan_query(s, query, &plan));
+    int64_t rows = 0;
+    floe_status st = floe_session_run_plan(s, plan, sink, &rows);
+    floe_plan_release(plan);
+    if (!st && sink && sink->end) st = sink->end(sink->arg, "SELECT", rows);
+    return st;
+}
+
+/* Lines of `text` as rows of one column "plan". */
+static floe_status emit_plan_text(const floe_result_sink *sink, const char *text, const char *tag) {
+    int64_t n = 0, cap = 16;
+    const char **rows = floe_malloc_array((size_t)cap, sizeof(char *));
+    char *copy = floe_strdup(text);
+    floe_status st = NULL;
+    if (!rows || !copy) {
+        st = floe_error(FLOE_ERR_OUT_OF_MEMORY, "EXPLAIN: out of memory");
+        goto done;
+    }
+    for (char *line = copy; *line;) {
+        char *nl = strchr(line, '\n');
+        if (nl) *nl = 0;
+        if (n == cap) {
+            const char **nr = floe_realloc(rows, (size_t)cap * 2 * sizeof(char *));
+            if (!nr) {
+                st = floe_error(FLOE_ERR_OUT_OF_MEMORY, "EXPLAIN: out of memory");
+                goto done;
+            }
+            rows = nr;
+            cap *= 2;
+        }
+        rows[n++] = line;
+        if (!nl) break;
+        line = nl + 1;
+    }
+    const char *names[] = {"plan"};
+    st = floe_session_emit_strings(sink, names, 1, rows, n, tag);
+done:
+    floe_free(rows);
+    floe_free(copy);
+    return st;
+}
+
+static floe_status exec_explain(floe_session *s, const json_t *body, const floe_result_sink *sink) {
+    bool analyze = false;
+    json_t *opts = floe_pg_get(body, "options");
+    for (int32_t i = 0; i < floe_pg_list_len(opts); i++) {
+        json_t *d = floe_pg_as(floe_pg_list_at(opts, i), "DefElem");
+        const char *name = floe_pg_get_str(d, "defname");
+        if (name && strcmp(name, "analyze") == 0) {
+            floe_pg_const c = floe_pg_const_of(floe_pg_get(d, "arg"));
+            analyze = c.kind == FLOE_PG_CONST_NONE || (c.kind == FLOE_PG_CONST_BOOL && c.ival) ||
+                      (c.kind == FLOE_PG_CONST_STRING && strcmp(c.text, "false") != 0 && strcmp(c.text, "off") != 0);
+        } else if (name && strcmp(name, "verbose") != 0 && strcmp(name, "costs") != 0) {
+            return floe_session_error_at(s, floe_pg_get_int(d, "location", -1) >= 0 ? (int32_t)floe_pg_get_int(d, "location", -1) : -1,
+                                         FLOE_ERR_UNSUPPORTED, "EXPLAIN option '%s' is not supported", name);
+        }
+    }
+    json_t *query = floe_pg_get(body, "query");
+    const char *qkind = floe_pg_node_kind(query);
+    if (!qkind || strcmp(qkind, "SelectStmt") != 0)
+        return floe_error(FLOE_ERR_UNSUPPORTED, "EXPLAIN supports queries only, not %s", qkind ? qkind : "this");
+    floe_plan *plan = NULL;
+    FLOE_TRY(floe_session_plan_query(s, query, &plan));
+    floe_buf text = FLOE_BUF_INIT;
+    floe_status st = NULL;
+    if (!analyze) {
+        st = floe_plan_explain(plan, &text);
+    } else {
+        floe_exec_metrics *m = NULL;
+        st = floe_exec_metrics_new(&m);
+        if (!st) {
+            floe_exec_ctx ctx;
+            floe_session_exec_ctx(s, &ctx);
+            ctx.metrics = m;
+            /* Run every partition (the result is thrown away). */
+            for (int32_t p = 0; p < floe_plan_partitions(plan) && !st; p++) {
+                floe_stream *stream = NULL;
+                st = floe_plan_execute(plan, p, &ctx, &stream);
+                while (!st) {
+                    floe_batch *b = NULL;
+                    st = floe_stream_next(stream, &b);
+                    if (st || !b) break;
+                    floe_batch_release(b);
+                }
+                floe_stream_close(stream);
+            }
+            if (!st) st = floe_plan_explain_analyze(plan, m, &text);
+        }
+        floe_exec_metrics_free(m);
+    }
+    floe_plan_release(plan);
+    if (!st) st = emit_plan_text(sink, floe_buf_cstr(&text), analyze ? "EXPLAIN ANALYZE" : "EXPLAIN");
+    floe_buf_free(&text);
+    return st;
+}
+
+/* SET name = value | TO DEFAULT, RESET name, RESET ALL. */
+static floe_status exec_set(floe_session *s, const json_t *body, const floe_result_sink *sink) {
+    const char *kind = floe_pg_get_str(body, "kind");
+    const char *name = floe_pg_get_str(body, "name");
+    const char *tag = "SET";
+    if (kind && strcmp(kind, "VAR_RESET_ALL") == 0) {
+        s->opts = s->defaults;
+        tag = "RESET";
+    } else if (kind && (strcmp(kind, "VAR_RESET") == 0 || strcmp(kind, "VAR_SET_DEFAULT") == 0)) {
+        FLOE_TRY(floe_session_set(s, name ? name : "", "default"));
+        if (strcmp(kind, "VAR_RESET") == 0) tag = "RESET";
+    } else if (kind && strcmp(kind, "VAR_SET_VALUE") == 0) {
+        json_t *args = floe_pg_get(body, "args");
+        if (floe_pg_list_len(args) != 1)
+            return floe_error(FLOE_ERR_INVALID_ARGUMENT, "SET %s takes one value", name ? name : "");
+        floe_pg_const c = floe_pg_const_of(floe_pg_list_at(args, 0));
+        char buf[32];
+        const char *v = NULL;
+        if (c.kind == FLOE_PG_CONST_INT) {
+            snprintf(buf, sizeof buf, "%lld", (long long)c.ival);
+            v = buf;
+        } else if (c.kind == FLOE_PG_CONST_STRING || c.kind == FLOE_PG_CONST_FLOAT) {
+            v = c.text;
+        } else {
+            return floe_error(FLOE_ERR_INVALID_ARGUMENT, "SET %s: the value must be a number or a string",
+                              name ? name : "");
+        }
+        FLOE_TRY(floe_session_set(s, name ? name : "", v));
+    } else {
+        return floe_error(FLOE_ERR_UNSUPPORTED, "this form of SET is not supported");
+    }
+    if (sink && sink->end) FLOE_TRY(sink->end(sink->arg, tag, 0));
+    return NULL;
+}
+
+static floe_status exec_show(floe_session *s, const floe_sql_stmt *stmt, const json_t *body,
+                             const floe_result_sink *sink) {
+    const char *name = floe_pg_get_str(body, "name");
+    if (!name) name = "";
+    if (strcmp(name, "all") == 0) {
+        const char *names[] = {"name", "setting", "description"};
+        const char *cells[N_OPTIONS * 3];
+        char vals[N_OPTIONS][32];
+        for (int32_t i = 0; i < N_OPTIONS; i++) {
+            snprintf(vals[i], sizeof vals[i], "%lld", (long long)option_get(&s->opts, i));
+            cells[i * 3] = k_options[i].name;
+            cells[i * 3 + 1] = vals[i];
+            cells[i * 3 + 2] = k_options[i].doc;
+        }
+        return floe_session_emit_strings(sink, names, 3, cells, N_OPTIONS, "SHOW");
+    }
+    int32_t idx;
+    floe_status st = option_find(name, &idx);
+    if (st) {
+        /* SHOW TABLES, SHOW SCHEMAS ... belong to the DDL module. */
+        bool handled = false;
+        floe_status st2 = floe_sql_exec_utility(s, stmt, sink, &handled);
+        if (handled || st2) {
+            floe_status_free(st);
+            return st2;
+        }
+        return st;
+    }
+    char *v = NULL;
+    FLOE_TRY(floe_session_show(s, name, &v));
+    const char *names[] = {k_options[idx].name};
+    const char *cells[] = {v};
+    st = floe_session_emit_strings(sink, names, 1, cells, 1, "SHOW");
+    floe_free(v);
+    return st;
+}
+
+/* COPY (query) TO 'file.parquet' */
+static floe_status exec_copy(floe_session *s, const json_t *body, const floe_result_sink *sink) {
+    json_t *query = floe_pg_get(body, "query");
+    const char *file = floe_pg_get_str(body, "filename");
+    if (!query || floe_pg_get_bool(body, "is_from") || !file)
+        return floe_error(FLOE_ERR_UNSUPPORTED, "only COPY (query) TO 'file.parquet' is supported");
+    json_t *opts = floe_pg_get(body, "options");
+    for (int32_t i = 0; i < floe_pg_list_len(opts); i++) {
+        json_t *d = floe_pg_as(floe_pg_list_at(opts, i), "DefElem");
+        const char *name = floe_pg_get_str(d, "defname");
+        floe_pg_const c = floe_pg_const_of(floe_pg_get(d, "arg"));
+        const char *v = c.text;
+        json_t *arg = floe_pg_get(d, "arg");
+        if (!v && floe_pg_string(arg)) v = floe_pg_string(arg);
+        if (!(name && strcmp(name, "format") == 0 && v && strcasecmp(v, "parquet") == 0))
+            return floe_error(FLOE_ERR_UNSUPPORTED, "COPY option '%s' is not supported (only FORMAT parquet)",
+                              name ? name : "?");
+    }
+    floe_plan *plan = NULL;
+    FLOE_TRY(floe_session_plan_query(s, query, &plan));
+    floe_output *out = NULL;
+    floe_pq_writer *w = NULL;
+    floe_stream *stream = NULL;
+    int64_t rows = 0;
+    floe_status st = floe_fileio_create_output(s->io, file, 1, &out);
+    if (!st) {
+        floe_pq_write_options wo;
+        floe_pq_write_options_init(&wo);
+        st = floe_pq_writer_open(out, floe_plan_schema(plan), &wo, &w);
+    }
+    floe_exec_ctx ctx;
+    floe_session_exec_ctx(s, &ctx);
+    for (int32_t p = 0; p < floe_plan_partitions(plan) && !st; p++) {
+        st = floe_plan_execute(plan, p, &ctx, &stream);
+        while (!st) {
+            floe_batch *b = NULL;
+            st = floe_stream_next(stream, &b);
+            if (st || !b) break;
+            rows += b->num_rows;
+            if (b->num_rows > 0) st = floe_pq_writer_write(w, b);
+            floe_batch_release(b);
+        }
+        floe_stream_close(stream);
+        stream = NULL;
+    }
+    if (w) {
+        if (st) floe_pq_writer_abort(w);
+        else st = floe_pq_writer_close(w, NULL);
+    }
+    floe_plan_release(plan);
+    if (st) return floe_status_wrap(st, "COPY TO '%s'", file);
+    char tag[48];
+    snprintf(tag, sizeof tag, "COPY %lld", (long long)rows);
+    if (sink && sink->end) FLOE_TRY(sink->end(sink->arg, tag, rows));
+    return NULL;
+}
+
+static int64_t now_us(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
+static floe_status exec_stmt(floe_session *s, const floe_sql_stmt *stmt, const floe_result_sink *sink) {
+    const char *kind = stmt->kind;
+    json_t *body = floe_pg_node_body(stmt->node);
+    if (!stmt->describe) {
+        if (strcmp(kind, "SelectStmt") == 0) return exec_query(s, stmt->node, sink);
+        if (strcmp(kind, "ExplainStmt") == 0) return exec_explain(s, body, sink);
+        if (strcmp(kind, "VariableSetStmt") == 0) return exec_set(s, body, sink);
+        if (strcmp(kind, "VariableShowStmt") == 0 && !floe_sql_stmt_clause(stmt, FLOE_SQL_SHOW_FROM, -1))
+            return exec_show(s, stmt, body, sink);
+        if (strcmp(kind, "CopyStmt") == 0) return exec_copy(s, body, sink);
+    }
+    bool handled = false;
+    FLOE_TRY(floe_sql_exec_utility(s, stmt, sink, &handled));
+    if (!handled)
+        return floe_session_error_at(s, stmt->location, FLOE_ERR_UNSUPPORTED, "statement %s is not supported",
+                                     kind);
+    return NULL;
+}
+
+floe_status floe_session_execute(floe_session *s, const char *sql, const floe_result_sink *sink) {
+    floe_sql_script *script = NULL;
+    FLOE_TRY(floe_sql_parse(sql, &script));
+    floe_status st = NULL;
+    s->script = script;
+    for (int32_t i = 0; i < script->n_stmts && !st; i++) {
+        const floe_sql_stmt *stmt = &script->stmts[i];
+        floe_cancel_init(&s->cancel, NULL);
+        s->stmt = stmt;
+        s->stmt_time_us = now_us();
+        st = exec_stmt(s, stmt, sink);
+    }
+    s->stmt = NULL;
+    s->script = NULL;
+    floe_sql_script_free(script);
+    return st;
+}
+
+/* ----------------------------------------------------- is_complete */
+
+bool floe_sql_is_complete(const char *sql) {
+    bool complete = false;
+    const char *p = sql;
+    while (*p) {
+        char c = *p;
+        if (floe_ascii_isspace(c)) {
+            p++;
+            continue;
+        }
+        if (c == '-' && p[1] == '-') {
+            while (*p && *p != '\n') p++;
+            continue;
+        }
+        if (c == '/' && p[1] == '*') {
+            int depth = 1;
+            p += 2;
+            while (*p && depth > 0) {
+                if (p[0] == '/' && p[1] == '*') { depth++; p += 2; }
+                else if (p[0] == '*' && p[1] == '/') { depth--; p += 2; }
+                else p++;
+            }
+            if (depth > 0) return false;
+            continue;
+        }
+        complete = false;
+        if (c == '\'' || c == '"') {
+            /* 'it''s', "a""b": a doubled quote stays inside; E'..'
+             * strings also escape a quote with a backslash. */
+            bool esc = c == '\'' && p > sql && (p[-1] == 'E' || p[-1] == 'e');
+            p++;
+            for (;;) {
+                if (!*p) return false;
+                if (*p == c) {
+                    if (p[1] == c) { p += 2; continue; }
+                    p++;
+                    break;
+                }
+                if (esc && *p == '\\' && p[1]) { p += 2; continue; }
+                p++;
+            }
+            continue;
+        }
+        if (c == '$') {
+            /* Dollar quoting: $tag$ ... $tag$. */
+            const char *q = p + 1;
+            while (*q == '_' || (*q >= 'a' && *q <= 'z') || (*q >= 'A' && *q <= 'Z') || (*q >= '0' && *q <= '9')) q++;
+            if (*q == '$' && !(p[1] >= '0' && p[1] <= '9')) {
+                size_t tag = (size_t)(q - p + 1);
+                const char *end = q + 1;
+                for (;;) {
+                    end = strchr(end, '$');
+                    if (!end) return false;
+                    if (strncmp(end, p, tag) == 0) break;
+                    end++;
+                }
+                p = end + tag;
+                continue;
+            }
+        }
+        if (c == ';') complete = true;
+        p++;
+    }
+    return complete;
+}

@@ -1,0 +1,64 @@
+/*
+ * session_internal.h — the session object shared by the files of the SQL
+ * layer: session.c (the statement loop, SET/SHOW/RESET, queries, EXPLAIN,
+ * COPY), the binder (bind*.c) and the DDL module (ddl.c).
+ *
+ * A session is used by one thread at a time (floe_session_cancel excepted:
+ * it only sets the cancel flag).
+ */
+#ifndef FLOE_SQL_SESSION_INTERNAL_H
+#define FLOE_SQL_SESSION_INTERNAL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "base/threadpool.h"
+#include "floe/catalog.h"
+#include "floe/fileio.h"
+#include "floe/session.h"
+#include "sql/logical.h"
+#include "sql/parse.h"
+
+struct floe_session {
+    floe_catalog *catalog;     /* owned */
+    floe_fileio *io;           /* owned: table functions, COPY TO */
+    floe_sql_options opts;     /* SET / SHOW / RESET */
+    floe_sql_options defaults; /* what RESET returns to */
+    floe_cancel cancel;        /* set by floe_session_cancel; cleared per statement */
+
+    /* The statement being executed (valid during floe_session_execute). */
+    const floe_sql_script *script;
+    const floe_sql_stmt *stmt;
+    int64_t stmt_time_us;      /* now() / current_timestamp, fixed per statement */
+    struct bind_cte *ctes;     /* binder: WITH names in scope (bind_query.c) */
+};
+
+/* An error at byte offset `location` of the current script ("line L,
+ * column C: ..."); location < 0: no position. */
+floe_status floe_session_error_at(const floe_session *s, int32_t location, floe_code code, const char *fmt, ...)
+    FLOE_PRINTF(4, 5) FLOE_WARN_UNUSED;
+
+/* The exec context for running plans of this session (cancel, batch size,
+ * scan options). */
+void floe_session_exec_ctx(floe_session *s, floe_exec_ctx *ctx);
+
+/* Run a bound query (any statement the binder accepts: SelectStmt, ...)
+ * to a physical plan with one output partition: bind, optimize, plan. */
+floe_status floe_session_plan_query(floe_session *s, const json_t *query, floe_plan **out) FLOE_WARN_UNUSED;
+
+/* Execute `plan` and stream every batch to `sink` (begin, batches; not
+ * end): *rows receives the number of rows. */
+floe_status floe_session_run_plan(floe_session *s, const floe_plan *plan, const floe_result_sink *sink,
+                                  int64_t *rows) FLOE_WARN_UNUSED;
+
+/* ---- binder (bind*.c) --------------------------------------------------- */
+
+/* Bind a query node ({"SelectStmt": ...}) into a logical plan whose output
+ * columns are the query's result columns. */
+floe_status floe_sql_bind_query(floe_session *s, const json_t *query, floe_lplan **out) FLOE_WARN_UNUSED;
+
+/* Sink helpers for statements producing a small text result. */
+floe_status floe_session_emit_strings(const floe_result_sink *sink, const char *const *col_names, int32_t n_cols,
+                                      const char *const *cells, int64_t n_rows, const char *tag) FLOE_WARN_UNUSED;
+
+#endif
