@@ -312,8 +312,16 @@ static floe_status row_unit(const floe_func_def *def, const floe_array *a, int64
     return NULL;
 }
 
-static floe_status range_error(const floe_func_def *def) {
-    return floe_error(FLOE_ERR_INVALID_ARGUMENT, "%s: result is out of range for its type", def->name);
+/* "f: result for <value> is out of range for <type>". */
+static floe_status range_error(const floe_func_def *def, const floe_array *a, int64_t i, const floe_type *rt) {
+    floe_buf b;
+    floe_buf_init(&b);
+    floe_status st = floe_format_value(a, fn_at(a, i), &b);
+    if (!st)
+        st = floe_error(FLOE_ERR_INVALID_ARGUMENT, "%s: result for %s is out of range for %s", def->name,
+                        floe_buf_cstr(&b), floe_type_id_name(rt->id));
+    floe_buf_free(&b);
+    return st;
 }
 
 static floe_status eval_date_trunc(const floe_func_def *def, floe_array *const *a, int32_t n, int64_t rows,
@@ -330,7 +338,7 @@ static floe_status eval_date_trunc(const floe_func_def *def, floe_array *const *
         st = row_unit(def, a[0], i, F_MILLENNIUM, &uc, &unit);
         if (st) break;
         if (!dt_put(trunc_to(unit, dt_get(a[1], i)), rt->id, &x)) {
-            st = range_error(def);
+            st = range_error(def, a[1], i, rt);
             break;
         }
         if (rt->id == FLOE_TYPE_DATE32) ((int32_t *)vals->data)[i] = (int32_t)x;
@@ -385,7 +393,7 @@ static floe_status eval_add_interval(const floe_func_def *def, floe_array *const
         if (valid && !floe_bit_get(valid->data, i)) continue;
         if (!add_interval(dt_get(a[0], i), fn_get_i64(a[1], i), fn_get_i64(a[2], i), fn_get_i64(a[3], i), rt->id,
                           &((int64_t *)vals->data)[i]))
-            st = range_error(def);
+            st = range_error(def, a[0], i, rt);
     }
     if (st) {
         floe_buffer_release(valid);
@@ -457,7 +465,7 @@ static floe_status eval_date_diff(const floe_func_def *def, floe_array *const *a
                             u.data);
         }
         if (!st && !diff_units(unit, dt_get(a[1], i), dt_get(a[2], i), &((int64_t *)vals->data)[i]))
-            st = range_error(def);
+            st = range_error(def, a[2], i, rt);
     }
     if (st) {
         floe_buffer_release(valid);

@@ -64,8 +64,8 @@ floe_status floe_func_call_eval(const floe_expr *call, const floe_batch *batch, 
     }
     if (!st && (n < def->min_args || (def->max_args >= 0 && n > def->max_args))) st = fn_type_error(def, types, n);
     if (!st) st = def->type(def, (const floe_expr *const *)call->args, types, n, &rtype);
+    /* Kernel errors name the function themselves. */
     if (!st) st = def->eval(def, args, n, batch->num_rows, rtype, out);
-    if (st) st = floe_status_wrap(st, "in %s()", def->name);
 done:
     for (int32_t i = 0; args && i < n; i++) floe_array_release(args[i]);
     if (args != a1) floe_free(args);

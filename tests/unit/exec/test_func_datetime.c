@@ -123,7 +123,7 @@ static void add_interval_clamps_month_ends(void **state) {
     EXPECT_T("1970-01-01 00:00:00.000001999", "timestamp_ns",
              call("add_interval", 4, TSV(FLOE_TYPE_TIMESTAMP_NS, 999), I32(0), I32(0), I(1)));
     EXPECT("NULL", call("add_interval", 4, DATE(0), NULLOF(FLOE_TYPE_INT32), I32(0), I(0)));
-    EXPECT_ERR(FLOE_ERR_INVALID_ARGUMENT, "add_interval: result is out of range",
+    EXPECT_ERR(FLOE_ERR_INVALID_ARGUMENT, "add_interval: result for 1970-01-02 is out of range for timestamp_us",
                call("add_interval", 4, DATE(1), I32(0), I32(0), I(INT64_MAX)));
     EXPECT_ERR(FLOE_ERR_INVALID_ARGUMENT, "out of range", call("add_interval", 4, DATE(0), I32(INT32_MAX), I32(0), I(0)));
 }
