@@ -776,7 +776,7 @@ static floe_status claim_ordering(const floe_ice_table *t, const floe_ice_scan_p
         floe_ice_value prev_lo, prev_hi;
         bool have_prev = false;
         const char *prev_path = NULL;
-        int32_t n_files_seen = 0, last_file_with_nulls = -1;
+        int32_t n_files_seen = 0, first_file_with_nulls = -1;
         for (int32_t k = 0; ok && k < g->n_tasks; k++) {
             const floe_ice_scan_task *task = &g->tasks[k];
             if (prev_path && strcmp(prev_path, task->path) == 0) continue; /* next split of the same file */
@@ -791,7 +791,7 @@ static floe_status claim_ordering(const floe_ice_table *t, const floe_ice_scan_p
                 /* Nulls (or unknown): allowed only in the first file of the
                  * group under NULLS FIRST, checked for the last file below. */
                 if (nulls_first && n_files_seen > 0) ok = false;
-                last_file_with_nulls = n_files_seen;
+                if (first_file_with_nulls < 0) first_file_with_nulls = n_files_seen;
             }
             floe_ice_value lo, hi;
             memset(&lo, 0, sizeof lo);
@@ -823,7 +823,7 @@ static floe_status claim_ordering(const floe_ice_table *t, const floe_ice_scan_p
             floe_ice_value_free(&prev_lo);
             floe_ice_value_free(&prev_hi);
         }
-        if (!nulls_first && last_file_with_nulls >= 0 && last_file_with_nulls != n_files_seen - 1) ok = false;
+        if (!nulls_first && first_file_with_nulls >= 0 && first_file_with_nulls != n_files_seen - 1) ok = false;
     }
     floe_free(sorted);
     floe_ice_live_files_free(lf);

@@ -615,6 +615,7 @@ static void bad_parts_are_rejected_at_construction(void **state) {
 typedef struct sorted_file {
     int64_t lo, hi;
     bool sorted;
+    int64_t nulls; /* null count the manifest records for id (-1: none recorded) */
 } sorted_file;
 
 static const char sorted_schema_json[] =
@@ -700,7 +701,7 @@ static void write_sorted_table(const char *dir, const sorted_file *files, int n,
         e.file.record_count = files[i].hi - files[i].lo;
         e.file.file_size_in_bytes = size;
         int32_t key = 1;
-        int64_t zero = 0, lo = files[i].lo, hi = files[i].hi - 1;
+        int64_t nulls = files[i].nulls, lo = files[i].lo, hi = files[i].hi - 1;
         uint8_t lob[8], hib[8];
         memcpy(lob, &lo, 8); /* little-endian hosts only, as the rest of the tests */
         memcpy(hib, &hi, 8);
@@ -708,7 +709,7 @@ static void write_sorted_table(const char *dir, const sorted_file *files, int n,
         uint32_t len8 = 8;
         e.file.lower_bounds = (floe_ice_bound_map){1, &key, &lov, &len8};
         e.file.upper_bounds = (floe_ice_bound_map){1, &key, &hiv, &len8};
-        e.file.null_value_counts = (floe_ice_count_map){1, &key, &zero};
+        if (nulls >= 0) e.file.null_value_counts = (floe_ice_count_map){1, &key, &nulls};
         e.file.has_sort_order_id = files[i].sorted;
         e.file.sort_order_id = 1;
         assert_ok(floe_ice_manifest_writer_add(w, &e));
@@ -793,7 +794,7 @@ static void sorted_files_that_cannot_overlap_claim_the_sort_order(void **state) 
     (void)state;
     char dir[1024], md[1200];
     floe_test_tmpdir(dir, sizeof dir, "scan_iceberg_sorted");
-    const sorted_file files[3] = {{0, 100, true}, {100, 200, true}, {200, 300, true}};
+    const sorted_file files[3] = {{0, 100, true, 0}, {100, 200, true, 0}, {200, 300, true, 0}};
     write_sorted_table(dir, files, 3, md, sizeof md);
     const int32_t s_id[2] = {2, 1}, only_s[1] = {2};
     assert_int_equal(claimed_ordering(md, NULL, 0, 1), 1);  /* one group, files in order */
@@ -806,16 +807,29 @@ static void overlapping_or_unsorted_files_claim_no_order(void **state) {
     (void)state;
     char dir[1024], md[1200];
     floe_test_tmpdir(dir, sizeof dir, "scan_iceberg_overlap");
-    const sorted_file overlap[3] = {{0, 100, true}, {50, 150, true}, {200, 300, true}};
+    const sorted_file overlap[3] = {{0, 100, true, 0}, {50, 150, true, 0}, {200, 300, true, 0}};
     write_sorted_table(dir, overlap, 3, md, sizeof md);
     assert_int_equal(claimed_ordering(md, NULL, 0, 1), 0);
     floe_test_tmpdir(dir, sizeof dir, "scan_iceberg_unsorted_file");
-    const sorted_file unsorted[3] = {{0, 100, true}, {100, 200, false}, {200, 300, true}};
+    const sorted_file unsorted[3] = {{0, 100, true, 0}, {100, 200, false, 0}, {200, 300, true, 0}};
     write_sorted_table(dir, unsorted, 3, md, sizeof md);
     assert_int_equal(claimed_ordering(md, NULL, 0, 1), 0);
     floe_test_tmpdir(dir, sizeof dir, "scan_iceberg_reversed");
-    const sorted_file reversed[2] = {{100, 200, true}, {0, 100, true}};
+    const sorted_file reversed[2] = {{100, 200, true, 0}, {0, 100, true, 0}};
     write_sorted_table(dir, reversed, 2, md, sizeof md);
+    assert_int_equal(claimed_ordering(md, NULL, 0, 1), 0);
+    /* NULLS FIRST: nulls (or an unknown null count) only in the first file */
+    floe_test_tmpdir(dir, sizeof dir, "scan_iceberg_nulls_first_ok");
+    const sorted_file first_nulls[2] = {{0, 100, true, 3}, {100, 200, true, 0}};
+    write_sorted_table(dir, first_nulls, 2, md, sizeof md);
+    assert_int_equal(claimed_ordering(md, NULL, 0, 1), 1);
+    floe_test_tmpdir(dir, sizeof dir, "scan_iceberg_nulls_later");
+    const sorted_file later_nulls[2] = {{0, 100, true, 0}, {100, 200, true, 3}};
+    write_sorted_table(dir, later_nulls, 2, md, sizeof md);
+    assert_int_equal(claimed_ordering(md, NULL, 0, 1), 0);
+    floe_test_tmpdir(dir, sizeof dir, "scan_iceberg_nulls_unknown");
+    const sorted_file unknown_nulls[2] = {{0, 100, true, 0}, {100, 200, true, -1}};
+    write_sorted_table(dir, unknown_nulls, 2, md, sizeof md);
     assert_int_equal(claimed_ordering(md, NULL, 0, 1), 0);
 }
 
