@@ -173,9 +173,9 @@ static bool in_set(const char *c, int len, floe_strview set) {
 
 static floe_status row_trim(const floe_func_def *def, floe_array *const *a, int64_t i, fn_strwriter *w,
                             void *ctx) {
-    bool has_set = ctx != NULL;
+    (void)ctx;
     floe_strview s = fn_get_str(a[0], i), set = {" ", 1};
-    if (has_set) set = fn_get_str(a[1], i);
+    if (a[1]) set = fn_get_str(a[1], i); /* the optional character set */
     int64_t b = 0, e = s.len;
     if (def->tag != 2) /* trim, ltrim */
         while (b < e) {
@@ -287,9 +287,9 @@ static floe_status append_fill(fn_strwriter *w, floe_strview fill, int64_t count
 
 static floe_status row_pad(const floe_func_def *def, floe_array *const *a, int64_t i, fn_strwriter *w,
                            void *ctx) {
-    bool has_fill = ctx != NULL;
+    (void)ctx;
     floe_strview s = fn_get_str(a[0], i), fill = {" ", 1};
-    if (has_fill) fill = fn_get_str(a[2], i);
+    if (a[2]) fill = fn_get_str(a[2], i); /* the optional fill */
     int64_t n = fn_get_i64(a[1], i);
     if (n <= 0) return NULL;
     if (n > INT32_MAX / 4) return too_large(def, n);
@@ -639,10 +639,10 @@ enum { T_LOWER, T_UPPER, T_REVERSE, T_SUBSTR, T_LEFT, T_RIGHT, T_TRIM, T_LTRIM, 
 static floe_status eval_map(const floe_func_def *def, floe_array *const *a, int32_t n, int64_t rows,
                             floe_type *rt, floe_array **out) {
     /* def->tag holds the T_ code; the row functions read their own
-     * sub-selector from a local copy of the definition. */
+     * sub-selector from a local copy of the definition.  Missing optional
+     * arguments are NULL in args[]. */
     floe_func_def d = *def;
     row_fn fn = NULL;
-    void *ctx = NULL;
     floe_array *args[3] = {a[0], n > 1 ? a[1] : NULL, n > 2 ? a[2] : NULL};
     switch (def->tag) {
     case T_LOWER: d.tag = 0; fn = row_case; break;
@@ -654,13 +654,11 @@ static floe_status eval_map(const floe_func_def *def, floe_array *const *a, int3
     case T_TRIM: case T_LTRIM: case T_RTRIM:
         d.tag = def->tag - T_TRIM;
         fn = row_trim;
-        ctx = n > 1 ? (void *)1 : NULL;
         break;
     case T_REPLACE: fn = row_replace; break;
     case T_LPAD: case T_RPAD:
         d.tag = def->tag - T_LPAD;
         fn = row_pad;
-        ctx = n > 2 ? (void *)1 : NULL;
         break;
     case T_REPEAT: fn = row_repeat; break;
     case T_INITCAP: fn = row_initcap; break;
@@ -668,7 +666,7 @@ static floe_status eval_map(const floe_func_def *def, floe_array *const *a, int3
     case T_CHR: fn = row_chr; break;
     default: fn = row_split_part; break;
     }
-    return map_rows(&d, args, n, rows, rt, fn, ctx, out);
+    return map_rows(&d, args, n, rows, rt, fn, NULL, out);
 }
 
 static floe_status eval_length(const floe_func_def *def, floe_array *const *a, int32_t n, int64_t rows,

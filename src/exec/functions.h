@@ -144,7 +144,11 @@ static inline bool fn_sw_valid(const fn_strwriter *w, int64_t i) {
 /* UTF-8: byte length of the character starting with lead byte c (1 for a
  * stray continuation or invalid byte, so scans always advance). */
 static inline int fn_utf8_len(unsigned char c) {
-    return c < 0x80 ? 1 : c >= 0xF0 && c < 0xF8 ? 4 : c >= 0xE0 ? (c < 0xF0 ? 3 : 1) : c >= 0xC0 ? 2 : 1;
+    if (c < 0xC0) return 1; /* ASCII, or a stray continuation byte */
+    if (c < 0xE0) return 2;
+    if (c < 0xF0) return 3;
+    if (c < 0xF8) return 4;
+    return 1; /* not a UTF-8 lead byte */
 }
 /* Number of characters in n bytes. */
 int64_t fn_utf8_count(const char *s, int64_t n);
