@@ -41,6 +41,14 @@ static bool is_remote(const char *path) {
     return strncmp(path, "s3://", 5) == 0 || strncmp(path, "s3a://", 6) == 0 || strncmp(path, "s3n://", 6) == 0;
 }
 
+/* A local path without a "file:" scheme ("file:///a/b" and "file:/a/b"
+ * are "/a/b"). */
+static const char *local_path(const char *path) {
+    if (strncmp(path, "file://", 7) == 0) return path + 7;
+    if (strncmp(path, "file:", 5) == 0) return path + 5;
+    return path;
+}
+
 /* A Parquet file and, for remote files, the input it reads through. */
 typedef struct open_file {
     floe_pq_file *file;
@@ -58,7 +66,7 @@ static void open_file_close(open_file *f) {
 static floe_status open_file_at(const char *path, floe_fileio **io, open_file *out) {
     out->file = NULL;
     out->in = NULL;
-    if (!is_remote(path)) return floe_pq_file_open_path(path, &out->file);
+    if (!is_remote(path)) return floe_pq_file_open_path(local_path(path), &out->file);
     if (!*io) FLOE_TRY(floe_fileio_new(NULL, 0, io));
     FLOE_TRY(floe_fileio_open_input(*io, path, &out->in));
     floe_status st = floe_pq_file_open(out->in, &out->file);
@@ -837,10 +845,10 @@ static floe_status expand_pattern(const char *pattern, floe_fileio **io, path_li
         }
     } else if (!has_glob_chars(pattern)) {
         struct stat sb;
-        if (stat(pattern, &sb) == 0 && S_ISREG(sb.st_mode)) st = path_list_add(&found, pattern);
+        if (stat(local_path(pattern), &sb) == 0 && S_ISREG(sb.st_mode)) st = path_list_add(&found, local_path(pattern));
     } else {
         glob_t g;
-        int rc = glob(pattern, 0, NULL, &g);
+        int rc = glob(local_path(pattern), 0, NULL, &g);
         if (rc == GLOB_NOSPACE) st = floe_error(FLOE_ERR_OUT_OF_MEMORY, "expanding '%s'", pattern);
         else if (rc == GLOB_ABORTED) st = floe_error(FLOE_ERR_IO, "expanding '%s': a directory could not be read", pattern);
         for (size_t i = 0; rc == 0 && !st && i < g.gl_pathc; i++) {

@@ -151,6 +151,15 @@ static void glob_reads_every_row_once_balanced_over_partitions(void **state) {
     qsort(ids, (size_t)n, sizeof *ids, cmp_i64);
     for (int64_t i = 0; i < n; i++) assert_int_equal(ids[i], i);
     floe_plan_release(p);
+    /* A file: URI names the same local files. */
+    char uri[1300];
+    snprintf(uri, sizeof uri, "file://%s", pat);
+    const char *upats[1] = {uri};
+    assert_ok(floe_parquet_scan_new(upats, 1, 1, &p));
+    assert_int_equal(read_ids(p, 0, ids, 2000), 800);
+    assert_non_null(strstr(floe_parquet_scan_part(p, 0, 0)->path, "/a_0.parquet"));
+    assert_int_equal(strncmp(floe_parquet_scan_part(p, 0, 0)->path, "file:", 5) != 0, 1);
+    floe_plan_release(p);
     /* More partitions than row groups: one row group each, no empty ones. */
     assert_ok(floe_parquet_scan_new(pats, 1, 50, &p));
     assert_int_equal(floe_plan_partitions(p), 8);
