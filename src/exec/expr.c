@@ -20,6 +20,7 @@
 #include "base/buffer.h"
 #include "exec/functions.h"
 #include "exec/cast.h"
+#include "exec/expr_fast.h"
 #include "floe/exec.h"
 
 /* --------------------------------------------------------- construction */
@@ -675,7 +676,7 @@ static inline void bool_at(const floe_array *a, int64_t i, bool *val, bool *vali
     *val = *valid && floe_array_get_bool(a, i);
 }
 
-static floe_status eval_logic(const floe_expr *e, floe_array *const *args, int64_t n, floe_array **out) {
+floe_status floe_expr_logic_general(const floe_expr *e, floe_array *const *args, int64_t n, floe_array **out) {
     floe_buffer *validity = NULL, *values = NULL;
     floe_status st = floe_buffer_new((n + 7) / 8, &validity);
     if (!st) st = floe_buffer_new((n + 7) / 8, &values);
@@ -1049,6 +1050,11 @@ floe_status floe_expr_eval(const floe_expr *e, const floe_batch *batch, floe_arr
     if (e->kind == FLOE_EXPR_CASE || e->kind == FLOE_EXPR_COALESCE) return eval_lazy(e, batch, out);
     if (e->kind == FLOE_EXPR_IN) return eval_in(e, batch, out);
     if (e->kind == FLOE_EXPR_CALL) return floe_func_call_eval(e, batch, out);
+    if (e->kind == FLOE_EXPR_CMP || e->kind == FLOE_EXPR_AND || e->kind == FLOE_EXPR_OR || e->kind == FLOE_EXPR_NOT) {
+        bool done;
+        FLOE_TRY(floe_expr_fast_eval(e, batch, out, &done)); /* expr_fast.c */
+        if (done) return NULL;
+    }
     floe_array *args[2] = {NULL, NULL};
     floe_status st = NULL;
     for (int32_t i = 0; i < e->n_args && !st; i++) st = floe_expr_eval(e->args[i], batch, &args[i]);
@@ -1057,7 +1063,7 @@ floe_status floe_expr_eval(const floe_expr *e, const floe_batch *batch, floe_arr
         case FLOE_EXPR_CMP: st = eval_cmp(e, args[0], args[1], n, out); break;
         case FLOE_EXPR_ARITH: st = eval_arith(e, args[0], args[1], n, out); break;
         case FLOE_EXPR_CAST: st = cast_array(args[0], e->cast_type, n, out); break;
-        default: st = eval_logic(e, args, n, out); break;
+        default: st = floe_expr_logic_general(e, args, n, out); break;
         }
     }
     floe_array_release(args[0]);
