@@ -250,6 +250,37 @@ static floe_status eval_date_part(const floe_func_def *def, floe_array *const *a
     return fn_make_fixed(rt, rows, valid, vals, out);
 }
 
+/* year(x), month(x), ...: date_part with the field fixed by def->tag. */
+static floe_status type_field_fn(const floe_func_def *def, const floe_expr *const *args, floe_type *const *t,
+                                 int32_t n, floe_type **out) {
+    (void)args;
+    if (!is_time_arg(t[0])) return fn_type_error(def, t, n);
+    if (t[0]->id == FLOE_TYPE_TIME64_US && def->tag > F_HOUR && def->tag != F_EPOCH && def->tag != F_NANOSECOND)
+        return floe_error(FLOE_ERR_TYPE, "%s is not defined for time values", def->name);
+    *out = floe_type_primitive(def->tag == F_EPOCH ? FLOE_TYPE_FLOAT64 : FLOE_TYPE_INT64);
+    return NULL;
+}
+
+static floe_status eval_field_fn(const floe_func_def *def, floe_array *const *a, int32_t n, int64_t rows,
+                                 floe_type *rt, floe_array **out) {
+    floe_buffer *valid = NULL, *vals = NULL;
+    floe_status st = fn_validity(a, n, rows, &valid);
+    if (!st) st = floe_buffer_new(rows * 8, &vals);
+    if (st) {
+        floe_buffer_release(valid);
+        return st;
+    }
+    for (int64_t i = 0; i < rows; i++) {
+        if (valid && !floe_bit_get(valid->data, i)) continue;
+        dtv v = dt_get(a[0], i);
+        if (def->tag == F_EPOCH)
+            ((double *)vals->data)[i] = (double)v.days * 86400.0 + (double)v.us / 1e6 + (double)v.ns / 1e9;
+        else
+            ((int64_t *)vals->data)[i] = field_value(def->tag, v);
+    }
+    return fn_make_fixed(rt, rows, valid, vals, out);
+}
+
 /* --------------------------------------------------------- date_trunc */
 
 /* Truncate v to the start of its `unit`.  Dates stay dates. */
@@ -501,6 +532,45 @@ static floe_status eval_make_date(const floe_func_def *def, floe_array *const *a
     return fn_make_fixed(rt, rows, valid, vals, out);
 }
 
+/* make_timestamp(y, m, d, h, mi, s): s may have a fraction (rounded to
+ * the microsecond), as in PostgreSQL. */
+static floe_status eval_make_timestamp(const floe_func_def *def, floe_array *const *a, int32_t n, int64_t rows,
+                                       floe_type *rt, floe_array **out) {
+    floe_buffer *valid = NULL, *vals = NULL;
+    floe_status st = fn_validity(a, n, rows, &valid);
+    if (!st) st = floe_buffer_new(rows * 8, &vals);
+    for (int64_t i = 0; i < rows && !st; i++) {
+        if (valid && !floe_bit_get(valid->data, i)) continue;
+        int64_t y = fn_get_i64(a[0], i), m = fn_get_i64(a[1], i), d = fn_get_i64(a[2], i);
+        int64_t h = fn_get_i64(a[3], i), mi = fn_get_i64(a[4], i);
+        double sec = fn_get_f64(a[5], i);
+        int64_t x;
+        if (m < 1 || m > 12 || d < 1 || y < -290000 || y > 290000 || d > days_in_month(y, m) || h < 0 || h > 23 ||
+            mi < 0 || mi > 59 || !(sec >= 0 && sec < 60)) {
+            st = floe_error(FLOE_ERR_INVALID_ARGUMENT,
+                            "%s: date/time field value out of range: %lld-%02lld-%02lld %02lld:%02lld:%g", def->name,
+                            (long long)y, (long long)m, (long long)d, (long long)h, (long long)mi, sec);
+            break;
+        }
+        dtv v = {days_from_civil(y, m, d), h * US_PER_HOUR + mi * US_PER_MIN + llround(sec * 1e6), 0};
+        if (v.us >= US_PER_DAY) { /* 59.9999996 s rounds up to the next day */
+            v.us -= US_PER_DAY;
+            v.days++;
+        }
+        if (!dt_put(v, rt->id, &x)) {
+            st = range_error(def, a[0], i, rt);
+            break;
+        }
+        ((int64_t *)vals->data)[i] = x;
+    }
+    if (st) {
+        floe_buffer_release(valid);
+        floe_buffer_release(vals);
+        return st;
+    }
+    return fn_make_fixed(rt, rows, valid, vals, out);
+}
+
 /* ------------------------------------------------------- to_timestamp */
 
 static floe_status eval_to_timestamp(const floe_func_def *def, floe_array *const *a, int32_t n, int64_t rows,
@@ -681,6 +751,17 @@ const floe_func_def floe_datetime_funcs[] = {
     {"to_timestamp", 1, 1, "to_timestamp(numeric)", fn_type_simple, eval_to_timestamp, 0, "N",
      FLOE_TYPE_TIMESTAMP_US_TZ},
     {"strftime", 2, 2, "strftime(date|timestamp|time, string)", type_strftime, eval_strftime, 0, NULL, 0},
+    {"make_timestamp", 6, 6, "make_timestamp(int, int, int, int, int, numeric)", fn_type_simple,
+     eval_make_timestamp, 0, "IIIIIN", FLOE_TYPE_TIMESTAMP_US},
+#define FIELD_FN(name, field) {name, 1, 1, name "(date|timestamp)", type_field_fn, eval_field_fn, field, NULL, 0}
+    FIELD_FN("year", F_YEAR), FIELD_FN("quarter", F_QUARTER), FIELD_FN("month", F_MONTH), FIELD_FN("week", F_WEEK),
+    FIELD_FN("weekofyear", F_WEEK), FIELD_FN("day", F_DAY), FIELD_FN("dayofmonth", F_DAY),
+    FIELD_FN("dayofweek", F_DOW), FIELD_FN("isodow", F_ISODOW), FIELD_FN("dayofyear", F_DOY),
+    FIELD_FN("isoyear", F_ISOYEAR), FIELD_FN("hour", F_HOUR), FIELD_FN("minute", F_MINUTE),
+    FIELD_FN("second", F_SECOND), FIELD_FN("millisecond", F_MILLISECOND), FIELD_FN("microsecond", F_MICROSECOND),
+    FIELD_FN("epoch", F_EPOCH), FIELD_FN("decade", F_DECADE), FIELD_FN("century", F_CENTURY),
+    FIELD_FN("millennium", F_MILLENNIUM),
+#undef FIELD_FN
     {"current_date", 0, 0, "current_date()", fn_type_simple, eval_now, 0, "A", FLOE_TYPE_DATE32},
     {"now", 0, 0, "now()", fn_type_simple, eval_now, 0, "A", FLOE_TYPE_TIMESTAMP_US_TZ},
     {"current_timestamp", 0, 0, "current_timestamp()", fn_type_simple, eval_now, 0, "A", FLOE_TYPE_TIMESTAMP_US_TZ},

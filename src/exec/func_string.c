@@ -204,12 +204,14 @@ static floe_status append_text(fn_strwriter *w, const floe_array *a, int64_t i) 
     return floe_format_value(a, fn_at(a, i), &w->data);
 }
 
+/* concat (tag 0), textcat (1) and concat_ws (2: a[0] is the separator). */
 static floe_status eval_concat(const floe_func_def *def, floe_array *const *a, int32_t n, int64_t rows,
                                floe_type *rt, floe_array **out) {
     fn_strwriter w;
     floe_buffer *valid = NULL;
-    /* textcat is NULL if either side is; concat skips NULLs. */
-    if (def->tag == 1) FLOE_TRY(fn_validity(a, n, rows, &valid));
+    /* textcat is NULL if either side is, concat_ws if the separator is;
+     * otherwise NULL arguments are skipped. */
+    if (def->tag) FLOE_TRY(fn_validity(a, def->tag == 1 ? n : 1, rows, &valid));
     FLOE_TRY(fn_sw_init(&w, rows, valid));
     floe_status st = NULL;
     int64_t hint = 0;
@@ -218,9 +220,15 @@ static floe_status eval_concat(const floe_func_def *def, floe_array *const *a, i
             hint += floe_array_offsets(a[k])[a[k]->length] - floe_array_offsets(a[k])[0];
     if (hint) st = floe_buf_reserve(&w.data, (size_t)hint);
     for (int64_t i = 0; i < rows && !st; i++) {
-        if (fn_sw_valid(&w, i))
-            for (int32_t k = 0; k < n && !st; k++)
-                if (!fn_null(a[k], i)) st = append_text(&w, a[k], i);
+        if (fn_sw_valid(&w, i)) {
+            bool first = true;
+            for (int32_t k = def->tag == 2; k < n && !st; k++) {
+                if (fn_null(a[k], i)) continue;
+                if (def->tag == 2 && !first) st = append_text(&w, a[0], i);
+                if (!st) st = append_text(&w, a[k], i);
+                first = false;
+            }
+        }
         if (!st) st = fn_sw_end_row(&w);
     }
     if (st) {
@@ -700,6 +708,7 @@ const floe_func_def floe_string_funcs[] = {
     {"rtrim", 1, 2, "rtrim(string[, string])", fn_type_simple, eval_map, T_RTRIM, "SS", STR},
     {"concat", 1, -1, "concat(any, ...)", fn_type_simple, eval_concat, 0, "A", STR},
     {"textcat", 2, 2, "textcat(any, any)", fn_type_simple, eval_concat, 1, "AA", STR},
+    {"concat_ws", 2, -1, "concat_ws(string, any, ...)", fn_type_simple, eval_concat, 2, "SA", STR},
     {"replace", 3, 3, "replace(string, string, string)", fn_type_simple, eval_map, T_REPLACE, "SSS", STR},
     {"strpos", 2, 2, "strpos(string, string)", fn_type_simple, eval_strpos, 0, "SS", FLOE_TYPE_INT64},
     {"lpad", 2, 3, "lpad(string, int[, string])", fn_type_simple, eval_map, T_LPAD, "SIS", STR},

@@ -202,6 +202,26 @@ static void to_timestamp_and_clock_functions(void **state) {
     EXPECT_ERR(FLOE_ERR_TYPE, "now(int64)", call("now", 1, I(1)));
 }
 
+static void field_shortcuts_and_make_timestamp(void **state) {
+    (void)state;
+    EXPECT_T("2024", "int64", call("year", 1, LEAP_TS()));
+    EXPECT("2", call("month", 1, LEAP_TS()));
+    EXPECT("29", call("day", 1, LEAP_TS()));
+    EXPECT("13", call("hour", 1, LEAP_TS()));
+    EXPECT("4", call("dayofweek", 1, LEAP_TS()));
+    EXPECT("60", call("dayofyear", 1, DATE(19782)));
+    EXPECT("1969", call("year", 1, DATE(-1)));
+    EXPECT_T("-0.5", "float64", call("epoch", 1, TSV(FLOE_TYPE_TIMESTAMP_US, -500000)));
+    EXPECT("NULL", call("quarter", 1, NULLOF(FLOE_TYPE_DATE32)));
+    EXPECT_ERR(FLOE_ERR_TYPE, "year is not defined for time", call("year", 1, TSV(FLOE_TYPE_TIME64_US, 0)));
+    EXPECT_T("2024-02-29 13:05:09.123456", "timestamp_us",
+             call("make_timestamp", 6, I(2024), I(2), I(29), I(13), I(5), F(9.123456)));
+    EXPECT("1969-12-31 23:59:59.000000", call("make_timestamp", 6, I(1969), I(12), I(31), I(23), I(59), I(59)));
+    EXPECT_ERR(FLOE_ERR_INVALID_ARGUMENT, "out of range: 2023-02-29",
+               call("make_timestamp", 6, I(2023), I(2), I(29), I(0), I(0), I(0)));
+    EXPECT_ERR(FLOE_ERR_INVALID_ARGUMENT, "out of range", call("make_timestamp", 6, I(2023), I(2), I(1), I(0), I(0), F(60)));
+}
+
 FLOE_TEST_MAIN(cmocka_unit_test(date_part_fields_of_a_leap_day),
                cmocka_unit_test(date_part_before_1970_and_iso_weeks),
                cmocka_unit_test(date_part_rejects_bad_fields),
@@ -210,4 +230,5 @@ FLOE_TEST_MAIN(cmocka_unit_test(date_part_fields_of_a_leap_day),
                cmocka_unit_test(date_diff_counts_like_duckdb),
                cmocka_unit_test(make_date_validates_fields),
                cmocka_unit_test(strftime_formats_like_duckdb),
-               cmocka_unit_test(to_timestamp_and_clock_functions))
+               cmocka_unit_test(to_timestamp_and_clock_functions),
+               cmocka_unit_test(field_shortcuts_and_make_timestamp))

@@ -68,6 +68,9 @@ static void concat_skips_nulls_and_textcat_propagates_them(void **state) {
     EXPECT("NULL", call("textcat", 2, S("a"), NULLOF(FLOE_TYPE_STRING)));
     EXPECT("ab", call("textcat", 2, S("a"), S("b")));
     EXPECT("x1.5", call("textcat", 2, S("x"), F(1.5)));
+    EXPECT("a, 1, b", call("concat_ws", 5, S(", "), S("a"), NULLOF(FLOE_TYPE_STRING), I(1), S("b")));
+    EXPECT("", call("concat_ws", 2, S(","), NULLOF(FLOE_TYPE_STRING)));
+    EXPECT("NULL", call("concat_ws", 3, NULLOF(FLOE_TYPE_STRING), S("a"), S("b")));
 }
 
 static void replace_strpos_and_affix_tests(void **state) {
