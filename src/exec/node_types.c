@@ -22,6 +22,7 @@ extern const floe_plan_vtable floe_sort_merge_vt;
 extern const floe_plan_vtable floe_repartition_vt;
 extern const floe_plan_vtable floe_hash_join_vt;
 extern const floe_plan_vtable floe_nested_loop_join_vt;
+extern const floe_plan_vtable floe_union_vt;
 const floe_plan_vtable *const floe_exec_node_types[] = {
     &floe_repartition_vt,
     &floe_hash_aggregate_vt,
@@ -33,5 +34,6 @@ const floe_plan_vtable *const floe_exec_node_types[] = {
     &floe_sort_merge_vt,
     &floe_hash_join_vt,
     &floe_nested_loop_join_vt,
+    &floe_union_vt,
     NULL,
 };
