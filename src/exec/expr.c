@@ -1050,7 +1050,8 @@ floe_status floe_expr_eval(const floe_expr *e, const floe_batch *batch, floe_arr
     if (e->kind == FLOE_EXPR_CASE || e->kind == FLOE_EXPR_COALESCE) return eval_lazy(e, batch, out);
     if (e->kind == FLOE_EXPR_IN) return eval_in(e, batch, out);
     if (e->kind == FLOE_EXPR_CALL) return floe_func_call_eval(e, batch, out);
-    if (e->kind == FLOE_EXPR_CMP || e->kind == FLOE_EXPR_AND || e->kind == FLOE_EXPR_OR || e->kind == FLOE_EXPR_NOT) {
+    if (e->kind == FLOE_EXPR_CMP || e->kind == FLOE_EXPR_AND || e->kind == FLOE_EXPR_OR || e->kind == FLOE_EXPR_NOT ||
+        e->kind == FLOE_EXPR_ARITH) {
         bool done;
         FLOE_TRY(floe_expr_fast_eval(e, batch, out, &done)); /* expr_fast.c */
         if (done) return NULL;

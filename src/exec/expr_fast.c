@@ -102,43 +102,58 @@ static i128 lit_i128(const floe_array *lit) {
     }
 }
 
-/* Column `a` <op> constant `lit`; *done false when no loop fits. */
-static floe_status cmp_const(const floe_array *a, int op, const floe_array *lit, floe_array **out, bool *done) {
-    floe_type_id at = a->type->id, lt = lit->type->id;
-    int64_t n = a->length;
-    enum { NONE, I32, I64, F64, F32, DEC, STR } kind = NONE;
-    int64_t c64 = 0;
-    double cd = 0;
-    i128 c128 = 0;
+typedef enum cmp_kind { CK_NONE, CK_I32, CK_I64, CK_F64, CK_F32, CK_DEC, CK_STR } cmp_kind;
+
+typedef struct cmp_const_val {
+    cmp_kind kind;
+    int64_t c64;
+    double cd;
+    i128 c128;
+} cmp_const_val;
+
+/* Which loop compares a column of type `at` with the constant `lit`, and
+ * the constant in the column's representation (kind CK_NONE: none). */
+static cmp_const_val classify(const floe_type *at_type, const floe_array *lit) {
+    cmp_const_val r = {CK_NONE, 0, 0, 0};
+    floe_type_id at = at_type->id, lt = lit->type->id;
     if (is_int32ish(at) && (lt == at || (at == FLOE_TYPE_INT32 && lt == FLOE_TYPE_INT64))) {
-        kind = I32;
-        c64 = lt == FLOE_TYPE_INT64 ? floe_array_get_int64(lit, 0) : floe_array_get_int32(lit, 0);
+        r.kind = CK_I32;
+        r.c64 = lt == FLOE_TYPE_INT64 ? floe_array_get_int64(lit, 0) : floe_array_get_int32(lit, 0);
     } else if (is_int64ish(at) && (lt == at || (at == FLOE_TYPE_INT64 && lt == FLOE_TYPE_INT32))) {
-        kind = I64;
-        c64 = lt == FLOE_TYPE_INT32 ? floe_array_get_int32(lit, 0) : floe_array_get_int64(lit, 0);
+        r.kind = CK_I64;
+        r.c64 = lt == FLOE_TYPE_INT32 ? floe_array_get_int32(lit, 0) : floe_array_get_int64(lit, 0);
     } else if ((at == FLOE_TYPE_FLOAT64 || at == FLOE_TYPE_FLOAT32) &&
                (lt == FLOE_TYPE_FLOAT64 || lt == FLOE_TYPE_FLOAT32 || lt == FLOE_TYPE_INT32 || lt == FLOE_TYPE_INT64)) {
-        kind = at == FLOE_TYPE_FLOAT64 ? F64 : F32;
+        r.kind = at == FLOE_TYPE_FLOAT64 ? CK_F64 : CK_F32;
         switch (lt) {
-        case FLOE_TYPE_FLOAT64: cd = floe_array_get_double(lit, 0); break;
-        case FLOE_TYPE_FLOAT32: cd = floe_array_get_float(lit, 0); break;
-        case FLOE_TYPE_INT32: cd = floe_array_get_int32(lit, 0); break;
-        default: cd = (double)floe_array_get_int64(lit, 0); break;
+        case FLOE_TYPE_FLOAT64: r.cd = floe_array_get_double(lit, 0); break;
+        case FLOE_TYPE_FLOAT32: r.cd = floe_array_get_float(lit, 0); break;
+        case FLOE_TYPE_INT32: r.cd = floe_array_get_int32(lit, 0); break;
+        default: r.cd = (double)floe_array_get_int64(lit, 0); break;
         }
     } else if (at == FLOE_TYPE_DECIMAL128 &&
                (lt == FLOE_TYPE_DECIMAL128 || lt == FLOE_TYPE_INT32 || lt == FLOE_TYPE_INT64)) {
         /* Bring the constant to the column's scale; only when exact. */
-        int32_t as = a->type->scale, ls = lt == FLOE_TYPE_DECIMAL128 ? lit->type->scale : 0;
-        if (ls > as) return NULL;
+        int32_t as = at_type->scale, ls = lt == FLOE_TYPE_DECIMAL128 ? lit->type->scale : 0;
+        if (ls > as) return r;
         i128 v = lit_i128(lit);
         for (int32_t k = ls; k < as; k++)
-            if (__builtin_mul_overflow(v, (i128)10, &v)) return NULL;
-        kind = DEC;
-        c128 = v;
+            if (__builtin_mul_overflow(v, (i128)10, &v)) return r;
+        r.kind = CK_DEC;
+        r.c128 = v;
     } else if (at == FLOE_TYPE_STRING && lt == FLOE_TYPE_STRING) {
-        kind = STR;
+        r.kind = CK_STR;
     }
-    if (kind == NONE) return NULL;
+    return r;
+}
+
+/* Column `a` <op> constant `lit` with the loop `cv` chose. */
+static floe_status cmp_const(const floe_array *a, int op, const floe_array *lit, cmp_const_val cv, floe_array **out,
+                             bool *done) {
+    int64_t n = a->length;
+    int64_t c64 = cv.c64;
+    double cd = cv.cd;
+    i128 c128 = cv.c128;
     floe_buffer *validity = NULL, *values = NULL;
     FLOE_TRY(copy_validity(a, n, &validity));
     floe_status st = floe_buffer_new((n + 7) / 8, &values);
@@ -147,8 +162,8 @@ static floe_status cmp_const(const floe_array *a, int op, const floe_array *lit,
         return st;
     }
     uint8_t *bits = values->data;
-    switch (kind) {
-    case I32: {
+    switch (cv.kind) {
+    case CK_I32: {
         const int32_t *v = floe_array_values(a);
         if (c64 < INT32_MIN || c64 > INT32_MAX) {
             /* Beyond every int32: the answer is the same for all rows. */
@@ -162,17 +177,17 @@ static floe_status cmp_const(const floe_array *a, int op, const floe_array *lit,
         }
         break;
     }
-    case I64: {
+    case CK_I64: {
         const int64_t *v = floe_array_values(a);
         CMP_LOOP(bits, n, v, c64, op);
         break;
     }
-    case F64: {
+    case CK_F64: {
         const double *v = floe_array_values(a);
         CMP_LOOP(bits, n, v, cd, op);
         break;
     }
-    case F32: {
+    case CK_F32: {
         const float *v = floe_array_values(a);
         double c = cd;
         switch (op) { /* compare as double, like the general path */
@@ -185,7 +200,7 @@ static floe_status cmp_const(const floe_array *a, int op, const floe_array *lit,
         }
         break;
     }
-    case DEC: {
+    case CK_DEC: {
         const floe_decimal128 *d = floe_array_values(a);
 #define DV(i) ((i128)(((unsigned __int128)(uint64_t)d[i].hi << 64) | d[i].lo))
         switch (op) {
@@ -199,7 +214,7 @@ static floe_status cmp_const(const floe_array *a, int op, const floe_array *lit,
 #undef DV
         break;
     }
-    case STR: {
+    case CK_STR: {
         floe_strview c = floe_array_get_str(lit, 0);
         const int32_t *off = floe_array_offsets(a);
         const char *data = (const char *)a->buffers[1]->data;
@@ -274,6 +289,147 @@ static floe_status logic_bytes(const floe_expr *e, floe_array *const *args, int6
     return finish_bool(n, validity, values, out);
 }
 
+/* ------------------------------------------------- decimal arithmetic */
+
+/* One side of a decimal + - *: an array of decimals or ints, or a
+ * constant. */
+typedef struct dec_side {
+    const floe_array *a;      /* NULL: constant */
+    i128 c;
+    int32_t scale, precision;
+} dec_side;
+
+static bool dec_side_of(const floe_expr *x, const floe_batch *batch, floe_array **hold, dec_side *s,
+                        floe_status *st) {
+    memset(s, 0, sizeof *s);
+    *st = NULL;
+    if (x->kind == FLOE_EXPR_LITERAL) {
+        const floe_array *l = x->literal;
+        if (floe_array_is_null(l, 0)) return false;
+        floe_type_id t = l->type->id;
+        if (t != FLOE_TYPE_DECIMAL128 && t != FLOE_TYPE_INT32 && t != FLOE_TYPE_INT64) return false;
+        s->c = lit_i128(l);
+        s->scale = t == FLOE_TYPE_DECIMAL128 ? l->type->scale : 0;
+        s->precision = t == FLOE_TYPE_DECIMAL128 ? l->type->precision : t == FLOE_TYPE_INT32 ? 10 : 19;
+        return true;
+    }
+    if ((*st = floe_expr_eval(x, batch, hold))) return false;
+    const floe_type *t = (*hold)->type;
+    if (t->id != FLOE_TYPE_DECIMAL128) return false; /* ints with a decimal: the general path */
+    s->a = *hold;
+    s->scale = t->scale;
+    s->precision = t->precision;
+    return true;
+}
+
+static floe_status dec_arith(const floe_expr *e, const floe_batch *batch, floe_array **out, bool *done) {
+    int op = e->op;
+    if (op != FLOE_ARITH_ADD && op != FLOE_ARITH_SUB && op != FLOE_ARITH_MUL) return NULL;
+    floe_array *hold[2] = {NULL, NULL};
+    dec_side s[2];
+    floe_status st = NULL;
+    floe_type *rt = NULL;
+    floe_buffer *validity = NULL, *values = NULL;
+    int64_t n = batch->num_rows;
+    /* Decide from the types alone, before evaluating anything, so a
+     * refusal never evaluates the arguments twice. */
+    if ((st = floe_expr_type(e, batch->schema, &rt))) goto out;
+    if (rt->id != FLOE_TYPE_DECIMAL128) goto out;
+    for (int k = 0; k < 2; k++) {
+        const floe_expr *x = e->args[k];
+        if (x->kind == FLOE_EXPR_LITERAL) continue; /* checked by dec_side_of */
+        floe_type *xt = NULL;
+        if ((st = floe_expr_type(x, batch->schema, &xt))) goto out;
+        bool dec = xt->id == FLOE_TYPE_DECIMAL128;
+        floe_type_release(xt);
+        if (!dec) goto out;
+    }
+    if (e->args[0]->kind == FLOE_EXPR_LITERAL && e->args[1]->kind == FLOE_EXPR_LITERAL) goto out;
+    for (int k = 0; k < 2; k++)
+        if (e->args[k]->kind == FLOE_EXPR_LITERAL && !dec_side_of(e->args[k], batch, &hold[k], &s[k], &st)) goto out;
+    for (int k = 0; k < 2; k++)
+        if (e->args[k]->kind != FLOE_EXPR_LITERAL && !dec_side_of(e->args[k], batch, &hold[k], &s[k], &st)) goto out;
+    /* Can the exact result overflow?  |a| < 10^p1, |b| < 10^p2 (at their
+     * own scales).  For * the product is below 10^(p1+p2); for + and -
+     * the rescaled operands are below 10^(p - s + sc) each, so the sum is
+     * below 10^(max + 1).  When that bound fits the result precision no
+     * row can fail and no check is needed. */
+    int32_t sc = rt->scale;
+    int32_t bound = op == FLOE_ARITH_MUL ? s[0].precision + s[1].precision
+                                          : (s[0].precision - s[0].scale > s[1].precision - s[1].scale
+                                                 ? s[0].precision - s[0].scale
+                                                 : s[1].precision - s[1].scale) + sc + 1;
+    bool checked = bound > rt->precision || bound > 38;
+    unsigned __int128 m[2] = {1, 1};
+    if (op != FLOE_ARITH_MUL)
+        for (int k = 0; k < 2; k++)
+            for (int32_t j = s[k].scale; j < sc; j++) m[k] *= 10;
+    const floe_array *both[2] = {s[0].a, s[1].a};
+    /* validity: AND of the array sides' */
+    for (int k = 0; k < 2 && !st; k++) {
+        if (!both[k] || !both[k]->validity || floe_array_null_count(both[k]) == 0) continue;
+        floe_buffer *v = NULL;
+        if ((st = copy_validity(both[k], n, &v))) break;
+        if (!validity) validity = v;
+        else {
+            for (int64_t i = 0; i < (n + 7) / 8; i++) validity->data[i] &= v->data[i];
+            floe_buffer_release(v);
+        }
+    }
+    if (!st) st = floe_buffer_new(n * 16, &values);
+    if (st) goto out;
+    floe_decimal128 *o = (floe_decimal128 *)values->data;
+    const floe_decimal128 *da = s[0].a ? floe_array_values(s[0].a) : NULL;
+    const floe_decimal128 *db = s[1].a ? floe_array_values(s[1].a) : NULL;
+    unsigned __int128 ca = (unsigned __int128)s[0].c * m[0], cb = (unsigned __int128)s[1].c * m[1];
+    /* Unsigned arithmetic: wraps instead of overflowing on the garbage a
+     * NULL slot may hold; exact for every valid row (bound above). */
+#define UV(d, i) ((((unsigned __int128)(uint64_t)(d)[i].hi) << 64) | (d)[i].lo)
+    if (checked) {
+        /* Rows may overflow the result precision: check each valid row;
+         * on the first failure leave it all to the general path, which
+         * reports the offending values. */
+        i128 limit = 1;
+        for (int32_t j = 0; j < rt->precision; j++) limit *= 10;
+        const uint8_t *vb = validity ? validity->data : NULL;
+        for (int64_t i = 0; i < n; i++) {
+            if (vb && !floe_bit_get(vb, i)) {
+                o[i].lo = 0;
+                o[i].hi = 0;
+                continue;
+            }
+            i128 a = da ? (i128)UV(da, i) : s[0].c, b = db ? (i128)UV(db, i) : s[1].c, x;
+            bool ok = !__builtin_mul_overflow(a, (i128)m[0], &a) && !__builtin_mul_overflow(b, (i128)m[1], &b);
+            if (ok) {
+                if (op == FLOE_ARITH_ADD) ok = !__builtin_add_overflow(a, b, &x);
+                else if (op == FLOE_ARITH_SUB) ok = !__builtin_sub_overflow(a, b, &x);
+                else ok = !__builtin_mul_overflow(a, b, &x);
+            }
+            if (!ok || x >= limit || x <= -limit) goto out; /* *done stays false */
+            o[i].lo = (uint64_t)x;
+            o[i].hi = (int64_t)(x >> 64);
+        }
+        goto made;
+    }
+    for (int64_t i = 0; i < n; i++) {
+        unsigned __int128 a = da ? UV(da, i) * m[0] : ca, b = db ? UV(db, i) * m[1] : cb, x;
+        x = op == FLOE_ARITH_ADD ? a + b : op == FLOE_ARITH_SUB ? a - b : a * b;
+        o[i].lo = (uint64_t)x;
+        o[i].hi = (int64_t)(uint64_t)(x >> 64);
+    }
+made:
+#undef UV
+    st = floe_array_new(rt, n, 0, FLOE_NULL_COUNT_UNKNOWN, validity, &values, 1, NULL, 0, out);
+    if (!st) *done = true;
+out:
+    floe_buffer_release(validity);
+    floe_buffer_release(values);
+    floe_type_release(rt);
+    floe_array_release(hold[0]);
+    floe_array_release(hold[1]);
+    return st;
+}
+
 floe_status floe_expr_fast_eval(const floe_expr *e, const floe_batch *batch, floe_array **out, bool *done) {
     *done = false;
     *out = NULL;
@@ -288,12 +444,20 @@ floe_status floe_expr_fast_eval(const floe_expr *e, const floe_batch *batch, flo
         }
         if (c->kind != FLOE_EXPR_LITERAL || x->kind == FLOE_EXPR_LITERAL || floe_array_is_null(c->literal, 0))
             return NULL;
+        /* Decide from the type before evaluating, so a refusal never
+         * evaluates the column side twice. */
+        floe_type *xt;
+        FLOE_TRY(floe_expr_type(x, batch->schema, &xt));
+        cmp_const_val cv = classify(xt, c->literal);
+        floe_type_release(xt);
+        if (cv.kind == CK_NONE) return NULL;
         floe_array *a;
         FLOE_TRY(floe_expr_eval(x, batch, &a));
-        floe_status st = cmp_const(a, op, c->literal, out, done);
+        floe_status st = cmp_const(a, op, c->literal, cv, out, done);
         floe_array_release(a);
         return st;
     }
+    if (e->kind == FLOE_EXPR_ARITH) return dec_arith(e, batch, out, done);
     if (e->kind == FLOE_EXPR_AND || e->kind == FLOE_EXPR_OR || e->kind == FLOE_EXPR_NOT) {
         floe_array *args[2] = {NULL, NULL};
         floe_status st = NULL;

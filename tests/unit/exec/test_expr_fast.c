@@ -289,7 +289,107 @@ static void boolean_connectives_follow_three_valued_logic(void **state) {
     }
 }
 
+static floe_array *dec_col(int32_t p, int32_t sc, const int64_t *v, const bool *null, int64_t n) {
+    floe_type *t;
+    floe_builder *bd;
+    floe_array *a;
+    assert_ok(floe_type_decimal(p, sc, &t));
+    assert_ok(floe_builder_new(t, n, &bd));
+    for (int64_t i = 0; i < n; i++) {
+        if (null && null[i]) assert_ok(floe_builder_append_null(bd));
+        else assert_ok(floe_builder_append_decimal(bd, floe_decimal128_from_int64(v[i])));
+    }
+    assert_ok(floe_builder_finish(bd, &a));
+    floe_builder_free(bd);
+    floe_type_release(t);
+    return a;
+}
+
+static void decimal_arithmetic_with_constants_and_columns(void **state) {
+    (void)state;
+    enum { N = 100 };
+    int64_t pv[N], dv[N];
+    bool nul[N];
+    for (int i = 0; i < N; i++) {
+        pv[i] = (int64_t)(next_rand() % 1000000) - 500000; /* price, scale 2 */
+        dv[i] = (int64_t)(next_rand() % 11);               /* discount 0.00 .. 0.10 */
+        nul[i] = i % 13 == 0;
+    }
+    floe_array *price = dec_col(15, 2, pv, nul, N), *disc = dec_col(15, 2, dv, NULL, N);
+    floe_array *ps, *ds;
+    assert_ok(floe_array_slice(price, 3, N - 3, &ps));
+    assert_ok(floe_array_slice(disc, 3, N - 3, &ds));
+    floe_field f[2];
+    floe_schema *s;
+    assert_ok(floe_field_init(&f[0], "p", ps->type, true, -1));
+    assert_ok(floe_field_init(&f[1], "d", ds->type, true, -1));
+    assert_ok(floe_type_struct(f, 2, &s));
+    floe_field_clear(&f[0]);
+    floe_field_clear(&f[1]);
+    floe_array *cols[2] = {ps, ds};
+    floe_batch *b;
+    assert_ok(floe_batch_new(s, cols, 2, N - 3, &b));
+    /* p * (1 - d): scale 4 */
+    floe_expr *p, *d, *one, *sub, *mul;
+    assert_ok(floe_expr_column(0, &p));
+    assert_ok(floe_expr_column(1, &d));
+    assert_ok(floe_expr_lit_int32(1, &one));
+    assert_ok(floe_expr_arith(FLOE_ARITH_SUB, one, d, &sub));
+    assert_ok(floe_expr_arith(FLOE_ARITH_MUL, p, sub, &mul));
+    floe_array *r;
+    assert_ok(floe_expr_eval(mul, b, &r));
+    assert_int_equal(r->type->id, FLOE_TYPE_DECIMAL128);
+    assert_int_equal(r->type->scale, 4);
+    for (int64_t i = 0; i < N - 3; i++) {
+        if (nul[3 + i]) {
+            assert_true(floe_array_is_null(r, i));
+            continue;
+        }
+        int64_t want = pv[3 + i] * (100 - dv[3 + i]);
+        floe_decimal128 got = floe_array_get_decimal(r, i);
+        assert_int_equal((int64_t)got.lo, want);
+        assert_int_equal(got.hi, want < 0 ? -1 : 0);
+    }
+    floe_array_release(r);
+    /* A product past 38 digits fails with the values named. */
+    floe_array *big = dec_col(38, 0, pv, NULL, N);
+    floe_batch *bb;
+    floe_field fb;
+    floe_schema *sb;
+    assert_ok(floe_field_init(&fb, "x", big->type, true, -1));
+    assert_ok(floe_type_struct(&fb, 1, &sb));
+    floe_field_clear(&fb);
+    assert_ok(floe_batch_new(sb, &big, 1, N, &bb));
+    floe_expr *x, *sq, *sq2;
+    assert_ok(floe_expr_column(0, &x));
+    assert_ok(floe_expr_arith(FLOE_ARITH_MUL, x, x, &sq));
+    assert_ok(floe_expr_arith(FLOE_ARITH_MUL, sq, sq, &sq2));
+    floe_expr *sq3;
+    assert_ok(floe_expr_arith(FLOE_ARITH_MUL, sq2, sq2, &sq3));
+    floe_array *rb = NULL;
+    assert_error(floe_expr_eval(sq3, bb, &rb), FLOE_ERR_INVALID_ARGUMENT, "overflow");
+    floe_expr_release(sq3);
+    floe_expr_release(sq2);
+    floe_expr_release(sq);
+    floe_expr_release(x);
+    floe_batch_release(bb);
+    floe_type_release(sb);
+    floe_array_release(big);
+    floe_expr_release(mul);
+    floe_expr_release(sub);
+    floe_expr_release(one);
+    floe_expr_release(d);
+    floe_expr_release(p);
+    floe_batch_release(b);
+    floe_type_release(s);
+    floe_array_release(ps);
+    floe_array_release(ds);
+    floe_array_release(price);
+    floe_array_release(disc);
+}
+
 FLOE_TEST_MAIN(cmocka_unit_test(int_column_against_constants),
                cmocka_unit_test(decimal_column_against_decimal_and_int_constants),
                cmocka_unit_test(string_column_against_constants),
-               cmocka_unit_test(boolean_connectives_follow_three_valued_logic))
+               cmocka_unit_test(boolean_connectives_follow_three_valued_logic),
+               cmocka_unit_test(decimal_arithmetic_with_constants_and_columns))
