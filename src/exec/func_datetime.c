@@ -1,7 +1,9 @@
 /*
  * func_datetime.c — date and time scalar functions: date_part (EXTRACT),
  * date_trunc, add_interval (date/timestamp ± INTERVAL), date_diff,
- * make_date, strftime, to_timestamp, current_date and now.
+ * make_date, make_timestamp, strftime (DuckDB's format letters), to_char
+ * (PostgreSQL's patterns), to_timestamp, current_date, now, and the field
+ * shortcuts year(x), month(x) ... .
  *
  * Values: dates are days since 1970-01-01, timestamps microseconds (or
  * nanoseconds for the _NS types) since the epoch, times microseconds since
@@ -21,6 +23,7 @@
  */
 #include <math.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 
 #include "base/str.h"
@@ -720,6 +723,122 @@ static floe_status format_dt(const floe_func_def *def, dtv v, floe_type_id t, fl
     return NULL;
 }
 
+/* ------------------------------------------------------------ to_char */
+
+/* PostgreSQL's to_char(date/timestamp, pattern).  Keywords are matched
+ * longest first; "FM" before one drops its padding; "..." is literal
+ * text; anything else is copied.  Month and day names follow the case of
+ * the keyword (MONTH, Month, month) and are blank-padded to 9 characters
+ * unless FM is given. */
+enum { K_HH24, K_HH12, K_HH, K_MI, K_SSSS, K_SS, K_MS, K_US, K_AMDOT, K_PMDOT, K_AM, K_PM, K_IYYY, K_YYYY, K_YYY,
+       K_YY, K_Y, K_IW, K_ID, K_MONTH, K_MON, K_MM, K_DAY, K_DY, K_DDD, K_DD, K_D, K_WW, K_Q, K_CC, K_TZ, K_J };
+
+static const struct {
+    const char *kw;
+    int id;
+} pg_keywords[] = {
+    {"HH24", K_HH24}, {"HH12", K_HH12}, {"HH", K_HH}, {"MI", K_MI}, {"SSSS", K_SSSS}, {"SS", K_SS},
+    {"MS", K_MS}, {"US", K_US}, {"A.M.", K_AMDOT}, {"P.M.", K_PMDOT}, {"AM", K_AM}, {"PM", K_PM},
+    {"IYYY", K_IYYY}, {"YYYY", K_YYYY}, {"YYY", K_YYY}, {"YY", K_YY}, {"Y", K_Y}, {"IW", K_IW}, {"ID", K_ID},
+    {"MONTH", K_MONTH}, {"MON", K_MON}, {"MM", K_MM}, {"DAY", K_DAY}, {"DY", K_DY}, {"DDD", K_DDD},
+    {"DD", K_DD}, {"D", K_D}, {"WW", K_WW}, {"Q", K_Q}, {"CC", K_CC}, {"TZ", K_TZ}, {"J", K_J},
+};
+
+/* Append a name in the case style of the keyword text `kw` (all upper,
+ * capitalised or all lower), padded to `pad` characters. */
+static floe_status put_name(floe_buf *o, const char *name, size_t len, const char *kw, int pad) {
+    bool all_upper = kw[0] >= 'A' && kw[0] <= 'Z' && kw[1] >= 'A' && kw[1] <= 'Z';
+    bool cap = kw[0] >= 'A' && kw[0] <= 'Z';
+    for (size_t k = 0; k < len; k++) {
+        char c = name[k];
+        c = (all_upper || (cap && k == 0)) ? floe_ascii_upper(c) : floe_ascii_lower(c);
+        FLOE_TRY(floe_buf_append_byte(o, (uint8_t)c));
+    }
+    for (int k = (int)len; k < pad; k++) FLOE_TRY(floe_buf_append_byte(o, ' '));
+    return NULL;
+}
+
+static floe_status format_pg(const floe_func_def *def, dtv v, floe_type_id t, floe_strview fmt, floe_buf *o) {
+    int64_t y, m, d, iy, w;
+    civil_from_days(v.days, &y, &m, &d);
+    int64_t hour = v.us / US_PER_HOUR, doy = v.days - days_from_civil(y, 1, 1) + 1, dow = iso_dow(v.days) % 7;
+    for (int32_t i = 0; i < fmt.len;) {
+        const char *p = fmt.data + i;
+        int32_t left = fmt.len - i;
+        if (p[0] == '"') { /* literal text, \" escapes a quote */
+            int32_t j = 1;
+            while (j < left && p[j] != '"') {
+                if (p[j] == '\\' && j + 1 < left) j++;
+                FLOE_TRY(floe_buf_append_byte(o, (uint8_t)p[j]));
+                j++;
+            }
+            i += j < left ? j + 1 : j;
+            continue;
+        }
+        bool fm = left >= 2 && (p[0] == 'F' || p[0] == 'f') && (p[1] == 'M' || p[1] == 'm');
+        int32_t off = fm ? 2 : 0;
+        int id = -1;
+        size_t klen = 0;
+        for (size_t k = 0; k < sizeof pg_keywords / sizeof pg_keywords[0]; k++) {
+            size_t l = strlen(pg_keywords[k].kw);
+            if ((size_t)(left - off) >= l && strncasecmp(p + off, pg_keywords[k].kw, l) == 0) {
+                id = pg_keywords[k].id;
+                klen = l;
+                break;
+            }
+        }
+        if (id < 0) {
+            FLOE_TRY(floe_buf_append_byte(o, (uint8_t)p[0]));
+            i++;
+            continue;
+        }
+        const char *kw = p + off;
+        int64_t num = 0;
+        int width = 2;
+        i += off + (int32_t)klen;
+        switch (id) {
+        case K_HH24: num = hour; break;
+        case K_HH12: case K_HH: num = hour % 12 == 0 ? 12 : hour % 12; break;
+        case K_MI: num = v.us / US_PER_MIN % 60; break;
+        case K_SSSS: num = v.us / US_PER_SEC; width = 1; break;
+        case K_SS: num = v.us / US_PER_SEC % 60; break;
+        case K_MS: num = v.us % US_PER_SEC / 1000; width = 3; break;
+        case K_US: num = v.us % US_PER_SEC; width = 6; break;
+        case K_AM: case K_PM: case K_AMDOT: case K_PMDOT: {
+            bool dots = id == K_AMDOT || id == K_PMDOT, lower = kw[0] >= 'a';
+            const char *txt = hour < 12 ? (dots ? "A.M." : "AM") : (dots ? "P.M." : "PM");
+            FLOE_TRY(put_name(o, txt, strlen(txt), lower ? "aa" : "AA", 0));
+            continue;
+        }
+        case K_IYYY: iso_week(v.days, &iy, &w); num = iy; width = 4; break;
+        case K_YYYY: num = y; width = 4; break;
+        case K_YYY: num = floor_mod(y, 1000); width = 3; break;
+        case K_YY: num = floor_mod(y, 100); break;
+        case K_Y: num = floor_mod(y, 10); width = 1; break;
+        case K_IW: iso_week(v.days, &iy, &w); num = w; break;
+        case K_ID: num = iso_dow(v.days); width = 1; break;
+        case K_MONTH: FLOE_TRY(put_name(o, month_names[m - 1], strlen(month_names[m - 1]), kw, fm ? 0 : 9)); continue;
+        case K_MON: FLOE_TRY(put_name(o, month_names[m - 1], 3, kw, 0)); continue;
+        case K_MM: num = m; break;
+        case K_DAY: FLOE_TRY(put_name(o, day_names[dow], strlen(day_names[dow]), kw, fm ? 0 : 9)); continue;
+        case K_DY: FLOE_TRY(put_name(o, day_names[dow], 3, kw, 0)); continue;
+        case K_DDD: num = doy; width = 3; break;
+        case K_DD: num = d; break;
+        case K_D: num = dow + 1; width = 1; break;
+        case K_WW: num = (doy - 1) / 7 + 1; break;
+        case K_Q: num = (m - 1) / 3 + 1; width = 1; break;
+        case K_CC: num = y > 0 ? (y - 1) / 100 + 1 : -((-y) / 100 + 1); break;
+        case K_TZ:
+            if (is_tz(t)) FLOE_TRY(put_name(o, "UTC", 3, kw, 0));
+            continue;
+        default: num = v.days + 2440588; width = 1; break; /* J: Julian day */
+        }
+        FLOE_TRY(put_num(o, num, fm ? 1 : width));
+    }
+    (void)def;
+    return NULL;
+}
+
 static floe_status eval_strftime(const floe_func_def *def, floe_array *const *a, int32_t n, int64_t rows,
                                  floe_type *rt, floe_array **out) {
     fn_strwriter w;
@@ -730,7 +849,8 @@ static floe_status eval_strftime(const floe_func_def *def, floe_array *const *a,
     if (fn_const(a[1]) && floe_array_is_valid(a[1], 0)) /* about the format's length per row */
         st = floe_buf_reserve(&w.data, (size_t)rows * (size_t)(fn_get_str(a[1], 0).len + 4));
     for (int64_t i = 0; i < rows && !st; i++) {
-        if (fn_sw_valid(&w, i)) st = format_dt(def, dt_get(a[0], i), a[0]->type->id, fn_get_str(a[1], i), &w.data);
+        if (fn_sw_valid(&w, i))
+            st = (def->tag ? format_pg : format_dt)(def, dt_get(a[0], i), a[0]->type->id, fn_get_str(a[1], i), &w.data);
         if (!st) st = fn_sw_end_row(&w);
     }
     if (st) {
@@ -751,6 +871,7 @@ const floe_func_def floe_datetime_funcs[] = {
     {"to_timestamp", 1, 1, "to_timestamp(numeric)", fn_type_simple, eval_to_timestamp, 0, "N",
      FLOE_TYPE_TIMESTAMP_US_TZ},
     {"strftime", 2, 2, "strftime(date|timestamp|time, string)", type_strftime, eval_strftime, 0, NULL, 0},
+    {"to_char", 2, 2, "to_char(date|timestamp|time, string)", type_strftime, eval_strftime, 1, NULL, 0},
     {"make_timestamp", 6, 6, "make_timestamp(int, int, int, int, int, numeric)", fn_type_simple,
      eval_make_timestamp, 0, "IIIIIN", FLOE_TYPE_TIMESTAMP_US},
 #define FIELD_FN(name, field) {name, 1, 1, name "(date|timestamp)", type_field_fn, eval_field_fn, field, NULL, 0}

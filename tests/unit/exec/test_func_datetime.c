@@ -222,6 +222,21 @@ static void field_shortcuts_and_make_timestamp(void **state) {
     EXPECT_ERR(FLOE_ERR_INVALID_ARGUMENT, "out of range", call("make_timestamp", 6, I(2023), I(2), I(1), I(0), I(0), F(60)));
 }
 
+static void to_char_follows_postgres_patterns(void **state) {
+    (void)state;
+    EXPECT_T("2024-02-29 13:05:09.123456", "string", call("to_char", 2, LEAP_TS(), S("YYYY-MM-DD HH24:MI:SS.US")));
+    EXPECT("Thursday , 29 February  2024", call("to_char", 2, LEAP_TS(), S("Day, DD Month YYYY")));
+    EXPECT("Thursday, 29 February 2024", call("to_char", 2, LEAP_TS(), S("FMDay, FMDD FMMonth YYYY")));
+    EXPECT("01:05 PM|01 pm|P.M.", call("to_char", 2, LEAP_TS(), S("HH12:MI AM|hh12 am|P.M.")));
+    EXPECT("Feb THU thu FEBRUARY ", call("to_char", 2, LEAP_TS(), S("Mon DY dy MONTH")));
+    EXPECT("Quarter 1, 060, 09, 4, 5, 09, 21", call("to_char", 2, LEAP_TS(), S("\"Quarter\" Q, DDD, IW, ID, D, WW, CC")));
+    EXPECT("47109 123 9", call("to_char", 2, LEAP_TS(), S("SSSS MS FMSS")));
+    EXPECT("1969-12", call("to_char", 2, DATE(-1), S("YYYY-MM")));
+    EXPECT("2451545", call("to_char", 2, DATE(10957), S("J")));
+    EXPECT("UTC|", call("to_char", 2, TSV(FLOE_TYPE_TIMESTAMP_US_TZ, 0), S("TZ|")));
+    EXPECT("NULL", call("to_char", 2, NULLOF(FLOE_TYPE_DATE32), S("YYYY")));
+}
+
 FLOE_TEST_MAIN(cmocka_unit_test(date_part_fields_of_a_leap_day),
                cmocka_unit_test(date_part_before_1970_and_iso_weeks),
                cmocka_unit_test(date_part_rejects_bad_fields),
@@ -231,4 +246,5 @@ FLOE_TEST_MAIN(cmocka_unit_test(date_part_fields_of_a_leap_day),
                cmocka_unit_test(make_date_validates_fields),
                cmocka_unit_test(strftime_formats_like_duckdb),
                cmocka_unit_test(to_timestamp_and_clock_functions),
-               cmocka_unit_test(field_shortcuts_and_make_timestamp))
+               cmocka_unit_test(field_shortcuts_and_make_timestamp),
+               cmocka_unit_test(to_char_follows_postgres_patterns))
