@@ -249,3 +249,104 @@ floe_status floe_sqlx_fold(floe_expr *e, const floe_schema *schema, floe_expr **
     *out = cur;
     return NULL;
 }
+
+/* ------------------------------------------------- casts in comparisons */
+
+static int64_t fdiv(int64_t a, int64_t b) { return a / b - ((a % b != 0) && ((a < 0) != (b < 0))); }
+
+/* CAST(d AS timestamp) <op> T  as  d <op'> D, D a date: d*U < T <=> d <
+ * ceil(T/U), d*U <= T <=> d <= floor(T/U), > floor, >= ceil, and = / <>
+ * only when T is a midnight.  Returns NULL in *out when it does not apply. */
+static floe_status date_cmp(int op, const floe_expr *col, int64_t t, int64_t unit, floe_expr **out) {
+    *out = NULL;
+    int64_t fl = fdiv(t, unit), ce = -fdiv(-t, unit), day;
+    switch (op) {
+    case FLOE_CMP_LT: day = ce; break;
+    case FLOE_CMP_LE: day = fl; break;
+    case FLOE_CMP_GT: day = fl; break;
+    case FLOE_CMP_GE: day = ce; break;
+    default:
+        if (fl != ce) return NULL;
+        day = fl;
+        break;
+    }
+    if (day < INT32_MIN || day > INT32_MAX) return NULL;
+    floe_builder *b;
+    floe_array *a = NULL;
+    floe_expr *lit = NULL;
+    FLOE_TRY(floe_builder_new(floe_type_primitive(FLOE_TYPE_DATE32), 1, &b));
+    floe_status st = floe_builder_append_int32(b, (int32_t)day);
+    if (!st) st = floe_builder_finish(b, &a);
+    floe_builder_free(b);
+    if (!st) st = floe_expr_literal(a, &lit);
+    if (!st) st = floe_expr_cmp((floe_cmp_op)op, (floe_expr *)col, lit, out);
+    floe_expr_release(lit);
+    floe_array_release(a);
+    return st;
+}
+
+static int mirror_cmp(int op) {
+    switch (op) {
+    case FLOE_CMP_LT: return FLOE_CMP_GT;
+    case FLOE_CMP_LE: return FLOE_CMP_GE;
+    case FLOE_CMP_GT: return FLOE_CMP_LT;
+    case FLOE_CMP_GE: return FLOE_CMP_LE;
+    default: return op;
+    }
+}
+
+floe_status floe_sqlx_unwrap_casts(floe_expr *e, const floe_schema *schema, floe_expr **out) {
+    *out = NULL;
+    /* Rewrite the arguments first. */
+    floe_expr *stack_args[8];
+    floe_expr **args = e->n_args <= 8 ? stack_args : floe_calloc((size_t)e->n_args, sizeof *args);
+    if (!args) return floe_error(FLOE_ERR_OUT_OF_MEMORY, "simplifying an expression");
+    floe_status st = NULL;
+    int32_t made = 0;
+    bool changed = false;
+    for (; made < e->n_args; made++) {
+        if ((st = floe_sqlx_unwrap_casts(e->args[made], schema, &args[made]))) break;
+        if (args[made] != e->args[made]) changed = true;
+    }
+    floe_expr *cur = NULL;
+    if (!st) {
+        if (changed) st = floe_sqlx_with_args(e, args, e->n_args, &cur);
+        else cur = floe_expr_retain(e);
+    }
+    for (int32_t i = 0; i < made; i++) floe_expr_release(args[i]);
+    if (args != stack_args) floe_free(args);
+    if (st) return st;
+    if (cur->kind == FLOE_EXPR_CMP) {
+        const floe_expr *c = cur->args[0], *l = cur->args[1];
+        int op = cur->op;
+        if (c->kind == FLOE_EXPR_LITERAL) {
+            const floe_expr *t = c;
+            c = l;
+            l = t;
+            op = mirror_cmp(op);
+        }
+        if (c->kind == FLOE_EXPR_CAST && l->kind == FLOE_EXPR_LITERAL && floe_array_is_valid(l->literal, 0)) {
+            floe_type *from = NULL;
+            st = floe_expr_type(c->args[0], schema, &from);
+            floe_type_id f = from ? from->id : FLOE_TYPE_NULL, to = c->cast_type->id, lt = l->literal->type->id;
+            floe_type_release(from);
+            floe_expr *r = NULL;
+            if (!st && f == FLOE_TYPE_DATE32 && lt == to &&
+                (to == FLOE_TYPE_TIMESTAMP_US || to == FLOE_TYPE_TIMESTAMP_NS)) {
+                int64_t unit = to == FLOE_TYPE_TIMESTAMP_NS ? INT64_C(86400000000000) : INT64_C(86400000000);
+                st = date_cmp(op, c->args[0], floe_array_get_int64(l->literal, 0), unit, &r);
+            } else if (!st && f == FLOE_TYPE_INT32 && to == FLOE_TYPE_INT64 &&
+                       (lt == FLOE_TYPE_INT64 || lt == FLOE_TYPE_INT32)) {
+                /* int32 vs a 64-bit constant compares exactly as is */
+                st = floe_expr_cmp((floe_cmp_op)op, c->args[0], (floe_expr *)l, &r);
+            }
+            if (r) {
+                floe_expr_release(cur);
+                *out = r;
+                return st;
+            }
+        }
+    }
+    *out = cur;
+    return st;
+}

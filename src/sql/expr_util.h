@@ -40,6 +40,11 @@ void floe_sqlx_free_list(floe_expr **parts, int32_t n);
  * `schema` into literals.  A constant part whose evaluation fails (1/0) is
  * left as it is: the error then comes when rows are evaluated. */
 floe_status floe_sqlx_fold(floe_expr *e, const floe_schema *schema, floe_expr **out) FLOE_WARN_UNUSED;
+/* Comparisons of a value-preserving cast with a constant rewritten on the
+ * column itself: CAST(date AS timestamp) <= T becomes date <= D (the
+ * bound rounded the exact way), CAST(int AS bigint) = 5 becomes int = 5;
+ * filters then compare raw column values and scans can prune on them. */
+floe_status floe_sqlx_unwrap_casts(floe_expr *e, const floe_schema *schema, floe_expr **out) FLOE_WARN_UNUSED;
 /* Is `e` a literal TRUE (a non-null bool literal true)? */
 bool floe_sqlx_is_true(const floe_expr *e);
 bool floe_sqlx_is_false_or_null(const floe_expr *e);

@@ -61,10 +61,13 @@ floe_status floe_sqlo_schema_select(const floe_schema *s, const int32_t *keep, i
 static floe_status fold_list(floe_expr **es, int32_t n, const floe_schema *schema) {
     for (int32_t i = 0; i < n; i++) {
         if (!es[i]) continue;
-        floe_expr *f;
+        floe_expr *f, *u;
         FLOE_TRY(floe_sqlx_fold(es[i], schema, &f));
+        floe_status st = floe_sqlx_unwrap_casts(f, schema, &u);
+        floe_expr_release(f);
+        if (st) return st;
         floe_expr_release(es[i]);
-        es[i] = f;
+        es[i] = u;
     }
     return NULL;
 }
