@@ -10,26 +10,21 @@
  * metadata file through a small per-process cache and reads the group's
  * tasks, in order, with the Iceberg task reader.
  *
- * Reading overlaps I/O with the consumer: up to scan_concurrency tasks of
- * the partition are open at once (a window of "slots" sliding over the
- * task list), each with a ring of up to read_ahead decoded batches.  Work
- * is cut into small pool tasks — open one file, or read one batch — and a
- * prefetch task re-submits itself only while its slot has room, so no
- * pool worker ever blocks on a full buffer.  The consumer takes batches
- * from the slot of the oldest unfinished task, which keeps the rows in
- * task order; when that slot is empty and no worker is busy with it, the
- * consumer does the read itself instead of waiting (so a one-thread pool,
- * or a consumer that is itself a pool task, still makes progress).  It
- * only ever waits for a read that is running right now.
+ * Reading overlaps I/O with the consumer through scan_prefetch.h: up to
+ * scan_concurrency tasks of the partition are open at once, each with up
+ * to read_ahead decoded batches, read by small pool tasks (open one file,
+ * or read one batch) that never block a worker on a full buffer; rows
+ * come out in task order, and the consumer reads itself rather than wait
+ * for a queued task.
  */
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "base/buffer.h"
 #include "base/threadpool.h"
 #include "exec/plan_internal.h"
+#include "exec/scan_prefetch.h"
 #include "floe/exec_scan.h"
 #include "floe/iceberg_manifest.h"
 #include "floe/iceberg_task_reader.h"
@@ -185,204 +180,70 @@ static void iceberg_free(floe_plan *p_) {
 
 /* ---------------------------------------------------------- the stream */
 
-typedef struct ice_stream ice_stream;
-
-/* One task being read: its reader and the batches read ahead of the
- * consumer.  Everything but `reader` is guarded by the stream's mutex;
- * `reader` belongs to whoever set `busy`. */
-typedef struct slot {
-    ice_stream *s;
-    int32_t task;               /* index in the group; -1: none */
-    floe_ice_task_reader *reader;
-    bool opened;                /* the reader was opened (or failed to) */
-    bool done;                  /* no more batches (end or error) */
-    bool busy;                  /* someone is opening or reading right now */
-    bool scheduled;             /* a prefetch task is queued or running */
-    floe_status err;            /* the failure, handed to the consumer in order */
-    floe_batch **ring;          /* read_ahead entries */
-    int32_t head, count;
-} slot;
-
-struct ice_stream {
+/* A partition reads its group's tasks in order through the shared
+ * read-ahead machinery (scan_prefetch.h); one task is one unit. */
+typedef struct ice_stream {
     floe_stream base;
     const iceberg_plan *p;
     const floe_ice_scan_group *g;
     int32_t partition;
     cached_table *table;
     floe_ice_task_read_options ro;
-    const floe_cancel *cancel;
-    floe_task_group *tg; /* prefetch tasks; NULL when there is nothing to read */
-    pthread_mutex_t mu;
-    pthread_cond_t changed; /* a read finished */
-    int32_t conc, ahead;
-    slot *slots;            /* task k lives in slots[k % conc] */
-    int32_t next_task;      /* the oldest task not fully consumed */
-    bool closing;
-    bool failed;            /* an error was returned: the stream is over */
-};
+    floe_prefetch *pf;
+} ice_stream;
 
-/* Open the slot's file or read one batch from it; the caller has set
- * busy, so this thread owns the reader. */
-static void slot_step(slot *sl) {
-    ice_stream *s = sl->s;
-    const floe_ice_scan_task *task = &s->g->tasks[sl->task];
-    floe_status st = NULL;
-    floe_batch *b = NULL;
-    if (!sl->opened) {
-        st = floe_ice_task_reader_open(&s->ro, task, &sl->reader);
-    } else {
-        st = floe_ice_task_reader_next(sl->reader, &b);
-    }
-    if (st)
-        st = floe_status_wrap(st, "IcebergScan partition %d: reading data file '%s'", s->partition,
-                              task->resolved_path ? task->resolved_path : task->path);
-    pthread_mutex_lock(&s->mu);
-    if (!sl->opened) {
-        sl->opened = true;
-    } else if (b) {
-        sl->ring[(sl->head + sl->count) % s->ahead] = b;
-        sl->count++;
-    } else if (!st) {
-        sl->done = true;
-    }
+typedef struct ice_unit {
+    floe_ice_task_reader *reader;
+    const floe_ice_scan_task *task;
+} ice_unit;
+
+static floe_status unit_error(const ice_stream *s, const floe_ice_scan_task *task, floe_status st) {
+    return floe_status_wrap(st, "IcebergScan partition %d: reading data file '%s'", s->partition,
+                            task->resolved_path ? task->resolved_path : task->path);
+}
+
+static floe_status ice_unit_open(void *ctx, int32_t unit, void **state) {
+    ice_stream *s = ctx;
+    *state = NULL;
+    ice_unit *u = floe_calloc(1, sizeof *u);
+    if (!u) return floe_error(FLOE_ERR_OUT_OF_MEMORY, "IcebergScan: opening a task");
+    u->task = &s->g->tasks[unit];
+    floe_status st = floe_ice_task_reader_open(&s->ro, u->task, &u->reader);
     if (st) {
-        sl->err = st;
-        sl->done = true;
+        st = unit_error(s, u->task, st);
+        floe_free(u);
+        return st;
     }
-    sl->busy = false;
-    pthread_cond_broadcast(&s->changed);
-    pthread_mutex_unlock(&s->mu);
+    *state = u;
+    return NULL;
 }
 
-/* Is there prefetch work for this slot?  (Under the mutex.) */
-static bool slot_wants_work(const ice_stream *s, const slot *sl) {
-    return !s->closing && sl->task >= 0 && !sl->done && !sl->busy && sl->count < s->ahead &&
-           !floe_cancel_is_set(s->cancel);
+static floe_status ice_unit_next(void *ctx, void *state, floe_batch **out) {
+    ice_unit *u = state;
+    floe_status st = floe_ice_task_reader_next(u->reader, out);
+    return st ? unit_error(ctx, u->task, st) : NULL;
 }
 
-static floe_status prefetch(void *arg, const floe_cancel *cancel);
-
-/* Queue a prefetch task for the slot unless one is queued or running.
- * (Under the mutex; the pool's lock nests inside ours, never the reverse.) */
-static void slot_schedule(ice_stream *s, slot *sl) {
-    if (!s->tg || sl->scheduled || !slot_wants_work(s, sl)) return;
-    sl->scheduled = true;
-    if (!floe_task_group_submit(s->tg, prefetch, sl)) sl->scheduled = false; /* the consumer reads itself */
+static void ice_unit_close(void *ctx, void *state) {
+    (void)ctx;
+    ice_unit *u = state;
+    if (!u) return;
+    floe_ice_task_reader_close(u->reader);
+    floe_free(u);
 }
 
-/* A pool task: one step of read-ahead for a slot, then re-queue itself
- * while there is room.  Never waits for the consumer. */
-static floe_status prefetch(void *arg, const floe_cancel *cancel) {
-    (void)cancel;
-    slot *sl = arg;
-    ice_stream *s = sl->s;
-    pthread_mutex_lock(&s->mu);
-    if (!slot_wants_work(s, sl)) {
-        sl->scheduled = false;
-        pthread_mutex_unlock(&s->mu);
-        return NULL;
-    }
-    sl->busy = true;
-    pthread_mutex_unlock(&s->mu);
-    slot_step(sl);
-    pthread_mutex_lock(&s->mu);
-    sl->scheduled = false;
-    slot_schedule(s, sl);
-    pthread_mutex_unlock(&s->mu);
-    return NULL; /* errors travel through the slot, in task order */
-}
-
-/* Point a slot at task `task` (or none) and start reading it. */
-static void slot_assign(ice_stream *s, slot *sl, int32_t task) {
-    sl->task = task < s->g->n_tasks ? task : -1;
-    sl->opened = sl->done = false;
-    sl->head = sl->count = 0;
-    slot_schedule(s, sl);
-}
-
-static void wait_a_little(ice_stream *s) {
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    ts.tv_nsec += 10 * 1000 * 1000;
-    if (ts.tv_nsec >= 1000000000) {
-        ts.tv_sec++;
-        ts.tv_nsec -= 1000000000;
-    }
-    pthread_cond_timedwait(&s->changed, &s->mu, &ts);
-}
+static const floe_prefetch_ops ice_unit_ops = {ice_unit_open, ice_unit_next, ice_unit_close};
 
 static floe_status ice_next(floe_stream *s_, floe_batch **out) {
     ice_stream *s = (ice_stream *)s_;
     *out = NULL;
-    if (s->failed) return floe_error(FLOE_ERR_INVALID_ARGUMENT, "IcebergScan: stream already failed");
-    floe_status st = NULL;
-    pthread_mutex_lock(&s->mu);
-    for (;;) {
-        if ((st = floe_cancel_check(s->cancel, "IcebergScan"))) break;
-        if (s->next_task >= s->g->n_tasks) break; /* the end */
-        slot *sl = &s->slots[s->next_task % s->conc];
-        if (sl->count > 0) {
-            *out = sl->ring[sl->head];
-            sl->ring[sl->head] = NULL;
-            sl->head = (sl->head + 1) % s->ahead;
-            sl->count--;
-            slot_schedule(s, sl); /* there is room again */
-            break;
-        }
-        if (sl->err) {
-            st = sl->err;
-            sl->err = NULL;
-            break;
-        }
-        if (sl->done) {
-            /* Finished and drained: free the reader (nobody else touches a
-             * done slot) and slide the window. */
-            floe_ice_task_reader *r = sl->reader;
-            sl->reader = NULL;
-            pthread_mutex_unlock(&s->mu);
-            floe_ice_task_reader_close(r);
-            pthread_mutex_lock(&s->mu);
-            s->next_task++;
-            slot_assign(s, sl, s->next_task + s->conc - 1);
-            continue;
-        }
-        if (sl->busy) {
-            wait_a_little(s); /* a read of this very slot is running now */
-            continue;
-        }
-        /* Nothing buffered and nobody on it: read it ourselves. */
-        sl->busy = true;
-        pthread_mutex_unlock(&s->mu);
-        slot_step(sl);
-        pthread_mutex_lock(&s->mu);
-    }
-    if (st) s->failed = true;
-    pthread_mutex_unlock(&s->mu);
-    return st;
+    return floe_prefetch_next(s->pf, out);
 }
 
 static void ice_close(floe_stream *s_) {
     ice_stream *s = (ice_stream *)s_;
-    pthread_mutex_lock(&s->mu);
-    s->closing = true;
-    pthread_mutex_unlock(&s->mu);
-    if (s->tg) {
-        /* Queued prefetches see `closing` and return at once; running ones
-         * finish their one step. */
-        floe_task_group_cancel(s->tg);
-        floe_task_group_destroy(s->tg);
-    }
-    for (int32_t i = 0; s->slots && i < s->conc; i++) {
-        slot *sl = &s->slots[i];
-        for (int32_t k = 0; k < sl->count; k++) floe_batch_release(sl->ring[(sl->head + k) % s->ahead]);
-        floe_free(sl->ring);
-        floe_ice_task_reader_close(sl->reader);
-        floe_status_free(sl->err);
-    }
-    floe_free(s->slots);
+    floe_prefetch_close(s->pf); /* waits for reads in flight */
     table_release(s->table);
-    pthread_cond_destroy(&s->changed);
-    pthread_mutex_destroy(&s->mu);
     floe_free(s);
 }
 
@@ -396,40 +257,21 @@ static floe_status ice_execute(const floe_plan *p_, int32_t partition, const flo
     s->p = p;
     s->g = p->decoded[partition];
     s->partition = partition;
-    s->cancel = ctx->cancel;
-    s->conc = ctx->scan_concurrency > 0 ? ctx->scan_concurrency : 2;
-    s->ahead = ctx->read_ahead > 0 ? ctx->read_ahead : 2;
-    if (s->conc > s->g->n_tasks) s->conc = s->g->n_tasks > 0 ? s->g->n_tasks : 1;
-    pthread_mutex_init(&s->mu, NULL);
-    pthread_cond_init(&s->changed, NULL);
     floe_status st = NULL;
     if (s->g->n_tasks > 0) {
-        floe_threadpool *pool = ctx->pool;
         st = table_acquire(p->metadata_location, p->allow_moved_paths, &s->table);
-        if (!st && !pool) st = floe_threadpool_default(&pool);
-        if (!st) st = floe_task_group_create(pool, ctx->cancel, &s->tg);
-        if (!st && !(s->slots = floe_calloc((size_t)s->conc, sizeof *s->slots)))
-            st = floe_error(FLOE_ERR_OUT_OF_MEMORY, "opening an IcebergScan stream");
-        for (int32_t i = 0; !st && i < s->conc; i++) {
-            s->slots[i].s = s;
-            s->slots[i].task = -1;
-            if (!(s->slots[i].ring = floe_calloc((size_t)s->ahead, sizeof *s->slots[i].ring)))
-                st = floe_error(FLOE_ERR_OUT_OF_MEMORY, "opening an IcebergScan stream");
+        if (!st) {
+            s->ro.table = s->table->table;
+            s->ro.schema = p->schema;
+            s->ro.field_ids = p->field_ids;
+            s->ro.n_field_ids = p->n_field_ids;
+            s->ro.batch_size = ctx->batch_size > 0 ? ctx->batch_size : 0;
         }
     }
+    if (!st) st = floe_prefetch_open(&ice_unit_ops, s, s->g->n_tasks, ctx, "IcebergScan", &s->pf);
     if (st) {
         ice_close(&s->base);
         return st;
-    }
-    if (s->table) {
-        s->ro.table = s->table->table;
-        s->ro.schema = p->schema;
-        s->ro.field_ids = p->field_ids;
-        s->ro.n_field_ids = p->n_field_ids;
-        s->ro.batch_size = ctx->batch_size > 0 ? ctx->batch_size : 0;
-        pthread_mutex_lock(&s->mu);
-        for (int32_t i = 0; i < s->conc; i++) slot_assign(s, &s->slots[i], i);
-        pthread_mutex_unlock(&s->mu);
     }
     *out = &s->base;
     return NULL;

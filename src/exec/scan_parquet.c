@@ -30,6 +30,7 @@
 #include "base/buffer.h"
 #include "base/threadpool.h"
 #include "exec/plan_internal.h"
+#include "exec/scan_prefetch.h"
 #include "floe/exec_scan.h"
 #include "floe/fileio.h"
 #include "formats/parquet/file.h"
@@ -425,58 +426,70 @@ static floe_status select_row_groups(const parquet_plan *p, const floe_pq_file *
 
 /* ----------------------------------------------------------- the stream */
 
+/* A partition reads its parts (file, row group range) in order through
+ * the shared read-ahead machinery (scan_prefetch.h); one part is one unit,
+ * and several files of a partition are fetched and decoded at once. */
 typedef struct pq_stream {
     floe_stream base;
     const parquet_plan *p;
     const pq_partition *part;
-    const floe_cancel *cancel;
     int64_t batch_size;
-    floe_fileio *io;           /* for remote files, made on first need */
-    int32_t next_part;
-    open_file file;            /* the part being read */
-    const char *path;          /* its path */
-    floe_pq_reader *reader;    /* reading it (columns > 0) */
-    int *rgs;                  /* row groups left to count (no columns) */
-    int n_rgs, rg_pos;
-    int64_t rg_done;           /* rows of rgs[rg_pos] already emitted */
+    floe_fileio *io;           /* shared by the units (thread-safe); remote parts only */
     const char **names;        /* output column names */
-    bool failed;               /* an error was returned: the stream is over */
+    floe_prefetch *pf;
 } pq_stream;
 
-static void stream_close_file(pq_stream *s) {
-    floe_pq_reader_close(s->reader);
-    s->reader = NULL;
-    open_file_close(&s->file);
-    floe_free(s->rgs);
-    s->rgs = NULL;
-    s->n_rgs = s->rg_pos = 0;
-    s->rg_done = 0;
+/* One part being read. */
+typedef struct pq_unit {
+    const floe_pq_scan_part *pt;
+    open_file file;
+    floe_pq_reader *reader;    /* columns > 0 */
+    int *rgs;                  /* surviving row groups */
+    int n_rgs, rg_pos;
+    int64_t rg_done;           /* rows of rgs[rg_pos] already emitted (no columns) */
+} pq_unit;
+
+static void pq_unit_close(void *ctx, void *state) {
+    (void)ctx;
+    pq_unit *u = state;
+    if (!u) return;
+    floe_pq_reader_close(u->reader);
+    open_file_close(&u->file);
+    floe_free(u->rgs);
+    floe_free(u);
+}
+
+/* Name the file in an error that does not already. */
+static floe_status part_error(const floe_pq_scan_part *pt, floe_status st) {
+    if (!st || floe_status_code(st) == FLOE_ERR_CANCELLED || strstr(floe_status_message(st), pt->path)) return st;
+    return floe_status_wrap(st, "ParquetScan: '%s'", pt->path);
 }
 
 /* Open part `k`: the file, its surviving row groups and a reader. */
-static floe_status open_part(pq_stream *s, int32_t k) {
-    const floe_pq_scan_part *pt = &s->part->parts[k];
+static floe_status open_part(pq_stream *s, pq_unit *u) {
+    const floe_pq_scan_part *pt = u->pt;
     const parquet_plan *p = s->p;
-    s->path = pt->path;
-    FLOE_TRY(open_file_at(pt->path, &s->io, &s->file));
-    const floe_pq_file *f = s->file.file;
+    floe_fileio *io = s->io;
+    FLOE_TRY(open_file_at(pt->path, &io, &u->file));
+    if (io != s->io) floe_fileio_free(io); /* cannot happen: made at execute for remote parts */
+    const floe_pq_file *f = u->file.file;
     if ((uint32_t)pt->rg_end > f->meta->num_row_groups)
         return floe_error(FLOE_ERR_CORRUPT, "'%s' has %u row groups; the scan expects at least %d (did the file change?)",
                           pt->path, f->meta->num_row_groups, pt->rg_end);
     int n_cand = pt->rg_end - pt->rg_begin;
-    s->rgs = floe_calloc((size_t)(n_cand > 0 ? n_cand : 1), sizeof *s->rgs);
-    if (!s->rgs) return floe_error(FLOE_ERR_OUT_OF_MEMORY, "reading '%s'", pt->path);
-    FLOE_TRY(select_row_groups(p, f, pt->rg_begin, pt->rg_end, s->rgs, &s->n_rgs));
+    u->rgs = floe_calloc((size_t)(n_cand > 0 ? n_cand : 1), sizeof *u->rgs);
+    if (!u->rgs) return floe_error(FLOE_ERR_OUT_OF_MEMORY, "reading '%s'", pt->path);
+    FLOE_TRY(select_row_groups(p, f, pt->rg_begin, pt->rg_end, u->rgs, &u->n_rgs));
     int32_t ncols = floe_schema_num_fields(p->head.schema);
-    if (s->n_rgs == 0 || ncols == 0) return NULL; /* nothing to read, or only row counts */
+    if (u->n_rgs == 0 || ncols == 0) return NULL; /* nothing to read, or only row counts */
     floe_pq_read_options o = {0};
     o.columns = s->names;
     o.num_columns = ncols;
-    o.row_groups = s->rgs;
-    o.num_row_groups = s->n_rgs;
+    o.row_groups = u->rgs;
+    o.num_row_groups = u->n_rgs;
     o.batch_size = s->batch_size;
-    FLOE_TRY(floe_pq_reader_open(s->file.file, &o, &s->reader));
-    const floe_schema *rs = floe_pq_reader_schema(s->reader);
+    FLOE_TRY(floe_pq_reader_open(u->file.file, &o, &u->reader));
+    const floe_schema *rs = floe_pq_reader_schema(u->reader);
     if (!floe_type_compatible(rs, p->head.schema)) {
         floe_buf want, got;
         floe_buf_init(&want);
@@ -492,63 +505,66 @@ static floe_status open_part(pq_stream *s, int32_t k) {
     return NULL;
 }
 
+static floe_status pq_unit_open(void *ctx, int32_t k, void **state) {
+    pq_stream *s = ctx;
+    *state = NULL;
+    pq_unit *u = floe_calloc(1, sizeof *u);
+    if (!u) return floe_error(FLOE_ERR_OUT_OF_MEMORY, "ParquetScan: opening a file");
+    u->pt = &s->part->parts[k];
+    floe_status st = open_part(s, u);
+    if (st) {
+        st = part_error(u->pt, st);
+        pq_unit_close(s, u);
+        return st;
+    }
+    *state = u;
+    return NULL;
+}
+
 /* With no columns only row counts matter: batches of empty rows, sized
  * from the footer, without reading any data. */
-static floe_status count_only_batch(pq_stream *s, floe_batch **out) {
-    while (s->rg_pos < s->n_rgs) {
-        int64_t rows = s->file.file->meta->row_groups[s->rgs[s->rg_pos]].num_rows;
-        if (s->rg_done >= rows) {
-            s->rg_pos++;
-            s->rg_done = 0;
+static floe_status count_only_batch(pq_stream *s, pq_unit *u, floe_batch **out) {
+    while (u->rg_pos < u->n_rgs) {
+        int64_t rows = u->file.file->meta->row_groups[u->rgs[u->rg_pos]].num_rows;
+        if (u->rg_done >= rows) {
+            u->rg_pos++;
+            u->rg_done = 0;
             continue;
         }
-        int64_t n = rows - s->rg_done;
+        int64_t n = rows - u->rg_done;
         if (n > s->batch_size) n = s->batch_size;
-        s->rg_done += n;
+        u->rg_done += n;
         return floe_batch_new(s->p->head.schema, NULL, 0, n, out);
     }
     return NULL;
 }
 
-static floe_status pq_next_inner(pq_stream *s, floe_batch **out) {
-    for (;;) {
-        FLOE_TRY(floe_cancel_check(s->cancel, "ParquetScan"));
-        if (s->reader) {
-            floe_batch *b = NULL;
-            FLOE_TRY(floe_pq_reader_next(s->reader, &b));
-            if (b) {
-                /* The node's schema (names, ids), the reader's arrays. */
-                floe_status st = floe_batch_new(s->p->head.schema, b->columns, b->num_columns, b->num_rows, out);
-                floe_batch_release(b);
-                return st;
-            }
-            stream_close_file(s);
-            continue;
-        }
-        if (s->file.file && floe_schema_num_fields(s->p->head.schema) == 0) {
-            FLOE_TRY(count_only_batch(s, out));
-            if (*out) return NULL;
-        }
-        stream_close_file(s);
-        if (s->next_part >= s->part->n_parts) return NULL;
-        FLOE_TRY(open_part(s, s->next_part++));
+static floe_status pq_unit_next(void *ctx, void *state, floe_batch **out) {
+    pq_stream *s = ctx;
+    pq_unit *u = state;
+    *out = NULL;
+    if (!u->reader) return floe_schema_num_fields(s->p->head.schema) == 0 ? count_only_batch(s, u, out) : NULL;
+    floe_batch *b = NULL;
+    floe_status st = floe_pq_reader_next(u->reader, &b);
+    if (!st && b) {
+        /* The node's schema (names, ids), the reader's arrays. */
+        st = floe_batch_new(s->p->head.schema, b->columns, b->num_columns, b->num_rows, out);
+        floe_batch_release(b);
     }
+    return part_error(u->pt, st);
 }
+
+static const floe_prefetch_ops pq_unit_ops = {pq_unit_open, pq_unit_next, pq_unit_close};
 
 static floe_status pq_next(floe_stream *s_, floe_batch **out) {
     pq_stream *s = (pq_stream *)s_;
     *out = NULL;
-    if (s->failed) return floe_error(FLOE_ERR_INVALID_ARGUMENT, "ParquetScan: stream already failed");
-    floe_status st = pq_next_inner(s, out);
-    if (st) s->failed = true;
-    if (st && s->path && floe_status_code(st) != FLOE_ERR_CANCELLED && !strstr(floe_status_message(st), s->path))
-        st = floe_status_wrap(st, "ParquetScan: '%s'", s->path);
-    return st;
+    return floe_prefetch_next(s->pf, out);
 }
 
 static void pq_close(floe_stream *s_) {
     pq_stream *s = (pq_stream *)s_;
-    stream_close_file(s);
+    floe_prefetch_close(s->pf); /* waits for reads in flight */
     if (s->io) floe_fileio_free(s->io);
     floe_free(s->names);
     floe_free(s);
@@ -562,15 +578,20 @@ static floe_status pq_execute(const floe_plan *p_, int32_t partition, const floe
     s->base.close = pq_close;
     s->p = p;
     s->part = &p->partitions[partition];
-    s->cancel = ctx->cancel;
     s->batch_size = ctx->batch_size > 0 ? ctx->batch_size : FLOE_PQ_DEFAULT_BATCH_SIZE;
     int32_t ncols = floe_schema_num_fields(p->head.schema);
+    floe_status st = NULL;
     s->names = floe_calloc((size_t)(ncols ? ncols : 1), sizeof *s->names);
-    if (!s->names) {
-        floe_free(s);
-        return floe_error(FLOE_ERR_OUT_OF_MEMORY, "opening a ParquetScan stream");
+    if (!s->names) st = floe_error(FLOE_ERR_OUT_OF_MEMORY, "opening a ParquetScan stream");
+    for (int32_t i = 0; !st && i < ncols; i++) s->names[i] = floe_schema_field(p->head.schema, i)->name;
+    /* One FileIO for the remote parts, shared by the units. */
+    for (int32_t k = 0; !st && !s->io && k < s->part->n_parts; k++)
+        if (is_remote(s->part->parts[k].path)) st = floe_fileio_new(NULL, 0, &s->io);
+    if (!st) st = floe_prefetch_open(&pq_unit_ops, s, s->part->n_parts, ctx, "ParquetScan", &s->pf);
+    if (st) {
+        pq_close(&s->base);
+        return st;
     }
-    for (int32_t i = 0; i < ncols; i++) s->names[i] = floe_schema_field(p->head.schema, i)->name;
     *out = &s->base;
     return NULL;
 }

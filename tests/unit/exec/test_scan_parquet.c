@@ -440,6 +440,66 @@ static void corrupt_or_changed_file_is_an_error_naming_it(void **state) {
     floe_plan_release(p);
 }
 
+/* Read partition 0 with the given read-ahead settings: ids in order, and
+ * the error (if any) that ended it. */
+static floe_status read_in_order(const floe_plan *p, floe_threadpool *pl, int32_t conc, int32_t ahead, int64_t *ids,
+                                 int64_t cap, int64_t *n) {
+    floe_exec_ctx ctx = test_ctx(pl, 33);
+    ctx.scan_concurrency = conc;
+    ctx.read_ahead = ahead;
+    floe_stream *s;
+    *n = 0;
+    FLOE_TRY(floe_plan_execute(p, 0, &ctx, &s));
+    floe_status st = NULL;
+    for (;;) {
+        floe_batch *b = NULL;
+        if ((st = floe_stream_next(s, &b)) || !b) break;
+        for (int64_t r = 0; r < b->num_rows && *n < cap; r++) ids[(*n)++] = floe_array_get_int64(b->columns[0], r);
+        floe_batch_release(b);
+    }
+    floe_stream_close(s);
+    return st;
+}
+
+static void read_ahead_keeps_file_order_and_reports_errors_in_order(void **state) {
+    (void)state;
+    make_files("pq_scan_order");
+    char a[1200], b[1200], c[1200];
+    const char *pats[3] = {in_dir(a, sizeof a, "b.parquet"), in_dir(b, sizeof b, "a_1.parquet"),
+                           in_dir(c, sizeof c, "a_0.parquet")};
+    floe_plan *p;
+    assert_ok(floe_parquet_scan_new(pats, 3, 1, &p)); /* one partition: b, a_1, a_0 */
+    floe_threadpool *one;
+    assert_ok(floe_threadpool_create(1, &one));
+    const int32_t settings[][2] = {{1, 1}, {2, 2}, {3, 1}, {8, 5}, {0, 0}};
+    static int64_t ids[2000];
+    for (size_t k = 0; k < sizeof settings / sizeof *settings; k++)
+        for (int pl = 0; pl < 2; pl++) {
+            int64_t n;
+            assert_ok(read_in_order(p, pl ? one : pool, settings[k][0], settings[k][1], ids, 2000, &n));
+            assert_int_equal(n, 1200);
+            for (int64_t i = 0; i < 400; i++) {
+                assert_int_equal(ids[i], 1000 + i);
+                assert_int_equal(ids[400 + i], 400 + i);
+                assert_int_equal(ids[800 + i], i);
+            }
+        }
+    /* The middle file disappears: every row of the first, then its error. */
+    char cmd[1300];
+    snprintf(cmd, sizeof cmd, "rm -f '%s'", b);
+    assert_int_equal(system(cmd), 0);
+    for (size_t k = 0; k < sizeof settings / sizeof *settings; k++) {
+        int64_t n;
+        floe_status st = read_in_order(p, pool, settings[k][0], settings[k][1], ids, 2000, &n);
+        assert_non_null(st);
+        assert_non_null(strstr(floe_status_message(st), "a_1.parquet"));
+        floe_status_free(st);
+        assert_int_equal(n, 400);
+    }
+    floe_threadpool_destroy(one);
+    floe_plan_release(p);
+}
+
 static void cancelled_scan_returns_cancelled(void **state) {
     (void)state;
     make_files("pq_scan_cancel");
@@ -471,4 +531,5 @@ FLOE_TEST_MAIN(T(glob_reads_every_row_once_balanced_over_partitions), T(several_
                T(a_column_optional_in_any_file_is_nullable_in_the_scan),
                T(pruning_skips_row_groups_and_never_drops_a_matching_row),
                T(roundtrip_keeps_parts_and_prune_and_gives_the_same_rows),
-               T(corrupt_or_changed_file_is_an_error_naming_it), T(cancelled_scan_returns_cancelled))
+               T(corrupt_or_changed_file_is_an_error_naming_it),
+               T(read_ahead_keeps_file_order_and_reports_errors_in_order), T(cancelled_scan_returns_cancelled))
