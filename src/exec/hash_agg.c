@@ -162,9 +162,12 @@ typedef struct acc {
     floe_type *arg_type;   /* borrowed from the plan */
     floe_type *out_type;   /* one reference: the final result type */
     floe_type *state_type; /* one reference: the first state column's type */
-    uint8_t *v;            /* per group value (sum, min/max, bool) */
-    int64_t *cnt;          /* COUNT*, AVG */
-    uint8_t *seen;         /* per group: a value was folded in */
+    /* Fields in the per-group state row (see layout_accs): the value (sum,
+     * min/max, bool; esz bytes), the count (COUNT*, sums, AVG) and the
+     * "a value was folded in" flag (sum of ints, min/max, bool; the others
+     * use count > 0). */
+    size_t off_v, off_c, off_s, stride;
+    uint8_t *pv, *pc, *ps; /* the fields of group 0 */
     struct gtable *dset;   /* DISTINCT: seen (group, value) pairs */
 } acc;
 
@@ -225,15 +228,20 @@ static int acc_state_cols(const acc *a) { return a->kind == ACC_AVG_F64 || a->ki
 
 /* ------------------------------------------------- the group key table */
 
-#define EMPTY UINT32_MAX
+/* A slot: the high 32 bits of the key's hash and the group id (low 32
+ * bits), so a probe rejects most non-matching slots without touching the
+ * group's key.  All ones = empty (ids stay below UINT32_MAX). */
+#define EMPTY UINT64_MAX
+#define SLOT(h, id) (((h) & UINT64_C(0xffffffff00000000)) | (uint64_t)(id))
 
 typedef struct gtable {
-    uint32_t *slots;   /* group id or EMPTY */
+    uint64_t *slots;   /* SLOT(hash, id) or EMPTY */
     uint64_t mask;     /* slots - 1 */
-    uint64_t *hashes;  /* per group */
-    uint64_t *koff;    /* per group + 1: key bytes [koff[g], koff[g+1]) */
+    uint64_t *hashes;  /* per group (for rehashing) */
+    uint32_t kw;       /* fixed key width, or 0: variable (koff) */
+    uint64_t *koff;    /* variable: per group + 1, key bytes [koff[g], koff[g+1]) */
     uint8_t *keys;
-    uint64_t keys_cap;
+    uint64_t keys_len, keys_cap;
     int64_t n, cap;    /* groups, capacity of the per-group arrays */
 } gtable;
 
@@ -257,29 +265,71 @@ static floe_status gt_reserve(gtable *t, int64_t extra) {
         while (cap < need) cap *= 2;
         uint64_t *h = grow(t->hashes, (size_t)cap, sizeof *h);
         if (h) t->hashes = h;
-        uint64_t *k = grow(t->koff, (size_t)cap + 1, sizeof *k);
+        uint64_t *k = t->kw ? t->koff : grow(t->koff, (size_t)cap + 1, sizeof *k);
         if (k) t->koff = k;
-        if (!h || !k) return floe_error(FLOE_ERR_OUT_OF_MEMORY, "HashAggregate: growing the group table to %lld groups", (long long)cap);
-        if (t->cap == 0) t->koff[0] = 0;
+        if (!h || (!t->kw && !k))
+            return floe_error(FLOE_ERR_OUT_OF_MEMORY, "HashAggregate: growing the group table to %lld groups", (long long)cap);
+        if (t->cap == 0 && !t->kw) t->koff[0] = 0;
         t->cap = cap;
     }
     uint64_t slots = t->slots ? t->mask + 1 : 0;
     if ((uint64_t)need * 2 > slots) {
         uint64_t ns = slots ? slots : 128;
         while ((uint64_t)need * 2 > ns) ns *= 2;
-        uint32_t *s = floe_malloc_array((size_t)ns, sizeof *s);
+        uint64_t *s = floe_malloc_array((size_t)ns, sizeof *s);
         if (!s) return floe_error(FLOE_ERR_OUT_OF_MEMORY, "HashAggregate: growing the hash table to %llu slots", (unsigned long long)ns);
         memset(s, 0xff, (size_t)ns * sizeof *s);
         uint64_t mask = ns - 1;
         for (int64_t g = 0; g < t->n; g++) {
             uint64_t pos = t->hashes[g] & mask;
             while (s[pos] != EMPTY) pos = (pos + 1) & mask;
-            s[pos] = (uint32_t)g;
+            s[pos] = SLOT(t->hashes[g], g);
         }
         floe_free(t->slots);
         t->slots = s;
         t->mask = mask;
     }
+    return NULL;
+}
+
+/* memcmp for the short keys group tables mostly hold, without a call. */
+static inline bool keys_equal(const uint8_t *a, const uint8_t *b, uint32_t len) {
+    while (len >= 8) {
+        uint64_t x, y;
+        memcpy(&x, a, 8);
+        memcpy(&y, b, 8);
+        if (x != y) return false;
+        a += 8;
+        b += 8;
+        len -= 8;
+    }
+    while (len--)
+        if (*a++ != *b++) return false;
+    return true;
+}
+
+static inline const uint8_t *gt_key(const gtable *t, uint32_t id, uint32_t *len) {
+    if (t->kw) {
+        *len = t->kw;
+        return t->keys + (uint64_t)id * t->kw;
+    }
+    *len = (uint32_t)(t->koff[id + 1] - t->koff[id]);
+    return t->keys + t->koff[id];
+}
+
+static floe_status gt_insert_key(gtable *t, uint32_t id, const uint8_t *key, uint32_t len) {
+    uint64_t at = t->keys_len;
+    if (at + len > t->keys_cap) {
+        uint64_t cap = t->keys_cap ? t->keys_cap : 4096;
+        while (cap < at + len) cap *= 2;
+        uint8_t *k = floe_realloc(t->keys, (size_t)cap);
+        if (!k) return floe_error(FLOE_ERR_OUT_OF_MEMORY, "HashAggregate: growing the key store to %llu bytes", (unsigned long long)cap);
+        t->keys = k;
+        t->keys_cap = cap;
+    }
+    if (len) memcpy(t->keys + at, key, len);
+    t->keys_len = at + len;
+    if (!t->kw) t->koff[id + 1] = at + len;
     return NULL;
 }
 
@@ -289,42 +339,48 @@ static floe_status gt_reserve(gtable *t, int64_t extra) {
 static floe_status gt_probe(gtable *t, int64_t n, const uint64_t *hashes, const uint8_t *keys, const uint32_t *offs,
                             uint32_t *ids, uint8_t *is_new) {
     for (int64_t r = 0; r < n; r++) {
+        if (r + 16 < n) __builtin_prefetch(&t->slots[hashes[r + 16] & t->mask]); /* hide the cache miss */
         uint64_t h = hashes[r];
         const uint8_t *key = keys + offs[r];
         uint32_t len = offs[r + 1] - offs[r];
-        uint64_t pos = h & t->mask;
+        uint64_t pos = h & t->mask, tag = h & UINT64_C(0xffffffff00000000);
         uint32_t id;
         bool inserted = false;
         for (;;) {
-            id = t->slots[pos];
-            if (id == EMPTY) {
+            uint64_t e = t->slots[pos];
+            if (e == EMPTY) {
                 id = (uint32_t)t->n;
-                uint64_t at = t->koff[id];
-                if (at + len > t->keys_cap) {
-                    uint64_t cap = t->keys_cap ? t->keys_cap : 4096;
-                    while (cap < at + len) cap *= 2;
-                    uint8_t *k = floe_realloc(t->keys, (size_t)cap);
-                    if (!k) return floe_error(FLOE_ERR_OUT_OF_MEMORY, "HashAggregate: growing the key store to %llu bytes", (unsigned long long)cap);
-                    t->keys = k;
-                    t->keys_cap = cap;
-                }
-                if (len) memcpy(t->keys + at, key, len);
-                t->koff[id + 1] = at + len;
+                FLOE_TRY(gt_insert_key(t, id, key, len));
                 t->hashes[id] = h;
-                t->slots[pos] = id;
+                t->slots[pos] = SLOT(h, id);
                 t->n++;
                 inserted = true;
                 break;
             }
-            if (t->hashes[id] == h && t->koff[id + 1] - t->koff[id] == len &&
-                memcmp(t->keys + t->koff[id], key, len) == 0)
-                break;
+            if ((e & UINT64_C(0xffffffff00000000)) == tag) {
+                id = (uint32_t)e;
+                uint32_t glen;
+                const uint8_t *gk = gt_key(t, id, &glen);
+                if (glen == len && keys_equal(gk, key, len)) break;
+            }
             pos = (pos + 1) & t->mask;
         }
         ids[r] = id;
         if (is_new) is_new[r] = inserted;
     }
     return NULL;
+}
+
+/* Bytes of the fixed-width encoding of key columns of these types (tag +
+ * value, zeros for NULL), or 0 when some column is variable width. */
+static uint32_t fixed_key_width(floe_type *const *types, int32_t n, bool prefix) {
+    uint32_t w = prefix ? 4 : 0;
+    for (int32_t c = 0; c < n; c++) {
+        const floe_type *t = types[c];
+        if (floe_type_is_binary_like(t) || floe_type_is_nested(t)) return 0;
+        w += 1 + (t->id == FLOE_TYPE_BOOL ? 1 : (uint32_t)(t->byte_width > 0 ? t->byte_width : 0));
+    }
+    return w ? w : 1;
 }
 
 /* --------------------------------------------------------- key encoding */
@@ -386,13 +442,19 @@ static floe_status scratch_reserve(scratch *s, int64_t n) {
 static bool key_type_ok(const floe_type *t) { return !floe_type_is_nested(t); }
 
 /* Encode rows rows[0..n) (rows NULL: 0..n-1) of the key columns into
- * s->bytes / s->offs, each prefixed by the u32 prefix[k] when given. */
+ * s->bytes / s->offs, each prefixed by the u32 prefix[k] when given.  kw
+ * > 0: every key is kw bytes (fixed_key_width), NULLs zero-filled. */
 static floe_status encode_keys(scratch *s, floe_array *const *cols, int32_t nc, const uint32_t *rows, int64_t n,
-                               const uint32_t *prefix) {
+                               const uint32_t *prefix, uint32_t kw) {
     uint32_t *offs = s->offs, *pos = s->pos;
     /* pass 1: lengths */
-    for (int64_t k = 0; k < n; k++) offs[k + 1] = (prefix ? 4 : 0) + (uint32_t)nc;
-    for (int32_t c = 0; c < nc; c++) {
+    if (kw) {
+        if ((uint64_t)n * kw > UINT32_MAX) return floe_error(FLOE_ERR_UNSUPPORTED, "HashAggregate: group keys of one batch exceed 4 GiB");
+        for (int64_t k = 0; k < n; k++) offs[k + 1] = kw;
+    } else {
+        for (int64_t k = 0; k < n; k++) offs[k + 1] = (prefix ? 4 : 0) + (uint32_t)nc;
+    }
+    for (int32_t c = 0; c < nc && !kw; c++) {
         const floe_array *a = cols[c];
         const floe_type *t = a->type;
         if (t->id == FLOE_TYPE_NULL) continue;
@@ -440,12 +502,14 @@ static floe_status encode_keys(scratch *s, floe_array *const *cols, int32_t nc, 
         const floe_type *t = a->type;
         const uint8_t *vb = a->validity ? a->validity->data : NULL;
         bool null_type = t->id == FLOE_TYPE_NULL;
+        uint32_t w = t->id == FLOE_TYPE_BOOL ? 1 : t->byte_width > 0 ? (uint32_t)t->byte_width : 0;
         for (int64_t k = 0; k < n; k++) {
             int64_t r = rows ? rows[k] : k;
             uint8_t *p = out + pos[k];
             if (null_type || (vb && !floe_bit_get(vb, a->offset + r))) {
-                *p = 0;
-                pos[k] += 1;
+                if (kw) memset(p, 0, 1 + w);
+                else *p = 0;
+                pos[k] += kw ? 1 + w : 1;
                 continue;
             }
             *p++ = 1;
@@ -482,7 +546,11 @@ typedef struct agg_stream {
     int64_t batch_size;
     gtable gt;
     acc *accs;
-    int64_t acc_cap;      /* groups the accumulator arrays hold */
+    uint8_t *states;      /* acc_cap rows of `stride` bytes */
+    size_t stride;
+    int64_t acc_cap;      /* groups the state rows hold */
+    int64_t init_rows;    /* rows zeroed so far (= groups created) */
+    floe_array **args;    /* per call: the current batch's argument */
     scratch sc;
     floe_array **keys;    /* the current batch's key columns (for errors) */
     bool consumed;        /* input fully aggregated */
@@ -513,36 +581,76 @@ static floe_status overflow_error(const agg_stream *s, const acc *a, int64_t r, 
     return st;
 }
 
-/* Grow every accumulator to hold `need` groups (new slots zeroed). */
-static floe_status accs_reserve(agg_stream *s, int64_t need) {
-    if (need <= s->acc_cap) return NULL;
-    int64_t cap = s->acc_cap ? s->acc_cap : 64;
-    while (cap < need) cap *= 2;
-    size_t old = (size_t)s->acc_cap, nw = (size_t)cap;
+/* Accumulator state is row-wise: every group has one `stride`-byte row
+ * holding each call's value, count and "seen" flag at fixed offsets, so
+ * folding a batch touches one or two cache lines per row however many
+ * aggregates there are.  acc.pv / pc / ps point at group 0's fields. */
+#define AV(T, a, g) (*(T *)((a)->pv + (size_t)(g) * (a)->stride))
+#define ACNT(a, g) (*(int64_t *)((a)->pc + (size_t)(g) * (a)->stride))
+#define ASEEN(a, g) (*((a)->ps + (size_t)(g) * (a)->stride))
+
+static bool needs_cnt(acc_kind k) {
+    return k == ACC_COUNT_STAR || k == ACC_COUNT || k == ACC_SUM_I128 || k == ACC_SUM_F64 || k == ACC_AVG_F64 ||
+           k == ACC_AVG_I128;
+}
+static bool needs_seen(acc_kind k) {
+    return k == ACC_SUM_I64 || k == ACC_MIN || k == ACC_MAX || k == ACC_BOOL_AND || k == ACC_BOOL_OR;
+}
+
+/* Place every call's fields in the state row (once, at open). */
+static void layout_accs(agg_stream *s) {
+    size_t off = 0;
     for (int32_t i = 0; i < s->p->n_calls; i++) {
         acc *a = &s->accs[i];
         if (a->esz) {
-            uint8_t *v = floe_realloc(a->v, nw * a->esz);
-            if (!v) goto oom;
-            memset(v + old * a->esz, 0, (nw - old) * a->esz);
-            a->v = v;
+            size_t al = a->esz >= 16 ? 16 : a->esz >= 8 ? 8 : a->esz >= 4 ? 4 : 1;
+            off = (off + al - 1) / al * al;
+            a->off_v = off;
+            off += a->esz;
         }
-        int64_t *c = floe_realloc(a->cnt, nw * sizeof *c);
-        if (!c) goto oom;
-        memset(c + old, 0, (nw - old) * sizeof *c);
-        a->cnt = c;
-        uint8_t *seen = floe_realloc(a->seen, nw);
-        if (!seen) goto oom;
-        memset(seen + old, 0, nw - old);
-        a->seen = seen;
+        if (needs_cnt(a->kind)) {
+            off = (off + 7) / 8 * 8;
+            a->off_c = off;
+            off += 8;
+        }
+        if (needs_seen(a->kind)) a->off_s = off++;
     }
-    s->acc_cap = cap;
-    return NULL;
-oom:
-    return floe_error(FLOE_ERR_OUT_OF_MEMORY, "HashAggregate: accumulators for %lld groups", (long long)cap);
+    s->stride = (off + 15) / 16 * 16;
+    if (!s->stride) s->stride = 16;
 }
 
-#define ROW(k) (rows ? (int64_t)rows[k] : (int64_t)(k))
+/* State rows for every group created so far: grow the rows (capacity
+ * doubling, not zeroed) and zero the rows of the groups new since the
+ * last call (ids are dense, so they are one range). */
+static floe_status init_rows(agg_stream *s) {
+    int64_t need = n_groups_of(s);
+    if (need > s->acc_cap) {
+        int64_t cap = s->acc_cap ? s->acc_cap : 64;
+        while (cap < need) cap *= 2;
+        uint8_t *st = floe_realloc(s->states, (size_t)cap * s->stride);
+        if (!st) return floe_error(FLOE_ERR_OUT_OF_MEMORY, "HashAggregate: accumulators for %lld groups", (long long)cap);
+        s->states = st;
+        s->acc_cap = cap;
+        for (int32_t i = 0; i < s->p->n_calls; i++) {
+            acc *a = &s->accs[i];
+            a->stride = s->stride;
+            a->pv = st + a->off_v;
+            a->pc = st + a->off_c;
+            a->ps = st + a->off_s;
+        }
+    }
+    if (need > s->init_rows) {
+        memset(s->states + (size_t)s->init_rows * s->stride, 0, (size_t)(need - s->init_rows) * s->stride);
+        s->init_rows = need;
+    }
+    return NULL;
+}
+
+/* Rows folded per pass over the aggregates (their state rows stay in
+ * cache between one aggregate and the next). */
+#define AGG_CHUNK 1024
+
+#define ROW(k) (rows ? (int64_t)rows[k] : base + (int64_t)(k))
 #define VALID(r) (!vb || floe_bit_get(vb, off + (r)))
 
 static inline int cmp_f64(double x, double y) { /* NaN is the largest value */
@@ -576,24 +684,24 @@ static inline i128 load_i128(const uint8_t *p) {
 }
 
 /* min/max over values of physical class ph. */
-static floe_status minmax_update(acc *a, const floe_array *arr, const uint32_t *ids, const uint32_t *rows, int64_t n) {
+static floe_status minmax_update(acc *a, const floe_array *arr, const uint32_t *ids, const uint32_t *rows, int64_t base,
+                                 int64_t n) {
     const uint8_t *vb = arr->validity ? arr->validity->data : NULL;
     int64_t off = arr->offset;
     bool mx = a->kind == ACC_MAX;
-    uint8_t *seen = a->seen;
-#define MINMAX_LOOP(T, GET, LESS)                                         \
-    do {                                                                  \
-        T *v = (T *)a->v;                                                 \
-        for (int64_t k = 0; k < n; k++) {                                 \
-            int64_t r = ROW(k);                                           \
-            if (!VALID(r)) continue;                                      \
-            uint32_t g = ids[k];                                          \
-            T x = GET;                                                    \
-            if (!seen[g] || (mx ? LESS(v[g], x) : LESS(x, v[g]))) {       \
-                v[g] = x;                                                 \
-                seen[g] = 1;                                              \
-            }                                                             \
-        }                                                                 \
+#define MINMAX_LOOP(T, GET, LESS)                                                     \
+    do {                                                                              \
+        for (int64_t k = 0; k < n; k++) {                                             \
+            int64_t r = ROW(k);                                                       \
+            if (!VALID(r)) continue;                                                  \
+            uint32_t g = ids[k];                                                      \
+            T x = GET;                                                                \
+            T *v = &AV(T, a, g);                                                      \
+            if (!ASEEN(a, g) || (mx ? LESS(*v, x) : LESS(x, *v))) {                   \
+                *v = x;                                                               \
+                ASEEN(a, g) = 1;                                                      \
+            }                                                                         \
+        }                                                                             \
     } while (0)
 #define LT(x, y) ((x) < (y))
 #define FLT(x, y) (cmp_f64((x), (y)) < 0)
@@ -615,26 +723,26 @@ static floe_status minmax_update(acc *a, const floe_array *arr, const uint32_t *
             if (!VALID(r)) continue;
             uint32_t g = ids[k];
             const uint8_t *x = floe_array_get_fixed(arr, r);
-            uint8_t *cur = a->v + (size_t)g * w;
-            int c = seen[g] ? memcmp(x, cur, w) : 0;
-            if (!seen[g] || (mx ? c > 0 : c < 0)) {
+            uint8_t *cur = &AV(uint8_t, a, g);
+            int c = ASEEN(a, g) ? memcmp(x, cur, w) : 0;
+            if (!ASEEN(a, g) || (mx ? c > 0 : c < 0)) {
                 memcpy(cur, x, w);
-                seen[g] = 1;
+                ASEEN(a, g) = 1;
             }
         }
         break;
     }
     case PHYS_BYTES: {
-        bval *v = (bval *)a->v;
         for (int64_t k = 0; k < n; k++) {
             int64_t r = ROW(k);
             if (!VALID(r)) continue;
             uint32_t g = ids[k];
+            bval *v = &AV(bval, a, g);
             floe_strview x = floe_array_get_str(arr, r);
-            int c = seen[g] ? cmp_bytes(v[g].p, v[g].len, x.data, x.len) : 0;
-            if (!seen[g] || (mx ? c < 0 : c > 0)) {
-                FLOE_TRY(set_bytes(&v[g], x.data, x.len));
-                seen[g] = 1;
+            int c = ASEEN(a, g) ? cmp_bytes(v->p, v->len, x.data, x.len) : 0;
+            if (!ASEEN(a, g) || (mx ? c < 0 : c > 0)) {
+                FLOE_TRY(set_bytes(v, x.data, x.len));
+                ASEEN(a, g) = 1;
             }
         }
         break;
@@ -650,70 +758,63 @@ static floe_status minmax_update(acc *a, const floe_array *arr, const uint32_t *
 static inline i128 get_i128(const floe_array *arr, floe_type_id id, int64_t r) {
     if (id == FLOE_TYPE_INT32) return floe_array_get_int32(arr, r);
     if (id == FLOE_TYPE_INT64) return floe_array_get_int64(arr, r);
-    i128 x;
-    memcpy(&x, arr->buffers[0]->data + (arr->offset + r) * 16, 16);
-    return x;
+    return load_i128(arr->buffers[0]->data + (arr->offset + r) * 16);
 }
 static inline double get_f64(const floe_array *arr, floe_type_id id, int64_t r) {
     return id == FLOE_TYPE_FLOAT32 ? (double)floe_array_get_float(arr, r) : floe_array_get_double(arr, r);
 }
 
-/* Fold rows rows[0..n) (NULL: 0..n-1) of `arr` into groups ids[0..n). */
+/* Fold rows rows[0..n) (NULL: base..base+n-1) of `arr` into groups
+ * ids[0..n). */
 static floe_status acc_update(agg_stream *s, acc *a, const floe_array *arr, const uint32_t *ids, const uint32_t *rows,
-                              int64_t n) {
+                              int64_t base, int64_t n) {
     const uint8_t *vb = arr && arr->validity ? arr->validity->data : NULL;
     int64_t off = arr ? arr->offset : 0;
     floe_type_id id = arr ? arr->type->id : FLOE_TYPE_NULL;
     switch (a->kind) {
     case ACC_COUNT_STAR:
-        for (int64_t k = 0; k < n; k++) a->cnt[ids[k]]++;
+        for (int64_t k = 0; k < n; k++) ACNT(a, ids[k])++;
         return NULL;
     case ACC_COUNT:
         if (id == FLOE_TYPE_NULL) return NULL;
         for (int64_t k = 0; k < n; k++)
-            if (VALID(ROW(k))) a->cnt[ids[k]]++;
+            if (VALID(ROW(k))) ACNT(a, ids[k])++;
         return NULL;
-    case ACC_SUM_I64: {
-        int64_t *v = (int64_t *)a->v;
+    case ACC_SUM_I64:
         for (int64_t k = 0; k < n; k++) {
             int64_t r = ROW(k);
             if (!VALID(r)) continue;
             uint32_t g = ids[k];
             int64_t x = id == FLOE_TYPE_INT32 ? floe_array_get_int32(arr, r) : floe_array_get_int64(arr, r);
-            if (__builtin_add_overflow(v[g], x, &v[g])) return overflow_error(s, a, r, "int64");
-            a->seen[g] = 1;
+            int64_t *v = &AV(int64_t, a, g);
+            if (__builtin_add_overflow(*v, x, v)) return overflow_error(s, a, r, "int64");
+            ASEEN(a, g) = 1;
         }
         return NULL;
-    }
     case ACC_SUM_I128:
-    case ACC_AVG_I128: {
-        i128 *v = (i128 *)a->v;
+    case ACC_AVG_I128:
         for (int64_t k = 0; k < n; k++) {
             int64_t r = ROW(k);
             if (!VALID(r)) continue;
             uint32_t g = ids[k];
-            if (__builtin_add_overflow(v[g], get_i128(arr, id, r), &v[g])) return overflow_error(s, a, r, "decimal(38)");
-            a->seen[g] = 1;
-            a->cnt[g]++;
+            i128 *v = &AV(i128, a, g);
+            if (__builtin_add_overflow(*v, get_i128(arr, id, r), v)) return overflow_error(s, a, r, "decimal(38)");
+            ACNT(a, g)++; /* cnt > 0 doubles as "seen" */
         }
         return NULL;
-    }
     case ACC_SUM_F64:
-    case ACC_AVG_F64: {
-        double *v = (double *)a->v;
+    case ACC_AVG_F64:
         for (int64_t k = 0; k < n; k++) {
             int64_t r = ROW(k);
             if (!VALID(r)) continue;
             uint32_t g = ids[k];
-            v[g] += get_f64(arr, id, r);
-            a->seen[g] = 1;
-            a->cnt[g]++;
+            AV(double, a, g) += get_f64(arr, id, r);
+            ACNT(a, g)++;
         }
         return NULL;
-    }
     case ACC_MIN:
     case ACC_MAX:
-        return minmax_update(a, arr, ids, rows, n);
+        return minmax_update(a, arr, ids, rows, base, n);
     case ACC_BOOL_AND:
     case ACC_BOOL_OR: {
         bool and_ = a->kind == ACC_BOOL_AND;
@@ -722,8 +823,9 @@ static floe_status acc_update(agg_stream *s, acc *a, const floe_array *arr, cons
             if (!VALID(r)) continue;
             uint32_t g = ids[k];
             bool x = floe_array_get_bool(arr, r);
-            a->v[g] = a->seen[g] ? (and_ ? (a->v[g] && x) : (a->v[g] || x)) : x;
-            a->seen[g] = 1;
+            uint8_t *v = &AV(uint8_t, a, g);
+            *v = ASEEN(a, g) ? (and_ ? (*v && x) : (*v || x)) : x;
+            ASEEN(a, g) = 1;
         }
         return NULL;
     }
@@ -733,37 +835,40 @@ static floe_status acc_update(agg_stream *s, acc *a, const floe_array *arr, cons
     return NULL;
 }
 
-/* FINAL: fold state columns (cols[0], and cols[1] for avg) of rows 0..n-1. */
-static floe_status acc_merge(agg_stream *s, acc *a, floe_array *const *cols, const uint32_t *ids, int64_t n) {
+/* FINAL: fold rows base..base+n-1 of the state columns (cols[0], and
+ * cols[1] for avg) into groups ids[0..n). */
+static floe_status acc_merge(agg_stream *s, acc *a, floe_array *const *cols, const uint32_t *ids, int64_t base,
+                             int64_t n) {
     if (a->kind == ACC_COUNT_STAR || a->kind == ACC_COUNT) {
         const floe_array *c = cols[0];
         const uint8_t *vb = c->validity ? c->validity->data : NULL;
         int64_t off = c->offset;
         for (int64_t k = 0; k < n; k++)
-            if (VALID(k) && __builtin_add_overflow(a->cnt[ids[k]], floe_array_get_int64(c, k), &a->cnt[ids[k]]))
-                return overflow_error(s, a, k, "count");
+            if (VALID(base + k) &&
+                __builtin_add_overflow(ACNT(a, ids[k]), floe_array_get_int64(c, base + k), &ACNT(a, ids[k])))
+                return overflow_error(s, a, base + k, "count");
         return NULL;
     }
     if (a->kind == ACC_AVG_F64 || a->kind == ACC_AVG_I128) {
         const floe_array *sum = cols[0], *cnt = cols[1];
         for (int64_t k = 0; k < n; k++) {
             uint32_t g = ids[k];
-            if (floe_array_is_null(cnt, k)) continue;
-            int64_t c = floe_array_get_int64(cnt, k);
-            if (c == 0 || floe_array_is_null(sum, k)) continue;
-            a->cnt[g] += c;
-            a->seen[g] = 1;
+            int64_t r = base + k;
+            if (floe_array_is_null(cnt, r)) continue;
+            int64_t c = floe_array_get_int64(cnt, r);
+            if (c == 0 || floe_array_is_null(sum, r)) continue;
+            ACNT(a, g) += c;
             if (a->kind == ACC_AVG_F64) {
-                ((double *)a->v)[g] += floe_array_get_double(sum, k);
+                AV(double, a, g) += floe_array_get_double(sum, r);
             } else {
-                i128 *v = (i128 *)a->v;
-                if (__builtin_add_overflow(v[g], get_i128(sum, FLOE_TYPE_DECIMAL128, k), &v[g]))
-                    return overflow_error(s, a, k, "decimal(38)");
+                i128 *v = &AV(i128, a, g);
+                if (__builtin_add_overflow(*v, get_i128(sum, FLOE_TYPE_DECIMAL128, r), v))
+                    return overflow_error(s, a, r, "decimal(38)");
             }
         }
         return NULL;
     }
-    return acc_update(s, a, cols[0], ids, NULL, n);
+    return acc_update(s, a, cols[0], ids, NULL, base, n);
 }
 
 /* ------------------------------------------------------------- output */
@@ -782,17 +887,31 @@ static const i128 DEC38_MAX = (((i128)0x4b3b4ca85a86c47aLL) << 64) + (i128)0x098
 /* One output column for groups [g0, g0+m): the final value (state=false)
  * or state column `which` (state=true). */
 static floe_status acc_emit(agg_stream *s, acc *a, int64_t g0, int64_t m, bool state, int which, floe_array **out) {
+    (void)s;
     floe_type *t = state ? (which == 1 ? floe_type_primitive(FLOE_TYPE_INT64) : a->state_type) : a->out_type;
     floe_builder *b = NULL;
-    uint8_t *bits = NULL;
+    uint8_t *bits = NULL, *seen = NULL, *vals = NULL;
+    int64_t *cnt = NULL;
     double *tmp = NULL;
     floe_status st = floe_builder_new(t, m, &b);
     if (st) return st;
-    const uint8_t *seen = a->seen + g0;
+    /* gather the strided fields of these groups into plain arrays */
+    size_t mm = (size_t)(m ? m : 1);
+    seen = floe_malloc(mm);
+    cnt = floe_malloc_array(mm, sizeof *cnt);
+    vals = a->esz ? floe_malloc_array(mm, a->esz) : NULL;
+    if (!seen || !cnt || (a->esz && !vals)) st = floe_error(FLOE_ERR_OUT_OF_MEMORY, "HashAggregate: output");
+    for (int64_t i = 0; i < m && !st; i++) {
+        int64_t g = g0 + i;
+        cnt[i] = needs_cnt(a->kind) ? ACNT(a, g) : 0;
+        seen[i] = needs_seen(a->kind) ? ASEEN(a, g) : cnt[i] > 0;
+        if (vals) memcpy(vals + (size_t)i * a->esz, &AV(uint8_t, a, g), a->esz);
+    }
+    if (st) goto done;
     switch (a->kind) {
     case ACC_COUNT_STAR:
     case ACC_COUNT:
-        st = floe_builder_append_int64_values(b, a->cnt + g0, m, NULL);
+        st = floe_builder_append_int64_values(b, cnt, m, NULL);
         break;
     case ACC_NULL:
         st = floe_builder_append_nulls(b, m);
@@ -800,30 +919,29 @@ static floe_status acc_emit(agg_stream *s, acc *a, int64_t g0, int64_t m, bool s
     case ACC_AVG_F64:
     case ACC_AVG_I128:
         if (state && which == 1) {
-            st = floe_builder_append_int64_values(b, a->cnt + g0, m, NULL);
+            st = floe_builder_append_int64_values(b, cnt, m, NULL);
             break;
         }
         if (state) {
             st = bits_from_seen(seen, m, &bits);
-            if (!st) st = floe_builder_append_values(b, a->v + (size_t)g0 * a->esz, m, bits);
+            if (!st) st = floe_builder_append_values(b, vals, m, bits);
             break;
         }
-        if (!(tmp = floe_malloc_array((size_t)(m ? m : 1), sizeof *tmp))) {
+        if (!(tmp = floe_malloc_array(mm, sizeof *tmp))) {
             st = floe_error(FLOE_ERR_OUT_OF_MEMORY, "HashAggregate: output");
             break;
         }
         for (int64_t i = 0; i < m; i++) {
-            int64_t g = g0 + i, c = a->cnt[g];
-            if (!c) { tmp[i] = 0; continue; }
-            if (a->kind == ACC_AVG_F64) tmp[i] = ((double *)a->v)[g] / (double)c;
-            else tmp[i] = (double)((i128 *)a->v)[g] / pow(10.0, a->scale) / (double)c;
+            if (!cnt[i]) { tmp[i] = 0; continue; }
+            if (a->kind == ACC_AVG_F64) tmp[i] = ((double *)vals)[i] / (double)cnt[i];
+            else tmp[i] = (double)load_i128(vals + (size_t)i * 16) / pow(10.0, a->scale) / (double)cnt[i];
         }
         st = bits_from_seen(seen, m, &bits);
         if (!st) st = floe_builder_append_double_values(b, tmp, m, bits);
         break;
     case ACC_SUM_I128:
         for (int64_t i = 0; i < m && !st; i++) {
-            i128 v = ((i128 *)a->v)[g0 + i];
+            i128 v = load_i128(vals + (size_t)i * 16);
             if (seen[i] && (v > DEC38_MAX || v < -DEC38_MAX))
                 st = floe_error(FLOE_ERR_INVALID_ARGUMENT, "sum(...) AS %s: decimal(38, %d) overflow", a->call->name,
                                 a->out_type->scale);
@@ -837,26 +955,30 @@ static floe_status acc_emit(agg_stream *s, acc *a, int64_t g0, int64_t m, bool s
     case ACC_MAX:
         if (st) break;
         if (a->ph == PHYS_BYTES && (a->kind == ACC_MIN || a->kind == ACC_MAX)) {
-            const bval *v = (const bval *)a->v + g0;
+            const bval *v = (const bval *)vals;
             for (int64_t i = 0; i < m && !st; i++)
                 st = seen[i] ? floe_builder_append_binary(b, v[i].p ? (const void *)v[i].p : "", v[i].len)
                              : floe_builder_append_null(b);
             break;
         }
-        if (a->kind == ACC_BOOL_AND || a->kind == ACC_BOOL_OR || a->ph == PHYS_BOOL) {
-            if (a->kind == ACC_MIN || a->kind == ACC_MAX || a->kind == ACC_BOOL_AND || a->kind == ACC_BOOL_OR)
-                for (int64_t i = 0; i < m && !st; i++)
-                    st = seen[i] ? floe_builder_append_bool(b, a->v[g0 + i] != 0) : floe_builder_append_null(b);
+        if (a->kind == ACC_BOOL_AND || a->kind == ACC_BOOL_OR ||
+            ((a->kind == ACC_MIN || a->kind == ACC_MAX) && a->ph == PHYS_BOOL)) {
+            for (int64_t i = 0; i < m && !st; i++)
+                st = seen[i] ? floe_builder_append_bool(b, vals[i] != 0) : floe_builder_append_null(b);
             break;
         }
         st = bits_from_seen(seen, m, &bits);
-        if (!st) st = floe_builder_append_values(b, a->v + (size_t)g0 * a->esz, m, bits);
+        if (!st) st = floe_builder_append_values(b, vals, m, bits);
         break;
     }
+done:
     if (!st) st = floe_builder_finish(b, out);
     floe_builder_free(b);
     floe_free(bits);
     floe_free(tmp);
+    floe_free(seen);
+    floe_free(cnt);
+    floe_free(vals);
     return st;
 }
 
@@ -869,7 +991,7 @@ static floe_status emit_key(const gtable *t, floe_type *type, int64_t m, uint64_
     for (int64_t i = 0; i < m && !st; i++) {
         const uint8_t *p = t->keys + cur[i];
         if (*p == 0) {
-            cur[i] += 1;
+            cur[i] += t->kw ? 1 + (type->id == FLOE_TYPE_BOOL ? 1 : (uint64_t)(type->byte_width > 0 ? type->byte_width : 0)) : 1;
             st = floe_builder_append_null(b);
             continue;
         }
@@ -907,7 +1029,7 @@ static floe_status emit_batch(agg_stream *s, floe_batch **out) {
     uint64_t *cur = floe_malloc_array((size_t)m, sizeof *cur);
     floe_status st = cols && cur ? NULL : floe_error(FLOE_ERR_OUT_OF_MEMORY, "HashAggregate: output batch");
     if (!st && p->n_groups)
-        for (int64_t i = 0; i < m; i++) cur[i] = s->gt.koff[g0 + i];
+        for (int64_t i = 0; i < m; i++) cur[i] = s->gt.kw ? (uint64_t)(g0 + i) * s->gt.kw : s->gt.koff[g0 + i];
     int32_t c = 0;
     for (; !st && c < p->n_groups; c++)
         st = emit_key(&s->gt, p->head.schema->children[c].type, m, cur, &cols[c]);
@@ -945,7 +1067,7 @@ static floe_status distinct_filter(agg_stream *s, acc *a, floe_array *arg, int64
     uint64_t *h = sc->hashes;
     FLOE_TRY(floe_hash_rows(&arg, 1, n, h));
     for (int64_t k = 0; k < m; k++) h[k] = floe_hash_combine(floe_hash_mix64(sc->sub_ids[k]), h[sc->rows[k]]);
-    FLOE_TRY(encode_keys(sc, &arg, 1, sc->rows, m, sc->sub_ids));
+    FLOE_TRY(encode_keys(sc, &arg, 1, sc->rows, m, sc->sub_ids, a->dset->kw));
     FLOE_TRY(gt_reserve(a->dset, m));
     uint32_t *ids = sc->pos; /* pos is free again after encoding */
     FLOE_TRY(gt_probe(a->dset, m, h, sc->bytes, sc->offs, ids, sc->is_new));
@@ -975,34 +1097,43 @@ static floe_status consume_batch(agg_stream *s, floe_batch *b) {
             else st = floe_status_wrap(floe_expr_eval(p->groups[c], b, &s->keys[c]), "group key '%s'", p->group_names[c]);
         }
         if (!st) st = floe_hash_rows(s->keys, p->n_groups, n, sc->hashes);
-        if (!st) st = encode_keys(sc, s->keys, p->n_groups, NULL, n, NULL);
+        if (!st) st = encode_keys(sc, s->keys, p->n_groups, NULL, n, NULL, s->gt.kw);
         if (!st) st = gt_reserve(&s->gt, n);
         if (!st) st = gt_probe(&s->gt, n, sc->hashes, sc->bytes, sc->offs, sc->ids, NULL);
     } else {
         memset(sc->ids, 0, (size_t)n * sizeof *sc->ids);
     }
-    if (!st) st = accs_reserve(s, n_groups_of(s));
-    /* 4: accumulators */
-    int32_t col = p->n_groups;
+    if (!st) st = init_rows(s);
+    /* 4: accumulators, in chunks of rows whose state rows stay in cache
+     * while every aggregate folds them in */
+    floe_array **args = s->args;
     for (int32_t i = 0; i < p->n_calls && !st; i++) {
-        acc *a = &s->accs[i];
         const floe_agg_call *c = &p->calls[i];
-        if (final) {
-            st = acc_merge(s, a, b->columns + col, sc->ids, n);
-            col += acc_state_cols(a);
-            continue;
-        }
-        floe_array *arg = NULL;
-        if (c->arg) st = floe_expr_eval(c->arg, b, &arg);
-        if (!st && a->dset) {
+        if (!final && c->arg) st = floe_status_wrap(floe_expr_eval(c->arg, b, &args[i]), "aggregate '%s'", c->name);
+        if (!st && s->accs[i].dset) {
             int64_t m;
-            st = distinct_filter(s, a, arg, n, &m);
-            if (!st) st = acc_update(s, a, arg, sc->sub_ids, sc->rows, m);
-        } else if (!st) {
-            st = acc_update(s, a, arg, sc->ids, NULL, n);
+            st = distinct_filter(s, &s->accs[i], args[i], n, &m);
+            if (!st) st = acc_update(s, &s->accs[i], args[i], sc->sub_ids, sc->rows, 0, m);
+            if (st) st = floe_status_wrap(st, "aggregate '%s'", c->name);
         }
-        floe_array_release(arg);
-        if (st) st = floe_status_wrap(st, "aggregate '%s'", c->name);
+    }
+    for (int64_t c0 = 0; c0 < n && !st; c0 += AGG_CHUNK) {
+        int64_t len = n - c0 < AGG_CHUNK ? n - c0 : AGG_CHUNK;
+        int32_t col = p->n_groups;
+        for (int32_t i = 0; i < p->n_calls && !st; i++) {
+            acc *a = &s->accs[i];
+            if (final) {
+                st = acc_merge(s, a, b->columns + col, sc->ids + c0, c0, len);
+                col += acc_state_cols(a);
+            } else if (!a->dset) {
+                st = acc_update(s, a, args[i], sc->ids + c0, NULL, c0, len);
+            }
+            if (st) st = floe_status_wrap(st, "aggregate '%s'", p->calls[i].name);
+        }
+    }
+    for (int32_t i = 0; i < p->n_calls; i++) {
+        floe_array_release(args[i]);
+        args[i] = NULL;
     }
     for (int32_t c = 0; c < p->n_groups; c++) {
         floe_array_release(s->keys[c]);
@@ -1038,17 +1169,17 @@ static void agg_close(floe_stream *s_) {
     floe_stream_close(s->child);
     for (int32_t i = 0; s->accs && i < s->p->n_calls; i++) {
         acc *a = &s->accs[i];
-        if ((a->kind == ACC_MIN || a->kind == ACC_MAX) && a->ph == PHYS_BYTES && a->v)
-            for (int64_t g = 0; g < s->acc_cap; g++) floe_free(((bval *)a->v)[g].p);
-        floe_free(a->v);
-        floe_free(a->cnt);
-        floe_free(a->seen);
+        if ((a->kind == ACC_MIN || a->kind == ACC_MAX) && a->ph == PHYS_BYTES && s->states)
+            for (int64_t g = 0; g < s->init_rows; g++) floe_free(AV(bval, a, g).p);
         floe_type_release(a->out_type);
         floe_type_release(a->state_type);
         gt_free(a->dset);
         floe_free(a->dset);
     }
     floe_free(s->accs);
+    floe_free(s->states);
+    for (int32_t i = 0; s->args && i < s->p->n_calls; i++) floe_array_release(s->args[i]);
+    floe_free(s->args);
     if (s->keys)
         for (int32_t c = 0; c < s->p->n_groups; c++) floe_array_release(s->keys[c]);
     floe_free(s->keys);
@@ -1075,8 +1206,21 @@ static floe_status agg_execute(const floe_plan *p_, int32_t partition, const flo
         st = acc_setup(&s->accs[i], &p->calls[i], p->arg_types[i]);
         if (!st && p->calls[i].distinct && !(s->accs[i].dset = floe_calloc(1, sizeof(gtable))))
             st = floe_error(FLOE_ERR_OUT_OF_MEMORY, "opening a HashAggregate stream");
+        if (!st && s->accs[i].dset) s->accs[i].dset->kw = fixed_key_width(&p->arg_types[i], 1, true);
     }
-    if (!st) st = accs_reserve(s, 1);
+    if (!st && p->n_groups) {
+        floe_type **kt = floe_calloc((size_t)p->n_groups, sizeof *kt);
+        if (!kt) st = floe_error(FLOE_ERR_OUT_OF_MEMORY, "opening a HashAggregate stream");
+        for (int32_t c = 0; kt && c < p->n_groups; c++) kt[c] = p->head.schema->children[c].type;
+        if (kt) s->gt.kw = fixed_key_width(kt, p->n_groups, false);
+        floe_free(kt);
+    }
+    if (!st && !(s->args = floe_calloc((size_t)(p->n_calls ? p->n_calls : 1), sizeof *s->args)))
+        st = floe_error(FLOE_ERR_OUT_OF_MEMORY, "opening a HashAggregate stream");
+    if (!st) {
+        layout_accs(s);
+        st = init_rows(s); /* the one group of an aggregate without keys */
+    }
     if (!st) st = floe_plan_execute(p->head.children[0], partition, ctx, &s->child);
     if (st) {
         agg_close(&s->base);
