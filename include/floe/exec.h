@@ -267,10 +267,11 @@ int64_t floe_limit_offset(const floe_plan *p);
 int64_t floe_limit_fetch(const floe_plan *p);
 
 /* CoalescePartitions: the child's partitions merged into one (in no
- * particular order), each run as a task on the pool feeding a bounded
- * queue.  The first error cancels the other partitions and is returned.
- * Its consumer blocks while waiting for producers, so with a one-thread
- * pool a CoalescePartitions must not itself run inside a pool task. */
+ * particular order), read by pool tasks into a bounded queue.  The first
+ * error cancels the other partitions and is returned.  No pool worker
+ * ever blocks on a full queue and a consumer with nothing queued reads
+ * the child itself, so it may run inside a pool task, nested under other
+ * CoalescePartitions / Repartition nodes, on a pool of any size. */
 floe_status floe_plan_coalesce(floe_plan *child, floe_plan **out) FLOE_WARN_UNUSED;
 
 /* ------------------------------------------------------------- registry */
