@@ -66,9 +66,11 @@ static void projection_with_calls_roundtrips_through_codec(void **state) {
     floe_batch *b = str_batch(1, 3, cols);
     floe_plan *v, *p, *copy;
     assert_ok(floe_plan_values(b->schema, &b, 1, 1, &v));
-    floe_expr *exprs[2] = {call("lower", 1, COL(0)), call("upper", 1, call("lower", 1, COL(0)))};
-    const char *names[2] = {"l", "u"};
-    assert_ok(floe_plan_projection(v, exprs, names, 2, &p));
+    floe_expr *exprs[4] = {call("lower", 1, COL(0)), call("upper", 1, call("lower", 1, COL(0))),
+                           call("like", 3, COL(0), S("h#%%"), S("#")),
+                           call("date_part", 2, S("epoch"), call("make_date", 3, I(1969), I32(12), I(31)))};
+    const char *names[4] = {"l", "u", "k", "e"};
+    assert_ok(floe_plan_projection(v, exprs, names, 4, &p));
     assert_ok(floe_plan_roundtrip(p, &copy));
     floe_exec_ctx ctx = test_ctx(pool, 1024);
     floe_batch *r1, *r2;
@@ -82,10 +84,15 @@ static void projection_with_calls_roundtrips_through_codec(void **state) {
     floe_buf_clear(&t);
     assert_ok(floe_plan_explain(copy, &t));
     assert_non_null(strstr(floe_buf_cstr(&t), "upper(lower(#0))"));
+    assert_non_null(strstr(floe_buf_cstr(&t), "like(#0, 'h#%%', '#')"));
+    assert_non_null(strstr(floe_buf_cstr(&t), "date_part('epoch', make_date(1969, 12, 31))"));
+    floe_buf_clear(&t);
+    assert_ok(floe_format_value(r2->columns[3], 0, &t));
+    assert_string_equal(floe_buf_cstr(&t), "-86400.0");
     floe_buf_free(&t);
     floe_batch_release(r1);
     floe_batch_release(r2);
-    for (int i = 0; i < 2; i++) floe_expr_release(exprs[i]);
+    for (int i = 0; i < 4; i++) floe_expr_release(exprs[i]);
     floe_plan_release(copy);
     floe_plan_release(p);
     floe_plan_release(v);
