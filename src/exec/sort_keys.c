@@ -196,6 +196,11 @@ typedef struct prefix_entry {
 } prefix_entry;
 
 static inline uint64_t be_prefix(const uint8_t *p, int32_t len) {
+    if (len >= 8) {
+        uint64_t v;
+        memcpy(&v, p, 8);
+        return __builtin_bswap64(v);
+    }
     uint64_t v = 0;
     for (int32_t k = 0; k < 8; k++) v = (v << 8) | (k < len ? p[k] : 0);
     return v;
@@ -211,8 +216,9 @@ static inline uint64_t double_prefix(double d) {
 
 /* The order-preserving (ascending) prefix of non-null value i: a < b
  * implies prefix(a) <= prefix(b); prefix_is_exact says when equal
- * prefixes also mean equal values. */
-static uint64_t value_prefix(const floe_array *a, int64_t i) {
+ * prefixes also mean equal values.  Strings and binary start at byte
+ * `skip`, a prefix every value shares. */
+static inline uint64_t value_prefix(const floe_array *a, int64_t i, int32_t skip) {
     const uint64_t sign = UINT64_C(1) << 63;
     switch (a->type->id) {
     case FLOE_TYPE_BOOL: return floe_array_get_bool(a, i);
@@ -230,7 +236,7 @@ static uint64_t value_prefix(const floe_array *a, int64_t i) {
     case FLOE_TYPE_STRING:
     case FLOE_TYPE_BINARY: {
         floe_strview v = floe_array_get_str(a, i);
-        return be_prefix((const uint8_t *)v.data, v.len);
+        return be_prefix((const uint8_t *)v.data + skip, v.len - skip);
     }
     default:
         if (a->type->byte_width > 0) return be_prefix(floe_array_get_fixed(a, i), a->type->byte_width);
@@ -248,32 +254,98 @@ static bool prefix_is_exact(const floe_type *t) {
     }
 }
 
-/* Stable LSD radix sort of e[0..n) by key, 8 bits at a time; byte
- * positions where every key agrees are skipped. */
-static void radix_sort(prefix_entry *e, prefix_entry *tmp, int64_t n) {
-    uint64_t all_and = ~UINT64_C(0), all_or = 0;
+/* Bytes every non-null string/binary value of `a` starts with (so the
+ * prefix can look past them: keys like 'key000123' would otherwise all
+ * share one prefix). */
+static int32_t common_prefix(const floe_array *a) {
+    if (!floe_type_is_binary_like(a->type)) return 0;
+    int64_t n = a->length, first = -1;
+    int32_t lcp = 0;
     for (int64_t i = 0; i < n; i++) {
-        all_and &= e[i].key;
-        all_or |= e[i].key;
+        if (floe_array_is_null(a, i)) continue;
+        floe_strview v = floe_array_get_str(a, i);
+        if (first < 0) {
+            first = i;
+            lcp = v.len;
+            continue;
+        }
+        floe_strview f = floe_array_get_str(a, first);
+        int32_t k = 0;
+        while (k < lcp && k < v.len && f.data[k] == v.data[k]) k++;
+        lcp = k;
+        if (lcp == 0) break;
     }
-    uint64_t differ = all_and ^ all_or;
+    return lcp;
+}
+
+/* Stable LSD radix sort of e[0..n) by key, 8 bits at a time.  One pass
+ * counts all eight digits; digits where every key agrees are skipped. */
+static floe_status radix_sort(prefix_entry *e, prefix_entry *tmp, int64_t n) {
+    int64_t(*count)[256] = floe_calloc(8, sizeof *count);
+    if (!count) return floe_error(FLOE_ERR_OUT_OF_MEMORY, "sorting %lld rows", (long long)n);
+    for (int64_t i = 0; i < n; i++) {
+        uint64_t k = e[i].key;
+        for (int d = 0; d < 8; d++) count[d][(k >> (8 * d)) & 0xff]++;
+    }
     prefix_entry *src = e, *dst = tmp;
-    for (int shift = 0; shift < 64; shift += 8) {
-        if (!((differ >> shift) & 0xff)) continue;
-        int64_t count[256] = {0};
-        for (int64_t i = 0; i < n; i++) count[(src[i].key >> shift) & 0xff]++;
+    for (int d = 0; d < 8; d++) {
+        int64_t *c = count[d];
+        if (n == 0 || c[(src[0].key >> (8 * d)) & 0xff] == n) continue; /* one value only */
         int64_t sum = 0;
         for (int b = 0; b < 256; b++) {
-            int64_t c = count[b];
-            count[b] = sum;
-            sum += c;
+            int64_t x = c[b];
+            c[b] = sum;
+            sum += x;
         }
-        for (int64_t i = 0; i < n; i++) dst[count[(src[i].key >> shift) & 0xff]++] = src[i];
+        int shift = 8 * d;
+        for (int64_t i = 0; i < n; i++) dst[c[(src[i].key >> shift) & 0xff]++] = src[i];
         prefix_entry *t = src;
         src = dst;
         dst = t;
     }
     if (src != e) memcpy(e, src, (size_t)n * sizeof *e);
+    floe_free(count);
+    return NULL;
+}
+
+/* Fill e[] with the prefixes of the non-null rows (in input order) and
+ * null_rows[] with the rows whose first key is NULL. */
+static void collect_prefixes(const floe_array *k0, bool desc, int64_t n, prefix_entry *e, int64_t *nn_out,
+                             uint32_t *null_rows, int64_t *nulls_out) {
+    int64_t nn = 0, nulls = 0;
+    uint64_t flip = desc ? ~UINT64_C(0) : 0;
+    const uint64_t sign = UINT64_C(1) << 63;
+    bool has_nulls = k0->type->id == FLOE_TYPE_NULL || floe_array_null_count(k0) > 0;
+    if (!has_nulls && (k0->type->id == FLOE_TYPE_INT64 || k0->type->id == FLOE_TYPE_TIMESTAMP_US ||
+                       k0->type->id == FLOE_TYPE_TIMESTAMP_US_TZ || k0->type->id == FLOE_TYPE_TIMESTAMP_NS ||
+                       k0->type->id == FLOE_TYPE_TIMESTAMP_NS_TZ || k0->type->id == FLOE_TYPE_TIME64_US)) {
+        const int64_t *v = floe_array_values(k0);
+        for (int64_t i = 0; i < n; i++) {
+            e[i].key = ((uint64_t)v[i] ^ sign) ^ flip;
+            e[i].idx = (uint32_t)i;
+        }
+        nn = n;
+    } else if (!has_nulls && (k0->type->id == FLOE_TYPE_INT32 || k0->type->id == FLOE_TYPE_DATE32)) {
+        const int32_t *v = floe_array_values(k0);
+        for (int64_t i = 0; i < n; i++) {
+            e[i].key = ((uint64_t)(int64_t)v[i] ^ sign) ^ flip;
+            e[i].idx = (uint32_t)i;
+        }
+        nn = n;
+    } else {
+        int32_t skip = common_prefix(k0);
+        for (int64_t i = 0; i < n; i++) {
+            if (has_nulls && floe_array_is_null(k0, i)) {
+                null_rows[nulls++] = (uint32_t)i;
+                continue;
+            }
+            e[nn].key = value_prefix(k0, i, skip) ^ flip;
+            e[nn].idx = (uint32_t)i;
+            nn++;
+        }
+    }
+    *nn_out = nn;
+    *nulls_out = nulls;
 }
 
 floe_status floe_sk_sort_rows(const floe_sort_key *keys, int32_t n_keys, floe_array *const *key_arrays, int64_t n,
@@ -292,24 +364,15 @@ floe_status floe_sk_sort_rows(const floe_sort_key *keys, int32_t n_keys, floe_ar
     }
     const floe_array *k0 = key_arrays[0];
     const floe_sort_key *key0 = &keys[0];
-    /* Split off the first key's NULLs (kept in input order in tmp's idx). */
+    /* The first key's NULLs are split off (kept in input order in tmp,
+     * which is at least as large). */
     int64_t nn = 0, nulls = 0;
-    uint32_t *null_rows = (uint32_t *)tmp; /* tmp is at least as large */
-    bool has_nulls = k0->type->id == FLOE_TYPE_NULL || floe_array_null_count(k0) > 0;
-    for (int64_t i = 0; i < n; i++) {
-        if (has_nulls && floe_array_is_null(k0, i)) {
-            null_rows[nulls++] = (uint32_t)i;
-            continue;
-        }
-        uint64_t p = value_prefix(k0, i);
-        e[nn].key = key0->descending ? ~p : p;
-        e[nn].idx = (uint32_t)i;
-        nn++;
-    }
+    uint32_t *null_rows = (uint32_t *)tmp;
+    collect_prefixes(k0, key0->descending, n, e, &nn, null_rows, &nulls);
     /* Lay out: NULL rows at the front or back, non-NULL rows in between. */
     int64_t null_at = key0->nulls_first ? 0 : nn, val_at = key0->nulls_first ? nulls : 0;
     memmove(out + null_at, null_rows, (size_t)nulls * sizeof *out);
-    radix_sort(e, tmp, nn);
+    if ((st = radix_sort(e, tmp, nn))) goto done;
     for (int64_t i = 0; i < nn; i++) out[val_at + i] = e[i].idx;
 
     bool exact = prefix_is_exact(k0->type);

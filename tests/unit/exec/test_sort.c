@@ -243,6 +243,74 @@ static void sort_orders_decimals_dates_and_timestamps(void **state) {
     floe_type_release(dt);
 }
 
+/* Order of two nullable strings: ascending NULLS LAST, or descending NULLS FIRST. */
+static int str_order(const char *a, const char *b, int desc) {
+    if (!a || !b) return !a && !b ? 0 : (!a ? (desc ? -1 : 1) : (desc ? 1 : -1));
+    int c = strcmp(a, b);
+    c = c < 0 ? -1 : c > 0;
+    return desc ? -c : c;
+}
+
+/* Strings sharing a long prefix (the sort looks past it) and of unequal length. */
+static void sort_orders_strings_with_a_shared_prefix(void **state) {
+    (void)state;
+    const char *vals[] = {"prefix-shared-0010", "prefix-shared-0002", NULL, "prefix-shared-001", "prefix-shared-00",
+                          "prefix-shared-0010", "prefix-shared-", "prefix-shared-00100000000", "prefix-shared-0002"};
+    int n = 9;
+    floe_field f;
+    floe_schema *sch;
+    assert_ok(floe_field_init(&f, "s", floe_type_primitive(FLOE_TYPE_STRING), true, -1));
+    assert_ok(floe_type_struct(&f, 1, &sch));
+    floe_field_clear(&f);
+    floe_builder *b;
+    assert_ok(floe_builder_new(sch->children[0].type, n, &b));
+    for (int i = 0; i < n; i++) assert_ok(vals[i] ? floe_builder_append_string(b, vals[i]) : floe_builder_append_null(b));
+    floe_array *col;
+    assert_ok(floe_builder_finish(b, &col));
+    floe_builder_free(b);
+    floe_batch *batch;
+    assert_ok(floe_batch_new(sch, &col, 1, n, &batch));
+    floe_plan *v, *s;
+    assert_ok(floe_plan_values(sch, &batch, 1, 1, &v));
+    floe_sort_key k = {NULL, false, false};
+    assert_ok(floe_expr_column(0, &k.expr));
+    for (int desc = 0; desc < 2; desc++) {
+        k.descending = desc;
+        k.nulls_first = desc;
+        assert_ok(floe_plan_sort(v, &k, 1, -1, &s));
+        floe_exec_ctx ctx = test_ctx(pool2, 4);
+        floe_batch *out;
+        assert_ok(run_plan(s, &ctx, &out));
+        assert_int_equal(out->num_rows, n);
+        /* the naive stable order */
+        int want[9];
+        for (int i = 0; i < n; i++) want[i] = i;
+        for (int i = 1; i < n; i++)
+            for (int j = i; j > 0 && str_order(vals[want[j - 1]], vals[want[j]], desc) > 0; j--) {
+                int t = want[j];
+                want[j] = want[j - 1];
+                want[j - 1] = t;
+            }
+        for (int i = 0; i < n; i++) {
+            int w = want[i];
+            if (!vals[w]) {
+                assert_true(floe_array_is_null(out->columns[0], i));
+                continue;
+            }
+            floe_strview got = floe_array_get_str(out->columns[0], i);
+            assert_int_equal(got.len, (int)strlen(vals[w]));
+            assert_memory_equal(got.data, vals[w], (size_t)got.len);
+        }
+        floe_batch_release(out);
+        floe_plan_release(s);
+    }
+    floe_expr_release(k.expr);
+    floe_plan_release(v);
+    floe_batch_release(batch);
+    floe_array_release(col);
+    floe_type_release(sch);
+}
+
 static void sort_explains_keys_and_fetch(void **state) {
     (void)state;
     row r[4];
@@ -328,6 +396,7 @@ FLOE_TEST_MAIN(cmocka_unit_test_setup_teardown(sort_orders_int_keys_with_nulls_f
                cmocka_unit_test_setup_teardown(sort_keeps_partitions_and_sorts_each, setup, teardown),
                cmocka_unit_test_setup_teardown(sort_orders_decimals_dates_and_timestamps, setup,
                                                teardown),
+               cmocka_unit_test_setup_teardown(sort_orders_strings_with_a_shared_prefix, setup, teardown),
                cmocka_unit_test_setup_teardown(sort_explains_keys_and_fetch, setup, teardown),
                cmocka_unit_test_setup_teardown(sort_rejects_bad_keys, setup, teardown),
                cmocka_unit_test_setup_teardown(sort_reports_child_errors, setup, teardown))
