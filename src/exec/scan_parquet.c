@@ -469,9 +469,10 @@ static floe_status part_error(const floe_pq_scan_part *pt, floe_status st) {
 static floe_status open_part(pq_stream *s, pq_unit *u) {
     const floe_pq_scan_part *pt = u->pt;
     const parquet_plan *p = s->p;
-    floe_fileio *io = s->io;
-    FLOE_TRY(open_file_at(pt->path, &io, &u->file));
-    if (io != s->io) floe_fileio_free(io); /* cannot happen: made at execute for remote parts */
+    floe_fileio *io = s->io; /* made at execute when a part is remote */
+    floe_status st = open_file_at(pt->path, &io, &u->file);
+    if (io != s->io) floe_fileio_free(io); /* inputs keep what they need */
+    FLOE_TRY(st);
     const floe_pq_file *f = u->file.file;
     if ((uint32_t)pt->rg_end > f->meta->num_row_groups)
         return floe_error(FLOE_ERR_CORRUPT, "'%s' has %u row groups; the scan expects at least %d (did the file change?)",
@@ -496,7 +497,7 @@ static floe_status open_part(pq_stream *s, pq_unit *u) {
         floe_buf_init(&got);
         floe_status_free(floe_type_to_string(p->head.schema, &want));
         floe_status_free(floe_type_to_string(rs, &got));
-        floe_status st = floe_error(FLOE_ERR_TYPE, "'%s' holds %s, not the scan's %s", pt->path, floe_buf_cstr(&got),
+        st = floe_error(FLOE_ERR_TYPE, "'%s' holds %s, not the scan's %s", pt->path, floe_buf_cstr(&got),
                                     floe_buf_cstr(&want));
         floe_buf_free(&want);
         floe_buf_free(&got);

@@ -430,6 +430,14 @@ static void corrupt_or_changed_file_is_an_error_naming_it(void **state) {
     floe_exec_ctx ctx = test_ctx(pool, 100);
     floe_batch *out = NULL;
     assert_error(run_plan(p, &ctx, &out), FLOE_ERR_CORRUPT, "a_1.parquet");
+    /* a_0 rewritten with another type for v: the scan's schema no longer holds */
+    write_file("a_1.parquet", 400, 400, false);
+    write_file("a_0.parquet", 0, 400, true);
+    assert_error(run_plan(p, &ctx, &out), FLOE_ERR_TYPE, "a_0.parquet");
+    write_file("a_0.parquet", 0, 400, false);
+    assert_ok(run_plan(p, &ctx, &out));
+    assert_int_equal(out->num_rows, 800);
+    floe_batch_release(out);
     /* a_0 overwritten in the middle */
     snprintf(cmd, sizeof cmd, "dd if=/dev/urandom of='%s/a_0.parquet' bs=1 seek=100 count=2000 conv=notrunc 2>/dev/null", dir);
     assert_int_equal(system(cmd), 0);
