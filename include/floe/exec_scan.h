@@ -92,9 +92,9 @@ floe_status floe_parquet_scan_new(const char *const *patterns, int32_t n_pattern
 /* ParquetScan ("ParquetScan") from its parts alone: the output schema
  * (top-level file columns read by name, in this order), the parts of each
  * partition, and an optional pruning predicate over the output schema
- * (row groups — and pages, where a page index exists — whose statistics
- * prove no row can satisfy it are skipped; it does not filter rows: keep
- * a Filter above). */
+ * (row groups whose column chunk statistics prove no row can satisfy it
+ * are skipped — single pages are not, the page index is not used yet; it
+ * does not filter rows: keep a Filter above). */
 floe_status floe_plan_parquet_scan(floe_schema *schema, const floe_pq_scan_part *const *partitions,
                                    const int32_t *n_parts, int32_t n_partitions, floe_expr *prune,
                                    floe_plan **out) FLOE_WARN_UNUSED;
