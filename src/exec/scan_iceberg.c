@@ -16,6 +16,12 @@
  * or read one batch) that never block a worker on a full buffer; rows
  * come out in task order, and the consumer reads itself rather than wait
  * for a queued task.
+ *
+ * Ordering: a partition claims the table's sort order only when that can
+ * be proved from metadata — identity sort fields over projected columns,
+ * every data file written in that order (its sort_order_id), and within
+ * each group consecutive files whose first-key ranges (manifest metrics)
+ * cannot overlap, with nulls only at the end the order puts them.
  */
 #include <pthread.h>
 #include <stdlib.h>
