@@ -8,16 +8,18 @@
  *   1. evaluate the group key expressions (FINAL: key i is child column i);
  *   2. hash every key row at once (floe_hash_rows) and encode the key rows
  *      into one scratch buffer (see "key encoding" below);
- *   3. probe an open-addressing table (linear probing, load <= 1/2) with
- *      the whole batch, giving each row its group id; new keys are copied
- *      into the table's key store;
- *   4. for each aggregate, evaluate its argument and fold the column into
- *      the per-group accumulator arrays indexed by group id.
+ *   3. probe an open-addressing table (linear probing, load <= 1/2, each
+ *      slot tagged with hash bits) with the whole batch, giving each row
+ *      its group id; new keys are copied into the table's key store;
+ *   4. evaluate every aggregate's argument, then fold the columns in, a
+ *      chunk of rows at a time, into the groups' state rows.
  *
- * Accumulators are plain arrays (one element per group) grown
- * geometrically, so there is no allocation per row; everything is
- * charged through floe_malloc.  With no group keys every row is group 0
- * and the output is exactly one row, also for empty input.
+ * Accumulator state is one fixed-size row per group (all aggregates'
+ * sums, counts and flags side by side, so a row costs one or two cache
+ * misses however many aggregates there are), grown geometrically: no
+ * allocation per row; everything is charged through floe_malloc.  With no
+ * group keys every row is group 0 and the output is exactly one row, also
+ * for empty input.
  *
  * count(DISTINCT x) (and sum/avg/min/max DISTINCT), SINGLE mode only: a
  * second table per distinct call holds (group id, x) pairs; only rows
@@ -26,8 +28,10 @@
  * Key encoding: per key column one tag byte (0 NULL, 1 value) then the
  * value: BOOL 1 byte, fixed-width types their byte_width bytes (floats
  * normalised: -0.0 as 0.0, one NaN), STRING/BINARY a u32 length and the
- * bytes.  Equal keys have equal encodings, so the table compares keys with
- * memcmp; the output decodes them back into columns.
+ * bytes.  When every key column is fixed-width a NULL is zero-filled to
+ * the same width, so all keys have one length and need no offsets.
+ * Equal keys have equal encodings, so the table compares bytes; the
+ * output decodes them back into columns.
  *
  * PARTIAL state layout (the columns after the group keys, per call, in
  * call order; FINAL derives the same layout from `input_schema`):

@@ -624,6 +624,88 @@ static void int64_sum_overflow_is_an_error_naming_aggregate_and_group(void **sta
     floe_array_release(cols[1]);
 }
 
+/* Odd argument types: NULL-typed arguments, uuid and timestamptz min/max,
+ * and a decimal sum that no longer fits decimal(38). */
+static void null_typed_arguments_uuids_and_decimal38_overflow(void **state) {
+    (void)state;
+    floe_type *dec38;
+    assert_ok(floe_type_decimal(38, 0, &dec38));
+    floe_type *types[4] = {floe_type_primitive(FLOE_TYPE_INT32), floe_type_primitive(FLOE_TYPE_UUID),
+                           floe_type_primitive(FLOE_TYPE_TIMESTAMP_US_TZ), dec38};
+    const char *names[4] = {"k", "u", "ts", "d"};
+    floe_field f[4];
+    for (int i = 0; i < 4; i++) assert_ok(floe_field_init(&f[i], names[i], types[i], true, -1));
+    floe_schema *s;
+    assert_ok(floe_type_struct(f, 4, &s));
+    for (int i = 0; i < 4; i++) floe_field_clear(&f[i]);
+    floe_builder *b[4];
+    for (int i = 0; i < 4; i++) assert_ok(floe_builder_new(types[i], 4, &b[i]));
+    /* 6 * 10^37 twice: fits 128 bits, not 38 digits */
+    floe_decimal128 big = floe_decimal128_from_int64(6);
+    for (int e = 0; e < 37; e++) {
+        unsigned __int128 v = ((unsigned __int128)(uint64_t)big.hi << 64 | big.lo) * 10;
+        big.lo = (uint64_t)v;
+        big.hi = (int64_t)(v >> 64);
+    }
+    for (int r = 0; r < 4; r++) {
+        assert_ok(floe_builder_append_int32(b[0], r % 2));
+        uint8_t u[16] = {0};
+        u[15] = (uint8_t)(10 - r);
+        assert_ok(floe_builder_append_fixed(b[1], u));
+        assert_ok(floe_builder_append_int64(b[2], 1000 * r));
+        assert_ok(floe_builder_append_decimal(b[3], r < 2 ? big : floe_decimal128_from_int64(r)));
+    }
+    floe_array *cols[4];
+    for (int i = 0; i < 4; i++) {
+        assert_ok(floe_builder_finish(b[i], &cols[i]));
+        floe_builder_free(b[i]);
+    }
+    floe_batch *batch;
+    assert_ok(floe_batch_new(s, cols, 4, 4, &batch));
+    floe_plan *v, *agg;
+    assert_ok(floe_plan_values(s, &batch, 1, 1, &v));
+    floe_expr *k = col(0), *null_lit;
+    assert_ok(floe_expr_lit_null(floe_type_primitive(FLOE_TYPE_NULL), &null_lit));
+    floe_agg_call calls[5] = {{FLOE_AGG_COUNT, false, null_lit, "cn"},
+                              {FLOE_AGG_MIN, false, null_lit, "mn"},
+                              {FLOE_AGG_MAX, false, col(1), "maxu"},
+                              {FLOE_AGG_MIN, false, col(2), "mints"},
+                              {FLOE_AGG_SUM, false, null_lit, "sn"}};
+    const char *kn = "k";
+    assert_ok(floe_plan_hash_aggregate(v, FLOE_AGG_MODE_SINGLE, &k, &kn, 1, calls, 5, NULL, &agg));
+    floe_exec_ctx ctx = test_ctx(NULL, 1024);
+    floe_batch *out;
+    assert_ok(run_plan(agg, &ctx, &out));
+    assert_int_equal(out->num_rows, 2);
+    for (int64_t r = 0; r < 2; r++) {
+        int32_t key = floe_array_get_int32(out->columns[0], r);
+        assert_int_equal(floe_array_get_int64(out->columns[1], r), 0);
+        assert_true(floe_array_is_null(out->columns[2], r));
+        assert_int_equal(floe_array_get_fixed(out->columns[3], r)[15], 10 - key); /* rows key, key+2: max is the first */
+        assert_int_equal(floe_array_get_int64(out->columns[4], r), 1000 * key);
+        assert_true(floe_array_is_null(out->columns[5], r));
+    }
+    assert_int_equal(out->columns[3]->type->id, FLOE_TYPE_UUID);
+    assert_int_equal(out->columns[4]->type->id, FLOE_TYPE_TIMESTAMP_US_TZ);
+    floe_batch_release(out);
+    floe_plan_release(agg);
+    /* sum(d) over all rows: 2 * 6e37 + 5 overflows decimal(38, 0) */
+    floe_agg_call sd = {FLOE_AGG_SUM, false, col(3), "sd"};
+    assert_ok(floe_plan_hash_aggregate(v, FLOE_AGG_MODE_SINGLE, NULL, NULL, 0, &sd, 1, NULL, &agg));
+    assert_error(run_plan(agg, &ctx, &out), FLOE_ERR_INVALID_ARGUMENT, "sd: decimal(38, 0) overflow");
+    floe_plan_release(agg);
+    floe_expr_release(sd.arg);
+    floe_expr_release(calls[2].arg);
+    floe_expr_release(calls[3].arg);
+    floe_expr_release(null_lit);
+    floe_expr_release(k);
+    floe_plan_release(v);
+    floe_batch_release(batch);
+    for (int i = 0; i < 4; i++) floe_array_release(cols[i]);
+    floe_type_release(s);
+    floe_type_release(dec38);
+}
+
 static void bad_calls_are_refused_at_construction(void **state) {
     (void)state;
     floe_plan *v = random_values(1, 10, 3, 2, NULL), *agg;
@@ -732,6 +814,7 @@ FLOE_TEST_MAIN(cmocka_unit_test_setup_teardown(single_mode_matches_naive_computa
                cmocka_unit_test_setup_teardown(no_group_keys_give_exactly_one_row_even_for_empty_input, setup, teardown),
                cmocka_unit_test_setup_teardown(many_groups_grow_the_table_and_come_out_in_batches, setup, teardown),
                cmocka_unit_test_setup_teardown(int64_sum_overflow_is_an_error_naming_aggregate_and_group, setup, teardown),
+               cmocka_unit_test_setup_teardown(null_typed_arguments_uuids_and_decimal38_overflow, setup, teardown),
                cmocka_unit_test_setup_teardown(bad_calls_are_refused_at_construction, setup, teardown),
                cmocka_unit_test_setup_teardown(child_error_is_returned_not_an_empty_result, setup, teardown),
                cmocka_unit_test_setup_teardown(explain_and_accessors_show_the_parts, setup, teardown))
