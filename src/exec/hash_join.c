@@ -7,8 +7,8 @@
  * every probe partition through join_common's floe_join_build; left
  * partition i in PARTITIONED) are concatenated into one batch, their keys
  * evaluated and hashed with floe_hash_rows, and chained into a bucket
- * array (heads[hash & mask] → row + 1, next[row] → row + 1), rows in
- * ascending order along a chain.  Rows with a NULL key are left out unless
+ * array (heads[hash & mask] → row + 1, then per row the next row + 1 and
+ * the hash's high half), rows in ascending order along a chain.  Rows with a NULL key are left out unless
  * null_equals_null.
  *
  * Probe: per probe batch the keys are hashed, each row walks its chain
@@ -189,11 +189,18 @@ static floe_status eval_keys(const hj_plan *p, bool left, const floe_batch *b, f
 
 /* ---------------------------------------------------------- hash table */
 
+/* A build row's chain link and the high half of its hash, side by side
+ * so a chain step costs one cache line. */
+typedef struct hj_entry {
+    uint32_t next; /* row + 1; 0 ends the chain */
+    uint32_t tag;  /* hash >> 32 (the bucket uses the low bits) */
+} hj_entry;
+
 typedef struct hj_table {
     int32_t n_keys;
     floe_array **keys; /* build keys (common types) */
-    uint64_t *hashes;
-    uint32_t *heads, *next; /* row + 1; 0 ends a chain */
+    hj_entry *ent;          /* per build row */
+    uint32_t *heads;        /* bucket → first row + 1; 0: empty */
     uint64_t mask;
     uint32_t *null_rows; /* rows with a NULL key (left out of the chains) */
     int64_t n_null_rows;
@@ -203,9 +210,8 @@ static void table_free(void *t_) {
     hj_table *t = t_;
     for (int32_t i = 0; t->keys && i < t->n_keys; i++) floe_array_release(t->keys[i]);
     floe_free(t->keys);
-    floe_free(t->hashes);
+    floe_free(t->ent);
     floe_free(t->heads);
-    floe_free(t->next);
     floe_free(t->null_rows);
     floe_free(t);
 }
@@ -223,23 +229,30 @@ static floe_status hj_finish(floe_join_build *b, const floe_plan *node) {
     t->mask = cap - 1;
     t->keys = floe_calloc((size_t)p->n_keys, sizeof *t->keys);
     t->heads = floe_calloc((size_t)cap, sizeof *t->heads);
-    t->hashes = floe_malloc_array((size_t)(n ? n : 1), sizeof *t->hashes);
-    t->next = floe_malloc_array((size_t)(n ? n : 1), sizeof *t->next);
+    t->ent = floe_malloc_array((size_t)(n ? n : 1), sizeof *t->ent);
     t->null_rows = floe_malloc_array((size_t)(n ? n : 1), sizeof *t->null_rows);
-    if (!t->keys || !t->heads || !t->hashes || !t->next || !t->null_rows)
+    if (!t->keys || !t->heads || !t->ent || !t->null_rows)
         return floe_error(FLOE_ERR_OUT_OF_MEMORY, "HashJoin: hash table for %lld rows", (long long)n);
     if (n == 0) return NULL;
     FLOE_TRY(eval_keys(p, true, b->batch, t->keys));
-    FLOE_TRY_CTX(floe_hash_rows(t->keys, p->n_keys, n, t->hashes), "HashJoin build keys");
+    uint64_t *hashes = floe_malloc_array((size_t)n, sizeof *hashes);
+    if (!hashes) return floe_error(FLOE_ERR_OUT_OF_MEMORY, "HashJoin: hashing %lld build rows", (long long)n);
+    floe_status st = floe_hash_rows(t->keys, p->n_keys, n, hashes);
+    if (st) {
+        floe_free(hashes);
+        return floe_status_wrap(st, "HashJoin build keys");
+    }
     bool skip_nulls = !p->null_equals_null;
     for (int64_t r = 0; r < n; r++)
         if (skip_nulls && floe_row_has_null(t->keys, p->n_keys, r)) t->null_rows[t->n_null_rows++] = (uint32_t)r;
     for (int64_t r = n - 1; r >= 0; r--) {
         if (skip_nulls && t->n_null_rows && floe_row_has_null(t->keys, p->n_keys, r)) continue;
-        uint64_t slot = t->hashes[r] & t->mask;
-        t->next[r] = t->heads[slot];
+        uint64_t slot = hashes[r] & t->mask;
+        t->ent[r].next = t->heads[slot];
+        t->ent[r].tag = (uint32_t)(hashes[r] >> 32);
         t->heads[slot] = (uint32_t)r + 1;
     }
+    floe_free(hashes);
     return NULL;
 }
 
@@ -264,6 +277,7 @@ typedef struct hj_stream {
     floe_batch *pb;
     floe_array **pkeys;
     uint64_t *phash;
+    uint32_t *first; /* per probe row: the head of its bucket's chain */
     uint8_t *pmatched;
     int64_t prow;
     int phase;
@@ -281,6 +295,8 @@ static void drop_probe_batch(hj_stream *s) {
     s->pkeys = NULL;
     floe_free(s->phash);
     s->phash = NULL;
+    floe_free(s->first);
+    s->first = NULL;
     floe_free(s->pmatched);
     s->pmatched = NULL;
     floe_batch_release(s->pb);
@@ -295,11 +311,19 @@ static floe_status start_probe_batch(hj_stream *s, floe_batch *b) {
     s->phase = PH_START;
     s->pkeys = floe_calloc((size_t)p->n_keys, sizeof *s->pkeys);
     s->phash = floe_malloc_array((size_t)n, sizeof *s->phash);
+    s->first = floe_malloc_array((size_t)n, sizeof *s->first);
     if (floe_join_tracks_right(p->type)) s->pmatched = floe_calloc((size_t)n, 1);
-    if (!s->pkeys || !s->phash || (floe_join_tracks_right(p->type) && !s->pmatched))
+    if (!s->pkeys || !s->phash || !s->first || (floe_join_tracks_right(p->type) && !s->pmatched))
         return floe_error(FLOE_ERR_OUT_OF_MEMORY, "HashJoin: probe batch of %lld rows", (long long)n);
     FLOE_TRY(eval_keys(p, false, b, s->pkeys));
     FLOE_TRY_CTX(floe_hash_rows(s->pkeys, p->n_keys, n, s->phash), "HashJoin probe keys");
+    /* Bucket heads for the whole batch, prefetched ahead: the misses
+     * overlap instead of stalling one probe row at a time. */
+    const hj_table *t = s->t;
+    for (int64_t i = 0; i < n; i++) {
+        if (i + 16 < n) __builtin_prefetch(&t->heads[s->phash[i + 16] & t->mask]);
+        s->first[i] = t->heads[s->phash[i] & t->mask];
+    }
     if (p->null_aware && p->type == FLOE_JOIN_LEFT_ANTI) {
         atomic_store(&s->build->probe_any, true);
         for (int64_t i = 0; i < n; i++)
@@ -330,16 +354,17 @@ static int64_t gen_pairs(hj_stream *s) {
                 s->scan = 0;
                 s->scan_all = true;
             } else {
-                s->chain = t->heads[s->phash[i] & t->mask];
+                s->chain = s->first[i];
                 s->phase = PH_CHAIN;
+                if (i + 8 < n && s->first[i + 8]) __builtin_prefetch(&t->ent[s->first[i + 8] - 1]);
             }
         }
         if (s->phase == PH_CHAIN) {
-            uint64_t h = s->phash[i];
+            uint32_t tag = (uint32_t)(s->phash[i] >> 32);
             while (s->chain && np < cap) {
                 uint32_t r = s->chain - 1;
-                s->chain = t->next[r];
-                if (t->hashes[r] == h && floe_rows_equal(t->keys, r, s->pkeys, i, p->n_keys, p->null_equals_null)) {
+                s->chain = t->ent[r].next;
+                if (t->ent[r].tag == tag && floe_rows_equal(t->keys, r, s->pkeys, i, p->n_keys, p->null_equals_null)) {
                     s->bidx[np] = r;
                     s->pidx[np] = (uint32_t)i;
                     np++;
