@@ -46,6 +46,7 @@
 typedef struct cached_table {
     char *location;
     bool allow_moved_paths;
+    floe_fileio *io;            /* for URI locations (file:, s3:); the table uses it */
     floe_ice_table *table;
     int32_t refs;
     uint64_t last_use;
@@ -59,6 +60,7 @@ static uint64_t cache_clock;
 static void cached_table_free(cached_table *c) {
     if (!c) return;
     floe_ice_table_free(c->table);
+    if (c->io) floe_fileio_free(c->io);
     floe_free(c->location);
     floe_free(c);
 }
@@ -90,7 +92,10 @@ static floe_status table_acquire(const char *location, bool allow, cached_table 
     c = floe_calloc(1, sizeof *c);
     if (!c || !(c->location = floe_strdup(location)))
         st = floe_error(FLOE_ERR_OUT_OF_MEMORY, "opening table '%s'", location);
-    if (!st) st = floe_ice_table_open(NULL, location, allow, &c->table);
+    /* Plain paths open as local files; URIs ("file:...", "s3://...")
+     * through a FileIO configured from the environment. */
+    if (!st && (strstr(location, "://") || strncmp(location, "file:", 5) == 0)) st = floe_fileio_new(NULL, 0, &c->io);
+    if (!st) st = floe_ice_table_open(c->io, location, allow, &c->table);
     floe_mem_set_current(prev);
     if (st) {
         cached_table_free(c);

@@ -600,6 +600,17 @@ static void bad_parts_are_rejected_at_construction(void **state) {
                  FLOE_ERR_INVALID_ARGUMENT, "9999");
     assert_error(floe_plan_iceberg_scan(t->metadata_location, t->root, true, schema, &id, 1, groups, &len, 0, NULL, 0, &q),
                  FLOE_ERR_INVALID_ARGUMENT, "groups");
+    /* The metadata location may be a file: URI. */
+    char uri[4200];
+    snprintf(uri, sizeof uri, "file://%s", t->metadata_location);
+    assert_ok(floe_plan_iceberg_scan(uri, t->root, true, schema, &id, 1, groups, &len, 1, NULL, 0, &q));
+    floe_exec_ctx uctx = test_ctx(pool, 100000);
+    floe_batch *ub = NULL;
+    assert_ok(run_plan(q, &uctx, &ub));
+    assert_non_null(ub);
+    assert_true(ub->num_rows > 50000);
+    floe_batch_release(ub);
+    floe_plan_release(q);
     /* A metadata file that is gone fails when executing, naming it. */
     assert_ok(floe_plan_iceberg_scan("/nonexistent/v1.metadata.json", NULL, false, schema, &id, 1, groups, &len, 1, NULL, 0, &q));
     floe_exec_ctx ctx = test_ctx(pool, 100);
