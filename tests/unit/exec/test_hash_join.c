@@ -333,7 +333,52 @@ static void child_errors_fail_the_join(void **state) {
     floe_plan_release(bad);
 }
 
-FLOE_TEST_MAIN(cmocka_unit_test_setup_teardown(every_join_type_matches_the_reference_collect_left, setup, teardown),
+/* Streams closed early (as under a LIMIT) and a cancelled query leave no
+ * stale shared state: the next execution is complete and correct. */
+static void early_close_and_cancel_then_full_execution(void **state) {
+    (void)state;
+    jrow L[200], R[200];
+    jrows_random(L, 200, 0, 10, 10);
+    jrows_random(R, 200, 100000, 10, 10);
+    floe_plan *l = jplan("l", L, 200, 20, 2, false), *r = jplan("r", R, 200, 20, 3, false);
+    jcase c = {200, 200, 2, 3, 10, 10, 1, false, false, false, FLOE_JOIN_COLLECT_LEFT, 16};
+    floe_plan *j = make_join(&c, FLOE_JOIN_FULL, l, r);
+    floe_exec_ctx ctx = test_ctx(pool2, 16);
+    /* partition 1 alone, one batch, closed; then partition 0 opened and closed unread */
+    floe_stream *st;
+    floe_batch *b;
+    assert_ok(floe_plan_execute(j, 1, &ctx, &st));
+    assert_ok(floe_stream_next(st, &b));
+    assert_non_null(b);
+    floe_batch_release(b);
+    floe_stream_close(st);
+    assert_ok(floe_plan_execute(j, 0, &ctx, &st));
+    floe_stream_close(st);
+    int64_t nw, ng;
+    jpair *want = jreference(FLOE_JOIN_FULL, L, 200, R, 200, 1, false, false, false, &nw);
+    jpair *got = jresult(j, &ctx, FLOE_JOIN_FULL, &ng);
+    jexpect_equal(got, ng, want, nw, "after early close");
+    free(got);
+    /* a cancelled query reports cancellation, never an empty result */
+    floe_cancel cancel;
+    floe_cancel_init(&cancel, NULL);
+    floe_cancel_set(&cancel);
+    ctx.cancel = &cancel;
+    floe_batch *out = NULL;
+    assert_error(run_plan(j, &ctx, &out), FLOE_ERR_CANCELLED, "");
+    assert_null(out);
+    ctx.cancel = NULL;
+    got = jresult(j, &ctx, FLOE_JOIN_FULL, &ng);
+    jexpect_equal(got, ng, want, nw, "after cancel");
+    free(got);
+    free(want);
+    floe_plan_release(j);
+    floe_plan_release(l);
+    floe_plan_release(r);
+}
+
+FLOE_TEST_MAIN(cmocka_unit_test_setup_teardown(early_close_and_cancel_then_full_execution, setup, teardown),
+               cmocka_unit_test_setup_teardown(every_join_type_matches_the_reference_collect_left, setup, teardown),
                cmocka_unit_test_setup_teardown(every_join_type_matches_the_reference_partitioned, setup, teardown),
                cmocka_unit_test_setup_teardown(heavy_duplicates_fill_many_output_batches, setup, teardown),
                cmocka_unit_test_setup_teardown(empty_sides_give_padded_or_no_rows, setup, teardown),

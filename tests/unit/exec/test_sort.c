@@ -388,7 +388,37 @@ static void sort_reports_child_errors(void **state) {
     for (int k2 = 0; k2 < 3; k2++) floe_batch_release(bs[k2]);
 }
 
-FLOE_TEST_MAIN(cmocka_unit_test_setup_teardown(sort_orders_int_keys_with_nulls_first_and_last, setup, teardown),
+/* Cancelling while a sort or top-N stream is open: next() reports it. */
+static void sort_reports_cancellation(void **state) {
+    (void)state;
+    row r[300];
+    random_rows(r, 300);
+    floe_plan *v = rows_plan(r, 300, 50, 1), *s;
+    keyspec ks[] = {{0, false, false}};
+    floe_sort_key *k = make_keys(ks, 1);
+    for (int64_t fetch = -1; fetch <= 10; fetch += 11) {
+        assert_ok(floe_plan_sort(v, k, 1, fetch, &s));
+        floe_cancel cancel;
+        floe_cancel_init(&cancel, NULL);
+        floe_exec_ctx ctx = test_ctx(pool2, 16);
+        ctx.cancel = &cancel;
+        floe_stream *st;
+        floe_batch *b;
+        assert_ok(floe_plan_execute(s, 0, &ctx, &st));
+        assert_ok(floe_stream_next(st, &b));
+        assert_non_null(b);
+        floe_batch_release(b);
+        floe_cancel_set(&cancel);
+        assert_error(floe_stream_next(st, &b), FLOE_ERR_CANCELLED, "Sort");
+        floe_stream_close(st);
+        floe_plan_release(s);
+    }
+    free_keys(k, 1);
+    floe_plan_release(v);
+}
+
+FLOE_TEST_MAIN(cmocka_unit_test_setup_teardown(sort_reports_cancellation, setup, teardown),
+               cmocka_unit_test_setup_teardown(sort_orders_int_keys_with_nulls_first_and_last, setup, teardown),
                cmocka_unit_test_setup_teardown(sort_orders_strings_and_floats_with_nan_after_numbers, setup, teardown),
                cmocka_unit_test_setup_teardown(sort_by_several_keys_is_stable, setup, teardown),
                cmocka_unit_test_setup_teardown(top_n_equals_sort_then_limit, setup, teardown),
