@@ -1,25 +1,32 @@
 /*
- * main.c — the `floe` program: dispatches to its subcommands.
+ * main.c — the `floe` program: the SQL front and the file tools.
  *
+ *   floe [--format F] [--warehouse DIR] [-c SQL | -f FILE]...  (cli/shell.c)
  *   floe --version | --help
  *   floe parquet schema|meta|cat FILE ...   (cli/cmd_parquet.c)
  *   floe avro schema|meta|cat FILE ...      (cli/cmd_avro.c)
+ *   floe inspect|plan|scan TABLE ...        (cli/cmd_*.c)
  *
- * Every subcommand returns a floe_status; main prints the error as
- * "floe: <message>" on stderr and exits non-zero.
+ * A first argument naming a subcommand runs it; it returns a floe_status
+ * and main prints the error as "floe: <message>" on stderr and exits
+ * non-zero.  Anything else (no arguments, or options) is the SQL front.
  */
 #include <stdio.h>
 #include <string.h>
 
 #include "cli/commands.h"
+#include "cli/shell.h"
 #include "floe/memory.h"
 #include "floe/version.h"
 
 static void usage(FILE *out) {
-    fputs("usage: floe [OPTIONS] [COMMAND ...]\n"
+    fputs("usage: floe [--format table|csv|jsonl] [--warehouse DIR] [-c SQL | -f FILE]...\n"
+          "       floe COMMAND ...\n"
           "\n"
           "floe reads and writes Apache Iceberg tables in parallel.\n"
-          "\n"
+          "\n", out);
+    floe_cli_sql_usage(out);
+    fputs("\n"
           "Commands:\n", out);
     for (const floe_cli_command *c = floe_cli_commands; c->name; c++)
         fprintf(out, "  %-10s %s\n", c->name, c->summary);
@@ -29,24 +36,22 @@ static void usage(FILE *out) {
           "  --help     print this help and exit\n"
           "\n"
           "Environment:\n"
+          "  FLOE_WAREHOUSE=DIR              default warehouse directory\n"
+          "  FLOE_THREADS=N                  worker threads (default: CPUs)\n"
           "  FLOE_LOG=error|warn|info|debug  log level (default warn); secrets are redacted\n", out);
 }
 
 int main(int argc, char **argv) {
     floe_memory_tune_process();
-    if (argc < 2) {
-        usage(stderr);
-        return 2;
-    }
-    if (strcmp(argv[1], "--version") == 0 || strcmp(argv[1], "-V") == 0) {
+    if (argc >= 2 && (strcmp(argv[1], "--version") == 0 || strcmp(argv[1], "-V") == 0)) {
         printf("floe %s\n", FLOE_VERSION_STRING);
         return 0;
     }
-    if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
+    if (argc >= 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
         usage(stdout);
         return 0;
     }
-    for (const floe_cli_command *c = floe_cli_commands; c->name; c++) {
+    for (const floe_cli_command *c = floe_cli_commands; argc >= 2 && c->name; c++) {
         if (strcmp(argv[1], c->name) == 0) {
             floe_status st = c->run(argc - 1, argv + 1);
             if (st) {
@@ -57,6 +62,5 @@ int main(int argc, char **argv) {
             return 0;
         }
     }
-    fprintf(stderr, "floe: unknown command '%s' (try 'floe --help')\n", argv[1]);
-    return 2;
+    return floe_cli_sql_main(argc, argv);
 }

@@ -1,0 +1,468 @@
+/*
+ * shell.c — the SQL front of `floe` (see shell.h).
+ *
+ *   floe                         shell on a terminal; statements from a pipe
+ *   floe -c "SQL" [-c ...]       run statements, print results, exit
+ *   floe -f file.sql [-f ...]    run a script
+ *   --format table|csv|jsonl     result format (table by default)
+ *   --warehouse DIR              catalog directory (else $FLOE_WAREHOUSE,
+ *                                else ./warehouse)
+ *
+ * Input is read a line at a time and collected until floe_sql_is_complete
+ * says it ends with a whole statement; then that text is executed.  Lines
+ * starting with a backslash (when no statement is pending) are shell
+ * commands: \timing, \format, \q, \?.
+ *
+ * Errors print as "Error: <message>" on stderr.  Scripts (-c, -f, a pipe)
+ * stop at the first error with exit status 1; the interactive shell goes
+ * on.  Ctrl-C while a statement runs cancels it (floe_session_cancel is
+ * async-signal-safe) and the shell returns to its prompt; a second Ctrl-C
+ * before the statement stops ends the program.  At the prompt Ctrl-C
+ * discards the lines typed so far.
+ */
+#include "cli/shell.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "base/buffer.h"
+#include "cli/sql_output.h"
+#include "floe/memory.h"
+#include "floe/session.h"
+#include "floe/version.h"
+
+#ifdef FLOE_HAVE_LIBEDIT
+#include <editline/readline.h>
+#endif
+
+#define PROMPT "floe> "
+#define PROMPT_MORE "  ...> "
+#define HISTORY_FILE ".floe_history"
+#define HISTORY_LINES 1000
+
+/* The signal handler's view of the shell.  Written by the main thread
+ * before the handler is installed (g_session) or as plain flags. */
+static floe_session *volatile g_session;
+static volatile sig_atomic_t g_running;    /* a statement is executing */
+static volatile sig_atomic_t g_interrupts; /* Ctrl-C presses not yet handled */
+
+static void on_sigint(int sig) {
+    (void)sig;
+    if (g_running) {
+        if (g_interrupts++ > 0) {
+            /* The statement did not stop after the first request. */
+            static const char msg[] = "\nfloe: interrupted twice, exiting\n";
+            ssize_t w = write(STDERR_FILENO, msg, sizeof msg - 1);
+            (void)w;
+            _exit(130);
+        }
+        if (g_session) floe_session_cancel(g_session);
+    } else {
+        g_interrupts++;
+    }
+}
+
+static void install_sigint(void) {
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_sigint;
+    sigemptyset(&sa.sa_mask);
+    sa.sa_flags = 0; /* no SA_RESTART: a blocked read returns EINTR */
+    sigaction(SIGINT, &sa, NULL);
+}
+
+/* ------------------------------------------------------------------ state */
+
+typedef struct shell {
+    floe_session *session;
+    floe_cli_output out;
+    floe_result_sink sink;
+    bool timing;
+    bool interactive;
+    bool quit;
+} shell;
+
+/* Run `sql` (one or more statements).  Returns false on error (printed). */
+static bool run_sql(shell *sh, const char *sql) {
+    floe_cli_output_start(&sh->out);
+    double t0 = floe_cli_now();
+    g_interrupts = 0;
+    g_running = 1;
+    floe_status st = floe_session_execute(sh->session, sql, &sh->sink);
+    g_running = 0;
+    g_interrupts = 0;
+    double ms = (floe_cli_now() - t0) * 1000.0;
+    floe_cli_output_finish(&sh->out);
+    if (st) {
+        fflush(stdout);
+        fprintf(stderr, "Error: %s\n", floe_status_message(st));
+        floe_status_free(st);
+    }
+    if (sh->timing) {
+        printf(ms < 1.0 ? "Time: %.3f ms\n" : "Time: %.1f ms\n", ms);
+        fflush(stdout);
+    }
+    return st == NULL;
+}
+
+/* -------------------------------------------------------- shell commands */
+
+static void print_help(FILE *out) {
+    fputs("Statements end with a semicolon; a statement may span lines.\n"
+          "\n"
+          "Shell commands:\n"
+          "  \\timing [on|off]         show how long each statement takes\n"
+          "  \\format table|csv|jsonl  how results are printed\n"
+          "  \\q                       quit (also Ctrl-D)\n"
+          "  \\?                       this help\n"
+          "\n"
+          "Ctrl-C cancels the running statement.\n"
+          "\n"
+          "Try: SELECT * FROM generate_series(1, 5);  SHOW TABLES;  DESCRIBE t;\n"
+          "     SELECT * FROM iceberg_scan('path/to/table');\n", out);
+}
+
+/* `line` starts with a backslash.  Returns false on a bad command. */
+static bool run_command(shell *sh, const char *line) {
+    char buf[256];
+    snprintf(buf, sizeof buf, "%s", line);
+    char *save = NULL;
+    char *cmd = strtok_r(buf, " \t\r\n", &save);
+    char *arg = strtok_r(NULL, " \t\r\n", &save);
+    char *extra = strtok_r(NULL, " \t\r\n", &save);
+    if (!cmd) return true;
+    if (extra) {
+        fprintf(stderr, "Error: too many arguments to %s\n", cmd);
+        return false;
+    }
+    if (!strcmp(cmd, "\\q") || !strcmp(cmd, "\\quit")) {
+        sh->quit = true;
+        return true;
+    }
+    if (!strcmp(cmd, "\\?") || !strcmp(cmd, "\\help") || !strcmp(cmd, "\\h")) {
+        print_help(stdout);
+        return true;
+    }
+    if (!strcmp(cmd, "\\timing")) {
+        if (!arg) sh->timing = !sh->timing;
+        else if (!strcmp(arg, "on")) sh->timing = true;
+        else if (!strcmp(arg, "off")) sh->timing = false;
+        else {
+            fprintf(stderr, "Error: \\timing takes on or off, not '%s'\n", arg);
+            return false;
+        }
+        if (sh->interactive) printf("Timing is %s.\n", sh->timing ? "on" : "off");
+        return true;
+    }
+    if (!strcmp(cmd, "\\format")) {
+        if (!arg) {
+            static const char *names[] = {"table", "csv", "jsonl"};
+            printf("Format is %s.\n", names[sh->out.format]);
+            return true;
+        }
+        floe_print_format f;
+        floe_status st = floe_print_format_parse(arg, &f);
+        if (st) {
+            fprintf(stderr, "Error: %s\n", floe_status_message(st));
+            floe_status_free(st);
+            return false;
+        }
+        sh->out.format = f;
+        return true;
+    }
+    fprintf(stderr, "Error: unknown command %s (try \\?)\n", cmd);
+    return false;
+}
+
+/* ----------------------------------------------------------- line input */
+
+/* Where lines come from: a FILE (script, pipe, or a terminal without
+ * libedit) or libedit. */
+typedef struct line_source {
+    FILE *fp;           /* NULL: libedit on stdin */
+    const char *name;   /* for error messages */
+    char *line;         /* getline's buffer */
+    size_t cap;
+} line_source;
+
+typedef enum { LINE_OK, LINE_EOF, LINE_INTERRUPTED, LINE_ERROR } line_result;
+
+/* Read one line (without its newline) into *out (borrowed until the next
+ * call), showing `prompt` when interactive. */
+static line_result read_line(shell *sh, line_source *src, const char *prompt, const char **out) {
+#ifdef FLOE_HAVE_LIBEDIT
+    if (!src->fp) {
+        free(src->line);
+        src->line = NULL;
+        g_interrupts = 0;
+        char *l = readline(prompt);
+        if (g_interrupts) {
+            free(l);
+            return LINE_INTERRUPTED;
+        }
+        if (!l) return LINE_EOF;
+        src->line = l;
+        *out = l;
+        return LINE_OK;
+    }
+#endif
+    if (sh->interactive) {
+        fputs(prompt, stdout);
+        fflush(stdout);
+    }
+    g_interrupts = 0;
+    errno = 0;
+    ssize_t n = getline(&src->line, &src->cap, src->fp);
+    if (n < 0) {
+        if (errno == EINTR || g_interrupts) {
+            clearerr(src->fp);
+            return LINE_INTERRUPTED;
+        }
+        if (ferror(src->fp)) return LINE_ERROR;
+        return LINE_EOF;
+    }
+    while (n > 0 && (src->line[n - 1] == '\n' || src->line[n - 1] == '\r')) src->line[--n] = 0;
+    *out = src->line;
+    return LINE_OK;
+}
+
+static bool is_blank(const char *s) {
+    for (; *s; s++)
+        if (*s != ' ' && *s != '\t' && *s != '\r' && *s != '\n') return false;
+    return true;
+}
+
+#ifdef FLOE_HAVE_LIBEDIT
+static void history_path(char *out, size_t cap) {
+    const char *home = getenv("HOME");
+    if (home && *home) snprintf(out, cap, "%s/%s", home, HISTORY_FILE);
+    else out[0] = 0;
+}
+
+/* One history entry per statement, its lines joined by spaces. */
+static void remember(const char *text) {
+    char *copy = strdup(text);
+    if (!copy) return;
+    for (char *p = copy; *p; p++)
+        if (*p == '\n' || *p == '\r') *p = ' ';
+    add_history(copy);
+    free(copy);
+}
+#endif
+
+/* Read statements from `src` and run them.  Returns false when a script
+ * (non-interactive input) hit an error. */
+static bool run_lines(shell *sh, line_source *src) {
+    floe_buf pending = FLOE_BUF_INIT;
+    bool ok = true;
+    while (!sh->quit) {
+        const char *line = NULL;
+        line_result r = read_line(sh, src, pending.len ? PROMPT_MORE : PROMPT, &line);
+        if (r == LINE_INTERRUPTED) {
+            if (!sh->interactive) {
+                ok = false;
+                break;
+            }
+            /* Discard what was typed, back to a fresh prompt. */
+            floe_buf_clear(&pending);
+            fputs("\n", stdout);
+            continue;
+        }
+        if (r == LINE_ERROR) {
+            fprintf(stderr, "Error: reading %s: %s\n", src->name, strerror(errno));
+            ok = false;
+            break;
+        }
+        if (r == LINE_EOF) break;
+        if (!pending.len) {
+            const char *p = line;
+            while (*p == ' ' || *p == '\t') p++;
+            if (*p == '\\') {
+#ifdef FLOE_HAVE_LIBEDIT
+                if (!src->fp) remember(p);
+#endif
+                if (!run_command(sh, p) && !sh->interactive) {
+                    ok = false;
+                    break;
+                }
+                continue;
+            }
+            if (is_blank(line)) continue;
+        }
+        floe_status st = floe_buf_append_str(&pending, line);
+        if (!st) st = floe_buf_append_byte(&pending, '\n');
+        if (st) {
+            fprintf(stderr, "Error: %s\n", floe_status_message(st));
+            floe_status_free(st);
+            ok = false;
+            break;
+        }
+        if (!floe_sql_is_complete(floe_buf_cstr(&pending))) continue;
+#ifdef FLOE_HAVE_LIBEDIT
+        if (!src->fp) remember(floe_buf_cstr(&pending));
+#endif
+        bool good = run_sql(sh, floe_buf_cstr(&pending));
+        floe_buf_clear(&pending);
+        if (!good && !sh->interactive) {
+            ok = false;
+            break;
+        }
+    }
+    /* A script may end without a final semicolon: run what is left. */
+    if (ok && !sh->quit && pending.len && !is_blank(floe_buf_cstr(&pending)))
+        ok = run_sql(sh, floe_buf_cstr(&pending)) || sh->interactive;
+    if (sh->interactive && !sh->quit) fputs("\n", stdout);
+    floe_buf_free(&pending);
+    return ok;
+}
+
+static bool run_stdin(shell *sh) {
+    line_source src = {stdin, "standard input", NULL, 0};
+#ifdef FLOE_HAVE_LIBEDIT
+    char hist[4096];
+    if (sh->interactive) {
+        src.fp = NULL;
+        /* Our SIGINT handler, not libedit's: Ctrl-C must reach us. */
+        rl_catch_signals = 0;
+        rl_readline_name = "floe";
+        history_path(hist, sizeof hist);
+        stifle_history(HISTORY_LINES);
+        if (hist[0]) read_history(hist);
+    }
+#endif
+    if (sh->interactive)
+        printf("floe %s — type \\? for help, \\q to quit\n", FLOE_VERSION_STRING);
+    bool ok = run_lines(sh, &src);
+#ifdef FLOE_HAVE_LIBEDIT
+    if (sh->interactive && hist[0]) write_history(hist);
+#endif
+    free(src.line);
+    return ok;
+}
+
+static bool run_file(shell *sh, const char *path) {
+    if (!strcmp(path, "-")) {
+        /* -f -: a script on standard input, never interactive */
+        line_source in = {stdin, "standard input", NULL, 0};
+        bool saved = sh->interactive;
+        sh->interactive = false;
+        bool ok = run_lines(sh, &in);
+        sh->interactive = saved;
+        free(in.line);
+        return ok;
+    }
+    FILE *fp = fopen(path, "r");
+    if (!fp) {
+        fprintf(stderr, "Error: cannot open '%s': %s\n", path, strerror(errno));
+        return false;
+    }
+    line_source src = {fp, path, NULL, 0};
+    bool saved = sh->interactive;
+    sh->interactive = false;
+    bool ok = run_lines(sh, &src);
+    sh->interactive = saved;
+    free(src.line);
+    fclose(fp);
+    return ok;
+}
+
+/* ------------------------------------------------------------- arguments */
+
+void floe_cli_sql_usage(FILE *out) {
+    fputs("SQL:\n"
+          "  floe                     interactive shell (statements from a pipe when\n"
+          "                           stdin is not a terminal)\n"
+          "  floe -c SQL              run SQL (repeatable; in order)\n"
+          "  floe -f FILE             run the statements in FILE (repeatable; - is stdin)\n"
+          "  --format table|csv|jsonl result format (default table)\n"
+          "  --warehouse DIR          catalog and table directory (default\n"
+          "                           $FLOE_WAREHOUSE, else ./warehouse)\n"
+          "A script stops at its first error and floe exits with status 1.\n", out);
+}
+
+typedef struct action {
+    char kind; /* 'c' or 'f' */
+    const char *arg;
+} action;
+
+/* "--name value" or "--name=value"; advances *i past a separate value. */
+static const char *option_value(int argc, char **argv, int *i, const char *name) {
+    size_t n = strlen(name);
+    if (strncmp(argv[*i], name, n) != 0) return NULL;
+    if (argv[*i][n] == '=') return argv[*i] + n + 1;
+    if (argv[*i][n] != 0) return NULL;
+    if (*i + 1 >= argc) return NULL;
+    return argv[++*i];
+}
+
+int floe_cli_sql_main(int argc, char **argv) {
+    action *acts = calloc((size_t)argc + 1, sizeof *acts);
+    if (!acts) {
+        fputs("floe: out of memory\n", stderr);
+        return 1;
+    }
+    int n_acts = 0;
+    const char *warehouse = NULL;
+    floe_print_format format = FLOE_PRINT_TABLE;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        const char *v;
+        if ((!strcmp(a, "-c") || !strcmp(a, "-f")) && i + 1 < argc) {
+            acts[n_acts].kind = a[1];
+            acts[n_acts++].arg = argv[++i];
+        } else if ((v = option_value(argc, argv, &i, "--warehouse"))) {
+            warehouse = v;
+        } else if ((v = option_value(argc, argv, &i, "--format"))) {
+            floe_status st = floe_print_format_parse(v, &format);
+            if (st) {
+                fprintf(stderr, "floe: %s\n", floe_status_message(st));
+                floe_status_free(st);
+                free(acts);
+                return 2;
+            }
+        } else {
+            if (a[0] == '-')
+                fprintf(stderr, "floe: unknown or incomplete option '%s' (try 'floe --help')\n", a);
+            else
+                fprintf(stderr, "floe: unknown command '%s' (try 'floe --help')\n", a);
+            free(acts);
+            return 2;
+        }
+    }
+
+    shell sh;
+    memset(&sh, 0, sizeof sh);
+    sh.interactive = n_acts == 0 && isatty(STDIN_FILENO);
+    floe_cli_output_init(&sh.out, format, stdout, isatty(STDERR_FILENO));
+    sh.out.tags = sh.interactive;
+    floe_cli_output_sink(&sh.out, &sh.sink);
+    floe_status st = floe_session_open(warehouse, &sh.session);
+    if (st) {
+        fprintf(stderr, "Error: %s\n", floe_status_message(st));
+        floe_status_free(st);
+        free(acts);
+        return 1;
+    }
+    g_session = sh.session;
+    install_sigint();
+
+    bool ok = true;
+    for (int k = 0; k < n_acts && ok && !sh.quit; k++) {
+        const char *a = acts[k].arg;
+        size_t lead = strspn(a, " \t");
+        if (acts[k].kind == 'f') ok = run_file(&sh, a);
+        else if (a[lead] == '\\') ok = run_command(&sh, a + lead);
+        else ok = run_sql(&sh, a);
+    }
+    if (n_acts == 0) ok = run_stdin(&sh);
+
+    signal(SIGINT, SIG_DFL);
+    g_session = NULL;
+    floe_session_close(sh.session);
+    free(acts);
+    return ok ? 0 : 1;
+}
