@@ -24,12 +24,15 @@
  * decimals of different scales, a NULL literal) are converted to one
  * common type before hashing, so equal values hash equally.
  *
- * null_aware (NOT IN; one key; COLLECT_LEFT): the side whose rows are not
- * output is the subquery side.  A NULL on either side "matches" every row
- * of the other side, so: a NULL key on the subquery side empties the
- * output, and an output-side row with a NULL key is dropped unless the
- * subquery side is empty.  With a filter, those NULL pairs are candidate
- * pairs like any other and the filter decides.
+ * null_aware (NOT IN; COLLECT_LEFT): the side whose rows are not output
+ * is the subquery side, key 0 is the NOT IN key and any further keys are
+ * correlation equalities (NULL never equal).  A NULL NOT IN key on either
+ * side "matches" every row of the other side with equal correlation keys,
+ * so with one key: a NULL key on the subquery side empties the output, and
+ * an output-side row with a NULL key is dropped unless the subquery side
+ * is empty.  With a filter or correlation keys, those NULL pairs are
+ * candidate pairs like any other (found by scanning) and the filter
+ * decides.
  */
 #include <string.h>
 
@@ -243,10 +246,14 @@ static floe_status hj_finish(floe_join_build *b, const floe_plan *node) {
         return floe_status_wrap(st, "HashJoin build keys");
     }
     bool skip_nulls = !p->null_equals_null;
-    for (int64_t r = 0; r < n; r++)
-        if (skip_nulls && floe_row_has_null(t->keys, p->n_keys, r)) t->null_rows[t->n_null_rows++] = (uint32_t)r;
+    /* Null-aware: rows whose NOT IN key (key 0) is NULL, the other
+     * (correlation) keys not, may match any row of the other side. */
+    if (p->null_aware)
+        for (int64_t r = 0; r < n; r++)
+            if (floe_array_is_null(t->keys[0], r) && !floe_row_has_null(t->keys + 1, p->n_keys - 1, r))
+                t->null_rows[t->n_null_rows++] = (uint32_t)r;
     for (int64_t r = n - 1; r >= 0; r--) {
-        if (skip_nulls && t->n_null_rows && floe_row_has_null(t->keys, p->n_keys, r)) continue;
+        if (skip_nulls && floe_row_has_null(t->keys, p->n_keys, r)) continue;
         uint64_t slot = hashes[r] & t->mask;
         t->ent[r].next = t->heads[slot];
         t->ent[r].tag = (uint32_t)(hashes[r] >> 32);
@@ -341,12 +348,17 @@ static int64_t gen_pairs(hj_stream *s) {
     const hj_table *t = s->t;
     int64_t n = s->pb->num_rows, np = 0, cap = s->cap;
     bool first_only = !p->filter && (p->type == FLOE_JOIN_RIGHT_SEMI || p->type == FLOE_JOIN_RIGHT_ANTI);
-    bool na_scan = p->null_aware && p->filter;
+    /* Null-aware pairs through NULL keys are formed unless the one-key,
+     * no-filter rules decide without them (na_plain). */
+    bool na_scan = p->null_aware && (p->filter || p->n_keys > 1);
+    int32_t nrest = p->n_keys - 1;
     while (np < cap && s->prow < n) {
         int64_t i = s->prow;
         if (s->phase == PH_START) {
             if (!p->null_equals_null && floe_row_has_null(s->pkeys, p->n_keys, i)) {
-                if (!na_scan) {
+                /* NULL in the NOT IN key only: a candidate against every
+                 * build row with equal correlation keys. */
+                if (!na_scan || floe_row_has_null(s->pkeys + 1, nrest, i)) {
                     s->prow++;
                     continue;
                 }
@@ -385,10 +397,12 @@ static int64_t gen_pairs(hj_stream *s) {
         if (s->phase == PH_SCAN) {
             int64_t limit = s->scan_all ? s->build->rows : t->n_null_rows;
             while (s->scan < limit && np < cap) {
-                s->bidx[np] = s->scan_all ? (uint32_t)s->scan : t->null_rows[s->scan];
+                uint32_t r = s->scan_all ? (uint32_t)s->scan : t->null_rows[s->scan];
+                s->scan++;
+                if (nrest > 0 && !floe_rows_equal(t->keys + 1, r, s->pkeys + 1, i, nrest, false)) continue;
+                s->bidx[np] = r;
                 s->pidx[np] = (uint32_t)i;
                 np++;
-                s->scan++;
             }
             if (s->scan < limit) break;
             s->phase = PH_START;
@@ -447,7 +461,7 @@ static floe_status finish_probe_batch(hj_stream *s, floe_batch **out) {
     const floe_plan *l = p->head.children[0], *r = p->head.children[1];
     int64_t n = s->pb->num_rows, k = 0;
     bool want = p->type == FLOE_JOIN_RIGHT_SEMI;
-    bool na_plain = p->null_aware && !p->filter && p->type == FLOE_JOIN_RIGHT_ANTI;
+    bool na_plain = p->null_aware && !p->filter && p->n_keys == 1 && p->type == FLOE_JOIN_RIGHT_ANTI;
     const hj_table *t = s->t;
     if (na_plain && t->n_null_rows > 0) return NULL; /* a NULL in the subquery: nothing */
     uint32_t *rows = s->tmp;
@@ -468,7 +482,7 @@ static floe_status emit_build_rows(hj_stream *s, floe_batch **out) {
     floe_join_build *b = s->build;
     const hj_table *t = s->t;
     bool want = p->type == FLOE_JOIN_LEFT_SEMI;
-    bool na_plain = p->null_aware && !p->filter && p->type == FLOE_JOIN_LEFT_ANTI;
+    bool na_plain = p->null_aware && !p->filter && p->n_keys == 1 && p->type == FLOE_JOIN_LEFT_ANTI;
     if (na_plain && atomic_load(&b->probe_null_key)) {
         s->emit_pos = b->rows;
         return NULL;
@@ -494,7 +508,8 @@ static bool nothing_to_probe(const hj_stream *s) {
     if (s->build->rows == 0)
         return p->type == FLOE_JOIN_INNER || p->type == FLOE_JOIN_LEFT || p->type == FLOE_JOIN_LEFT_SEMI ||
                p->type == FLOE_JOIN_LEFT_ANTI || p->type == FLOE_JOIN_RIGHT_SEMI;
-    return p->null_aware && !p->filter && p->type == FLOE_JOIN_RIGHT_ANTI && s->t->n_null_rows > 0;
+    return p->null_aware && !p->filter && p->n_keys == 1 && p->type == FLOE_JOIN_RIGHT_ANTI &&
+           s->t->n_null_rows > 0;
 }
 
 static floe_status hj_next_inner(hj_stream *s, floe_batch **out) {
@@ -759,8 +774,6 @@ floe_status floe_plan_hash_join(floe_plan *left, floe_plan *right, floe_join_typ
         if (type != FLOE_JOIN_LEFT_ANTI && type != FLOE_JOIN_RIGHT_ANTI)
             return floe_error(FLOE_ERR_INVALID_ARGUMENT, "HashJoin: null_aware needs an anti join, not %s",
                               floe_join_type_name(type));
-        if (n_keys != 1)
-            return floe_error(FLOE_ERR_INVALID_ARGUMENT, "HashJoin: null_aware needs exactly one key, not %d", n_keys);
         if (mode != FLOE_JOIN_COLLECT_LEFT)
             return floe_error(FLOE_ERR_UNSUPPORTED, "HashJoin: null_aware needs mode CollectLeft");
         if (null_equals_null)

@@ -133,10 +133,11 @@ static inline bool jkeys_equal(const jrow *l, const jrow *r, int n_keys, bool ne
 }
 static inline bool jfilter(const jrow *l, const jrow *r, bool filter) { return !filter || (l->id + r->id) % 3 != 0; }
 
-/* A null-aware (NOT IN) "match": the filter holds and the keys are equal
- * or either is NULL (one key, k1). */
-static inline bool jna_match(const jrow *l, const jrow *r, bool filter) {
+/* A null-aware (NOT IN) "match": the filter holds, the correlation key k2
+ * (when n_keys is 2) is equal, and k1 is equal or NULL on either side. */
+static inline bool jna_match(const jrow *l, const jrow *r, bool filter, int n_keys) {
     if (!jfilter(l, r, filter)) return false;
+    if (n_keys > 1 && (l->k2_null || r->k2_null || strcmp(l->k2, r->k2) != 0)) return false;
     return l->k1_null || r->k1_null || l->k1 == r->k1;
 }
 
@@ -148,7 +149,7 @@ static inline jpair *jreference(floe_join_type type, const jrow *L, int64_t nl, 
     bool *lm = calloc((size_t)(nl ? nl : 1), 1), *rm = calloc((size_t)(nr ? nr : 1), 1);
     for (int64_t i = 0; i < nl; i++)
         for (int64_t j = 0; j < nr; j++) {
-            bool m = null_aware ? jna_match(&L[i], &R[j], filter)
+            bool m = null_aware ? jna_match(&L[i], &R[j], filter, n_keys)
                                 : (n_keys == 0 || jkeys_equal(&L[i], &R[j], n_keys, nen)) && jfilter(&L[i], &R[j], filter);
             if (!m) continue;
             lm[i] = rm[j] = true;

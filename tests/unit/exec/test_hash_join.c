@@ -163,6 +163,15 @@ static void null_aware_anti_joins_follow_not_in(void **state) {
         run_case(&c, anti[t], pool2);
         c.null_pct = 2;
         run_case(&c, anti[t], pool1);
+        /* a correlated NOT IN: k1 NOT IN (... WHERE k2 = outer k2) */
+        c.n_keys = 2;
+        c.null_pct = 10;
+        c.key_range = 6;
+        run_case(&c, anti[t], pool2);
+        c.filter = false;
+        run_case(&c, anti[t], pool2);
+        c.null_pct = 0;
+        run_case(&c, anti[t], pool1);
     }
 }
 
@@ -265,6 +274,8 @@ static void join_schema_explain_and_accessors(void **state) {
                  FLOE_ERR_INVALID_ARGUMENT, "partitions");
     assert_error(floe_plan_hash_join(l, r, FLOE_JOIN_INNER, FLOE_JOIN_COLLECT_LEFT, &k0, &k0, 1, NULL, false, true, &j),
                  FLOE_ERR_INVALID_ARGUMENT, "anti");
+    assert_error(floe_plan_hash_join(l, r, FLOE_JOIN_LEFT_ANTI, FLOE_JOIN_COLLECT_LEFT, &k0, &k0, 1, NULL, true, true, &j),
+                 FLOE_ERR_INVALID_ARGUMENT, "null_equals_null");
     floe_plan *r2 = jplan("r", R, 4, 2, 2, false);
     assert_ok(floe_plan_hash_join(l, r2, FLOE_JOIN_RIGHT_SEMI, FLOE_JOIN_PARTITIONED, &k0, &k0, 1, NULL, false, false, &j));
     floe_distribution d = floe_plan_required_input(j, 1);
