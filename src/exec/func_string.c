@@ -7,7 +7,8 @@
  * points), as in PostgreSQL, while octet_length counts bytes.  Malformed
  * UTF-8 never makes a scan stop or overrun: a stray byte counts as one
  * character.  Every function here returns NULL when any argument is NULL,
- * except concat, which skips NULLs.
+ * except concat, which skips NULLs, and concat_ws, which skips them after
+ * its separator.
  *
  * Each kernel is one loop over the rows writing into one growing output
  * buffer (fn_strwriter) or a preallocated values buffer; a constant
