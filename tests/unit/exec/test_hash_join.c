@@ -110,6 +110,18 @@ static void every_join_type_matches_the_reference_partitioned(void **state) {
     all_types(&c, pool1);
 }
 
+/* More partitions than threads: waiting probe partitions help read the
+ * build side instead of blocking the only worker. */
+static void many_partitions_on_a_one_thread_pool(void **state) {
+    (void)state;
+    jcase c = {400, 300, 8, 7, 20, 10, 1, false, false, false, FLOE_JOIN_COLLECT_LEFT, 32};
+    all_types(&c, pool1);
+    c.mode = FLOE_JOIN_PARTITIONED;
+    c.rparts = 8;
+    c.filter = true;
+    all_types(&c, pool1);
+}
+
 static void heavy_duplicates_fill_many_output_batches(void **state) {
     (void)state;
     /* 3 key values: each probe row matches ~100 build rows */
@@ -389,6 +401,7 @@ static void early_close_and_cancel_then_full_execution(void **state) {
 }
 
 FLOE_TEST_MAIN(cmocka_unit_test_setup_teardown(early_close_and_cancel_then_full_execution, setup, teardown),
+               cmocka_unit_test_setup_teardown(many_partitions_on_a_one_thread_pool, setup, teardown),
                cmocka_unit_test_setup_teardown(every_join_type_matches_the_reference_collect_left, setup, teardown),
                cmocka_unit_test_setup_teardown(every_join_type_matches_the_reference_partitioned, setup, teardown),
                cmocka_unit_test_setup_teardown(heavy_duplicates_fill_many_output_batches, setup, teardown),
