@@ -1070,7 +1070,7 @@ static floe_status distinct_filter(agg_stream *s, acc *a, floe_array *arg, int64
     /* hashes of the (group, value) pairs */
     uint64_t *h = sc->hashes;
     FLOE_TRY(floe_hash_rows(&arg, 1, n, h));
-    for (int64_t k = 0; k < m; k++) h[k] = floe_hash_combine(floe_hash_mix64(sc->sub_ids[k]), h[sc->rows[k]]);
+    for (int64_t k = 0; k < m; k++) h[k] = floe_hash_combine(floe_hash_u64(sc->sub_ids[k]), h[sc->rows[k]]);
     FLOE_TRY(encode_keys(sc, &arg, 1, sc->rows, m, sc->sub_ids, a->dset->kw));
     FLOE_TRY(gt_reserve(a->dset, m));
     uint32_t *ids = sc->pos; /* pos is free again after encoding */

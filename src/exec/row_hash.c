@@ -3,9 +3,9 @@
  * joins (floe_hash_rows), and row equality that agrees with it.
  *
  * Every value is turned into 64 bits (integers sign-extended, floats by
- * their normalised bits, decimals by both halves, byte strings by a
- * word-at-a-time hash) and finalised by a strong mixer, then columns are
- * folded in order with floe_hash_combine.  There is no seed: the same row
+ * their normalised bits, decimals by both halves, byte strings by
+ * floe_hash_bytes) and finalised by floe_hash_u64 (base/hash.h), then
+ * columns are folded in order with floe_hash_combine.  There is no seed: the same row
  * hashes the same in every process, which Repartition relies on to send
  * equal keys from different nodes to the same partition.
  *
@@ -20,42 +20,14 @@
 
 #include "floe/exec_ops.h"
 
-static inline uint64_t rotl64(uint64_t x, int r) { return (x << r) | (x >> (64 - r)); }
-
-uint64_t floe_hash_bytes(const void *data, size_t len) {
-    const uint8_t *p = data;
-    uint64_t h = UINT64_C(0x6a09e667f3bcc908) ^ ((uint64_t)len * UINT64_C(0x9e3779b97f4a7c15));
-    size_t n = len;
-    while (n >= 16) {
-        uint64_t a, b;
-        memcpy(&a, p, 8);
-        memcpy(&b, p + 8, 8);
-        h = rotl64(h ^ (a * UINT64_C(0x87c37b91114253d5)), 31) * UINT64_C(0x4cf5ad432745937f);
-        h = rotl64(h ^ (b * UINT64_C(0xc2b2ae3d27d4eb4f)), 29) * UINT64_C(0x52dce729da3ed7f3);
-        p += 16;
-        n -= 16;
-    }
-    if (n >= 8) {
-        uint64_t a;
-        memcpy(&a, p, 8);
-        h = rotl64(h ^ (a * UINT64_C(0x87c37b91114253d5)), 31) * UINT64_C(0x4cf5ad432745937f);
-        p += 8;
-        n -= 8;
-    }
-    if (n) {
-        uint64_t a = 0;
-        memcpy(&a, p, n);
-        h = rotl64(h ^ (a * UINT64_C(0xc2b2ae3d27d4eb4f)), 29) * UINT64_C(0x52dce729da3ed7f3);
-    }
-    return floe_hash_mix64(h);
-}
+static inline uint64_t hash_bytes(const void *p, size_t n) { return floe_hash_bytes(p, n, FLOE_HASH_SEED); }
 
 static inline uint64_t hash_double(double d) {
     uint64_t bits;
     if (d == 0) d = 0.0; /* -0.0 groups with 0.0 */
     if (isnan(d)) bits = UINT64_C(0x7ff8000000000000);
     else memcpy(&bits, &d, 8);
-    return floe_hash_mix64(bits);
+    return floe_hash_u64(bits);
 }
 
 static inline uint64_t hash_float(float f) {
@@ -63,11 +35,11 @@ static inline uint64_t hash_float(float f) {
     if (f == 0) f = 0.0f;
     if (isnan(f)) bits = UINT32_C(0x7fc00000);
     else memcpy(&bits, &f, 4);
-    return floe_hash_mix64(bits);
+    return floe_hash_u64(bits);
 }
 
 static inline uint64_t hash_decimal(floe_decimal128 v) {
-    return floe_hash_combine(floe_hash_mix64(v.lo), (uint64_t)v.hi);
+    return floe_hash_combine(floe_hash_u64(v.lo), (uint64_t)v.hi);
 }
 
 bool floe_hash_type_supported(const floe_type *t) {
@@ -94,7 +66,7 @@ static floe_status hash_column(const floe_array *a, int64_t start, int64_t n, ui
         const uint8_t *bits = a->buffers[0]->data;
         for (int64_t k = 0; k < n; k++) {
             uint64_t v = (valid && !floe_bit_get(valid, off + k)) ? FLOE_HASH_NULL
-                                                                   : floe_hash_mix64(floe_bit_get(bits, off + k));
+                                                                   : floe_hash_u64(floe_bit_get(bits, off + k));
             PUT(k, v);
         }
         return NULL;
@@ -103,10 +75,10 @@ static floe_status hash_column(const floe_array *a, int64_t start, int64_t n, ui
     case FLOE_TYPE_DATE32: {
         const int32_t *v = (const int32_t *)a->buffers[0]->data + off;
         if (!valid) {
-            for (int64_t k = 0; k < n; k++) PUT(k, floe_hash_mix64((uint64_t)(int64_t)v[k]));
+            for (int64_t k = 0; k < n; k++) PUT(k, floe_hash_u64((uint64_t)(int64_t)v[k]));
         } else {
             for (int64_t k = 0; k < n; k++)
-                PUT(k, floe_bit_get(valid, off + k) ? floe_hash_mix64((uint64_t)(int64_t)v[k]) : FLOE_HASH_NULL);
+                PUT(k, floe_bit_get(valid, off + k) ? floe_hash_u64((uint64_t)(int64_t)v[k]) : FLOE_HASH_NULL);
         }
         return NULL;
     }
@@ -118,10 +90,10 @@ static floe_status hash_column(const floe_array *a, int64_t start, int64_t n, ui
     case FLOE_TYPE_TIMESTAMP_NS_TZ: {
         const int64_t *v = (const int64_t *)a->buffers[0]->data + off;
         if (!valid) {
-            for (int64_t k = 0; k < n; k++) PUT(k, floe_hash_mix64((uint64_t)v[k]));
+            for (int64_t k = 0; k < n; k++) PUT(k, floe_hash_u64((uint64_t)v[k]));
         } else {
             for (int64_t k = 0; k < n; k++)
-                PUT(k, floe_bit_get(valid, off + k) ? floe_hash_mix64((uint64_t)v[k]) : FLOE_HASH_NULL);
+                PUT(k, floe_bit_get(valid, off + k) ? floe_hash_u64((uint64_t)v[k]) : FLOE_HASH_NULL);
         }
         return NULL;
     }
@@ -148,7 +120,7 @@ static floe_status hash_column(const floe_array *a, int64_t start, int64_t n, ui
         int32_t w = t->byte_width;
         const uint8_t *v = a->buffers[0]->data + off * (int64_t)w;
         for (int64_t k = 0; k < n; k++)
-            PUT(k, (valid && !floe_bit_get(valid, off + k)) ? FLOE_HASH_NULL : floe_hash_bytes(v + k * w, (size_t)w));
+            PUT(k, (valid && !floe_bit_get(valid, off + k)) ? FLOE_HASH_NULL : hash_bytes(v + k * w, (size_t)w));
         return NULL;
     }
     case FLOE_TYPE_STRING:
@@ -157,7 +129,7 @@ static floe_status hash_column(const floe_array *a, int64_t start, int64_t n, ui
         const uint8_t *d = a->buffers[1] ? a->buffers[1]->data : NULL;
         for (int64_t k = 0; k < n; k++) {
             uint64_t v = (valid && !floe_bit_get(valid, off + k)) ? FLOE_HASH_NULL
-                                                                   : floe_hash_bytes(d + o[k], (size_t)(o[k + 1] - o[k]));
+                                                                   : hash_bytes(d + o[k], (size_t)(o[k + 1] - o[k]));
             PUT(k, v);
         }
         return NULL;

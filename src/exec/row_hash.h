@@ -20,30 +20,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "base/hash.h"
 #include "floe/columnar.h"
 
-/* The hash a NULL key value contributes (a fixed value). */
-#define FLOE_HASH_NULL UINT64_C(0x2d358dccaa6c78a5)
-
-/* A strong 64-bit finaliser (bijective). */
-static inline uint64_t floe_hash_mix64(uint64_t x) {
-    x += UINT64_C(0x9e3779b97f4a7c15);
-    x ^= x >> 30;
-    x *= UINT64_C(0xbf58476d1ce4e5b9);
-    x ^= x >> 27;
-    x *= UINT64_C(0x94d049bb133111eb);
-    x ^= x >> 31;
-    return x;
-}
-
-/* Fold the hash `v` of the next key column into the row hash `h`
- * (order-sensitive: (a, b) and (b, a) hash differently). */
-static inline uint64_t floe_hash_combine(uint64_t h, uint64_t v) {
-    return floe_hash_mix64((h * UINT64_C(0xff51afd7ed558ccd)) ^ v);
-}
-
-/* Hash of a byte string (strings, binary, fixed, uuid). */
-uint64_t floe_hash_bytes(const void *data, size_t len);
+/* The hash a NULL key value contributes (a fixed value).  Values are
+ * mixed with base/hash.h: floe_hash_u64 for numbers, floe_hash_bytes with
+ * FLOE_HASH_SEED for byte strings, floe_hash_combine across columns. */
+#define FLOE_HASH_NULL UINT64_C(0x7b2f4f7c4c1f3a65)
 
 /* Hash of value `i` of `a` alone, FLOE_HASH_NULL when null; equal to what
  * floe_hash_rows gives a one-column row.  Fails only on nested types other
