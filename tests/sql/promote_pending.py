@@ -61,7 +61,7 @@ def promote(runner, path):
     if os.path.exists(target):
         text = open(target).read().rstrip("\n") + "\n\n" + "\n\n".join(good) + "\n"
     else:
-        head = [re.sub(r"\n#\n# PENDING:.*", "", intro, flags=re.S)] if intro else []
+        head = [re.sub(r"\n(#\n)?# PENDING:.*", "", intro, flags=re.S)] if intro else []
         text = "\n\n".join(head + require + good) + "\n"
     open(target, "w").write(text)
     if keep:
