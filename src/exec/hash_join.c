@@ -352,6 +352,12 @@ static int64_t gen_pairs(hj_stream *s) {
      * no-filter rules decide without them (na_plain). */
     bool na_scan = p->null_aware && (p->filter || p->n_keys > 1);
     int32_t nrest = p->n_keys - 1;
+    /* Chains hold no NULL keys unless null_equals_null, and a probe row
+     * with a NULL key never walks one: int64-like keys compare directly. */
+    floe_type_id kt = p->n_keys == 1 && !p->null_equals_null && s->build->rows > 0 ? t->keys[0]->type->id : FLOE_TYPE_NULL;
+    bool fast64 = kt == FLOE_TYPE_INT64 || kt == FLOE_TYPE_TIMESTAMP_US || kt == FLOE_TYPE_TIMESTAMP_US_TZ ||
+                  kt == FLOE_TYPE_TIMESTAMP_NS || kt == FLOE_TYPE_TIMESTAMP_NS_TZ || kt == FLOE_TYPE_TIME64_US;
+    const int64_t *bv64 = fast64 ? floe_array_values(t->keys[0]) : NULL;
     while (np < cap && s->prow < n) {
         int64_t i = s->prow;
         if (s->phase == PH_START) {
@@ -373,6 +379,20 @@ static int64_t gen_pairs(hj_stream *s) {
         }
         if (s->phase == PH_CHAIN) {
             uint32_t tag = (uint32_t)(s->phash[i] >> 32);
+            if (fast64) {
+                /* One non-null 8-byte integer key: compare values inline. */
+                int64_t pv = ((const int64_t *)floe_array_values(s->pkeys[0]))[i];
+                while (s->chain && np < cap) {
+                    uint32_t r = s->chain - 1;
+                    s->chain = t->ent[r].next;
+                    if (t->ent[r].tag == tag && bv64[r] == pv) {
+                        s->bidx[np] = r;
+                        s->pidx[np] = (uint32_t)i;
+                        np++;
+                        if (first_only) s->chain = 0;
+                    }
+                }
+            }
             while (s->chain && np < cap) {
                 uint32_t r = s->chain - 1;
                 s->chain = t->ent[r].next;

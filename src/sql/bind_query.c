@@ -1230,130 +1230,6 @@ static floe_type *set_common_type(floe_type *a, floe_type *b) {
     return NULL;
 }
 
-/* Append a constant tag column to a set-operation input. */
-static floe_status tag_side(bind_result *r, int32_t n, int32_t tag) {
-    floe_expr **ex = floe_calloc((size_t)n + 2, sizeof(floe_expr *));
-    char **names = floe_calloc((size_t)n + 2, sizeof(char *));
-    floe_status st = (!ex || !names) ? floe_error(FLOE_ERR_OUT_OF_MEMORY, "binding: out of memory") : NULL;
-    for (int32_t i = 0; i < n && !st; i++) {
-        st = floe_expr_column(i, &ex[i]);
-        names[i] = floe_schema_field(r->plan->schema, i)->name;
-    }
-    if (!st) st = floe_expr_lit_int32(tag, &ex[n]);
-    names[n] = (char *)"side";
-    floe_lplan *p = NULL;
-    if (!st) {
-        st = bind_make_project(r->plan, ex, names, n + 1, &p);
-        r->plan = p;
-    }
-    if (ex) bind_expr_list_free(ex, n + 1);
-    floe_free(names);
-    return st;
-}
-
-static floe_status set_op_by_grouping(bind_result *l, bind_result *r, int32_t n, bool intersect, floe_lplan **out) {
-    *out = NULL;
-    FLOE_TRY(tag_side(l, n, 1));
-    FLOE_TRY(tag_side(r, n, 2));
-    /* UNION ALL of the tagged sides (nullable where either is). */
-    floe_field *f = floe_calloc((size_t)n + 3, sizeof(floe_field));
-    if (!f) return floe_error(FLOE_ERR_OUT_OF_MEMORY, "binding: out of memory");
-    floe_status st = NULL;
-    for (int32_t i = 0; i <= n && !st; i++) {
-        const floe_field *a = floe_schema_field(l->plan->schema, i), *b = floe_schema_field(r->plan->schema, i);
-        st = floe_field_init(&f[i], a->name, a->type, a->nullable || b->nullable, -1);
-    }
-    floe_schema *us = NULL;
-    if (!st) st = floe_type_struct(f, n + 1, &us);
-    for (int32_t i = 0; i <= n; i++) floe_field_clear(&f[i]);
-    floe_lplan *u = NULL;
-    if (!st) {
-        floe_lplan *in[2] = {l->plan, r->plan};
-        l->plan = r->plan = NULL;
-        st = floe_lplan_new(FLOE_L_UNION, us, in, 2, &u);
-    }
-    floe_type_release(us);
-    /* AGGREGATE keys = the columns, aggs = min(side), max(side). */
-    floe_lplan *a = NULL;
-    floe_schema *as = NULL;
-    for (int32_t i = 0; i < n && !st; i++) st = floe_field_copy(&f[i], floe_schema_field(u->schema, i));
-    if (!st) st = floe_field_init(&f[n], "lo", floe_type_primitive(FLOE_TYPE_INT32), true, -1);
-    if (!st) st = floe_field_init(&f[n + 1], "hi", floe_type_primitive(FLOE_TYPE_INT32), true, -1);
-    if (!st) st = floe_type_struct(f, n + 2, &as);
-    for (int32_t i = 0; i < n + 2; i++) floe_field_clear(&f[i]);
-    floe_free(f);
-    if (!st) {
-        floe_lplan *in[1] = {u};
-        u = NULL;
-        st = floe_lplan_new(FLOE_L_AGGREGATE, as, in, 1, &a);
-    }
-    floe_type_release(as);
-    floe_lplan_free(u);
-    if (!st) {
-        a->exprs = floe_calloc((size_t)n + 1, sizeof(floe_expr *));
-        a->names = floe_calloc((size_t)n + 1, sizeof(char *));
-        a->aggs = floe_calloc(2, sizeof(floe_agg_call));
-        if (!a->exprs || !a->names || !a->aggs) st = floe_error(FLOE_ERR_OUT_OF_MEMORY, "binding: out of memory");
-        for (int32_t i = 0; i < n && !st; i++) {
-            st = floe_expr_column(i, &a->exprs[i]);
-            a->names[i] = floe_strdup(floe_schema_field(a->schema, i)->name);
-            a->n_exprs = i + 1;
-            if (!st && !a->names[i]) st = floe_error(FLOE_ERR_OUT_OF_MEMORY, "binding: out of memory");
-        }
-        for (int k = 0; k < 2 && !st; k++) {
-            a->aggs[k].fn = k == 0 ? FLOE_AGG_MIN : FLOE_AGG_MAX;
-            st = floe_expr_column(n, &a->aggs[k].arg);
-            a->aggs[k].name = floe_strdup(k == 0 ? "lo" : "hi");
-            a->n_aggs = k + 1;
-            if (!st && !a->aggs[k].name) st = floe_error(FLOE_ERR_OUT_OF_MEMORY, "binding: out of memory");
-        }
-    }
-    /* EXCEPT: hi = 1 (never on the right); INTERSECT: lo = 1 AND hi = 2. */
-    floe_expr *lo = NULL, *hi = NULL, *one = NULL, *two = NULL, *c1 = NULL, *c2 = NULL, *pred = NULL;
-    if (!st) st = floe_expr_column(n, &lo);
-    if (!st) st = floe_expr_column(n + 1, &hi);
-    if (!st) st = floe_expr_lit_int32(1, &one);
-    if (!st) st = floe_expr_lit_int32(2, &two);
-    if (!st && intersect) {
-        st = floe_expr_cmp(FLOE_CMP_EQ, lo, one, &c1);
-        if (!st) st = floe_expr_cmp(FLOE_CMP_EQ, hi, two, &c2);
-        if (!st) st = floe_expr_and(c1, c2, &pred);
-    } else if (!st) {
-        st = floe_expr_cmp(FLOE_CMP_EQ, hi, one, &pred);
-    }
-    floe_lplan *fp = NULL;
-    if (!st) {
-        st = filter_node(a, pred, &fp);
-        a = NULL;
-    }
-    floe_lplan_free(a);
-    floe_expr_release(lo);
-    floe_expr_release(hi);
-    floe_expr_release(one);
-    floe_expr_release(two);
-    floe_expr_release(c1);
-    floe_expr_release(c2);
-    floe_expr_release(pred);
-    /* Back to the columns alone. */
-    if (!st) {
-        floe_expr **ex = floe_calloc((size_t)n + 1, sizeof(floe_expr *));
-        char **names = floe_calloc((size_t)n + 1, sizeof(char *));
-        if (!ex || !names) st = floe_error(FLOE_ERR_OUT_OF_MEMORY, "binding: out of memory");
-        for (int32_t i = 0; i < n && !st; i++) {
-            st = floe_expr_column(i, &ex[i]);
-            names[i] = floe_schema_field(fp->schema, i)->name;
-        }
-        if (!st) {
-            st = bind_make_project(fp, ex, names, n, out);
-            fp = NULL;
-        }
-        if (ex) bind_expr_list_free(ex, n);
-        floe_free(names);
-    }
-    floe_lplan_free(fp);
-    return st;
-}
-
 static floe_status bind_set_op(floe_session *s, const json_t *body, bind_result *out) {
     memset(out, 0, sizeof(*out));
     const char *op = floe_pg_get_str(body, "op");
@@ -1418,11 +1294,44 @@ static floe_status bind_set_op(floe_session *s, const json_t *body, bind_result 
         }
     } else if (!strcmp(op, "SETOP_INTERSECT") || !strcmp(op, "SETOP_EXCEPT")) {
         if (all) st = bind_error(s, -1, FLOE_ERR_UNSUPPORTED, "INTERSECT ALL / EXCEPT ALL are not supported");
-        /* Rows of both sides tagged 1 (left) and 2 (right), grouped on
-         * every column (so NULLs meet NULLs, as set operations want):
-         * EXCEPT keeps groups seen only on the left, INTERSECT groups seen
-         * on both. */
-        if (!st) st = set_op_by_grouping(&l, &r, n, !strcmp(op, "SETOP_INTERSECT"), &p);
+        /* DISTINCT left, semi (anti) joined with the right on every column.
+         * NULLs match NULLs here (IS NOT DISTINCT FROM), as in SQL. */
+        floe_lplan *d = NULL;
+        if (!st) {
+            floe_lplan *in[1] = {l.plan};
+            l.plan = NULL;
+            st = floe_lplan_new(FLOE_L_DISTINCT, in[0]->schema, in, 1, &d);
+        }
+        floe_expr *pred = NULL;
+        for (int32_t i = 0; i < n && !st; i++) {
+            /* (a = b) OR (a IS NULL AND b IS NULL) over left ++ right */
+            floe_expr *a = NULL, *b = NULL, *eq = NULL, *an = NULL, *bn = NULL, *both = NULL, *one = NULL, *acc = NULL;
+            st = floe_expr_column(i, &a);
+            if (!st) st = floe_expr_column(n + i, &b);
+            if (!st) st = floe_expr_cmp(FLOE_CMP_EQ, a, b, &eq);
+            if (!st) st = floe_expr_is_null(a, false, &an);
+            if (!st) st = floe_expr_is_null(b, false, &bn);
+            if (!st) st = floe_expr_and(an, bn, &both);
+            if (!st) st = floe_expr_or(eq, both, &one);
+            if (!st && pred) st = floe_expr_and(pred, one, &acc);
+            else if (!st) acc = floe_expr_retain(one);
+            floe_expr_release(pred);
+            pred = acc;
+            floe_expr_release(a);
+            floe_expr_release(b);
+            floe_expr_release(eq);
+            floe_expr_release(an);
+            floe_expr_release(bn);
+            floe_expr_release(both);
+            floe_expr_release(one);
+        }
+        if (!st) {
+            floe_lplan *right = r.plan;
+            r.plan = NULL;
+            st = semi_join(&d, right, !strcmp(op, "SETOP_EXCEPT"), NULL, NULL, 0, pred, false);
+        }
+        floe_expr_release(pred);
+        p = d;
     } else {
         st = bind_error(s, -1, FLOE_ERR_UNSUPPORTED, "set operation %s is not supported", op ? op : "?");
     }

@@ -31,6 +31,7 @@ typedef struct jcase {
     bool filter, nen, null_aware;
     floe_join_mode mode;
     int64_t batch_size;
+    bool wide; /* k1 cast to int64 on both sides */
 } jcase;
 
 static floe_plan *make_join(const jcase *c, floe_join_type type, floe_plan *l, floe_plan *r) {
@@ -38,6 +39,12 @@ static floe_plan *make_join(const jcase *c, floe_join_type type, floe_plan *l, f
     for (int i = 0; i < 2; i++) {
         assert_ok(floe_expr_column(i, &lk[i]));
         assert_ok(floe_expr_column(i, &rk[i]));
+    }
+    for (int side = 0; c->wide && side < 2; side++) {
+        floe_expr **k = side ? rk : lk, *cast;
+        assert_ok(floe_expr_cast(k[0], floe_type_primitive(FLOE_TYPE_INT64), &cast));
+        floe_expr_release(k[0]);
+        k[0] = cast;
     }
     floe_expr *f = c->filter ? jfilter_expr() : NULL;
     floe_plan *j;
@@ -90,7 +97,7 @@ static void all_types(const jcase *c, floe_threadpool *pool) {
 
 static void every_join_type_matches_the_reference_collect_left(void **state) {
     (void)state;
-    jcase c = {300, 250, 3, 4, 20, 10, 1, false, false, false, FLOE_JOIN_COLLECT_LEFT, 64};
+    jcase c = {300, 250, 3, 4, 20, 10, 1, false, false, false, FLOE_JOIN_COLLECT_LEFT, 64, false};
     all_types(&c, pool2);
     c.n_keys = 2;
     all_types(&c, pool2);
@@ -99,11 +106,18 @@ static void every_join_type_matches_the_reference_collect_left(void **state) {
     c.n_keys = 1;
     c.batch_size = 7;
     all_types(&c, pool2);
+    /* int64 keys (compared inline) */
+    c.wide = true;
+    all_types(&c, pool2);
+    c.filter = false;
+    all_types(&c, pool1);
+    c.n_keys = 2;
+    all_types(&c, pool2);
 }
 
 static void every_join_type_matches_the_reference_partitioned(void **state) {
     (void)state;
-    jcase c = {300, 250, 3, 3, 20, 10, 1, false, false, false, FLOE_JOIN_PARTITIONED, 64};
+    jcase c = {300, 250, 3, 3, 20, 10, 1, false, false, false, FLOE_JOIN_PARTITIONED, 64, false};
     all_types(&c, pool2);
     c.filter = true;
     c.n_keys = 2;
@@ -114,7 +128,7 @@ static void every_join_type_matches_the_reference_partitioned(void **state) {
  * build side instead of blocking the only worker. */
 static void many_partitions_on_a_one_thread_pool(void **state) {
     (void)state;
-    jcase c = {400, 300, 8, 7, 20, 10, 1, false, false, false, FLOE_JOIN_COLLECT_LEFT, 32};
+    jcase c = {400, 300, 8, 7, 20, 10, 1, false, false, false, FLOE_JOIN_COLLECT_LEFT, 32, false};
     all_types(&c, pool1);
     c.mode = FLOE_JOIN_PARTITIONED;
     c.rparts = 8;
@@ -125,7 +139,7 @@ static void many_partitions_on_a_one_thread_pool(void **state) {
 static void heavy_duplicates_fill_many_output_batches(void **state) {
     (void)state;
     /* 3 key values: each probe row matches ~100 build rows */
-    jcase c = {300, 200, 2, 2, 3, 5, 1, false, false, false, FLOE_JOIN_COLLECT_LEFT, 50};
+    jcase c = {300, 200, 2, 2, 3, 5, 1, false, false, false, FLOE_JOIN_COLLECT_LEFT, 50, false};
     run_case(&c, FLOE_JOIN_INNER, pool2);
     run_case(&c, FLOE_JOIN_FULL, pool2);
     c.filter = true;
@@ -135,7 +149,7 @@ static void heavy_duplicates_fill_many_output_batches(void **state) {
 
 static void empty_sides_give_padded_or_no_rows(void **state) {
     (void)state;
-    jcase c = {0, 100, 1, 2, 10, 10, 1, false, false, false, FLOE_JOIN_COLLECT_LEFT, 64};
+    jcase c = {0, 100, 1, 2, 10, 10, 1, false, false, false, FLOE_JOIN_COLLECT_LEFT, 64, false};
     all_types(&c, pool2);
     c.nl = 100;
     c.nr = 0;
@@ -146,7 +160,7 @@ static void empty_sides_give_padded_or_no_rows(void **state) {
 
 static void null_keys_match_with_null_equals_null(void **state) {
     (void)state;
-    jcase c = {200, 200, 2, 2, 10, 25, 2, false, true, false, FLOE_JOIN_COLLECT_LEFT, 64};
+    jcase c = {200, 200, 2, 2, 10, 25, 2, false, true, false, FLOE_JOIN_COLLECT_LEFT, 64, false};
     all_types(&c, pool2);
     c.mode = FLOE_JOIN_PARTITIONED;
     c.filter = true;
@@ -158,7 +172,7 @@ static void null_aware_anti_joins_follow_not_in(void **state) {
     const floe_join_type anti[2] = {FLOE_JOIN_LEFT_ANTI, FLOE_JOIN_RIGHT_ANTI};
     for (int t = 0; t < 2; t++) {
         /* NULLs on both sides (the subquery side's NULL empties the result) */
-        jcase c = {50, 60, 2, 2, 30, 5, 1, false, false, true, FLOE_JOIN_COLLECT_LEFT, 16};
+        jcase c = {50, 60, 2, 2, 30, 5, 1, false, false, true, FLOE_JOIN_COLLECT_LEFT, 16, false};
         run_case(&c, anti[t], pool2);
         /* no NULLs at all */
         c.null_pct = 0;
@@ -184,6 +198,11 @@ static void null_aware_anti_joins_follow_not_in(void **state) {
         run_case(&c, anti[t], pool2);
         c.null_pct = 0;
         run_case(&c, anti[t], pool1);
+        /* one int64 key (compared inline) */
+        c.n_keys = 1;
+        c.null_pct = 10;
+        c.wide = true;
+        run_case(&c, anti[t], pool2);
     }
 }
 
@@ -259,7 +278,7 @@ static void join_schema_explain_and_accessors(void **state) {
     jrows_random(L, 4, 0, 3, 0);
     jrows_random(R, 4, 100000, 3, 0);
     floe_plan *l = jplan("l", L, 4, 2, 2, false), *r = jplan("r", R, 4, 2, 3, false);
-    jcase c = {4, 4, 2, 3, 3, 0, 2, true, false, false, FLOE_JOIN_COLLECT_LEFT, 64};
+    jcase c = {4, 4, 2, 3, 3, 0, 2, true, false, false, FLOE_JOIN_COLLECT_LEFT, 64, false};
     floe_plan *j = make_join(&c, FLOE_JOIN_LEFT, l, r);
     assert_string_equal(floe_plan_type_name(j), "HashJoin");
     assert_int_equal(floe_plan_partitions(j), 3);
@@ -364,7 +383,7 @@ static void early_close_and_cancel_then_full_execution(void **state) {
     jrows_random(L, 200, 0, 10, 10);
     jrows_random(R, 200, 100000, 10, 10);
     floe_plan *l = jplan("l", L, 200, 20, 2, false), *r = jplan("r", R, 200, 20, 3, false);
-    jcase c = {200, 200, 2, 3, 10, 10, 1, false, false, false, FLOE_JOIN_COLLECT_LEFT, 16};
+    jcase c = {200, 200, 2, 3, 10, 10, 1, false, false, false, FLOE_JOIN_COLLECT_LEFT, 16, false};
     floe_plan *j = make_join(&c, FLOE_JOIN_FULL, l, r);
     floe_exec_ctx ctx = test_ctx(pool2, 16);
     /* partition 1 alone, one batch, closed; then partition 0 opened and closed unread */
