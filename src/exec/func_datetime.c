@@ -34,11 +34,16 @@
 #define US_PER_HOUR (60 * US_PER_MIN)
 #define US_PER_DAY (24 * US_PER_HOUR)
 
+/* Division rounding toward minus infinity, and its remainder (the sign of
+ * b), written with % so that no intermediate can overflow. */
 static int64_t floor_div(int64_t a, int64_t b) {
-    int64_t q = a / b;
-    return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
+    int64_t q = a / b, r = a % b;
+    return (r != 0 && ((r < 0) != (b < 0))) ? q - 1 : q;
 }
-static int64_t floor_mod(int64_t a, int64_t b) { return a - floor_div(a, b) * b; }
+static int64_t floor_mod(int64_t a, int64_t b) {
+    int64_t r = a % b;
+    return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r;
+}
 
 /* -------------------------------------------------------- the calendar */
 
@@ -98,14 +103,14 @@ static dtv dt_get(const floe_array *a, int64_t i) {
     case FLOE_TYPE_TIME64_US: v.us = x; break;
     case FLOE_TYPE_TIMESTAMP_NS: case FLOE_TYPE_TIMESTAMP_NS_TZ: {
         int64_t us = floor_div(x, 1000);
-        v.ns = x - us * 1000;
+        v.ns = floor_mod(x, 1000);
         v.days = floor_div(us, US_PER_DAY);
-        v.us = us - v.days * US_PER_DAY;
+        v.us = floor_mod(us, US_PER_DAY);
         break;
     }
     default:
         v.days = floor_div(x, US_PER_DAY);
-        v.us = x - v.days * US_PER_DAY;
+        v.us = floor_mod(x, US_PER_DAY);
         break;
     }
     return v;

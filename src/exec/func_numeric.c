@@ -263,9 +263,11 @@ static floe_status type_extreme(const floe_func_def *def, const floe_expr *const
         return NULL;
     }
     if (!all_num) return fn_type_error(def, t, n);
-    if (any_float) *out = floe_type_primitive(FLOE_TYPE_FLOAT64);
+    /* Decimals meet at the widest integer part and scale; when that needs
+     * more than 38 digits they meet as doubles, like a float would. */
+    if (any_float || (any_dec && max_int + max_scale > 38)) *out = floe_type_primitive(FLOE_TYPE_FLOAT64);
     else if (!any_dec) *out = floe_type_primitive(FLOE_TYPE_INT64);
-    else return floe_type_decimal(max_int + max_scale > 38 ? 38 : max_int + max_scale, max_scale, out);
+    else return floe_type_decimal(max_int + max_scale, max_scale, out);
     return NULL;
 }
 

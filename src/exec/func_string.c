@@ -81,9 +81,9 @@ static int64_t utf8_prev(const char *s, int64_t end) {
     return i;
 }
 
+/* The length or count argument `n` asks for a result over 2 GiB. */
 static floe_status too_large(const floe_func_def *def, int64_t n) {
-    return floe_error(FLOE_ERR_INVALID_ARGUMENT, "%s: result of %lld characters is too large", def->name,
-                      (long long)n);
+    return floe_error(FLOE_ERR_INVALID_ARGUMENT, "%s: the result for %lld is too large", def->name, (long long)n);
 }
 
 /* --------------------------------------------- lower, upper, reverse */
@@ -317,7 +317,7 @@ static floe_status row_repeat(const floe_func_def *def, floe_array *const *a, in
     int64_t n = fn_get_i64(a[1], i), bytes;
     if (n <= 0 || s.len == 0) return NULL;
     if (__builtin_mul_overflow(n, (int64_t)s.len, &bytes) || bytes > INT32_MAX)
-        return too_large(def, n * fn_utf8_count(s.data, s.len));
+        return too_large(def, n);
     for (int64_t k = 0; k < n; k++) FLOE_TRY(fn_sw_add(w, s.data, (size_t)s.len));
     return NULL;
 }
