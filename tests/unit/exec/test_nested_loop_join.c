@@ -91,6 +91,12 @@ static void every_join_type_with_a_filter(void **state) {
     }
 }
 
+/* More partitions than pool threads on either side. */
+static void many_partitions_on_a_one_thread_pool(void **state) {
+    (void)state;
+    for (int t = 0; t < FLOE_JOIN_TYPE_COUNT_; t++) run_case(40, 50, 6, 7, 2, (floe_join_type)t, pool1, 32);
+}
+
 static void empty_sides(void **state) {
     (void)state;
     for (int t = 0; t < FLOE_JOIN_TYPE_COUNT_; t++)
@@ -182,6 +188,7 @@ static void errors_from_children_and_filter(void **state) {
 
 FLOE_TEST_MAIN(cmocka_unit_test_setup_teardown(every_join_type_as_a_cross_join, setup, teardown),
                cmocka_unit_test_setup_teardown(every_join_type_with_a_filter, setup, teardown),
+               cmocka_unit_test_setup_teardown(many_partitions_on_a_one_thread_pool, setup, teardown),
                cmocka_unit_test_setup_teardown(empty_sides, setup, teardown),
                cmocka_unit_test_setup_teardown(explain_and_accessors, setup, teardown),
                cmocka_unit_test_setup_teardown(errors_from_children_and_filter, setup, teardown))

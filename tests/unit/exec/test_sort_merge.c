@@ -39,13 +39,13 @@ static void expect_positions(const floe_plan *p, const floe_exec_ctx *ctx, const
 }
 
 /* Sort each of `parts` partitions then merge; compare with the reference. */
-static void check_merge(const keyspec *ks, int nk, int64_t n, int64_t per, int32_t parts, int64_t fetch,
-                        floe_threadpool *pool, int64_t batch_size) {
+static void check_merge_sf(const keyspec *ks, int nk, int64_t n, int64_t per, int32_t parts, int64_t fetch,
+                           int64_t sort_fetch, floe_threadpool *pool, int64_t batch_size) {
     row *r = malloc((size_t)(n ? n : 1) * sizeof *r);
     random_rows(r, n);
     floe_plan *v = rows_plan(r, n, per, parts), *s, *m;
     floe_sort_key *k = make_keys(ks, nk);
-    assert_ok(floe_plan_sort(v, k, nk, -1, &s));
+    assert_ok(floe_plan_sort(v, k, nk, sort_fetch, &s));
     assert_ok(floe_plan_sort_merge(s, k, nk, fetch, &m));
     assert_int_equal(floe_plan_partitions(m), 1);
     assert_int_equal(m->n_ordering, nk);
@@ -67,6 +67,11 @@ static void check_merge(const keyspec *ks, int nk, int64_t n, int64_t per, int32
     floe_plan_release(s);
     floe_plan_release(v);
     free(r);
+}
+
+static void check_merge(const keyspec *ks, int nk, int64_t n, int64_t per, int32_t parts, int64_t fetch,
+                        floe_threadpool *pool, int64_t batch_size) {
+    check_merge_sf(ks, nk, n, per, parts, fetch, -1, pool, batch_size);
 }
 
 static void merge_of_sorted_partitions_is_sorted(void **state) {
@@ -95,6 +100,17 @@ static void merge_fetch_stops_after_fetch_rows(void **state) {
     const int64_t fetches[] = {0, 1, 10, 129, 2999, 3000, 10000};
     for (size_t i = 0; i < sizeof fetches / sizeof *fetches; i++)
         check_merge(k1, 2, 3000, 100, 3, fetches[i], pool2, 64);
+}
+
+/* The planner's global top-N: a top-N per partition, merged with fetch. */
+static void top_n_per_partition_then_merge_equals_global_top_n(void **state) {
+    (void)state;
+    keyspec k1[] = {{1, false, true}, {2, true, false}};
+    const int64_t fetches[] = {0, 1, 25, 400, 5000};
+    for (size_t i = 0; i < sizeof fetches / sizeof *fetches; i++) {
+        check_merge_sf(k1, 2, 4000, 90, 4, fetches[i], fetches[i], pool2, 64);
+        check_merge_sf(k1, 2, 4000, 90, 3, fetches[i], fetches[i], pool1, 1000);
+    }
 }
 
 static void merge_explains_keys_and_fetch(void **state) {
@@ -154,5 +170,6 @@ static void merge_reports_a_failing_partition(void **state) {
 FLOE_TEST_MAIN(cmocka_unit_test_setup_teardown(merge_of_sorted_partitions_is_sorted, setup, teardown),
                cmocka_unit_test_setup_teardown(merge_with_one_or_empty_partitions, setup, teardown),
                cmocka_unit_test_setup_teardown(merge_fetch_stops_after_fetch_rows, setup, teardown),
+               cmocka_unit_test_setup_teardown(top_n_per_partition_then_merge_equals_global_top_n, setup, teardown),
                cmocka_unit_test_setup_teardown(merge_explains_keys_and_fetch, setup, teardown),
                cmocka_unit_test_setup_teardown(merge_reports_a_failing_partition, setup, teardown))
