@@ -327,33 +327,114 @@ static int64_t meta_int(floe_avro_reader *r, const char *key, int64_t dflt) {
     return end == (const char *)v ? dflt : (int64_t)x;
 }
 
-typedef struct entry_layout {
-    int status, snapshot_id, seq, file_seq, data_file;
-} entry_layout;
+floe_status floe_ice_manifest_reader_open(floe_input *in, const floe_ice_manifest_file *mf, floe_ice_manifest_reader *mr) {
+    memset(mr, 0, sizeof *mr);
+    mr->mf = mf;
+    mr->path = in->path;
+    FLOE_TRY_CTX(floe_avro_reader_open(in, NULL, &mr->r), "manifest '%s'", in->path);
+    const floe_avro_schema *ws = floe_avro_reader_writer_schema(mr->r);
+    static const char *const n_status[] = {"status", NULL}, *const n_sid[] = {"snapshot_id", NULL},
+                             *const n_seq[] = {"sequence_number", NULL},
+                             *const n_fseq[] = {"file_sequence_number", NULL}, *const n_df[] = {"data_file", NULL};
+    mr->i_status = floe_ice_avro_find(ws, 0, n_status);
+    mr->i_snapshot_id = floe_ice_avro_find(ws, 1, n_sid);
+    mr->i_seq = floe_ice_avro_find(ws, 3, n_seq);
+    mr->i_file_seq = floe_ice_avro_find(ws, 4, n_fseq);
+    mr->i_data_file = floe_ice_avro_find(ws, 2, n_df);
+    int32_t *spec_ids = NULL, n_spec_ids = 0;
+    floe_status st = NULL;
+    if (mr->i_status < 0 || mr->i_data_file < 0)
+        st = floe_error(FLOE_ERR_CORRUPT, "not a manifest: the records have no 'status'/'data_file' fields");
+    if (!st) st = header_spec_ids(mr->r, &spec_ids, &n_spec_ids);
+    if (!st) {
+        const floe_avro_schema *rec = floe_ice_avro_record(ws);
+        st = floe_ice_df_layout_init(&mr->layout, rec->fields[mr->i_data_file].type, spec_ids, n_spec_ids);
+    }
+    floe_free(spec_ids);
+    if (st) {
+        floe_ice_manifest_reader_close(mr);
+        return floe_status_wrap(st, "manifest '%s'", in->path);
+    }
+    int64_t fv = meta_int(mr->r, "format-version", -1);
+    if (fv < 0) fv = mr->layout.idx[FLOE_DF_CONTENT] >= 0 || mr->i_seq >= 0 ? 2 : 1;
+    mr->format_version = (int)fv;
+    size_t len;
+    const uint8_t *c = floe_avro_reader_meta(mr->r, "content", &len);
+    mr->content = c && strcmp((const char *)c, "deletes") == 0 ? FLOE_ICE_MANIFEST_DELETES : FLOE_ICE_MANIFEST_DATA;
+    if (mf) mr->content = mf->content;
+    mr->spec_id = mf ? mf->partition_spec_id : (int32_t)meta_int(mr->r, "partition-spec-id", 0);
+    mr->schema_id = (int32_t)meta_int(mr->r, "schema-id", -1);
+    mr->next_row_id = mf && mf->has_first_row_id ? mf->first_row_id : -1;
+    return NULL;
+}
 
-static floe_status read_entries(floe_avro_reader *r, const floe_ice_manifest_file *mf, floe_ice_manifest *m,
-                                const entry_layout *el) {
+void floe_ice_manifest_reader_close(floe_ice_manifest_reader *mr) {
+    floe_ice_df_layout_clear(&mr->layout);
+    floe_avro_reader_close(mr->r);
+    mr->r = NULL;
+}
+
+size_t floe_ice_manifest_reader_expected(const floe_ice_manifest_reader *mr) {
+    /* The list record's counts are hints: a wrong one only costs a realloc. */
+    const floe_ice_manifest_file *mf = mr->mf;
+    if (!mf || mf->added_files_count < 0 || mf->existing_files_count < 0 || mf->deleted_files_count < 0) return 0;
+    size_t want = (size_t)mf->added_files_count + (size_t)mf->existing_files_count + (size_t)mf->deleted_files_count;
+    return want < ((size_t)1 << 24) ? want : 0;
+}
+
+floe_status floe_ice_manifest_reader_next(floe_ice_manifest_reader *mr, floe_arena *scratch, floe_ice_manifest_entry *e,
+                                          const floe_avro_value **data_file, int *has) {
+    *data_file = NULL;
+    floe_avro_value v;
+    FLOE_TRY(floe_avro_reader_next(mr->r, scratch, &v, has));
+    if (!*has) return NULL;
+    size_t idx = mr->n_read++;
+    const floe_ice_manifest_file *mf = mr->mf;
+    int64_t status = floe_ice_avro_long(floe_ice_avro_get(&v, mr->i_status), -1);
+    if (status < 0 || status > 2) return floe_error(FLOE_ERR_CORRUPT, "entry %zu: invalid status %" PRId64, idx, status);
+    e->status = (floe_ice_entry_status)status;
+    *data_file = floe_ice_avro_get(&v, mr->i_data_file);
+    if (!*data_file) return floe_error(FLOE_ERR_CORRUPT, "entry %zu: data_file is null", idx);
+    /* Inheritance (spec: manifest entry fields). */
+    const floe_avro_value *sid = floe_ice_avro_get(&v, mr->i_snapshot_id);
+    e->snapshot_id = sid ? floe_ice_avro_long(sid, -1) : (mf ? mf->added_snapshot_id : -1);
+    bool inherit = e->status == FLOE_ICE_STATUS_ADDED || (mf && mf->sequence_number == 0);
+    int64_t dflt = inherit && mf ? mf->sequence_number : (mr->format_version == 1 ? 0 : -1);
+    const floe_avro_value *sq = floe_ice_avro_get(&v, mr->i_seq);
+    e->sequence_number = sq ? floe_ice_avro_long(sq, -1) : dflt;
+    const floe_avro_value *fsq = floe_ice_avro_get(&v, mr->i_file_seq);
+    e->file_sequence_number = fsq ? floe_ice_avro_long(fsq, -1) : dflt;
+    return NULL;
+}
+
+bool floe_ice_manifest_reader_row_id(floe_ice_manifest_reader *mr, floe_ice_content content, floe_ice_entry_status status,
+                                     int64_t record_count, int64_t *first_row_id) {
+    /* v3 row lineage: data files without a first_row_id get one from the
+     * manifest's, in entry order. */
+    if (content != FLOE_ICE_CONTENT_DATA || status == FLOE_ICE_STATUS_DELETED || mr->next_row_id < 0) return false;
+    *first_row_id = mr->next_row_id;
+    mr->next_row_id += record_count;
+    return true;
+}
+
+static floe_status read_entries(floe_ice_manifest_reader *mr, floe_ice_manifest *m) {
     floe_arena scratch;
     floe_arena_init(&scratch, 0);
     floe_arena *a = &m->priv->arena;
-    size_t cap = 0;
+    size_t cap = floe_ice_manifest_reader_expected(mr);
     floe_status st = NULL;
-    /* The list record's counts size the array up front (they are hints:
-     * a wrong count only costs a realloc). */
-    if (mf && mf->added_files_count >= 0 && mf->existing_files_count >= 0 && mf->deleted_files_count >= 0) {
-        size_t want = (size_t)mf->added_files_count + (size_t)mf->existing_files_count + (size_t)mf->deleted_files_count;
-        if (want > 0 && want < ((size_t)1 << 24)) {
-            m->entries = floe_malloc_array(want, sizeof *m->entries);
-            if (m->entries) cap = want;
-        }
+    if (cap) {
+        m->entries = floe_malloc_array(cap, sizeof *m->entries);
+        if (!m->entries) cap = 0;
     }
-    int64_t next_row_id = mf && mf->has_first_row_id ? mf->first_row_id : -1;
     for (;;) {
         floe_arena_reset(&scratch);
-        floe_avro_value v;
+        floe_ice_manifest_entry head;
+        const floe_avro_value *df;
         int has = 0;
-        st = floe_avro_reader_next(r, &scratch, &v, &has);
+        st = floe_ice_manifest_reader_next(mr, &scratch, &head, &df, &has);
         if (st || !has) break;
+        /* Grown only for an entry that exists: an exact hint stays exact. */
         if (m->n_entries == cap) {
             size_t nc = cap ? cap * 2 : 64;
             floe_ice_manifest_entry *ne = floe_realloc(m->entries, nc * sizeof *ne);
@@ -365,39 +446,19 @@ static floe_status read_entries(floe_avro_reader *r, const floe_ice_manifest_fil
             cap = nc;
         }
         floe_ice_manifest_entry *e = &m->entries[m->n_entries];
-        int64_t status = floe_ice_avro_long(floe_ice_avro_get(&v, el->status), -1);
-        if (status < 0 || status > 2) {
-            st = floe_error(FLOE_ERR_CORRUPT, "entry %zu: invalid status %" PRId64, m->n_entries, status);
-            break;
-        }
-        e->status = (floe_ice_entry_status)status;
-        const floe_avro_value *df = floe_ice_avro_get(&v, el->data_file);
-        if (!df) {
-            st = floe_error(FLOE_ERR_CORRUPT, "entry %zu: data_file is null", m->n_entries);
-            break;
-        }
-        st = floe_ice_df_from_avro(&m->priv->layout, df, a, &e->file);
+        e->status = head.status;
+        e->snapshot_id = head.snapshot_id;
+        e->sequence_number = head.sequence_number;
+        e->file_sequence_number = head.file_sequence_number;
+        st = floe_ice_df_from_avro(&mr->layout, df, a, &e->file);
         if (st) {
             st = floe_status_wrap(st, "entry %zu", m->n_entries);
             break;
         }
         e->file.spec_id = m->spec_id;
-        /* Inheritance (spec: manifest entry fields). */
-        const floe_avro_value *sid = floe_ice_avro_get(&v, el->snapshot_id);
-        e->snapshot_id = sid ? floe_ice_avro_long(sid, -1) : (mf ? mf->added_snapshot_id : -1);
-        bool inherit = e->status == FLOE_ICE_STATUS_ADDED || (mf && mf->sequence_number == 0);
-        const floe_avro_value *sq = floe_ice_avro_get(&v, el->seq);
-        e->sequence_number = sq ? floe_ice_avro_long(sq, -1) : (inherit && mf ? mf->sequence_number : (m->format_version == 1 ? 0 : -1));
-        const floe_avro_value *fsq = floe_ice_avro_get(&v, el->file_seq);
-        e->file_sequence_number = fsq ? floe_ice_avro_long(fsq, -1) : (inherit && mf ? mf->sequence_number : (m->format_version == 1 ? 0 : -1));
-        /* v3 row lineage: data files without a first_row_id get one from
-         * the manifest's, in entry order. */
-        if (e->file.content == FLOE_ICE_CONTENT_DATA && e->status != FLOE_ICE_STATUS_DELETED && next_row_id >= 0 &&
-            !e->file.has_first_row_id) {
+        if (!e->file.has_first_row_id &&
+            floe_ice_manifest_reader_row_id(mr, e->file.content, e->status, e->file.record_count, &e->file.first_row_id))
             e->file.has_first_row_id = true;
-            e->file.first_row_id = next_row_id;
-            next_row_id += e->file.record_count;
-        }
         m->n_entries++;
     }
     floe_arena_destroy(&scratch);
@@ -406,44 +467,26 @@ static floe_status read_entries(floe_avro_reader *r, const floe_ice_manifest_fil
 
 floe_status floe_ice_manifest_read(floe_input *in, const floe_ice_manifest_file *mf, floe_ice_manifest **out) {
     *out = NULL;
-    floe_avro_reader *r = NULL;
-    FLOE_TRY_CTX(floe_avro_reader_open(in, NULL, &r), "manifest '%s'", in->path);
+    floe_ice_manifest_reader mr;
+    FLOE_TRY(floe_ice_manifest_reader_open(in, mf, &mr));
     floe_ice_manifest *m = floe_calloc(1, sizeof *m);
     struct floe_ice_mf_private *priv = floe_calloc(1, sizeof *priv);
     floe_status st = (!m || !priv) ? oom() : NULL;
-    int32_t *spec_ids = NULL, n_spec_ids = 0;
     if (!st) {
         m->priv = priv;
         floe_arena_init(&priv->arena, 64 * 1024);
-        const floe_avro_schema *ws = floe_avro_reader_writer_schema(r);
-        static const char *const n_status[] = {"status", NULL}, *const n_sid[] = {"snapshot_id", NULL},
-                                 *const n_seq[] = {"sequence_number", NULL},
-                                 *const n_fseq[] = {"file_sequence_number", NULL}, *const n_df[] = {"data_file", NULL};
-        entry_layout el = {floe_ice_avro_find(ws, 0, n_status), floe_ice_avro_find(ws, 1, n_sid),
-                           floe_ice_avro_find(ws, 3, n_seq), floe_ice_avro_find(ws, 4, n_fseq),
-                           floe_ice_avro_find(ws, 2, n_df)};
-        if (el.status < 0 || el.data_file < 0)
-            st = floe_error(FLOE_ERR_CORRUPT, "not a manifest: the records have no 'status'/'data_file' fields");
-        if (!st) st = header_spec_ids(r, &spec_ids, &n_spec_ids);
-        if (!st) {
-            const floe_avro_schema *rec = floe_ice_avro_record(ws);
-            st = floe_ice_df_layout_init(&priv->layout, rec->fields[el.data_file].type, spec_ids, n_spec_ids);
-        }
-        if (!st) {
-            int64_t fv = meta_int(r, "format-version", -1);
-            if (fv < 0) fv = priv->layout.idx[FLOE_DF_CONTENT] >= 0 || el.seq >= 0 ? 2 : 1;
-            m->format_version = (int)fv;
-            size_t len;
-            const uint8_t *c = floe_avro_reader_meta(r, "content", &len);
-            m->content = c && strcmp((const char *)c, "deletes") == 0 ? FLOE_ICE_MANIFEST_DELETES : FLOE_ICE_MANIFEST_DATA;
-            if (mf) m->content = mf->content;
-            m->spec_id = mf ? mf->partition_spec_id : (int32_t)meta_int(r, "partition-spec-id", 0);
-            m->schema_id = (int32_t)meta_int(r, "schema-id", -1);
-            st = read_entries(r, mf, m, &el);
-        }
+        m->format_version = mr.format_version;
+        m->content = mr.content;
+        m->spec_id = mr.spec_id;
+        m->schema_id = mr.schema_id;
+        st = read_entries(&mr, m);
+        /* The entries point at the layout's partition ids: keep it. */
+        priv->layout = mr.layout;
+        memset(&mr.layout, 0, sizeof mr.layout);
+    } else {
+        floe_free(priv);
     }
-    floe_free(spec_ids);
-    floe_avro_reader_close(r);
+    floe_ice_manifest_reader_close(&mr);
     if (st) {
         floe_ice_manifest_free(m);
         return floe_status_wrap(st, "manifest '%s'", in->path);

@@ -328,8 +328,8 @@ static floe_status get_text(const floe_avro_value *v, floe_arena *a, const char 
 
 /* Map key of one entry: an int (array-of-records form) or a numeric
  * string (Avro map form). */
-static floe_status map_entry(const floe_avro_value *m, uint32_t i, const floe_avro_value **k, const floe_avro_value **v,
-                             int32_t *key) {
+floe_status floe_ice_avro_map_entry(const floe_avro_value *m, uint32_t i, const floe_avro_value **k,
+                                    const floe_avro_value **v, int32_t *key) {
     if (m->type == FLOE_AVRO_MAP) {
         *k = &m->u.items[2 * i];
         *v = &m->u.items[2 * i + 1];
@@ -366,7 +366,7 @@ static floe_status count_map(const floe_avro_value *m, floe_arena *a, floe_ice_c
     if (!out->keys || !out->values) return oom();
     for (uint32_t i = 0; i < m->len; i++) {
         const floe_avro_value *k, *v;
-        FLOE_TRY_CTX(map_entry(m, i, &k, &v, &out->keys[i]), "'%s'", what);
+        FLOE_TRY_CTX(floe_ice_avro_map_entry(m, i, &k, &v, &out->keys[i]), "'%s'", what);
         out->values[i] = floe_ice_avro_long(v->type == FLOE_AVRO_NULL ? NULL : v, 0);
     }
     return NULL;
@@ -386,7 +386,7 @@ static floe_status bound_map(const floe_avro_value *m, floe_arena *a, floe_ice_b
     if (!out->keys || !out->values || !out->lens) return oom();
     for (uint32_t i = 0; i < m->len; i++) {
         const floe_avro_value *k, *v;
-        FLOE_TRY_CTX(map_entry(m, i, &k, &v, &out->keys[i]), "'%s'", what);
+        FLOE_TRY_CTX(floe_ice_avro_map_entry(m, i, &k, &v, &out->keys[i]), "'%s'", what);
         if (v->type != FLOE_AVRO_BYTES && v->type != FLOE_AVRO_STRING && v->type != FLOE_AVRO_FIXED) {
             out->values[i] = NULL;
             out->lens[i] = 0;

@@ -1,7 +1,9 @@
 /*
- * manifest_avro.h — internals shared by manifest.c, manifest_list.c and
- * live_files.c: Avro value access by Iceberg field id, the partition tuple
- * converters between Avro and floe_ice_value, and arena copies.
+ * manifest_avro.h — internals shared by manifest.c, manifest_list.c,
+ * manifest_scan.c and live_files.c: Avro value access by Iceberg field id,
+ * the partition tuple converters between Avro and floe_ice_value, arena
+ * copies, and the entry-by-entry manifest reader both manifest forms (the
+ * full one and the planner's compact one) are decoded with.
  */
 #ifndef FLOE_ICEBERG_MANIFEST_AVRO_H
 #define FLOE_ICEBERG_MANIFEST_AVRO_H
@@ -82,5 +84,43 @@ void floe_ice_df_layout_clear(floe_ice_df_layout *l);
 /* Decode one data_file record value; strings/arrays copied into `a`. */
 floe_status floe_ice_df_from_avro(const floe_ice_df_layout *l, const floe_avro_value *rec, floe_arena *a,
                                   floe_ice_data_file *out) FLOE_WARN_UNUSED;
+
+/* One entry of a metrics map, an array of key/value records or an Avro map
+ * with numeric string keys: its key (a column id) and value. */
+floe_status floe_ice_avro_map_entry(const floe_avro_value *m, uint32_t i, const floe_avro_value **k,
+                                    const floe_avro_value **v, int32_t *key) FLOE_WARN_UNUSED;
+
+/* ---- reading a manifest entry by entry -------------------------------- */
+
+typedef struct floe_ice_manifest_reader {
+    floe_avro_reader *r;
+    const char *path;                   /* for messages */
+    const floe_ice_manifest_file *mf;   /* list record (inheritance), may be NULL */
+    floe_ice_df_layout layout;          /* of the data_file record */
+    int i_status, i_snapshot_id, i_seq, i_file_seq, i_data_file; /* entry fields */
+    int format_version;
+    floe_ice_manifest_content content;  /* the list's word, else the header's */
+    int32_t spec_id;
+    int32_t schema_id;                  /* -1 when not recorded */
+    int64_t next_row_id;                /* v3 lineage: next first_row_id, or -1 */
+    size_t n_read;                      /* entries returned so far */
+} floe_ice_manifest_reader;
+
+/* Open the manifest `in` (not owned) and read its header; errors name it. */
+floe_status floe_ice_manifest_reader_open(floe_input *in, const floe_ice_manifest_file *mf,
+                                          floe_ice_manifest_reader *mr) FLOE_WARN_UNUSED;
+void floe_ice_manifest_reader_close(floe_ice_manifest_reader *mr);
+/* Entries the list record announces (a sizing hint), 0 when unknown. */
+size_t floe_ice_manifest_reader_expected(const floe_ice_manifest_reader *mr);
+/* The next entry: status, snapshot id and sequence numbers (inherited as
+ * the spec says) into *e (e->file untouched) and its data_file record
+ * value, decoded into `scratch`.  *has = 0 at the end.  Errors name the
+ * entry index (the caller adds the manifest). */
+floe_status floe_ice_manifest_reader_next(floe_ice_manifest_reader *mr, floe_arena *scratch, floe_ice_manifest_entry *e,
+                                          const floe_avro_value **data_file, int *has) FLOE_WARN_UNUSED;
+/* v3 row lineage for an entry without a first_row_id: true and the id
+ * when the manifest assigns one (live data files, in entry order). */
+bool floe_ice_manifest_reader_row_id(floe_ice_manifest_reader *mr, floe_ice_content content,
+                                     floe_ice_entry_status status, int64_t record_count, int64_t *first_row_id);
 
 #endif

@@ -2,6 +2,8 @@
  * manifest_cache.c — a process-wide cache of decoded manifests keyed by
  * their resolved path.  Manifests are immutable once committed, so a
  * decoded copy can serve every later plan of any snapshot that lists it.
+ * Manifests are held in the planner's compact form (scan_internal.h), a
+ * fraction of the full form's size.
  *
  * Each entry owns a memory tracker (parent: the root) under which its
  * manifest was decoded, so its size is exact whatever other threads
@@ -23,7 +25,7 @@
 
 struct floe_ice_cached_manifest {
     floe_mem_tracker tracker;        /* what the decoded manifest costs */
-    floe_ice_manifest *m;
+    floe_ice_scan_manifest *m;
     char *key;
     int64_t bytes;
     int refs;                        /* holders, + 1 while in the map */
@@ -40,7 +42,7 @@ static floe_ice_manifest_cache_stats cache_stats;
 
 static void entry_free(floe_ice_cached_manifest *e) {
     floe_mem_tracker *prev = floe_mem_set_current(&e->tracker);
-    floe_ice_manifest_free(e->m);
+    floe_ice_scan_manifest_free(e->m);
     floe_mem_set_current(NULL);
     floe_free(e->key);
     floe_free(e);
@@ -139,7 +141,7 @@ static floe_status read_manifest(const floe_ice_table *t, const floe_ice_manifes
     FLOE_TRY(floe_ice_table_open_input(t, mf->manifest_path, mf->manifest_length, &in));
     floe_mem_tracker *prev = floe_mem_set_current(&e->tracker);
     floe_status st =
-        floe_ice_manifest_read(in, mf->added_snapshot_id >= 0 || mf->sequence_number > 0 ? mf : NULL, &e->m);
+        floe_ice_scan_manifest_read(in, mf->added_snapshot_id >= 0 || mf->sequence_number > 0 ? mf : NULL, &e->m);
     floe_mem_set_current(prev);
     floe_input_close(in);
     if (st) return floe_status_wrap(st, "manifest %s", mf->manifest_path);
@@ -148,10 +150,10 @@ static floe_status read_manifest(const floe_ice_table *t, const floe_ice_manifes
 }
 
 static floe_status lookup_or_read(const floe_ice_table *t, const floe_ice_manifest_file *mf, const char *path,
-                                  floe_ice_cached_manifest **h, const floe_ice_manifest **m);
+                                  floe_ice_cached_manifest **h, const floe_ice_scan_manifest **m);
 
 floe_status floe_ice_manifest_cache_get(const floe_ice_table *t, const floe_ice_manifest_file *mf,
-                                        floe_ice_cached_manifest **h, const floe_ice_manifest **m) {
+                                        floe_ice_cached_manifest **h, const floe_ice_scan_manifest **m) {
     *h = NULL;
     *m = NULL;
     /* Keyed by the resolved path: two moved tables may record the same
@@ -164,7 +166,7 @@ floe_status floe_ice_manifest_cache_get(const floe_ice_table *t, const floe_ice_
 }
 
 static floe_status lookup_or_read(const floe_ice_table *t, const floe_ice_manifest_file *mf, const char *path,
-                                  floe_ice_cached_manifest **h, const floe_ice_manifest **m) {
+                                  floe_ice_cached_manifest **h, const floe_ice_scan_manifest **m) {
     pthread_mutex_lock(&cache_mu);
     if (!cache_init) {
         floe_strmap_init(&cache_map);

@@ -5,16 +5,30 @@
  * Steps (see floe/iceberg_scan.h for the contract):
  *  1. read the manifest list and drop manifests whose partition summaries
  *     cannot satisfy the filter's inclusive projection onto their spec;
- *  2. read the rest in parallel through the manifest cache, pruning data
- *     entries by partition values and column metrics on the pool;
+ *  2. read the rest in parallel through the manifest cache (which holds
+ *     them in the compact form of scan_internal.h), pruning data entries by
+ *     partition values and column metrics on the pool;
  *  3. index live delete entries by (spec, partition) and by referenced data
  *     file, each list sorted by data sequence number, so that attaching
  *     deletes costs a hash look-up and a binary search per data file;
- *  4. split files at split_offsets, weigh the splits and bin-pack them
- *     (largest first onto the lightest group);
- *  5. copy every group into its own arena so it can be shipped alone.
+ *  4. in parallel again, one data manifest per task: split the surviving
+ *     files at split_offsets, attach their deletes and gather the plan
+ *     statistics; the per-manifest results are merged in manifest order,
+ *     so the plan never depends on scheduling;
+ *  5. weigh the splits and bin-pack them (largest first onto the lightest
+ *     group; a stable radix sort by weight of the tasks in file order),
+ *     then copy every group into its own arena, groups in parallel, so
+ *     that each can be shipped alone.
+ *
+ * A million files shaped this: per file there are a few loads from the
+ * compact entry and one task record; what depends only on the partition
+ * (retyping, the partition key, the residual, partition pruning) is done
+ * once per run of entries sharing a tuple; metrics are looked up only for
+ * the columns the filter and the statistics read; and nothing is allocated
+ * per file except the group copies the API asks for.
  */
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -92,8 +106,6 @@ typedef struct spec_info {
 typedef struct pdel {
     floe_ice_scan_delete d;
     int64_t weight;
-    int32_t stamp;                  /* last group that collected it */
-    int32_t gidx;                   /* its index in that group */
     bool used;
 } pdel;
 
@@ -103,17 +115,38 @@ typedef struct dlist {
     int32_t *idx;
 } dlist;
 
-/* One split of one surviving data file. */
+/* One split of one surviving data file.  Tasks are kept in file order
+ * (manifest-list order, then entry order, then offset), which is also the
+ * order that breaks ties when packing. */
 typedef struct ptask {
-    const floe_ice_manifest_entry *e;
-    const floe_ice_value *partition; /* retyped */
+    const floe_ice_scan_entry *e;
+    const floe_ice_value *partition; /* retyped; shared by a run of files */
     const floe_ice_expr *residual;
-    int64_t start, length, weight;
+    const int32_t *deletes;         /* pdel indices, sorted by path */
+    int64_t start, length;
     int32_t split_index, n_splits;
     int32_t n_deletes;
-    int32_t *deletes;               /* pdel indices, sorted by path */
-    int64_t ordinal;                /* file order: manifest list, then entry */
+    int32_t spec_id;
+    int32_t n_partition;
 } ptask;
+
+/* Statistics of one column over some files (see file_stats). */
+typedef struct cstat {
+    int64_t null_count;             /* -1 once some file lacked it */
+    bool has_lower, has_upper;      /* every file so far had one */
+    floe_ice_value lower, upper;    /* owned; null until the first bound */
+} cstat;
+
+/* One manifest's share of the plan, written by one task of a parallel step. */
+typedef struct mpart {
+    uint8_t *keep;                  /* data manifests: entry survives pruning */
+    int64_t pruned;
+    ptask *tasks;
+    size_t n_tasks, cap_tasks;
+    floe_arena arena;               /* retyped tuples, delete index lists */
+    int64_t n_files, rows, bytes;
+    cstat *cols;                    /* pl->n_stat_cols */
+} mpart;
 
 typedef struct planner {
     const floe_ice_table *t;
@@ -121,32 +154,37 @@ typedef struct planner {
     const floe_ice_snapshot *snap;
     floe_ice_expr *filter;          /* bound, NOT-free */
     bool filter_true;
+    int32_t *filter_ids;            /* distinct columns the filter reads */
+    int32_t n_filter_ids;
     spec_info *specs;
     int32_t n_specs;
     int64_t split_size, open_cost;
     floe_threadpool *pool;
+    /* columns of the plan statistics */
+    int32_t n_stat_cols;
+    int32_t *stat_ids;
+    const floe_ice_type **stat_types; /* NULL: not a primitive column */
     /* manifests */
     floe_ice_manifest_list *list;
     floe_ice_manifest_file *v1_files;
     const floe_ice_manifest_file **mfs;   /* surviving manifests */
     size_t n_mfs;
     floe_ice_cached_manifest **handles;
-    const floe_ice_manifest **manifests;
-    uint8_t **keep;                 /* per data manifest: entry survives */
-    int64_t *pruned;                /* per manifest: entries pruned */
+    const floe_ice_scan_manifest **manifests;
+    mpart *parts;
     /* deletes */
     pdel *dels;
     int32_t n_dels, cap_dels;
     floe_strmap by_path, pos_part, eq_part;
     dlist eq_global;
-    /* tasks */
-    floe_arena arena;
-    ptask *tasks;
-    size_t n_tasks, cap_tasks;
-    size_t n_files_seen;
+    floe_arena arena;               /* resolved delete paths */
+    /* residuals by partition key, shared by the parallel task builders */
+    pthread_mutex_t res_mu;
     floe_strmap residuals;          /* partition key -> floe_ice_expr* */
-    floe_buf last_key;              /* partition key of the previous file */
-    const floe_ice_value *last_part; /* its retyped tuple (shared by equal keys) */
+    /* tasks */
+    size_t n_tasks;
+    const ptask **order;            /* by group, file order within one */
+    size_t *group_start;            /* n_groups + 1 offsets into order */
 } planner;
 
 static const spec_info *find_spec(const planner *pl, int32_t spec_id) {
@@ -166,18 +204,24 @@ static bool same_storage(floe_ice_type_id a, floe_ice_type_id b) {
     return (ai && bi) || (al && bl);
 }
 
-/* Copy the partition of `f` into `out` (n_partition values) retyped by `si`. */
-static void retype(const spec_info *si, const floe_ice_data_file *f, floe_ice_value *out) {
-    for (int32_t i = 0; i < f->n_partition; i++) {
-        out[i] = f->partition[i];
+/* Copy tuple `src` (n values with partition field ids `ids`) into `out`
+ * retyped by `si`; returns whether any type changed. */
+static bool retype(const spec_info *si, int32_t n, const int32_t *ids, const floe_ice_value *src, floe_ice_value *out) {
+    bool changed = false;
+    for (int32_t i = 0; i < n; i++) {
+        out[i] = src[i];
         if (!si || !si->ptype) continue;
         for (int32_t k = 0; k < si->ptype->n_fields; k++) {
-            if (si->ptype->fields[k].id != f->partition_ids[i]) continue;
+            if (si->ptype->fields[k].id != ids[i]) continue;
             floe_ice_type_id want = si->ptype->fields[k].type->id;
-            if (want != out[i].type && same_storage(want, out[i].type)) out[i].type = want;
+            if (want != out[i].type && same_storage(want, out[i].type)) {
+                out[i].type = want;
+                changed = true;
+            }
             break;
         }
     }
+    return changed;
 }
 
 /* A byte key identifying (spec id, partition tuple). */
@@ -248,70 +292,65 @@ static floe_status list_manifests(planner *pl, int64_t *n_total) {
 
 /* ---- step 2: read and prune entries in parallel ------------------------ */
 
-/* The metrics slot of field `id` in fm[0..*n), added when missing. */
-static int32_t slot(floe_ice_field_metrics *fm, int32_t *n, int32_t id) {
-    for (int32_t q = 0; q < *n; q++)
-        if (fm[q].field_id == id) return q;
-    fm[*n] = (floe_ice_field_metrics){id, -1, -1, -1, NULL, 0, NULL, 0};
-    return (*n)++;
-}
-
-static floe_status metrics_might_match(const planner *pl, const floe_ice_data_file *f, bool *might) {
-    /* Gather metrics by field id: union of keys of every map. */
-    int32_t cap = 0;
-    const floe_ice_count_map *cms[3] = {&f->value_counts, &f->null_value_counts, &f->nan_value_counts};
-    for (int k = 0; k < 3; k++) cap += cms[k]->n > 0 ? cms[k]->n : 0;
-    cap += (f->lower_bounds.n > 0 ? f->lower_bounds.n : 0) + (f->upper_bounds.n > 0 ? f->upper_bounds.n : 0);
-    floe_ice_field_metrics stackbuf[64];
-    floe_ice_field_metrics *fm = cap <= 64 ? stackbuf : floe_malloc_array((size_t)cap, sizeof *fm);
+/* May any row of the file match the filter, by its column metrics?  Only
+ * the columns the filter reads are looked up (the evaluator reads no
+ * others). */
+static floe_status metrics_might_match(const planner *pl, const floe_ice_scan_entry *e, bool *might) {
+    floe_ice_field_metrics stackbuf[16];
+    floe_ice_field_metrics *fm =
+        pl->n_filter_ids <= 16 ? stackbuf : floe_malloc_array((size_t)pl->n_filter_ids, sizeof *fm);
     if (!fm) return oom();
     int32_t n = 0;
-    for (int32_t i = 0; i < f->value_counts.n; i++) fm[slot(fm, &n, f->value_counts.keys[i])].value_count = f->value_counts.values[i];
-    for (int32_t i = 0; i < f->null_value_counts.n; i++)
-        fm[slot(fm, &n, f->null_value_counts.keys[i])].null_count = f->null_value_counts.values[i];
-    for (int32_t i = 0; i < f->nan_value_counts.n; i++)
-        fm[slot(fm, &n, f->nan_value_counts.keys[i])].nan_count = f->nan_value_counts.values[i];
-    for (int32_t i = 0; i < f->lower_bounds.n; i++) {
-        int32_t s = slot(fm, &n, f->lower_bounds.keys[i]);
-        fm[s].lower = f->lower_bounds.values[i];
-        fm[s].lower_len = f->lower_bounds.lens[i];
-    }
-    for (int32_t i = 0; i < f->upper_bounds.n; i++) {
-        int32_t s = slot(fm, &n, f->upper_bounds.keys[i]);
-        fm[s].upper = f->upper_bounds.values[i];
-        fm[s].upper_len = f->upper_bounds.lens[i];
-    }
-    floe_ice_file_metrics m = {f->record_count, n, fm};
+    for (int32_t i = 0; i < pl->n_filter_ids; i++)
+        if (floe_ice_scan_metrics_find(e->metrics, pl->filter_ids[i], &fm[n])) n++;
+    floe_ice_file_metrics m = {e->record_count, n, fm};
     floe_status st = floe_ice_metrics_might_match(pl->filter, &m, might);
     if (fm != stackbuf) floe_free(fm);
-    if (st) return floe_status_wrap(st, "data file %s", f->file_path);
+    if (st) return floe_status_wrap(st, "data file %s", e->path);
     return NULL;
 }
 
-static floe_status prune_entries(const planner *pl, size_t i) {
-    const floe_ice_manifest *m = pl->manifests[i];
-    pl->keep[i] = floe_malloc(m->n_entries ? m->n_entries : 1);
-    if (!pl->keep[i]) return oom();
+static floe_status prune_entries(planner *pl, size_t i) {
+    const floe_ice_scan_manifest *m = pl->manifests[i];
+    mpart *mp = &pl->parts[i];
+    mp->keep = floe_malloc(m->n_entries ? m->n_entries : 1);
+    if (!mp->keep) return oom();
     const spec_info *si = find_spec(pl, m->spec_id);
+    bool by_partition = !pl->filter_true && si && si->inclusive && m->n_partition == si->spec->n_fields &&
+                        m->n_partition <= 32;
     int64_t pruned = 0;
     floe_ice_value pbuf[32];
+    /* Runs of entries share their tuple and format strings: decide once
+     * per run. */
+    const floe_ice_value *run = NULL;
+    bool have_run = false, run_match = true;
+    const char *last_format = NULL;
+    bool last_puffin = false;
     for (size_t k = 0; k < m->n_entries; k++) {
-        const floe_ice_manifest_entry *e = &m->entries[k];
-        bool keep = e->status != FLOE_ICE_STATUS_DELETED && e->file.content == FLOE_ICE_CONTENT_DATA;
+        const floe_ice_scan_entry *e = &m->entries[k];
+        bool keep = e->status != FLOE_ICE_STATUS_DELETED && e->content == FLOE_ICE_CONTENT_DATA;
         /* Some writers record Puffin indexes in data manifests: not rows. */
-        if (keep && e->file.file_format && strcasecmp(e->file.file_format, "puffin") == 0) keep = false;
+        if (keep && e->format != last_format) {
+            last_format = e->format;
+            last_puffin = strcasecmp(e->format, "puffin") == 0;
+        }
+        if (keep && last_puffin) keep = false;
         if (keep && !pl->filter_true) {
-            const floe_ice_data_file *f = &e->file;
-            if (si && si->inclusive && f->n_partition == si->spec->n_fields && f->n_partition <= 32) {
-                retype(si, f, pbuf);
-                keep = floe_ice_partition_might_match(si->inclusive, si->spec, pbuf);
+            if (by_partition) {
+                if (!have_run || e->partition != run) {
+                    if (m->n_partition) retype(si, m->n_partition, m->partition_ids, e->partition, pbuf);
+                    run_match = floe_ice_partition_might_match(si->inclusive, si->spec, pbuf);
+                    run = e->partition;
+                    have_run = true;
+                }
+                keep = run_match;
             }
-            if (keep) FLOE_TRY(metrics_might_match(pl, f, &keep));
+            if (keep) FLOE_TRY(metrics_might_match(pl, e, &keep));
             if (!keep) pruned++;
         }
-        pl->keep[i][k] = keep;
+        mp->keep[k] = keep;
     }
-    pl->pruned[i] = pruned;
+    mp->pruned = pruned;
     return NULL;
 }
 
@@ -326,7 +365,7 @@ static floe_status read_range(void *ctx, size_t begin, size_t end, const floe_ca
          * unpin it now so the cache can evict it under its budget instead
          * of the plan holding every decoded manifest until it ends. */
         size_t n = pl->manifests[i]->n_entries;
-        if (!n || !memchr(pl->keep[i], 1, n)) {
+        if (!n || !memchr(pl->parts[i].keep, 1, n)) {
             floe_ice_manifest_cache_release(pl->handles[i]);
             pl->handles[i] = NULL;
             pl->manifests[i] = NULL;
@@ -375,8 +414,7 @@ static void sort_list(planner *pl, dlist *l) {
     if (l->n > 1) qsort_r(l->idx, (size_t)l->n, sizeof *l->idx, cmp_del_seq, pl->dels);
 }
 
-static floe_status add_delete(planner *pl, const floe_ice_manifest_entry *e, floe_buf *key) {
-    const floe_ice_data_file *f = &e->file;
+static floe_status add_delete(planner *pl, const floe_ice_scan_manifest *m, const floe_ice_scan_entry *e, floe_buf *key) {
     if (pl->n_dels == pl->cap_dels) {
         int32_t nc = pl->cap_dels ? pl->cap_dels * 2 : 16;
         pdel *p = floe_realloc(pl->dels, (size_t)nc * sizeof *p);
@@ -384,47 +422,49 @@ static floe_status add_delete(planner *pl, const floe_ice_manifest_entry *e, flo
         pl->dels = p;
         pl->cap_dels = nc;
     }
+    static const floe_ice_scan_del_fields none = {-1, NULL, NULL, false, false, 0, 0};
+    const floe_ice_scan_del_fields *x = e->del ? e->del : &none;
     int32_t idx = pl->n_dels;
     pdel *d = &pl->dels[idx];
     memset(d, 0, sizeof *d);
-    d->stamp = -1;
-    d->d.content = f->content;
-    d->d.path = f->file_path;
-    d->d.format = f->file_format ? f->file_format : "";
-    d->d.record_count = f->record_count;
-    d->d.file_size_in_bytes = f->file_size_in_bytes;
-    d->d.spec_id = f->spec_id;
+    d->d.content = (floe_ice_content)e->content;
+    d->d.path = e->path;
+    d->d.format = e->format;
+    d->d.record_count = e->record_count;
+    d->d.file_size_in_bytes = e->file_size_in_bytes;
+    d->d.spec_id = m->spec_id;
     d->d.sequence_number = seq_of(e->sequence_number);
     d->d.file_sequence_number = e->file_sequence_number;
-    d->d.n_equality_ids = f->n_equality_ids > 0 ? f->n_equality_ids : 0;
-    d->d.equality_ids = f->equality_ids;
-    d->d.referenced_data_file = f->referenced_data_file;
-    d->d.content_offset = f->has_content_offset ? f->content_offset : -1;
-    d->d.content_size_in_bytes = f->has_content_size_in_bytes ? f->content_size_in_bytes : -1;
-    d->d.is_dv = f->content == FLOE_ICE_CONTENT_POSITION_DELETES && f->has_content_offset &&
-                 f->referenced_data_file != NULL;
-    d->weight = d->d.is_dv && d->d.content_size_in_bytes >= 0 ? d->d.content_size_in_bytes : f->file_size_in_bytes;
+    d->d.n_equality_ids = x->n_equality_ids > 0 ? x->n_equality_ids : 0;
+    d->d.equality_ids = x->equality_ids;
+    d->d.referenced_data_file = x->referenced_data_file;
+    d->d.content_offset = x->has_content_offset ? x->content_offset : -1;
+    d->d.content_size_in_bytes = x->has_content_size_in_bytes ? x->content_size_in_bytes : -1;
+    d->d.is_dv = e->content == FLOE_ICE_CONTENT_POSITION_DELETES && x->has_content_offset &&
+                 x->referenced_data_file != NULL;
+    d->weight = d->d.is_dv && d->d.content_size_in_bytes >= 0 ? d->d.content_size_in_bytes : e->file_size_in_bytes;
     char *rp = NULL;
-    FLOE_TRY(floe_ice_table_resolve_path(pl->t, f->file_path, &rp));
+    FLOE_TRY(floe_ice_table_resolve_path(pl->t, e->path, &rp));
     d->d.resolved_path = floe_arena_strdup(&pl->arena, rp);
     floe_free(rp);
     if (!d->d.resolved_path) return oom();
     pl->n_dels++;
 
-    const spec_info *si = find_spec(pl, f->spec_id);
-    floe_ice_value pbuf[f->n_partition > 0 ? f->n_partition : 1];
-    retype(si, f, pbuf);
-    if (f->content == FLOE_ICE_CONTENT_POSITION_DELETES) {
-        if (f->referenced_data_file)
-            return map_add(&pl->by_path, f->referenced_data_file, strlen(f->referenced_data_file), idx);
-        FLOE_TRY(partition_key(key, f->spec_id, pbuf, f->n_partition));
+    const spec_info *si = find_spec(pl, m->spec_id);
+    int32_t np = m->n_partition;
+    floe_ice_value pbuf[np > 0 ? np : 1];
+    if (np) retype(si, np, m->partition_ids, e->partition, pbuf);
+    if (e->content == FLOE_ICE_CONTENT_POSITION_DELETES) {
+        if (x->referenced_data_file)
+            return map_add(&pl->by_path, x->referenced_data_file, strlen(x->referenced_data_file), idx);
+        FLOE_TRY(partition_key(key, m->spec_id, pbuf, np));
         return map_add(&pl->pos_part, key->data, key->len, idx);
     }
-    if (f->content == FLOE_ICE_CONTENT_EQUALITY_DELETES) {
+    if (e->content == FLOE_ICE_CONTENT_EQUALITY_DELETES) {
         /* Global when its spec is unpartitioned. */
-        bool global = si ? si->spec->n_fields == 0 : f->n_partition == 0;
+        bool global = si ? si->spec->n_fields == 0 : np == 0;
         if (global) return dlist_add(&pl->eq_global, idx);
-        FLOE_TRY(partition_key(key, f->spec_id, pbuf, f->n_partition));
+        FLOE_TRY(partition_key(key, m->spec_id, pbuf, np));
         return map_add(&pl->eq_part, key->data, key->len, idx);
     }
     return NULL;
@@ -442,12 +482,12 @@ static floe_status index_deletes(planner *pl) {
     floe_buf_init(&key);
     floe_status st = NULL;
     for (size_t i = 0; !st && i < pl->n_mfs; i++) {
-        const floe_ice_manifest *m = pl->manifests[i];
+        const floe_ice_scan_manifest *m = pl->manifests[i];
         if (!m || m->content != FLOE_ICE_MANIFEST_DELETES) continue; /* NULL: released, fully pruned */
         for (size_t k = 0; !st && k < m->n_entries; k++) {
-            const floe_ice_manifest_entry *e = &m->entries[k];
-            if (e->status == FLOE_ICE_STATUS_DELETED || e->file.content == FLOE_ICE_CONTENT_DATA) continue;
-            st = add_delete(pl, e, &key);
+            const floe_ice_scan_entry *e = &m->entries[k];
+            if (e->status == FLOE_ICE_STATUS_DELETED || e->content == FLOE_ICE_CONTENT_DATA) continue;
+            st = add_delete(pl, m, e, &key);
         }
     }
     floe_buf_free(&key);
@@ -479,15 +519,16 @@ static int cmp_del_path(const void *a, const void *b, void *ctx) {
     return x->d.content_offset < y->d.content_offset ? -1 : x->d.content_offset > y->d.content_offset;
 }
 
-/* The deletes that apply to data file `e` (partition key already in `key`). */
-static floe_status match_deletes(planner *pl, const floe_ice_manifest_entry *e, const floe_buf *key, int32_t **out,
-                                 int32_t *n_out) {
+/* The deletes that apply to data file `e` (partition key already in `key`);
+ * the list goes into `a`.  Reads the index only: safe in parallel. */
+static floe_status match_deletes(const planner *pl, floe_arena *a, const floe_ice_scan_entry *e, const floe_buf *key,
+                                 int32_t **out, int32_t *n_out) {
     *out = NULL;
     *n_out = 0;
     if (pl->n_dels == 0) return NULL;
     int64_t s = seq_of(e->sequence_number);
     const dlist *lists[4] = {
-        floe_strmap_get(&pl->by_path, floe_str_c(e->file.file_path)),
+        floe_strmap_get(&pl->by_path, floe_str_c(e->path)),
         floe_strmap_get(&pl->pos_part, floe_str_make((const char *)key->data, key->len)),
         floe_strmap_get(&pl->eq_part, floe_str_make((const char *)key->data, key->len)),
         &pl->eq_global,
@@ -502,7 +543,7 @@ static floe_status match_deletes(planner *pl, const floe_ice_manifest_entry *e, 
             for (int32_t j = from[k]; j < lists[k]->n; j++) has_dv |= pl->dels[lists[k]->idx[j]].d.is_dv;
     }
     if (total == 0) return NULL;
-    int32_t *ids = floe_arena_alloc(&pl->arena, (size_t)total * sizeof *ids);
+    int32_t *ids = floe_arena_alloc_aligned(a, (size_t)total * sizeof *ids, _Alignof(int32_t));
     if (!ids) return oom();
     int32_t n = 0;
     for (int k = 0; k < 4; k++) {
@@ -520,107 +561,123 @@ static floe_status match_deletes(planner *pl, const floe_ice_manifest_entry *e, 
     return NULL;
 }
 
-/* ---- step 4: tasks and splits -------------------------------------------- */
+/* ---- step 4: tasks, splits and statistics, per manifest --------------------- */
 
-static floe_status push_task(planner *pl, const ptask *t) {
-    if (pl->n_tasks == pl->cap_tasks) {
-        size_t nc = pl->cap_tasks ? pl->cap_tasks * 2 : 64;
-        ptask *p = floe_realloc(pl->tasks, nc * sizeof *p);
-        if (!p) return oom();
-        pl->tasks = p;
-        pl->cap_tasks = nc;
+/* The residual of the filter on the partition keyed `key` (one per distinct
+ * partition for the whole plan; the map is shared by the builders). */
+static floe_status residual_for(planner *pl, const spec_info *si, const floe_ice_value *part, int32_t n_part,
+                                const floe_buf *key, const floe_ice_expr **out) {
+    floe_str k = floe_str_make((const char *)key->data, key->len);
+    pthread_mutex_lock(&pl->res_mu);
+    void **slot;
+    bool inserted;
+    floe_status st = floe_strmap_upsert(&pl->residuals, k, &slot, &inserted);
+    if (!st && !inserted) *out = *slot;
+    if (!st && inserted) {
+        floe_ice_expr *r = NULL;
+        if (pl->filter_true || !si || n_part != si->spec->n_fields) r = floe_ice_expr_copy(pl->filter);
+        else st = floe_ice_expr_residual(pl->filter, si->spec, part, n_part, &r);
+        if (!st && !r) st = oom();
+        if (st) floe_strmap_remove(&pl->residuals, k, NULL);
+        else *slot = r, *out = r;
     }
-    pl->tasks[pl->n_tasks++] = *t;
+    pthread_mutex_unlock(&pl->res_mu);
+    return st;
+}
+
+static floe_status push_task(mpart *mp, const ptask *t) {
+    if (mp->n_tasks == mp->cap_tasks) {
+        size_t nc = mp->cap_tasks ? mp->cap_tasks * 2 : 16;
+        ptask *p = floe_realloc(mp->tasks, nc * sizeof *p);
+        if (!p) return oom();
+        mp->tasks = p;
+        mp->cap_tasks = nc;
+    }
+    mp->tasks[mp->n_tasks++] = *t;
     return NULL;
 }
 
 /* Are split offsets usable: ascending, inside the file? */
-static bool sane_offsets(const floe_ice_data_file *f) {
-    if (f->n_split_offsets <= 0 || !f->split_offsets) return false;
-    for (int32_t i = 0; i < f->n_split_offsets; i++) {
-        int64_t o = f->split_offsets[i];
-        if (o < 0 || o >= f->file_size_in_bytes) return false;
-        if (i > 0 && o <= f->split_offsets[i - 1]) return false;
+static bool sane_offsets(const floe_ice_scan_entry *e) {
+    if (e->n_split_offsets <= 0 || !e->split_offsets) return false;
+    for (int32_t i = 0; i < e->n_split_offsets; i++) {
+        int64_t o = e->split_offsets[i];
+        if (o < 0 || o >= e->file_size_in_bytes) return false;
+        if (i > 0 && o <= e->split_offsets[i - 1]) return false;
     }
     return true;
 }
 
-static floe_status residual_for(planner *pl, const spec_info *si, const floe_ice_value *part, int32_t n_part,
-                                const floe_buf *key, const floe_ice_expr **out) {
-    void **slot;
-    bool inserted;
-    FLOE_TRY(floe_strmap_upsert(&pl->residuals, floe_str_make((const char *)key->data, key->len), &slot, &inserted));
-    if (!inserted) {
-        *out = *slot;
-        return NULL;
+/* Fold file `e` into the manifest's share of the plan statistics. */
+static floe_status file_stats(const planner *pl, mpart *mp, const floe_ice_scan_entry *e) {
+    mp->n_files++;
+    mp->rows += e->record_count;
+    mp->bytes += e->file_size_in_bytes;
+    for (int32_t c = 0; c < pl->n_stat_cols; c++) {
+        cstat *cs = &mp->cols[c];
+        if (cs->null_count < 0 && !cs->has_lower && !cs->has_upper) continue;
+        floe_ice_field_metrics fm;
+        floe_ice_scan_metrics_find(e->metrics, pl->stat_ids[c], &fm);
+        if (cs->null_count >= 0) cs->null_count = fm.null_count >= 0 ? cs->null_count + fm.null_count : -1;
+        for (int up = 0; up < 2; up++) {
+            bool *has = up ? &cs->has_upper : &cs->has_lower;
+            floe_ice_value *cur = up ? &cs->upper : &cs->lower;
+            if (!*has) continue;
+            const uint8_t *bytes = up ? fm.upper : fm.lower;
+            size_t len = up ? fm.upper_len : fm.lower_len;
+            floe_ice_value v;
+            floe_status bst = bytes ? floe_ice_value_from_bytes(pl->stat_types[c], bytes, len, &v) : NULL;
+            if (!bytes || bst) {
+                /* Missing or undecodable: the plan has no bound. */
+                floe_status_free(bst);
+                *has = false;
+                floe_ice_value_free(cur);
+                continue;
+            }
+            int cmp = cur->is_null ? (up ? 1 : -1) : floe_ice_value_compare(&v, cur);
+            floe_status st = NULL;
+            if ((up && cmp > 0) || (!up && cmp < 0)) {
+                floe_ice_value_free(cur);
+                st = floe_ice_value_copy(&v, cur);
+            }
+            floe_ice_value_free(&v);
+            FLOE_TRY(st);
+        }
     }
-    floe_ice_expr *r = NULL;
-    floe_status st = NULL;
-    if (pl->filter_true || !si || n_part != si->spec->n_fields) r = floe_ice_expr_copy(pl->filter);
-    else st = floe_ice_expr_residual(pl->filter, si->spec, part, n_part, &r);
-    if (!st && !r) st = oom();
-    if (st) {
-        floe_strmap_remove(&pl->residuals, floe_str_make((const char *)key->data, key->len), NULL);
-        return st;
-    }
-    *slot = r;
-    *out = r;
     return NULL;
 }
 
-static floe_status add_file(planner *pl, const floe_ice_manifest_entry *e, floe_buf *key) {
-    const floe_ice_data_file *f = &e->file;
-    const spec_info *si = find_spec(pl, f->spec_id);
-    /* Retype into a scratch tuple first: consecutive files of a manifest
-     * usually share their partition, and then share one stored tuple (the
-     * groups copy it once per run of equal tuples, not once per task). */
-    floe_ice_value pstack[16];
-    size_t np = (size_t)(f->n_partition > 0 ? f->n_partition : 1);
-    floe_ice_value *scratch = np <= 16 ? pstack : floe_arena_alloc(&pl->arena, np * sizeof *scratch);
-    if (!scratch) return oom();
-    retype(si, f, scratch);
-    FLOE_TRY(partition_key(key, f->spec_id, scratch, f->n_partition));
-    const floe_ice_value *part;
-    if (pl->last_part && key->len == pl->last_key.len && memcmp(key->data, pl->last_key.data, key->len) == 0) {
-        part = pl->last_part;
-    } else {
-        floe_ice_value *np_ = scratch;
-        if (scratch == pstack) {
-            np_ = floe_arena_alloc(&pl->arena, np * sizeof *np_);
-            if (!np_) return oom();
-            memcpy(np_, pstack, np * sizeof *np_);
-        }
-        floe_buf_clear(&pl->last_key);
-        FLOE_TRY(floe_buf_append(&pl->last_key, key->data, key->len));
-        pl->last_part = part = np_;
-    }
+/* The tasks of one surviving data file. */
+static floe_status add_file(planner *pl, mpart *mp, int32_t spec_id, int32_t n_part, const floe_ice_scan_entry *e,
+                            const floe_ice_value *part, const floe_ice_expr *residual, const floe_buf *key) {
     ptask t;
     memset(&t, 0, sizeof t);
     t.e = e;
-    t.ordinal = (int64_t)pl->n_files_seen++;
     t.partition = part;
-    FLOE_TRY(residual_for(pl, si, part, f->n_partition, key, &t.residual));
-    FLOE_TRY(match_deletes(pl, e, key, &t.deletes, &t.n_deletes));
-    int64_t del_weight = 0;
-    for (int32_t i = 0; i < t.n_deletes; i++) del_weight += pl->dels[t.deletes[i]].weight;
+    t.residual = residual;
+    t.spec_id = spec_id;
+    t.n_partition = n_part;
+    int32_t *dels = NULL;
+    FLOE_TRY(match_deletes(pl, &mp->arena, e, key, &dels, &t.n_deletes));
+    t.deletes = dels;
 
-    int64_t size = f->file_size_in_bytes > 0 ? f->file_size_in_bytes : 0;
+    int64_t size = e->file_size_in_bytes > 0 ? e->file_size_in_bytes : 0;
     /* Split boundaries: 0, the offsets after the first, then the file end. */
     int32_t n_split = 1;
     int64_t bounds_stack[2] = {0, size};
     int64_t *cuts = bounds_stack;
-    if (size > pl->split_size && sane_offsets(f)) {
-        cuts = floe_malloc_array((size_t)f->n_split_offsets + 1, sizeof *cuts);
+    if (size > pl->split_size && sane_offsets(e)) {
+        cuts = floe_malloc_array((size_t)e->n_split_offsets + 1, sizeof *cuts);
         if (!cuts) return oom();
         int32_t nc = 0;
         cuts[nc++] = 0;
         int64_t start = 0;
-        for (int32_t i = 1; i < f->n_split_offsets; i++) {
-            int64_t next_end = i + 1 < f->n_split_offsets ? f->split_offsets[i + 1] : size;
+        for (int32_t i = 1; i < e->n_split_offsets; i++) {
+            int64_t next_end = i + 1 < e->n_split_offsets ? e->split_offsets[i + 1] : size;
             /* Cut before row group i when adding it would exceed the target. */
             if (next_end - start > pl->split_size) {
-                cuts[nc++] = f->split_offsets[i];
-                start = f->split_offsets[i];
+                cuts[nc++] = e->split_offsets[i];
+                start = e->split_offsets[i];
             }
         }
         cuts[nc] = size;
@@ -632,41 +689,113 @@ static floe_status add_file(planner *pl, const floe_ice_manifest_entry *e, floe_
         t.length = cuts[i + 1] - cuts[i];
         t.split_index = i;
         t.n_splits = n_split;
-        t.weight = (t.length > pl->open_cost ? t.length : pl->open_cost) + del_weight;
-        st = push_task(pl, &t);
+        st = push_task(mp, &t);
     }
     if (cuts != bounds_stack) floe_free(cuts);
+    if (!st) st = file_stats(pl, mp, e);
     return st;
 }
 
-static floe_status build_tasks(planner *pl, floe_ice_scan_stats *stats) {
+static floe_status build_part(planner *pl, size_t i) {
+    const floe_ice_scan_manifest *m = pl->manifests[i];
+    if (!m || m->content != FLOE_ICE_MANIFEST_DATA) return NULL;
+    mpart *mp = &pl->parts[i];
+    size_t n_keep = 0;
+    for (size_t k = 0; k < m->n_entries; k++) n_keep += mp->keep[k];
+    mp->tasks = floe_malloc_array(n_keep ? n_keep : 1, sizeof *mp->tasks);
+    mp->cols = floe_calloc(pl->n_stat_cols ? (size_t)pl->n_stat_cols : 1, sizeof *mp->cols);
+    if (!mp->tasks || !mp->cols) return oom();
+    mp->cap_tasks = n_keep ? n_keep : 1;
+    for (int32_t c = 0; c < pl->n_stat_cols; c++) {
+        cstat *cs = &mp->cols[c];
+        floe_ice_type_id tid = pl->stat_types[c] ? pl->stat_types[c]->id : FLOE_ICE_LONG;
+        cs->lower = floe_ice_null(tid);
+        cs->upper = floe_ice_null(tid);
+        cs->has_lower = cs->has_upper = pl->stat_types[c] != NULL;
+    }
+    const spec_info *si = find_spec(pl, m->spec_id);
+    int32_t np = m->n_partition;
     floe_buf key;
     floe_buf_init(&key);
     floe_status st = NULL;
-    for (size_t i = 0; !st && i < pl->n_mfs; i++) {
-        const floe_ice_manifest *m = pl->manifests[i];
-        if (m && m->content != FLOE_ICE_MANIFEST_DATA) continue;
-        stats->n_files_pruned += pl->pruned[i];
-        if (!m) continue; /* released in read_range: every entry pruned */
-        for (size_t k = 0; !st && k < m->n_entries; k++) {
-            if (!pl->keep[i][k]) continue;
-            st = add_file(pl, &m->entries[k], &key);
+    /* What depends on the partition only is redone when the tuple changes. */
+    const floe_ice_value *run = NULL, *part = NULL;
+    const floe_ice_expr *residual = NULL;
+    bool have_run = false;
+    for (size_t k = 0; !st && k < m->n_entries; k++) {
+        if (!mp->keep[k]) continue;
+        const floe_ice_scan_entry *e = &m->entries[k];
+        if (!have_run || e->partition != run) {
+            run = e->partition;
+            have_run = true;
+            part = run;
+            floe_ice_value scratch[np > 0 ? np : 1];
+            if (np && retype(si, np, m->partition_ids, run, scratch)) {
+                floe_ice_value *copy = floe_arena_alloc_aligned(&mp->arena, (size_t)np * sizeof *copy, _Alignof(floe_ice_value));
+                if (!copy) {
+                    st = oom();
+                    break;
+                }
+                memcpy(copy, scratch, (size_t)np * sizeof *copy);
+                part = copy;
+            }
+            st = partition_key(&key, m->spec_id, part, np);
+            if (!st) st = residual_for(pl, si, part, np, &key, &residual);
+            if (st) break;
         }
+        st = add_file(pl, mp, m->spec_id, np, e, part, residual, &key);
     }
     floe_buf_free(&key);
     return st;
 }
 
+static floe_status build_range(void *ctx, size_t begin, size_t end, const floe_cancel *cancel) {
+    planner *pl = ctx;
+    for (size_t i = begin; i < end; i++) {
+        FLOE_TRY(floe_cancel_check(cancel, "planning tasks"));
+        FLOE_TRY(build_part(pl, i));
+    }
+    return NULL;
+}
+
 /* ---- step 5: bin-packing and groups ----------------------------------- */
 
-/* Heaviest first; ties by file order (manifest-list order, then entry
- * order: fixed for a snapshot, and far cheaper than comparing paths on a
- * million files), then offset. */
-static int cmp_task_weight(const void *a, const void *b) {
-    const ptask *x = a, *y = b;
-    if (x->weight != y->weight) return x->weight > y->weight ? -1 : 1;
-    if (x->ordinal != y->ordinal) return x->ordinal < y->ordinal ? -1 : 1;
-    return x->start < y->start ? -1 : x->start > y->start;
+/* Heaviest first onto the lightest group (weight = max(length, open-file
+ * cost) + sizes of the task's deletes); ties keep file order. */
+static int64_t task_weight(const planner *pl, const ptask *t) {
+    int64_t w = t->length > pl->open_cost ? t->length : pl->open_cost;
+    for (int32_t i = 0; i < t->n_deletes; i++) w += pl->dels[t->deletes[i]].weight;
+    return w;
+}
+
+typedef struct wkey {
+    uint64_t key;                   /* ascending = heaviest first */
+    uint64_t idx;                   /* task number in file order */
+} wkey;
+
+/* Stable LSD radix sort of a[0..n) by key (tmp: n more); returns the
+ * sorted array (a or tmp).  Bytes every key shares cost no pass, so equal
+ * or narrow weights sort in one or two passes over the tasks. */
+static wkey *radix_sort(wkey *a, wkey *tmp, size_t n) {
+    size_t (*counts)[256] = floe_calloc(8, sizeof *counts);
+    if (!counts) return NULL;
+    for (size_t i = 0; i < n; i++)
+        for (int d = 0; d < 8; d++) counts[d][(a[i].key >> (8 * d)) & 255]++;
+    for (int d = 0; d < 8 && n > 0; d++) {
+        if (counts[d][(a[0].key >> (8 * d)) & 255] == n) continue;
+        size_t pos = 0;
+        for (int b = 0; b < 256; b++) {
+            size_t c = counts[d][b];
+            counts[d][b] = pos;
+            pos += c;
+        }
+        for (size_t i = 0; i < n; i++) tmp[counts[d][(a[i].key >> (8 * d)) & 255]++] = a[i];
+        wkey *s = a;
+        a = tmp;
+        tmp = s;
+    }
+    floe_free(counts);
+    return a;
 }
 
 typedef struct gslot {
@@ -689,6 +818,87 @@ static void heap_down(gslot *h, int32_t n, int32_t i) {
         h[m] = t;
         i = m;
     }
+}
+
+/* Assign every task to a group and lay the tasks out by group in
+ * pl->order (file order within a group, as a stable pass over the tasks
+ * in file order gives). */
+static floe_status assign_groups(planner *pl, int32_t n_groups) {
+    size_t n = pl->n_tasks;
+    pl->group_start = floe_calloc((size_t)n_groups + 1, sizeof *pl->group_start);
+    pl->order = floe_malloc_array(n ? n : 1, sizeof *pl->order);
+    if (!pl->group_start || !pl->order) return oom();
+    if (n == 0) return NULL;
+    int32_t *assign = floe_malloc_array(n, sizeof *assign);
+    gslot *heap = floe_malloc_array((size_t)n_groups, sizeof *heap);
+    floe_status st = (!assign || !heap) ? oom() : NULL;
+    /* Tasks whose weights already fall in file order (all files below the
+     * open-file cost, say, the common case for many small files) need no
+     * sort; otherwise a stable sort by weight of (key, task) pairs. */
+    bool sorted_already = true;
+    int64_t last = INT64_MAX;
+    for (size_t i = 0; !st && sorted_already && i < pl->n_mfs; i++) {
+        const mpart *mp = &pl->parts[i];
+        for (size_t k = 0; sorted_already && k < mp->n_tasks; k++) {
+            int64_t w = task_weight(pl, &mp->tasks[k]);
+            sorted_already = w <= last;
+            last = w;
+        }
+    }
+    wkey *keys = NULL, *tmp = NULL, *sorted = NULL;
+    if (!st && !sorted_already) {
+        keys = floe_malloc_array(n, sizeof *keys);
+        tmp = floe_malloc_array(n, sizeof *tmp);
+        if (!keys || !tmp) st = oom();
+        size_t idx = 0;
+        for (size_t i = 0; !st && i < pl->n_mfs; i++) {
+            const mpart *mp = &pl->parts[i];
+            for (size_t k = 0; k < mp->n_tasks; k++, idx++) {
+                /* Descending signed weight as an ascending unsigned key. */
+                uint64_t w = (uint64_t)task_weight(pl, &mp->tasks[k]) ^ ((uint64_t)1 << 63);
+                keys[idx] = (wkey){~w, idx};
+            }
+        }
+        if (!st && !(sorted = radix_sort(keys, tmp, n))) st = oom();
+    }
+    if (!st) {
+        for (int32_t g = 0; g < n_groups; g++) heap[g] = (gslot){0, g};
+        size_t idx = 0, mi = 0, k = 0;
+        for (size_t i = 0; i < n; i++) {
+            int64_t w;
+            if (sorted) {
+                w = (int64_t)(~sorted[i].key ^ ((uint64_t)1 << 63));
+                idx = sorted[i].idx;
+            } else {
+                while (k == pl->parts[mi].n_tasks) mi++, k = 0;
+                w = task_weight(pl, &pl->parts[mi].tasks[k++]);
+                idx = i;
+            }
+            assign[idx] = heap[0].index;
+            heap[0].weight += w;
+            heap_down(heap, n_groups, 0);
+        }
+    }
+    floe_free(keys);
+    floe_free(tmp);
+    floe_free(heap);
+    if (!st) {
+        for (size_t i = 0; i < n; i++) pl->group_start[assign[i] + 1]++;
+        for (int32_t g = 0; g < n_groups; g++) pl->group_start[g + 1] += pl->group_start[g];
+        size_t *fill = floe_malloc_array((size_t)n_groups, sizeof *fill);
+        if (!fill) st = oom();
+        else {
+            memcpy(fill, pl->group_start, (size_t)n_groups * sizeof *fill);
+            size_t idx = 0;
+            for (size_t i = 0; i < pl->n_mfs; i++) {
+                const mpart *mp = &pl->parts[i];
+                for (size_t k = 0; k < mp->n_tasks; k++, idx++) pl->order[fill[assign[idx]]++] = &mp->tasks[k];
+            }
+            floe_free(fill);
+        }
+    }
+    floe_free(assign);
+    return st;
 }
 
 static const char *adup(floe_arena *a, const char *s) { return s ? floe_arena_strdup(a, s) : NULL; }
@@ -718,8 +928,46 @@ static floe_status copy_delete(floe_arena *a, const floe_ice_scan_delete *s, flo
     return NULL;
 }
 
-/* Make group `gi` of the tasks at `order[0..n)` (indices into pl->tasks). */
-static floe_status make_group(planner *pl, int32_t gi, const size_t *order, size_t n, floe_ice_scan_group **out) {
+/* The group's own copies of the deletes its tasks use, in first-use order;
+ * *local maps a plan delete index to its index in the group. */
+static floe_status group_deletes(const planner *pl, floe_ice_scan_group *g, const ptask *const *order, size_t n,
+                                 floe_u64map *local) {
+    floe_arena *a = &g->priv->arena;
+    int32_t n_del = 0;
+    int32_t *first_use = NULL;
+    floe_status st = NULL;
+    if (pl->n_dels) {
+        first_use = floe_malloc_array((size_t)pl->n_dels, sizeof *first_use);
+        if (!first_use) return oom();
+    }
+    for (size_t i = 0; !st && i < n; i++) {
+        const ptask *t = order[i];
+        for (int32_t k = 0; !st && k < t->n_deletes; k++) {
+            uint64_t *slot;
+            bool inserted;
+            st = floe_u64map_upsert(local, (uint64_t)t->deletes[k], &slot, &inserted);
+            if (!st && inserted) {
+                *slot = (uint64_t)n_del;
+                first_use[n_del++] = t->deletes[k];
+            }
+        }
+    }
+    floe_ice_scan_delete *dels = NULL;
+    if (!st) {
+        dels = floe_arena_calloc(a, n_del ? (size_t)n_del : 1, sizeof *dels);
+        if (!dels) st = oom();
+    }
+    for (int32_t i = 0; !st && i < n_del; i++) st = copy_delete(a, &pl->dels[first_use[i]].d, &dels[i]);
+    floe_free(first_use);
+    if (st) return st;
+    g->deletes = dels;
+    g->n_deletes = n_del;
+    return NULL;
+}
+
+/* Make group `gi` of the tasks order[0..n). */
+static floe_status make_group(const planner *pl, int32_t gi, const ptask *const *order, size_t n,
+                              floe_ice_scan_group **out) {
     floe_ice_scan_group *g = floe_calloc(1, sizeof *g);
     if (!g) return oom();
     g->priv = floe_calloc(1, sizeof *g->priv);
@@ -731,77 +979,77 @@ static floe_status make_group(planner *pl, int32_t gi, const size_t *order, size
     *out = g;
     floe_arena *a = &g->priv->arena;
     g->index = gi;
-    floe_ice_scan_task *tasks = floe_arena_calloc(a, n ? n : 1, sizeof *tasks);
+    floe_ice_scan_task *tasks = floe_arena_alloc(a, (n ? n : 1) * sizeof *tasks);
     if (!tasks) return oom();
     g->tasks = tasks;
-    /* Deletes referenced by the group, in first-use order. */
-    int32_t n_del = 0;
-    for (size_t i = 0; i < n; i++) {
-        const ptask *t = &pl->tasks[order[i]];
-        for (int32_t k = 0; k < t->n_deletes; k++) {
-            pdel *d = &pl->dels[t->deletes[k]];
-            if (d->stamp != gi) {
-                d->stamp = gi;
-                d->gidx = n_del++;
-            }
-        }
-    }
-    floe_ice_scan_delete *dels = floe_arena_calloc(a, n_del ? (size_t)n_del : 1, sizeof *dels);
-    if (!dels) return oom();
-    g->deletes = dels;
-    g->n_deletes = n_del;
-    for (int32_t i = 0; i < pl->n_dels; i++)
-        if (pl->dels[i].stamp == gi) FLOE_TRY(copy_delete(a, &pl->dels[i].d, &dels[pl->dels[i].gidx]));
+    floe_u64map local;
+    floe_u64map_init(&local);
+    floe_status st = group_deletes(pl, g, order, n, &local);
     /* Residuals: one copy per distinct plan residual. */
     floe_u64map rmap;
     floe_u64map_init(&rmap);
-    floe_status st = NULL;
-    g->priv->exprs = floe_calloc(n ? n : 1, sizeof *g->priv->exprs);
-    if (!g->priv->exprs) st = oom();
-    int64_t last_ordinal = -1;
+    int32_t cap_exprs = 0;
     /* Runs of tasks share what their predecessor already copied: the
      * splits of one file its paths, files of one partition the tuple,
      * every task of a format its format string. */
     const ptask *prev = NULL;
     const char *prev_format_src = NULL;
     for (size_t i = 0; !st && i < n; i++) {
-        const ptask *pt = &pl->tasks[order[i]];
-        const floe_ice_data_file *f = &pt->e->file;
+        const ptask *pt = order[i];
+        const floe_ice_scan_entry *e = pt->e;
         floe_ice_scan_task *t = &tasks[i];
-        if (prev && prev->e == pt->e) {
+        memset(t, 0, sizeof *t);
+        if (i + 4 < n) {
+            /* Tasks of a group are spread over every manifest: fetch ahead. */
+            __builtin_prefetch(order[i + 4]);
+            if (i + 2 < n) __builtin_prefetch(order[i + 2]->e);
+        }
+        if (prev && prev->e == e) {
             t->path = tasks[i - 1].path;
             t->resolved_path = tasks[i - 1].resolved_path;
+        } else if (!pl->t->allow_moved_paths) {
+            /* Without allow_moved_paths floe_ice_table_resolve_path returns
+             * every path unchanged (its documented contract). */
+            t->path = t->resolved_path = adup(a, e->path);
+            g->n_files++;
         } else {
             /* Resolved here rather than while planning: one copy per file. */
             char *rp = NULL;
-            st = floe_ice_table_resolve_path(pl->t, f->file_path, &rp);
+            st = floe_ice_table_resolve_path(pl->t, e->path, &rp);
             if (st) break;
-            t->path = adup(a, f->file_path);
+            t->path = adup(a, e->path);
             t->resolved_path = t->path && strcmp(rp, t->path) == 0 ? t->path : adup(a, rp);
             floe_free(rp);
+            g->n_files++;
         }
-        const char *fmt = f->file_format ? f->file_format : "";
-        if (prev_format_src && strcmp(prev_format_src, fmt) == 0) t->format = tasks[i - 1].format;
-        else t->format = adup(a, fmt);
-        prev_format_src = fmt;
-        if (!t->path || !t->resolved_path || !t->format) { st = oom(); break; }
-        t->record_count = f->record_count;
-        t->file_size_in_bytes = f->file_size_in_bytes;
-        t->spec_id = f->spec_id;
-        t->n_partition = f->n_partition > 0 ? f->n_partition : 0;
+        if (prev_format_src && (prev_format_src == e->format || strcmp(prev_format_src, e->format) == 0))
+            t->format = tasks[i - 1].format;
+        else t->format = adup(a, e->format);
+        prev_format_src = e->format;
+        if (!t->path || !t->resolved_path || !t->format) {
+            st = oom();
+            break;
+        }
+        t->record_count = e->record_count;
+        t->file_size_in_bytes = e->file_size_in_bytes;
+        t->spec_id = pt->spec_id;
+        t->n_partition = pt->n_partition > 0 ? pt->n_partition : 0;
         if (prev && prev->partition == pt->partition && tasks[i - 1].n_partition == t->n_partition) {
             t->partition = tasks[i - 1].partition;
         } else {
             floe_ice_value *pv = floe_arena_calloc(a, t->n_partition ? (size_t)t->n_partition : 1, sizeof *pv);
-            if (!pv) { st = oom(); break; }
+            if (!pv) {
+                st = oom();
+                break;
+            }
             for (int32_t k = 0; !st && k < t->n_partition; k++) st = copy_value(a, &pt->partition[k], &pv[k]);
             t->partition = pv;
         }
         prev = pt;
-        t->sequence_number = seq_of(pt->e->sequence_number);
-        t->file_sequence_number = pt->e->file_sequence_number;
-        t->has_first_row_id = f->has_first_row_id;
-        t->first_row_id = f->first_row_id;
+        t->sequence_number = seq_of(e->sequence_number);
+        t->file_sequence_number = e->file_sequence_number;
+        t->has_first_row_id = e->has_first_row_id;
+        t->first_row_id = e->has_first_row_id ? e->first_row_id : 0;
         t->start = pt->start;
         t->length = pt->length;
         t->split_index = pt->split_index;
@@ -811,8 +1059,21 @@ static floe_status make_group(planner *pl, int32_t gi, const size_t *order, size
         if (!st) st = floe_u64map_upsert(&rmap, (uint64_t)(uintptr_t)pt->residual, &slot, &inserted);
         if (st) break;
         if (inserted) {
+            if (g->priv->n_exprs == cap_exprs) {
+                int32_t nc = cap_exprs ? 2 * cap_exprs : 4;
+                floe_ice_expr **ne = floe_realloc(g->priv->exprs, (size_t)nc * sizeof *ne);
+                if (!ne) {
+                    st = oom();
+                    break;
+                }
+                g->priv->exprs = ne;
+                cap_exprs = nc;
+            }
             floe_ice_expr *c = floe_ice_expr_copy(pt->residual);
-            if (!c) { st = oom(); break; }
+            if (!c) {
+                st = oom();
+                break;
+            }
             g->priv->exprs[g->priv->n_exprs++] = c;
             *slot = (uint64_t)(uintptr_t)c;
         }
@@ -820,137 +1081,121 @@ static floe_status make_group(planner *pl, int32_t gi, const size_t *order, size
         t->n_deletes = pt->n_deletes;
         if (pt->n_deletes) {
             const floe_ice_scan_delete **dp = floe_arena_alloc(a, (size_t)pt->n_deletes * sizeof *dp);
-            if (!dp) { st = oom(); break; }
-            for (int32_t k = 0; k < pt->n_deletes; k++) dp[k] = &dels[pl->dels[pt->deletes[k]].gidx];
+            if (!dp) {
+                st = oom();
+                break;
+            }
+            for (int32_t k = 0; k < pt->n_deletes; k++) {
+                uint64_t gidx = 0;
+                floe_u64map_get(&local, (uint64_t)pt->deletes[k], &gidx);
+                dp[k] = &g->deletes[gidx];
+            }
             t->deletes = dp;
         }
-        g->weight += pt->weight;
+        g->weight += task_weight(pl, pt);
         g->bytes += pt->length;
-        if (pt->split_index == 0) g->rows += f->record_count;
-        if (pt->ordinal != last_ordinal) g->n_files++;
-        last_ordinal = pt->ordinal;
+        if (pt->split_index == 0) g->rows += e->record_count;
     }
     floe_u64map_free(&rmap);
+    floe_u64map_free(&local);
     g->n_tasks = (int32_t)n;
     return st;
 }
 
-/* Within a group: file order, then offset (splits of a file adjacent). */
-static int cmp_order_path(const void *a, const void *b, void *ctx) {
-    const ptask *t = ctx;
-    const ptask *x = &t[*(const size_t *)a], *y = &t[*(const size_t *)b];
-    if (x->ordinal != y->ordinal) return x->ordinal < y->ordinal ? -1 : 1;
-    return x->start < y->start ? -1 : x->start > y->start;
+typedef struct group_ctx {
+    const planner *pl;
+    floe_ice_scan_plan *p;
+} group_ctx;
+
+static floe_status group_range(void *ctx, size_t begin, size_t end, const floe_cancel *cancel) {
+    group_ctx *gc = ctx;
+    const planner *pl = gc->pl;
+    for (size_t gi = begin; gi < end; gi++) {
+        FLOE_TRY(floe_cancel_check(cancel, "making task groups"));
+        size_t from = pl->group_start[gi], to = pl->group_start[gi + 1];
+        FLOE_TRY(make_group(pl, (int32_t)gi, pl->order + from, to - from, &gc->p->groups[gi]));
+    }
+    return NULL;
 }
 
 static floe_status pack(planner *pl, int32_t target, floe_ice_scan_plan *p) {
-    if (pl->n_tasks > 1) qsort(pl->tasks, pl->n_tasks, sizeof *pl->tasks, cmp_task_weight);
     int32_t n_groups = pl->n_tasks < (size_t)target ? (int32_t)pl->n_tasks : target;
     if (n_groups < 1) n_groups = 1;
     p->groups = floe_calloc((size_t)n_groups, sizeof *p->groups);
-    int32_t *assign = floe_malloc_array(pl->n_tasks ? pl->n_tasks : 1, sizeof *assign);
-    gslot *heap = floe_malloc_array((size_t)n_groups, sizeof *heap);
-    size_t *counts = floe_calloc((size_t)n_groups + 1, sizeof *counts);
-    size_t *order = floe_malloc_array(pl->n_tasks ? pl->n_tasks : 1, sizeof *order);
-    floe_status st = NULL;
-    if (!p->groups || !assign || !heap || !counts || !order) st = oom();
-    if (!st) {
-        p->n_groups = n_groups;
-        for (int32_t i = 0; i < n_groups; i++) heap[i] = (gslot){0, i};
-        for (size_t i = 0; i < pl->n_tasks; i++) {
-            assign[i] = heap[0].index;
-            heap[0].weight += pl->tasks[i].weight;
-            heap_down(heap, n_groups, 0);
-            counts[assign[i] + 1]++;
-        }
-        for (int32_t i = 0; i < n_groups; i++) counts[i + 1] += counts[i];
-        size_t *fill = floe_malloc_array((size_t)n_groups, sizeof *fill);
-        if (!fill) st = oom();
-        else {
-            for (int32_t i = 0; i < n_groups; i++) fill[i] = counts[i];
-            for (size_t i = 0; i < pl->n_tasks; i++) order[fill[assign[i]]++] = i;
-            floe_free(fill);
-        }
-    }
-    for (int32_t gi = 0; !st && gi < n_groups; gi++) {
-        size_t *o = order + counts[gi];
-        size_t n = counts[gi + 1] - counts[gi];
-        if (n > 1) qsort_r(o, n, sizeof *o, cmp_order_path, pl->tasks);
-        st = make_group(pl, gi, o, n, &p->groups[gi]);
-    }
-    floe_free(assign);
-    floe_free(heap);
-    floe_free(counts);
-    floe_free(order);
-    return st;
+    if (!p->groups) return oom();
+    p->n_groups = n_groups;
+    FLOE_TRY(assign_groups(pl, n_groups));
+    group_ctx gc = {pl, p};
+    return floe_parallel_for(pl->pool, (size_t)n_groups, 1, group_range, &gc, NULL);
 }
 
 /* ---- statistics --------------------------------------------------------- */
 
-static floe_status column_stats(planner *pl, floe_ice_scan_plan *p) {
+/* The statistics columns: the projection, or every top-level primitive. */
+static floe_status stat_columns(planner *pl, const int32_t *projected, int32_t n_projected) {
+    int32_t n = n_projected;
+    const floe_ice_type *root = pl->schema->root;
+    int32_t cap = n_projected > 0 ? n_projected : (root ? root->n_fields : 0);
+    pl->stat_ids = floe_calloc(cap ? (size_t)cap : 1, sizeof *pl->stat_ids);
+    pl->stat_types = floe_calloc(cap ? (size_t)cap : 1, sizeof *pl->stat_types);
+    if (!pl->stat_ids || !pl->stat_types) return oom();
+    if (n_projected > 0) memcpy(pl->stat_ids, projected, (size_t)n_projected * sizeof *projected);
+    else
+        for (int32_t i = 0; root && i < root->n_fields; i++)
+            if (floe_ice_type_is_primitive(root->fields[i].type)) pl->stat_ids[n++] = root->fields[i].id;
+    pl->n_stat_cols = n;
+    for (int32_t c = 0; c < n; c++) {
+        const floe_ice_field *fld = floe_ice_schema_find_field(pl->schema, pl->stat_ids[c]);
+        pl->stat_types[c] = fld && floe_ice_type_is_primitive(fld->type) ? fld->type : NULL;
+    }
+    return NULL;
+}
+
+/* Merge the manifests' statistics in manifest order (the order a single
+ * pass over the files would have seen them, so ties resolve the same). */
+static floe_status merge_stats(planner *pl, floe_ice_scan_plan *p) {
     floe_ice_scan_stats *s = &p->stats;
-    int32_t n = p->n_projected;
-    const int32_t *ids = p->projected;
-    int32_t *all = NULL;
-    if (n == 0 && pl->schema && pl->schema->root) {
-        all = floe_calloc((size_t)pl->schema->root->n_fields + 1, sizeof *all);
-        if (!all) return oom();
-        for (int32_t i = 0; i < pl->schema->root->n_fields; i++)
-            if (floe_ice_type_is_primitive(pl->schema->root->fields[i].type)) all[n++] = pl->schema->root->fields[i].id;
-        ids = all;
-    }
+    int32_t n = pl->n_stat_cols;
+    s->n_tasks = (int64_t)pl->n_tasks;
     s->columns = floe_calloc(n ? (size_t)n : 1, sizeof *s->columns);
-    if (!s->columns) {
-        floe_free(all);
-        return oom();
-    }
+    if (!s->columns) return oom();
     s->n_columns = n;
-    floe_status st = NULL;
     for (int32_t c = 0; c < n; c++) {
         floe_ice_scan_column_stats *cs = &s->columns[c];
-        cs->field_id = ids[c];
-        const floe_ice_field *fld = pl->schema ? floe_ice_schema_find_field(pl->schema, ids[c]) : NULL;
+        cs->field_id = pl->stat_ids[c];
+        const floe_ice_field *fld = floe_ice_schema_find_field(pl->schema, cs->field_id);
         floe_ice_type_id tid = fld && fld->type ? fld->type->id : FLOE_ICE_LONG;
         cs->lower = floe_ice_null(tid);
         cs->upper = floe_ice_null(tid);
-        bool prim = fld && floe_ice_type_is_primitive(fld->type);
-        cs->has_lower = cs->has_upper = prim && pl->n_tasks > 0;
+        cs->has_lower = cs->has_upper = pl->stat_types[c] != NULL && pl->n_tasks > 0;
     }
-    for (size_t i = 0; !st && i < pl->n_tasks; i++) {
-        const ptask *t = &pl->tasks[i];
-        if (t->split_index != 0) continue;
-        const floe_ice_data_file *f = &t->e->file;
-        for (int32_t c = 0; !st && c < n; c++) {
+    for (size_t i = 0; i < pl->n_mfs; i++) {
+        mpart *mp = &pl->parts[i];
+        if (mp->n_files == 0) continue;
+        s->n_data_files += mp->n_files;
+        s->rows += mp->rows;
+        s->bytes += mp->bytes;
+        for (int32_t c = 0; c < n; c++) {
             floe_ice_scan_column_stats *cs = &s->columns[c];
-            if (cs->null_count >= 0) {
-                bool found = false;
-                for (int32_t k = 0; k < f->null_value_counts.n; k++)
-                    if (f->null_value_counts.keys[k] == cs->field_id) {
-                        cs->null_count += f->null_value_counts.values[k];
-                        found = true;
-                        break;
-                    }
-                if (!found) cs->null_count = -1;
-            }
-            for (int up = 0; up < 2 && !st; up++) {
+            cstat *ps = &mp->cols[c];
+            if (cs->null_count >= 0) cs->null_count = ps->null_count >= 0 ? cs->null_count + ps->null_count : -1;
+            for (int up = 0; up < 2; up++) {
                 bool *has = up ? &cs->has_upper : &cs->has_lower;
                 floe_ice_value *cur = up ? &cs->upper : &cs->lower;
+                floe_ice_value *v = up ? &ps->upper : &ps->lower;
                 if (!*has) continue;
-                floe_ice_value v;
-                floe_status bst = floe_ice_data_file_bound(f, pl->schema, cs->field_id, up, &v);
-                if (bst) {
-                    /* Missing or undecodable: the plan has no bound. */
-                    floe_status_free(bst);
+                if (!(up ? ps->has_upper : ps->has_lower) || v->is_null) {
                     *has = false;
                     floe_ice_value_free(cur);
                     continue;
                 }
-                int cmp = cur->is_null ? (up ? 1 : -1) : floe_ice_value_compare(&v, cur);
+                int cmp = cur->is_null ? (up ? 1 : -1) : floe_ice_value_compare(v, cur);
                 if ((up && cmp > 0) || (!up && cmp < 0)) {
+                    /* Take the manifest's copy. */
                     floe_ice_value_free(cur);
-                    st = floe_ice_value_copy(&v, cur);
+                    *cur = *v;
+                    *v = floe_ice_null(v->type);
                 }
-                floe_ice_value_free(&v);
             }
         }
     }
@@ -960,23 +1205,17 @@ static floe_status column_stats(planner *pl, floe_ice_scan_plan *p) {
         if (cs->has_upper && cs->upper.is_null) cs->has_upper = false;
         if (pl->n_tasks == 0) cs->null_count = 0;
     }
-    floe_free(all);
-    return st;
-}
-
-static void base_stats(planner *pl, floe_ice_scan_plan *p) {
-    floe_ice_scan_stats *s = &p->stats;
-    s->n_tasks = (int64_t)pl->n_tasks;
-    for (size_t i = 0; i < pl->n_tasks; i++) {
-        const ptask *t = &pl->tasks[i];
-        if (t->n_deletes) s->rows_estimated = true;
-        for (int32_t k = 0; k < t->n_deletes; k++) pl->dels[t->deletes[k]].used = true;
-        if (t->split_index != 0) continue;
-        s->n_data_files++;
-        s->rows += t->e->file.record_count;
-        s->bytes += t->e->file.file_size_in_bytes;
+    /* Deletes attached to some task. */
+    for (size_t i = 0; pl->n_dels && i < pl->n_mfs; i++) {
+        const mpart *mp = &pl->parts[i];
+        for (size_t k = 0; k < mp->n_tasks; k++) {
+            const ptask *t = &mp->tasks[k];
+            if (t->n_deletes) s->rows_estimated = true;
+            for (int32_t j = 0; j < t->n_deletes; j++) pl->dels[t->deletes[j]].used = true;
+        }
     }
     for (int32_t i = 0; i < pl->n_dels; i++) s->n_delete_files += pl->dels[i].used;
+    return NULL;
 }
 
 /* ---- the driver ---------------------------------------------------------- */
@@ -997,18 +1236,32 @@ static void free_list(void *v) {
 
 static void free_expr(void *v) { floe_ice_expr_free(v); }
 
+static void mpart_free(const planner *pl, mpart *mp) {
+    floe_free(mp->keep);
+    floe_free(mp->tasks);
+    floe_arena_destroy(&mp->arena);
+    if (mp->cols) {
+        for (int32_t c = 0; c < pl->n_stat_cols; c++) {
+            floe_ice_value_free(&mp->cols[c].lower);
+            floe_ice_value_free(&mp->cols[c].upper);
+        }
+        floe_free(mp->cols);
+    }
+}
+
 static void planner_free(planner *pl) {
     for (int32_t i = 0; i < pl->n_specs; i++) {
         floe_ice_type_free(pl->specs[i].ptype);
         floe_ice_expr_free(pl->specs[i].inclusive);
     }
     floe_free(pl->specs);
+    floe_free(pl->order);
+    floe_free(pl->group_start);
     for (size_t i = 0; i < pl->n_mfs; i++) {
-        if (pl->keep) floe_free(pl->keep[i]);
+        if (pl->parts) mpart_free(pl, &pl->parts[i]);
         if (pl->handles) floe_ice_manifest_cache_release(pl->handles[i]);
     }
-    floe_free(pl->keep);
-    floe_free(pl->pruned);
+    floe_free(pl->parts);
     floe_free(pl->handles);
     floe_free(pl->manifests);
     floe_free(pl->mfs);
@@ -1020,10 +1273,12 @@ static void planner_free(planner *pl) {
     floe_strmap_free_with(&pl->eq_part, free_list);
     floe_free(pl->eq_global.idx);
     floe_strmap_free_with(&pl->residuals, free_expr);
-    floe_free(pl->tasks);
-    floe_buf_free(&pl->last_key);
+    pthread_mutex_destroy(&pl->res_mu);
     floe_arena_destroy(&pl->arena);
     floe_ice_expr_free(pl->filter);
+    floe_free(pl->filter_ids);
+    floe_free(pl->stat_ids);
+    floe_free(pl->stat_types);
 }
 
 static floe_status select_snapshot(const floe_ice_table_metadata *md, const floe_ice_snapshot_selector *sel,
@@ -1044,6 +1299,26 @@ static floe_status select_snapshot(const floe_ice_table_metadata *md, const floe
     return floe_error(FLOE_ERR_INVALID_ARGUMENT, "snapshot selector: unknown kind %d", (int)k);
 }
 
+/* The distinct columns the predicates of `e` read. */
+static floe_status collect_filter_ids(planner *pl, const floe_ice_expr *e, int32_t *cap) {
+    if (!e) return NULL;
+    if (floe_ice_expr_op_is_predicate(e->op)) {
+        for (int32_t i = 0; i < pl->n_filter_ids; i++)
+            if (pl->filter_ids[i] == e->field_id) return NULL;
+        if (pl->n_filter_ids == *cap) {
+            int32_t nc = *cap ? *cap * 2 : 4;
+            int32_t *p = floe_realloc(pl->filter_ids, (size_t)nc * sizeof *p);
+            if (!p) return oom();
+            pl->filter_ids = p;
+            *cap = nc;
+        }
+        pl->filter_ids[pl->n_filter_ids++] = e->field_id;
+        return NULL;
+    }
+    FLOE_TRY(collect_filter_ids(pl, e->left, cap));
+    return collect_filter_ids(pl, e->right, cap);
+}
+
 static floe_status prepare(planner *pl, const floe_ice_expr *filter, bool case_sensitive) {
     const floe_ice_table_metadata *md = pl->t->md;
     floe_ice_expr *bound = NULL;
@@ -1055,6 +1330,8 @@ static floe_status prepare(planner *pl, const floe_ice_expr *filter, bool case_s
     floe_ice_expr_free(bound);
     FLOE_TRY(st);
     pl->filter_true = pl->filter->op == FLOE_ICE_EXPR_TRUE;
+    int32_t cap = 0;
+    FLOE_TRY(collect_filter_ids(pl, pl->filter, &cap));
     pl->n_specs = md->n_specs;
     pl->specs = floe_calloc(md->n_specs ? (size_t)md->n_specs : 1, sizeof *pl->specs);
     if (!pl->specs) return oom();
@@ -1085,15 +1362,21 @@ static floe_status plan(planner *pl, const floe_ice_scan_options *o, floe_ice_sc
     size_t n = pl->n_mfs ? pl->n_mfs : 1;
     pl->handles = floe_calloc(n, sizeof *pl->handles);
     pl->manifests = floe_calloc(n, sizeof *pl->manifests);
-    pl->keep = floe_calloc(n, sizeof *pl->keep);
-    pl->pruned = floe_calloc(n, sizeof *pl->pruned);
-    if (!pl->handles || !pl->manifests || !pl->keep || !pl->pruned) return oom();
+    pl->parts = floe_calloc(n, sizeof *pl->parts);
+    if (!pl->handles || !pl->manifests || !pl->parts) return oom();
+    /* Small chunks: most manifests need no retyped tuple or delete list. */
+    for (size_t i = 0; i < pl->n_mfs; i++) floe_arena_init(&pl->parts[i].arena, 4096);
     FLOE_TRY_CTX(floe_parallel_for(pl->pool, pl->n_mfs, 1, read_range, pl, NULL), "snapshot %" PRId64,
                  pl->snap->snapshot_id);
     FLOE_TRY(index_deletes(pl));
-    FLOE_TRY(build_tasks(pl, &p->stats));
-    base_stats(pl, p);
-    FLOE_TRY(column_stats(pl, p));
+    FLOE_TRY(floe_parallel_for(pl->pool, pl->n_mfs, 1, build_range, pl, NULL));
+    for (size_t i = 0; i < pl->n_mfs; i++) {
+        const floe_ice_scan_manifest *m = pl->manifests[i];
+        if (m && m->content != FLOE_ICE_MANIFEST_DATA) continue;
+        p->stats.n_files_pruned += pl->parts[i].pruned;
+        pl->n_tasks += pl->parts[i].n_tasks;
+    }
+    FLOE_TRY(merge_stats(pl, p));
     return pack(pl, o->target_partitions, p);
 }
 
@@ -1118,6 +1401,7 @@ floe_status floe_ice_scan_plan_new(const floe_ice_table *t, const floe_ice_snaps
     floe_strmap_init(&pl.pos_part);
     floe_strmap_init(&pl.eq_part);
     floe_strmap_init(&pl.residuals);
+    pthread_mutex_init(&pl.res_mu, NULL);
     pl.split_size = o.split_size > 0 ? o.split_size : prop_size(t->md, "read.split.target-size", FLOE_ICE_DEFAULT_SPLIT_SIZE);
     pl.open_cost = o.open_file_cost > 0 ? o.open_file_cost
                                         : prop_size(t->md, "read.split.open-file-cost", FLOE_ICE_DEFAULT_OPEN_FILE_COST);
@@ -1130,6 +1414,7 @@ floe_status floe_ice_scan_plan_new(const floe_ice_table *t, const floe_ice_snaps
     if (!st) st = select_snapshot(t->md, sel, &pl.snap);
     if (!st && !pl.schema) st = floe_error(FLOE_ERR_CORRUPT, "table %s has no current schema", t->metadata_location);
     if (!st) st = prepare(&pl, filter, o.case_sensitive);
+    if (!st) st = stat_columns(&pl, projected, n_projected);
     if (!st) {
         p->snapshot_id = pl.snap ? pl.snap->snapshot_id : FLOE_ICE_NO_SNAPSHOT;
         p->schema_id = pl.schema->schema_id;
