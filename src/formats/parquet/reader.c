@@ -5,6 +5,16 @@
  * start one pq_column_reader per selected leaf, then per batch let each
  * reader append the levels and values of the next batch_size rows and
  * assemble the output arrays from them.
+ *
+ * With predicates, a row group's rows that may match are a list of ranges
+ * (page_filter.c).  Each leaf then gets only the pages overlapping them,
+ * copied back to back into one buffer (the dictionary page first): the
+ * pages are self-describing, so the page reader walks that buffer like a
+ * whole chunk.  A leaf's `segments` map rows of that stream to rows of the
+ * row group; to produce row s, the leaf decodes and drops the stream rows
+ * before s's position in its stream (at most the head of one page per
+ * range).  Without predicates every leaf has one segment, the whole chunk,
+ * and the same batch loop serves both.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,6 +23,7 @@
 #include "floe/memory.h"
 #include "formats/parquet/assemble.h"
 #include "formats/parquet/column_reader.h"
+#include "formats/parquet/page_filter.h"
 #include "formats/parquet/reader.h"
 
 /* Target bytes of one byte-array column in one batch (int32 offsets). */
@@ -22,6 +33,14 @@ typedef struct range {
     uint64_t off, len;
     int leaf;           /* column index */
 } range;
+
+/* Rows of a leaf's fetched stream: stream rows [stream_lo, stream_lo +
+ * (hi - lo)) are row-group rows [lo, hi). */
+typedef struct leaf_segs {
+    int64_t *lo, *hi, *stream_lo;
+    int n, cap, cur;
+    int64_t stream_pos;            /* stream rows consumed so far */
+} leaf_segs;
 
 struct floe_pq_reader {
     floe_pq_file *file;
@@ -47,7 +66,22 @@ struct floe_pq_reader {
     bool *reader_live;
     pq_leaf_out *outs;             /* per leaf */
     pq_leaf_out **out_ptrs;        /* per leaf, NULL if not selected */
+    struct pruned_node *pruned;    /* every pruned copy, for freeing */
     floe_array **arrays;           /* per output column, scratch */
+
+    /* Page skipping. */
+    pq_pred *preds;
+    int npreds;
+    int64_t *rg_first_row;         /* per row group of the file */
+    pq_ranges ranges;              /* rows of the current row group to emit */
+    int rcur;                      /* current range */
+    int64_t rpos;                  /* next row to emit within it */
+    leaf_segs *segs;               /* per leaf */
+    pq_leaf_out discard;           /* rows decoded only to be dropped */
+    floe_pq_row_span *spans;       /* of the last batch */
+    const floe_pq_field **anchors; /* per output column: the node it is named after */
+    int nspans, spans_cap;
+    floe_pq_skip_stats stats;
 };
 
 static floe_status oom(void) {
@@ -66,7 +100,12 @@ static void mark_leaves(floe_pq_reader *r, const floe_pq_field *f) {
     for (int i = 0; i < f->num_children; i++) mark_leaves(r, f->children[i]);
 }
 
-/* Resolve a dotted logical path through struct fields. */
+static bool name_is(const char *name, const char *p, size_t n) {
+    return strlen(name) == n && !memcmp(name, p, n);
+}
+
+/* Resolve a dotted logical path: struct fields by name, a list's element
+ * as "element" (or its own name), a map's "key" and "value". */
 static const floe_pq_field *find_path(const floe_pq_schema *s, const char *path) {
     const floe_pq_field *f = floe_pq_schema_root(s);
     const char *p = path;
@@ -74,16 +113,124 @@ static const floe_pq_field *find_path(const floe_pq_schema *s, const char *path)
         const char *dot = strchr(p, '.');
         size_t n = dot ? (size_t)(dot - p) : strlen(p);
         const floe_pq_field *next = NULL;
-        if (f->kind == FLOE_PQ_KIND_STRUCT)
-            for (int i = 0; i < f->num_children; i++)
-                if (strlen(f->children[i]->name) == n && !memcmp(f->children[i]->name, p, n)) {
-                    next = f->children[i];
-                    break;
-                }
+        for (int i = 0; i < f->num_children && !next; i++) {
+            const floe_pq_field *c = f->children[i];
+            if (name_is(c->name, p, n) ||
+                (f->kind == FLOE_PQ_KIND_LIST && name_is("element", p, n)) ||
+                (f->kind == FLOE_PQ_KIND_MAP && name_is(i == 0 ? "key" : "value", p, n)))
+                next = c;
+        }
         f = next;
         p = dot ? dot + 1 : p + n;
     }
     return f;
+}
+
+/* A copy of a field node whose children are a subset of the original's:
+ * the output shape of a projection that reaches into a list or map. */
+typedef struct pruned_node {
+    floe_pq_field f;               /* first: a pruned_node * is a floe_pq_field * */
+    const floe_pq_field *orig;
+    struct pruned_node *next_alloc;
+} pruned_node;
+
+static pruned_node *pruned_copy(floe_pq_reader *r, const floe_pq_field *o) {
+    pruned_node *p = floe_calloc(1, sizeof *p);
+    floe_pq_field **kids = floe_calloc((size_t)o->num_children + 1, sizeof *kids);
+    if (!p || !kids) {
+        floe_free(p);
+        floe_free(kids);
+        return NULL;
+    }
+    p->f = *o;
+    p->f.children = kids;
+    p->f.num_children = 0;
+    p->orig = o;
+    p->next_alloc = r->pruned;
+    r->pruned = p;
+    return p;
+}
+
+static int child_index(const floe_pq_field *parent, const floe_pq_field *c) {
+    for (int i = 0; i < parent->num_children; i++)
+        if (parent->children[i] == c) return i;
+    return -1;
+}
+
+/* Put `c` (an original child of p->orig, or a pruned copy of one) into
+ * p's children in the original order, replacing what stands for the same
+ * child. */
+static void pruned_set_child(pruned_node *p, const floe_pq_field *orig_child, floe_pq_field *c) {
+    int want = child_index(p->orig, orig_child);
+    int i = 0;
+    for (; i < p->f.num_children; i++) {
+        floe_pq_field *k = p->f.children[i];
+        const floe_pq_field *ko = child_index(p->orig, k) >= 0 ? k : ((pruned_node *)k)->orig;
+        int at = child_index(p->orig, ko);
+        if (at == want) {
+            p->f.children[i] = c;
+            return;
+        }
+        if (at > want) break;
+    }
+    memmove(&p->f.children[i + 1], &p->f.children[i],
+            (size_t)(p->f.num_children - i) * sizeof *p->f.children);
+    p->f.children[i] = c;
+    p->f.num_children++;
+}
+
+/* Add the path from pruned node `top` down to original node x (whole). */
+static floe_status pruned_add(floe_pq_reader *r, pruned_node *top, const floe_pq_field *x) {
+    const floe_pq_field *chain[64];
+    int n = 0;
+    for (const floe_pq_field *q = x; q && q != top->orig && n < 64; q = q->parent) chain[n++] = q;
+    pruned_node *p = top;
+    for (int i = n - 1; i >= 0; i--) {
+        const floe_pq_field *oc = chain[i];
+        /* A map keeps both its children: the key stays whole. */
+        if (p->orig->kind == FLOE_PQ_KIND_MAP)
+            for (int k = 0; k < p->orig->num_children; k++)
+                if (p->orig->children[k] != oc) {
+                    bool have = false;
+                    for (int j = 0; j < p->f.num_children; j++) {
+                        floe_pq_field *c = p->f.children[j];
+                        have |= c == p->orig->children[k] ||
+                                (child_index(p->orig, c) < 0 &&
+                                 ((pruned_node *)c)->orig == p->orig->children[k]);
+                    }
+                    if (!have) {
+                        pruned_set_child(p, p->orig->children[k], p->orig->children[k]);
+                        mark_leaves(r, p->orig->children[k]);
+                    }
+                }
+        /* What stands for oc now: the original (already whole), a copy, or nothing. */
+        floe_pq_field *cur = NULL;
+        for (int j = 0; j < p->f.num_children; j++) {
+            floe_pq_field *c = p->f.children[j];
+            if (c == oc || (child_index(p->orig, c) < 0 && ((pruned_node *)c)->orig == oc)) cur = c;
+        }
+        if (cur == oc) return NULL; /* already read whole */
+        if (i == 0) {
+            pruned_set_child(p, oc, (floe_pq_field *)oc);
+            return NULL;
+        }
+        pruned_node *next = (pruned_node *)cur;
+        if (!next) {
+            next = pruned_copy(r, oc);
+            if (!next) return oom();
+            pruned_set_child(p, oc, &next->f);
+        }
+        p = next;
+    }
+    return NULL;
+}
+
+/* The outermost list or map above f, or NULL when only structs are. */
+static const floe_pq_field *outer_repeated(const floe_pq_field *f) {
+    const floe_pq_field *a = NULL;
+    for (const floe_pq_field *p = f->parent; p && p->parent; p = p->parent)
+        if (p->kind == FLOE_PQ_KIND_LIST || p->kind == FLOE_PQ_KIND_MAP) a = p;
+    return a;
 }
 
 static char *field_path(const floe_pq_field *f) {
@@ -110,8 +257,9 @@ static floe_status build_projection(floe_pq_reader *r, const floe_pq_read_option
     else if (o && o->field_ids) n = o->num_field_ids;
     else n = root->num_children;
     r->fields = floe_calloc((size_t)n + 1, sizeof *r->fields);
-    if (!r->fields) return oom();
-    r->ncols = n;
+    r->anchors = floe_calloc((size_t)n + 1, sizeof *r->anchors);
+    if (!r->fields || !r->anchors) return oom();
+    int nout = 0;
     for (int i = 0; i < n; i++) {
         const floe_pq_field *f;
         if (o && o->columns) {
@@ -127,14 +275,35 @@ static floe_status build_projection(floe_pq_reader *r, const floe_pq_read_option
         } else {
             f = root->children[i];
         }
-        if (!reachable_by_structs(f))
-            return floe_error(FLOE_ERR_UNSUPPORTED,
-                              "'%s': column '%s' is inside a list or map and cannot be "
-                              "projected on its own",
-                              r->file->path, f->name);
-        r->fields[i] = f;
+        if (f == root)
+            return floe_error(FLOE_ERR_INVALID_ARGUMENT, "'%s': cannot project the schema root",
+                              r->file->path);
         mark_leaves(r, f);
+        const floe_pq_field *a = outer_repeated(f);
+        if (!a) {
+            r->fields[nout] = r->anchors[nout] = f;
+            nout++;
+            continue;
+        }
+        /* Inside a list or map: the output column is the outermost list or
+         * map, pruned down to the fields asked for (merged with an earlier
+         * request under the same one). */
+        int j = 0;
+        while (j < nout && !(r->anchors[j] == a && r->fields[j] != a)) j++;
+        pruned_node *pn;
+        if (j < nout) {
+            pn = (pruned_node *)r->fields[j];
+        } else {
+            pn = pruned_copy(r, a);
+            if (!pn) return oom();
+            r->fields[nout] = &pn->f;
+            r->anchors[nout] = a;
+            nout++;
+        }
+        FLOE_TRY(pruned_add(r, pn, f));
     }
+    n = nout;
+    r->ncols = n;
     /* The output schema. */
     floe_field *ff = floe_calloc((size_t)n + 1, sizeof *ff);
     if (!ff) return oom();
@@ -142,9 +311,9 @@ static floe_status build_projection(floe_pq_reader *r, const floe_pq_read_option
     for (int i = 0; i < n && !st; i++) {
         floe_type *t = NULL;
         st = pq_field_type(r->fields[i], r->flags, &t);
-        char *name = st ? NULL : field_path(r->fields[i]);
+        char *name = st ? NULL : field_path(r->anchors[i]);
         if (!st && !name) st = oom();
-        const floe_pq_field *f = r->fields[i];
+        const floe_pq_field *f = r->anchors[i];
         if (!st) {
             bool nullable = false;
             for (const floe_pq_field *p = f; p && p->parent; p = p->parent) nullable |= p->nullable;
@@ -170,6 +339,35 @@ static void drop_row_group(floe_pq_reader *r) {
     floe_free(r->blocks);
     r->blocks = NULL;
     r->nblocks = 0;
+    for (int i = 0; r->segs && i < r->nleaves; i++) {
+        r->segs[i].n = r->segs[i].cur = 0;
+        r->segs[i].stream_pos = 0;
+    }
+}
+
+static floe_status seg_add(leaf_segs *g, int64_t lo, int64_t hi, int64_t stream_lo) {
+    if (g->n && g->hi[g->n - 1] == lo && g->stream_lo[g->n - 1] + (g->hi[g->n - 1] - g->lo[g->n - 1]) == stream_lo) {
+        g->hi[g->n - 1] = hi;
+        return NULL;
+    }
+    if (g->n == g->cap) {
+        int cap = g->cap ? g->cap * 2 : 4;
+        int64_t *a = floe_realloc(g->lo, (size_t)cap * sizeof *a);
+        if (!a) return oom();
+        g->lo = a;
+        a = floe_realloc(g->hi, (size_t)cap * sizeof *a);
+        if (!a) return oom();
+        g->hi = a;
+        a = floe_realloc(g->stream_lo, (size_t)cap * sizeof *a);
+        if (!a) return oom();
+        g->stream_lo = a;
+        g->cap = cap;
+    }
+    g->lo[g->n] = lo;
+    g->hi[g->n] = hi;
+    g->stream_lo[g->n] = stream_lo;
+    g->n++;
+    return NULL;
 }
 
 /* True for files written by parquet-mr before 1.2.9, whose column chunk
@@ -225,8 +423,8 @@ static int range_cmp(const void *a, const void *b) {
     return x->off < y->off ? -1 : x->off > y->off;
 }
 
-/* Fetch the selected chunks of row group rg and start their readers. */
-static floe_status start_row_group(floe_pq_reader *r, int rg) {
+/* Fetch the selected chunks of row group rg whole and start their readers. */
+static floe_status fetch_chunks(floe_pq_reader *r, int rg) {
     floe_pq_file *f = r->file;
     const floe_pq_row_group *g = &f->meta->row_groups[rg];
     range *rs = floe_calloc((size_t)r->nleaves + 1, sizeof *rs);
@@ -272,16 +470,141 @@ static floe_status start_row_group(floe_pq_reader *r, int rg) {
                                        (size_t)rs[k].len, rs[k].off, cc->meta_data.codec,
                                        cc->meta_data.num_values, r->verify_crc, r->flags);
             if (!st) r->reader_live[leaf] = true;
+            if (!st) st = seg_add(&r->segs[leaf], 0, g->num_rows, 0);
         }
         i = j;
     }
     floe_free(rs);
+    return st;
+}
+
+/* Whether page [lo, hi) overlaps the ranges; *k is a cursor into them that
+ * only moves forward (pages come in row order). */
+static bool page_wanted(const pq_ranges *rg, int *k, int64_t lo, int64_t hi) {
+    while (*k < rg->n && rg->hi[*k] <= lo) (*k)++;
+    return *k < rg->n && rg->lo[*k] < hi;
+}
+
+/* Fetch the pages of leaf `leaf` that overlap r->ranges (and whatever
+ * precedes the first data page: the dictionary page) into one buffer and
+ * start its reader on it.  A chunk without a usable OffsetIndex is fetched
+ * whole. */
+static floe_status fetch_leaf_pages(floe_pq_reader *r, int rg, int leaf) {
+    floe_pq_file *f = r->file;
+    const floe_pq_row_group *g = &f->meta->row_groups[rg];
+    const floe_pq_column_chunk *cc = floe_pq_file_chunk(f, rg, leaf);
+    const floe_pq_column *col = floe_pq_schema_column(f->schema, leaf);
+    uint64_t coff, clen;
+    FLOE_TRY(chunk_range(f, rg, leaf, &coff, &clen));
+    floe_pq_offset_index *oi = NULL;
+    if (cc->has_offset_index && !cc->encrypted)
+        FLOE_TRY(floe_pq_file_read_offset_index(f, rg, leaf, &oi));
+    floe_status st = NULL;
+    leaf_segs *sg = &r->segs[leaf];
+    uint8_t *blk = NULL;
+    size_t used = 0;
+    if (!pq_offset_index_fits(oi, g->num_rows, coff, clen)) {
+        /* No page index to go by: the whole chunk. */
+        blk = floe_malloc(clen ? (size_t)clen : 1);
+        if (!blk) st = oom();
+        if (!st) st = floe_input_read(f->in, coff, (size_t)clen, blk);
+        used = (size_t)clen;
+        if (!st) st = seg_add(sg, 0, g->num_rows, 0);
+    } else {
+        const floe_pq_page_location *pl = oi->page_locations;
+        uint32_t np = oi->num_pages;
+        /* Size the buffer: the prefix plus the wanted pages. */
+        uint64_t prefix = (uint64_t)pl[0].offset - coff, need = prefix;
+        int k = 0;
+        for (uint32_t p = 0; p < np; p++) {
+            int64_t hi = p + 1 < np ? pl[p + 1].first_row_index : g->num_rows;
+            if (page_wanted(&r->ranges, &k, pl[p].first_row_index, hi))
+                need += (uint64_t)pl[p].compressed_page_size;
+        }
+        blk = floe_malloc(need ? (size_t)need : 1);
+        if (!blk) st = oom();
+        if (!st && prefix) st = floe_input_read(f->in, coff, (size_t)prefix, blk);
+        used = (size_t)prefix;
+        int64_t stream_row = 0;
+        k = 0;
+        /* Read runs of adjacent wanted pages with one request each. */
+        uint64_t run_off = 0, run_len = 0;
+        for (uint32_t p = 0; p < np && !st; p++) {
+            int64_t lo = pl[p].first_row_index;
+            int64_t hi = p + 1 < np ? pl[p + 1].first_row_index : g->num_rows;
+            r->stats.pages_total++;
+            if (!page_wanted(&r->ranges, &k, lo, hi)) {
+                r->stats.pages_skipped++;
+                continue;
+            }
+            uint64_t off = (uint64_t)pl[p].offset, len = (uint64_t)pl[p].compressed_page_size;
+            if (run_len && run_off + run_len != off) {
+                st = floe_input_read(f->in, run_off, (size_t)run_len, blk + used);
+                used += (size_t)run_len;
+                run_len = 0;
+            }
+            if (!run_len) run_off = off;
+            run_len += len;
+            if (!st) st = seg_add(sg, lo, hi, stream_row);
+            stream_row += hi - lo;
+        }
+        if (!st && run_len) {
+            st = floe_input_read(f->in, run_off, (size_t)run_len, blk + used);
+            used += (size_t)run_len;
+        }
+    }
+    floe_pq_offset_index_free(oi);
+    if (blk) {
+        if (st) {
+            floe_free(blk);
+            return st;
+        }
+        r->blocks[r->nblocks++] = blk;
+    }
+    if (st) return st;
+    /* Messages name offsets as if the stream were the chunk (the first
+     * fetched page onwards they are approximate). */
+    st = pq_column_reader_init(&r->readers[leaf], col, blk, used, coff, cc->meta_data.codec,
+                               cc->meta_data.num_values, r->verify_crc, r->flags);
+    if (!st) r->reader_live[leaf] = true;
+    return st;
+}
+
+static floe_status fetch_pages(floe_pq_reader *r, int rg) {
+    r->blocks = floe_calloc((size_t)r->nleaves + 1, sizeof *r->blocks);
+    if (!r->blocks) return oom();
+    floe_status st = NULL;
+    for (int i = 0; i < r->nleaves && !st; i++)
+        if (r->selected[i]) st = fetch_leaf_pages(r, rg, i);
+    return st;
+}
+
+/* Work out which rows of row group rg to read, fetch what they need and
+ * start the column readers. */
+static floe_status start_row_group(floe_pq_reader *r, int rg) {
+    floe_pq_file *f = r->file;
+    const floe_pq_row_group *g = &f->meta->row_groups[rg];
+    bool pruned = false;
+    floe_status st = NULL;
+    r->ranges.n = 0;
+    if (r->npreds) st = pq_page_filter_rows(f, rg, r->preds, r->npreds, &r->ranges, &pruned);
+    else st = pq_ranges_add(&r->ranges, 0, g->num_rows);
+    if (st) return floe_status_wrap(st, "'%s': row group %d", f->path, rg);
+    r->stats.rows_total += g->num_rows;
+    r->rg = rg;
+    r->rcur = 0;
+    r->rpos = r->ranges.n ? r->ranges.lo[0] : 0;
+    r->rg_rows_left = pq_ranges_rows(&r->ranges);
+    if (r->ranges.n == 0) {
+        if (r->npreds && g->num_rows > 0) r->stats.row_groups_skipped++;
+        return NULL;
+    }
+    st = pruned ? fetch_pages(r, rg) : fetch_chunks(r, rg);
     if (st) {
         drop_row_group(r);
+        r->rg = -1;
         return floe_status_wrap(st, "'%s': row group %d", f->path, rg);
     }
-    r->rg = rg;
-    r->rg_rows_left = g->num_rows;
     /* Byte arrays use int32 offsets, so a batch must hold < 2 GiB of them
      * per column: shrink this row group's batches when the chunk sizes say
      * its rows are huge (a heuristic: skewed data can still overflow, which
@@ -295,6 +618,36 @@ static floe_status start_row_group(floe_pq_reader *r, int rg) {
         int64_t cap = PQ_BATCH_BYTE_BUDGET / per_row;
         if (cap < 1) cap = 1;
         if (cap < r->rg_batch) r->rg_batch = cap;
+    }
+    return NULL;
+}
+
+/* Resolve each predicate's leaf column and check its values. */
+static floe_status bind_predicates(floe_pq_reader *r, const floe_pq_read_options *o) {
+    if (!o || !o->predicates || o->num_predicates <= 0) return NULL;
+    const floe_pq_schema *s = r->file->schema;
+    r->preds = floe_calloc((size_t)o->num_predicates, sizeof *r->preds);
+    if (!r->preds) return oom();
+    for (int i = 0; i < o->num_predicates; i++) {
+        const floe_pq_predicate *p = &o->predicates[i];
+        const floe_pq_field *f = p->path ? find_path(s, p->path)
+                                         : floe_pq_schema_find_field_id(s, p->field_id);
+        char idbuf[32];
+        snprintf(idbuf, sizeof idbuf, "field id %d", (int)p->field_id);
+        const char *what = p->path ? p->path : idbuf;
+        if (!f)
+            return floe_error(FLOE_ERR_NOT_FOUND, "'%s': predicate on a column that does not exist (%s)",
+                              r->file->path, what);
+        if (!f->column)
+            return floe_error(FLOE_ERR_INVALID_ARGUMENT,
+                              "'%s': predicate on '%s', which is not a primitive column",
+                              r->file->path, what);
+        if (!reachable_by_structs(f) || f->column->max_rep_level > 0)
+            return floe_error(FLOE_ERR_INVALID_ARGUMENT,
+                              "'%s': predicate on '%s', which is inside a list or map",
+                              r->file->path, what);
+        FLOE_TRY_CTX(pq_pred_bind(f->column, p, &r->preds[i]), "'%s'", r->file->path);
+        r->npreds = i + 1;
     }
     return NULL;
 }
@@ -317,9 +670,13 @@ floe_status floe_pq_reader_open(floe_pq_file *file, const floe_pq_read_options *
     r->reader_live = floe_calloc(nl, sizeof *r->reader_live);
     r->outs = floe_calloc(nl, sizeof *r->outs);
     r->out_ptrs = floe_calloc(nl, sizeof *r->out_ptrs);
+    r->segs = floe_calloc(nl, sizeof *r->segs);
+    pq_leaf_out_init(&r->discard);
     floe_status st = NULL;
-    if (!r->selected || !r->readers || !r->reader_live || !r->outs || !r->out_ptrs) st = oom();
+    if (!r->selected || !r->readers || !r->reader_live || !r->outs || !r->out_ptrs || !r->segs)
+        st = oom();
     if (!st) st = build_projection(r, o);
+    if (!st) st = bind_predicates(r, o);
     if (!st) {
         r->arrays = floe_calloc((size_t)r->ncols + 1, sizeof *r->arrays);
         if (!r->arrays) st = oom();
@@ -338,6 +695,10 @@ floe_status floe_pq_reader_open(floe_pq_file *file, const floe_pq_read_options *
             r->row_groups[i] = g;
         }
         r->nrg = n;
+        r->rg_first_row = floe_calloc((size_t)total_rg + 1, sizeof *r->rg_first_row);
+        if (!r->rg_first_row) st = oom();
+        for (int i = 0; i < total_rg && !st; i++)
+            r->rg_first_row[i + 1] = r->rg_first_row[i] + file->meta->row_groups[i].num_rows;
     }
     for (int i = 0; i < r->nleaves && !st; i++) {
         pq_leaf_out_init(&r->outs[i]);
@@ -371,10 +732,29 @@ void floe_pq_reader_close(floe_pq_reader *r) {
     for (int i = 0; r->outs && i < r->nleaves; i++) pq_leaf_out_free(&r->outs[i]);
     floe_free(r->outs);
     floe_free(r->out_ptrs);
+    for (int i = 0; r->segs && i < r->nleaves; i++) {
+        floe_free(r->segs[i].lo);
+        floe_free(r->segs[i].hi);
+        floe_free(r->segs[i].stream_lo);
+    }
+    floe_free(r->segs);
+    pq_leaf_out_free(&r->discard);
+    for (int i = 0; i < r->npreds; i++) pq_pred_free(&r->preds[i]);
+    floe_free(r->preds);
+    floe_free(r->rg_first_row);
+    floe_free(r->spans);
+    pq_ranges_free(&r->ranges);
     floe_free(r->readers);
     floe_free(r->reader_live);
     floe_free(r->selected);
     floe_free(r->fields);
+    floe_free(r->anchors);
+    while (r->pruned) {
+        pruned_node *p = r->pruned;
+        r->pruned = p->next_alloc;
+        floe_free(p->f.children);
+        floe_free(p);
+    }
     floe_free(r->arrays);
     floe_free(r->row_groups);
     floe_type_release(r->schema);
@@ -384,6 +764,56 @@ void floe_pq_reader_close(floe_pq_reader *r) {
 
 floe_schema *floe_pq_reader_schema(const floe_pq_reader *r) {
     return r->schema;
+}
+
+/* The next n rows to emit, as file-row spans in r->spans, advancing the
+ * range cursor. */
+static floe_status take_spans(floe_pq_reader *r, int64_t n) {
+    r->nspans = 0;
+    int64_t first = r->rg_first_row[r->rg];
+    while (n > 0 && r->rcur < r->ranges.n) {
+        int64_t take = r->ranges.hi[r->rcur] - r->rpos;
+        if (take > n) take = n;
+        if (r->nspans == r->spans_cap) {
+            int cap = r->spans_cap ? r->spans_cap * 2 : 8;
+            floe_pq_row_span *ns = floe_realloc(r->spans, (size_t)cap * sizeof *ns);
+            if (!ns) return oom();
+            r->spans = ns;
+            r->spans_cap = cap;
+        }
+        r->spans[r->nspans++] = (floe_pq_row_span){first + r->rpos, take};
+        r->rpos += take;
+        n -= take;
+        if (r->rpos == r->ranges.hi[r->rcur] && ++r->rcur < r->ranges.n)
+            r->rpos = r->ranges.lo[r->rcur];
+    }
+    return NULL;
+}
+
+/* Bring leaf i's reader to row-group row `at`: drop the stream rows before
+ * it.  `at` must lie in a fetched page (the ranges guarantee it). */
+static floe_status leaf_seek(floe_pq_reader *r, int i, int64_t at) {
+    leaf_segs *g = &r->segs[i];
+    while (g->cur < g->n && g->hi[g->cur] <= at) g->cur++;
+    if (g->cur == g->n || g->lo[g->cur] > at)
+        return floe_error(FLOE_ERR_INTERNAL, "column '%s': row %lld is in no fetched page",
+                          r->readers[i].name, (long long)at);
+    int64_t target = g->stream_lo[g->cur] + (at - g->lo[g->cur]);
+    if (target < g->stream_pos)
+        return floe_error(FLOE_ERR_INTERNAL, "column '%s': row %lld was already read",
+                          r->readers[i].name, (long long)at);
+    while (target > g->stream_pos) {
+        int64_t step = target - g->stream_pos;
+        if (step > r->rg_batch) step = r->rg_batch;
+        pq_leaf_out_reset(&r->discard);
+        FLOE_TRY(pq_column_read(&r->readers[i], step, &r->discard));
+        if (r->discard.rows != step)
+            return floe_error(FLOE_ERR_CORRUPT, "column '%s' ends before row %lld",
+                              r->readers[i].name, (long long)at);
+        g->stream_pos += step;
+        r->stats.values_dropped += step;
+    }
+    return NULL;
 }
 
 floe_status floe_pq_reader_next(floe_pq_reader *r, floe_batch **out) {
@@ -400,18 +830,25 @@ floe_status floe_pq_reader_next(floe_pq_reader *r, floe_batch **out) {
         FLOE_TRY(start_row_group(r, g));
     }
     int64_t n = r->rg_rows_left < r->rg_batch ? r->rg_rows_left : r->rg_batch;
+    FLOE_TRY(take_spans(r, n));
+    int64_t first = r->rg_first_row[r->rg];
     for (int i = 0; i < r->nleaves; i++) {
         if (!r->reader_live[i]) continue;
         pq_leaf_out *o = &r->outs[i];
         pq_leaf_out_reset(o);
-        FLOE_TRY_CTX(pq_column_read(&r->readers[i], n, o), "'%s': row group %d", r->file->path,
-                     r->rg);
-        if (o->rows != n)
-            return floe_error(FLOE_ERR_CORRUPT,
-                              "'%s': row group %d: column '%s' ends after %lld of its rows",
-                              r->file->path, r->rg, r->readers[i].name,
-                              (long long)(r->file->meta->row_groups[r->rg].num_rows -
-                                          r->rg_rows_left + o->rows));
+        for (int k = 0; k < r->nspans; k++) {
+            int64_t at = r->spans[k].first_row - first, want = r->spans[k].num_rows;
+            FLOE_TRY_CTX(leaf_seek(r, i, at), "'%s': row group %d", r->file->path, r->rg);
+            int64_t before = o->rows;
+            FLOE_TRY_CTX(pq_column_read(&r->readers[i], want, o), "'%s': row group %d",
+                         r->file->path, r->rg);
+            r->segs[i].stream_pos += o->rows - before;
+            if (o->rows - before != want)
+                return floe_error(FLOE_ERR_CORRUPT,
+                                  "'%s': row group %d: column '%s' ends after %lld of its rows",
+                                  r->file->path, r->rg, r->readers[i].name,
+                                  (long long)(at + o->rows - before));
+        }
     }
     floe_status st = NULL;
     int built = 0;
@@ -427,5 +864,15 @@ floe_status floe_pq_reader_next(floe_pq_reader *r, floe_batch **out) {
     }
     if (st) return floe_status_wrap(st, "'%s': row group %d", r->file->path, r->rg);
     r->rg_rows_left -= n;
+    r->stats.rows_emitted += n;
     return NULL;
+}
+
+void floe_pq_reader_last_rows(const floe_pq_reader *r, const floe_pq_row_span **spans, int *n) {
+    *spans = r->spans;
+    *n = r->nspans;
+}
+
+void floe_pq_reader_skip_stats(const floe_pq_reader *r, floe_pq_skip_stats *out) {
+    *out = r->stats;
 }

@@ -633,7 +633,7 @@ const floe_pq_column *floe_pq_schema_find_column_by_field_id(const floe_pq_schem
 
 /* Whether the legacy Statistics.min/max (compared as signed values, bytes
  * as signed chars) are ordered the way the column's values are. */
-static bool legacy_order_is_true_order(const floe_pq_column *col) {
+bool floe_pq_column_legacy_order_ok(const floe_pq_column *col) {
     switch (col->kind) {
     case FLOE_PQ_KIND_BOOL:
     case FLOE_PQ_KIND_INT8:
@@ -669,7 +669,7 @@ bool floe_pq_column_stats_bounds(const floe_pq_column *col, const floe_pq_statis
     if (!s->min.set || !s->max.set) return false;
     bool equal = s->min.len == s->max.len &&
                  (s->min.len == 0 || memcmp(s->min.data, s->max.data, s->min.len) == 0);
-    if (!equal && !legacy_order_is_true_order(col)) return false;
+    if (!equal && !floe_pq_column_legacy_order_ok(col)) return false;
     *min = &s->min;
     *max = &s->max;
     return true;

@@ -137,6 +137,11 @@ const floe_pq_field *floe_pq_schema_find_field_id(const floe_pq_schema *s, int32
 const floe_pq_column *floe_pq_schema_find_column_by_field_id(const floe_pq_schema *s,
                                                              int32_t field_id);
 
+/* Whether values of `col` compared the legacy way (signed integers, bytes
+ * as signed chars) are in the column's true order: then min/max written by
+ * writers that predate ColumnOrder can be trusted. */
+bool floe_pq_column_legacy_order_ok(const floe_pq_column *col);
+
 /* The min/max statistics of a chunk or page of `col` that may be trusted for
  * pruning, or false when there are none.  min_value/max_value are used when
  * present (ordered per the column's type); the legacy min/max only when the
