@@ -11,12 +11,19 @@
  *   }
  *   floe_pq_reader_close(r);
  *
- * Projection: by logical dotted path ("id", "s.b") or by Iceberg field id;
- * a projected field may sit inside structs but not inside a list or map (its
- * array has one slot per row; a null parent struct makes it null).  Output
- * columns come in the order asked, named by their path.  Without a
- * projection every top-level field is read.  Only the selected leaf columns
- * are ever fetched.
+ * Projection: by logical dotted path ("id", "s.b", "ls.element.a",
+ * "m.value.x", "m.key") or by Iceberg field id, at any depth.  A field
+ * reached through structs only is its own output column (one slot per row;
+ * a null parent struct makes it null), named by its path.  A field inside a
+ * list or map is read as its OUTERMOST list or map ancestor pruned down to
+ * the fields asked for: "ls.element.a" of list<struct<a, b>> gives a column
+ * "ls" of type list<struct<a>>; a map keeps its whole key ("m.value.x" gives
+ * map<key, struct<x>>).  Several requests under the same outermost list or
+ * map merge into one column (at the first one's position, children in file
+ * order), so there may be fewer output columns than requests: the reader's
+ * schema says what came out.  Otherwise output columns come in the order
+ * asked.  Without a projection every top-level field is read.  Only the
+ * selected leaf columns are ever fetched.
  *
  * Batches hold at most batch_size rows and never span row groups, so the
  * last batch of each row group may be short.  In a row group whose byte
