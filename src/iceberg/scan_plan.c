@@ -700,12 +700,6 @@ static floe_status build_part(planner *pl, size_t i) {
     const floe_ice_scan_manifest *m = pl->manifests[i];
     if (!m || m->content != FLOE_ICE_MANIFEST_DATA) return NULL;
     mpart *mp = &pl->parts[i];
-    size_t n_keep = 0;
-    for (size_t k = 0; k < m->n_entries; k++) n_keep += mp->keep[k];
-    mp->tasks = floe_malloc_array(n_keep ? n_keep : 1, sizeof *mp->tasks);
-    mp->cols = floe_calloc(pl->n_stat_cols ? (size_t)pl->n_stat_cols : 1, sizeof *mp->cols);
-    if (!mp->tasks || !mp->cols) return oom();
-    mp->cap_tasks = n_keep ? n_keep : 1;
     for (int32_t c = 0; c < pl->n_stat_cols; c++) {
         cstat *cs = &mp->cols[c];
         floe_ice_type_id tid = pl->stat_types[c] ? pl->stat_types[c]->id : FLOE_ICE_LONG;
@@ -747,6 +741,24 @@ static floe_status build_part(planner *pl, size_t i) {
     }
     floe_buf_free(&key);
     return st;
+}
+
+/* Per-manifest task arrays (one task per surviving file, more only for
+ * split files) and statistics, allocated on the planning thread for the
+ * reason given in pack. */
+static floe_status alloc_parts(planner *pl) {
+    for (size_t i = 0; i < pl->n_mfs; i++) {
+        const floe_ice_scan_manifest *m = pl->manifests[i];
+        if (!m || m->content != FLOE_ICE_MANIFEST_DATA) continue;
+        mpart *mp = &pl->parts[i];
+        size_t n_keep = 0;
+        for (size_t k = 0; k < m->n_entries; k++) n_keep += mp->keep[k];
+        mp->tasks = floe_malloc_array(n_keep ? n_keep : 1, sizeof *mp->tasks);
+        mp->cols = floe_calloc(pl->n_stat_cols ? (size_t)pl->n_stat_cols : 1, sizeof *mp->cols);
+        if (!mp->tasks || !mp->cols) return oom();
+        mp->cap_tasks = n_keep ? n_keep : 1;
+    }
+    return NULL;
 }
 
 static floe_status build_range(void *ctx, size_t begin, size_t end, const floe_cancel *cancel) {
@@ -965,9 +977,9 @@ static floe_status group_deletes(const planner *pl, floe_ice_scan_group *g, cons
     return NULL;
 }
 
-/* Make group `gi` of the tasks order[0..n). */
-static floe_status make_group(const planner *pl, int32_t gi, const ptask *const *order, size_t n,
-                              floe_ice_scan_group **out) {
+/* An empty group `gi` for n tasks, with its task array and a first
+ * string chunk sized for them.  Called on the planning thread (see pack). */
+static floe_status group_new(int32_t gi, size_t n, floe_ice_scan_group **out) {
     floe_ice_scan_group *g = floe_calloc(1, sizeof *g);
     if (!g) return oom();
     g->priv = floe_calloc(1, sizeof *g->priv);
@@ -975,13 +987,20 @@ static floe_status make_group(const planner *pl, int32_t gi, const ptask *const 
         floe_free(g);
         return oom();
     }
-    floe_arena_init(&g->priv->arena, 0);
     *out = g;
-    floe_arena *a = &g->priv->arena;
     g->index = gi;
-    floe_ice_scan_task *tasks = floe_arena_alloc(a, (n ? n : 1) * sizeof *tasks);
-    if (!tasks) return oom();
-    g->tasks = tasks;
+    /* About a path and a tuple per task; more chunks come if needed. */
+    size_t chunk = n * 64;
+    floe_arena_init(&g->priv->arena, chunk < FLOE_ARENA_DEFAULT_CHUNK ? FLOE_ARENA_DEFAULT_CHUNK : chunk);
+    g->tasks = floe_arena_alloc(&g->priv->arena, (n ? n : 1) * sizeof *g->tasks);
+    if (!g->tasks || !floe_arena_alloc_aligned(&g->priv->arena, 1, 1)) return oom();
+    return NULL;
+}
+
+/* Fill group `g` with the tasks order[0..n). */
+static floe_status make_group(const planner *pl, floe_ice_scan_group *g, const ptask *const *order, size_t n) {
+    floe_arena *a = &g->priv->arena;
+    floe_ice_scan_task *tasks = (floe_ice_scan_task *)g->tasks;
     floe_u64map local;
     floe_u64map_init(&local);
     floe_status st = group_deletes(pl, g, order, n, &local);
@@ -1113,7 +1132,7 @@ static floe_status group_range(void *ctx, size_t begin, size_t end, const floe_c
     for (size_t gi = begin; gi < end; gi++) {
         FLOE_TRY(floe_cancel_check(cancel, "making task groups"));
         size_t from = pl->group_start[gi], to = pl->group_start[gi + 1];
-        FLOE_TRY(make_group(pl, (int32_t)gi, pl->order + from, to - from, &gc->p->groups[gi]));
+        FLOE_TRY(make_group(pl, gc->p->groups[gi], pl->order + from, to - from));
     }
     return NULL;
 }
@@ -1125,6 +1144,14 @@ static floe_status pack(planner *pl, int32_t target, floe_ice_scan_plan *p) {
     if (!p->groups) return oom();
     p->n_groups = n_groups;
     FLOE_TRY(assign_groups(pl, n_groups));
+    /* The groups' large blocks are allocated here, on the planning thread,
+     * and only filled in parallel.  A block a worker allocates comes from
+     * that thread's malloc arena, and which worker builds which group
+     * changes from plan to plan, so what one plan frees would seldom serve
+     * the next: it would touch fresh pages instead, and first-touch page
+     * faults are expensive on some virtual machines. */
+    for (int32_t gi = 0; gi < n_groups; gi++)
+        FLOE_TRY(group_new(gi, pl->group_start[gi + 1] - pl->group_start[gi], &p->groups[gi]));
     group_ctx gc = {pl, p};
     return floe_parallel_for(pl->pool, (size_t)n_groups, 1, group_range, &gc, NULL);
 }
@@ -1369,6 +1396,7 @@ static floe_status plan(planner *pl, const floe_ice_scan_options *o, floe_ice_sc
     FLOE_TRY_CTX(floe_parallel_for(pl->pool, pl->n_mfs, 1, read_range, pl, NULL), "snapshot %" PRId64,
                  pl->snap->snapshot_id);
     FLOE_TRY(index_deletes(pl));
+    FLOE_TRY(alloc_parts(pl));
     FLOE_TRY(floe_parallel_for(pl->pool, pl->n_mfs, 1, build_range, pl, NULL));
     for (size_t i = 0; i < pl->n_mfs; i++) {
         const floe_ice_scan_manifest *m = pl->manifests[i];
