@@ -24,6 +24,11 @@ typedef struct bind_cte {
     struct bind_cte *prev;
 } bind_cte;
 
+typedef struct sel_item sel_item;
+static floe_status rewrite_over_agg(bind_ectx *c, const floe_expr *e, floe_expr *const *groups, int32_t ng,
+                                    const int32_t *extra_col, const sel_item *item, floe_expr **out);
+static floe_status filter_node(floe_lplan *input, floe_expr *pred, floe_lplan **out);
+
 static void result_free(bind_result *r) {
     floe_lplan_free(r->plan);
     r->plan = NULL;
@@ -207,6 +212,214 @@ static bool yields_one_row(const floe_lplan *p) {
     return p->kind == FLOE_L_AGGREGATE && p->n_exprs == 0;
 }
 
+/* A correlated scalar subquery SELECT agg_expr FROM ... WHERE ... whose
+ * correlations are equalities outer_expr = inner_expr: the inner rows are
+ * aggregated per inner key and LEFT joined on the outer keys (count(...)
+ * alone reads 0, not NULL, where no inner row matches). */
+static floe_status correlated_scalar(bind_ectx *c, const json_t *sub, int32_t loc, floe_expr **out) {
+    json_t *tl = floe_pg_get(sub, "targetList");
+    if (!sub || floe_pg_list_len(tl) != 1 || floe_pg_list_len(floe_pg_get(sub, "groupClause")) ||
+        floe_pg_get(sub, "havingClause") || floe_pg_get(sub, "distinctClause") || floe_pg_get(sub, "limitCount") ||
+        floe_pg_get(sub, "valuesLists") || !floe_pg_get(sub, "fromClause") ||
+        strcmp(floe_pg_get_str(sub, "op") ? floe_pg_get_str(sub, "op") : "", "SETOP_NONE") ||
+        !bind_has_aggregate(tl))
+        return floe_error(FLOE_ERR_UNSUPPORTED, "correlated scalar subquery shape");
+    floe_session *s = c->s;
+    bind_result inner;
+    FLOE_TRY(bind_from(s, floe_pg_get(sub, "fromClause"), &inner));
+    floe_lplan *outer_plan = *c->plan;
+    int32_t n_outer = floe_schema_num_fields(outer_plan->schema);
+    json_t *where = floe_pg_get(sub, "whereClause");
+    json_t *be = floe_pg_as(where, "BoolExpr");
+    const char *bop = floe_pg_get_str(be, "boolop");
+    json_t *conj = be && bop && !strcmp(bop, "AND_EXPR") ? floe_pg_get(be, "args") : NULL;
+    int32_t n_conj = conj ? floe_pg_list_len(conj) : where ? 1 : 0;
+    floe_expr **ok = floe_calloc((size_t)n_conj + 1, sizeof(floe_expr *));
+    floe_expr **ik = floe_calloc((size_t)n_conj + 1, sizeof(floe_expr *));
+    floe_expr **conds = floe_calloc((size_t)n_conj + 1, sizeof(floe_expr *));
+    int32_t nk = 0, nc = 0;
+    floe_status st = (!ok || !ik || !conds) ? floe_error(FLOE_ERR_OUT_OF_MEMORY, "binding: out of memory") : NULL;
+    bind_ectx wc;
+    bind_ectx_init(&wc, s, &inner.scope, inner.plan->schema, "WHERE");
+    wc.outer = c->sc;
+    wc.outer_schema = floe_type_retain(outer_plan->schema);
+    for (int32_t i = 0; i < n_conj && !st; i++) {
+        floe_expr *e = NULL;
+        st = bind_predicate(&wc, conj ? floe_pg_list_at(conj, i) : where, &e);
+        if (st) break;
+        int32_t lo = INT32_MAX, hi = -1;
+        bind_expr_column_range(e, &lo, &hi);
+        if (lo >= n_outer || hi < 0) {
+            st = bind_expr_shift(e, -n_outer, &conds[nc]);
+            if (!st) nc++;
+        } else {
+            const floe_expr *o = NULL, *in = NULL;
+            if (e->kind == FLOE_EXPR_CMP && e->op == FLOE_CMP_EQ) {
+                int32_t lo0 = INT32_MAX, hi0 = -1, lo1 = INT32_MAX, hi1 = -1;
+                bind_expr_column_range(e->args[0], &lo0, &hi0);
+                bind_expr_column_range(e->args[1], &lo1, &hi1);
+                if (hi0 >= 0 && hi0 < n_outer && lo1 >= n_outer && hi1 >= 0) o = e->args[0], in = e->args[1];
+                else if (hi1 >= 0 && hi1 < n_outer && lo0 >= n_outer && hi0 >= 0) o = e->args[1], in = e->args[0];
+            }
+            if (!o) {
+                st = bind_error(s, loc, FLOE_ERR_UNSUPPORTED,
+                                "correlated scalar subqueries support only equality correlations");
+            } else {
+                ok[nk] = floe_expr_retain((floe_expr *)o);
+                st = bind_expr_shift(in, -n_outer, &ik[nk]);
+                if (!st) nk++;
+                else floe_expr_release(ok[nk]);
+            }
+        }
+        floe_expr_release(e);
+    }
+    bind_ectx_clear(&wc);
+    if (!st && nk == 0) st = floe_error(FLOE_ERR_UNSUPPORTED, "no correlation");
+    floe_lplan *right = inner.plan;
+    inner.plan = NULL;
+    if (!st && nc > 0) {
+        floe_expr *pred = NULL;
+        st = bind_and_all(conds, nc, &pred);
+        floe_lplan *f = NULL;
+        if (!st) {
+            st = filter_node(right, pred, &f);
+            right = f;
+        }
+        floe_expr_release(pred);
+    }
+    /* The aggregate per inner key, then value ++ keys. */
+    bind_ectx ac;
+    bind_ectx_init(&ac, s, &inner.scope, right ? right->schema : NULL, "SELECT");
+    ac.agg_mode = true;
+    floe_expr *val = NULL;
+    json_t *vnode = floe_pg_get(floe_pg_as(floe_pg_list_at(tl, 0), "ResTarget"), "val");
+    if (!st) st = bind_expr(&ac, vnode, &val);
+    for (int32_t i = 0; i < ac.n_extras && !st; i++)
+        if (!ac.extras[i].is_agg) st = floe_error(FLOE_ERR_UNSUPPORTED, "nested subquery");
+    floe_lplan *agg = NULL;
+    int32_t na = ac.n_extras;
+    if (!st) {
+        floe_field *f = floe_calloc((size_t)(nk + na) + 1, sizeof(floe_field));
+        floe_schema *as = NULL;
+        if (!f) st = floe_error(FLOE_ERR_OUT_OF_MEMORY, "binding: out of memory");
+        for (int32_t i = 0; i < nk && !st; i++) {
+            floe_type *t = NULL;
+            char nm[32];
+            snprintf(nm, sizeof nm, "key_%d", (int)i);
+            st = floe_expr_type(ik[i], right->schema, &t);
+            if (!st) st = floe_field_init(&f[i], nm, t, true, -1);
+            floe_type_release(t);
+        }
+        for (int32_t i = 0; i < na && !st; i++) st = floe_field_init(&f[nk + i], ac.extras[i].agg.name, ac.extras[i].type, true, -1);
+        if (!st) st = floe_type_struct(f, nk + na, &as);
+        for (int32_t i = 0; f && i < nk + na; i++) floe_field_clear(&f[i]);
+        floe_free(f);
+        if (!st) {
+            floe_lplan *in[1] = {right};
+            right = NULL;
+            st = floe_lplan_new(FLOE_L_AGGREGATE, as, in, 1, &agg);
+        }
+        floe_type_release(as);
+        if (!st) {
+            agg->exprs = floe_calloc((size_t)nk + 1, sizeof(floe_expr *));
+            agg->names = floe_calloc((size_t)nk + 1, sizeof(char *));
+            agg->aggs = floe_calloc((size_t)na + 1, sizeof(floe_agg_call));
+            if (!agg->exprs || !agg->names || !agg->aggs) st = floe_error(FLOE_ERR_OUT_OF_MEMORY, "binding: out of memory");
+            for (int32_t i = 0; i < nk && !st; i++) {
+                agg->exprs[i] = floe_expr_retain(ik[i]);
+                agg->names[i] = floe_strdup(floe_schema_field(agg->schema, i)->name);
+                agg->n_exprs = i + 1;
+            }
+            for (int32_t i = 0; i < na && !st; i++) {
+                agg->aggs[i] = ac.extras[i].agg;
+                ac.extras[i].agg.arg = NULL;
+                ac.extras[i].agg.name = NULL;
+                agg->n_aggs = i + 1;
+            }
+        }
+    }
+    /* value over the aggregate output: aggregate extra k is column nk + k. */
+    floe_lplan *proj = NULL;
+    if (!st) {
+        int32_t *extra_col = floe_calloc((size_t)na + 1, sizeof(int32_t));
+        if (!extra_col) st = floe_error(FLOE_ERR_OUT_OF_MEMORY, "binding: out of memory");
+        for (int32_t i = 0; i < na && !st; i++) extra_col[i] = nk + i;
+        floe_expr *v2 = NULL;
+        if (!st) st = rewrite_over_agg(&ac, val, NULL, 0, extra_col, NULL, &v2);
+        floe_free(extra_col);
+        floe_expr **pe = floe_calloc((size_t)nk + 2, sizeof(floe_expr *));
+        char **pn = floe_calloc((size_t)nk + 2, sizeof(char *));
+        if (!st && (!pe || !pn)) st = floe_error(FLOE_ERR_OUT_OF_MEMORY, "binding: out of memory");
+        if (!st) {
+            pe[0] = floe_expr_retain(v2);
+            pn[0] = (char *)"value";
+            for (int32_t i = 0; i < nk && !st; i++) {
+                st = floe_expr_column(i, &pe[i + 1]);
+                pn[i + 1] = agg->names[i];
+            }
+        }
+        if (!st) {
+            st = bind_make_project(agg, pe, pn, nk + 1, &proj);
+            agg = NULL;
+        }
+        if (pe) bind_expr_list_free(pe, nk + 1);
+        floe_free(pn);
+        floe_expr_release(v2);
+    }
+    bool count_only = !st && na == 1 && val && val->kind == FLOE_EXPR_COLUMN && proj &&
+                      (proj->inputs[0]->aggs[0].fn == FLOE_AGG_COUNT || proj->inputs[0]->aggs[0].fn == FLOE_AGG_COUNT_STAR);
+    floe_expr_release(val);
+    bind_ectx_clear(&ac);
+    floe_lplan_free(agg);
+    floe_lplan_free(right);
+    /* LEFT join on outer keys = the projected keys. */
+    if (!st) {
+        floe_expr *on = NULL;
+        floe_expr **eqs = floe_calloc((size_t)nk + 1, sizeof(floe_expr *));
+        if (!eqs) st = floe_error(FLOE_ERR_OUT_OF_MEMORY, "binding: out of memory");
+        for (int32_t i = 0; i < nk && !st; i++) {
+            floe_expr *rc = NULL;
+            st = floe_expr_column(n_outer + 1 + i, &rc);
+            if (!st) st = floe_expr_cmp(FLOE_CMP_EQ, ok[i], rc, &eqs[i]);
+            floe_expr_release(rc);
+        }
+        if (!st) st = bind_and_all(eqs, nk, &on);
+        if (eqs) bind_expr_list_free(eqs, nk);
+        floe_lplan *j = NULL;
+        if (!st) {
+            st = bind_make_join(outer_plan, proj, FLOE_JOIN_LEFT, on, &j);
+            proj = NULL;
+            *c->plan = j;
+        }
+        floe_expr_release(on);
+    }
+    floe_lplan_free(proj);
+    if (ok) bind_expr_list_free(ok, nk);
+    if (ik) bind_expr_list_free(ik, nk);
+    if (conds) bind_expr_list_free(conds, nc);
+    result_free(&inner);
+    if (st) return st;
+    /* The join added value ++ keys; only value is named (hidden). */
+    FLOE_TRY(bind_scope_add(c->sc, NULL, "?subquery?", true));
+    for (int32_t i = 0; i < nk; i++) FLOE_TRY(bind_scope_add(c->sc, NULL, "?subquery key?", true));
+    floe_type_release(c->schema);
+    c->schema = floe_type_retain((*c->plan)->schema);
+    c->n_from = floe_schema_num_fields((*c->plan)->schema);
+    floe_expr *v = NULL;
+    FLOE_TRY(floe_expr_column(n_outer, &v));
+    if (!count_only) {
+        *out = v;
+        return NULL;
+    }
+    floe_expr *zero = NULL;
+    st = floe_expr_lit_int64(0, &zero);
+    floe_expr *args[2] = {v, zero};
+    if (!st) st = floe_expr_coalesce(args, 2, out);
+    floe_expr_release(v);
+    floe_expr_release(zero);
+    return st;
+}
+
 floe_status bind_scalar_subquery(bind_ectx *c, const json_t *sublink, floe_expr **out) {
     json_t *body = floe_pg_node_body(sublink);
     int32_t loc = floe_pg_location(sublink);
@@ -216,9 +429,23 @@ floe_status bind_scalar_subquery(bind_ectx *c, const json_t *sublink, floe_expr 
                                                                                : (c->clause ? c->clause : "this place"));
     bind_result r;
     floe_status st = bind_select(c->s, floe_pg_get(body, "subselect"), &r);
+    if (st && floe_status_code(st) == FLOE_ERR_NOT_FOUND && !c->agg_mode) {
+        /* Perhaps correlated: an aggregate per outer key. */
+        floe_status st2 = correlated_scalar(c, select_body(floe_pg_get(body, "subselect")), loc, out);
+        if (!st2) {
+            floe_status_free(st);
+            return NULL;
+        }
+        if (floe_status_code(st2) != FLOE_ERR_UNSUPPORTED) {
+            floe_status_free(st);
+            return st2;
+        }
+        floe_status_free(st2);
+    }
     if (st) {
         if (floe_status_code(st) == FLOE_ERR_NOT_FOUND)
-            st = floe_status_wrap(st, "correlated scalar subqueries are not supported");
+            st = floe_status_wrap(st, "(correlated scalar subqueries must be an aggregate over FROM ... WHERE with "
+                                      "equality correlations)");
         return st;
     }
     if (floe_schema_num_fields(r.plan->schema) != 1) {
@@ -591,12 +818,12 @@ static floe_status push_conjunct(floe_lplan **slot, int32_t offset, bool top, fl
 
 /* ------------------------------------------------------------- SELECT */
 
-typedef struct sel_item {
+struct sel_item {
     const json_t *node;  /* expression node, or NULL for a star column   */
     int32_t column;      /* star expansion: the FROM column              */
     char *name;
     int32_t location;
-} sel_item;
+};
 
 static void items_free(sel_item *items, int32_t n) {
     for (int32_t i = 0; i < n; i++) floe_free(items[i].name);
@@ -1230,6 +1457,130 @@ static floe_type *set_common_type(floe_type *a, floe_type *b) {
     return NULL;
 }
 
+/* Append a constant tag column to a set-operation input. */
+static floe_status tag_side(bind_result *r, int32_t n, int32_t tag) {
+    floe_expr **ex = floe_calloc((size_t)n + 2, sizeof(floe_expr *));
+    char **names = floe_calloc((size_t)n + 2, sizeof(char *));
+    floe_status st = (!ex || !names) ? floe_error(FLOE_ERR_OUT_OF_MEMORY, "binding: out of memory") : NULL;
+    for (int32_t i = 0; i < n && !st; i++) {
+        st = floe_expr_column(i, &ex[i]);
+        names[i] = floe_schema_field(r->plan->schema, i)->name;
+    }
+    if (!st) st = floe_expr_lit_int32(tag, &ex[n]);
+    names[n] = (char *)"side";
+    floe_lplan *p = NULL;
+    if (!st) {
+        st = bind_make_project(r->plan, ex, names, n + 1, &p);
+        r->plan = p;
+    }
+    if (ex) bind_expr_list_free(ex, n + 1);
+    floe_free(names);
+    return st;
+}
+
+static floe_status set_op_by_grouping(bind_result *l, bind_result *r, int32_t n, bool intersect, floe_lplan **out) {
+    *out = NULL;
+    FLOE_TRY(tag_side(l, n, 1));
+    FLOE_TRY(tag_side(r, n, 2));
+    /* UNION ALL of the tagged sides (nullable where either is). */
+    floe_field *f = floe_calloc((size_t)n + 3, sizeof(floe_field));
+    if (!f) return floe_error(FLOE_ERR_OUT_OF_MEMORY, "binding: out of memory");
+    floe_status st = NULL;
+    for (int32_t i = 0; i <= n && !st; i++) {
+        const floe_field *a = floe_schema_field(l->plan->schema, i), *b = floe_schema_field(r->plan->schema, i);
+        st = floe_field_init(&f[i], a->name, a->type, a->nullable || b->nullable, -1);
+    }
+    floe_schema *us = NULL;
+    if (!st) st = floe_type_struct(f, n + 1, &us);
+    for (int32_t i = 0; i <= n; i++) floe_field_clear(&f[i]);
+    floe_lplan *u = NULL;
+    if (!st) {
+        floe_lplan *in[2] = {l->plan, r->plan};
+        l->plan = r->plan = NULL;
+        st = floe_lplan_new(FLOE_L_UNION, us, in, 2, &u);
+    }
+    floe_type_release(us);
+    /* AGGREGATE keys = the columns, aggs = min(side), max(side). */
+    floe_lplan *a = NULL;
+    floe_schema *as = NULL;
+    for (int32_t i = 0; i < n && !st; i++) st = floe_field_copy(&f[i], floe_schema_field(u->schema, i));
+    if (!st) st = floe_field_init(&f[n], "lo", floe_type_primitive(FLOE_TYPE_INT32), true, -1);
+    if (!st) st = floe_field_init(&f[n + 1], "hi", floe_type_primitive(FLOE_TYPE_INT32), true, -1);
+    if (!st) st = floe_type_struct(f, n + 2, &as);
+    for (int32_t i = 0; i < n + 2; i++) floe_field_clear(&f[i]);
+    floe_free(f);
+    if (!st) {
+        floe_lplan *in[1] = {u};
+        u = NULL;
+        st = floe_lplan_new(FLOE_L_AGGREGATE, as, in, 1, &a);
+    }
+    floe_type_release(as);
+    floe_lplan_free(u);
+    if (!st) {
+        a->exprs = floe_calloc((size_t)n + 1, sizeof(floe_expr *));
+        a->names = floe_calloc((size_t)n + 1, sizeof(char *));
+        a->aggs = floe_calloc(2, sizeof(floe_agg_call));
+        if (!a->exprs || !a->names || !a->aggs) st = floe_error(FLOE_ERR_OUT_OF_MEMORY, "binding: out of memory");
+        for (int32_t i = 0; i < n && !st; i++) {
+            st = floe_expr_column(i, &a->exprs[i]);
+            a->names[i] = floe_strdup(floe_schema_field(a->schema, i)->name);
+            a->n_exprs = i + 1;
+            if (!st && !a->names[i]) st = floe_error(FLOE_ERR_OUT_OF_MEMORY, "binding: out of memory");
+        }
+        for (int k = 0; k < 2 && !st; k++) {
+            a->aggs[k].fn = k == 0 ? FLOE_AGG_MIN : FLOE_AGG_MAX;
+            st = floe_expr_column(n, &a->aggs[k].arg);
+            a->aggs[k].name = floe_strdup(k == 0 ? "lo" : "hi");
+            a->n_aggs = k + 1;
+            if (!st && !a->aggs[k].name) st = floe_error(FLOE_ERR_OUT_OF_MEMORY, "binding: out of memory");
+        }
+    }
+    /* EXCEPT: hi = 1 (never on the right); INTERSECT: lo = 1 AND hi = 2. */
+    floe_expr *lo = NULL, *hi = NULL, *one = NULL, *two = NULL, *c1 = NULL, *c2 = NULL, *pred = NULL;
+    if (!st) st = floe_expr_column(n, &lo);
+    if (!st) st = floe_expr_column(n + 1, &hi);
+    if (!st) st = floe_expr_lit_int32(1, &one);
+    if (!st) st = floe_expr_lit_int32(2, &two);
+    if (!st && intersect) {
+        st = floe_expr_cmp(FLOE_CMP_EQ, lo, one, &c1);
+        if (!st) st = floe_expr_cmp(FLOE_CMP_EQ, hi, two, &c2);
+        if (!st) st = floe_expr_and(c1, c2, &pred);
+    } else if (!st) {
+        st = floe_expr_cmp(FLOE_CMP_EQ, hi, one, &pred);
+    }
+    floe_lplan *fp = NULL;
+    if (!st) {
+        st = filter_node(a, pred, &fp);
+        a = NULL;
+    }
+    floe_lplan_free(a);
+    floe_expr_release(lo);
+    floe_expr_release(hi);
+    floe_expr_release(one);
+    floe_expr_release(two);
+    floe_expr_release(c1);
+    floe_expr_release(c2);
+    floe_expr_release(pred);
+    /* Back to the columns alone. */
+    if (!st) {
+        floe_expr **ex = floe_calloc((size_t)n + 1, sizeof(floe_expr *));
+        char **names = floe_calloc((size_t)n + 1, sizeof(char *));
+        if (!ex || !names) st = floe_error(FLOE_ERR_OUT_OF_MEMORY, "binding: out of memory");
+        for (int32_t i = 0; i < n && !st; i++) {
+            st = floe_expr_column(i, &ex[i]);
+            names[i] = floe_schema_field(fp->schema, i)->name;
+        }
+        if (!st) {
+            st = bind_make_project(fp, ex, names, n, out);
+            fp = NULL;
+        }
+        if (ex) bind_expr_list_free(ex, n);
+        floe_free(names);
+    }
+    floe_lplan_free(fp);
+    return st;
+}
+
 static floe_status bind_set_op(floe_session *s, const json_t *body, bind_result *out) {
     memset(out, 0, sizeof(*out));
     const char *op = floe_pg_get_str(body, "op");
@@ -1294,44 +1645,11 @@ static floe_status bind_set_op(floe_session *s, const json_t *body, bind_result 
         }
     } else if (!strcmp(op, "SETOP_INTERSECT") || !strcmp(op, "SETOP_EXCEPT")) {
         if (all) st = bind_error(s, -1, FLOE_ERR_UNSUPPORTED, "INTERSECT ALL / EXCEPT ALL are not supported");
-        /* DISTINCT left, semi (anti) joined with the right on every column.
-         * NULLs match NULLs here (IS NOT DISTINCT FROM), as in SQL. */
-        floe_lplan *d = NULL;
-        if (!st) {
-            floe_lplan *in[1] = {l.plan};
-            l.plan = NULL;
-            st = floe_lplan_new(FLOE_L_DISTINCT, in[0]->schema, in, 1, &d);
-        }
-        floe_expr *pred = NULL;
-        for (int32_t i = 0; i < n && !st; i++) {
-            /* (a = b) OR (a IS NULL AND b IS NULL) over left ++ right */
-            floe_expr *a = NULL, *b = NULL, *eq = NULL, *an = NULL, *bn = NULL, *both = NULL, *one = NULL, *acc = NULL;
-            st = floe_expr_column(i, &a);
-            if (!st) st = floe_expr_column(n + i, &b);
-            if (!st) st = floe_expr_cmp(FLOE_CMP_EQ, a, b, &eq);
-            if (!st) st = floe_expr_is_null(a, false, &an);
-            if (!st) st = floe_expr_is_null(b, false, &bn);
-            if (!st) st = floe_expr_and(an, bn, &both);
-            if (!st) st = floe_expr_or(eq, both, &one);
-            if (!st && pred) st = floe_expr_and(pred, one, &acc);
-            else if (!st) acc = floe_expr_retain(one);
-            floe_expr_release(pred);
-            pred = acc;
-            floe_expr_release(a);
-            floe_expr_release(b);
-            floe_expr_release(eq);
-            floe_expr_release(an);
-            floe_expr_release(bn);
-            floe_expr_release(both);
-            floe_expr_release(one);
-        }
-        if (!st) {
-            floe_lplan *right = r.plan;
-            r.plan = NULL;
-            st = semi_join(&d, right, !strcmp(op, "SETOP_EXCEPT"), NULL, NULL, 0, pred, false);
-        }
-        floe_expr_release(pred);
-        p = d;
+        /* Rows of both sides tagged 1 (left) and 2 (right), grouped on
+         * every column (so NULLs meet NULLs, as set operations want):
+         * EXCEPT keeps groups seen only on the left, INTERSECT groups seen
+         * on both. */
+        if (!st) st = set_op_by_grouping(&l, &r, n, !strcmp(op, "SETOP_INTERSECT"), &p);
     } else {
         st = bind_error(s, -1, FLOE_ERR_UNSUPPORTED, "set operation %s is not supported", op ? op : "?");
     }

@@ -107,6 +107,31 @@ static void values_order_nulls_like_postgres(void **state) {
     expect_rows(*state, "SELECT a, b FROM (VALUES (1, 'x'), (2, 'y')) AS v(a, b) WHERE b = 'y'", "2|y\n");
 }
 
+static void date_arithmetic_and_set_operations(void **state) {
+    expect_rows(*state, "SELECT DATE '2024-02-28' + 1, DATE '2024-03-01' - DATE '2024-02-01', DATE '2024-03-01' - 1",
+                "2024-02-29|29|2024-02-29\n");
+    expect_rows(*state,
+                "SELECT x FROM (VALUES (1), (2), (NULL), (3)) a(x) EXCEPT SELECT y FROM (VALUES (2), (NULL)) b(y) "
+                "ORDER BY 1",
+                "1\n3\n");
+    expect_rows(*state,
+                "SELECT x FROM (VALUES (1), (2), (NULL)) a(x) INTERSECT SELECT y FROM (VALUES (2), (NULL), (2)) b(y) "
+                "ORDER BY 1",
+                "2\nNULL\n");
+    expect_rows(*state, "SELECT '\\x0102ff'::bytea", "\\x0102ff\n");
+}
+
+static void correlated_scalar_subqueries_aggregate_per_key(void **state) {
+    expect_rows(*state,
+                "SELECT a.x, (SELECT count(*) FROM (VALUES (1, 10), (1, 20), (2, 30)) b(k, v) WHERE b.k = a.x) "
+                "FROM (VALUES (1), (2), (3)) a(x) ORDER BY 1",
+                "1|2\n2|1\n3|0\n");
+    expect_rows(*state,
+                "SELECT a.x FROM (VALUES (1, 14), (2, 40), (3, 1)) a(x, y) WHERE a.y < (SELECT avg(v) FROM "
+                "(VALUES (1, 10), (1, 20), (2, 30)) b(k, v) WHERE b.k = a.x)",
+                "1\n");
+}
+
 static void set_show_reset_through_sql(void **state) {
     floe_session *s = *state;
     expect_rows(s, "SET batch_size = 100; SHOW batch_size", "100\n");
@@ -183,6 +208,8 @@ static void iceberg_scan_with_time_travel(void **state) {
 FLOE_TEST_MAIN(cmocka_unit_test_setup_teardown(constant_select_returns_one_row, setup, teardown),
                cmocka_unit_test_setup_teardown(aggregates_over_generate_series, setup, teardown),
                cmocka_unit_test_setup_teardown(values_order_nulls_like_postgres, setup, teardown),
+               cmocka_unit_test_setup_teardown(date_arithmetic_and_set_operations, setup, teardown),
+               cmocka_unit_test_setup_teardown(correlated_scalar_subqueries_aggregate_per_key, setup, teardown),
                cmocka_unit_test_setup_teardown(set_show_reset_through_sql, setup, teardown),
                cmocka_unit_test_setup_teardown(syntax_and_name_errors_have_positions, setup, teardown),
                cmocka_unit_test_setup_teardown(explain_lists_the_plan, setup, teardown),
