@@ -197,51 +197,33 @@ static floe_status swap_sides(const floe_expr *e, int32_t nl, int32_t nr, floe_e
     return st;
 }
 
-/* Make key pairs comparable: cast the narrower side up (int32 → int64,
- * ints → double or decimal, date → timestamp). */
+/* Make key pairs comparable where the join cannot: HashJoin itself
+ * matches ints, floats and decimals of different widths and scales
+ * exactly; a date against a timestamp is compared as timestamps. */
 static floe_status align_keys(floe_expr **lk, floe_expr **rk, int32_t n, const floe_schema *ls,
                               const floe_schema *rs) {
     for (int32_t i = 0; i < n; i++) {
         floe_type *lt = NULL, *rt = NULL;
         floe_status st = floe_expr_type(lk[i], ls, &lt);
         if (!st) st = floe_expr_type(rk[i], rs, &rt);
-        if (!st && !floe_type_compatible(lt, rt)) {
-            /* Cast both to the type CMP would compare them in: the type of
-             * (l = r)'s operands after promotion is what the expression
-             * layer infers for l + 0 * r ... keep it simple: widen ints. */
+        if (!st) {
             floe_type_id a = lt->id, b = rt->id;
-            floe_type *to = NULL;
-            if ((a == FLOE_TYPE_INT32 && b == FLOE_TYPE_INT64) || (a == FLOE_TYPE_INT64 && b == FLOE_TYPE_INT32))
-                to = floe_type_primitive(FLOE_TYPE_INT64);
-            else if ((a == FLOE_TYPE_FLOAT64 || b == FLOE_TYPE_FLOAT64 || a == FLOE_TYPE_FLOAT32 ||
-                      b == FLOE_TYPE_FLOAT32) &&
-                     !floe_type_is_binary_like(lt) && !floe_type_is_binary_like(rt))
-                to = floe_type_primitive(FLOE_TYPE_FLOAT64);
-            else if (a == FLOE_TYPE_DATE32 && b == FLOE_TYPE_TIMESTAMP_US)
-                to = floe_type_primitive(FLOE_TYPE_TIMESTAMP_US);
-            else if (b == FLOE_TYPE_DATE32 && a == FLOE_TYPE_TIMESTAMP_US)
-                to = floe_type_primitive(FLOE_TYPE_TIMESTAMP_US);
-            else if (a == FLOE_TYPE_DECIMAL128 || b == FLOE_TYPE_DECIMAL128)
-                to = floe_type_primitive(FLOE_TYPE_FLOAT64);
-            if (!to) {
-                st = floe_error(FLOE_ERR_TYPE, "join keys of types %s and %s cannot be compared",
-                                floe_type_id_name(a), floe_type_id_name(b));
-            } else {
-                floe_expr *cl = NULL, *cr = NULL;
-                if (a != to->id) st = floe_expr_cast(lk[i], to, &cl);
-                if (!st && b != to->id) st = floe_expr_cast(rk[i], to, &cr);
-                if (!st && cl) {
-                    floe_expr_release(lk[i]);
-                    lk[i] = cl;
-                    cl = NULL;
+            floe_expr **side = NULL;
+            floe_type_id to = FLOE_TYPE_NULL;
+            if (a == FLOE_TYPE_DATE32 && (b == FLOE_TYPE_TIMESTAMP_US || b == FLOE_TYPE_TIMESTAMP_NS)) {
+                side = &lk[i];
+                to = b;
+            } else if (b == FLOE_TYPE_DATE32 && (a == FLOE_TYPE_TIMESTAMP_US || a == FLOE_TYPE_TIMESTAMP_NS)) {
+                side = &rk[i];
+                to = a;
+            }
+            if (side) {
+                floe_expr *c = NULL;
+                st = floe_expr_cast(*side, floe_type_primitive(to), &c);
+                if (!st) {
+                    floe_expr_release(*side);
+                    *side = c;
                 }
-                if (!st && cr) {
-                    floe_expr_release(rk[i]);
-                    rk[i] = cr;
-                    cr = NULL;
-                }
-                floe_expr_release(cl);
-                floe_expr_release(cr);
             }
         }
         floe_type_release(lt);
