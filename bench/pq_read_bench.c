@@ -11,6 +11,12 @@
  *       to OUT with floe's writer (zstd, default options) RUNS times after
  *       one warm-up, timing only the writing.
  *
+ *   pq_read_bench skip FILE COLUMN LO HI RUNS
+ *       Reads every column of FILE on one thread twice per run: with the
+ *       page-skipping predicates COLUMN >= LO AND COLUMN < HI (an integer
+ *       column), and without; prints one JSON line with the rows, bytes
+ *       fetched and median seconds of each.
+ *
  * Prints one JSON line: {"engine":"floe","mode":...,"threads":N,"rows":R,
  * "runs":[seconds...],"median":s}.  Used by bench/parquet_read.sh and
  * bench/parquet_write.sh; built only as a bench target.
@@ -176,6 +182,57 @@ static int bench_write(const char *path, const char *out_path, int runs) {
     return 0;
 }
 
+/* ---- skip ---------------------------------------------------------------- */
+
+static floe_status read_once(floe_pq_file *f, const floe_pq_read_options *o, int64_t *rows,
+                             uint64_t *bytes, double *secs) {
+    uint64_t b0 = f->in->bytes_read;
+    double t0 = now_seconds();
+    floe_pq_reader *r = NULL;
+    FLOE_TRY(floe_pq_reader_open(f, o, &r));
+    floe_status st = NULL;
+    *rows = 0;
+    for (;;) {
+        floe_batch *b = NULL;
+        st = floe_pq_reader_next(r, &b);
+        if (st || !b) break;
+        *rows += b->num_rows;
+        floe_batch_release(b);
+    }
+    floe_pq_reader_close(r);
+    *secs = now_seconds() - t0;
+    *bytes = f->in->bytes_read - b0;
+    return st;
+}
+
+static int bench_skip(const char *path, const char *col, int64_t lo, int64_t hi, int runs) {
+    floe_pq_file *f = NULL;
+    floe_status st = floe_pq_file_open_path(path, &f);
+    if (st) return fail(st);
+    floe_pq_value v[2] = {{.kind = FLOE_PQ_VAL_INT, .i = lo}, {.kind = FLOE_PQ_VAL_INT, .i = hi}};
+    floe_pq_predicate p[2] = {{col, -1, FLOE_PQ_OP_GE, &v[0], 1}, {col, -1, FLOE_PQ_OP_LT, &v[1], 1}};
+    floe_pq_read_options with = {0}, without = {0};
+    with.predicates = p;
+    with.num_predicates = 2;
+    double ts[64], tn[64];
+    int64_t rs = 0, rn = 0;
+    uint64_t bs = 0, bn = 0;
+    for (int i = 0; i < runs && !st; i++) {
+        st = read_once(f, &with, &rs, &bs, &ts[i]);
+        if (!st) st = read_once(f, &without, &rn, &bn, &tn[i]);
+    }
+    floe_pq_file_close(f);
+    if (st) return fail(st);
+    qsort(ts, (size_t)runs, sizeof(double), cmp_double);
+    qsort(tn, (size_t)runs, sizeof(double), cmp_double);
+    printf("{\"engine\":\"floe\",\"mode\":\"skip\",\"predicate\":\"%s in [%lld, %lld)\","
+           "\"skip\":{\"rows\":%lld,\"bytes\":%llu,\"median\":%.4f},"
+           "\"full\":{\"rows\":%lld,\"bytes\":%llu,\"median\":%.4f}}\n",
+           col, (long long)lo, (long long)hi, (long long)rs, (unsigned long long)bs, ts[runs / 2],
+           (long long)rn, (unsigned long long)bn, tn[runs / 2]);
+    return 0;
+}
+
 int main(int argc, char **argv) {
     floe_memory_tune_process();
     if (argc == 5 && !strcmp(argv[1], "read")) {
@@ -188,8 +245,14 @@ int main(int argc, char **argv) {
         if (runs < 1 || runs > 64) goto usage;
         return bench_write(argv[2], argv[3], runs);
     }
+    if (argc == 7 && !strcmp(argv[1], "skip")) {
+        int runs = atoi(argv[6]);
+        if (runs < 1 || runs > 64) goto usage;
+        return bench_skip(argv[2], argv[3], atoll(argv[4]), atoll(argv[5]), runs);
+    }
 usage:
     fprintf(stderr, "usage: pq_read_bench read FILE THREADS RUNS\n"
-                    "       pq_read_bench write FILE OUT RUNS\n");
+                    "       pq_read_bench write FILE OUT RUNS\n"
+                    "       pq_read_bench skip FILE COLUMN LO HI RUNS\n");
     return 2;
 }
