@@ -572,15 +572,39 @@ static floe_status literal_from_text(const char *text, const floe_type *type, fl
         floe_builder_free(b);
         return st;
     }
-    case FLOE_TYPE_BINARY: {
+    case FLOE_TYPE_BINARY: case FLOE_TYPE_FIXED_BINARY: {
+        /* bytea input: '\x0102ff' is hex, anything else the raw bytes. */
+        size_t len = strlen(text);
+        uint8_t *bytes = floe_malloc(len + 1);
+        if (!bytes) return floe_error(FLOE_ERR_OUT_OF_MEMORY, "binding: out of memory");
+        size_t n = 0;
+        floe_status st = NULL;
+        if (len >= 2 && text[0] == '\\' && (text[1] == 'x' || text[1] == 'X')) {
+            for (size_t i = 2; i < len && !st; i += 2) {
+                int hi = isxdigit((unsigned char)text[i]) ? (isdigit((unsigned char)text[i]) ? text[i] - '0' : (tolower((unsigned char)text[i]) - 'a' + 10)) : -1;
+                int lo = i + 1 < len && isxdigit((unsigned char)text[i + 1])
+                             ? (isdigit((unsigned char)text[i + 1]) ? text[i + 1] - '0' : (tolower((unsigned char)text[i + 1]) - 'a' + 10))
+                             : -1;
+                if (hi < 0 || lo < 0) st = floe_error(FLOE_ERR_INVALID_ARGUMENT, "invalid hexadecimal bytes '%s'", text);
+                else bytes[n++] = (uint8_t)(hi << 4 | lo);
+            }
+        } else {
+            memcpy(bytes, text, len);
+            n = len;
+        }
+        if (!st && type->id == FLOE_TYPE_FIXED_BINARY && (int32_t)n != type->byte_width)
+            st = floe_error(FLOE_ERR_INVALID_ARGUMENT, "'%s' is %zu bytes, not the %d of fixed[%d]", text, n,
+                            (int)type->byte_width, (int)type->byte_width);
         floe_builder *b = NULL;
         floe_array *a = NULL;
-        floe_status st = floe_builder_new(floe_type_primitive(FLOE_TYPE_BINARY), 1, &b);
-        if (!st) st = floe_builder_append_binary(b, text, (int64_t)strlen(text));
+        if (!st) st = floe_builder_new((floe_type *)type, 1, &b);
+        if (!st) st = type->id == FLOE_TYPE_BINARY ? floe_builder_append_binary(b, bytes, (int64_t)n)
+                                                    : floe_builder_append_fixed(b, bytes);
         if (!st) st = floe_builder_finish(b, &a);
         if (!st) st = floe_expr_literal(a, out);
         floe_array_release(a);
         floe_builder_free(b);
+        floe_free(bytes);
         return st;
     }
     default: {
@@ -603,6 +627,10 @@ static floe_status literal_text(const floe_expr *e, floe_buf *buf) {
 static bool is_temporal(floe_type_id id) {
     return id == FLOE_TYPE_DATE32 || id == FLOE_TYPE_TIMESTAMP_US || id == FLOE_TYPE_TIMESTAMP_US_TZ ||
            id == FLOE_TYPE_TIMESTAMP_NS || id == FLOE_TYPE_TIMESTAMP_NS_TZ || id == FLOE_TYPE_TIME64_US;
+}
+static bool is_ts(floe_type_id id) {
+    return id == FLOE_TYPE_TIMESTAMP_US || id == FLOE_TYPE_TIMESTAMP_US_TZ || id == FLOE_TYPE_TIMESTAMP_NS ||
+           id == FLOE_TYPE_TIMESTAMP_NS_TZ;
 }
 static bool is_num(floe_type_id id) {
     return id == FLOE_TYPE_INT32 || id == FLOE_TYPE_INT64 || id == FLOE_TYPE_FLOAT32 || id == FLOE_TYPE_FLOAT64 ||
@@ -643,6 +671,26 @@ static floe_status unify_pair(bind_ectx *c, floe_expr **l, floe_expr **r, int32_
     } else if (is_string_literal(*r) && tl->id != FLOE_TYPE_STRING && tl->id != FLOE_TYPE_NULL &&
                !floe_type_is_nested(tl)) {
         st = bind_coerce(c, *r, tl, location, &nr);
+    } else if (is_ts(tl->id) && is_ts(tr->id) && tl->id != tr->id) {
+        /* Timestamps of different kinds: a constant takes the other side's
+         * kind; between two columns the plain one is read as UTC. */
+        bool lc = !bind_expr_has_columns(*l), rc = !bind_expr_has_columns(*r);
+        if (lc && !rc) st = floe_expr_cast(*l, tr, &nl);
+        else if (rc && !lc) st = floe_expr_cast(*r, tl, &nr);
+        else if (tl->id == FLOE_TYPE_TIMESTAMP_US || tl->id == FLOE_TYPE_TIMESTAMP_NS) st = floe_expr_cast(*l, tr, &nl);
+        else st = floe_expr_cast(*r, tl, &nr);
+    } else if ((tl->id == FLOE_TYPE_FLOAT32 || tl->id == FLOE_TYPE_FLOAT64) && tr->id == FLOE_TYPE_DECIMAL128 &&
+               !bind_expr_has_columns(*r)) {
+        /* A numeric constant meets a float column as a float of its kind
+         * (1.23 = real_col matches the stored 1.23f). */
+        st = floe_expr_cast(*r, tl, &nr);
+    } else if ((tr->id == FLOE_TYPE_FLOAT32 || tr->id == FLOE_TYPE_FLOAT64) && tl->id == FLOE_TYPE_DECIMAL128 &&
+               !bind_expr_has_columns(*l)) {
+        st = floe_expr_cast(*l, tr, &nl);
+    } else if (tl->id == FLOE_TYPE_FLOAT32 && tr->id == FLOE_TYPE_FLOAT64 && !bind_expr_has_columns(*r)) {
+        st = floe_expr_cast(*r, tl, &nr);
+    } else if (tr->id == FLOE_TYPE_FLOAT32 && tl->id == FLOE_TYPE_FLOAT64 && !bind_expr_has_columns(*l)) {
+        st = floe_expr_cast(*l, tr, &nl);
     } else if (tl->id == FLOE_TYPE_DATE32 && is_temporal(tr->id) && tr->id != FLOE_TYPE_DATE32 &&
                tr->id != FLOE_TYPE_TIME64_US) {
         st = floe_expr_cast(*l, tr, &nl);
@@ -1027,6 +1075,51 @@ static floe_status bind_in_list(bind_ectx *c, const json_t *body, bool negate, f
     return st;
 }
 
+/* date ± integer (days) and date - date (days), as PostgreSQL. */
+static floe_status date_arith(bind_ectx *c, int aop, floe_expr *l, floe_expr *r, int32_t loc, floe_expr **out,
+                              bool *done) {
+    *done = false;
+    if (aop != FLOE_ARITH_ADD && aop != FLOE_ARITH_SUB) return NULL;
+    floe_type *tl = NULL, *tr = NULL;
+    floe_status st = bind_type_of(c, l, &tl);
+    if (!st) st = bind_type_of(c, r, &tr);
+    bool li = tl && (tl->id == FLOE_TYPE_INT32 || tl->id == FLOE_TYPE_INT64);
+    bool ri = tr && (tr->id == FLOE_TYPE_INT32 || tr->id == FLOE_TYPE_INT64);
+    bool ld = tl && tl->id == FLOE_TYPE_DATE32, rd = tr && tr->id == FLOE_TYPE_DATE32;
+    if (!st && ((ld && ri) || (li && rd && aop == FLOE_ARITH_ADD))) {
+        floe_expr *d = ld ? l : r, *n = ld ? r : l, *days = NULL, *zero = NULL, *zl = NULL, *zm = NULL, *ts = NULL;
+        if (aop == FLOE_ARITH_SUB) {
+            st = floe_expr_lit_int32(0, &zero);
+            if (!st) st = floe_expr_arith(FLOE_ARITH_SUB, zero, n, &days);
+        } else {
+            days = floe_expr_retain(n);
+        }
+        if (!st) st = floe_expr_lit_int32(0, &zl);
+        if (!st) st = floe_expr_lit_int64(0, &zm);
+        floe_expr *args[4] = {d, zl, days, zm};
+        if (!st) st = make_call(c, "add_interval", args, 4, loc, &ts);
+        if (!st) st = floe_expr_cast(ts, floe_type_primitive(FLOE_TYPE_DATE32), out);
+        floe_expr_release(days);
+        floe_expr_release(zero);
+        floe_expr_release(zl);
+        floe_expr_release(zm);
+        floe_expr_release(ts);
+        if (!st) *done = true;
+    } else if (!st && ld && rd && aop == FLOE_ARITH_SUB) {
+        floe_expr *unit = NULL, *diff = NULL;
+        st = floe_expr_lit_string("day", &unit);
+        floe_expr *args[3] = {unit, r, l};
+        if (!st) st = make_call(c, "date_diff", args, 3, loc, &diff);
+        if (!st) st = floe_expr_cast(diff, floe_type_primitive(FLOE_TYPE_INT32), out);
+        floe_expr_release(unit);
+        floe_expr_release(diff);
+        if (!st) *done = true;
+    }
+    floe_type_release(tl);
+    floe_type_release(tr);
+    return st;
+}
+
 static floe_status bind_arith(bind_ectx *c, const json_t *body, const char *op, floe_expr **out) {
     int32_t loc = (int32_t)floe_pg_get_int(body, "location", -1);
     json_t *lx = floe_pg_get(body, "lexpr"), *rx = floe_pg_get(body, "rexpr");
@@ -1099,7 +1192,14 @@ static floe_status bind_arith(bind_ectx *c, const json_t *body, const char *op, 
     }
     floe_expr *l = NULL, *r = NULL;
     FLOE_TRY(bind2(c, lx, rx, &l, &r));
-    floe_status st = unify_pair(c, &l, &r, loc);
+    bool done = false;
+    floe_status st = date_arith(c, aop, l, r, loc, out, &done);
+    if (!st && done) {
+        floe_expr_release(l);
+        floe_expr_release(r);
+        return NULL;
+    }
+    if (!st) st = unify_pair(c, &l, &r, loc);
     if (!st) {
         if (!strcmp(op, "||")) {
             floe_expr *args[2] = {l, r};

@@ -453,7 +453,15 @@ static floe_status bind_table_function(floe_session *s, const json_t *rf, bind_r
             char idtext[32];
             snprintf(idtext, sizeof idtext, "%lld", (long long)snapshot_id);
             vc.text = idtext;
-            st = iceberg_node(s, t, path, has_snapshot ? &vc : NULL, NULL, loc, &out->plan);
+            /* FOR SYSTEM_VERSION / SYSTEM_TIME AS OF after the call. */
+            const floe_sql_clause *av = s->stmt ? floe_sql_stmt_clause(s->stmt, FLOE_SQL_AS_OF_VERSION, loc) : NULL;
+            const floe_sql_clause *at = s->stmt ? floe_sql_stmt_clause(s->stmt, FLOE_SQL_AS_OF_TIME, loc) : NULL;
+            if ((av || at) && has_snapshot) {
+                floe_ice_table_free(t);
+                st = bind_error(s, loc, FLOE_ERR_INVALID_ARGUMENT, "iceberg_scan: give snapshot_id or AS OF, not both");
+            } else {
+                st = iceberg_node(s, t, path, has_snapshot ? &vc : av, at, loc, &out->plan);
+            }
         }
         floe_free(pathz);
         if (st) return st;

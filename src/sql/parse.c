@@ -258,8 +258,17 @@ static floe_status cut_as_of(prepass *pp, int32_t i, int32_t *next) {
         return floe_sql_error_at(pp->sql, t->start, FLOE_ERR_SYNTAX,
                                  "AS OF needs a number or a string literal");
     }
-    /* The table name: ident (. ident)* ending at token i-1. */
+    /* The table name: ident (. ident)* ending at token i-1, or a table
+     * function call name(...) ending there. */
     int32_t name = i - 1;
+    if (tok_is_char(pp, name, ')')) {
+        int depth = 0;
+        for (; name >= 0; name--) {
+            if (tok_is_char(pp, name, ')')) depth++;
+            else if (tok_is_char(pp, name, '(') && --depth == 0) break;
+        }
+        name = name > 0 ? name - 1 : 0;
+    }
     while (name >= 2 && tok_is_char(pp, name - 1, '.')) name -= 2;
     FLOE_TRY(add_clause(pp, version ? FLOE_SQL_AS_OF_VERSION : FLOE_SQL_AS_OF_TIME, pp->toks[name].start, text,
                         is_string));

@@ -97,6 +97,17 @@ static void time_travel_records_table_location(void **state) {
     floe_sql_script_free(s);
 }
 
+static void time_travel_after_table_function_uses_call_location(void **state) {
+    (void)state;
+    const char *sql = "SELECT count(*) FROM iceberg_scan('/x', allow_moved_paths => true) FOR SYSTEM_VERSION AS OF 42";
+    floe_sql_script *s = parse_ok(sql);
+    const floe_sql_clause *v = floe_sql_stmt_clause(&s->stmts[0], FLOE_SQL_AS_OF_VERSION, -1);
+    assert_non_null(v);
+    assert_string_equal(v->text, "42");
+    assert_int_equal(v->location, (int)(strstr(sql, "iceberg_scan") - sql));
+    floe_sql_script_free(s);
+}
+
 static void strings_and_comments_are_untouched(void **state) {
     (void)state;
     const char *sql = "SELECT 'PARTITIONED BY (x)' AS a /* FOR SYSTEM_VERSION AS OF 1 */, 'k' = 'v' FROM t";
@@ -174,6 +185,7 @@ FLOE_TEST_MAIN(cmocka_unit_test(script_splits_into_statements_with_spans),
                cmocka_unit_test(syntax_error_names_line_and_column),
                cmocka_unit_test(partitioned_by_is_cut_out_and_recorded),
                cmocka_unit_test(time_travel_records_table_location),
+               cmocka_unit_test(time_travel_after_table_function_uses_call_location),
                cmocka_unit_test(strings_and_comments_are_untouched),
                cmocka_unit_test(describe_and_show_tables_from),
                cmocka_unit_test(constants_and_type_names_are_read),
