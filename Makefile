@@ -1,8 +1,8 @@
 # floe — the two commands the README gives:
 #   make run    install what is missing, build, run the main job
 #   make test   install what is missing, build, run every test
-#               (unit and script tests in a Release build, the unit tests
-#               again under AddressSanitizer + UndefinedBehaviorSanitizer, and
+#               (unit, SQL and script tests in a Release build, the unit and
+#               SQL tests again under AddressSanitizer + UndefinedBehaviorSanitizer, and
 #               a short libFuzzer run of every fuzz target)
 JOBS    := $(shell nproc 2>/dev/null || echo 2)
 RELEASE := build/release
@@ -27,5 +27,5 @@ test:
 	cd $(RELEASE) && ctest --output-on-failure -j $(JOBS)
 	cd $(ASAN) && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
 	  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-	  ctest --output-on-failure -j $(JOBS) -L unit
+	  ctest --output-on-failure -j $(JOBS) -L 'unit|sql'
 	bash scripts/fuzz-smoke.sh
