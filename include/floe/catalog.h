@@ -19,6 +19,7 @@
 #define FLOE_CATALOG_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "floe/iceberg_table_metadata.h"
@@ -80,6 +81,21 @@ floe_status floe_catalog_commit(floe_catalog *c, const char *ns, const char *nam
 floe_status floe_catalog_drop_table(floe_catalog *c, const char *ns, const char *name, bool purge) FLOE_WARN_UNUSED;
 floe_status floe_catalog_rename_table(floe_catalog *c, const char *ns, const char *name, const char *new_ns,
                                       const char *new_name) FLOE_WARN_UNUSED;
+
+/* ---- appending data files (INSERT's commit) ----------------------------- */
+
+/* Append `n` data files, given as Avro data_file records (see
+ * floe_ice_tm_append_snapshot in iceberg_table_update.h), to ns.name as one
+ * new snapshot: load the table, write a manifest and manifest list, commit.
+ * When another commit wins (FLOE_ERR_CONFLICT) the manifest and list of the
+ * losing attempt are deleted, the table reloaded and the append rebuilt on
+ * the new current snapshot, after a jittered exponential backoff, up to
+ * `max_retries` times (0: one attempt only).  On final failure everything
+ * the call wrote is deleted; the caller's data files are never deleted.
+ * *snapshot_id (may be NULL) receives the committed snapshot's id. */
+floe_status floe_catalog_append(floe_catalog *c, const char *ns, const char *name, const uint8_t *const *data_files,
+                                const size_t *lens, int32_t n, const char *const *summary_kv, int32_t n_kv,
+                                int max_retries, int64_t *snapshot_id) FLOE_WARN_UNUSED;
 
 #ifdef __cplusplus
 }

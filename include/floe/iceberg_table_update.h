@@ -123,6 +123,54 @@ floe_status floe_ice_tm_remove_properties(const floe_ice_table_metadata *md, con
  * the current snapshot's summary says total-records is 0. */
 bool floe_ice_tm_is_empty(const floe_ice_table_metadata *md);
 
+/* ---- appending data files (the commit step of INSERT) --------------------- */
+
+struct floe_ice_table;
+
+/* The files an append wrote beside the data (its manifest and manifest
+ * list), so that a caller can delete them when the commit does not land. */
+typedef struct floe_ice_append_files {
+    char *manifest;       /* floe_malloc'd locations, NULL when not written */
+    char *manifest_list;
+} floe_ice_append_files;
+
+/* Delete the files (ignoring missing ones) through the table's FileIO, and
+ * free the strings.  Never touches data files.  NULL-safe. */
+void floe_ice_append_files_discard(const struct floe_ice_table *t, floe_ice_append_files *f);
+/* Free the strings only (the commit landed: the files now belong to the
+ * table).  NULL-safe. */
+void floe_ice_append_files_clear(floe_ice_append_files *f);
+
+/* Metadata for `t` (the base) with one more snapshot that adds `n` data
+ * files, given as serialized Avro data_file records (the writers' hand-off,
+ * floe_ice_data_file_encode with the default spec's partition type and the
+ * table's format version).
+ *   - writes one manifest of ADDED entries under <location>/metadata with
+ *     the default spec id (v2: snapshot id and sequence numbers left null,
+ *     to be inherited from the manifest list);
+ *   - writes a manifest list: the new manifest first, then every manifest
+ *     of the current snapshot unchanged; the new record carries the added
+ *     counts and partition field summaries;
+ *   - the snapshot: a fresh positive random id, the current snapshot as
+ *     parent, sequence number last-sequence-number + 1 (v2), a timestamp not
+ *     before the base's last update, schema-id, and a summary of
+ *     operation=append plus the counters Iceberg Java's SnapshotSummary
+ *     writes (added-data-files, added-records, added-files-size,
+ *     changed-partition-count, total-records, total-files-size,
+ *     total-data-files, total-delete-files, total-position-deletes,
+ *     total-equality-deletes; a total is omitted when the parent's summary
+ *     lacks it, as Java does), plus n_kv caller pairs (summary_kv[2i] key,
+ *     [2i+1] value) that do not clash with those;
+ *   - it becomes current, "main" points to it, snapshot-log gains it.
+ * Format versions 1 and 2; 3 (row lineage) is FLOE_ERR_UNSUPPORTED for now.
+ * Delete files in the input are FLOE_ERR_UNSUPPORTED.  On success `written`
+ * names the two files (the caller commits *out, then clears or discards
+ * them); on failure nothing written is left behind. */
+floe_status floe_ice_tm_append_snapshot(const struct floe_ice_table *t, const uint8_t *const *data_files,
+                                        const size_t *lens, int32_t n, const char *const *summary_kv,
+                                        int32_t n_kv, floe_ice_table_metadata **out,
+                                        floe_ice_append_files *written) FLOE_WARN_UNUSED;
+
 #ifdef __cplusplus
 }
 #endif

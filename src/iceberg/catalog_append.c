@@ -1,0 +1,65 @@
+/*
+ * catalog_append.c — INSERT's commit: append data files to a catalog table
+ * as one snapshot, retrying when a concurrent commit wins the
+ * compare-and-swap.  See floe_catalog_append in catalog.h.
+ *
+ * Each attempt starts from freshly loaded metadata, so a retry rebuilds
+ * the manifest list on top of whatever the winner committed (an append
+ * conflicts with nothing it could not simply be re-applied over, and a
+ * changed default spec shows up as records that no longer decode).  The
+ * losing attempt's manifest and list are deleted before the next one; the
+ * data files belong to the caller and are reused as they are.
+ */
+#include <errno.h>
+#include <stdint.h>
+#include <sys/random.h>
+#include <time.h>
+
+#include "floe/catalog.h"
+#include "floe/iceberg_table_update.h"
+#include "floe/memory.h"
+
+/* Sleep before retry `attempt` (1, 2, ...): a random time in
+ * [base/2, base] with base = 10ms * 2^(attempt-1), capped at 1s, so
+ * writers that collided spread out instead of colliding again. */
+static void backoff(int attempt) {
+    int64_t base_ms = 10;
+    for (int i = 1; i < attempt && base_ms < 1000; i++) base_ms *= 2;
+    if (base_ms > 1000) base_ms = 1000;
+    uint32_t r = 0;
+    if (getrandom(&r, sizeof r, GRND_NONBLOCK) != (ssize_t)sizeof r) r = (uint32_t)time(NULL) * 2654435761u;
+    int64_t ms = base_ms / 2 + (int64_t)(r % (uint32_t)(base_ms / 2 + 1));
+    struct timespec ts = {(time_t)(ms / 1000), (long)(ms % 1000) * 1000000L};
+    while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {
+    }
+}
+
+floe_status floe_catalog_append(floe_catalog *c, const char *ns, const char *name, const uint8_t *const *data_files,
+                                const size_t *lens, int32_t n, const char *const *summary_kv, int32_t n_kv,
+                                int max_retries, int64_t *snapshot_id) {
+    if (!c || !ns || !name || max_retries < 0)
+        return floe_error(FLOE_ERR_INVALID_ARGUMENT, "append: bad arguments (catalog, name or retry count)");
+    for (int attempt = 0;; attempt++) {
+        if (attempt > 0) backoff(attempt);
+        floe_ice_table *t = NULL;
+        FLOE_TRY_CTX(floe_catalog_load_table(c, ns, name, &t), "append to %s.%s", ns, name);
+        floe_ice_table_metadata *md = NULL;
+        floe_ice_append_files written = {NULL, NULL};
+        floe_status st = floe_ice_tm_append_snapshot(t, data_files, lens, n, summary_kv, n_kv, &md, &written);
+        if (!st) st = floe_catalog_commit(c, ns, name, t->metadata_location, md, NULL);
+        if (!st) {
+            if (snapshot_id) *snapshot_id = md->current_snapshot_id;
+            floe_ice_append_files_clear(&written);
+            floe_ice_table_metadata_free(md);
+            floe_ice_table_free(t);
+            return NULL;
+        }
+        floe_ice_append_files_discard(t, &written);
+        floe_ice_table_metadata_free(md);
+        floe_ice_table_free(t);
+        if (floe_status_code(st) != FLOE_ERR_CONFLICT || attempt >= max_retries)
+            return floe_status_wrap(st, "append to %s.%s (attempt %d of %d)", ns, name, attempt + 1,
+                                    max_retries + 1);
+        floe_status_free(st);
+    }
+}
