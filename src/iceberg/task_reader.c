@@ -475,15 +475,51 @@ static int cmp_str(const void *a, const void *b) {
 
 /* ---------------------------------------------------------- delete files */
 
+/* The FileIO every file of the task is opened through: the table's (so
+ * S3 tables read their data and delete files from S3 with the settings
+ * their metadata was read with), else a local-only one made on first use. */
+static floe_status task_io(floe_ice_task_reader *r, floe_fileio **io) {
+    *io = r->table ? r->table->io : NULL;
+    if (!*io) {
+        if (!r->own_io) FLOE_TRY(floe_fileio_new(NULL, 0, &r->own_io));
+        *io = r->own_io;
+    }
+    return NULL;
+}
+
+/* Open a Parquet file of the task (data or equality deletes) at its
+ * resolved location.  `size` is the size the manifest records (> 0), which
+ * spares S3 a HEAD request.  A table without a FileIO reads plain paths
+ * with the local reader directly, as it always did (no FileIO to make, no
+ * environment to parse); only a URI needs one then. */
+static floe_status open_task_parquet(floe_ice_task_reader *r, const char *location, int64_t size,
+                                     floe_pq_file **out) {
+    *out = NULL;
+    floe_input *in = NULL;
+    bool uri = strstr(location, "://") != NULL || strncmp(location, "file:", 5) == 0;
+    if (!(r->table && r->table->io) && !uri) {
+        FLOE_TRY(floe_input_open_local(location, &in));
+    } else {
+        floe_fileio *io = NULL;
+        FLOE_TRY(task_io(r, &io));
+        FLOE_TRY(size > 0 ? floe_fileio_open_input_sized(io, location, (uint64_t)size, &in)
+                          : floe_fileio_open_input(io, location, &in));
+    }
+    floe_status st = floe_pq_file_open(in, out);
+    if (st) {
+        floe_input_close(in);
+        return st;
+    }
+    (*out)->owns_input = true;
+    return NULL;
+}
+
 /* Position deletes and deletion vectors of the task's data file go into
  * one floe_ice_posdel (iceberg_deletes.h); its sorted positions are then
  * walked batch by batch. */
 static floe_status load_pos_deletes(floe_ice_task_reader *r, const floe_ice_scan_delete *d) {
-    floe_fileio *io = r->table ? r->table->io : NULL;
-    if (!io) {
-        if (!r->own_io) FLOE_TRY(floe_fileio_new(NULL, 0, &r->own_io));
-        io = r->own_io;
-    }
+    floe_fileio *io = NULL;
+    FLOE_TRY(task_io(r, &io));
     if (!r->posdel) FLOE_TRY(floe_ice_posdel_new(&r->posdel));
     floe_ice_data_file df;
     floe_ice_data_file_init(&df);
@@ -525,7 +561,8 @@ static floe_status load_eq_deletes(floe_ice_task_reader *r, const floe_ice_scan_
                               d->resolved_path, e->ids[k]);
     }
     floe_pq_file *pf = NULL;
-    FLOE_TRY_CTX(floe_pq_file_open_path(d->resolved_path, &pf), "equality delete file '%s'", d->resolved_path);
+    FLOE_TRY_CTX(open_task_parquet(r, d->resolved_path, d->file_size_in_bytes, &pf), "equality delete file '%s'",
+                 d->resolved_path);
     /* Read the columns the delete file has; conform them to the table. */
     int32_t *have = floe_calloc((size_t)e->n_ids, sizeof *have);
     int32_t n_have = 0;
@@ -810,7 +847,7 @@ floe_status floe_ice_task_reader_open(const floe_ice_task_read_options *opts, co
         *out = r;
         return NULL;
     }
-    if (!st) st = floe_pq_file_open_path(task->resolved_path, &r->file);
+    if (!st) st = open_task_parquet(r, task->resolved_path, task->file_size_in_bytes, &r->file);
     if (!st) st = open_parquet(r);
     if (!st) st = load_mapping(r);
     const char **names = NULL;
