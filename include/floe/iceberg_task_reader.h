@@ -32,6 +32,13 @@
  * Puffin format (index blobs some writers register) reads as no rows; other
  * non-Parquet formats are FLOE_ERR_UNSUPPORTED.
  *
+ * Every file of a task (the data file, position and equality delete
+ * files, Puffin deletion vectors) opens at its resolved location through
+ * the table's FileIO, so tables on S3 read end to end; recorded file sizes
+ * spare S3 its HEAD requests.  A table without a FileIO opens plain paths
+ * with the local reader and URIs (file:, s3:) through a FileIO configured
+ * from the AWS_* environment.
+ *
  * The residual is evaluated a batch at a time (src/iceberg/expr_batch.h)
  * when it reads only top-level columns, else row by row through struct
  * paths with floe_ice_expr_eval_row.
