@@ -315,7 +315,9 @@ floe_status floe_utf8_check(const void *p, size_t n, const char *what) {
 
 /* ---- edit distance ----------------------------------------------------- */
 
-/* Classic two-row dynamic programme kept in one row plus the diagonal. */
+/* Optimal string alignment distance: insertions, deletions, substitutions
+ * and transpositions of two adjacent characters each cost 1 (so the typo
+ * "titel" is one edit from "title").  Three rolling rows. */
 static size_t edit_distance(floe_str a, floe_str b, bool fold) {
     if (a.len < b.len) {
         floe_str t = a;
@@ -323,25 +325,33 @@ static size_t edit_distance(floe_str a, floe_str b, bool fold) {
         b = t;
     }
     if (b.len == 0) return a.len;
-    size_t small[129];
-    size_t *row = b.len < 129 ? small : floe_malloc_array(b.len + 1, sizeof(size_t));
-    if (!row) return SIZE_MAX;
-    for (size_t j = 0; j <= b.len; j++) row[j] = j;
+    size_t small[3 * 129];
+    size_t *mem = b.len < 129 ? small : floe_malloc_array(3 * (b.len + 1), sizeof(size_t));
+    if (!mem) return SIZE_MAX;
+    size_t *prev2 = mem, *prev = mem + (b.len + 1), *cur = mem + 2 * (b.len + 1);
+    for (size_t j = 0; j <= b.len; j++) prev[j] = j;
     for (size_t i = 1; i <= a.len; i++) {
-        size_t diag = row[0];
-        row[0] = i;
+        cur[0] = i;
         char ca = fold ? floe_ascii_lower(a.ptr[i - 1]) : a.ptr[i - 1];
         for (size_t j = 1; j <= b.len; j++) {
             char cb = fold ? floe_ascii_lower(b.ptr[j - 1]) : b.ptr[j - 1];
-            size_t best = diag + (ca != cb);
-            if (row[j] + 1 < best) best = row[j] + 1;
-            if (row[j - 1] + 1 < best) best = row[j - 1] + 1;
-            diag = row[j];
-            row[j] = best;
+            size_t best = prev[j - 1] + (ca != cb);
+            if (prev[j] + 1 < best) best = prev[j] + 1;
+            if (cur[j - 1] + 1 < best) best = cur[j - 1] + 1;
+            if (i > 1 && j > 1) {
+                char pa = fold ? floe_ascii_lower(a.ptr[i - 2]) : a.ptr[i - 2];
+                char pb = fold ? floe_ascii_lower(b.ptr[j - 2]) : b.ptr[j - 2];
+                if (ca == pb && pa == cb && prev2[j - 2] + 1 < best) best = prev2[j - 2] + 1;
+            }
+            cur[j] = best;
         }
+        size_t *t = prev2;
+        prev2 = prev;
+        prev = cur;
+        cur = t;
     }
-    size_t d = row[b.len];
-    if (row != small) floe_free(row);
+    size_t d = prev[b.len];
+    if (mem != small) floe_free(mem);
     return d;
 }
 

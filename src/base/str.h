@@ -114,8 +114,9 @@ bool floe_utf8_valid(const void *p, size_t n, size_t *bad_offset);
 /* Same, as a status naming `what` and the offset (FLOE_ERR_CORRUPT). */
 floe_status floe_utf8_check(const void *p, size_t n, const char *what) FLOE_WARN_UNUSED;
 
-/* Levenshtein distance (insert, delete, substitute; each costs 1), over
- * bytes; the _ci variant folds ASCII case.  Returns SIZE_MAX if memory for
+/* Optimal string alignment distance (insert, delete, substitute, swap two
+ * adjacent bytes; each costs 1), over bytes; the _ci variant folds ASCII
+ * case.  Returns SIZE_MAX if memory for
  * long inputs cannot be had. */
 size_t floe_str_edit_distance(floe_str a, floe_str b);
 size_t floe_str_edit_distance_ci(floe_str a, floe_str b);

@@ -257,6 +257,10 @@ static void edit_distance_counts_insertions_deletions_substitutions(void **state
     assert_int_equal(floe_str_edit_distance(S("sitting"), S("kitten")), 3);
     assert_int_equal(floe_str_edit_distance(S(""), S("abc")), 3);
     assert_int_equal(floe_str_edit_distance(S("abc"), S("")), 3);
+    /* an adjacent transposition is one edit */
+    assert_int_equal(floe_str_edit_distance(S("titel"), S("title")), 1);
+    assert_int_equal(floe_str_edit_distance(S("ab"), S("ba")), 1);
+    assert_int_equal(floe_str_edit_distance(S("ca"), S("abc")), 3);
     assert_int_equal(floe_str_edit_distance(S("same"), S("same")), 0);
     assert_int_equal(floe_str_edit_distance(S("flaw"), S("lawn")), 2);
     assert_int_equal(floe_str_edit_distance(S("ABC"), S("abc")), 3);
