@@ -16,6 +16,7 @@
  * range).  Without predicates every leaf has one segment, the whole chunk,
  * and the same batch loop serves both.
  */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,6 +34,23 @@ typedef struct range {
     uint64_t off, len;
     int leaf;           /* column index */
 } range;
+
+/* The whole-chunk reads of one row group, maybe running on a thread of its
+ * own (read-ahead). */
+typedef struct chunk_fetch {
+    const floe_pq_file *file;
+    int rg;
+    int list_index;            /* its place in the reader's row group list */
+    range *rs;                 /* selected chunks, by offset */
+    int n;
+    int *block_of;             /* per rs entry: the block holding it */
+    uint8_t **blocks;
+    uint64_t *block_start, *block_len;
+    int nblocks;
+    floe_status st;            /* of the reads */
+    pthread_t th;
+    bool threaded;             /* th must be joined */
+} chunk_fetch;
 
 /* Rows of a leaf's fetched stream: stream rows [stream_lo, stream_lo +
  * (hi - lo)) are row-group rows [lo, hi). */
@@ -68,6 +86,9 @@ struct floe_pq_reader {
     pq_leaf_out **out_ptrs;        /* per leaf, NULL if not selected */
     struct pruned_node *pruned;    /* every pruned copy, for freeing */
     floe_array **arrays;           /* per output column, scratch */
+
+    int read_ahead;                /* row groups fetched ahead */
+    chunk_fetch *ahead;            /* read_ahead slots, by list index modulo */
 
     /* Page skipping. */
     pq_pred *preds;
@@ -423,58 +444,141 @@ static int range_cmp(const void *a, const void *b) {
     return x->off < y->off ? -1 : x->off > y->off;
 }
 
-/* Fetch the selected chunks of row group rg whole and start their readers. */
+/* Plan the whole-chunk reads of row group rg: the selected chunks' byte
+ * ranges, sorted and merged into blocks while the gap is at most max_gap. */
+static floe_status fetch_plan(floe_pq_reader *r, int rg, chunk_fetch *cf) {
+    memset(cf, 0, sizeof *cf);
+    cf->file = r->file;
+    cf->rg = rg;
+    cf->rs = floe_calloc((size_t)r->nleaves + 1, sizeof *cf->rs);
+    cf->block_of = floe_calloc((size_t)r->nleaves + 1, sizeof *cf->block_of);
+    cf->blocks = floe_calloc((size_t)r->nleaves + 1, sizeof *cf->blocks);
+    cf->block_start = floe_calloc((size_t)r->nleaves + 1, sizeof *cf->block_start);
+    cf->block_len = floe_calloc((size_t)r->nleaves + 1, sizeof *cf->block_len);
+    if (!cf->rs || !cf->block_of || !cf->blocks || !cf->block_start || !cf->block_len) return oom();
+    for (int i = 0; i < r->nleaves; i++) {
+        if (!r->selected[i]) continue;
+        FLOE_TRY(chunk_range(r->file, rg, i, &cf->rs[cf->n].off, &cf->rs[cf->n].len));
+        cf->rs[cf->n++].leaf = i;
+    }
+    qsort(cf->rs, (size_t)cf->n, sizeof *cf->rs, range_cmp);
+    for (int i = 0; i < cf->n;) {
+        uint64_t start = cf->rs[i].off, end = cf->rs[i].off + cf->rs[i].len;
+        int j = i + 1;
+        while (j < cf->n && r->max_gap >= 0 && cf->rs[j].off <= end + (uint64_t)r->max_gap) {
+            if (cf->rs[j].off + cf->rs[j].len > end) end = cf->rs[j].off + cf->rs[j].len;
+            j++;
+        }
+        for (int k = i; k < j; k++) cf->block_of[k] = cf->nblocks;
+        cf->block_start[cf->nblocks] = start;
+        cf->block_len[cf->nblocks] = end - start;
+        cf->nblocks++;
+        i = j;
+    }
+    return NULL;
+}
+
+/* Do the planned reads (on any thread: floe_input is thread-safe). */
+static void fetch_run(chunk_fetch *cf) {
+    for (int b = 0; b < cf->nblocks && !cf->st; b++) {
+        uint64_t len = cf->block_len[b];
+        cf->blocks[b] = floe_malloc(len ? (size_t)len : 1);
+        if (!cf->blocks[b]) cf->st = oom();
+        else cf->st = floe_input_read(cf->file->in, cf->block_start[b], (size_t)len, cf->blocks[b]);
+    }
+}
+
+static void *fetch_thread(void *arg) {
+    fetch_run(arg);
+    return NULL;
+}
+
+/* Wait for a background fetch (if any) and free what it still owns. */
+static void fetch_free(chunk_fetch *cf) {
+    if (cf->threaded) pthread_join(cf->th, NULL);
+    cf->threaded = false;
+    for (int b = 0; cf->blocks && b < cf->nblocks; b++) floe_free(cf->blocks[b]);
+    floe_free(cf->blocks);
+    floe_free(cf->rs);
+    floe_free(cf->block_of);
+    floe_free(cf->block_start);
+    floe_free(cf->block_len);
+    floe_status_free(cf->st);
+    memset(cf, 0, sizeof *cf);
+}
+
+/* Start background fetches for the next row groups in the reading order,
+ * up to read_ahead of them (only without predicates: with them, the page
+ * index decides what to fetch, row group by row group). */
+static void schedule_read_ahead(floe_pq_reader *r) {
+    if (r->read_ahead <= 0 || r->npreds) return;
+    for (int k = 0; k < r->read_ahead; k++) {
+        int idx = r->rg_next + k;
+        if (idx >= r->nrg) break;
+        chunk_fetch *cf = &r->ahead[idx % r->read_ahead];
+        if (cf->rs && cf->list_index == idx) continue; /* already under way */
+        fetch_free(cf);
+        int g = r->row_groups[idx];
+        if (r->file->meta->row_groups[g].num_rows <= 0) continue;
+        floe_status st = fetch_plan(r, g, cf);
+        if (st) {
+            /* Leave it to the synchronous path to report. */
+            floe_status_free(st);
+            fetch_free(cf);
+            continue;
+        }
+        cf->list_index = idx;
+        if (pthread_create(&cf->th, NULL, fetch_thread, cf) == 0) cf->threaded = true;
+        else fetch_run(cf);
+    }
+}
+
+/* Fetch the selected chunks of row group rg whole (or take them from a
+ * read-ahead) and start their readers. */
 static floe_status fetch_chunks(floe_pq_reader *r, int rg) {
     floe_pq_file *f = r->file;
     const floe_pq_row_group *g = &f->meta->row_groups[rg];
-    range *rs = floe_calloc((size_t)r->nleaves + 1, sizeof *rs);
-    if (!rs) return oom();
-    int n = 0;
+    chunk_fetch own, *cf = NULL;
+    int idx = r->rg_next - 1; /* this row group's place in the reading order */
+    if (r->read_ahead > 0) {
+        chunk_fetch *a = &r->ahead[idx % r->read_ahead];
+        if (a->rs && a->list_index == idx && a->rg == rg) {
+            if (a->threaded) pthread_join(a->th, NULL);
+            a->threaded = false;
+            cf = a;
+        }
+    }
     floe_status st = NULL;
-    for (int i = 0; i < r->nleaves && !st; i++) {
-        if (!r->selected[i]) continue;
-        st = chunk_range(f, rg, i, &rs[n].off, &rs[n].len);
-        rs[n].leaf = i;
-        n++;
+    if (!cf) {
+        cf = &own;
+        st = fetch_plan(r, rg, cf);
+        if (!st) fetch_run(cf);
     }
-    if (st) {
-        floe_free(rs);
-        return st;
+    if (!st) {
+        st = cf->st;
+        cf->st = NULL;
     }
-    qsort(rs, (size_t)n, sizeof *rs, range_cmp);
-    r->blocks = floe_calloc((size_t)n + 1, sizeof *r->blocks);
-    if (!r->blocks) {
-        floe_free(rs);
-        return oom();
+    if (!st) {
+        r->blocks = floe_calloc((size_t)cf->nblocks + 1, sizeof *r->blocks);
+        if (!r->blocks) st = oom();
     }
-    for (int i = 0; i < n && !st;) {
-        /* Merge following ranges while the gap is small. */
-        uint64_t start = rs[i].off, end = rs[i].off + rs[i].len;
-        int j = i + 1;
-        while (j < n && r->max_gap >= 0 && rs[j].off <= end + (uint64_t)r->max_gap) {
-            if (rs[j].off + rs[j].len > end) end = rs[j].off + rs[j].len;
-            j++;
-        }
-        uint8_t *blk = floe_malloc(end - start ? (size_t)(end - start) : 1);
-        if (!blk) {
-            st = oom();
-            break;
-        }
-        r->blocks[r->nblocks++] = blk;
-        st = floe_input_read(f->in, start, (size_t)(end - start), blk);
-        for (int k = i; k < j && !st; k++) {
-            int leaf = rs[k].leaf;
+    if (!st) { /* the blocks are the row group's now */
+        for (int b = 0; b < cf->nblocks; b++) r->blocks[r->nblocks++] = cf->blocks[b];
+        for (int k = 0; k < cf->n && !st; k++) {
+            int leaf = cf->rs[k].leaf, b = cf->block_of[k];
             const floe_pq_column_chunk *cc = floe_pq_file_chunk(f, rg, leaf);
             const floe_pq_column *col = floe_pq_schema_column(f->schema, leaf);
-            st = pq_column_reader_init(&r->readers[leaf], col, blk + (rs[k].off - start),
-                                       (size_t)rs[k].len, rs[k].off, cc->meta_data.codec,
+            uint8_t *at = cf->blocks[b] + (cf->rs[k].off - cf->block_start[b]);
+            st = pq_column_reader_init(&r->readers[leaf], col, at, (size_t)cf->rs[k].len,
+                                       cf->rs[k].off, cc->meta_data.codec,
                                        cc->meta_data.num_values, r->verify_crc, r->flags);
             if (!st) r->reader_live[leaf] = true;
             if (!st) st = seg_add(&r->segs[leaf], 0, g->num_rows, 0);
         }
-        i = j;
+        cf->nblocks = 0;
     }
-    floe_free(rs);
+    fetch_free(cf);
+    if (!st) schedule_read_ahead(r);
     return st;
 }
 
@@ -661,6 +765,8 @@ floe_status floe_pq_reader_open(floe_pq_file *file, const floe_pq_read_options *
     r->rg = -1;
     r->batch_size = o && o->batch_size > 0 ? o->batch_size : FLOE_PQ_DEFAULT_BATCH_SIZE;
     r->max_gap = o && o->max_gap ? o->max_gap : FLOE_PQ_DEFAULT_MAX_GAP;
+    r->read_ahead = o && o->read_ahead > 0 ? o->read_ahead : 0;
+    if (r->read_ahead > 64) r->read_ahead = 64;
     r->verify_crc = !(o && o->skip_crc);
     r->flags = o && o->int96_as_us ? PQ_INT96_AS_US : 0;
     r->nleaves = floe_pq_schema_num_columns(file->schema);
@@ -672,6 +778,10 @@ floe_status floe_pq_reader_open(floe_pq_file *file, const floe_pq_read_options *
     r->out_ptrs = floe_calloc(nl, sizeof *r->out_ptrs);
     r->segs = floe_calloc(nl, sizeof *r->segs);
     pq_leaf_out_init(&r->discard);
+    if (r->read_ahead) {
+        r->ahead = floe_calloc((size_t)r->read_ahead, sizeof *r->ahead);
+        if (!r->ahead) r->read_ahead = 0;
+    }
     floe_status st = NULL;
     if (!r->selected || !r->readers || !r->reader_live || !r->outs || !r->out_ptrs || !r->segs)
         st = oom();
@@ -727,6 +837,8 @@ floe_status floe_pq_reader_open_path(const char *path, const floe_pq_read_option
 
 void floe_pq_reader_close(floe_pq_reader *r) {
     if (!r) return;
+    for (int i = 0; r->ahead && i < r->read_ahead; i++) fetch_free(&r->ahead[i]);
+    floe_free(r->ahead);
     if (r->reader_live) drop_row_group(r);
     for (int i = 0; r->readers && i < r->nleaves; i++) pq_column_reader_free(&r->readers[i]);
     for (int i = 0; r->outs && i < r->nleaves; i++) pq_leaf_out_free(&r->outs[i]);

@@ -34,7 +34,11 @@
  * I/O: for each row group, the byte ranges of the selected column chunks are
  * sorted and merged when the gap between them is at most max_gap bytes, and
  * each merged range is fetched with one read; the compressed chunks of one
- * row group stay in memory while its batches are produced.
+ * row group stay in memory while its batches are produced.  With
+ * read_ahead = k, the reads of the next k row groups (in reading order) run
+ * on background threads meanwhile, so up to k + 1 row groups' compressed
+ * chunks are in memory; errors of a read-ahead surface when its row group
+ * is reached, in order.
  *
  * Page skipping.  Given predicates (floe_pq_predicate, AND-ed), the reader
  * consults each predicate column's page index (ColumnIndex: per-page min,
@@ -147,6 +151,10 @@ typedef struct floe_pq_read_options {
     bool int96_as_us;             /* INT96 -> timestamp µs (else ns; out-of-range is an error) */
     const floe_pq_predicate *predicates; /* AND-ed; for page skipping; NULL = none */
     int num_predicates;
+    int read_ahead;               /* row groups whose chunks are fetched ahead on
+                                     background threads while the current one
+                                     decodes; 0 = none (default); at most 64;
+                                     ignored with predicates */
 } floe_pq_read_options;
 
 typedef struct floe_pq_reader floe_pq_reader;

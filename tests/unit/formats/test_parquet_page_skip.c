@@ -704,7 +704,92 @@ static void ranges_intersect_and_merge(void **state) {
     pq_ranges_free(&b);
 }
 
-FLOE_TEST_MAIN(cmocka_unit_test(comparisons_keep_every_matching_row_at_page_boundaries),
+/* All rows of a read (given options) as text, in order, and the bytes read;
+ * or the error message of the first failure. */
+static char *read_text(const char *path, floe_pq_read_options *ro, uint64_t *bytes) {
+    floe_pq_file *f = NULL;
+    assert_ok(floe_pq_file_open_path(path, &f));
+    uint64_t before = f->in->bytes_read;
+    floe_pq_reader *r = NULL;
+    floe_buf all = FLOE_BUF_INIT;
+    floe_status st = floe_pq_reader_open(f, ro, &r);
+    while (!st) {
+        floe_batch *b = NULL;
+        st = floe_pq_reader_next(r, &b);
+        if (st || !b) break;
+        for (int64_t i = 0; i < b->num_rows; i++) {
+            for (int32_t c = 0; c < b->num_columns; c++) {
+                assert_ok(floe_format_value(b->columns[c], i, &all));
+                assert_ok(floe_buf_append(&all, "|", 1));
+            }
+            assert_ok(floe_buf_append(&all, "\n", 1));
+        }
+        floe_batch_release(b);
+    }
+    if (st) {
+        floe_buf_clear(&all);
+        assert_ok(floe_buf_append(&all, "ERROR ", 6));
+        const char *m = floe_status_message(st);
+        assert_ok(floe_buf_append(&all, m, strlen(m)));
+        floe_status_free(st);
+    }
+    floe_pq_reader_close(r);
+    if (bytes) *bytes = f->in->bytes_read - before;
+    floe_pq_file_close(f);
+    char *out = floe_strdup(floe_buf_cstr(&all));
+    floe_buf_free(&all);
+    return out;
+}
+
+static void read_ahead_reads_the_same_rows_and_bytes(void **state) {
+    (void)state;
+    char path[700];
+    setup_file("pq_read_ahead", (variant){true, true, false}, path, sizeof path);
+    const char *cols[] = {"w", "id", "l"};
+    int rgs[] = {2, 0, 1, 0};
+    floe_pq_read_options ro = {0};
+    ro.columns = cols;
+    ro.num_columns = 3;
+    ro.row_groups = rgs;
+    ro.num_row_groups = 4;
+    uint64_t b0 = 0;
+    char *want = read_text(path, &ro, &b0);
+    assert_true(strlen(want) > 1000);
+    int depths[] = {1, 2, 5};
+    for (int d = 0; d < 3; d++) {
+        ro.read_ahead = depths[d];
+        uint64_t b = 0;
+        char *got = read_text(path, &ro, &b);
+        assert_string_equal(got, want);
+        assert_int_equal(b, b0);
+        floe_free(got);
+    }
+    floe_free(want);
+    /* A read-ahead's failure surfaces at its row group, as without one:
+     * corrupt the middle of the file (row group 1's pages). */
+    FILE *fp = fopen(path, "r+b");
+    assert_non_null(fp);
+    fseek(fp, 0, SEEK_END);
+    long size = ftell(fp);
+    fseek(fp, size / 2, SEEK_SET);
+    char junk[64];
+    memset(junk, 0x5a, sizeof junk);
+    fwrite(junk, 1, sizeof junk, fp);
+    fclose(fp);
+    ro.read_ahead = 0;
+    ro.columns = NULL;
+    ro.num_columns = 0;
+    char *e0 = read_text(path, &ro, NULL);
+    ro.read_ahead = 3;
+    char *e3 = read_text(path, &ro, NULL);
+    assert_true(strncmp(e0, "ERROR ", 6) == 0);
+    assert_string_equal(e3, e0);
+    floe_free(e0);
+    floe_free(e3);
+}
+
+FLOE_TEST_MAIN(cmocka_unit_test(read_ahead_reads_the_same_rows_and_bytes),
+               cmocka_unit_test(comparisons_keep_every_matching_row_at_page_boundaries),
                cmocka_unit_test(plain_and_v2_pages_skip_the_same_way),
                cmocka_unit_test(file_without_page_index_reads_everything),
                cmocka_unit_test(selective_predicate_fetches_few_bytes_and_pages),
