@@ -8,8 +8,12 @@
  * batches, limits ...), and those parts are readable through accessors; the
  * plan codec writes exactly those parts and decoding calls the same
  * constructor, so derived state (inferred types, output schema) is rebuilt,
- * never shipped.  Executing a node gives one stream per output partition;
- * nodes share no mutable state across partitions.
+ * never shipped.  Executing a node gives one stream per output partition.
+ * A plan is shareable between threads, but a node instance takes part in
+ * one execution at a time: the partitions of one execution of a
+ * Repartition or a join share state kept on the node (the exchange, the
+ * build side), so run the same plan twice at once only through two copies
+ * (floe_plan_roundtrip or a second build).
  *
  * Streams: next() gives one batch (caller owns a reference) or *out = NULL
  * at the end.  A stream never ends early as if it were empty: when a child

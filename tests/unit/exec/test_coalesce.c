@@ -138,13 +138,16 @@ static void consumers_inside_pool_tasks_finish_with_every_worker_taken(void **st
     for (size_t threads = 1; threads <= 2; threads++) {
         floe_threadpool *pool;
         assert_ok(floe_threadpool_create(threads, &pool));
-        floe_plan *p = nest(30, 40);
+        /* One plan per consumer: a node instance runs in one execution at
+         * a time (Repartition and HashJoin keep that execution's shared
+         * state on the node; see exec.h). */
+        floe_plan *plans[2] = {nest(30, 40), nest(30, 40)};
         consumer_task t[2];
         memset(t, 0, sizeof t);
         floe_task_group *g;
         assert_ok(floe_task_group_create(pool, NULL, &g));
         for (size_t i = 0; i < threads; i++) {
-            t[i].p = p;
+            t[i].p = plans[i];
             t[i].pool = pool;
             assert_true(floe_task_group_submit(g, consume_in_task, &t[i]));
         }
@@ -155,7 +158,8 @@ static void consumers_inside_pool_tasks_finish_with_every_worker_taken(void **st
             assert_int_equal(t[i].rows, 1200);
             assert_true(t[i].worker >= 0); /* it really ran on a worker */
         }
-        floe_plan_release(p);
+        floe_plan_release(plans[0]);
+        floe_plan_release(plans[1]);
         floe_threadpool_destroy(pool);
     }
 }
