@@ -149,6 +149,23 @@ static floe_status as_join_key(const floe_expr *e, int32_t n_left, floe_expr **l
     return NULL;
 }
 
+/* Append the key pair (lk, rk) to join j (takes both references). */
+static floe_status add_join_key(floe_lplan *j, floe_expr *lk, floe_expr *rk) {
+    floe_expr **nlk = floe_realloc(j->left_keys, (size_t)(j->n_keys + 1) * sizeof *nlk);
+    if (nlk) j->left_keys = nlk;
+    floe_expr **nrk = nlk ? floe_realloc(j->right_keys, (size_t)(j->n_keys + 1) * sizeof *nrk) : NULL;
+    if (nrk) j->right_keys = nrk;
+    if (!nlk || !nrk) {
+        floe_expr_release(lk);
+        floe_expr_release(rk);
+        return floe_error(FLOE_ERR_OUT_OF_MEMORY, "adding a join key");
+    }
+    j->left_keys[j->n_keys] = lk;
+    j->right_keys[j->n_keys] = rk;
+    j->n_keys++;
+    return NULL;
+}
+
 static floe_status push_join(floe_lplan **slot, conj_list *c) {
     floe_lplan *j = *slot;
     int32_t nl = ncols(j->inputs[0]);
@@ -185,19 +202,7 @@ static floe_status push_join(floe_lplan **slot, conj_list *c) {
             bool ok;
             if ((st = as_join_key(e, nl, &lk, &rk, &ok))) break;
             if (ok) {
-                floe_expr **nlk = floe_realloc(j->left_keys, (size_t)(j->n_keys + 1) * sizeof *nlk);
-                if (nlk) j->left_keys = nlk;
-                floe_expr **nrk = nlk ? floe_realloc(j->right_keys, (size_t)(j->n_keys + 1) * sizeof *nrk) : NULL;
-                if (nrk) j->right_keys = nrk;
-                if (!nlk || !nrk) {
-                    floe_expr_release(lk);
-                    floe_expr_release(rk);
-                    st = floe_error(FLOE_ERR_OUT_OF_MEMORY, "adding a join key");
-                    break;
-                }
-                j->left_keys[j->n_keys] = lk;
-                j->right_keys[j->n_keys] = rk;
-                j->n_keys++;
+                if ((st = add_join_key(j, lk, rk))) break;
             } else {
                 /* Another condition on both sides of an inner join: part of
                  * the join's own predicate. */
@@ -238,19 +243,7 @@ static floe_status push_join(floe_lplan **slot, conj_list *c) {
                 floe_expr *lk = NULL, *rk = NULL;
                 if (l && r) st = as_join_key(on.v[i], nl, &lk, &rk, &ok);
                 if (!st && ok) {
-                    floe_expr **nlk = floe_realloc(j->left_keys, (size_t)(j->n_keys + 1) * sizeof *nlk);
-                    if (nlk) j->left_keys = nlk;
-                    floe_expr **nrk = nlk ? floe_realloc(j->right_keys, (size_t)(j->n_keys + 1) * sizeof *nrk) : NULL;
-                    if (nrk) j->right_keys = nrk;
-                    if (!nlk || !nrk) {
-                        floe_expr_release(lk);
-                        floe_expr_release(rk);
-                        st = floe_error(FLOE_ERR_OUT_OF_MEMORY, "adding a join key");
-                    } else {
-                        j->left_keys[j->n_keys] = lk;
-                        j->right_keys[j->n_keys] = rk;
-                        j->n_keys++;
-                    }
+                    st = add_join_key(j, lk, rk);
                 } else if (!st) {
                     st = conj_add(&rest, on.v[i]);
                 }
