@@ -435,43 +435,8 @@ static int64_t gen_pairs(hj_stream *s) {
 /* Filter and record np candidate pairs; *out gets the pair rows when the
  * join type outputs pairs. */
 static floe_status process_pairs(hj_stream *s, int64_t np, floe_batch **out) {
-    const hj_plan *p = s->p;
-    const floe_plan *l = p->head.children[0], *r = p->head.children[1];
-    floe_batch *joined = NULL;
-    if (p->filter) {
-        uint32_t *sel = NULL;
-        int64_t k = 0;
-        FLOE_TRY(floe_join_gather(p->pair_schema, l->schema, s->build->batch, s->bidx, true, r->schema, s->pb,
-                                  s->pidx, true, np, &joined));
-        floe_status st = floe_expr_select(p->filter, joined, &sel, &k);
-        if (st) {
-            floe_batch_release(joined);
-            return floe_status_wrap(st, "HashJoin filter");
-        }
-        if (k < np) {
-            for (int64_t j = 0; j < k; j++) {
-                s->bidx[j] = s->bidx[sel[j]];
-                s->pidx[j] = s->pidx[sel[j]];
-            }
-            floe_batch_release(joined);
-            joined = NULL;
-        }
-        floe_free(sel);
-        np = k;
-    }
-    if (floe_join_tracks_left(p->type))
-        for (int64_t j = 0; j < np; j++) floe_join_mark(s->build, s->bidx[j]);
-    if (s->pmatched)
-        for (int64_t j = 0; j < np; j++) s->pmatched[s->pidx[j]] = 1;
-    floe_status st = NULL;
-    if (floe_join_outputs_pairs(p->type) && np > 0) {
-        if (joined) st = floe_batch_new(p->head.schema, joined->columns, joined->num_columns, np, out);
-        else
-            st = floe_join_gather(p->head.schema, l->schema, s->build->batch, s->bidx, true, r->schema, s->pb,
-                                  s->pidx, true, np, out);
-    }
-    floe_batch_release(joined);
-    return st;
+    return floe_join_process_pairs(&s->p->head, s->p->type, s->p->filter, s->p->pair_schema, "HashJoin filter", s->build,
+                                   s->pb, s->bidx, s->pidx, s->pmatched, &np, out);
 }
 
 /* After the whole probe batch: its unmatched (or matched) rows. */

@@ -335,3 +335,45 @@ floe_status floe_join_next_chunk(floe_stream *in, floe_join_chunker *c, int64_t 
     if (c->off == c->rest->num_rows) floe_join_chunker_clear(c);
     return NULL;
 }
+
+floe_status floe_join_process_pairs(const floe_plan *node, floe_join_type type, const floe_expr *filter,
+                                    const floe_schema *pair_schema, const char *what, floe_join_build *build,
+                                    const floe_batch *pb, uint32_t *bidx, uint32_t *pidx, uint8_t *pmatched,
+                                    int64_t *np_io, floe_batch **out) {
+    const floe_plan *l = node->children[0], *r = node->children[1];
+    int64_t np = *np_io;
+    floe_batch *joined = NULL;
+    if (filter) {
+        uint32_t *sel = NULL;
+        int64_t k = 0;
+        FLOE_TRY(floe_join_gather(pair_schema, l->schema, build->batch, bidx, true, r->schema, pb, pidx, true, np,
+                                  &joined));
+        floe_status st = floe_expr_select(filter, joined, &sel, &k);
+        if (st) {
+            floe_batch_release(joined);
+            return floe_status_wrap(st, "%s", what);
+        }
+        if (k < np) {
+            for (int64_t j = 0; j < k; j++) {
+                bidx[j] = bidx[sel[j]];
+                pidx[j] = pidx[sel[j]];
+            }
+            floe_batch_release(joined);
+            joined = NULL;
+        }
+        floe_free(sel);
+        np = k;
+    }
+    *np_io = np;
+    if (floe_join_tracks_left(type))
+        for (int64_t j = 0; j < np; j++) floe_join_mark(build, bidx[j]);
+    if (pmatched)
+        for (int64_t j = 0; j < np; j++) pmatched[pidx[j]] = 1;
+    floe_status st = NULL;
+    if (floe_join_outputs_pairs(type) && np > 0) {
+        if (joined) st = floe_batch_new(node->schema, joined->columns, joined->num_columns, np, out);
+        else st = floe_join_gather(node->schema, l->schema, build->batch, bidx, true, r->schema, pb, pidx, true, np, out);
+    }
+    floe_batch_release(joined);
+    return st;
+}

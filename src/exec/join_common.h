@@ -99,6 +99,17 @@ floe_status floe_join_gather(const floe_schema *schema, const floe_schema *left,
                              const floe_batch *rb, const uint32_t *ridx, bool with_right, int64_t n,
                              floe_batch **out) FLOE_WARN_UNUSED;
 
+/* What both joins do with np candidate pairs (build row bidx[j], probe
+ * row pidx[j] of pb): keep those passing `filter` (over `pair_schema`,
+ * left ++ right; may be NULL; its error is wrapped with `what`), compacting
+ * bidx/pidx; mark matched build rows and, when pmatched is set, matched
+ * probe rows; and for join types that output pairs, *out the joined rows
+ * in `node`'s schema (else *out stays NULL).  *np becomes the pairs kept. */
+floe_status floe_join_process_pairs(const floe_plan *node, floe_join_type type, const floe_expr *filter,
+                                    const floe_schema *pair_schema, const char *what, floe_join_build *build,
+                                    const floe_batch *pb, uint32_t *bidx, uint32_t *pidx, uint8_t *pmatched,
+                                    int64_t *np, floe_batch **out) FLOE_WARN_UNUSED;
+
 /* Join types that output build (left) rows that found no match, or only
  * build rows; and that output probe rows that found no match. */
 static inline bool floe_join_tracks_left(floe_join_type t) {
