@@ -97,6 +97,25 @@ floe_status floe_catalog_append(floe_catalog *c, const char *ns, const char *nam
                                 const size_t *lens, int32_t n, const char *const *summary_kv, int32_t n_kv,
                                 int max_retries, int64_t *snapshot_id) FLOE_WARN_UNUSED;
 
+/* INSERT OVERWRITE's commit: floe_ice_tm_replace_partitions_snapshot on
+ * the current table, committed with the same retry loop as
+ * floe_catalog_append; each retry re-runs the conflict check against
+ * base_snapshot_id (a conflict found there is final, not retried).  n == 0
+ * commits nothing and sets *snapshot_id to -1. */
+floe_status floe_catalog_replace_partitions(floe_catalog *c, const char *ns, const char *name,
+                                            const uint8_t *const *data_files, const size_t *lens, int32_t n,
+                                            int64_t base_snapshot_id, const char *const *summary_kv,
+                                            int32_t n_kv, int max_retries, int64_t *snapshot_id) FLOE_WARN_UNUSED;
+
+struct floe_ice_expr;
+/* DELETE FROM ns.name WHERE filter, when it removes whole files only
+ * (floe_ice_tm_delete_snapshot), with the append retry loop (re-planned
+ * on the reloaded table each time).  Nothing matches: no snapshot,
+ * *snapshot_id = -1.  *deleted_rows may be NULL. */
+floe_status floe_catalog_delete_where(floe_catalog *c, const char *ns, const char *name,
+                                      const struct floe_ice_expr *filter, int max_retries,
+                                      int64_t *snapshot_id, int64_t *deleted_rows) FLOE_WARN_UNUSED;
+
 #ifdef __cplusplus
 }
 #endif

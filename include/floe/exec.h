@@ -214,6 +214,10 @@ typedef struct floe_plan_vtable {
     /* Required input distribution of child i (default UNSPECIFIED). */
     floe_distribution (*required_input)(const floe_plan *p, int32_t child);
     void (*free_parts)(floe_plan *p);
+    /* Ordering each partition of child i must arrive in (NULL or 0 keys:
+     * none).  The planner provides it (a Sort per partition) and no
+     * optimizer step may remove it.  Keys are borrowed from the node. */
+    int32_t (*required_ordering)(const floe_plan *p, int32_t child, const floe_sort_key **keys);
 } floe_plan_vtable;
 
 /* The common head of every node.  Node types embed it first. */
@@ -237,6 +241,9 @@ static inline int32_t floe_plan_partitions(const floe_plan *p) { return p->n_par
 static inline int32_t floe_plan_num_children(const floe_plan *p) { return p->n_children; }
 static inline floe_plan *floe_plan_child(const floe_plan *p, int32_t i) { return p->children[i]; }
 floe_distribution floe_plan_required_input(const floe_plan *p, int32_t child);
+/* Required ordering of child i's partitions: the number of keys (0: none),
+ * *keys borrowed from the node. */
+int32_t floe_plan_required_ordering(const floe_plan *p, int32_t child, const floe_sort_key **keys);
 
 /* Open a stream over output partition `partition` (0 .. partitions-1). */
 floe_status floe_plan_execute(const floe_plan *p, int32_t partition, const floe_exec_ctx *ctx,

@@ -171,6 +171,46 @@ floe_status floe_ice_tm_append_snapshot(const struct floe_ice_table *t, const ui
                                         int32_t n_kv, floe_ice_table_metadata **out,
                                         floe_ice_append_files *written) FLOE_WARN_UNUSED;
 
+/* ---- replacing partitions (INSERT OVERWRITE) and deleting files -------- */
+
+struct floe_ice_expr;
+
+/* Metadata for `t` with one more snapshot (operation "overwrite") that adds
+ * `n` data files (records as for floe_ice_tm_append_snapshot) and removes
+ * every live data file — and every delete file — whose partition, in the
+ * default spec, equals the partition tuple of one of the added files
+ * (dynamic partition overwrite).  When the default spec is unpartitioned
+ * every live file of the table is removed.  Removed files are written as
+ * DELETED entries in rewritten manifests (untouched manifests are reused);
+ * the summary carries deleted-data-files, deleted-records,
+ * removed-files-size and the added-* and total-* counters.
+ *
+ * Conflict check: when base_snapshot_id >= 0 (the snapshot the statement
+ * read), a snapshot committed after it that added files to one of the
+ * replaced partitions is FLOE_ERR_CONFLICT (serializable isolation, as
+ * Java's validateNoConflictingData); n == 0 replaces nothing and makes no
+ * snapshot (*out NULL).  `written` collects every manifest and list written
+ * (see floe_ice_append_files). */
+floe_status floe_ice_tm_replace_partitions_snapshot(const struct floe_ice_table *t, const uint8_t *const *data_files,
+                                                    const size_t *lens, int32_t n, int64_t base_snapshot_id,
+                                                    const char *const *summary_kv, int32_t n_kv,
+                                                    floe_ice_table_metadata **out,
+                                                    floe_ice_append_files *written) FLOE_WARN_UNUSED;
+
+/* Metadata for `t` with one more snapshot (operation "delete") that
+ * removes every live data file all of whose rows satisfy `filter` (bound
+ * or unbound by name against the current schema) — decided from the
+ * partition (strict projection of the filter) or the file's column
+ * metrics (strict metrics evaluation) — together with the delete files
+ * that only apply to removed data.  A live data file that may hold both
+ * matching and non-matching rows is FLOE_ERR_UNSUPPORTED "row-level delete
+ * is not supported yet: <file> may hold rows that do not match".  When no
+ * file matches, *out is NULL (nothing to commit).  *deleted_files and
+ * *deleted_rows (may be NULL) receive the counts. */
+floe_status floe_ice_tm_delete_snapshot(const struct floe_ice_table *t, const struct floe_ice_expr *filter,
+                                        floe_ice_table_metadata **out, floe_ice_append_files *written,
+                                        int64_t *deleted_files, int64_t *deleted_rows) FLOE_WARN_UNUSED;
+
 #ifdef __cplusplus
 }
 #endif

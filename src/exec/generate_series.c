@@ -133,7 +133,7 @@ static floe_status series_explain(const floe_plan *p_, floe_buf *out) {
 static void series_free(floe_plan *p_) { floe_free(((series_plan *)p_)->column); }
 
 const floe_plan_vtable floe_generate_series_vt = {"GenerateSeries", series_execute, series_encode, series_decode,
-                                                  series_explain,   NULL,           series_free};
+                                                  series_explain,   NULL,           series_free, NULL};
 
 floe_status floe_plan_generate_series(int64_t start, int64_t stop, int64_t step, int32_t n_partitions,
                                       const char *column, floe_plan **out) {

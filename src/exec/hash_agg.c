@@ -1373,7 +1373,7 @@ static void agg_free(floe_plan *p_) {
 }
 
 const floe_plan_vtable floe_hash_aggregate_vt = {"HashAggregate", agg_execute, agg_encode, agg_decode,
-                                                 agg_explain, agg_required, agg_free};
+                                                 agg_explain, agg_required, agg_free, NULL};
 
 /* ---------------------------------------------------------- constructor */
 

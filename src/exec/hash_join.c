@@ -720,7 +720,7 @@ static void hj_free(floe_plan *p_) {
 }
 
 const floe_plan_vtable floe_hash_join_vt = {"HashJoin", hj_execute,  hj_encode, hj_decode,
-                                            hj_explain, hj_required_input, hj_free};
+                                            hj_explain, hj_required_input, hj_free, NULL};
 
 /* Type the keys pairwise and record the conversions. */
 static floe_status check_keys(hj_plan *p, const floe_plan *left, const floe_plan *right) {

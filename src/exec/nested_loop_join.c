@@ -255,7 +255,7 @@ static void nlj_free(floe_plan *p_) {
 }
 
 const floe_plan_vtable floe_nested_loop_join_vt = {"NestedLoopJoin", nlj_execute, nlj_encode, nlj_decode,
-                                                   nlj_explain,      NULL,        nlj_free};
+                                                   nlj_explain,      NULL,        nlj_free, NULL};
 
 floe_status floe_plan_nested_loop_join(floe_plan *left, floe_plan *right, floe_join_type type, floe_expr *filter,
                                        floe_plan **out) {

@@ -76,6 +76,17 @@ floe_distribution floe_plan_required_input(const floe_plan *p, int32_t child) {
     return d;
 }
 
+int32_t floe_plan_required_ordering(const floe_plan *p, int32_t child, const floe_sort_key **keys) {
+    *keys = NULL;
+    if (!p->vt->required_ordering) return 0;
+    int32_t n = p->vt->required_ordering(p, child, keys);
+    if (n <= 0 || !*keys) {
+        *keys = NULL;
+        return 0;
+    }
+    return n;
+}
+
 floe_status floe_plan_execute(const floe_plan *p, int32_t partition, const floe_exec_ctx *ctx,
                               floe_stream **out) {
     *out = NULL;
@@ -205,7 +216,7 @@ static void values_free(floe_plan *p_) {
 }
 
 static const floe_plan_vtable values_vt = {"Values", values_execute, values_encode, values_decode,
-                                           values_explain, NULL, values_free};
+                                           values_explain, NULL, values_free, NULL};
 
 floe_status floe_plan_values(floe_schema *schema, floe_batch *const *batches, int32_t n_batches,
                              int32_t n_partitions, floe_plan **out) {
@@ -322,7 +333,7 @@ static floe_status filter_explain(const floe_plan *p, floe_buf *out) {
 static void filter_free(floe_plan *p) { floe_expr_release(((filter_plan *)p)->predicate); }
 
 static const floe_plan_vtable filter_vt = {"Filter", filter_execute, filter_encode, filter_decode,
-                                           filter_explain, NULL, filter_free};
+                                           filter_explain, NULL, filter_free, NULL};
 
 floe_status floe_plan_filter(floe_plan *child, floe_expr *predicate, floe_plan **out) {
     floe_type *t;
@@ -436,7 +447,7 @@ static void projection_free(floe_plan *p_) {
 }
 
 static const floe_plan_vtable projection_vt = {"Projection", projection_execute, projection_encode,
-                                               projection_decode, projection_explain, NULL, projection_free};
+                                               projection_decode, projection_explain, NULL, projection_free, NULL};
 
 floe_status floe_plan_projection(floe_plan *child, floe_expr *const *exprs, const char *const *names,
                                  int32_t n, floe_plan **out) {
@@ -540,7 +551,7 @@ static floe_status limit_explain(const floe_plan *p, floe_buf *out) {
 }
 
 static const floe_plan_vtable limit_vt = {"Limit", limit_execute, limit_encode, limit_decode, limit_explain,
-                                          NULL, NULL};
+                                          NULL, NULL, NULL};
 
 floe_status floe_plan_limit(floe_plan *child, int64_t offset, int64_t fetch, floe_plan **out) {
     *out = NULL;
@@ -621,7 +632,7 @@ static floe_status coalesce_explain(const floe_plan *p, floe_buf *out) {
 }
 
 static const floe_plan_vtable coalesce_vt = {"CoalescePartitions", coalesce_execute, coalesce_encode,
-                                             coalesce_decode, coalesce_explain, NULL, NULL};
+                                             coalesce_decode, coalesce_explain, NULL, NULL, NULL};
 
 floe_status floe_plan_coalesce(floe_plan *child, floe_plan **out) {
     *out = NULL;

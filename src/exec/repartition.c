@@ -140,7 +140,7 @@ static void repart_free(floe_plan *p_) {
 }
 
 const floe_plan_vtable floe_repartition_vt = {"Repartition", repart_execute, repart_encode, repart_decode,
-                                              repart_explain, NULL, repart_free};
+                                              repart_explain, NULL, repart_free, NULL};
 
 floe_status floe_plan_repartition(floe_plan *child, floe_repartition_kind kind, floe_expr *const *keys,
                                   int32_t n_keys, int32_t n_partitions, floe_plan **out) {

@@ -765,7 +765,7 @@ floe_status floe_iceberg_scan_new(const floe_ice_table *table, const floe_ice_sn
 /* ------------------------------------------------------------ accessors */
 
 const floe_plan_vtable floe_iceberg_scan_vt = {"IcebergScan", ice_execute, iceberg_encode, iceberg_decode,
-                                               iceberg_explain, NULL, iceberg_free};
+                                               iceberg_explain, NULL, iceberg_free, NULL};
 
 static const floe_plan_vtable *iceberg_vt_ptr(void) { return &floe_iceberg_scan_vt; }
 

@@ -693,7 +693,7 @@ static floe_status parquet_explain(const floe_plan *p_, floe_buf *out) {
 }
 
 const floe_plan_vtable floe_parquet_scan_vt = {"ParquetScan", pq_execute, parquet_encode, parquet_decode,
-                                               parquet_explain, NULL, parquet_free};
+                                               parquet_explain, NULL, parquet_free, NULL};
 
 /* ---------------------------------------------------------- constructors */
 

@@ -405,7 +405,7 @@ static void sort_free(floe_plan *p_) {
     floe_sk_free_keys(p->keys, p->n_keys);
 }
 
-const floe_plan_vtable floe_sort_vt = {"Sort", sort_execute, sort_encode, sort_decode, sort_explain, NULL, sort_free};
+const floe_plan_vtable floe_sort_vt = {"Sort", sort_execute, sort_encode, sort_decode, sort_explain, NULL, sort_free, NULL};
 
 floe_status floe_plan_sort(floe_plan *child, const floe_sort_key *keys, int32_t n_keys, int64_t fetch,
                            floe_plan **out) {

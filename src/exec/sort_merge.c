@@ -287,7 +287,7 @@ static void merge_free(floe_plan *p_) {
 }
 
 const floe_plan_vtable floe_sort_merge_vt = {"SortPreservingMerge", merge_execute, merge_encode, merge_decode,
-                                             merge_explain, NULL, merge_free};
+                                             merge_explain, NULL, merge_free, NULL};
 
 floe_status floe_plan_sort_merge(floe_plan *child, const floe_sort_key *keys, int32_t n_keys, int64_t fetch,
                                  floe_plan **out) {

@@ -69,7 +69,7 @@ static floe_status union_explain(const floe_plan *p, floe_buf *out) {
     return floe_buf_printf(out, "inputs=%d", p->n_children);
 }
 
-const floe_plan_vtable floe_union_vt = {"Union", union_execute, union_encode, union_decode, union_explain, NULL, NULL};
+const floe_plan_vtable floe_union_vt = {"Union", union_execute, union_encode, union_decode, union_explain, NULL, NULL, NULL};
 
 /* The union's schema: child 0's fields, nullable if nullable anywhere;
  * every child must have as many columns of compatible types. */

@@ -1,0 +1,145 @@
+/*
+ * exec_write.h — the plan nodes of INSERT / CREATE TABLE AS / INSERT
+ * OVERWRITE: IcebergWrite (one writer per input partition) and
+ * IcebergCommit (one commit, on the coordinator).
+ *
+ * A write plan is
+ *
+ *   IcebergCommit                       1 partition, the coordinator
+ *     Coalesce
+ *       IcebergWrite                    N partitions, N writers
+ *         [Sort on the partition columns, clustered writers only]
+ *           Repartition hash(partition columns) | round robin
+ *             Projection: table columns in schema order, then one
+ *                         iceberg_transform(...) column per spec field
+ *               <the query>
+ *
+ * The partition columns are computed in the projection from the table
+ * columns (found by the spec's source field ids), so they are right
+ * whatever order, names or expressions the query produced; the writer
+ * reads them by position.  Both nodes are ordinary plan nodes (type name,
+ * parts, constructor from parts, codec), so step 7 ships writers to other
+ * processes; they hand their files to the commit as Avro data_file records
+ * in the rows of their output.
+ *
+ * The partition transform is also a scalar function, usable in any query:
+ *   iceberg_transform('bucket[16]', col)    -> int
+ *   iceberg_transform('truncate[4]', col)   -> the source type
+ *   iceberg_transform('day', ts)            -> int (days from 1970-01-01)
+ *   ... identity, year, month, hour, void; NULL in, NULL out.
+ */
+#ifndef FLOE_EXEC_WRITE_H
+#define FLOE_EXEC_WRITE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "floe/exec.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* IcebergWrite ("IcebergWrite").
+ *
+ * Input: the table's top-level columns in schema order with exactly the
+ * types of floe_ice_write_schema (nullable columns for required fields are
+ * accepted: every row is checked, and a NULL is FLOE_ERR_CONSTRAINT "NULL
+ * value in required column 'c' of table <location>"), followed by one
+ * column per field of the default spec holding that field's partition
+ * value (the transform result type).
+ *
+ * Each input partition is one writer.  Fanout (write.fanout.enabled, the
+ * default): one rolling writer per partition value seen, any input order;
+ * when the buffered bytes of all its writers pass the memory budget
+ * (property "floe.write.fanout-memory-bytes", default 256 MiB) the largest
+ * is flushed.  Clustered (write.fanout.enabled=false): the input must
+ * arrive sorted on the partition columns; a partition value that comes
+ * back after another one started is FLOE_ERR_INVALID_ARGUMENT "clustered
+ * writer: input is not sorted by partition (<path> seen again)"; each
+ * batch's partitions are written in first-row order.
+ *
+ * Required input: hash distribution on the partition columns for a
+ * partitioned spec with distribution mode hash or range (range is served
+ * by hash + a sort), round robin for an unpartitioned spec with mode
+ * hash, unspecified for mode none; clustered writers also require every
+ * partition ordered by the partition columns (floe_plan_required_ordering).
+ *
+ * Output (after the writer's last file is finished; no rows before):
+ * columns "data_file" (binary: the Avro data_file record), "location"
+ * (string), "record_count" (int64), "file_size" (int64); one row per file.
+ * Every file created is reported to the write job `job_id` of this
+ * process (see floe_write_job_abort), and a writer whose stream closes
+ * before it finished deletes its files.  File names start with
+ * "<partition index, 5 digits>-<job_id>".
+ *
+ * Parts: the target (location, format version, current schema as Iceberg
+ * schema JSON, default spec as partition spec JSON, sort order id, the
+ * table properties) and job_id.  Everything borrowed/copied. */
+floe_status floe_plan_iceberg_write(floe_plan *child, const char *location, int32_t format_version,
+                                    const char *schema_json, const char *spec_json, int32_t sort_order_id,
+                                    const char *const *properties, int32_t n_properties, const char *job_id,
+                                    floe_plan **out) FLOE_WARN_UNUSED;
+const char *floe_iceberg_write_location(const floe_plan *p);
+int32_t floe_iceberg_write_format_version(const floe_plan *p);
+const char *floe_iceberg_write_schema_json(const floe_plan *p);
+const char *floe_iceberg_write_spec_json(const floe_plan *p);
+int32_t floe_iceberg_write_sort_order_id(const floe_plan *p);
+int32_t floe_iceberg_write_num_properties(const floe_plan *p);
+const char *const *floe_iceberg_write_properties(const floe_plan *p); /* 2n strings */
+const char *floe_iceberg_write_job_id(const floe_plan *p);
+
+typedef enum floe_commit_kind {
+    FLOE_COMMIT_APPEND = 0,             /* INSERT INTO, CREATE TABLE AS */
+    FLOE_COMMIT_REPLACE_PARTITIONS = 1  /* INSERT OVERWRITE (dynamic) */
+} floe_commit_kind;
+
+/* IcebergCommit ("IcebergCommit"): one partition.  Reads every row of its
+ * child (which must have one partition: a Coalesce over the writers; its
+ * columns as IcebergWrite's output), then commits all the data files to
+ * ns.name in the catalog `catalog_uri` (for the SQLite catalog: its
+ * warehouse directory) in one snapshot — floe_catalog_append or
+ * floe_catalog_replace_partitions (with base_snapshot_id, -1 = none) —
+ * retrying on a concurrent commit up to max_retries times.  No files: no
+ * snapshot.
+ *
+ * Output: one row, columns "rows" (int64, records written), "files"
+ * (int64) and "snapshot_id" (int64, NULL when nothing was committed).
+ *
+ * Failure anywhere (the input stream's error, cancellation, the commit)
+ * deletes every data file of the statement — the ones received and the
+ * ones the job's writers in this process created — and returns the error;
+ * the table is unchanged. */
+floe_status floe_plan_iceberg_commit(floe_plan *child, const char *catalog_uri, const char *ns, const char *name,
+                                     floe_commit_kind kind, int64_t base_snapshot_id, const char *job_id,
+                                     int32_t max_retries, floe_plan **out) FLOE_WARN_UNUSED;
+const char *floe_iceberg_commit_catalog_uri(const floe_plan *p);
+const char *floe_iceberg_commit_namespace(const floe_plan *p);
+const char *floe_iceberg_commit_table(const floe_plan *p);
+floe_commit_kind floe_iceberg_commit_kind(const floe_plan *p);
+int64_t floe_iceberg_commit_base_snapshot_id(const floe_plan *p);
+const char *floe_iceberg_commit_job_id(const floe_plan *p);
+int32_t floe_iceberg_commit_max_retries(const floe_plan *p);
+
+/* ---- write jobs ----------------------------------------------------------
+ * A process-wide registry (thread-safe) of the files each running write
+ * job created, so that a failed statement can delete files no commit will
+ * ever reference — including files whose records were still in flight.
+ * The job id is a fresh random UUID per statement (floe_write_job_new_id). */
+
+/* A new job id: 36-character UUID text, floe_malloc'd. */
+char *floe_write_job_new_id(void);
+/* Remember that job `job_id` created `location`. */
+void floe_write_job_created(const char *job_id, const char *location);
+/* Delete every file job `job_id` created (missing files ignored; through a
+ * FileIO from floe_fileio_new with default properties, so local paths,
+ * file: and s3: URIs all work) and forget the job.  Returns how many were
+ * deleted. */
+int64_t floe_write_job_abort(const char *job_id);
+/* The job committed: forget its files without deleting them. */
+void floe_write_job_forget(const char *job_id);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,157 @@
+/*
+ * iceberg_data_writer.h — writing an Iceberg table's data files.
+ *
+ * The write half below the execution engine: given what a writer needs to
+ * know about the target table (a floe_ice_write_target: location, schema,
+ * default partition spec, properties — no catalog handle, so a writer can
+ * run in any process), it resolves the table's write properties into
+ * settings, lays out file locations (write.data.path, the object-storage
+ * layout, the partition path) and writes Parquet files for ONE partition
+ * value at a time, rolling to a new file at the target size.  Every file it
+ * finishes is handed back as an Iceberg Avro data_file record (bytes), with
+ * the column metrics the table's write.metadata.metrics.* properties ask
+ * for, ready for floe_ice_tm_append_snapshot / floe_catalog_append in the
+ * commit step (possibly in another process).
+ *
+ * Properties honoured (Iceberg Java's names and defaults):
+ *   write.format.default                    parquet (others: FLOE_ERR_UNSUPPORTED)
+ *   write.target-file-size-bytes            536870912
+ *   write.distribution-mode                 hash (partitioned) | none | range
+ *   write.fanout.enabled                    true  (false: clustered writer)
+ *   write.data.path                         <location>/data
+ *   write.object-storage.enabled            false
+ *   write.object-storage.partitioned-paths  true
+ *   write.parquet.compression-codec         zstd
+ *   write.parquet.compression-level         codec default
+ *   write.parquet.row-group-size-bytes      134217728
+ *   write.parquet.page-size-bytes           1048576
+ *   write.parquet.page-row-limit            20000
+ *   write.parquet.dict-size-bytes           2097152
+ *   write.parquet.bloom-filter-enabled.column.<name>   false
+ *   write.metadata.metrics.default          truncate(16)
+ *   write.metadata.metrics.column.<name>    none | counts | truncate(N) | full
+ *   write.metadata.metrics.max-inferred-column-defaults 100
+ * A value that does not parse is FLOE_ERR_INVALID_ARGUMENT naming the
+ * property and the value.
+ */
+#ifndef FLOE_ICEBERG_DATA_WRITER_H
+#define FLOE_ICEBERG_DATA_WRITER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "floe/columnar.h"
+#include "floe/fileio.h"
+#include "floe/iceberg_partition_spec.h"
+#include "floe/iceberg_schema.h"
+#include "floe/iceberg_value.h"
+#include "floe/status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The target table as a writer sees it.  Everything borrowed. */
+typedef struct floe_ice_write_target {
+    const char *location;                 /* the table's location */
+    int32_t format_version;               /* 1, 2 (3: row lineage is the commit's business) */
+    const floe_ice_schema *schema;        /* the current schema: the rows' layout */
+    const floe_ice_partition_spec *spec;  /* the default spec: partition tuple and path */
+    int32_t sort_order_id;                /* recorded in each data_file (0: unsorted) */
+    const char *const *properties;        /* [2i] key, [2i+1] value */
+    int32_t n_properties;
+} floe_ice_write_target;
+
+typedef enum floe_ice_distribution_mode {
+    FLOE_ICE_DIST_NONE = 0,
+    FLOE_ICE_DIST_HASH,
+    FLOE_ICE_DIST_RANGE
+} floe_ice_distribution_mode;
+
+/* The resolved write properties of a target (opaque; immutable once made,
+ * so one instance may be shared by many writer threads). */
+typedef struct floe_ice_write_settings floe_ice_write_settings;
+
+floe_status floe_ice_write_settings_new(const floe_ice_write_target *t,
+                                        floe_ice_write_settings **out) FLOE_WARN_UNUSED;
+void floe_ice_write_settings_free(floe_ice_write_settings *s); /* NULL-safe */
+int64_t floe_ice_write_settings_target_file_size(const floe_ice_write_settings *s);
+bool floe_ice_write_settings_fanout(const floe_ice_write_settings *s);
+floe_ice_distribution_mode floe_ice_write_settings_distribution(const floe_ice_write_settings *s);
+
+/* The partition path of a tuple ("name=human/name=human", each part
+ * URL-encoded as Java's PartitionSpec.partitionToPath does); "" for an
+ * unpartitioned spec.  floe_malloc'd. */
+floe_status floe_ice_partition_path(const floe_ice_partition_spec *spec, const floe_ice_schema *schema,
+                                    const floe_ice_value *partition, int32_t n_partition,
+                                    char **out) FLOE_WARN_UNUSED;
+
+/* The columnar schema a writer's batches must have: the target schema's
+ * top-level fields in order, floe types from floe_ice_type_to_columnar,
+ * required fields non-nullable, field ids attached (so the Parquet file
+ * carries them). */
+floe_status floe_ice_write_schema(const floe_ice_schema *schema, floe_schema **out) FLOE_WARN_UNUSED;
+
+/* Called with the location of every file a writer creates, before any
+ * byte is written, so a caller can delete it if the statement fails. */
+typedef struct floe_ice_file_observer {
+    void (*created)(void *arg, const char *location);
+    void *arg;
+} floe_ice_file_observer;
+
+/* The files a writer finished.  Records are Avro data_file records
+ * (floe_ice_data_file_encode with the spec's partition type and the
+ * target's format version); every array has n entries. */
+typedef struct floe_ice_written_files {
+    int32_t n;
+    uint8_t **records;
+    size_t *lens;
+    char **locations;
+    int64_t *record_counts;
+    int64_t *file_sizes;
+} floe_ice_written_files;
+void floe_ice_written_files_free(floe_ice_written_files *f); /* contents; NULL-safe */
+
+/* One partition value's rolling writer. */
+typedef struct floe_ice_rolling_writer floe_ice_rolling_writer;
+
+/* Files go to <data path>/<partition path>/<file_prefix>-<seq>.parquet
+ * (object-storage layout: <data path>/<hash>/<partition path>/...), seq
+ * counting from 00001.  `file_prefix` must be unique to the statement and
+ * writer (e.g. "00003-<job uuid>").  `partition` holds the tuple in spec
+ * field order (n_partition values; NULL/0 for unpartitioned); it is
+ * copied.  No file is created until the first row arrives. */
+floe_status floe_ice_rolling_writer_open(floe_fileio *io, const floe_ice_write_target *t,
+                                         const floe_ice_write_settings *s, const floe_ice_value *partition,
+                                         int32_t n_partition, const char *file_prefix,
+                                         const floe_ice_file_observer *observer,
+                                         floe_ice_rolling_writer **out) FLOE_WARN_UNUSED;
+
+/* Append rows (schema: floe_ice_write_schema of the target).  A NULL in a
+ * required column is FLOE_ERR_CONSTRAINT "NULL value in required column
+ * 'name'".  Rolls to a new file when the open file's estimated size
+ * reaches the target file size. */
+floe_status floe_ice_rolling_writer_write(floe_ice_rolling_writer *w, const floe_batch *b) FLOE_WARN_UNUSED;
+
+/* Memory the writer holds (buffered, not yet written, pages). */
+int64_t floe_ice_rolling_writer_buffered_bytes(const floe_ice_rolling_writer *w);
+
+/* Finish the open file now (memory pressure); the next write starts a new
+ * one.  No-op when no file is open. */
+floe_status floe_ice_rolling_writer_flush(floe_ice_rolling_writer *w) FLOE_WARN_UNUSED;
+
+/* Finish the open file and move every finished file's record to `out`
+ * (appended).  The writer can then only be freed. */
+floe_status floe_ice_rolling_writer_finish(floe_ice_rolling_writer *w,
+                                           floe_ice_written_files *out) FLOE_WARN_UNUSED;
+
+/* Free the writer.  abandon = true: delete every file it created (the
+ * statement failed); false: leave them (they were handed out by finish).
+ * NULL-safe. */
+void floe_ice_rolling_writer_free(floe_ice_rolling_writer *w, bool abandon);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
