@@ -82,10 +82,14 @@ floe_ice_distribution_mode floe_ice_write_settings_distribution(const floe_ice_w
 
 /* The partition path of a tuple ("name=human/name=human", each part
  * URL-encoded as Java's PartitionSpec.partitionToPath does); "" for an
- * unpartitioned spec.  floe_malloc'd. */
-floe_status floe_ice_partition_path(const floe_ice_partition_spec *spec, const floe_ice_schema *schema,
-                                    const floe_ice_value *partition, int32_t n_partition,
-                                    char **out) FLOE_WARN_UNUSED;
+ * unpartitioned spec.  Unlike floe_ice_partition_path
+ * (iceberg_partition_spec.h, which it builds on; the two once shared a
+ * name), the values are first checked against the spec's partition type
+ * in `schema` (FLOE_ERR_TYPE naming the field on a mismatch).
+ * floe_malloc'd. */
+floe_status floe_ice_write_partition_path(const floe_ice_partition_spec *spec, const floe_ice_schema *schema,
+                                          const floe_ice_value *partition, int32_t n_partition,
+                                          char **out) FLOE_WARN_UNUSED;
 
 /* The columnar schema a writer's batches must have: the target schema's
  * top-level fields in order, floe types from floe_ice_type_to_columnar,
