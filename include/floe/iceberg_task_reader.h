@@ -23,9 +23,13 @@
  * read.  Position deletes (v2 position delete files and v3 deletion
  * vectors, merged by floe_ice_posdel of iceberg_deletes.h and matched by
  * the data file's recorded path) and equality deletes drop rows, using the
- * row's position in the file (row groups' first rows are tracked so a byte
- * range starting mid-file still numbers rows correctly); the residual
- * filter (bound to the read schema) drops rows it rejects.  Equality and
+ * row's position in the file (as the Parquet reader reports it, so a byte
+ * range starting mid-file and skipped pages still number rows correctly);
+ * the residual filter (bound to the read schema) drops rows it rejects.
+ * The residual's AND-ed comparisons, IN lists and null tests on plain
+ * (struct-only) columns also go to the Parquet reader as page predicates:
+ * pages and row groups whose page index proves no row matches are not
+ * read at all.  Equality and
  * filter columns are read even when not projected and dropped afterwards;
  * an equality column since dropped from the table is read by its id with
  * its type from the newest older schema that had it.  A "data" file in
@@ -88,6 +92,16 @@ floe_schema *floe_ice_task_reader_schema(const floe_ice_task_reader *r);
 /* Next batch (one reference) or *out = NULL at the end. */
 floe_status floe_ice_task_reader_next(floe_ice_task_reader *r, floe_batch **out) FLOE_WARN_UNUSED;
 void floe_ice_task_reader_close(floe_ice_task_reader *r);
+
+/* What a reader has read so far: rows the Parquet reader produced (before
+ * deletes and the residual), and what page skipping spared (the residual's
+ * AND-ed simple terms are checked against the file's page index). */
+typedef struct floe_ice_task_read_stats {
+    int64_t rows_read;
+    int64_t pages_total, pages_skipped;
+    int64_t row_groups_skipped;
+} floe_ice_task_read_stats;
+void floe_ice_task_reader_stats(const floe_ice_task_reader *r, floe_ice_task_read_stats *out);
 
 /* The columnar type of an Iceberg type (field ids carried). */
 floe_status floe_ice_type_to_columnar(const floe_ice_type *t, floe_type **out) FLOE_WARN_UNUSED;

@@ -13,8 +13,11 @@
  * whose column chunk statistics prove that no row can make it TRUE.  It
  * understands conjunctions and disjunctions of column-vs-literal
  * comparisons, IS [NOT] NULL and IN lists over columns stored as plain
- * top-level Parquet leaves; anything else keeps the row group.  Rows are
- * not filtered here: a Filter above still applies the predicate.
+ * top-level Parquet leaves; anything else keeps the row group.  Its
+ * AND-ed column-vs-literal comparisons (not <>), IN lists and null tests
+ * also go to the Parquet reader, which skips the pages whose page index
+ * proves no row can match.  Rows are not filtered here: a Filter above
+ * still applies the predicate, so both only need to be conservative.
  *
  * Paths may be local (globs through glob(3)) or s3:// (globs matched with
  * fnmatch(3) against a listing of the longest literal prefix, through the
@@ -424,6 +427,176 @@ static floe_status select_row_groups(const parquet_plan *p, const floe_pq_file *
     return NULL;
 }
 
+/* ---------------------------------------------------------- page skipping */
+
+/* The conjuncts of the pruning predicate that the Parquet reader's page
+ * index filter understands (reader.h), as floe_pq_predicate's on plain
+ * top-level leaves.  Only AND-ed terms are taken, each one either exactly
+ * representable or left out, so the rows the reader keeps are a superset of
+ * the rows the predicate makes TRUE; the Filter above still decides. */
+typedef struct page_preds {
+    floe_pq_predicate *preds;
+    floe_pq_value *vals;      /* storage for every predicate's values */
+    int n, nvals;
+} page_preds;
+
+static void page_preds_free(page_preds *pp) {
+    floe_free(pp->preds);
+    floe_free(pp->vals);
+    memset(pp, 0, sizeof *pp);
+}
+
+/* Does a leaf of this kind take values of this kind without the reader
+ * calling them incomparable? */
+static bool leaf_takes(const floe_pq_column *col, floe_pq_value_kind k) {
+    switch (col->kind) {
+    case FLOE_PQ_KIND_STRING: case FLOE_PQ_KIND_BINARY: return k == FLOE_PQ_VAL_BYTES;
+    case FLOE_PQ_KIND_FIXED: case FLOE_PQ_KIND_UUID: case FLOE_PQ_KIND_NULL: case FLOE_PQ_KIND_DECIMAL:
+    case FLOE_PQ_KIND_UINT64: case FLOE_PQ_KIND_FLOAT16: case FLOE_PQ_KIND_STRUCT: case FLOE_PQ_KIND_LIST:
+    case FLOE_PQ_KIND_MAP:
+        return false;
+    default: return k == FLOE_PQ_VAL_INT || k == FLOE_PQ_VAL_DOUBLE;
+    }
+}
+
+/* A non-null literal as a reader value for a column of type `ct`. */
+static bool page_value(const floe_array *lit, const floe_type *ct, const floe_pq_column *col, floe_pq_value *out) {
+    memset(out, 0, sizeof *out);
+    if (floe_array_is_null(lit, 0)) return false;
+    sval v = literal_value(lit, ct);
+    switch (v.k) {
+    case SV_I64: out->kind = FLOE_PQ_VAL_INT; out->i = v.i; break;
+    case SV_F64: out->kind = FLOE_PQ_VAL_DOUBLE; out->d = v.d; break;
+    case SV_BYTES: out->kind = FLOE_PQ_VAL_BYTES; out->bytes = v.p; out->len = v.n; break;
+    default: return false;
+    }
+    return leaf_takes(col, out->kind);
+}
+
+/* Count the conjuncts and the literal slots they may need. */
+static void count_conjuncts(const floe_expr *e, int *n, int *nvals) {
+    if (e->kind == FLOE_EXPR_AND) {
+        count_conjuncts(e->args[0], n, nvals);
+        count_conjuncts(e->args[1], n, nvals);
+        return;
+    }
+    (*n)++;
+    *nvals += e->n_args > 0 ? e->n_args : 1;
+}
+
+static floe_pq_pred_op page_op(floe_cmp_op op, bool *ok) {
+    *ok = true;
+    switch (op) {
+    case FLOE_CMP_EQ: return FLOE_PQ_OP_EQ;
+    case FLOE_CMP_LT: return FLOE_PQ_OP_LT;
+    case FLOE_CMP_LE: return FLOE_PQ_OP_LE;
+    case FLOE_CMP_GT: return FLOE_PQ_OP_GT;
+    case FLOE_CMP_GE: return FLOE_PQ_OP_GE;
+    default: *ok = false; return FLOE_PQ_OP_EQ; /* <> says nothing about pages */
+    }
+}
+
+/* Add `e` (one conjunct) when it is representable.  leaves[c] is the
+ * Parquet leaf field of output column c, or NULL. */
+static void add_conjunct(const parquet_plan *p, const floe_pq_field *const *leaves, const floe_expr *e,
+                         page_preds *pp) {
+    if (e->kind == FLOE_EXPR_AND) {
+        add_conjunct(p, leaves, e->args[0], pp);
+        add_conjunct(p, leaves, e->args[1], pp);
+        return;
+    }
+    const floe_expr *c = NULL;
+    floe_pq_predicate *pr = &pp->preds[pp->n];
+    floe_pq_value *vals = &pp->vals[pp->nvals];
+    int nv = 0;
+    memset(pr, 0, sizeof *pr);
+    switch (e->kind) {
+    case FLOE_EXPR_IS_NULL: case FLOE_EXPR_IS_NOT_NULL:
+        c = e->args[0];
+        pr->op = e->kind == FLOE_EXPR_IS_NULL ? FLOE_PQ_OP_IS_NULL : FLOE_PQ_OP_NOT_NULL;
+        if (c->kind != FLOE_EXPR_COLUMN || !leaves[c->column]) return;
+        break;
+    case FLOE_EXPR_CMP: {
+        const floe_expr *a = e->args[0], *b = e->args[1];
+        floe_cmp_op op = (floe_cmp_op)e->op;
+        if (a->kind == FLOE_EXPR_LITERAL && b->kind == FLOE_EXPR_COLUMN) {
+            const floe_expr *t = a;
+            a = b;
+            b = t;
+            op = flip(op);
+        }
+        bool ok;
+        pr->op = page_op(op, &ok);
+        if (!ok || a->kind != FLOE_EXPR_COLUMN || b->kind != FLOE_EXPR_LITERAL || !leaves[a->column]) return;
+        c = a;
+        if (!page_value(b->literal, floe_schema_field(p->head.schema, c->column)->type, leaves[c->column]->column, &vals[0]))
+            return;
+        nv = 1;
+        break;
+    }
+    case FLOE_EXPR_IN: {
+        c = e->args[0];
+        if (c->kind != FLOE_EXPR_COLUMN || !leaves[c->column]) return;
+        pr->op = FLOE_PQ_OP_IN;
+        const floe_type *ct = floe_schema_field(p->head.schema, c->column)->type;
+        for (int32_t i = 1; i < e->n_args; i++) {
+            const floe_expr *it = e->args[i];
+            if (it->kind != FLOE_EXPR_LITERAL) return;
+            if (floe_array_is_null(it->literal, 0)) continue; /* never equal */
+            if (!page_value(it->literal, ct, leaves[c->column]->column, &vals[nv])) return;
+            nv++;
+        }
+        if (nv == 0) return; /* only NULLs: leave it to the Filter */
+        break;
+    }
+    default: return;
+    }
+    pr->path = leaves[c->column]->name;
+    pr->field_id = -1;
+    pr->values = nv ? vals : NULL;
+    pr->num_values = nv;
+    pp->n++;
+    pp->nvals += nv;
+}
+
+/* The output columns that are plain top-level Parquet leaves of `f`,
+ * found by name (names holding a dot would be read as paths: left out). */
+static floe_status top_leaves(const parquet_plan *p, const floe_pq_file *f, const floe_pq_field ***out) {
+    int32_t ncols = floe_schema_num_fields(p->head.schema);
+    const floe_pq_field **leaves = floe_calloc((size_t)(ncols ? ncols : 1), sizeof *leaves);
+    if (!leaves) return floe_error(FLOE_ERR_OUT_OF_MEMORY, "reading '%s'", f->path);
+    const floe_pq_field *root = floe_pq_schema_root(f->schema);
+    for (int32_t i = 0; i < ncols; i++) {
+        const char *name = floe_schema_field(p->head.schema, i)->name;
+        for (int k = 0; !strchr(name, '.') && k < root->num_children; k++) {
+            const floe_pq_field *fld = root->children[k];
+            if (strcmp(fld->name, name) == 0 && fld->column && fld->column->max_rep_level == 0) leaves[i] = fld;
+        }
+    }
+    *out = leaves;
+    return NULL;
+}
+
+/* The page predicates for reading `f` (none without a pruning predicate). */
+static floe_status page_preds_make(const parquet_plan *p, const floe_pq_file *f, page_preds *pp) {
+    memset(pp, 0, sizeof *pp);
+    if (!p->prune) return NULL;
+    int n = 0, nvals = 0;
+    count_conjuncts(p->prune, &n, &nvals);
+    const floe_pq_field **leaves = NULL;
+    FLOE_TRY(top_leaves(p, f, &leaves));
+    pp->preds = floe_calloc((size_t)n, sizeof *pp->preds);
+    pp->vals = floe_calloc((size_t)nvals, sizeof *pp->vals);
+    if (!pp->preds || !pp->vals) {
+        floe_free(leaves);
+        page_preds_free(pp);
+        return floe_error(FLOE_ERR_OUT_OF_MEMORY, "reading '%s'", f->path);
+    }
+    add_conjunct(p, leaves, p->prune, pp);
+    floe_free(leaves);
+    return NULL;
+}
+
 /* ----------------------------------------------------------- the stream */
 
 /* A partition reads its parts (file, row group range) in order through
@@ -489,7 +662,13 @@ static floe_status open_part(pq_stream *s, pq_unit *u) {
     o.row_groups = u->rgs;
     o.num_row_groups = u->n_rgs;
     o.batch_size = s->batch_size;
-    FLOE_TRY(floe_pq_reader_open(u->file.file, &o, &u->reader));
+    page_preds pp;
+    FLOE_TRY(page_preds_make(p, f, &pp));
+    o.predicates = pp.n ? pp.preds : NULL;
+    o.num_predicates = pp.n;
+    st = floe_pq_reader_open(u->file.file, &o, &u->reader);
+    page_preds_free(&pp); /* the reader copied the values */
+    FLOE_TRY(st);
     const floe_schema *rs = floe_pq_reader_schema(u->reader);
     if (!floe_type_compatible(rs, p->head.schema)) {
         floe_buf want, got;

@@ -141,12 +141,11 @@ struct floe_ice_task_reader {
     int32_t n_out;               /* the first n_out read columns are output */
     floe_type **read_types;
     floe_schema *out_schema;
-    /* Row positions. */
+    /* Row groups in the task's byte range.  Row positions (for position
+     * deletes) come from the Parquet reader's row spans, since pages may
+     * be skipped inside a row group. */
     int *row_groups;
     int n_row_groups;
-    int64_t *rg_first_row;       /* per selected row group */
-    int rg_cursor;
-    int64_t rg_rows_done;
     /* Deletes. */
     floe_ice_posdel *posdel;     /* NULL when no position deletes */
     floe_fileio *own_io;         /* local FileIO when the table has none */
@@ -155,6 +154,7 @@ struct floe_ice_task_reader {
     eq_set *eq;
     int32_t n_eq;
     int64_t batch_size;
+    int64_t rows_read;           /* rows the Parquet reader produced */
     uint32_t *sel;
     size_t sel_cap;
 };
@@ -703,20 +703,13 @@ static int64_t rg_start(const floe_pq_row_group *rg) {
 static floe_status open_parquet(floe_ice_task_reader *r) {
     floe_pq_file *pf = r->file;
     const floe_pq_file_metadata *md = pf->meta;
-    /* Row groups in range, and their first row positions. */
+    /* Row groups in range. */
     r->row_groups = floe_calloc((size_t)md->num_row_groups + 1, sizeof *r->row_groups);
-    r->rg_first_row = floe_calloc((size_t)md->num_row_groups + 1, sizeof *r->rg_first_row);
-    if (!r->row_groups || !r->rg_first_row) return floe_error(FLOE_ERR_OUT_OF_MEMORY, "task reader");
-    int64_t first = 0;
+    if (!r->row_groups) return floe_error(FLOE_ERR_OUT_OF_MEMORY, "task reader");
     const floe_ice_scan_task *t = r->task;
     for (uint32_t i = 0; i < md->num_row_groups; i++) {
-        const floe_pq_row_group *rg = &md->row_groups[i];
-        int64_t s = rg_start(rg);
-        if (t->length < 0 || (s >= t->start && s < t->start + t->length)) {
-            r->rg_first_row[r->n_row_groups] = first;
-            r->row_groups[r->n_row_groups++] = (int)i;
-        }
-        first += rg->num_rows;
+        int64_t s = rg_start(&md->row_groups[i]);
+        if (t->length < 0 || (s >= t->start && s < t->start + t->length)) r->row_groups[r->n_row_groups++] = (int)i;
     }
     return NULL;
 }
@@ -735,6 +728,171 @@ static floe_status load_mapping(floe_ice_task_reader *r) {
     json_decref(j);
     r->use_mapping = true;
     return st;
+}
+
+/* ------------------------------------------------------- page skipping */
+
+/* The residual's AND-ed simple terms as Parquet page predicates, so the
+ * reader skips pages (and row groups) whose page index proves no row can
+ * match.  A term goes in only when it is exactly representable on the
+ * file's leaf in the reader's value domain; the residual itself is still
+ * evaluated on every row read, so skipping only has to be conservative. */
+typedef struct page_preds {
+    floe_pq_predicate *preds;
+    floe_pq_value *vals;
+    int n, nvals, cap, vcap;
+} page_preds;
+
+static void page_preds_free(page_preds *pp) {
+    floe_free(pp->preds);
+    floe_free(pp->vals);
+    memset(pp, 0, sizeof *pp);
+}
+
+static void count_terms(const floe_ice_expr *e, int *n, int *nvals) {
+    if (e->op == FLOE_ICE_EXPR_AND) {
+        count_terms(e->left, n, nvals);
+        count_terms(e->right, n, nvals);
+        return;
+    }
+    (*n)++;
+    *nvals += e->n_values;
+}
+
+/* Does table type `it` read from a leaf of this kind keep the leaf's
+ * values as they are (so bounds in the leaf's domain bound the table's)? */
+static bool leaf_domain_matches(const floe_ice_type *it, const floe_pq_column *col) {
+    switch (it->id) {
+    case FLOE_ICE_BOOLEAN: return col->kind == FLOE_PQ_KIND_BOOL;
+    case FLOE_ICE_INT: case FLOE_ICE_LONG:
+        return col->kind == FLOE_PQ_KIND_INT8 || col->kind == FLOE_PQ_KIND_INT16 || col->kind == FLOE_PQ_KIND_INT32 ||
+               col->kind == FLOE_PQ_KIND_INT64 || col->kind == FLOE_PQ_KIND_UINT8 ||
+               col->kind == FLOE_PQ_KIND_UINT16 || col->kind == FLOE_PQ_KIND_UINT32;
+    case FLOE_ICE_FLOAT: case FLOE_ICE_DOUBLE:
+        return col->kind == FLOE_PQ_KIND_FLOAT || col->kind == FLOE_PQ_KIND_DOUBLE;
+    case FLOE_ICE_DATE: return col->kind == FLOE_PQ_KIND_DATE;
+    case FLOE_ICE_TIME: return col->kind == FLOE_PQ_KIND_TIME_MS || col->kind == FLOE_PQ_KIND_TIME_US;
+    case FLOE_ICE_TIMESTAMP: case FLOE_ICE_TIMESTAMPTZ:
+        return (col->kind == FLOE_PQ_KIND_TIMESTAMP_MS || col->kind == FLOE_PQ_KIND_TIMESTAMP_US) &&
+               col->physical == FLOE_PQ_INT64;
+    case FLOE_ICE_TIMESTAMP_NS: case FLOE_ICE_TIMESTAMPTZ_NS:
+        return col->kind == FLOE_PQ_KIND_TIMESTAMP_NS && col->physical == FLOE_PQ_INT64;
+    case FLOE_ICE_STRING: case FLOE_ICE_BINARY:
+        return col->kind == FLOE_PQ_KIND_STRING || col->kind == FLOE_PQ_KIND_BINARY;
+    case FLOE_ICE_DECIMAL: return col->kind == FLOE_PQ_KIND_DECIMAL && col->scale == it->scale;
+    default: return false;
+    }
+}
+
+/* A bound literal as a reader value; false when it has no usable form. */
+static bool ice_page_value(const floe_ice_value *v, floe_pq_value *out) {
+    memset(out, 0, sizeof *out);
+    if (v->is_null) return false;
+    switch (v->type) {
+    case FLOE_ICE_BOOLEAN: out->kind = FLOE_PQ_VAL_INT; out->i = v->v.b; return true;
+    case FLOE_ICE_INT: case FLOE_ICE_DATE: out->kind = FLOE_PQ_VAL_INT; out->i = v->v.i32; return true;
+    case FLOE_ICE_LONG: case FLOE_ICE_TIME: case FLOE_ICE_TIMESTAMP: case FLOE_ICE_TIMESTAMPTZ:
+    case FLOE_ICE_TIMESTAMP_NS: case FLOE_ICE_TIMESTAMPTZ_NS:
+        out->kind = FLOE_PQ_VAL_INT;
+        out->i = v->v.i64;
+        return true;
+    case FLOE_ICE_FLOAT:
+        if (v->v.f32 != v->v.f32) return false; /* NaN */
+        out->kind = FLOE_PQ_VAL_DOUBLE;
+        out->d = v->v.f32;
+        return true;
+    case FLOE_ICE_DOUBLE:
+        if (v->v.f64 != v->v.f64) return false;
+        out->kind = FLOE_PQ_VAL_DOUBLE;
+        out->d = v->v.f64;
+        return true;
+    case FLOE_ICE_STRING: case FLOE_ICE_BINARY:
+        out->kind = FLOE_PQ_VAL_BYTES;
+        out->bytes = v->v.bytes.data;
+        out->len = v->v.bytes.len;
+        return out->bytes || !out->len;
+    case FLOE_ICE_DECIMAL:
+        out->kind = FLOE_PQ_VAL_DECIMAL;
+        out->hi = (int64_t)(v->v.dec >> 64);
+        out->lo = (uint64_t)v->v.dec;
+        return true;
+    default: return false;
+    }
+}
+
+/* The file leaf a residual term's field id reads: by id, or at top level
+ * through the name mapping; NULL when there is no plain (struct-only) leaf.
+ * `*path` is set for a mapped name. */
+static const floe_pq_field *term_leaf(const floe_ice_task_reader *r, int32_t id, const char **path) {
+    *path = NULL;
+    const floe_pq_field *f = NULL;
+    if (r->use_mapping) {
+        const nm_node *m = nm_by_id(&r->mapping, id);
+        const floe_pq_field *root = floe_pq_schema_root(r->file->schema);
+        for (int k = 0; m && !f && k < root->num_children; k++)
+            for (int32_t j = 0; j < m->n_names; j++)
+                if (strcmp(m->names[j], root->children[k]->name) == 0 && !strchr(root->children[k]->name, '.')) {
+                    f = root->children[k];
+                    *path = f->name;
+                    break;
+                }
+    } else {
+        f = floe_pq_schema_find_field_id(r->file->schema, id);
+    }
+    if (!f || !f->column || f->column->max_rep_level > 0) return NULL;
+    return f;
+}
+
+static void add_term(const floe_ice_task_reader *r, const floe_ice_expr *e, page_preds *pp) {
+    if (e->op == FLOE_ICE_EXPR_AND) {
+        add_term(r, e->left, pp);
+        add_term(r, e->right, pp);
+        return;
+    }
+    if (!e->bound || e->in_collection || !e->field_type || e->field_id < 0) return;
+    floe_pq_predicate *pr = &pp->preds[pp->n];
+    floe_pq_value *vals = &pp->vals[pp->nvals];
+    memset(pr, 0, sizeof *pr);
+    int want = 1;
+    switch (e->op) {
+    case FLOE_ICE_EXPR_IS_NULL: pr->op = FLOE_PQ_OP_IS_NULL; want = 0; break;
+    case FLOE_ICE_EXPR_NOT_NULL: pr->op = FLOE_PQ_OP_NOT_NULL; want = 0; break;
+    case FLOE_ICE_EXPR_LT: pr->op = FLOE_PQ_OP_LT; break;
+    case FLOE_ICE_EXPR_LT_EQ: pr->op = FLOE_PQ_OP_LE; break;
+    case FLOE_ICE_EXPR_GT: pr->op = FLOE_PQ_OP_GT; break;
+    case FLOE_ICE_EXPR_GT_EQ: pr->op = FLOE_PQ_OP_GE; break;
+    case FLOE_ICE_EXPR_EQ: pr->op = FLOE_PQ_OP_EQ; break;
+    case FLOE_ICE_EXPR_IN: pr->op = FLOE_PQ_OP_IN; want = -1; break;
+    default: return; /* NaN tests, negations, prefixes: no page bound */
+    }
+    if ((want >= 0 && e->n_values != want) || (want < 0 && e->n_values < 1)) return;
+    const char *path = NULL;
+    const floe_pq_field *leaf = term_leaf(r, e->field_id, &path);
+    if (!leaf || !leaf_domain_matches(e->field_type, leaf->column)) return;
+    for (int32_t i = 0; i < e->n_values; i++)
+        if (!ice_page_value(&e->values[i], &vals[i])) return;
+    pr->path = path;
+    pr->field_id = e->field_id;
+    pr->values = e->n_values ? vals : NULL;
+    pr->num_values = e->n_values;
+    pp->n++;
+    pp->nvals += e->n_values;
+}
+
+static floe_status page_preds_make(const floe_ice_task_reader *r, page_preds *pp) {
+    memset(pp, 0, sizeof *pp);
+    const floe_ice_expr *res = r->task->residual;
+    if (!res || res->op == FLOE_ICE_EXPR_TRUE) return NULL;
+    int n = 0, nvals = 0;
+    count_terms(res, &n, &nvals);
+    pp->preds = floe_calloc((size_t)n + 1, sizeof *pp->preds);
+    pp->vals = floe_calloc((size_t)nvals + 1, sizeof *pp->vals);
+    if (!pp->preds || !pp->vals) {
+        page_preds_free(pp);
+        return floe_error(FLOE_ERR_OUT_OF_MEMORY, "task reader");
+    }
+    add_term(r, res, pp);
+    return NULL;
 }
 
 /* Decide which Parquet column serves each read field. */
@@ -854,13 +1012,18 @@ floe_status floe_ice_task_reader_open(const floe_ice_task_read_options *opts, co
     int32_t *ids = NULL;
     floe_pq_read_options o = {0};
     if (!st) st = plan_columns(r, &o, &names, &ids);
+    page_preds pp = {0};
+    if (!st) st = page_preds_make(r, &pp);
     if (!st) {
         o.row_groups = r->row_groups;
         o.num_row_groups = r->n_row_groups;
         o.batch_size = r->batch_size;
+        o.predicates = pp.n ? pp.preds : NULL;
+        o.num_predicates = pp.n;
         if (r->n_row_groups == 0) o.row_groups = NULL;
         if (r->n_row_groups > 0) st = floe_pq_reader_open(r->file, &o, &r->pq);
     }
+    page_preds_free(&pp); /* the reader copied the values */
     floe_free(names);
     floe_free(ids);
     /* Deletes. */
@@ -905,7 +1068,6 @@ void floe_ice_task_reader_close(floe_ice_task_reader *r) {
     floe_free(r->pq_col);
     floe_type_release(r->out_schema);
     floe_free(r->row_groups);
-    floe_free(r->rg_first_row);
     floe_ice_posdel_free(r->posdel);
     floe_fileio_free(r->own_io);
     for (int32_t i = 0; i < r->n_eq; i++) {
@@ -923,12 +1085,26 @@ void floe_ice_task_reader_close(floe_ice_task_reader *r) {
 
 floe_schema *floe_ice_task_reader_schema(const floe_ice_task_reader *r) { return r->out_schema; }
 
+void floe_ice_task_reader_stats(const floe_ice_task_reader *r, floe_ice_task_read_stats *out) {
+    memset(out, 0, sizeof *out);
+    out->rows_read = r->rows_read;
+    if (r->pq) {
+        floe_pq_skip_stats s;
+        floe_pq_reader_skip_stats(r->pq, &s);
+        out->pages_total = s.pages_total;
+        out->pages_skipped = s.pages_skipped;
+        out->row_groups_skipped = s.row_groups_skipped;
+    }
+}
+
 /* ------------------------------------------------------------- batches */
 
 /* Keep rows of one batch: not position-deleted, not equality-deleted and
- * accepted by the residual.  Fills r->sel, returns the count. */
-static floe_status select_rows(floe_ice_task_reader *r, floe_array *const *cols, int64_t n, int64_t pos0,
-                               int64_t *n_sel) {
+ * accepted by the residual.  The batch's rows are the file rows of
+ * spans[0], spans[1], ... in order.  Fills r->sel, returns the count. */
+static floe_status select_rows(floe_ice_task_reader *r, floe_array *const *cols, int64_t n,
+                               const floe_pq_row_span *spans, int nspans, int64_t *n_sel) {
+    int64_t pos0 = nspans > 0 ? spans[0].first_row : 0;
     if ((size_t)n > r->sel_cap) {
         uint32_t *ns = floe_realloc(r->sel, (size_t)n * sizeof *ns);
         if (!ns) return floe_error(FLOE_ERR_OUT_OF_MEMORY, "task reader");
@@ -989,8 +1165,16 @@ static floe_status select_rows(floe_ice_task_reader *r, floe_array *const *cols,
         }
     }
     int64_t k = 0;
+    /* Row i is file row base + i while i < span_end. */
+    int si = 0;
+    int64_t span_end = nspans > 0 ? spans[0].num_rows : n, base = pos0;
     for (int64_t i = 0; i < n && !st; i++) {
-        int64_t pos = pos0 + i;
+        while (i >= span_end && si + 1 < nspans) {
+            si++;
+            base = spans[si].first_row - span_end;
+            span_end += spans[si].num_rows;
+        }
+        int64_t pos = base + i;
         while (lo < r->n_del_pos && r->del_pos[lo] < pos) lo++;
         if (lo < r->n_del_pos && r->del_pos[lo] == pos) continue;
         bool deleted = false;
@@ -1047,15 +1231,12 @@ floe_status floe_ice_task_reader_next(floe_ice_task_reader *r, floe_batch **out)
         floe_batch *b = NULL;
         st = floe_pq_reader_next(r->pq, &b);
         if (st || !b) break;
-        /* Row position: batches never span row groups. */
-        while (r->rg_cursor < r->n_row_groups &&
-               r->rg_rows_done >= r->file->meta->row_groups[r->row_groups[r->rg_cursor]].num_rows) {
-            r->rg_cursor++;
-            r->rg_rows_done = 0;
-        }
-        int64_t pos0 = (r->rg_cursor < r->n_row_groups ? r->rg_first_row[r->rg_cursor] : 0) + r->rg_rows_done;
-        r->rg_rows_done += b->num_rows;
+        /* The file rows of this batch (pages may have been skipped). */
+        const floe_pq_row_span *spans = NULL;
+        int nspans = 0;
+        floe_pq_reader_last_rows(r->pq, &spans, &nspans);
         int64_t n = b->num_rows;
+        r->rows_read += n;
         for (int32_t c = 0; c < r->n_read && !st; c++) {
             if (r->pq_col[c] >= 0)
                 st = conform(r, b->columns[r->pq_col[c]], r->use_mapping ? nm_by_id(&r->mapping, r->read_fields[c]->id) : NULL,
@@ -1065,7 +1246,7 @@ floe_status floe_ice_task_reader_next(floe_ice_task_reader *r, floe_batch **out)
         }
         floe_batch_release(b);
         int64_t k = 0;
-        if (!st) st = select_rows(r, cols, n, pos0, &k);
+        if (!st) st = select_rows(r, cols, n, spans, nspans, &k);
         floe_batch *full = NULL;
         if (!st) st = floe_batch_new(r->out_schema, cols, r->n_out, n, &full);
         if (!st && k == n) *out = floe_batch_retain(full);

@@ -28,6 +28,7 @@ static int teardown(void **state) {
 /* id int64 (not null), name string, v double (null when id % 7 == 3 and
  * id < 300, so only the first row groups hold nulls). */
 static bool id_nullable; /* write "id" as an optional column */
+static bool page_index;  /* write a page index (pages of 25 rows) */
 
 static floe_schema *test_schema(bool v_as_int) {
     floe_field f[3];
@@ -49,6 +50,7 @@ static void write_file(const char *name, int64_t first, int64_t n, bool v_as_int
     floe_pq_write_options_init(&o);
     o.row_group_rows = RG_ROWS;
     o.page_rows = 25;
+    o.write_page_index = page_index;
     floe_output *out;
     floe_pq_writer *w;
     assert_ok(floe_output_create_local(path, 1, &out));
@@ -379,6 +381,49 @@ static void pruning_skips_row_groups_and_never_drops_a_matching_row(void **state
     floe_plan_release(p);
 }
 
+/* With a page index the reader also skips the pages of a surviving row
+ * group that the AND-ed simple terms exclude: fewer rows come out of the
+ * scan (pages of 25 rows), and the filtered rows equal an unpruned scan's. */
+static void page_index_skips_pages_and_never_drops_a_matching_row(void **state) {
+    (void)state;
+    page_index = true;
+    make_files("pq_scan_pages");
+    page_index = false;
+    char a[1200];
+    const char *pats[1] = {in_dir(a, sizeof a, "a_*.parquet")};
+    floe_plan *p;
+    assert_ok(floe_parquet_scan_new(pats, 1, 3, &p));
+    /* ids 250..419: pages [250, 275) ... [400, 425) */
+    check_prune(p, and_(cmp(FLOE_CMP_GE, col(0), i64(250)), cmp(FLOE_CMP_LT, col(0), i64(420))), 175, 170);
+    check_prune(p, cmp(FLOE_CMP_GT, i64(30), col(0)), 50, 30);
+    check_prune(p, cmp(FLOE_CMP_EQ, col(0), i64(555)), 25, 1);
+    check_prune(p, cmp(FLOE_CMP_GE, col(0), i64(699)), 125, 101);
+    check_prune(p, cmp(FLOE_CMP_GT, col(0), i64(5000)), 0, 0);
+    /* IN: two pages */
+    floe_expr *items[4] = {i64(5), i64(305), i64(9999), NULL};
+    assert_ok(floe_expr_lit_null(floe_type_primitive(FLOE_TYPE_INT64), &items[3]));
+    floe_expr *in, *c0 = col(0);
+    assert_ok(floe_expr_in(c0, items, 4, &in));
+    floe_expr_release(c0);
+    for (int i = 0; i < 4; i++) floe_expr_release(items[i]);
+    check_prune(p, in, 50, 2);
+    /* strings and doubles (v = id / 2, an int literal) */
+    floe_expr *s;
+    assert_ok(floe_expr_lit_string("n00450", &s));
+    check_prune(p, cmp(FLOE_CMP_EQ, col(1), s), 25, 1);
+    check_prune(p, cmp(FLOE_CMP_LT, col(2), i64(60)), 125, 103);
+    /* a conjunct the pages cannot judge leaves the other one working */
+    floe_expr *sum, *c0b = col(0), *one = i64(1);
+    assert_ok(floe_expr_arith(FLOE_ARITH_ADD, c0b, one, &sum));
+    floe_expr_release(c0b);
+    floe_expr_release(one);
+    check_prune(p, and_(cmp(FLOE_CMP_EQ, sum, i64(431)), cmp(FLOE_CMP_GE, col(0), i64(425))), 375, 1);
+    /* <>, OR and NOT narrow nothing inside a row group */
+    check_prune(p, cmp(FLOE_CMP_NE, col(0), i64(3)), 800, 799);
+    check_prune(p, or_(cmp(FLOE_CMP_LT, col(0), i64(10)), cmp(FLOE_CMP_EQ, col(0), i64(790))), 200, 11);
+    floe_plan_release(p);
+}
+
 static void roundtrip_keeps_parts_and_prune_and_gives_the_same_rows(void **state) {
     (void)state;
     make_files("pq_scan_roundtrip");
@@ -537,7 +582,7 @@ FLOE_TEST_MAIN(T(glob_reads_every_row_once_balanced_over_partitions), T(several_
                T(files_with_another_schema_are_a_type_error_naming_the_file),
                T(projection_reads_only_the_asked_columns_in_order),
                T(a_column_optional_in_any_file_is_nullable_in_the_scan),
-               T(pruning_skips_row_groups_and_never_drops_a_matching_row),
+               T(pruning_skips_row_groups_and_never_drops_a_matching_row), T(page_index_skips_pages_and_never_drops_a_matching_row),
                T(roundtrip_keeps_parts_and_prune_and_gives_the_same_rows),
                T(corrupt_or_changed_file_is_an_error_naming_it),
                T(read_ahead_keeps_file_order_and_reports_errors_in_order), T(cancelled_scan_returns_cancelled))
