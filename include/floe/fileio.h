@@ -29,6 +29,12 @@ typedef struct floe_input_ops {
      * a FLOE_ERR_CORRUPT/IO error naming the range, never a short read. */
     floe_status (*read_at)(floe_input *in, uint64_t offset, size_t len, uint8_t *dst);
     void (*close)(floe_input *in);
+    /* Optional: the whole object in one request, however long it really
+     * is (floe_malloc'd, NUL-terminated; *len its length).  An object store
+     * opened with a recorded size that is wrong (a manifest list's
+     * manifest_length written short by some writers) still reads whole.
+     * NULL: floe_input_read_all reads [0, size) with read_at. */
+    floe_status (*read_all)(floe_input *in, uint8_t **data, size_t *len);
 } floe_input_ops;
 
 struct floe_input {

@@ -44,6 +44,7 @@
 #include "floe/catalog.h"
 #include "floe/iceberg_manifest.h"
 #include "floe/memory.h"
+#include "iceberg/ice_internal.h"
 #include "iceberg/table_update_internal.h"
 
 #define CATALOG_NAME "floe"
@@ -777,16 +778,24 @@ static void purge_free(purge_set *ps) {
     floe_status_free(ps->first_error);
 }
 
+typedef struct purge_read_arg {
+    const floe_ice_manifest_file *mf;
+    floe_ice_manifest **out;
+} purge_read_arg;
+
+static floe_status purge_read_manifest(floe_input *in, void *varg) {
+    purge_read_arg *a = varg;
+    return floe_ice_manifest_read(in, a->mf, a->out);
+}
+
 /* Every file of one manifest (live or not: deleted entries were the
  * table's files too, kept for older snapshots). */
 static void purge_manifest(purge_set *ps, const floe_ice_table *t, const floe_ice_manifest_file *mf) {
     purge_add(ps, 1, mf->manifest_path);
-    floe_input *in = NULL;
     floe_ice_manifest *m = NULL;
-    floe_status st = floe_ice_table_open_input(t, mf->manifest_path, mf->manifest_length > 0 ? mf->manifest_length : 0,
-                                               &in);
-    if (!st) st = floe_ice_manifest_read(in, mf, &m);
-    if (in) floe_input_close(in);
+    purge_read_arg a = {mf, &m};
+    floe_status st = floe_ice_table_read_recorded(t, mf->manifest_path, mf->manifest_length > 0 ? mf->manifest_length : 0,
+                                                  purge_read_manifest, &a);
     if (st) {
         purge_note_error(ps, floe_status_wrap(st, "listing files of manifest '%s'", mf->manifest_path));
         return;

@@ -17,6 +17,7 @@
 #include <jansson.h>
 
 #include "base/buffer.h"
+#include "floe/fileio.h"
 #include "floe/iceberg_partition_spec.h"
 #include "floe/iceberg_schema.h"
 #include "floe/iceberg_sort_order.h"
@@ -77,5 +78,16 @@ floe_status floe_ice_json_dump(json_t *j, char **out) FLOE_WARN_UNUSED;
  * Messages: "<ctx>: missing '<key>'" / "'<key>' must be an integer". */
 floe_status floe_ice_json_int32(json_t *obj, const char *key, bool required, const char *ctx,
                                 int32_t *out) FLOE_WARN_UNUSED;
+
+/* Open a file whose length the metadata records (a manifest: the list's
+ * manifest_length) and run `read` on it.  The recorded length is trusted
+ * first, which saves an object store a HEAD request per manifest; but some
+ * writers record it wrong (short), so when `read` fails on a remote file
+ * opened that way, the file is opened again at its real length and read
+ * once more, and the second result stands. */
+struct floe_ice_table;
+floe_status floe_ice_table_read_recorded(const struct floe_ice_table *t, const char *recorded, int64_t size,
+                                         floe_status (*read)(floe_input *in, void *arg),
+                                         void *arg) FLOE_WARN_UNUSED;
 
 #endif

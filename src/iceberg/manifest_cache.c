@@ -20,6 +20,7 @@
 
 #include "base/hashmap.h"
 #include "floe/memory.h"
+#include "iceberg/ice_internal.h"
 #include "iceberg/scan_internal.h"
 #include "floe/iceberg_scan.h"
 
@@ -136,14 +137,24 @@ void floe_ice_manifest_cache_release(floe_ice_cached_manifest *h) {
     if (do_free) entry_free(h);
 }
 
-static floe_status read_manifest(const floe_ice_table *t, const floe_ice_manifest_file *mf, floe_ice_cached_manifest *e) {
-    floe_input *in = NULL;
-    FLOE_TRY(floe_ice_table_open_input(t, mf->manifest_path, mf->manifest_length, &in));
-    floe_mem_tracker *prev = floe_mem_set_current(&e->tracker);
+typedef struct read_arg {
+    const floe_ice_manifest_file *mf;
+    floe_ice_cached_manifest *e;
+} read_arg;
+
+static floe_status read_into_entry(floe_input *in, void *varg) {
+    read_arg *a = varg;
+    const floe_ice_manifest_file *mf = a->mf;
+    floe_mem_tracker *prev = floe_mem_set_current(&a->e->tracker);
     floe_status st =
-        floe_ice_scan_manifest_read(in, mf->added_snapshot_id >= 0 || mf->sequence_number > 0 ? mf : NULL, &e->m);
+        floe_ice_scan_manifest_read(in, mf->added_snapshot_id >= 0 || mf->sequence_number > 0 ? mf : NULL, &a->e->m);
     floe_mem_set_current(prev);
-    floe_input_close(in);
+    return st;
+}
+
+static floe_status read_manifest(const floe_ice_table *t, const floe_ice_manifest_file *mf, floe_ice_cached_manifest *e) {
+    read_arg a = {mf, e};
+    floe_status st = floe_ice_table_read_recorded(t, mf->manifest_path, mf->manifest_length, read_into_entry, &a);
     if (st) return floe_status_wrap(st, "manifest %s", mf->manifest_path);
     e->bytes = floe_mem_current_bytes(&e->tracker);
     return NULL;

@@ -13,6 +13,7 @@
 #include "base/buffer.h"
 #include "base/threadpool.h"
 #include "floe/memory.h"
+#include "iceberg/ice_internal.h"
 #include "iceberg/manifest_avro.h"
 
 static floe_status oom(void) { return floe_error(FLOE_ERR_OUT_OF_MEMORY, "out of memory in a manifest list"); }
@@ -418,16 +419,23 @@ typedef struct read_ctx {
     floe_ice_manifest **out;
 } read_ctx;
 
+typedef struct manifest_read_arg {
+    const floe_ice_manifest_file *mf;
+    floe_ice_manifest **out;
+} manifest_read_arg;
+
+static floe_status read_one_manifest(floe_input *in, void *varg) {
+    manifest_read_arg *a = varg;
+    return floe_ice_manifest_read(in, a->mf, a->out);
+}
+
 static floe_status read_range(void *vctx, size_t begin, size_t end, const floe_cancel *cancel) {
     read_ctx *c = vctx;
     for (size_t i = begin; i < end; i++) {
         FLOE_TRY(floe_cancel_check(cancel, "reading manifests"));
         const floe_ice_manifest_file *mf = &c->files[i];
-        floe_input *in = NULL;
-        FLOE_TRY(floe_ice_table_open_input(c->t, mf->manifest_path, mf->manifest_length, &in));
-        floe_status st = floe_ice_manifest_read(in, mf->added_snapshot_id >= 0 || mf->sequence_number > 0 ? mf : NULL, &c->out[i]);
-        floe_input_close(in);
-        FLOE_TRY(st);
+        manifest_read_arg a = {mf->added_snapshot_id >= 0 || mf->sequence_number > 0 ? mf : NULL, &c->out[i]};
+        FLOE_TRY(floe_ice_table_read_recorded(c->t, mf->manifest_path, mf->manifest_length, read_one_manifest, &a));
     }
     return NULL;
 }

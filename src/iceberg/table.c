@@ -16,6 +16,7 @@
 
 #include "base/buffer.h"
 #include "floe/iceberg_table_metadata.h"
+#include "iceberg/ice_internal.h"
 #include "floe/memory.h"
 
 static floe_status oom(void) { return floe_error(FLOE_ERR_OUT_OF_MEMORY, "out of memory locating a table"); }
@@ -384,5 +385,31 @@ floe_status floe_ice_table_open_input(const floe_ice_table *t, const char *recor
     else
         st = floe_input_open_local(p, in);
     floe_free(p);
+    return st;
+}
+
+floe_status floe_ice_table_read_recorded(const floe_ice_table *t, const char *recorded, int64_t size,
+                                         floe_status (*read)(floe_input *in, void *arg), void *arg) {
+    floe_input *in = NULL;
+    FLOE_TRY(floe_ice_table_open_input(t, recorded, size, &in));
+    floe_status st = read(in, arg);
+    floe_input_close(in);
+    if (!st || !t->io || size <= 0) return st;
+    /* Local files are opened at their real size whatever was recorded. */
+    char *resolved = NULL;
+    floe_status rs = floe_ice_table_resolve_path(t, recorded, &resolved);
+    bool remote = !rs && strstr(resolved, "://") && strncmp(resolved, "file:", 5) != 0;
+    floe_status_free(rs);
+    floe_free(resolved);
+    if (!remote || floe_status_code(st) == FLOE_ERR_OUT_OF_MEMORY || floe_status_code(st) == FLOE_ERR_CANCELLED)
+        return st;
+    floe_status again = floe_ice_table_open_input(t, recorded, 0, &in);
+    if (again) {
+        floe_status_free(again);
+        return st;
+    }
+    floe_status_free(st);
+    st = read(in, arg);
+    floe_input_close(in);
     return st;
 }

@@ -67,7 +67,7 @@ static void local_close(floe_input *in) {
     floe_free(li);
 }
 
-static const floe_input_ops local_input_ops = {local_read_at, local_close};
+static const floe_input_ops local_input_ops = {local_read_at, local_close, NULL};
 
 floe_status floe_input_open_local(const char *path, floe_input **out) {
     *out = NULL;
@@ -110,7 +110,7 @@ static void memory_close(floe_input *in) {
     floe_free(in);
 }
 
-static const floe_input_ops memory_input_ops = {memory_read_at, memory_close};
+static const floe_input_ops memory_input_ops = {memory_read_at, memory_close, NULL};
 
 floe_status floe_input_from_memory(const uint8_t *data, size_t len, const char *name,
                                    floe_input **out) {
@@ -137,6 +137,7 @@ void floe_input_close(floe_input *in) {
 floe_status floe_input_read_all(floe_input *in, uint8_t **data, size_t *len) {
     *data = NULL;
     *len = 0;
+    if (in->ops->read_all) return in->ops->read_all(in, data, len);
     if (in->size > SIZE_MAX - 1)
         return floe_error(FLOE_ERR_OUT_OF_MEMORY, "'%s' is too large to read whole", in->path);
     uint8_t *buf = floe_malloc((size_t)in->size + 1);

@@ -1126,7 +1126,28 @@ static void s3_input_close(floe_input *in) {
     floe_free(si);
 }
 
-static const floe_input_ops s3_input_ops = {s3_read_at, s3_input_close};
+/* The whole object with one unranged GET.  The size the input was opened
+ * with is only a hint here: Iceberg metadata records manifest_length, and
+ * some writers record it wrong, while the object itself is intact.  A
+ * reader that wants all of it gets all of it. */
+static floe_status s3_read_all(floe_input *in, uint8_t **data, size_t *len) {
+    s3_input *si = (s3_input *)in;
+    atomic_fetch_add_explicit(&in->read_calls, 1, memory_order_relaxed);
+    s3_req rq = {.method = "GET", .loc = &si->loc, .max_body = (size_t)1 << 31};
+    s3_resp rs = {0};
+    floe_status st = perform(si->c, &rq, &rs);
+    if (!st) st = floe_buf_append(&rs.body, "", 1); /* NUL for text readers */
+    if (st) {
+        resp_free(&rs);
+        return floe_status_wrap(st, "reading '%s' whole", in->path);
+    }
+    *len = rs.body.len - 1;
+    *data = (uint8_t *)rs.body.data;
+    atomic_fetch_add_explicit(&in->bytes_read, *len, memory_order_relaxed);
+    return NULL;
+}
+
+static const floe_input_ops s3_input_ops = {s3_read_at, s3_input_close, s3_read_all};
 
 /* HEAD an object.  A failed HEAD carries no body, so for a clear message
  * the error is fetched again with a one-byte GET, whose body names the S3

@@ -8,9 +8,9 @@
 # s3://bucket/... and against the local copy and requires identical output:
 #   - position deletes (generated_spec2_0_001, Spark merge-on-read),
 #   - equality deletes (equality_deletes/mytable, and a dropped key column),
-#   - deletion vectors (legacy_bare_deletion_vector; unknown_puffin is left
-#     out: its manifest list records a manifest_length 42 bytes short, which
-#     a sized S3 read trusts),
+#   - deletion vectors (legacy_bare_deletion_vector, and unknown_puffin,
+#     whose manifest list records a manifest_length 42 bytes short: the
+#     reader trusts recorded lengths first and re-reads at the real length),
 # each with several partitions and with FLOE_PLAN_ROUNDTRIP=1 (the scan node
 # rebuilt from its parts, as a worker does, opening the table from its s3://
 # metadata location).  S3 settings come from AWS_* variables only; the
@@ -71,6 +71,7 @@ posdel|data/iceberg/generated_spec2_0_001/pyspark_iceberg_table
 eqdel|data/persistent/equality_deletes/warehouse/mydb/mytable
 eqdel_dropped|data/persistent/equality_delete_dropped_column/mytable
 dv_legacy|data/persistent/legacy_bare_deletion_vector/warehouse/default/legacy_bare_deletion_vector
+dv_puffin|data/persistent/unknown_puffin/namespace/test_table
 
 "
 for row in $tables; do
