@@ -61,6 +61,10 @@ typedef struct floe_ice_write_target {
     int32_t sort_order_id;                /* recorded in each data_file (0: unsorted) */
     const char *const *properties;        /* [2i] key, [2i+1] value */
     int32_t n_properties;
+    /* The table's sort order (may be NULL): as in Java's MetricsConfig, its
+     * order-preserving source columns get at least truncate(16) metrics
+     * when the default mode is none or counts. */
+    const struct floe_ice_sort_order *sort_order;
 } floe_ice_write_target;
 
 typedef enum floe_ice_distribution_mode {
