@@ -35,6 +35,18 @@ typedef struct floe_catalog floe_catalog;
  * directory, created when missing): <warehouse>/floe_catalog.db, catalog
  * name "floe"; tables live in <warehouse>/<namespace>/<table>. */
 floe_status floe_catalog_open_sqlite(const char *warehouse, floe_catalog **out) FLOE_WARN_UNUSED;
+/* The SQLite catalog in the local database file `db_path` (created when
+ * missing) with tables under `warehouse`: a local directory or a URI
+ * (s3://bucket/prefix, file:/...), for tables on object storage. */
+floe_status floe_catalog_open_sqlite_db(const char *db_path, const char *warehouse,
+                                        floe_catalog **out) FLOE_WARN_UNUSED;
+/* A catalog from its URI: a local warehouse directory (as
+ * floe_catalog_open_sqlite) or "sqlite:<database file>?warehouse=<location>"
+ * (as floe_catalog_open_sqlite_db). */
+floe_status floe_catalog_open_uri(const char *uri, floe_catalog **out) FLOE_WARN_UNUSED;
+/* The URI that opens this same catalog in another process or thread
+ * (what a plan node that commits carries).  Owned by the catalog. */
+const char *floe_catalog_uri(const floe_catalog *c);
 void floe_catalog_close(floe_catalog *c); /* NULL-safe */
 const char *floe_catalog_warehouse(const floe_catalog *c);
 

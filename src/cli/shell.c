@@ -7,6 +7,8 @@
  *   --format table|csv|jsonl     result format (table by default)
  *   --warehouse DIR              catalog directory (else $FLOE_WAREHOUSE,
  *                                else ./warehouse)
+ *   --catalog FILE               SQLite catalog database kept apart from the
+ *                                tables (the warehouse may then be s3://)
  *
  * Input is read a line at a time and collected until floe_sql_is_complete
  * says it ends with a whole statement; then that text is executed.  Lines
@@ -381,6 +383,8 @@ void floe_cli_sql_usage(FILE *out) {
           "  --format table|csv|jsonl result format (default table)\n"
           "  --warehouse DIR          catalog and table directory (default\n"
           "                           $FLOE_WAREHOUSE, else ./warehouse)\n"
+          "  --catalog FILE           the SQLite catalog database, apart from the\n"
+          "                           tables (then --warehouse may be s3://...)\n"
           "A script stops at its first error and floe exits with status 1.\n", out);
 }
 
@@ -406,7 +410,7 @@ int floe_cli_sql_main(int argc, char **argv) {
         return 1;
     }
     int n_acts = 0;
-    const char *warehouse = NULL;
+    const char *warehouse = NULL, *catalog_db = NULL;
     floe_print_format format = FLOE_PRINT_TABLE;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -416,6 +420,8 @@ int floe_cli_sql_main(int argc, char **argv) {
             acts[n_acts++].arg = argv[++i];
         } else if ((v = option_value(argc, argv, &i, "--warehouse"))) {
             warehouse = v;
+        } else if ((v = option_value(argc, argv, &i, "--catalog"))) {
+            catalog_db = v;
         } else if ((v = option_value(argc, argv, &i, "--format"))) {
             floe_status st = floe_print_format_parse(v, &format);
             if (st) {
@@ -440,7 +446,24 @@ int floe_cli_sql_main(int argc, char **argv) {
     floe_cli_output_init(&sh.out, format, stdout, isatty(STDERR_FILENO));
     sh.out.tags = sh.interactive;
     floe_cli_output_sink(&sh.out, &sh.sink);
+    /* --catalog FILE keeps the SQLite database apart from the tables, which
+     * may then live on object storage (--warehouse s3://bucket/prefix). */
+    char *catalog_uri = NULL;
+    if (catalog_db) {
+        const char *w = warehouse ? warehouse : getenv("FLOE_WAREHOUSE");
+        if (!w || !*w) w = "./warehouse";
+        size_t n = strlen(catalog_db) + strlen(w) + 32;
+        catalog_uri = malloc(n);
+        if (!catalog_uri) {
+            fputs("floe: out of memory\n", stderr);
+            free(acts);
+            return 1;
+        }
+        snprintf(catalog_uri, n, "sqlite:%s?warehouse=%s", catalog_db, w);
+        warehouse = catalog_uri;
+    }
     floe_status st = floe_session_open(warehouse, &sh.session);
+    free(catalog_uri);
     if (st) {
         fprintf(stderr, "Error: %s\n", floe_status_message(st));
         floe_status_free(st);

@@ -55,6 +55,7 @@
 
 struct floe_catalog {
     char *warehouse;      /* no trailing '/' */
+    char *uri;            /* reopens this catalog (floe_catalog_open_uri) */
     char *db_path;
     sqlite3 *db;
     pthread_mutex_t mu;   /* guards db */
@@ -224,25 +225,21 @@ static floe_status open_db(floe_catalog *c) {
     return NULL;
 }
 
-floe_status floe_catalog_open_sqlite(const char *warehouse, floe_catalog **out) {
-    *out = NULL;
-    if (!warehouse || !*warehouse) return floe_error(FLOE_ERR_INVALID_ARGUMENT, "the catalog needs a warehouse directory");
-    if (strstr(warehouse, "://"))
-        return floe_error(FLOE_ERR_UNSUPPORTED, "warehouse '%s': the SQLite catalog needs a local directory", warehouse);
+static bool is_uri(const char *location) { return strstr(location, "://") != NULL; }
+
+/* db_path: the SQLite file; warehouse: where tables live (a directory, or a
+ * file:/s3: URI); uri: what reopens this catalog elsewhere. */
+static floe_status open_catalog(const char *db_path, const char *warehouse, const char *uri, floe_catalog **out) {
     floe_catalog *c = floe_calloc(1, sizeof *c);
     if (!c) return oom();
     pthread_mutex_init(&c->mu, NULL);
     size_t wl = strlen(warehouse);
     while (wl > 1 && warehouse[wl - 1] == '/') wl--;
     c->warehouse = floe_strndup(warehouse, wl);
-    floe_buf b = FLOE_BUF_INIT;
-    floe_status st = c->warehouse ? floe_buf_printf(&b, "%s/%s", c->warehouse, DB_FILE) : oom();
-    if (!st) {
-        c->db_path = floe_strdup(floe_buf_cstr(&b));
-        if (!c->db_path) st = oom();
-    }
-    floe_buf_free(&b);
-    if (!st) st = mkdir_p(c->warehouse);
+    c->db_path = floe_strdup(db_path);
+    c->uri = floe_strdup(uri);
+    floe_status st = c->warehouse && c->db_path && c->uri ? NULL : oom();
+    if (!st && !is_uri(c->warehouse)) st = mkdir_p(c->warehouse);
     if (!st) st = open_db(c);
     if (!st) st = floe_fileio_new(NULL, 0, &c->io);
     if (st) {
@@ -253,6 +250,55 @@ floe_status floe_catalog_open_sqlite(const char *warehouse, floe_catalog **out) 
     return NULL;
 }
 
+floe_status floe_catalog_open_sqlite(const char *warehouse, floe_catalog **out) {
+    *out = NULL;
+    if (!warehouse || !*warehouse) return floe_error(FLOE_ERR_INVALID_ARGUMENT, "the catalog needs a warehouse directory");
+    if (is_uri(warehouse))
+        return floe_error(FLOE_ERR_UNSUPPORTED,
+                          "warehouse '%s' is not a local directory: give the SQLite catalog database a local file "
+                          "(sqlite:<file>?warehouse=<uri>, or --catalog FILE)",
+                          warehouse);
+    floe_buf b = FLOE_BUF_INIT;
+    size_t wl = strlen(warehouse);
+    while (wl > 1 && warehouse[wl - 1] == '/') wl--;
+    floe_status st = floe_buf_printf(&b, "%.*s/%s", (int)wl, warehouse, DB_FILE);
+    if (!st) st = open_catalog(floe_buf_cstr(&b), warehouse, warehouse, out);
+    floe_buf_free(&b);
+    return st;
+}
+
+floe_status floe_catalog_open_sqlite_db(const char *db_path, const char *warehouse, floe_catalog **out) {
+    *out = NULL;
+    if (!db_path || !*db_path || is_uri(db_path))
+        return floe_error(FLOE_ERR_INVALID_ARGUMENT, "the SQLite catalog database must be a local file (got '%s')",
+                          db_path ? db_path : "");
+    if (!warehouse || !*warehouse) return floe_error(FLOE_ERR_INVALID_ARGUMENT, "the catalog needs a warehouse location");
+    if (strchr(db_path, '?'))
+        return floe_error(FLOE_ERR_INVALID_ARGUMENT, "catalog database path '%s' must not contain '?'", db_path);
+    floe_buf b = FLOE_BUF_INIT;
+    floe_status st = floe_buf_printf(&b, "sqlite:%s?warehouse=%s", db_path, warehouse);
+    if (!st) st = open_catalog(db_path, warehouse, floe_buf_cstr(&b), out);
+    floe_buf_free(&b);
+    return st;
+}
+
+floe_status floe_catalog_open_uri(const char *uri, floe_catalog **out) {
+    *out = NULL;
+    if (!uri || !*uri) return floe_error(FLOE_ERR_INVALID_ARGUMENT, "empty catalog URI");
+    if (strncmp(uri, "sqlite:", 7) != 0) return floe_catalog_open_sqlite(uri, out);
+    const char *q = strstr(uri + 7, "?warehouse=");
+    if (!q || q == uri + 7)
+        return floe_error(FLOE_ERR_INVALID_ARGUMENT,
+                          "catalog URI '%s' is not sqlite:<database file>?warehouse=<location>", uri);
+    char *db = floe_strndup(uri + 7, (size_t)(q - (uri + 7)));
+    if (!db) return oom();
+    floe_status st = floe_catalog_open_sqlite_db(db, q + strlen("?warehouse="), out);
+    floe_free(db);
+    return st;
+}
+
+const char *floe_catalog_uri(const floe_catalog *c) { return c->uri; }
+
 void floe_catalog_close(floe_catalog *c) {
     if (!c) return;
     if (c->db) sqlite3_close_v2(c->db);
@@ -260,6 +306,7 @@ void floe_catalog_close(floe_catalog *c) {
     pthread_mutex_destroy(&c->mu);
     floe_free(c->warehouse);
     floe_free(c->db_path);
+    floe_free(c->uri);
     floe_free(c);
 }
 

@@ -123,7 +123,7 @@ floe_status floe_session_open(const char *warehouse, floe_session **out) {
     s->opts = s->defaults;
     st = floe_fileio_new(NULL, 0, &s->io);
     if (st) goto fail;
-    st = floe_catalog_open_sqlite(warehouse, &s->catalog);
+    st = floe_catalog_open_uri(warehouse, &s->catalog);
     if (st) goto fail;
     st = floe_catalog_create_namespace(s->catalog, "default", true);
     if (st) goto fail;

@@ -773,7 +773,57 @@ static void python_sqlite3_reads_the_catalog(void **state) {
     floe_catalog_close(c);
 }
 
+/* A catalog reopens from its URI, in both forms, and sees the same tables;
+ * a database apart from the warehouse puts tables under the warehouse. */
+static void catalog_uri_reopens_the_same_catalog(void **state) {
+    (void)state;
+    char wh[1024], db[1100], tables[1100], uri[4096];
+    floe_test_tmpdir(wh, sizeof wh, "catalog_uri");
+    floe_catalog *c = NULL, *again = NULL;
+    assert_ok(floe_catalog_open_sqlite(wh, &c));
+    assert_string_equal(floe_catalog_uri(c), wh);
+    assert_ok(floe_catalog_create_namespace(c, "db", false));
+    create(c, "db", "t");
+    assert_ok(floe_catalog_open_uri(floe_catalog_uri(c), &again));
+    bool exists = false;
+    assert_ok(floe_catalog_table_exists(again, "db", "t", &exists));
+    assert_true(exists);
+    floe_catalog_close(again);
+    floe_catalog_close(c);
+
+    /* The database file apart from the tables. */
+    snprintf(db, sizeof db, "%s/apart.db", wh);
+    snprintf(tables, sizeof tables, "%s/tables", wh);
+    assert_ok(floe_catalog_open_sqlite_db(db, tables, &c));
+    snprintf(uri, sizeof uri, "sqlite:%s?warehouse=%s", db, tables);
+    assert_string_equal(floe_catalog_uri(c), uri);
+    assert_ok(floe_catalog_create_namespace(c, "db", false));
+    create(c, "db", "u");
+    char *loc = NULL;
+    assert_ok(floe_catalog_default_location(c, "db", "u", &loc));
+    snprintf(uri, sizeof uri, "%s/db/u", tables);
+    assert_string_equal(loc, uri);
+    floe_free(loc);
+    assert_ok(floe_catalog_open_uri(floe_catalog_uri(c), &again));
+    assert_ok(floe_catalog_table_exists(again, "db", "u", &exists));
+    assert_true(exists);
+    assert_ok(floe_catalog_table_exists(again, "db", "t", &exists));
+    assert_false(exists); /* a different database */
+    floe_catalog_close(again);
+    floe_catalog_close(c);
+    assert_true(file_exists(db));
+
+    /* Malformed URIs and remote databases are refused, naming the problem. */
+    assert_error(floe_catalog_open_uri("sqlite:/x.db", &c), FLOE_ERR_INVALID_ARGUMENT, "?warehouse=");
+    assert_error(floe_catalog_open_uri("sqlite:?warehouse=/tmp", &c), FLOE_ERR_INVALID_ARGUMENT, "sqlite:");
+    assert_error(floe_catalog_open_uri("s3://bucket/wh", &c), FLOE_ERR_UNSUPPORTED, "local file");
+    assert_error(floe_catalog_open_sqlite_db("s3://b/x.db", "s3://b/wh", &c), FLOE_ERR_INVALID_ARGUMENT,
+                 "local file");
+    assert_null(c);
+}
+
 FLOE_TEST_MAIN(cmocka_unit_test(open_creates_the_database_with_the_jdbc_schema),
+               cmocka_unit_test(catalog_uri_reopens_the_same_catalog),
                cmocka_unit_test(namespaces_are_created_listed_and_dropped),
                cmocka_unit_test(tables_are_created_loaded_and_listed),
                cmocka_unit_test(tables_are_renamed_and_dropped),
