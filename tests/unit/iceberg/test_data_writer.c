@@ -432,10 +432,130 @@ static void batch_with_trailing_partition_columns_writes_table_columns_only(void
     fx_free(f);
 }
 
+
+static const char *NESTED =
+    "{\"type\":\"struct\",\"schema-id\":0,\"fields\":["
+    "{\"id\":1,\"name\":\"st\",\"required\":false,\"type\":{\"type\":\"struct\",\"fields\":["
+    "{\"id\":2,\"name\":\"x\",\"required\":true,\"type\":\"int\"}]}},"
+    "{\"id\":3,\"name\":\"l\",\"required\":false,\"type\":{\"type\":\"list\",\"element-id\":4,"
+    "\"element-required\":true,\"element\":\"long\"}}]}";
+
+/* Rows of (st, l); st_null/x_null/el_null pick which row gets which NULL. */
+static floe_batch *nested_batch(const floe_schema *ws, int st_null_row, int x_null_row, int el_null_row) {
+    /* The input's own schema is nullable all the way down. */
+    floe_field xf, ef;
+    assert_ok(floe_field_init(&xf, "x", floe_type_primitive(FLOE_TYPE_INT32), true, 2));
+    assert_ok(floe_field_init(&ef, "element", floe_type_primitive(FLOE_TYPE_INT64), true, 4));
+    floe_type *st = NULL, *lt = NULL;
+    assert_ok(floe_type_struct(&xf, 1, &st));
+    assert_ok(floe_type_list(&ef, &lt));
+    floe_builder *bs, *bl;
+    assert_ok(floe_builder_new(st, 4, &bs));
+    assert_ok(floe_builder_new(lt, 4, &bl));
+    for (int r = 0; r < 4; r++) {
+        if (r == st_null_row) {
+            assert_ok(floe_builder_append_null(bs));
+        } else {
+            if (r == x_null_row) assert_ok(floe_builder_append_null(floe_builder_child(bs, 0)));
+            else assert_ok(floe_builder_append_int32(floe_builder_child(bs, 0), r));
+            assert_ok(floe_builder_append_valid(bs));
+        }
+        assert_ok(floe_builder_append_int64(floe_builder_child(bl, 0), r));
+        if (r == el_null_row) assert_ok(floe_builder_append_null(floe_builder_child(bl, 0)));
+        assert_ok(floe_builder_append_list(bl));
+    }
+    floe_array *cols[2];
+    assert_ok(floe_builder_finish(bs, &cols[0]));
+    assert_ok(floe_builder_finish(bl, &cols[1]));
+    floe_builder_free(bs);
+    floe_builder_free(bl);
+    floe_field top[2];
+    assert_ok(floe_field_init(&top[0], "st", st, true, 1));
+    assert_ok(floe_field_init(&top[1], "l", lt, true, 3));
+    floe_schema *sc = NULL;
+    assert_ok(floe_type_struct(top, 2, &sc));
+    (void)ws;
+    floe_batch *b = NULL;
+    assert_ok(floe_batch_new(sc, cols, 2, 4, &b));
+    floe_field_clear(&top[0]);
+    floe_field_clear(&top[1]);
+    floe_field_clear(&xf);
+    floe_field_clear(&ef);
+    floe_type_release(st);
+    floe_type_release(lt);
+    floe_type_release(sc);
+    floe_array_release(cols[0]);
+    floe_array_release(cols[1]);
+    return b;
+}
+
+static void null_in_required_nested_field_is_refused_only_where_present(void **state) {
+    (void)state;
+    fixture *f = fx_new("dw_nested_required", NESTED, NULL, NULL, 0);
+    floe_ice_rolling_writer *w = NULL;
+    assert_ok(floe_ice_rolling_writer_open(f->io, &f->t, f->s, NULL, 0, "00000-n", NULL, &w));
+    /* x is NULL only under a NULL struct: fine */
+    floe_batch *b = nested_batch(NULL, 1, 1, -1);
+    assert_ok(floe_ice_rolling_writer_write(w, b));
+    floe_batch_release(b);
+    floe_ice_written_files out = {0};
+    assert_ok(floe_ice_rolling_writer_finish(w, &out));
+    assert_int_equal(out.record_counts[0], 4);
+    floe_ice_written_files_free(&out);
+    floe_ice_rolling_writer_free(w, false);
+
+    assert_ok(floe_ice_rolling_writer_open(f->io, &f->t, f->s, NULL, 0, "00000-o", NULL, &w));
+    b = nested_batch(NULL, 1, 2, -1);
+    assert_error(floe_ice_rolling_writer_write(w, b), FLOE_ERR_CONSTRAINT, "NULL value in required column 'st.x'");
+    floe_batch_release(b);
+    floe_ice_rolling_writer_free(w, true);
+
+    assert_ok(floe_ice_rolling_writer_open(f->io, &f->t, f->s, NULL, 0, "00000-p", NULL, &w));
+    b = nested_batch(NULL, -1, -1, 3);
+    assert_error(floe_ice_rolling_writer_write(w, b), FLOE_ERR_CONSTRAINT,
+                 "NULL value in required column 'l.element'");
+    floe_batch_release(b);
+    floe_ice_rolling_writer_free(w, true);
+    fx_free(f);
+}
+
+static void object_storage_files_land_under_hash_directories(void **state) {
+    (void)state;
+    const char *props[] = {"write.object-storage.enabled", "true"};
+    const char *spec = "{\"spec-id\":0,\"fields\":["
+                       "{\"source-id\":2,\"field-id\":1000,\"name\":\"name\",\"transform\":\"identity\"}]}";
+    fixture *f = fx_new("dw_object_store", SCHEMA, spec, props, 1);
+    floe_ice_value part[1] = {floe_ice_null(FLOE_ICE_STRING)};
+    floe_ice_rolling_writer *w = NULL;
+    assert_ok(floe_ice_rolling_writer_open(f->io, &f->t, f->s, part, 1, "00004-q", NULL, &w));
+    floe_batch *b = make_batch(f->s, 0, 10, -1);
+    assert_ok(floe_ice_rolling_writer_write(w, b));
+    floe_batch_release(b);
+    floe_ice_written_files out = {0};
+    assert_ok(floe_ice_rolling_writer_finish(w, &out));
+    floe_ice_rolling_writer_free(w, false);
+    /* <location>/data/bbbb/bbbb/bbbb/bbbbbbbb/name=null/00004-q-00001.parquet */
+    char prefix[1100];
+    snprintf(prefix, sizeof prefix, "%s/data/", f->dir);
+    const char *l = out.locations[0];
+    assert_int_equal(strncmp(l, prefix, strlen(prefix)), 0);
+    const char *h = l + strlen(prefix);
+    for (int i = 0; i < 23; i++) {
+        if (i == 4 || i == 9 || i == 14) assert_int_equal(h[i], '/');
+        else assert_true(h[i] == '0' || h[i] == '1');
+    }
+    assert_string_equal(h + 23, "/name=null/00004-q-00001.parquet");
+    assert_true(file_exists(l));
+    floe_ice_written_files_free(&out);
+    fx_free(f);
+}
+
 FLOE_TEST_MAIN(cmocka_unit_test(unpartitioned_file_has_ids_schema_footer_and_record),
                cmocka_unit_test(rolling_makes_files_near_target_with_every_row_once),
                cmocka_unit_test(null_in_required_column_fails_and_abandon_deletes_every_file),
                cmocka_unit_test(abandon_deletes_the_open_file_too),
                cmocka_unit_test(partitioned_writer_puts_files_under_the_partition_path),
                cmocka_unit_test(wrong_partition_value_type_is_refused),
-               cmocka_unit_test(batch_with_trailing_partition_columns_writes_table_columns_only))
+               cmocka_unit_test(batch_with_trailing_partition_columns_writes_table_columns_only),
+               cmocka_unit_test(null_in_required_nested_field_is_refused_only_where_present),
+               cmocka_unit_test(object_storage_files_land_under_hash_directories))
