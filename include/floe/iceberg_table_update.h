@@ -127,11 +127,15 @@ bool floe_ice_tm_is_empty(const floe_ice_table_metadata *md);
 
 struct floe_ice_table;
 
-/* The files an append wrote beside the data (its manifest and manifest
- * list), so that a caller can delete them when the commit does not land. */
+/* The files a commit wrote beside the data (its manifest, the manifests
+ * an overwrite or delete rewrote with DELETED entries, and the manifest
+ * list), so that a caller can delete them when the commit does not land.
+ * Zero-initialise it ({0}) or let the producing function do so. */
 typedef struct floe_ice_append_files {
     char *manifest;       /* floe_malloc'd locations, NULL when not written */
     char *manifest_list;
+    char **rewritten;     /* n_rewritten floe_malloc'd locations (array too) */
+    int32_t n_rewritten;
 } floe_ice_append_files;
 
 /* Delete the files (ignoring missing ones) through the table's FileIO, and
