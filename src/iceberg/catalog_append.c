@@ -1,7 +1,9 @@
 /*
  * catalog_append.c — INSERT's commit: append data files to a catalog table
  * as one snapshot, retrying when a concurrent commit wins the
- * compare-and-swap.  See floe_catalog_append in catalog.h.
+ * compare-and-swap.  See floe_catalog_append in catalog.h.  The retry loop
+ * itself (floe_catalog_commit_retrying) is shared with replace-partitions
+ * and delete (catalog_overwrite.c).
  *
  * Each attempt starts from freshly loaded metadata, so a retry rebuilds
  * the manifest list on top of whatever the winner committed (an append
@@ -12,12 +14,14 @@
  */
 #include <errno.h>
 #include <stdint.h>
+#include <string.h>
 #include <sys/random.h>
 #include <time.h>
 
 #include "floe/catalog.h"
 #include "floe/iceberg_table_update.h"
 #include "floe/memory.h"
+#include "iceberg/catalog_commit_internal.h"
 
 /* Sleep before retry `attempt` (1, 2, ...): a random time in
  * [base/2, base] with base = 10ms * 2^(attempt-1), capped at 1s, so
@@ -34,19 +38,29 @@ static void backoff(int attempt) {
     }
 }
 
-floe_status floe_catalog_append(floe_catalog *c, const char *ns, const char *name, const uint8_t *const *data_files,
-                                const size_t *lens, int32_t n, const char *const *summary_kv, int32_t n_kv,
-                                int max_retries, int64_t *snapshot_id) {
-    if (!c || !ns || !name || max_retries < 0)
-        return floe_error(FLOE_ERR_INVALID_ARGUMENT, "append: bad arguments (catalog, name or retry count)");
+floe_status floe_catalog_commit_retrying(floe_catalog *c, const char *ns, const char *name, const char *what,
+                                         int max_retries, floe_catalog_build_fn build, void *ctx,
+                                         int64_t *snapshot_id) {
+    if (snapshot_id) *snapshot_id = -1;
     for (int attempt = 0;; attempt++) {
         if (attempt > 0) backoff(attempt);
         floe_ice_table *t = NULL;
-        FLOE_TRY_CTX(floe_catalog_load_table(c, ns, name, &t), "append to %s.%s", ns, name);
+        FLOE_TRY_CTX(floe_catalog_load_table(c, ns, name, &t), "%s %s.%s", what, ns, name);
         floe_ice_table_metadata *md = NULL;
-        floe_ice_append_files written = {NULL, NULL};
-        floe_status st = floe_ice_tm_append_snapshot(t, data_files, lens, n, summary_kv, n_kv, &md, &written);
-        if (!st) st = floe_catalog_commit(c, ns, name, t->metadata_location, md, NULL);
+        floe_ice_append_files written;
+        memset(&written, 0, sizeof written);
+        floe_status st = build(t, ctx, &md, &written);
+        if (st) { /* final: build errors (validation conflicts too) are not retried */
+            floe_ice_append_files_discard(t, &written);
+            floe_ice_table_free(t);
+            return floe_status_wrap(st, "%s %s.%s", what, ns, name);
+        }
+        if (!md) { /* nothing to commit */
+            floe_ice_append_files_discard(t, &written);
+            floe_ice_table_free(t);
+            return NULL;
+        }
+        st = floe_catalog_commit(c, ns, name, t->metadata_location, md, NULL);
         if (!st) {
             if (snapshot_id) *snapshot_id = md->current_snapshot_id;
             floe_ice_append_files_clear(&written);
@@ -58,8 +72,30 @@ floe_status floe_catalog_append(floe_catalog *c, const char *ns, const char *nam
         floe_ice_table_metadata_free(md);
         floe_ice_table_free(t);
         if (floe_status_code(st) != FLOE_ERR_CONFLICT || attempt >= max_retries)
-            return floe_status_wrap(st, "append to %s.%s (attempt %d of %d)", ns, name, attempt + 1,
-                                    max_retries + 1);
+            return floe_status_wrap(st, "%s %s.%s (attempt %d of %d)", what, ns, name, attempt + 1, max_retries + 1);
         floe_status_free(st);
     }
+}
+
+typedef struct append_args {
+    const uint8_t *const *data_files;
+    const size_t *lens;
+    int32_t n;
+    const char *const *summary_kv;
+    int32_t n_kv;
+} append_args;
+
+static floe_status build_append(const floe_ice_table *t, void *ctx, floe_ice_table_metadata **out,
+                                floe_ice_append_files *written) {
+    const append_args *a = ctx;
+    return floe_ice_tm_append_snapshot(t, a->data_files, a->lens, a->n, a->summary_kv, a->n_kv, out, written);
+}
+
+floe_status floe_catalog_append(floe_catalog *c, const char *ns, const char *name, const uint8_t *const *data_files,
+                                const size_t *lens, int32_t n, const char *const *summary_kv, int32_t n_kv,
+                                int max_retries, int64_t *snapshot_id) {
+    if (!c || !ns || !name || max_retries < 0)
+        return floe_error(FLOE_ERR_INVALID_ARGUMENT, "append: bad arguments (catalog, name or retry count)");
+    append_args a = {data_files, lens, n, summary_kv, n_kv};
+    return floe_catalog_commit_retrying(c, ns, name, "append to", max_retries, build_append, &a, snapshot_id);
 }

@@ -1,0 +1,129 @@
+/*
+ * snapshot_producer.h — the machinery shared by every commit that makes one
+ * new snapshot of a table: append (table_append.c), replace partitions
+ * (table_overwrite.c) and delete (table_delete.c).
+ *
+ * A producer is built on the table's current metadata.  The operation adds
+ * data files (Avro data_file records, decoded with the default spec's
+ * partition type), loads the live files of the current snapshot and marks
+ * the ones it removes; commit then writes
+ *   - one manifest of ADDED entries for the added files,
+ *   - a rewrite of every manifest holding a removed file: the removed
+ *     entries DELETED (snapshot id = the new snapshot, sequence numbers
+ *     kept), the other live entries EXISTING with explicit snapshot ids
+ *     and sequence numbers, as Iceberg Java's ManifestWriter.existing does,
+ *   - the manifest list: the added manifest first, then the current
+ *     snapshot's manifests in their order, rewritten ones in place of the
+ *     originals, manifests that no longer hold a live file dropped,
+ * and installs the snapshot with a summary computed as Java's
+ * SnapshotSummary does (added-*, deleted-*, removed-*, total-*).
+ *
+ * Everything written is recorded in a floe_ice_append_files, which the
+ * caller discards when anything fails or the commit loses its race.
+ */
+#ifndef FLOE_ICEBERG_SNAPSHOT_PRODUCER_H
+#define FLOE_ICEBERG_SNAPSHOT_PRODUCER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "base/arena.h"
+#include "floe/iceberg_manifest.h"
+#include "floe/iceberg_table_update.h"
+#include "floe/status.h"
+
+/* ---- sets of partition tuples --------------------------------------------- */
+
+/* A hash map from (spec id, partition tuple) to an int64 that the caller
+ * uses as it likes.  Tuple values are not copied: they must outlive the
+ * map.  Values stored as the same representation compare equal whatever
+ * their declared type (a day read as int equals the same day as a date),
+ * and nulls equal nulls, as Java's PartitionSet does. */
+typedef struct floe_ice_tuple_map {
+    size_t cap, n;
+    struct floe_ice_tuple_slot *slots;
+} floe_ice_tuple_map;
+
+/* Find or insert the key; *aux points at its value (0 when new).  *is_new
+ * may be NULL. */
+floe_status floe_ice_tuple_map_put(floe_ice_tuple_map *m, int32_t spec_id, int32_t n, const floe_ice_value *values,
+                                   int64_t **aux, bool *is_new) FLOE_WARN_UNUSED;
+/* The key's value, or NULL when absent. */
+int64_t *floe_ice_tuple_map_get(const floe_ice_tuple_map *m, int32_t spec_id, int32_t n,
+                                const floe_ice_value *values);
+void floe_ice_tuple_map_free(floe_ice_tuple_map *m);
+
+/* ---- the producer ------------------------------------------------------------ */
+
+typedef struct floe_ice_producer {
+    const floe_ice_table *t;
+    const floe_ice_table_metadata *md;
+    const floe_ice_schema *schema;            /* current */
+    const floe_ice_partition_spec *spec;      /* default */
+    const floe_ice_snapshot *parent;          /* current snapshot, or NULL */
+    const char *what;                         /* "append", "overwrite", "delete" (messages) */
+    floe_arena arena;
+    int64_t snapshot_id, seq, timestamp_ms;   /* seq 0 in v1 */
+    char uuid[37];                            /* names the files of this commit */
+
+    /* Added data files (floe_ice_producer_add_records). */
+    floe_ice_data_file_codec *codec;
+    floe_ice_data_file *added;
+    int32_t n_added;
+
+    /* The parent's manifests and live files (floe_ice_producer_load_live;
+     * commit reads the list itself when an operation removes nothing). */
+    floe_ice_manifest_list *list;
+    floe_ice_manifest_file *v1_files;
+    const floe_ice_manifest_file *mfs;
+    size_t n_mfs;
+    bool have_list;
+    floe_ice_live_files *live;                /* NULL when not loaded */
+    size_t *mf_begin;                         /* live files of mfs[i]: [mf_begin[i], mf_begin[i+1]) */
+    uint8_t *removed;                         /* per live file: removed by this commit */
+    size_t n_removed;
+} floe_ice_producer;
+
+/* Start a producer on `t`'s current metadata for operation `what`: fresh
+ * snapshot id and commit uuid, next sequence number, timestamp.  Format
+ * version 3 (row lineage) is FLOE_ERR_UNSUPPORTED.  Always pair with
+ * floe_ice_producer_destroy, also on failure. */
+floe_status floe_ice_producer_init(floe_ice_producer *p, const floe_ice_table *t, const char *what) FLOE_WARN_UNUSED;
+void floe_ice_producer_destroy(floe_ice_producer *p);
+
+/* Decode `n` data_file records (the writers' hand-off) as added data
+ * files of the default spec.  Delete files are FLOE_ERR_UNSUPPORTED. */
+floe_status floe_ice_producer_add_records(floe_ice_producer *p, const uint8_t *const *data, const size_t *lens,
+                                          int32_t n) FLOE_WARN_UNUSED;
+
+/* Read the current snapshot's manifest list and live files (nothing when
+ * the table has no snapshot: p->live stays NULL). */
+floe_status floe_ice_producer_load_live(floe_ice_producer *p) FLOE_WARN_UNUSED;
+
+/* Mark live file i (an index into p->live->files) removed. */
+void floe_ice_producer_remove(floe_ice_producer *p, size_t i);
+
+/* After the data files are marked, also mark the delete files left with
+ * nothing to apply to: a position delete file naming one data file (by
+ * referenced_data_file or equal file_path bounds) that this commit
+ * removed, and any delete file whose partition (or, for a delete file of
+ * an unpartitioned spec, the whole table) no longer holds a live data file
+ * old enough for it to apply to. */
+floe_status floe_ice_producer_drop_orphan_deletes(floe_ice_producer *p) FLOE_WARN_UNUSED;
+
+/* Write the manifests and list and make the new metadata (see the file
+ * comment).  `extra_kv` (n_extra pairs) are operation-specific summary
+ * entries; `kv` (n_kv pairs) the caller's, which never override computed
+ * ones.  `written` receives every file written, also on failure (the
+ * caller discards). */
+floe_status floe_ice_producer_commit(floe_ice_producer *p, const char *operation, const char *const *extra_kv,
+                                     int32_t n_extra, const char *const *kv, int32_t n_kv,
+                                     floe_ice_table_metadata **out, floe_ice_append_files *written) FLOE_WARN_UNUSED;
+
+/* A partition tuple of spec `spec_id` as "a=1/b=x" for messages
+ * (floe_malloc'd; "(unpartitioned)" when the spec has no fields). */
+floe_status floe_ice_producer_partition_name(const floe_ice_producer *p, int32_t spec_id,
+                                             const floe_ice_value *values, int32_t n, char **out) FLOE_WARN_UNUSED;
+
+#endif
