@@ -32,7 +32,14 @@
  *   write.metadata.metrics.column.<name>    none | counts | truncate(N) | full
  *   write.metadata.metrics.max-inferred-column-defaults 100
  * A value that does not parse is FLOE_ERR_INVALID_ARGUMENT naming the
- * property and the value.
+ * property and the value (Java only logs a bad metrics mode and falls
+ * back; floe refuses it).  Column names the schema lacks in
+ * metrics.column.* and bloom-filter-enabled.column.* are ignored, as Java
+ * does when writing.  Also read: write.parquet.page-version (v1|v2),
+ * write.parquet.bloom-filter-max-bytes, parquet.enable.dictionary; the
+ * deprecated write.object-storage.path / write.folder-storage.path are
+ * refused as in Java.  Metrics follow Java's ParquetMetrics: columns
+ * inside lists and maps get only column_sizes; mode none gets nothing.
  */
 #ifndef FLOE_ICEBERG_DATA_WRITER_H
 #define FLOE_ICEBERG_DATA_WRITER_H
@@ -89,7 +96,9 @@ floe_ice_distribution_mode floe_ice_write_settings_distribution(const floe_ice_w
  * unpartitioned spec.  Unlike floe_ice_partition_path
  * (iceberg_partition_spec.h, which it builds on; the two once shared a
  * name), the values are first checked against the spec's partition type
- * in `schema` (FLOE_ERR_TYPE naming the field on a mismatch).
+ * in `schema` (FLOE_ERR_TYPE naming the field on a mismatch; an int is
+ * taken as a date and a long as a time/timestamp where the field has that
+ * type, since the batch kernels produce plain int days).
  * floe_malloc'd. */
 floe_status floe_ice_write_partition_path(const floe_ice_partition_spec *spec, const floe_ice_schema *schema,
                                           const floe_ice_value *partition, int32_t n_partition,
@@ -139,7 +148,13 @@ floe_status floe_ice_rolling_writer_open(floe_fileio *io, const floe_ice_write_t
 /* Append rows (schema: floe_ice_write_schema of the target).  A NULL in a
  * required column is FLOE_ERR_CONSTRAINT "NULL value in required column
  * 'name'".  Rolls to a new file when the open file's estimated size
- * reaches the target file size. */
+ * reaches the target file size.
+ * Details: columns are matched by position and need only compatible types
+ * (floe_type_compatible: nullability and names may differ); columns after
+ * the table's are ignored (e.g. IcebergWrite's partition columns).  The
+ * NULL check covers nested required fields too, where their parent is
+ * present ('st.x', 'l.element'), and the message goes on " of table
+ * <location>".  After an error the writer can only be freed. */
 floe_status floe_ice_rolling_writer_write(floe_ice_rolling_writer *w, const floe_batch *b) FLOE_WARN_UNUSED;
 
 /* Memory the writer holds (buffered, not yet written, pages). */
