@@ -269,6 +269,7 @@ static floe_status setup(floe_ice_rolling_writer *w, const floe_ice_write_target
         w->n_partition = i + 1;
         w->partition_ids[i] = s->spec->fields[i].field_id;
     }
+    FLOE_TRY(floe_ice_partition_values_check(s->spec, s->schema, w->partition, w->n_partition));
     FLOE_TRY(floe_ice_write_partition_path(s->spec, s->schema, w->partition, w->n_partition, &w->partition_path));
     (void)t;
 

@@ -77,6 +77,13 @@ struct floe_ice_write_settings {
 /* The metrics mode of field `id` (NONE for an id the schema lacks). */
 floe_ice_metrics_mode floe_ice_write_settings_mode(const floe_ice_write_settings *s, int32_t id);
 
+/* Check a partition tuple against the spec's partition type in `schema`,
+ * relabelling values whose representation matches (int days as date, long
+ * micros/nanos as time or timestamps; a null takes the field's type).
+ * FLOE_ERR_TYPE naming the field otherwise. */
+floe_status floe_ice_partition_values_check(const floe_ice_partition_spec *spec, const floe_ice_schema *schema,
+                                            floe_ice_value *values, int32_t n) FLOE_WARN_UNUSED;
+
 /* Location of a new data file `filename` for a tuple whose partition path
  * is `partition_path` (ignored when the spec is unpartitioned), following
  * Java's DefaultLocationProvider / ObjectStoreLocationProvider.

@@ -34,6 +34,51 @@
 
 static floe_status oom(void) { return floe_error(FLOE_ERR_OUT_OF_MEMORY, "data file location"); }
 
+/* Give `v` the partition field's type `want` when only the label differs:
+ * a day/identity-of-date value may arrive as a plain int (the batch kernel
+ * and iceberg_transform('day', ..) produce int32 days), times and
+ * timestamps as plain longs.  Anything else must match exactly. */
+static bool coerce_partition_value(floe_ice_value *v, floe_ice_type_id want) {
+    if (v->is_null) {
+        v->type = want;
+        return true;
+    }
+    if (v->type == want) return true;
+    switch (want) {
+    case FLOE_ICE_DATE:
+        if (v->type != FLOE_ICE_INT) return false;
+        break;
+    case FLOE_ICE_TIME: case FLOE_ICE_TIMESTAMP: case FLOE_ICE_TIMESTAMPTZ:
+    case FLOE_ICE_TIMESTAMP_NS: case FLOE_ICE_TIMESTAMPTZ_NS:
+        if (v->type != FLOE_ICE_LONG) return false;
+        break;
+    default:
+        return false;
+    }
+    v->type = want;
+    return true;
+}
+
+floe_status floe_ice_partition_values_check(const floe_ice_partition_spec *spec, const floe_ice_schema *schema,
+                                            floe_ice_value *values, int32_t n) {
+    if (n != spec->n_fields)
+        return floe_error(FLOE_ERR_INVALID_ARGUMENT, "partition spec %d has %d fields but %d values were given",
+                          spec->spec_id, spec->n_fields, n);
+    if (n == 0) return NULL;
+    floe_ice_type *pt = NULL;
+    FLOE_TRY(floe_ice_partition_spec_partition_type(spec, schema, false, &pt));
+    floe_status st = NULL;
+    for (int32_t i = 0; i < n && !st; i++) {
+        floe_ice_type_id want = pt->fields[i].type->id;
+        floe_ice_type_id got = values[i].type;
+        if (!coerce_partition_value(&values[i], want))
+            st = floe_error(FLOE_ERR_TYPE, "partition field '%s' is %s but the value given is %s",
+                            spec->fields[i].name, floe_ice_type_id_name(want), floe_ice_type_id_name(got));
+    }
+    floe_ice_type_free(pt);
+    return st;
+}
+
 floe_status floe_ice_write_partition_path(const floe_ice_partition_spec *spec, const floe_ice_schema *schema,
                                           const floe_ice_value *partition, int32_t n_partition, char **out) {
     *out = NULL;
@@ -46,20 +91,15 @@ floe_status floe_ice_write_partition_path(const floe_ice_partition_spec *spec, c
     if (n_partition != spec->n_fields)
         return floe_error(FLOE_ERR_INVALID_ARGUMENT, "partition spec %d has %d fields but %d values were given",
                           spec->spec_id, spec->n_fields, n_partition);
-    floe_ice_type *pt = NULL;
-    FLOE_TRY(floe_ice_partition_spec_partition_type(spec, schema, false, &pt));
-    floe_status st = NULL;
-    for (int32_t i = 0; i < spec->n_fields && !st; i++) {
-        const floe_ice_type *ft = pt->fields[i].type;
-        const floe_ice_value *v = &partition[i];
-        if (v->is_null) continue;
-        if (v->type != ft->id)
-            st = floe_error(FLOE_ERR_TYPE, "partition field '%s' is %s but the value given is %s",
-                            spec->fields[i].name, floe_ice_type_id_name(ft->id), floe_ice_type_id_name(v->type));
-    }
-    floe_ice_type_free(pt);
-    if (st) return st;
-    return floe_ice_partition_path(spec, partition, n_partition, out);
+    /* Shallow copies: coercion only relabels, bytes stay views. */
+    floe_ice_value *vals = floe_malloc_array((size_t)n_partition, sizeof *vals);
+    if (!vals) return oom();
+    memcpy(vals, partition, (size_t)n_partition * sizeof *vals);
+    for (int32_t i = 0; i < n_partition; i++) vals[i].owns_bytes = false;
+    floe_status st = floe_ice_partition_values_check(spec, schema, vals, n_partition);
+    if (!st) st = floe_ice_partition_path(spec, vals, n_partition, out);
+    floe_free(vals);
+    return st;
 }
 
 void floe_ice_object_store_hash(const char *key, char out[24]) {

@@ -341,6 +341,11 @@ static void partition_paths_match_java(void **state) {
     assert_string_equal(p, "ts_year=2017/ts_month=2017-12/ts_day=2017-12-01/d=2017-11-16/"
                            "ts=2017-12-01T10%3A12%3A55.038194/id_null=null");
     floe_free(p);
+    /* days and timestamps may arrive as plain int / long (the batch kernels' output) */
+    floe_ice_value plain[2] = {floe_ice_int(17501), floe_ice_long(1512123175038194LL)};
+    p = path_of(sc, "{\"spec-id\":0,\"fields\":[" FIELD(3, 1000, "ts_day", "day") "," FIELD(3, 1001, "ts", "identity") "]}", plain, 2);
+    assert_string_equal(p, "ts_day=2017-12-01/ts=2017-12-01T10%3A12%3A55.038194");
+    floe_free(p);
     floe_ice_value bd[2] = {floe_ice_binary((const uint8_t *)"\x00\x01\xfe\xff", 4), floe_ice_decimal(1420, 2)};
     p = path_of(sc, "{\"spec-id\":0,\"fields\":[" FIELD(11, 1000, "bin", "identity") "," FIELD(12, 1001, "dec", "identity") "]}", bd, 2);
     assert_string_equal(p, "bin=AAH%2B%2Fw%3D%3D/dec=14.20");
