@@ -60,6 +60,26 @@ floe_status floe_session_show(floe_session *s, const char *name, char **value) F
  * returns FLOE_ERR_CANCELLED.  The next statement runs normally. */
 void floe_session_cancel(floe_session *s);
 
+/* An executor runs a session's query plans somewhere else than the local
+ * thread pool (the MPI runtime of include/floe/dist.h installs one): open()
+ * starts `plan` (one output partition) and returns the stream of that
+ * partition.  The SQL layer knows nothing of how; a session without an
+ * executor runs plans locally.  target_partitions, when > 0, is the default
+ * of that option for sessions opened afterwards (the threads of the run). */
+struct floe_plan;
+struct floe_exec_ctx;
+struct floe_stream;
+typedef struct floe_plan_executor {
+    void *arg;
+    floe_status (*open)(void *arg, const struct floe_plan *plan, const struct floe_exec_ctx *ctx,
+                        struct floe_stream **out);
+    int32_t target_partitions;
+} floe_plan_executor;
+
+/* The executor of sessions opened from now on (NULL: local); `ex` must
+ * outlive them.  Call at start-up, before sessions are opened. */
+void floe_session_set_default_executor(const floe_plan_executor *ex);
+
 /* The session's catalog (borrowed). */
 struct floe_catalog *floe_session_catalog(floe_session *s);
 

@@ -105,6 +105,13 @@ floe_status floe_session_show(floe_session *s, const char *name, char **value) {
 
 /* ------------------------------------------------------------ sessions */
 
+/* Set once at start-up (before sessions open), read when one opens. */
+static const floe_plan_executor *_Atomic g_default_executor;
+
+void floe_session_set_default_executor(const floe_plan_executor *ex) {
+    g_default_executor = ex;
+}
+
 floe_status floe_session_open(const char *warehouse, floe_session **out) {
     *out = NULL;
     if (!warehouse || !*warehouse) warehouse = getenv("FLOE_WAREHOUSE");
@@ -120,6 +127,9 @@ floe_status floe_session_open(const char *warehouse, floe_session **out) {
     s->defaults.batch_size = 8192;
     s->defaults.scan_concurrency = 2;
     s->defaults.read_ahead = 2;
+    s->executor = g_default_executor;
+    if (s->executor && s->executor->target_partitions > 0)
+        s->defaults.target_partitions = s->executor->target_partitions;
     s->opts = s->defaults;
     st = floe_fileio_new(NULL, 0, &s->io);
     if (st) goto fail;
@@ -226,9 +236,12 @@ floe_status floe_session_run_plan(floe_session *s, const floe_plan *plan, const 
     floe_exec_ctx ctx;
     floe_session_exec_ctx(s, &ctx);
     if (sink && sink->begin) FLOE_TRY(sink->begin(sink->arg, floe_plan_schema(plan)));
+    /* With an executor (the MPI runtime) the plan runs there. */
+    bool remote = s->executor && s->executor->open && floe_plan_partitions(plan) == 1;
     for (int32_t p = 0; p < floe_plan_partitions(plan); p++) {
         floe_stream *stream = NULL;
-        FLOE_TRY(floe_plan_execute(plan, p, &ctx, &stream));
+        FLOE_TRY(remote ? s->executor->open(s->executor->arg, plan, &ctx, &stream)
+                        : floe_plan_execute(plan, p, &ctx, &stream));
         floe_status st = NULL;
         for (;;) {
             floe_batch *b = NULL;

@@ -25,6 +25,7 @@ struct floe_session {
     floe_sql_options opts;     /* SET / SHOW / RESET */
     floe_sql_options defaults; /* what RESET returns to */
     floe_cancel cancel;        /* set by floe_session_cancel; cleared per statement */
+    const floe_plan_executor *executor; /* NULL: plans run locally */
 
     /* The statement being executed (valid during floe_session_execute). */
     const floe_sql_script *script;
