@@ -380,8 +380,20 @@ static floe_status decimal_arith_type(int op, const floe_type *l, const floe_typ
     } else if (op == FLOE_ARITH_MUL) {
         sc = s1 + s2;
         p = p1 + p2 + 1;
-    } else {
-        return floe_error(FLOE_ERR_UNSUPPORTED, "decimal %s is not supported yet", arith_names[op]);
+    } else if (op == FLOE_ARITH_DIV) {
+        /* Spark's rule: at least 6 fractional digits; when the precision
+         * passes 38, integer digits are kept and the scale gives way, down
+         * to 6 (or the natural scale when that is smaller). */
+        sc = s1 + p2 + 1 > 6 ? s1 + p2 + 1 : 6;
+        p = p1 - s1 + s2 + sc;
+        if (p > 38) {
+            int32_t int_digits = p - sc, min_scale = sc < 6 ? sc : 6;
+            sc = 38 - int_digits > min_scale ? 38 - int_digits : min_scale;
+            p = 38;
+        }
+    } else { /* modulo: the larger scale, the smaller integer part */
+        sc = s1 > s2 ? s1 : s2;
+        p = (p1 - s1 < p2 - s2 ? p1 - s1 : p2 - s2) + sc;
     }
     if (sc > 38) return floe_error(FLOE_ERR_TYPE, "decimal %s: result scale %d exceeds 38", arith_names[op], sc);
     if (p > 38) p = 38;
@@ -415,14 +427,36 @@ static floe_status eval_decimal_arith(int op, floe_array *l, floe_array *r, int6
     i128 limit = pow10_i128(rt->precision);
     floe_decimal128 *o = (floe_decimal128 *)values->data;
     bool lnull = l->type->id == FLOE_TYPE_NULL, rnull = r->type->id == FLOE_TYPE_NULL;
+    if (op == FLOE_ARITH_DIV) {
+        /* x = a / b at scale sc: a * 10^(sc - sl + sr) / b, rounded half
+         * away from zero (a negative exponent scales the divisor instead). */
+        int32_t k = sc - sl + sr;
+        ml = k >= 0 ? pow10_i128(k) : 1;
+        mr = k >= 0 ? 1 : pow10_i128(-k);
+    }
     for (int64_t i = 0; i < n; i++) {
         if (!valid_at(validity, i)) continue;
         i128 a = lnull ? 0 : dec_get(l, i), b = rnull ? 0 : dec_get(r, i), x = 0;
+        if ((op == FLOE_ARITH_DIV || op == FLOE_ARITH_MOD) && b == 0) {
+            floe_buf t;
+            floe_buf_init(&t);
+            floe_status st = floe_format_value(l, i, &t);
+            if (!st) st = floe_error(FLOE_ERR_INVALID_ARGUMENT, "division by zero: %s %s 0", floe_buf_cstr(&t),
+                                     arith_names[op]);
+            floe_buf_free(&t);
+            return st;
+        }
         bool ok = !__builtin_mul_overflow(a, ml, &a) && !__builtin_mul_overflow(b, mr, &b);
         if (ok) {
             if (op == FLOE_ARITH_ADD) ok = !__builtin_add_overflow(a, b, &x);
             else if (op == FLOE_ARITH_SUB) ok = !__builtin_sub_overflow(a, b, &x);
-            else ok = !__builtin_mul_overflow(a, b, &x);
+            else if (op == FLOE_ARITH_MUL) ok = !__builtin_mul_overflow(a, b, &x);
+            else if (op == FLOE_ARITH_MOD) x = a % b; /* both at scale sc; sign of the dividend */
+            else {
+                i128 q = a / b, rem = a % b, ra = rem < 0 ? -rem : rem, rb = b < 0 ? -b : b;
+                if (ra >= rb - ra) q += (a < 0) == (b < 0) ? 1 : -1;
+                x = q;
+            }
         }
         if (!ok || x >= limit || x <= -limit) {
             floe_buf t;
