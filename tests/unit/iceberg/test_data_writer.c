@@ -6,6 +6,7 @@
  * back data_file records that decode to the right counts and bounds. */
 #include "floe_test.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -550,6 +551,130 @@ static void object_storage_files_land_under_hash_directories(void **state) {
     fx_free(f);
 }
 
+static void records_follow_the_format_version(void **state) {
+    (void)state;
+    for (int v = 1; v <= 3; v++) {
+        char name[64];
+        snprintf(name, sizeof name, "dw_v%d", v);
+        fixture *f = calloc(1, sizeof *f);
+        floe_test_tmpdir(f->dir, sizeof f->dir, name);
+        assert_ok(floe_ice_schema_from_json_text(SCHEMA, &f->schema));
+        assert_ok(floe_fileio_new(NULL, 0, &f->io));
+        f->t.location = f->dir;
+        f->t.format_version = v;
+        f->t.schema = f->schema;
+        f->t.sort_order_id = 7;
+        assert_ok(floe_ice_write_settings_new(&f->t, &f->s));
+        floe_ice_rolling_writer *w = NULL;
+        assert_ok(floe_ice_rolling_writer_open(f->io, &f->t, f->s, NULL, 0, "00000-v", NULL, &w));
+        floe_batch *b = make_batch(f->s, 0, 10, -1);
+        assert_ok(floe_ice_rolling_writer_write(w, b));
+        floe_batch_release(b);
+        floe_ice_written_files out = {0};
+        assert_ok(floe_ice_rolling_writer_finish(w, &out));
+        floe_ice_rolling_writer_free(w, false);
+        floe_ice_type *pt = NULL;
+        assert_ok(floe_ice_type_struct(&pt));
+        floe_ice_data_file_codec *c = NULL;
+        assert_ok(floe_ice_data_file_codec_new(pt, v, &c));
+        floe_arena a;
+        floe_arena_init(&a, 0);
+        floe_ice_data_file df;
+        assert_ok(floe_ice_data_file_decode(c, out.records[0], out.lens[0], &a, &df));
+        assert_int_equal(df.record_count, 10);
+        assert_true(df.has_sort_order_id);
+        assert_int_equal(df.sort_order_id, 7);
+        assert_false(df.has_first_row_id); /* the commit assigns row ids */
+        floe_arena_destroy(&a);
+        floe_ice_data_file_codec_free(c);
+        floe_ice_type_free(pt);
+        floe_ice_written_files_free(&out);
+        fx_free(f);
+    }
+}
+
+static void buffered_bytes_grow_until_flush(void **state) {
+    (void)state;
+    fixture *f = fx_new("dw_buffered", SCHEMA, NULL, NULL, 0);
+    floe_ice_rolling_writer *w = NULL;
+    assert_ok(floe_ice_rolling_writer_open(f->io, &f->t, f->s, NULL, 0, "00000-b", NULL, &w));
+    assert_int_equal(floe_ice_rolling_writer_buffered_bytes(w), 0);
+    assert_ok(floe_ice_rolling_writer_flush(w)); /* no file: no-op */
+    floe_batch *b = make_batch(f->s, 0, 5000, -1);
+    assert_ok(floe_ice_rolling_writer_write(w, b));
+    floe_batch_release(b);
+    assert_true(floe_ice_rolling_writer_buffered_bytes(w) > 1000);
+    assert_ok(floe_ice_rolling_writer_flush(w));
+    assert_int_equal(floe_ice_rolling_writer_buffered_bytes(w), 0);
+    floe_ice_written_files out = {0};
+    assert_ok(floe_ice_rolling_writer_finish(w, &out));
+    assert_int_equal(out.n, 1);
+    assert_int_equal(out.record_counts[0], 5000);
+    floe_ice_rolling_writer_free(w, false);
+    floe_ice_written_files_free(&out);
+    fx_free(f);
+}
+
+typedef struct thread_arg {
+    fixture *f;
+    int index;
+    floe_ice_written_files out;
+} thread_arg;
+
+static void *thread_writer(void *p) {
+    thread_arg *a = p;
+    char prefix[32];
+    snprintf(prefix, sizeof prefix, "%05d-mt", a->index);
+    floe_ice_rolling_writer *w = NULL;
+    floe_ice_value part[1] = {floe_ice_int(a->index)};
+    assert_ok(floe_ice_rolling_writer_open(a->f->io, &a->f->t, a->f->s, part, 1, prefix, NULL, &w));
+    for (int k = 0; k < 4; k++) {
+        floe_batch *b = make_batch(a->f->s, (int64_t)a->index * 100000 + k * 5000, 5000, -1);
+        assert_ok(floe_ice_rolling_writer_write(w, b));
+        floe_batch_release(b);
+    }
+    assert_ok(floe_ice_rolling_writer_finish(w, &a->out));
+    floe_ice_rolling_writer_free(w, false);
+    return NULL;
+}
+
+static void writers_on_many_threads_share_one_settings(void **state) {
+    (void)state;
+    const char *spec = "{\"spec-id\":0,\"fields\":["
+                       "{\"source-id\":1,\"field-id\":1000,\"name\":\"id_bucket\",\"transform\":\"bucket[8]\"}]}";
+    const char *props[] = {"write.target-file-size-bytes", "60000"};
+    fixture *f = fx_new("dw_threads", SCHEMA, spec, props, 1);
+    thread_arg args[4];
+    pthread_t th[4];
+    for (int i = 0; i < 4; i++) {
+        args[i] = (thread_arg){f, i, {0}};
+        assert_int_equal(pthread_create(&th[i], NULL, thread_writer, &args[i]), 0);
+    }
+    for (int i = 0; i < 4; i++) pthread_join(th[i], NULL);
+    floe_ice_type *pt = NULL;
+    assert_ok(floe_ice_partition_spec_partition_type(f->spec, f->schema, false, &pt));
+    for (int i = 0; i < 4; i++) {
+        int64_t rows = 0;
+        assert_true(args[i].out.n >= 2);
+        for (int32_t k = 0; k < args[i].out.n; k++) {
+            char want[64];
+            snprintf(want, sizeof want, "/data/id_bucket=%d/%05d-mt-%05d.parquet", i, i, k + 1);
+            assert_non_null(strstr(args[i].out.locations[k], want));
+            floe_arena a;
+            floe_arena_init(&a, 0);
+            floe_ice_data_file df;
+            decode(f->s, pt, args[i].out.records[k], args[i].out.lens[k], &a, &df);
+            assert_int_equal(df.partition[0].v.i32, i);
+            rows += df.record_count;
+            floe_arena_destroy(&a);
+        }
+        assert_int_equal(rows, 20000);
+        floe_ice_written_files_free(&args[i].out);
+    }
+    floe_ice_type_free(pt);
+    fx_free(f);
+}
+
 FLOE_TEST_MAIN(cmocka_unit_test(unpartitioned_file_has_ids_schema_footer_and_record),
                cmocka_unit_test(rolling_makes_files_near_target_with_every_row_once),
                cmocka_unit_test(null_in_required_column_fails_and_abandon_deletes_every_file),
@@ -558,4 +683,7 @@ FLOE_TEST_MAIN(cmocka_unit_test(unpartitioned_file_has_ids_schema_footer_and_rec
                cmocka_unit_test(wrong_partition_value_type_is_refused),
                cmocka_unit_test(batch_with_trailing_partition_columns_writes_table_columns_only),
                cmocka_unit_test(null_in_required_nested_field_is_refused_only_where_present),
-               cmocka_unit_test(object_storage_files_land_under_hash_directories))
+               cmocka_unit_test(object_storage_files_land_under_hash_directories),
+               cmocka_unit_test(records_follow_the_format_version),
+               cmocka_unit_test(buffered_bytes_grow_until_flush),
+               cmocka_unit_test(writers_on_many_threads_share_one_settings))
