@@ -134,7 +134,8 @@ struct floe_ice_table;
 typedef struct floe_ice_append_files {
     char *manifest;       /* floe_malloc'd locations, NULL when not written */
     char *manifest_list;
-    char **rewritten;     /* n_rewritten floe_malloc'd locations (array too) */
+    char **rewritten;     /* the other manifests written (rewrites, added delete
+                           * files): n_rewritten floe_malloc'd locations */
     int32_t n_rewritten;
 } floe_ice_append_files;
 
