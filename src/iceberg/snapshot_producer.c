@@ -220,6 +220,28 @@ floe_status floe_ice_producer_add_records(floe_ice_producer *p, const uint8_t *c
     return NULL;
 }
 
+floe_status floe_ice_producer_add_delete_files(floe_ice_producer *p, const floe_ice_data_file *files, int32_t n) {
+    if (p->md->format_version < 2)
+        return floe_error(FLOE_ERR_UNSUPPORTED, "%s: format version 1 tables have no delete files", p->what);
+    floe_ice_data_file *all = floe_arena_calloc(&p->arena, (size_t)(p->n_added_deletes + n) + 1, sizeof *all);
+    if (!all) return oom(p);
+    if (p->n_added_deletes) memcpy(all, p->added_deletes, (size_t)p->n_added_deletes * sizeof *all);
+    for (int32_t i = 0; i < n; i++) {
+        const floe_ice_data_file *f = &files[i];
+        if (f->content == FLOE_ICE_CONTENT_DATA)
+            return floe_error(FLOE_ERR_INVALID_ARGUMENT, "%s: %s is a data file, not a delete file", p->what,
+                              f->file_path);
+        if (f->n_partition != p->spec->n_fields)
+            return floe_error(FLOE_ERR_INVALID_ARGUMENT, "%s: delete file %s has %d partition values, the default "
+                              "spec %d fields", p->what, f->file_path, (int)f->n_partition, (int)p->spec->n_fields);
+        all[p->n_added_deletes + i] = *f;
+        all[p->n_added_deletes + i].spec_id = p->spec->spec_id;
+    }
+    p->added_deletes = all;
+    p->n_added_deletes += n;
+    return NULL;
+}
+
 static floe_status load_list(floe_ice_producer *p) {
     if (p->have_list || !p->parent) return NULL;
     FLOE_TRY(floe_ice_snapshot_manifests(p->t, p->parent, &p->list, &p->v1_files, &p->mfs, &p->n_mfs));
@@ -500,9 +522,16 @@ static floe_status write_manifest(floe_ice_producer *p, const char *path, floe_i
     return NULL;
 }
 
-static floe_status write_added_manifest(floe_ice_producer *p, floe_ice_append_files *w, floe_ice_manifest_file *rec) {
-    FLOE_TRY(location_for(p, 0, &w->manifest));
-    size_t n = (size_t)p->n_added;
+/* A manifest of ADDED entries: the data files (into w->manifest) or the
+ * delete files (recorded among w->rewritten). */
+static floe_status write_added_manifest(floe_ice_producer *p, floe_ice_append_files *w, bool deletes,
+                                        floe_ice_manifest_file *rec) {
+    char *path = NULL;
+    FLOE_TRY(location_for(p, deletes ? 1 + w->n_rewritten : 0, &path));
+    if (deletes) w->rewritten[w->n_rewritten++] = path;
+    else w->manifest = path;
+    size_t n = (size_t)(deletes ? p->n_added_deletes : p->n_added);
+    const floe_ice_data_file *files = deletes ? p->added_deletes : p->added;
     floe_ice_manifest_entry *e = floe_malloc((n ? n : 1) * sizeof *e);
     if (!e) return oom(p);
     /* v2: ids and sequence numbers null, inherited from the list record
@@ -510,9 +539,10 @@ static floe_status write_added_manifest(floe_ice_producer *p, floe_ice_append_fi
     for (size_t i = 0; i < n; i++) {
         e[i].status = FLOE_ICE_STATUS_ADDED;
         e[i].snapshot_id = e[i].sequence_number = e[i].file_sequence_number = -1;
-        e[i].file = p->added[i];
+        e[i].file = files[i];
     }
-    floe_status st = write_manifest(p, w->manifest, FLOE_ICE_MANIFEST_DATA, p->spec, e, n, rec);
+    floe_status st = write_manifest(p, path, deletes ? FLOE_ICE_MANIFEST_DELETES : FLOE_ICE_MANIFEST_DATA, p->spec, e,
+                                    n, rec);
     floe_free(e);
     return st;
 }
@@ -579,13 +609,14 @@ static floe_status write_list(floe_ice_producer *p, const floe_ice_manifest_file
 
 static floe_status write_manifests(floe_ice_producer *p, floe_ice_append_files *w) {
     FLOE_TRY(load_list(p));
-    size_t cap = p->n_mfs + 1;
+    size_t cap = p->n_mfs + 2;
     floe_ice_manifest_file *all = floe_calloc(cap, sizeof *all);
     if (!all) return oom(p);
-    w->rewritten = floe_calloc(p->n_mfs ? p->n_mfs : 1, sizeof *w->rewritten);
+    w->rewritten = floe_calloc(p->n_mfs + 1, sizeof *w->rewritten);
     floe_status st = w->rewritten ? NULL : oom(p);
     size_t n = 0;
-    if (!st && p->n_added > 0) st = write_added_manifest(p, w, &all[n++]);
+    if (!st && p->n_added > 0) st = write_added_manifest(p, w, false, &all[n++]);
+    if (!st && p->n_added_deletes > 0) st = write_added_manifest(p, w, true, &all[n++]);
     for (size_t i = 0; !st && i < p->n_mfs; i++) {
         if (manifest_touched(p, i)) st = rewrite_manifest(p, i, w, &all[n++]);
         else if (worth_keeping(&p->mfs[i])) all[n++] = p->mfs[i];
@@ -599,6 +630,7 @@ static floe_status write_manifests(floe_ice_producer *p, floe_ice_append_files *
 
 typedef struct counts {
     int64_t added_files, added_records, added_size;
+    int64_t added_delete_files, added_pos_files, added_eq_files, added_pos_records, added_eq_records;
     int64_t deleted_files, deleted_records, removed_size;
     int64_t removed_delete_files, removed_pos_files, removed_eq_files, removed_pos_records, removed_eq_records;
     int64_t changed_partitions;
@@ -613,6 +645,15 @@ static floe_status count_changes(floe_ice_producer *p, counts *c) {
         c->added_files++;
         c->added_records += f->record_count;
         c->added_size += f->file_size_in_bytes;
+        st = floe_ice_tuple_map_put(&parts, f->spec_id, f->n_partition, f->partition, NULL, NULL);
+    }
+    for (int32_t i = 0; !st && i < p->n_added_deletes; i++) {
+        const floe_ice_data_file *f = &p->added_deletes[i];
+        bool pos = f->content == FLOE_ICE_CONTENT_POSITION_DELETES;
+        c->added_delete_files++;
+        c->added_size += f->file_size_in_bytes;
+        if (pos) c->added_pos_files++, c->added_pos_records += f->record_count;
+        else c->added_eq_files++, c->added_eq_records += f->record_count;
         st = floe_ice_tuple_map_put(&parts, f->spec_id, f->n_partition, f->partition, NULL, NULL);
     }
     for (size_t i = 0; !st && p->live && i < p->live->n; i++) {
@@ -681,6 +722,11 @@ static floe_status build_summary(floe_ice_producer *p, const char *operation, co
     bad = bad || set_pos(o, "deleted-records", c.deleted_records);
     bad = bad || set_pos(o, "added-files-size", c.added_size);
     bad = bad || set_pos(o, "removed-files-size", c.removed_size);
+    bad = bad || set_pos(o, "added-delete-files", c.added_delete_files);
+    bad = bad || set_pos(o, "added-position-delete-files", c.added_pos_files);
+    bad = bad || set_pos(o, "added-equality-delete-files", c.added_eq_files);
+    bad = bad || set_pos(o, "added-position-deletes", c.added_pos_records);
+    bad = bad || set_pos(o, "added-equality-deletes", c.added_eq_records);
     bad = bad || set_pos(o, "removed-delete-files", c.removed_delete_files);
     bad = bad || set_pos(o, "removed-position-delete-files", c.removed_pos_files);
     bad = bad || set_pos(o, "removed-equality-delete-files", c.removed_eq_files);
@@ -690,9 +736,9 @@ static floe_status build_summary(floe_ice_producer *p, const char *operation, co
     bad = bad || set_total(o, p->parent, "total-records", c.added_records - c.deleted_records);
     bad = bad || set_total(o, p->parent, "total-files-size", c.added_size - c.removed_size);
     bad = bad || set_total(o, p->parent, "total-data-files", c.added_files - c.deleted_files);
-    bad = bad || set_total(o, p->parent, "total-delete-files", -c.removed_delete_files);
-    bad = bad || set_total(o, p->parent, "total-position-deletes", -c.removed_pos_records);
-    bad = bad || set_total(o, p->parent, "total-equality-deletes", -c.removed_eq_records);
+    bad = bad || set_total(o, p->parent, "total-delete-files", c.added_delete_files - c.removed_delete_files);
+    bad = bad || set_total(o, p->parent, "total-position-deletes", c.added_pos_records - c.removed_pos_records);
+    bad = bad || set_total(o, p->parent, "total-equality-deletes", c.added_eq_records - c.removed_eq_records);
     if (bad) {
         json_decref(o);
         return oom(p);

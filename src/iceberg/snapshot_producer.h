@@ -72,6 +72,10 @@ typedef struct floe_ice_producer {
     floe_ice_data_file *added;
     int32_t n_added;
 
+    /* Added delete files (floe_ice_producer_add_delete_files). */
+    floe_ice_data_file *added_deletes;
+    int32_t n_added_deletes;
+
     /* The parent's manifests and live files (floe_ice_producer_load_live;
      * commit reads the list itself when an operation removes nothing). */
     floe_ice_manifest_list *list;
@@ -96,6 +100,13 @@ void floe_ice_producer_destroy(floe_ice_producer *p);
  * files of the default spec.  Delete files are FLOE_ERR_UNSUPPORTED. */
 floe_status floe_ice_producer_add_records(floe_ice_producer *p, const uint8_t *const *data, const size_t *lens,
                                           int32_t n) FLOE_WARN_UNUSED;
+
+/* Add `n` delete files (position or equality; format version 2), written
+ * to a manifest of their own (content "deletes") after the data manifest:
+ * the row-level half of a row delta.  The structs are copied; their strings,
+ * arrays and partition values must outlive the producer. */
+floe_status floe_ice_producer_add_delete_files(floe_ice_producer *p, const floe_ice_data_file *files,
+                                               int32_t n) FLOE_WARN_UNUSED;
 
 /* Read the current snapshot's manifest list and live files (nothing when
  * the table has no snapshot: p->live stays NULL). */
