@@ -253,8 +253,8 @@ static floe_status close_file(floe_ice_rolling_writer *w) {
 
 /* ---- public ---------------------------------------------------------------------- */
 
-static floe_status setup(floe_ice_rolling_writer *w, const floe_ice_write_target *t, const floe_ice_value *partition,
-                         int32_t n_partition, const char *file_prefix) {
+static floe_status setup(floe_ice_rolling_writer *w, const floe_ice_value *partition, int32_t n_partition,
+                         const char *file_prefix) {
     const floe_ice_write_settings *s = w->s;
     w->file_prefix = floe_strdup(file_prefix);
     if (!w->file_prefix) return oom();
@@ -271,7 +271,6 @@ static floe_status setup(floe_ice_rolling_writer *w, const floe_ice_write_target
     }
     FLOE_TRY(floe_ice_partition_values_check(s->spec, s->schema, w->partition, w->n_partition));
     FLOE_TRY(floe_ice_write_partition_path(s->spec, s->schema, w->partition, w->n_partition, &w->partition_path));
-    (void)t;
 
     const floe_schema *ws = s->write_schema;
     w->required_inside = floe_calloc((size_t)ws->n_children + 1, sizeof *w->required_inside);
@@ -318,7 +317,8 @@ floe_status floe_ice_rolling_writer_open(floe_fileio *io, const floe_ice_write_t
     w->io = io;
     w->s = s;
     if (observer) w->observer = *observer;
-    floe_status st = setup(w, t, partition, n_partition, file_prefix);
+    (void)t; /* everything it holds was resolved into the settings */
+    floe_status st = setup(w, partition, n_partition, file_prefix);
     if (st) {
         floe_ice_rolling_writer_free(w, true);
         return st;

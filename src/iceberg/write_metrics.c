@@ -18,6 +18,11 @@
  * bounds already are that for every type but decimals, which are turned
  * from INT32/INT64 little-endian or FIXED big-endian into the fewest
  * big-endian two's complement bytes.
+ *
+ * Known difference: float/double bounds come from the Parquet writer,
+ * which (as the Parquet spec asks) widens a zero minimum to -0.0 and a
+ * zero maximum to +0.0; Java's FloatFieldMetrics keeps the zero's sign as
+ * seen.  Both bound the data; floe's are never tighter.
  */
 #include <string.h>
 
