@@ -16,6 +16,7 @@
 
 #include "cli/commands.h"
 #include "cli/shell.h"
+#include "floe/dist.h"
 #include "floe/memory.h"
 #include "floe/version.h"
 
@@ -41,8 +42,28 @@ static void usage(FILE *out) {
           "  FLOE_LOG=error|warn|info|debug  log level (default warn); secrets are redacted\n", out);
 }
 
+static int floe_main(int argc, char **argv);
+
+/* Under mpirun (include/floe/dist.h) rank 0 runs the program as usual and
+ * its sessions run queries on every rank; the other ranks run the worker
+ * loop until rank 0 finishes.  A plain process never touches MPI. */
 int main(int argc, char **argv) {
     floe_memory_tune_process();
+    if (!floe_dist_launched()) return floe_main(argc, argv);
+    int rank = 0;
+    floe_status st = floe_dist_init(&argc, &argv, &rank);
+    if (st) {
+        fprintf(stderr, "floe: rank %d: %s\n", rank, floe_status_message(st));
+        floe_status_free(st);
+        floe_dist_finalize();
+        return 1;
+    }
+    int rc = rank == 0 ? floe_main(argc, argv) : floe_dist_worker_main();
+    floe_dist_finalize();
+    return rc;
+}
+
+static int floe_main(int argc, char **argv) {
     if (argc >= 2 && (strcmp(argv[1], "--version") == 0 || strcmp(argv[1], "-V") == 0)) {
         printf("floe %s\n", FLOE_VERSION_STRING);
         return 0;

@@ -1,0 +1,150 @@
+/*
+ * dist_internal.h — what the files of the dist layer share:
+ *
+ *   stages.c    splitting a physical plan into stages at its exchanges,
+ *               and the MpiExchangeSource leaf that replaces an exchange
+ *               inside a stage;
+ *   task.c      running one task (a partition of a stage) with its output
+ *               routed into buckets of encoded batches; the task codec;
+ *               the exchange store; the in-process runner;
+ *   runtime.c   MPI: launch, the coordinator's scheduler, the worker loop.
+ *
+ * Data between stages travels as "blobs": batches encoded one after
+ * another with floe_codec_put_batch (the plan codec's batch form), a few
+ * hundred KB to a few MB each.
+ */
+#ifndef FLOE_DIST_INTERNAL_H
+#define FLOE_DIST_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "base/buffer.h"
+#include "floe/dist.h"
+#include "floe/exec.h"
+
+/* ---- blobs and partition data ------------------------------------------- */
+
+/* The data of one partition of an exchange: a list of blobs, shared by
+ * reference (the store and every task reading it). */
+typedef struct dist_part_data {
+    _Atomic int32_t refcount_;
+    int64_t n, cap;
+    uint8_t **blobs; /* floe_malloc'd each */
+    size_t *lens;
+    int64_t bytes;
+} dist_part_data;
+
+floe_status dist_part_data_new(dist_part_data **out) FLOE_WARN_UNUSED;
+dist_part_data *dist_part_data_retain(dist_part_data *d);
+void dist_part_data_release(dist_part_data *d);
+/* Append a blob; takes ownership of `blob` (freed on failure too). */
+floe_status dist_part_data_add(dist_part_data *d, uint8_t *blob, size_t len) FLOE_WARN_UNUSED;
+
+/* ---- routes --------------------------------------------------------------- */
+
+typedef enum dist_route_kind {
+    DIST_ROUTE_GATHER = 0, /* every row to bucket 0 (n_out 1): gather, broadcast */
+    DIST_ROUTE_HASH,       /* rows to floe_hash_rows(keys) % n_out             */
+    DIST_ROUTE_ROUND_ROBIN,/* whole batches dealt in turn                      */
+    DIST_ROUTE_IDENTITY    /* task i to bucket i (n_out = the stage's tasks)   */
+} dist_route_kind;
+
+typedef struct dist_route {
+    dist_route_kind kind;
+    int32_t n_out;
+    int32_t n_keys;
+    floe_expr **keys; /* HASH: owned references */
+} dist_route;
+
+void dist_route_clear(dist_route *r);
+const char *dist_route_name(dist_route_kind k);
+
+/* ---- stages ---------------------------------------------------------------- */
+
+typedef struct dist_stage {
+    int32_t id;          /* also the id of the exchange it feeds */
+    floe_plan *plan;     /* exchanges replaced by MpiExchangeSource leaves */
+    dist_route route;    /* how its output reaches its consumers (unused: root) */
+    int32_t n_deps;
+    int32_t *deps;       /* stages whose exchanges this one reads */
+    bool broadcast;      /* consumers read all of it in every task */
+} dist_stage;
+
+typedef struct dist_stages {
+    int32_t n;
+    dist_stage *stages;  /* producers before consumers; the last is the root */
+} dist_stages;
+
+/* Split `plan` (one output partition) into stages.  FLOE_ERR_UNSUPPORTED
+ * when a node type is not known to be partition-local (the caller then
+ * runs the plan locally). */
+floe_status dist_split_stages(const floe_plan *plan, dist_stages **out) FLOE_WARN_UNUSED;
+void dist_stages_free(dist_stages *s);
+
+/* The MpiExchangeSource leaf. */
+floe_status dist_exchange_source(floe_schema *schema, int32_t exchange, int32_t n_partitions,
+                                 floe_plan **out) FLOE_WARN_UNUSED;
+bool dist_is_exchange_source(const floe_plan *p);
+int32_t dist_exchange_source_id(const floe_plan *p);
+/* Give the source the data of its partition `partition` (retained).
+ * Execution state, not a part: bound on the copy of the plan a task runs. */
+void dist_exchange_source_bind(floe_plan *p, int32_t partition, dist_part_data *d);
+
+/* Call visit(arg, source, part) for every (exchange source, partition)
+ * that partition `partition` of `plan` reads. */
+typedef floe_status (*dist_read_visit)(void *arg, floe_plan *source, int32_t part);
+floe_status dist_plan_reads(const floe_plan *plan, int32_t partition, dist_read_visit visit,
+                            void *arg) FLOE_WARN_UNUSED;
+
+/* ---- tasks ----------------------------------------------------------------- */
+
+typedef struct dist_task_stats {
+    int64_t rows_out, bytes_out, batches_out;
+    int64_t elapsed_us;
+} dist_task_stats;
+
+/* Where a task's output goes: emit(arg, bucket, blob, len) takes the blob. */
+typedef floe_status (*dist_emit_fn)(void *arg, int32_t bucket, uint8_t *blob, size_t len);
+
+/* Run partition `partition` of a stage plan; route its batches into
+ * buckets and hand full blobs (~blob_target bytes) to emit. */
+floe_status dist_task_run(const floe_plan *plan, int32_t partition, const dist_route *route,
+                          const floe_exec_ctx *ctx, dist_emit_fn emit, void *arg,
+                          dist_task_stats *stats) FLOE_WARN_UNUSED;
+
+/* A stream over the batches of some partition data (retained). */
+floe_status dist_part_stream(dist_part_data *d, const struct floe_cancel *cancel, floe_stream **out) FLOE_WARN_UNUSED;
+
+/* The task message: everything a worker needs, inputs inline. */
+typedef struct dist_task_msg {
+    int64_t query_id, task_id;
+    int32_t stage_id, partition;
+    int64_t batch_size;
+    int32_t scan_concurrency, read_ahead;
+    dist_route route;      /* owned */
+    floe_plan *plan;       /* decode: the stage plan, inputs bound */
+} dist_task_msg;
+
+/* Encode a task of stage `st` partition `partition`, with the inputs it
+ * reads taken from store[exchange][part]. */
+floe_status dist_task_encode(const dist_task_msg *t, const floe_plan *plan, dist_part_data **const *store,
+                             struct floe_buf *out) FLOE_WARN_UNUSED;
+floe_status dist_task_decode(const uint8_t *data, size_t len, dist_task_msg *out) FLOE_WARN_UNUSED;
+void dist_task_msg_clear(dist_task_msg *t);
+
+/* The exchange store of one query run: store[stage][bucket]. */
+floe_status dist_store_new(const dist_stages *s, dist_part_data ****out) FLOE_WARN_UNUSED;
+void dist_store_free(const dist_stages *s, dist_part_data ***store);
+
+/* Bind every exchange source of `plan` for partition `partition` from
+ * the store. */
+floe_status dist_bind_from_store(const floe_plan *plan, int32_t partition, dist_part_data **const *store) FLOE_WARN_UNUSED;
+
+/* A stream that runs the root stage over a bound plan and owns the
+ * stages and store (frees them at close). */
+floe_status dist_root_stream(dist_stages *stages, dist_part_data ***store, const floe_exec_ctx *ctx,
+                             floe_stream **out) FLOE_WARN_UNUSED;
+
+#endif

@@ -1,0 +1,733 @@
+/*
+ * runtime.c — the MPI runtime (include/floe/dist.h): launch detection,
+ * the coordinator's scheduler (rank 0) and the worker loop (ranks > 0).
+ *
+ * Threading model: MPI_THREAD_FUNNELED.  Only the main thread calls MPI.
+ * On rank 0 that is the session thread: the executor's open() runs the
+ * scheduler loop on it until every stage but the last has finished, then
+ * returns a stream over the last stage, which runs on rank 0 itself.  On a
+ * worker the main thread is the message loop; each task runs on a thread
+ * of its own (a worker takes as many tasks at once as its pool has
+ * threads) and hands its messages to the loop through a queue bounded by
+ * OUT_LIMIT bytes (a task blocks while its rank has that much not yet
+ * sent — back-pressure instead of unbounded memory).  Every send is
+ * non-blocking (MPI_Isend, buffers freed on completion) and every loop
+ * keeps receiving while it sends, so two ranks sending large messages to
+ * each other never deadlock.
+ *
+ * Messages (MPI_BYTE, tag = kind; numbers little-endian int64):
+ *   TASK   0 → w   the task codec's bytes (task.c), inputs inline
+ *   OUT    w → 0   query, task, bucket, then one blob of encoded batches
+ *   DONE   w → 0   query, task, rows, bytes, batches, elapsed µs
+ *   ERROR  w → 0   query, task, then the error text
+ *   CANCEL 0 → w   query: cancel its running tasks
+ *   STOP   0 → w   finish, answer BYE, leave the loop
+ *   BYE    w → 0
+ * Every TASK is answered by exactly one DONE or ERROR (also when it is
+ * cancelled or cannot be decoded), which is how rank 0 counts free
+ * threads.  Messages of an earlier query (one that failed) are dropped by
+ * query id.
+ *
+ * Scheduling: stages run when the stages they read have finished (a
+ * barrier per exchange; the data waits on rank 0 in the exchange store).
+ * A task goes to the worker with the most free threads, so a slow or busy
+ * rank gets fewer.  The first error cancels the query on every rank and is
+ * returned naming the rank, task, stage and partition.
+ *
+ * What is not here yet (docs/ARCHITECTURE.md): exchange data goes through
+ * rank 0 rather than worker to worker, stages do not pipeline, and rank 0
+ * holds a whole exchange in memory.
+ */
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "base/log.h"
+#include "base/threadpool.h"
+#include "dist/dist_internal.h"
+#include "floe/memory.h"
+#include "floe/session.h"
+
+bool floe_dist_launched(void) {
+    const char *force = getenv("FLOE_MPI");
+    if (force && *force) return strcmp(force, "0") != 0;
+#ifdef FLOE_HAVE_MPI
+    static const char *const vars[] = {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_SIZE", "MPI_LOCALNRANKS", NULL};
+    for (int i = 0; vars[i]; i++) {
+        const char *v = getenv(vars[i]);
+        if (v && atoi(v) > 1) return true;
+    }
+#endif
+    return false;
+}
+
+#ifndef FLOE_HAVE_MPI
+
+floe_status floe_dist_init(int *argc, char ***argv, int *rank) {
+    (void)argc;
+    (void)argv;
+    *rank = 0;
+    return floe_error(FLOE_ERR_UNSUPPORTED, "this floe was built without MPI");
+}
+int floe_dist_worker_main(void) { return 1; }
+void floe_dist_finalize(void) {}
+int32_t floe_dist_total_threads(void) { return 0; }
+
+#else
+
+#include <mpi.h>
+#include <pthread.h>
+
+enum { TAG_TASK = 1, TAG_OUT, TAG_DONE, TAG_ERROR, TAG_CANCEL, TAG_STOP, TAG_BYE };
+
+#define OUT_LIMIT ((int64_t)64 << 20)
+
+/* ------------------------------------------------------------- globals */
+
+/* Touched only by the main thread (the one that called MPI_Init_thread),
+ * except where noted. */
+static struct {
+    bool on, finalized;
+    int rank, size;
+    int32_t *threads;    /* rank 0: each rank's thread count */
+    int32_t *free_slots; /* rank 0: threads not running a task */
+    int32_t total;       /* rank 0: threads of all workers */
+    int64_t next_query;
+    floe_plan_executor executor;
+} g;
+
+static void put64(uint8_t *p, int64_t v) {
+    for (int i = 0; i < 8; i++) p[i] = (uint8_t)((uint64_t)v >> (8 * i));
+}
+
+static int64_t get64(const uint8_t *p) {
+    uint64_t v = 0;
+    for (int i = 0; i < 8; i++) v |= (uint64_t)p[i] << (8 * i);
+    return (int64_t)v;
+}
+
+static void nap(int *idle) {
+    /* back off from 20 µs to 1 ms while nothing happens */
+    int us = *idle < 6 ? 20 << *idle : 1000;
+    if (*idle < 6) (*idle)++;
+    struct timespec ts = {0, us * 1000L};
+    nanosleep(&ts, NULL);
+}
+
+/* --------------------------------------------------------------- sends */
+
+typedef struct pending_send {
+    MPI_Request req;
+    uint8_t *buf;
+    size_t len;
+    struct pending_send *next;
+} pending_send;
+
+static pending_send *g_sends;
+static _Atomic int64_t g_sends_bytes; /* worker: bytes queued or sending */
+
+static floe_status mpi_error(int rc, const char *what) {
+    char text[MPI_MAX_ERROR_STRING];
+    int n = 0;
+    MPI_Error_string(rc, text, &n);
+    return floe_error(FLOE_ERR_IO, "MPI %s failed: %.*s", what, n, text);
+}
+
+/* Send `buf` (taken over) to `dest` without blocking; `counted`: its
+ * bytes are in g_sends_bytes already (queued by a task). */
+static floe_status send_async(int dest, int tag, uint8_t *buf, size_t len, bool counted) {
+    if (counted && len > (size_t)INT32_MAX) atomic_fetch_sub(&g_sends_bytes, (int64_t)len);
+    if (len > (size_t)INT32_MAX) {
+        floe_free(buf);
+        return floe_error(FLOE_ERR_UNSUPPORTED, "a %zu-byte message to rank %d is larger than MPI's 2 GiB limit",
+                          len, dest);
+    }
+    pending_send *p = floe_calloc(1, sizeof *p);
+    if (!p) {
+        if (counted) atomic_fetch_sub(&g_sends_bytes, (int64_t)len);
+        floe_free(buf);
+        return floe_error(FLOE_ERR_OUT_OF_MEMORY, "sending to rank %d", dest);
+    }
+    p->buf = buf;
+    p->len = len;
+    int rc = MPI_Isend(buf ? buf : (uint8_t *)"", (int)len, MPI_BYTE, dest, tag, MPI_COMM_WORLD, &p->req);
+    if (rc != MPI_SUCCESS) {
+        if (counted) atomic_fetch_sub(&g_sends_bytes, (int64_t)len);
+        floe_free(buf);
+        floe_free(p);
+        return mpi_error(rc, "Isend");
+    }
+    if (!counted) atomic_fetch_add(&g_sends_bytes, (int64_t)len);
+    p->next = g_sends;
+    g_sends = p;
+    return NULL;
+}
+
+static floe_status send_small(int dest, int tag, const int64_t *v, int n, const char *text) {
+    size_t tl = text ? strlen(text) : 0;
+    uint8_t *buf = floe_malloc((size_t)n * 8 + tl + 1);
+    if (!buf) return floe_error(FLOE_ERR_OUT_OF_MEMORY, "sending to rank %d", dest);
+    for (int i = 0; i < n; i++) put64(buf + 8 * i, v[i]);
+    if (tl) memcpy(buf + 8 * n, text, tl);
+    return send_async(dest, tag, buf, (size_t)n * 8 + tl, false);
+}
+
+/* Free the buffers of completed sends; true if any completed. */
+static bool progress_sends(void) {
+    bool any = false;
+    for (pending_send **pp = &g_sends; *pp;) {
+        pending_send *p = *pp;
+        int done = 0;
+        MPI_Test(&p->req, &done, MPI_STATUS_IGNORE);
+        if (!done) {
+            pp = &p->next;
+            continue;
+        }
+        *pp = p->next;
+        atomic_fetch_sub(&g_sends_bytes, (int64_t)p->len);
+        floe_free(p->buf);
+        floe_free(p);
+        any = true;
+    }
+    return any;
+}
+
+/* Receive one message if there is one: *buf (floe_malloc'd) or got=false. */
+static floe_status recv_any(bool *got, int *src, int *tag, uint8_t **buf, size_t *len) {
+    *got = false;
+    int flag = 0;
+    MPI_Status status;
+    int rc = MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, &status);
+    if (rc != MPI_SUCCESS) return mpi_error(rc, "Iprobe");
+    if (!flag) return NULL;
+    int count = 0;
+    MPI_Get_count(&status, MPI_BYTE, &count);
+    *buf = floe_malloc(count > 0 ? (size_t)count : 1);
+    if (!*buf) return floe_error(FLOE_ERR_OUT_OF_MEMORY, "receiving %d bytes from rank %d", count, status.MPI_SOURCE);
+    rc = MPI_Recv(*buf, count, MPI_BYTE, status.MPI_SOURCE, status.MPI_TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    if (rc != MPI_SUCCESS) {
+        floe_free(*buf);
+        *buf = NULL;
+        return mpi_error(rc, "Recv");
+    }
+    *got = true;
+    *src = status.MPI_SOURCE;
+    *tag = status.MPI_TAG;
+    *len = (size_t)count;
+    return NULL;
+}
+
+/* ============================================================ coordinator */
+
+typedef enum { T_WAITING = 0, T_RUNNING, T_DONE } task_state;
+
+typedef struct coord_task {
+    int32_t stage, partition;
+    task_state state;
+    int rank;
+    dist_task_stats stats;
+} coord_task;
+
+typedef struct coord {
+    int64_t query;
+    dist_stages *stages;
+    dist_part_data ***store;
+    coord_task *tasks;
+    int64_t n_tasks;
+    int32_t *remaining; /* per stage: tasks not done */
+    const floe_exec_ctx *ctx;
+    floe_status err;
+} coord;
+
+static bool stage_ready(const coord *c, int32_t s) {
+    const dist_stage *stage = &c->stages->stages[s];
+    for (int32_t i = 0; i < stage->n_deps; i++)
+        if (c->remaining[stage->deps[i]] > 0) return false;
+    return true;
+}
+
+static int best_rank(void) {
+    int best = -1;
+    for (int r = 1; r < g.size; r++)
+        if (g.free_slots[r] > 0 && (best < 0 || g.free_slots[r] > g.free_slots[best])) best = r;
+    return best;
+}
+
+static floe_status dispatch(coord *c, int64_t t, int rank) {
+    coord_task *task = &c->tasks[t];
+    const dist_stage *gst = &c->stages->stages[task->stage];
+    dist_task_msg m;
+    memset(&m, 0, sizeof m);
+    m.query_id = c->query;
+    m.task_id = t;
+    m.stage_id = task->stage;
+    m.partition = task->partition;
+    m.batch_size = c->ctx->batch_size > 0 ? c->ctx->batch_size : 8192;
+    m.scan_concurrency = c->ctx->scan_concurrency;
+    m.read_ahead = c->ctx->read_ahead;
+    m.route = gst->route; /* borrowed: not cleared */
+    floe_buf out = FLOE_BUF_INIT;
+    floe_status st = dist_task_encode(&m, gst->plan, c->store, &out);
+    if (st) {
+        floe_buf_free(&out);
+        return st;
+    }
+    size_t len = 0;
+    uint8_t *buf = floe_buf_detach(&out, &len);
+    FLOE_TRY(send_async(rank, TAG_TASK, buf, len, false));
+    task->state = T_RUNNING;
+    task->rank = rank;
+    g.free_slots[rank]--;
+    FLOE_LOG_DEBUG("dist", "query %lld task %lld (stage %d, partition %d) to rank %d, %zu bytes",
+                   (long long)c->query, (long long)t, task->stage, task->partition, rank, len);
+    return NULL;
+}
+
+static floe_status task_error(const coord *c, int src, int64_t t, const char *text, size_t n) {
+    if (t >= 0 && t < c->n_tasks)
+        return floe_error(FLOE_ERR_IO, "rank %d, task %lld (stage %d, partition %d): %.*s", src, (long long)t,
+                          c->tasks[t].stage, c->tasks[t].partition, (int)n, text);
+    return floe_error(FLOE_ERR_IO, "rank %d, task %lld: %.*s", src, (long long)t, (int)n, text);
+}
+
+/* Handle one message from a worker during query c (c may be NULL: only
+ * bookkeeping).  The buffer is taken over. */
+static floe_status coord_handle(coord *c, int src, int tag, uint8_t *buf, size_t len, int *byes) {
+    floe_status st = NULL;
+    int64_t q = len >= 8 ? get64(buf) : -1;
+    bool mine = c && q == c->query;
+    int64_t t = len >= 16 ? get64(buf + 8) : -1;
+    switch (tag) {
+    case TAG_OUT:
+        if (mine && len >= 24 && t >= 0 && t < c->n_tasks) {
+            int64_t bucket = get64(buf + 16);
+            const dist_stage *gst = &c->stages->stages[c->tasks[t].stage];
+            if (bucket < 0 || bucket >= gst->route.n_out) {
+                st = floe_error(FLOE_ERR_INTERNAL, "rank %d sent data for bucket %lld of %d", src,
+                                (long long)bucket, gst->route.n_out);
+                break;
+            }
+            memmove(buf, buf + 24, len - 24);
+            st = dist_part_data_add(c->store[gst->id][bucket], buf, len - 24);
+            return st;
+        }
+        break;
+    case TAG_DONE:
+    case TAG_ERROR:
+        if (src > 0 && src < g.size) g.free_slots[src]++;
+        if (!mine || t < 0 || t >= c->n_tasks || c->tasks[t].state != T_RUNNING) break;
+        if (tag == TAG_ERROR) {
+            st = task_error(c, src, t, (const char *)buf + 16, len - 16);
+            break;
+        }
+        c->tasks[t].state = T_DONE;
+        if (len >= 48) {
+            c->tasks[t].stats.rows_out = get64(buf + 16);
+            c->tasks[t].stats.bytes_out = get64(buf + 24);
+            c->tasks[t].stats.batches_out = get64(buf + 32);
+            c->tasks[t].stats.elapsed_us = get64(buf + 40);
+        }
+        c->remaining[c->tasks[t].stage]--;
+        break;
+    case TAG_BYE:
+        if (byes) (*byes)++;
+        break;
+    default:
+        break;
+    }
+    floe_free(buf);
+    return st;
+}
+
+static void coord_free(coord *c) {
+    dist_store_free(c->stages, c->store);
+    dist_stages_free(c->stages);
+    floe_free(c->tasks);
+    floe_free(c->remaining);
+}
+
+static floe_status coord_setup(coord *c) {
+    int32_t ns = c->stages->n;
+    c->remaining = floe_calloc((size_t)ns, sizeof *c->remaining);
+    if (!c->remaining) return floe_error(FLOE_ERR_OUT_OF_MEMORY, "scheduling: out of memory");
+    for (int32_t s = 0; s + 1 < ns; s++) {
+        c->remaining[s] = c->stages->stages[s].plan->n_partitions;
+        c->n_tasks += c->remaining[s];
+    }
+    c->tasks = floe_calloc((size_t)(c->n_tasks ? c->n_tasks : 1), sizeof *c->tasks);
+    if (!c->tasks) return floe_error(FLOE_ERR_OUT_OF_MEMORY, "scheduling: out of memory");
+    int64_t t = 0;
+    for (int32_t s = 0; s + 1 < ns; s++)
+        for (int32_t p = 0; p < c->stages->stages[s].plan->n_partitions; p++) {
+            c->tasks[t].stage = s;
+            c->tasks[t++].partition = p;
+        }
+    return dist_store_new(c->stages, &c->store);
+}
+
+/* Run every stage but the root to completion. */
+static floe_status coord_run(coord *c) {
+    int32_t last = c->stages->n - 1;
+    int idle = 0;
+    for (;;) {
+        bool busy = false, all_done = true;
+        for (int32_t s = 0; s < last; s++) all_done = all_done && c->remaining[s] == 0;
+        if (all_done) return NULL;
+        FLOE_TRY(floe_cancel_check(c->ctx->cancel, "distributed query"));
+        for (int64_t t = 0; t < c->n_tasks; t++) {
+            if (c->tasks[t].state != T_WAITING || !stage_ready(c, c->tasks[t].stage)) continue;
+            int r = best_rank();
+            if (r < 0) break;
+            FLOE_TRY(dispatch(c, t, r));
+            busy = true;
+        }
+        busy |= progress_sends();
+        for (int k = 0; k < 64; k++) {
+            bool got;
+            int src, tag;
+            uint8_t *buf = NULL;
+            size_t len = 0;
+            FLOE_TRY(recv_any(&got, &src, &tag, &buf, &len));
+            if (!got) break;
+            busy = true;
+            FLOE_TRY(coord_handle(c, src, tag, buf, len, NULL));
+        }
+        if (busy) idle = 0;
+        else nap(&idle);
+    }
+}
+
+static floe_status coord_open(void *arg, const floe_plan *plan, const floe_exec_ctx *ctx, floe_stream **out) {
+    (void)arg;
+    *out = NULL;
+    coord c;
+    memset(&c, 0, sizeof c);
+    c.ctx = ctx;
+    floe_status st = dist_split_stages(plan, &c.stages);
+    if (st && floe_status_code(st) == FLOE_ERR_UNSUPPORTED) {
+        /* Not distributable yet: run on rank 0 exactly as the local runtime. */
+        FLOE_LOG_DEBUG("dist", "running locally: %s", floe_status_message(st));
+        floe_status_free(st);
+        return floe_plan_execute(plan, 0, ctx, out);
+    }
+    FLOE_TRY(st);
+    c.query = ++g.next_query;
+    st = coord_setup(&c);
+    if (!st) st = coord_run(&c);
+    if (st) {
+        /* stop every rank's tasks of this query; late messages are dropped */
+        int64_t q = c.query;
+        for (int r = 1; r < g.size; r++) {
+            floe_status s2 = send_small(r, TAG_CANCEL, &q, 1, NULL);
+            floe_status_free(s2);
+        }
+        coord_free(&c);
+        return st;
+    }
+    dist_stages *stages = c.stages;
+    dist_part_data ***store = c.store;
+    c.stages = NULL;
+    c.store = NULL;
+    floe_free(c.tasks);
+    floe_free(c.remaining);
+    return dist_root_stream(stages, store, ctx, out);
+}
+
+/* ================================================================ worker */
+
+typedef struct out_msg {
+    int tag;
+    uint8_t *buf;
+    size_t len;
+    struct out_msg *next;
+} out_msg;
+
+typedef struct wtask {
+    dist_task_msg m;
+    floe_cancel cancel;
+    pthread_t thread;
+    _Atomic bool finished;
+    struct wtask *next;
+} wtask;
+
+static struct {
+    pthread_mutex_t mu;
+    pthread_cond_t cv;   /* space in the queue */
+    out_msg *head, *tail;
+    wtask *tasks;        /* main thread only */
+} w = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, NULL, NULL, NULL};
+
+/* From a task thread: queue a message for rank 0; waits while the rank
+ * has OUT_LIMIT bytes unsent (unless the task is cancelled). */
+static floe_status enqueue(int tag, uint8_t *buf, size_t len, const floe_cancel *cancel) {
+    out_msg *m = floe_calloc(1, sizeof *m);
+    if (!m) {
+        floe_free(buf);
+        return floe_error(FLOE_ERR_OUT_OF_MEMORY, "queueing a message");
+    }
+    m->tag = tag;
+    m->buf = buf;
+    m->len = len;
+    pthread_mutex_lock(&w.mu);
+    while (atomic_load(&g_sends_bytes) > OUT_LIMIT && !(cancel && floe_cancel_is_set(cancel))) {
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        ts.tv_nsec += 2000000;
+        if (ts.tv_nsec >= 1000000000L) {
+            ts.tv_sec++;
+            ts.tv_nsec -= 1000000000L;
+        }
+        pthread_cond_timedwait(&w.cv, &w.mu, &ts);
+    }
+    atomic_fetch_add(&g_sends_bytes, (int64_t)len);
+    if (w.tail) w.tail->next = m;
+    else w.head = m;
+    w.tail = m;
+    pthread_mutex_unlock(&w.mu);
+    return NULL;
+}
+
+static floe_status emit_out(void *arg, int32_t bucket, uint8_t *blob, size_t len) {
+    wtask *t = arg;
+    uint8_t *buf = floe_malloc(len + 24);
+    if (!buf) {
+        floe_free(blob);
+        return floe_error(FLOE_ERR_OUT_OF_MEMORY, "sending task output");
+    }
+    put64(buf, t->m.query_id);
+    put64(buf + 8, t->m.task_id);
+    put64(buf + 16, bucket);
+    memcpy(buf + 24, blob, len);
+    floe_free(blob);
+    return enqueue(TAG_OUT, buf, len + 24, &t->cancel);
+}
+
+static void *task_thread(void *arg) {
+    wtask *t = arg;
+    floe_exec_ctx ctx;
+    memset(&ctx, 0, sizeof ctx);
+    ctx.batch_size = t->m.batch_size;
+    ctx.cancel = &t->cancel;
+    ctx.scan_concurrency = t->m.scan_concurrency;
+    ctx.read_ahead = t->m.read_ahead;
+    dist_task_stats stats;
+    memset(&stats, 0, sizeof stats);
+    floe_status st = dist_task_run(t->m.plan, t->m.partition, &t->m.route, &ctx, emit_out, t, &stats);
+    floe_status s2;
+    if (st) {
+        int64_t v[2] = {t->m.query_id, t->m.task_id};
+        const char *msg = floe_status_message(st);
+        size_t tl = strlen(msg);
+        uint8_t *buf = floe_malloc(16 + tl);
+        if (buf) {
+            put64(buf, v[0]);
+            put64(buf + 8, v[1]);
+            memcpy(buf + 16, msg, tl);
+        }
+        s2 = buf ? enqueue(TAG_ERROR, buf, 16 + tl, NULL) : NULL;
+        floe_status_free(st);
+    } else {
+        uint8_t *buf = floe_malloc(48);
+        int64_t v[6] = {t->m.query_id, t->m.task_id, stats.rows_out, stats.bytes_out, stats.batches_out,
+                        stats.elapsed_us};
+        for (int i = 0; buf && i < 6; i++) put64(buf + 8 * i, v[i]);
+        s2 = buf ? enqueue(TAG_DONE, buf, 48, NULL) : NULL;
+    }
+    floe_status_free(s2);
+    atomic_store(&t->finished, true);
+    return NULL;
+}
+
+/* Send the queued messages (main thread). */
+static bool drain_queue(void) {
+    pthread_mutex_lock(&w.mu);
+    out_msg *m = w.head;
+    w.head = w.tail = NULL;
+    pthread_mutex_unlock(&w.mu);
+    bool any = m != NULL;
+    while (m) {
+        out_msg *next = m->next;
+        floe_status st = send_async(0, m->tag, m->buf, m->len, true);
+        if (st) {
+            /* nothing better to do than log it: rank 0 will miss a DONE */
+            FLOE_LOG_ERROR("dist", "rank %d: %s", g.rank, floe_status_message(st));
+            floe_status_free(st);
+        }
+        floe_free(m);
+        m = next;
+    }
+    return any;
+}
+
+static void reap_tasks(void) {
+    for (wtask **pp = &w.tasks; *pp;) {
+        wtask *t = *pp;
+        if (!atomic_load(&t->finished)) {
+            pp = &t->next;
+            continue;
+        }
+        pthread_join(t->thread, NULL);
+        *pp = t->next;
+        dist_task_msg_clear(&t->m);
+        floe_free(t);
+    }
+    pthread_mutex_lock(&w.mu);
+    pthread_cond_broadcast(&w.cv);
+    pthread_mutex_unlock(&w.mu);
+}
+
+static void start_task(const uint8_t *buf, size_t len) {
+    wtask *t = floe_calloc(1, sizeof *t);
+    floe_status st = t ? dist_task_decode(buf, len, &t->m) : floe_error(FLOE_ERR_OUT_OF_MEMORY, "starting a task");
+    if (!st) {
+        floe_cancel_init(&t->cancel, NULL);
+        atomic_init(&t->finished, false);
+        if (pthread_create(&t->thread, NULL, task_thread, t) != 0)
+            st = floe_error(FLOE_ERR_INTERNAL, "could not start a task thread");
+    }
+    if (!st) {
+        t->next = w.tasks;
+        w.tasks = t;
+        return;
+    }
+    /* answer with an error so rank 0 frees the slot */
+    int64_t v[2] = {len >= 32 ? get64(buf + 16) : -1, len >= 32 ? get64(buf + 24) : -1};
+    floe_status s2 = send_small(0, TAG_ERROR, v, 2, floe_status_message(st));
+    floe_status_free(s2);
+    floe_status_free(st);
+    if (t) dist_task_msg_clear(&t->m);
+    floe_free(t);
+}
+
+int floe_dist_worker_main(void) {
+    bool stopping = false;
+    int idle = 0;
+    for (;;) {
+        bool busy = false;
+        reap_tasks();
+        busy |= drain_queue();
+        busy |= progress_sends();
+        if (stopping && !w.tasks && !w.head && !g_sends) break;
+        bool got;
+        int src, tag;
+        uint8_t *buf = NULL;
+        size_t len = 0;
+        floe_status st = recv_any(&got, &src, &tag, &buf, &len);
+        if (st) {
+            FLOE_LOG_ERROR("dist", "rank %d: %s", g.rank, floe_status_message(st));
+            floe_status_free(st);
+            return 1;
+        }
+        if (got) {
+            busy = true;
+            if (tag == TAG_TASK && !stopping) {
+                start_task(buf, len);
+            } else if (tag == TAG_CANCEL || tag == TAG_STOP) {
+                int64_t q = len >= 8 ? get64(buf) : -1;
+                for (wtask *t = w.tasks; t; t = t->next)
+                    if (tag == TAG_STOP || t->m.query_id == q) floe_cancel_set(&t->cancel);
+                if (tag == TAG_STOP) stopping = true;
+            }
+            floe_free(buf);
+        }
+        if (busy) idle = 0;
+        else nap(&idle);
+    }
+    /* Say goodbye and wait until rank 0 has it. */
+    floe_status st = send_small(0, TAG_BYE, NULL, 0, NULL);
+    floe_status_free(st);
+    int idle2 = 0;
+    while (g_sends) {
+        if (!progress_sends()) nap(&idle2);
+    }
+    return 0;
+}
+
+/* ================================================================= launch */
+
+floe_status floe_dist_init(int *argc, char ***argv, int *rank) {
+    *rank = 0;
+    int provided = 0;
+    int rc = MPI_Init_thread(argc, argv, MPI_THREAD_FUNNELED, &provided);
+    if (rc != MPI_SUCCESS) return mpi_error(rc, "Init_thread");
+    g.on = true;
+    if (provided < MPI_THREAD_FUNNELED)
+        return floe_error(FLOE_ERR_UNSUPPORTED, "this MPI library does not provide MPI_THREAD_FUNNELED");
+    MPI_Comm_rank(MPI_COMM_WORLD, &g.rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &g.size);
+    *rank = g.rank;
+    FLOE_TRY(floe_dist_register_nodes());
+    int mine = (int)floe_threadpool_default_threads();
+    if (mine < 1) mine = 1;
+    int *all = g.rank == 0 ? floe_calloc((size_t)g.size, sizeof *all) : NULL;
+    if (g.rank == 0 && !all) return floe_error(FLOE_ERR_OUT_OF_MEMORY, "starting MPI");
+    rc = MPI_Gather(&mine, 1, MPI_INT, all, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    if (rc != MPI_SUCCESS) {
+        floe_free(all);
+        return mpi_error(rc, "Gather");
+    }
+    if (g.rank == 0) {
+        g.threads = floe_calloc((size_t)g.size, sizeof *g.threads);
+        g.free_slots = floe_calloc((size_t)g.size, sizeof *g.free_slots);
+        if (!g.threads || !g.free_slots) {
+            floe_free(all);
+            return floe_error(FLOE_ERR_OUT_OF_MEMORY, "starting MPI");
+        }
+        for (int r = 1; r < g.size; r++) {
+            g.threads[r] = g.free_slots[r] = all[r];
+            g.total += all[r];
+        }
+        if (g.size > 1) {
+            g.executor.open = coord_open;
+            g.executor.target_partitions = g.total;
+            floe_session_set_default_executor(&g.executor);
+        }
+    }
+    floe_free(all);
+    FLOE_LOG_DEBUG("dist", "rank %d of %d, %d threads", g.rank, g.size, mine);
+    return NULL;
+}
+
+int32_t floe_dist_total_threads(void) {
+    return g.on ? g.total : 0;
+}
+
+void floe_dist_finalize(void) {
+    if (!g.on || g.finalized) return;
+    g.finalized = true;
+    if (g.rank == 0 && g.size > 1) {
+        floe_session_set_default_executor(NULL);
+        for (int r = 1; r < g.size; r++) {
+            floe_status st = send_small(r, TAG_STOP, NULL, 0, NULL);
+            floe_status_free(st);
+        }
+        /* wait for every BYE, dropping late messages of failed queries */
+        int byes = 0, idle = 0;
+        while (byes < g.size - 1 || g_sends) {
+            bool busy = progress_sends();
+            bool got;
+            int src, tag;
+            uint8_t *buf = NULL;
+            size_t len = 0;
+            floe_status st = recv_any(&got, &src, &tag, &buf, &len);
+            if (st) {
+                floe_status_free(st);
+                break;
+            }
+            if (got) {
+                busy = true;
+                st = coord_handle(NULL, src, tag, buf, len, &byes);
+                floe_status_free(st);
+            }
+            if (!busy) nap(&idle);
+        }
+    }
+    floe_free(g.threads);
+    floe_free(g.free_slots);
+    g.threads = g.free_slots = NULL;
+    MPI_Finalize();
+}
+
+#endif
