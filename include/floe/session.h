@@ -69,11 +69,14 @@ void floe_session_cancel(floe_session *s);
 struct floe_plan;
 struct floe_exec_ctx;
 struct floe_stream;
+struct floe_buf;
 typedef struct floe_plan_executor {
     void *arg;
     floe_status (*open)(void *arg, const struct floe_plan *plan, const struct floe_exec_ctx *ctx,
                         struct floe_stream **out);
     int32_t target_partitions;
+    /* EXPLAIN: append how the plan would run there (may be NULL). */
+    floe_status (*explain)(void *arg, const struct floe_plan *plan, struct floe_buf *out);
 } floe_plan_executor;
 
 /* The executor of sessions opened from now on (NULL: local); `ex` must

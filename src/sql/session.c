@@ -330,6 +330,7 @@ static floe_status exec_explain(floe_session *s, const json_t *body, const floe_
     floe_status st = NULL;
     if (!analyze) {
         st = floe_plan_explain(plan, &text);
+        if (!st && s->executor && s->executor->explain) st = s->executor->explain(s->executor->arg, plan, &text);
     } else {
         floe_exec_metrics *m = NULL;
         st = floe_exec_metrics_new(&m);
