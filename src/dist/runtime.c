@@ -435,6 +435,24 @@ static floe_status coord_open(void *arg, const floe_plan *plan, const floe_exec_
     return dist_root_stream(stages, store, ctx, out);
 }
 
+/* EXPLAIN under mpirun: the stages the plan runs as, or why it stays on
+ * rank 0. */
+static floe_status coord_explain(void *arg, const floe_plan *plan, floe_buf *out) {
+    (void)arg;
+    FLOE_TRY(floe_buf_printf(out, "Distributed over %d ranks (%d worker threads):\n", g.size, (int)g.total));
+    floe_buf stages = FLOE_BUF_INIT;
+    floe_status st = floe_dist_explain_stages(plan, &stages);
+    if (st && floe_status_code(st) == FLOE_ERR_UNSUPPORTED) {
+        floe_buf_free(&stages);
+        st = floe_buf_printf(out, "runs on rank 0 only: %s\n", floe_status_message(st));
+        floe_status_free(st);
+        return NULL;
+    }
+    if (!st) st = floe_buf_append(out, stages.data, stages.len);
+    floe_buf_free(&stages);
+    return st;
+}
+
 /* ================================================================ worker */
 
 typedef struct out_msg {
@@ -681,6 +699,7 @@ floe_status floe_dist_init(int *argc, char ***argv, int *rank) {
         }
         if (g.size > 1) {
             g.executor.open = coord_open;
+            g.executor.explain = coord_explain;
             g.executor.target_partitions = g.total;
             floe_session_set_default_executor(&g.executor);
         }

@@ -40,7 +40,9 @@ floe() { ASAN_OPTIONS=$asan_local "$FLOE_BIN" --warehouse "$tmp/wh" --format csv
 floe_np() {
   local np=$1
   shift
-  timeout 180 "${mpi[@]}" -np "$np" -x LSAN_OPTIONS -x ASAN_OPTIONS -x FLOE_THREADS "$FLOE_BIN" --warehouse "$tmp/wh" --format csv "$@"
+  local pass=(-x LSAN_OPTIONS -x ASAN_OPTIONS)
+  [ -n "${FLOE_THREADS:-}" ] && pass+=(-x FLOE_THREADS)
+  timeout 180 "${mpi[@]}" -np "$np" "${pass[@]}" "$FLOE_BIN" --warehouse "$tmp/wh" --format csv "$@"
 }
 
 # ---- data: a fact table in 3 Parquet files and a small dimension ---------
@@ -157,5 +159,30 @@ rc=$?
 set -e
 [ "$rc" -ne 0 ] || fail "a failing -c then another -c exited 0"
 [ "$rc" -ne 124 ] || fail "a failing statement followed by another hung"
+
+# A worker killed in the middle of a query ends the run with an error exit
+# status, not a hang (Open MPI aborts the job when a rank dies).
+token="kill_me_$$"
+floe_np 3 -c "SELECT count(*) /* $token */ FROM generate_series(1, 4000000000) t(x) WHERE x % 7 = 1" \
+  >"$tmp/kill.out" 2>&1 &
+runner=$!
+victim=""
+for _ in $(seq 1 100); do
+  for pid in $(pgrep -f "$token" || true); do
+    if tr '\0' '\n' <"/proc/$pid/environ" 2>/dev/null | grep -qx "OMPI_COMM_WORLD_RANK=2"; then victim=$pid; fi
+  done
+  [ -n "$victim" ] && break
+  sleep 0.2
+done
+[ -n "$victim" ] || { kill "$runner" 2>/dev/null; skip "could not find rank 2 to kill (not Open MPI?)"; }
+sleep 2
+kill -9 "$victim"
+set +e
+wait "$runner"
+rc=$?
+set -e
+[ "$rc" -ne 0 ] || fail "a killed rank: exit status 0"
+[ "$rc" -ne 124 ] || fail "a killed rank: the run hung"
+grep -q "rank 2" "$tmp/kill.out" || fail "a killed rank is not named: $(cat "$tmp/kill.out")"
 
 echo "PASS"
