@@ -95,6 +95,7 @@ static struct {
     int32_t *free_slots; /* rank 0: threads not running a task */
     int32_t total;       /* rank 0: threads of all workers */
     int64_t next_query;
+    char (*hosts)[MPI_MAX_PROCESSOR_NAME]; /* rank 0: each rank's host */
     floe_plan_executor executor;
 } g;
 
@@ -285,11 +286,26 @@ static floe_status dispatch(coord *c, int64_t t, int rank) {
     return NULL;
 }
 
+/* A file rank 0 planned from but another host cannot see is most likely
+ * a node-local path: say so. */
+static const char *host_hint(int src, const char *text, size_t n, char *buf, size_t cap) {
+    buf[0] = 0;
+    if (!g.hosts || src <= 0 || src >= g.size || strcmp(g.hosts[src], g.hosts[0]) == 0) return buf;
+    if (!memmem(text, n, "No such file", 12) && !memmem(text, n, "not found", 9)) return buf;
+    snprintf(buf, cap,
+             " (rank %d runs on host '%s', rank 0 on '%s': under mpirun every rank must see the same files — "
+             "use shared storage or S3, not a node-local path)",
+             src, g.hosts[src], g.hosts[0]);
+    return buf;
+}
+
 static floe_status task_error(const coord *c, int src, int64_t t, const char *text, size_t n) {
+    char hint[2 * MPI_MAX_PROCESSOR_NAME + 200];
+    host_hint(src, text, n, hint, sizeof hint);
     if (t >= 0 && t < c->n_tasks)
-        return floe_error(FLOE_ERR_IO, "rank %d, task %lld (stage %d, partition %d): %.*s", src, (long long)t,
-                          c->tasks[t].stage, c->tasks[t].partition, (int)n, text);
-    return floe_error(FLOE_ERR_IO, "rank %d, task %lld: %.*s", src, (long long)t, (int)n, text);
+        return floe_error(FLOE_ERR_IO, "rank %d, task %lld (stage %d, partition %d): %.*s%s", src, (long long)t,
+                          c->tasks[t].stage, c->tasks[t].partition, (int)n, text, hint);
+    return floe_error(FLOE_ERR_IO, "rank %d, task %lld: %.*s%s", src, (long long)t, (int)n, text, hint);
 }
 
 /* Handle one message from a worker during query c (c may be NULL: only
@@ -686,6 +702,19 @@ floe_status floe_dist_init(int *argc, char ***argv, int *rank) {
         floe_free(all);
         return mpi_error(rc, "Gather");
     }
+    /* each rank's host, to recognise node-local paths in errors */
+    char host[MPI_MAX_PROCESSOR_NAME];
+    memset(host, 0, sizeof host);
+    int hl = 0;
+    MPI_Get_processor_name(host, &hl);
+    if (g.rank == 0) g.hosts = floe_calloc((size_t)g.size, sizeof *g.hosts);
+    if (g.rank == 0 && !g.hosts) MPI_Abort(MPI_COMM_WORLD, 1); /* the others wait in the Gather */
+    rc = MPI_Gather(host, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, g.hosts, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, 0,
+                    MPI_COMM_WORLD);
+    if (rc != MPI_SUCCESS) {
+        floe_free(all);
+        return mpi_error(rc, "Gather");
+    }
     if (g.rank == 0) {
         g.threads = floe_calloc((size_t)g.size, sizeof *g.threads);
         g.free_slots = floe_calloc((size_t)g.size, sizeof *g.free_slots);
@@ -745,7 +774,9 @@ void floe_dist_finalize(void) {
     }
     floe_free(g.threads);
     floe_free(g.free_slots);
+    floe_free(g.hosts);
     g.threads = g.free_slots = NULL;
+    g.hosts = NULL;
     MPI_Finalize();
 }
 
