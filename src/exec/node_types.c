@@ -23,6 +23,8 @@ extern const floe_plan_vtable floe_repartition_vt;
 extern const floe_plan_vtable floe_hash_join_vt;
 extern const floe_plan_vtable floe_nested_loop_join_vt;
 extern const floe_plan_vtable floe_union_vt;
+extern const floe_plan_vtable floe_iceberg_write_vt;
+extern const floe_plan_vtable floe_iceberg_commit_vt;
 const floe_plan_vtable *const floe_exec_node_types[] = {
     &floe_repartition_vt,
     &floe_hash_aggregate_vt,
@@ -35,5 +37,7 @@ const floe_plan_vtable *const floe_exec_node_types[] = {
     &floe_hash_join_vt,
     &floe_nested_loop_join_vt,
     &floe_union_vt,
+    &floe_iceberg_write_vt,
+    &floe_iceberg_commit_vt,
     NULL,
 };

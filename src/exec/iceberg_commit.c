@@ -1,0 +1,375 @@
+/*
+ * iceberg_commit.c — the IcebergCommit node (exec_write.h): the one place
+ * a write statement becomes visible.  It drains its single-partition child
+ * (a Coalesce over the IcebergWrite partitions), collects the Avro
+ * data_file records, and commits them all in one snapshot through the
+ * SQLite catalog (append, or dynamic partition replacement), retrying on
+ * concurrent commits inside the catalog call.
+ *
+ * All or nothing: on any failure — the input's error, cancellation, the
+ * commit — the child stream is closed first (so no writer keeps creating
+ * files), then every file the job's writers created in this process is
+ * deleted (floe_write_job_abort) and so is every file whose record
+ * arrived (those may come from other processes), and the error returned.
+ * A cancelled statement never reaches the commit.
+ */
+#include <string.h>
+
+#include "base/buffer.h"
+#include "base/threadpool.h"
+#include "exec/plan_internal.h"
+#include "floe/catalog.h"
+#include "floe/exec_write.h"
+#include "floe/fileio.h"
+
+/* Until floe_catalog_replace_partitions lands in the iceberg layer (being
+ * written alongside), a build without it links and INSERT OVERWRITE says
+ * it is unsupported.  TODO(writenode): drop once catalog_overwrite.c is in. */
+#pragma weak floe_catalog_replace_partitions
+
+typedef struct commit_plan {
+    floe_plan head;
+    char *catalog_uri, *ns, *name, *job_id;
+    floe_commit_kind kind;
+    int64_t base_snapshot_id;
+    int32_t max_retries;
+} commit_plan;
+
+/* The data files received so far: the batches are kept and the records
+ * point into them. */
+typedef struct received {
+    floe_batch **batches;
+    int64_t n_batches, cap_batches;
+    int64_t n_files, rows;
+} received;
+
+typedef struct commit_stream {
+    floe_stream base;
+    const commit_plan *p;
+    floe_stream *child;
+    const floe_cancel *cancel;
+    bool done;
+} commit_stream;
+
+static const char *const input_names[] = {"data_file", "location", "record_count", "file_size"};
+static const floe_type_id input_types[] = {FLOE_TYPE_BINARY, FLOE_TYPE_STRING, FLOE_TYPE_INT64, FLOE_TYPE_INT64};
+
+static void received_free(received *r) {
+    for (int64_t i = 0; i < r->n_batches; i++) floe_batch_release(r->batches[i]);
+    floe_free(r->batches);
+    memset(r, 0, sizeof *r);
+}
+
+static floe_status received_add(received *r, floe_batch *b) {
+    if (r->n_batches == r->cap_batches) {
+        int64_t cap = r->cap_batches ? r->cap_batches * 2 : 16;
+        floe_batch **g = floe_realloc(r->batches, (size_t)cap * sizeof *g);
+        if (!g) return floe_error(FLOE_ERR_OUT_OF_MEMORY, "IcebergCommit: collecting data files");
+        r->batches = g;
+        r->cap_batches = cap;
+    }
+    r->batches[r->n_batches++] = floe_batch_retain(b);
+    const floe_array *data = b->columns[0], *counts = b->columns[2];
+    for (int64_t i = 0; i < b->num_rows; i++) {
+        if (floe_array_is_null(data, i) || floe_array_is_null(b->columns[1], i))
+            return floe_error(FLOE_ERR_INVALID_ARGUMENT, "IcebergCommit: a data_file row without a record");
+        r->rows += floe_array_is_null(counts, i) ? 0 : floe_array_get_int64(counts, i);
+    }
+    r->n_files += b->num_rows;
+    return NULL;
+}
+
+/* Delete every received location (best effort: the statement failed). */
+static void delete_received(const received *r) {
+    floe_fileio *io = NULL;
+    floe_status st = floe_fileio_new(NULL, 0, &io);
+    if (st) {
+        floe_status_free(st);
+        return;
+    }
+    char *path = NULL;
+    for (int64_t k = 0; k < r->n_batches; k++) {
+        const floe_array *loc = r->batches[k]->columns[1];
+        for (int64_t i = 0; i < loc->length; i++) {
+            if (floe_array_is_null(loc, i)) continue;
+            floe_strview v = floe_array_get_str(loc, i);
+            path = floe_strndup(v.data, (size_t)v.len);
+            if (!path) continue;
+            floe_status_free(floe_fileio_delete(io, path));
+            floe_free(path);
+        }
+    }
+    floe_fileio_free(io);
+}
+
+/* Commit the received files; *snapshot_id -1 when there were none. */
+static floe_status do_commit(const commit_plan *p, const received *r, const floe_cancel *cancel,
+                             int64_t *snapshot_id) {
+    *snapshot_id = -1;
+    FLOE_TRY(floe_cancel_check(cancel, "IcebergCommit"));
+    if (r->n_files == 0) return NULL;
+    if (r->n_files > INT32_MAX)
+        return floe_error(FLOE_ERR_INVALID_ARGUMENT, "IcebergCommit: %lld data files in one commit",
+                          (long long)r->n_files);
+    const uint8_t **recs = floe_malloc((size_t)r->n_files * sizeof *recs);
+    size_t *lens = floe_malloc((size_t)r->n_files * sizeof *lens);
+    floe_catalog *cat = NULL;
+    floe_status st = NULL;
+    if (!recs || !lens) st = floe_error(FLOE_ERR_OUT_OF_MEMORY, "IcebergCommit: %lld records", (long long)r->n_files);
+    int64_t k = 0;
+    for (int64_t b = 0; !st && b < r->n_batches; b++) {
+        const floe_array *data = r->batches[b]->columns[0];
+        for (int64_t i = 0; i < data->length; i++, k++) {
+            floe_strview v = floe_array_get_str(data, i);
+            recs[k] = (const uint8_t *)v.data;
+            lens[k] = (size_t)v.len;
+        }
+    }
+    if (!st) st = floe_catalog_open_sqlite(p->catalog_uri, &cat);
+    /* Checked again right before the commit: cancellation while the
+     * catalog opened must not commit either. */
+    if (!st) st = floe_cancel_check(cancel, "IcebergCommit");
+    const char *summary[2] = {"floe.job-id", p->job_id};
+    if (!st && p->kind == FLOE_COMMIT_APPEND)
+        st = floe_catalog_append(cat, p->ns, p->name, recs, lens, (int32_t)r->n_files, summary, 1, p->max_retries,
+                                 snapshot_id);
+    else if (!st && !floe_catalog_replace_partitions)
+        st = floe_error(FLOE_ERR_UNSUPPORTED, "INSERT OVERWRITE is not built into this floe");
+    else if (!st)
+        st = floe_catalog_replace_partitions(cat, p->ns, p->name, recs, lens, (int32_t)r->n_files,
+                                             p->base_snapshot_id, summary, 1, p->max_retries, snapshot_id);
+    floe_catalog_close(cat);
+    floe_free(recs);
+    floe_free(lens);
+    return floe_status_wrap(st, "IcebergCommit of %s.%s", p->ns, p->name);
+}
+
+static floe_status result_batch(const commit_plan *p, const received *r, int64_t snapshot_id, floe_batch **out) {
+    floe_array *cols[3] = {0};
+    floe_status st = NULL;
+    int64_t vals[3] = {r->rows, r->n_files, snapshot_id};
+    for (int c = 0; c < 3 && !st; c++) {
+        floe_builder *b = NULL;
+        st = floe_builder_new(floe_type_primitive(FLOE_TYPE_INT64), 1, &b);
+        if (!st) st = c == 2 && snapshot_id < 0 ? floe_builder_append_null(b) : floe_builder_append_int64(b, vals[c]);
+        if (!st) st = floe_builder_finish(b, &cols[c]);
+        floe_builder_free(b);
+    }
+    if (!st) st = floe_batch_new(p->head.schema, cols, 3, 1, out);
+    for (int c = 0; c < 3; c++) floe_array_release(cols[c]);
+    return st;
+}
+
+/* The statement failed: stop the writers, then delete everything. */
+static void fail_cleanup(commit_stream *s, const received *r) {
+    floe_stream_close(s->child);
+    s->child = NULL;
+    floe_write_job_abort(s->p->job_id);
+    if (r) delete_received(r);
+}
+
+static floe_status commit_next(floe_stream *s_, floe_batch **out) {
+    commit_stream *s = (commit_stream *)s_;
+    *out = NULL;
+    if (s->done) return NULL;
+    s->done = true;
+    received r = {0};
+    floe_status st = NULL;
+    for (;;) {
+        floe_batch *b = NULL;
+        st = floe_cancel_check(s->cancel, "IcebergCommit");
+        if (!st) st = floe_stream_next(s->child, &b);
+        if (st || !b) break;
+        st = received_add(&r, b);
+        floe_batch_release(b);
+        if (st) break;
+    }
+    int64_t snapshot_id = -1;
+    if (!st) {
+        /* Every writer has finished: nothing more will be created. */
+        floe_stream_close(s->child);
+        s->child = NULL;
+        st = do_commit(s->p, &r, s->cancel, &snapshot_id);
+    }
+    if (st) {
+        fail_cleanup(s, &r);
+        received_free(&r);
+        return st;
+    }
+    floe_write_job_forget(s->p->job_id);
+    st = result_batch(s->p, &r, snapshot_id, out);
+    received_free(&r);
+    return st;
+}
+
+static void commit_close(floe_stream *s_) {
+    commit_stream *s = (commit_stream *)s_;
+    /* Closed before the commit ran: the statement is abandoned. */
+    if (!s->done) fail_cleanup(s, NULL);
+    floe_stream_close(s->child);
+    floe_free(s);
+}
+
+static floe_status commit_execute(const floe_plan *p_, int32_t partition, const floe_exec_ctx *ctx,
+                                  floe_stream **out) {
+    (void)partition;
+    const commit_plan *p = (const commit_plan *)p_;
+    commit_stream *s = floe_calloc(1, sizeof *s);
+    if (!s) return floe_error(FLOE_ERR_OUT_OF_MEMORY, "opening an IcebergCommit stream");
+    floe_status st = floe_plan_execute(p->head.children[0], 0, ctx, &s->child);
+    if (st) {
+        floe_free(s);
+        floe_write_job_abort(p->job_id);
+        return floe_status_wrap(st, "IcebergCommit input");
+    }
+    s->base.next = commit_next;
+    s->base.close = commit_close;
+    s->p = p;
+    s->cancel = ctx->cancel;
+    *out = &s->base;
+    return NULL;
+}
+
+static floe_status commit_encode(const floe_plan *p_, floe_buf *out) {
+    const commit_plan *p = (const commit_plan *)p_;
+    FLOE_TRY(floe_codec_put_str(out, p->catalog_uri));
+    FLOE_TRY(floe_codec_put_str(out, p->ns));
+    FLOE_TRY(floe_codec_put_str(out, p->name));
+    FLOE_TRY(floe_codec_put_i64(out, p->kind));
+    FLOE_TRY(floe_codec_put_i64(out, p->base_snapshot_id));
+    FLOE_TRY(floe_codec_put_str(out, p->job_id));
+    return floe_codec_put_i64(out, p->max_retries);
+}
+
+static floe_status commit_decode(floe_reader *r, floe_plan *const *children, int32_t n_children, floe_plan **out) {
+    if (n_children != 1) return floe_error(FLOE_ERR_CORRUPT, "IcebergCommit with %d children", n_children);
+    char *uri = NULL, *ns = NULL, *name = NULL, *job = NULL;
+    int64_t kind = 0, base = 0, retries = 0;
+    floe_status st = floe_codec_get_str(r, &uri);
+    if (!st) st = floe_codec_get_str(r, &ns);
+    if (!st) st = floe_codec_get_str(r, &name);
+    if (!st) st = floe_codec_get_i64(r, &kind);
+    if (!st) st = floe_codec_get_i64(r, &base);
+    if (!st) st = floe_codec_get_str(r, &job);
+    if (!st) st = floe_codec_get_i64(r, &retries);
+    if (!st && (kind < 0 || kind > FLOE_COMMIT_REPLACE_PARTITIONS || retries < 0 || retries > INT32_MAX))
+        st = floe_error(FLOE_ERR_CORRUPT, "IcebergCommit: kind %lld, %lld retries", (long long)kind,
+                        (long long)retries);
+    if (!st)
+        st = floe_plan_iceberg_commit(children[0], uri, ns, name, (floe_commit_kind)kind, base, job, (int32_t)retries,
+                                      out);
+    floe_free(uri);
+    floe_free(ns);
+    floe_free(name);
+    floe_free(job);
+    return st;
+}
+
+static floe_status commit_explain(const floe_plan *p_, floe_buf *out) {
+    const commit_plan *p = (const commit_plan *)p_;
+    FLOE_TRY(floe_buf_printf(out, "table=%s.%s, kind=%s", p->ns, p->name,
+                             p->kind == FLOE_COMMIT_APPEND ? "append" : "replace-partitions"));
+    if (p->kind == FLOE_COMMIT_REPLACE_PARTITIONS)
+        FLOE_TRY(floe_buf_printf(out, ", base_snapshot=%lld", (long long)p->base_snapshot_id));
+    return floe_buf_printf(out, ", job=%s, max_retries=%d", p->job_id, p->max_retries);
+}
+
+static floe_distribution commit_required_input(const floe_plan *p, int32_t child) {
+    (void)p;
+    (void)child;
+    floe_distribution d = {FLOE_DIST_SINGLE, 0, NULL};
+    return d;
+}
+
+static void commit_free(floe_plan *p_) {
+    commit_plan *p = (commit_plan *)p_;
+    floe_free(p->catalog_uri);
+    floe_free(p->ns);
+    floe_free(p->name);
+    floe_free(p->job_id);
+}
+
+const floe_plan_vtable floe_iceberg_commit_vt = {"IcebergCommit", commit_execute, commit_encode, commit_decode,
+                                                 commit_explain, commit_required_input, commit_free, NULL};
+
+/* The output schema: rows, files, snapshot_id (nullable). */
+static floe_status commit_schema(floe_schema **out) {
+    floe_field f[3];
+    static const char *const names[] = {"rows", "files", "snapshot_id"};
+    int32_t made = 0;
+    floe_status st = NULL;
+    for (; made < 3; made++) {
+        st = floe_field_init(&f[made], names[made], floe_type_primitive(FLOE_TYPE_INT64), made == 2, -1);
+        if (st) break;
+    }
+    if (!st) st = floe_type_struct(f, 3, out);
+    for (int32_t i = 0; i < made; i++) floe_field_clear(&f[i]);
+    return st;
+}
+
+/* The child's columns must be IcebergWrite's output. */
+static floe_status check_input(const floe_plan *child) {
+    const floe_schema *s = child->schema;
+    if (child->n_partitions != 1)
+        return floe_error(FLOE_ERR_INVALID_ARGUMENT,
+                          "IcebergCommit: the input has %d partitions (put a CoalescePartitions over the writers)",
+                          child->n_partitions);
+    if (floe_schema_num_fields(s) != 4)
+        return floe_error(FLOE_ERR_TYPE, "IcebergCommit: the input has %d columns, expected 4 (%s, %s, %s, %s)",
+                          floe_schema_num_fields(s), input_names[0], input_names[1], input_names[2], input_names[3]);
+    for (int32_t i = 0; i < 4; i++) {
+        const floe_field *f = floe_schema_field(s, i);
+        if (f->type->id != input_types[i])
+            return floe_error(FLOE_ERR_TYPE, "IcebergCommit: input column %d ('%s') is %s, expected %s", i, f->name,
+                              floe_type_id_name(f->type->id), floe_type_id_name(input_types[i]));
+    }
+    return NULL;
+}
+
+floe_status floe_plan_iceberg_commit(floe_plan *child, const char *catalog_uri, const char *ns, const char *name,
+                                     floe_commit_kind kind, int64_t base_snapshot_id, const char *job_id,
+                                     int32_t max_retries, floe_plan **out) {
+    *out = NULL;
+    if (!child || !catalog_uri || !ns || !name || !job_id)
+        return floe_error(FLOE_ERR_INVALID_ARGUMENT, "IcebergCommit: missing child, catalog, table or job id");
+    if (kind != FLOE_COMMIT_APPEND && kind != FLOE_COMMIT_REPLACE_PARTITIONS)
+        return floe_error(FLOE_ERR_INVALID_ARGUMENT, "IcebergCommit: unknown commit kind %d", (int)kind);
+    if (max_retries < 0) return floe_error(FLOE_ERR_INVALID_ARGUMENT, "IcebergCommit: max_retries %d", max_retries);
+    FLOE_TRY(check_input(child));
+    floe_schema *schema = NULL;
+    FLOE_TRY(commit_schema(&schema));
+    commit_plan *p = floe_calloc(1, sizeof *p);
+    if (!p) {
+        floe_type_release(schema);
+        return floe_error(FLOE_ERR_OUT_OF_MEMORY, "allocating an IcebergCommit node");
+    }
+    floe_status st = floe_exec_plan_init(&p->head, &floe_iceberg_commit_vt, schema, 1, &child, 1);
+    floe_type_release(schema);
+    if (!st) {
+        p->catalog_uri = floe_strdup(catalog_uri);
+        p->ns = floe_strdup(ns);
+        p->name = floe_strdup(name);
+        p->job_id = floe_strdup(job_id);
+        p->kind = kind;
+        p->base_snapshot_id = base_snapshot_id;
+        p->max_retries = max_retries;
+        if (!p->catalog_uri || !p->ns || !p->name || !p->job_id)
+            st = floe_error(FLOE_ERR_OUT_OF_MEMORY, "allocating an IcebergCommit node");
+    }
+    if (st) {
+        floe_plan_release(&p->head);
+        return st;
+    }
+    *out = &p->head;
+    return NULL;
+}
+
+const char *floe_iceberg_commit_catalog_uri(const floe_plan *p) { return ((const commit_plan *)p)->catalog_uri; }
+const char *floe_iceberg_commit_namespace(const floe_plan *p) { return ((const commit_plan *)p)->ns; }
+const char *floe_iceberg_commit_table(const floe_plan *p) { return ((const commit_plan *)p)->name; }
+floe_commit_kind floe_iceberg_commit_kind(const floe_plan *p) { return ((const commit_plan *)p)->kind; }
+int64_t floe_iceberg_commit_base_snapshot_id(const floe_plan *p) {
+    return ((const commit_plan *)p)->base_snapshot_id;
+}
+const char *floe_iceberg_commit_job_id(const floe_plan *p) { return ((const commit_plan *)p)->job_id; }
+int32_t floe_iceberg_commit_max_retries(const floe_plan *p) { return ((const commit_plan *)p)->max_retries; }
