@@ -428,7 +428,14 @@ static void decimals_compare_across_scales_and_add_exactly(void **state) {
     assert_true(floe_array_get_decimal(r, 1).lo == 249 * 249); /* scale 4 */
     floe_array_release(r);
     floe_expr *dv = arith(FLOE_ARITH_DIV, col(0), col(0));
-    assert_error(floe_expr_type(dv, batch->schema, &t), FLOE_ERR_UNSUPPORTED, "decimal / is not supported");
+    /* decimal(5,2) / decimal(5,2): scale max(6, 2 + 5 + 1) = 8, precision 5 - 2 + 2 + 8 = 13 */
+    assert_ok(floe_expr_type(dv, batch->schema, &t));
+    assert_int_equal(t->precision, 13);
+    assert_int_equal(t->scale, 8);
+    floe_type_release(t);
+    r = eval(dv, batch);
+    for (int64_t i = 0; i < 3; i++) assert_true(floe_array_get_decimal(r, i).lo == 100000000 && floe_array_get_decimal(r, i).hi == 0);
+    floe_array_release(r);
     floe_expr_release(eq); floe_expr_release(gt1); floe_expr_release(sum); floe_expr_release(prod);
     floe_expr_release(dv); floe_expr_release(l15);
     floe_array_release(la); floe_type_release(d31);
