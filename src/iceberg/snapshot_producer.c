@@ -353,9 +353,13 @@ static floe_status delete_still_applies(floe_ice_producer *p, orphan_ctx *o, siz
             bool in_left = has_path(&o->left, ref) || has_path(&o->left, resolved);
             floe_free(resolved);
             /* Only a reference recognised as a removed file drops it: a path
-             * spelled differently from the manifest's must not lose deletes. */
-            if (in_gone && !in_left) *applies = false;
-            return NULL;
+             * spelled differently from the manifest's must not lose deletes
+             * (it still goes below when its whole partition is empty). */
+            if (in_left) return NULL;
+            if (in_gone) {
+                *applies = false;
+                return NULL;
+            }
         }
     }
     const floe_ice_partition_spec *spec = floe_ice_tm_spec(p->md, f->spec_id);

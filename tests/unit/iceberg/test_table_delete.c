@@ -91,6 +91,25 @@ static void delete_whole_day_partition_by_timestamp_range(void **state) {
     floe_catalog_close(c);
 }
 
+static void delete_on_one_field_of_a_two_field_spec(void **state) {
+    (void)state;
+    floe_catalog *c = ct_setup("del_two_fields", CT_CAT_DAY, 2);
+    ct_append(c, "a-d1", 0, 2, "a", 1);
+    ct_append(c, "a-d2", 10, 2, "a", 2);
+    ct_append(c, "b-d1", 20, 2, "b", 1);
+    /* cat = 'a' covers (a, any day); a day range covers (any cat, day 1). */
+    int64_t rows = 0;
+    assert_true(delete_where(c, cat_eq("a"), &rows) > 0);
+    assert_int_equal(rows, 4);
+    floe_ice_value lo = floe_ice_timestamp(1 * CT_DAY_US), hi = floe_ice_timestamp(2 * CT_DAY_US);
+    floe_ice_expr *f = floe_ice_expr_and(floe_ice_expr_literal(FLOE_ICE_EXPR_GT_EQ, "ts", &lo),
+                                         floe_ice_expr_literal(FLOE_ICE_EXPR_LT, "ts", &hi));
+    assert_true(delete_where(c, f, &rows) > 0);
+    assert_int_equal(rows, 2);
+    assert_int_equal(ct_read_rows(c, -1, NULL), 0);
+    floe_catalog_close(c);
+}
+
 static void delete_through_bucket_partitions_and_bounds(void **state) {
     (void)state;
     floe_catalog *c = ct_setup("del_bucket", CT_BUCKET4, 2);
@@ -419,6 +438,7 @@ static void python_avro_reads_the_delete_manifests(void **state) {
 
 FLOE_TEST_MAIN(cmocka_unit_test(delete_whole_identity_partitions),
                cmocka_unit_test(delete_whole_day_partition_by_timestamp_range),
+               cmocka_unit_test(delete_on_one_field_of_a_two_field_spec),
                cmocka_unit_test(delete_through_bucket_partitions_and_bounds),
                cmocka_unit_test(delete_file_whose_bounds_lie_inside_the_range),
                cmocka_unit_test(partial_match_is_refused_and_table_unchanged),

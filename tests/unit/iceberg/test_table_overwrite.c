@@ -118,6 +118,30 @@ static void overwrite_replaces_only_the_written_partitions(void **state) {
     floe_catalog_close(c);
 }
 
+static void two_field_spec_replaces_exact_tuples_only(void **state) {
+    (void)state;
+    floe_catalog *c = ct_setup("ow_two_fields", CT_CAT_DAY, 2);
+    ct_append(c, "a-d1", 0, 2, "a", 1);
+    ct_append(c, "a-d2", 10, 2, "a", 2);
+    int64_t base = ct_append(c, "b-d1", 20, 2, "b", 1);
+    /* Replace (a, day 1) only: (a, day 2) and (b, day 1) share one field
+     * each with it and survive. */
+    size_t len;
+    uint8_t *rec = ct_write(c, "a-d1-new", 100, 1, "a", 1, &len);
+    assert_ok(overwrite(c, &rec, &len, 1, base, 0, NULL));
+    floe_free(rec);
+    int64_t sum = 0;
+    assert_int_equal(ct_read_rows(c, -1, &sum), 5);
+    assert_int_equal(sum, 10 + 11 + 20 + 21 + 100);
+    floe_ice_table *t = NULL;
+    assert_ok(floe_catalog_load_table(c, "db", "t", &t));
+    const floe_ice_snapshot *s = floe_ice_tm_current_snapshot(t->md);
+    assert_string_equal(ct_summary(s, "deleted-data-files"), "1");
+    assert_string_equal(ct_summary(s, "changed-partition-count"), "1");
+    floe_ice_table_free(t);
+    floe_catalog_close(c);
+}
+
 static void unpartitioned_overwrite_replaces_everything(void **state) {
     (void)state;
     floe_catalog *c = ct_setup("ow_unpartitioned", CT_UNPARTITIONED, 2);
@@ -411,6 +435,7 @@ static void python_avro_reads_rewritten_manifests(void **state) {
 }
 
 FLOE_TEST_MAIN(cmocka_unit_test(overwrite_replaces_only_the_written_partitions),
+               cmocka_unit_test(two_field_spec_replaces_exact_tuples_only),
                cmocka_unit_test(unpartitioned_overwrite_replaces_everything),
                cmocka_unit_test(concurrent_append_into_a_replaced_partition_conflicts),
                cmocka_unit_test(unpartitioned_overwrite_conflicts_with_any_append),
