@@ -117,20 +117,41 @@ floe_status dist_task_run(const floe_plan *plan, int32_t partition, const dist_r
 /* A stream over the batches of some partition data (retained). */
 floe_status dist_part_stream(dist_part_data *d, const struct floe_cancel *cancel, floe_stream **out) FLOE_WARN_UNUSED;
 
-/* The task message: everything a worker needs, inputs inline. */
+/* An input a worker fetches itself: partition `part` of the exchange that
+ * `source` stands for, held by ranks holders[0..n). */
+typedef struct dist_remote_input {
+    floe_plan *source; /* borrowed from the task's plan */
+    int32_t exchange, part;
+    int32_t n_holders;
+    int32_t *holders;
+} dist_remote_input;
+
+/* The task message: everything a worker needs.  An input is either inline
+ * (its blobs in the message) or remote (the ranks that hold it). */
 typedef struct dist_task_msg {
     int64_t query_id, task_id;
     int32_t stage_id, partition;
     int64_t batch_size;
     int32_t scan_concurrency, read_ahead;
+    bool keep_output;      /* output stays on the worker for consumers to fetch */
     dist_route route;      /* owned */
-    floe_plan *plan;       /* decode: the stage plan, inputs bound */
+    floe_plan *plan;       /* decode: the stage plan, inline inputs bound */
+    int32_t n_remote;      /* decode: inputs to fetch before running */
+    dist_remote_input *remote;
 } dist_task_msg;
 
+/* Which ranks hold each exchange's data on the workers (n_holders[e] == 0:
+ * the data is in the coordinator's store and goes inline). */
+typedef struct dist_holders {
+    int32_t *n_holders;  /* per exchange */
+    int32_t **holders;   /* per exchange: ranks */
+} dist_holders;
+
 /* Encode a task of stage `st` partition `partition`, with the inputs it
- * reads taken from store[exchange][part]. */
+ * reads taken from store[exchange][part] or, when `holders` says they are
+ * on workers, named by their holders. */
 floe_status dist_task_encode(const dist_task_msg *t, const floe_plan *plan, dist_part_data **const *store,
-                             struct floe_buf *out) FLOE_WARN_UNUSED;
+                             const dist_holders *holders, struct floe_buf *out) FLOE_WARN_UNUSED;
 floe_status dist_task_decode(const uint8_t *data, size_t len, dist_task_msg *out) FLOE_WARN_UNUSED;
 void dist_task_msg_clear(dist_task_msg *t);
 

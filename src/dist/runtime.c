@@ -16,27 +16,38 @@
  * each other never deadlock.
  *
  * Messages (MPI_BYTE, tag = kind; numbers little-endian int64):
- *   TASK   0 → w   the task codec's bytes (task.c), inputs inline
- *   OUT    w → 0   query, task, bucket, then one blob of encoded batches
- *   DONE   w → 0   query, task, rows, bytes, batches, elapsed µs
- *   ERROR  w → 0   query, task, then the error text
- *   CANCEL 0 → w   query: cancel its running tasks
- *   STOP   0 → w   finish, answer BYE, leave the loop
- *   BYE    w → 0
+ *   TASK      0 → w   the task codec's bytes (task.c): inputs inline or
+ *                     named by the ranks holding them
+ *   OUT       w → 0   query, task, bucket, then one blob of encoded batches
+ *                     (output of a stage the last stage reads)
+ *   DONE      w → 0   query, task, rows, bytes, batches, elapsed µs
+ *   ERROR     w → 0   query, task, then the error text
+ *   FETCH     w → w   query, fetch id, exchange, partition: send me what
+ *                     you hold of it
+ *   DATA      w → w   query, fetch id, then one blob
+ *   FETCH_END w → w   query, fetch id, failed (0/1): no more DATA
+ *   CANCEL    0 → w   query: it is over — cancel its running tasks, drop
+ *                     the exchange data held for it
+ *   STOP      0 → w   finish, answer BYE, leave the loop
+ *   BYE       w → 0
  * Every TASK is answered by exactly one DONE or ERROR (also when it is
  * cancelled or cannot be decoded), which is how rank 0 counts free
  * threads.  Messages of an earlier query (one that failed) are dropped by
  * query id.
  *
  * Scheduling: stages run when the stages they read have finished (a
- * barrier per exchange; the data waits on rank 0 in the exchange store).
- * A task goes to the worker with the most free threads, so a slow or busy
- * rank gets fewer.  The first error cancels the query on every rank and is
- * returned naming the rank, task, stage and partition.
+ * barrier per exchange).  A stage's output stays on the workers that ran
+ * its tasks (emit_local) unless the last stage reads it; a consumer task
+ * names those ranks and its worker fetches its partitions from each of
+ * them before running it, so data moves worker to worker and rank 0 sees
+ * only the final gather.  A task goes to the worker with the most free
+ * threads, so a slow or busy rank gets fewer.  The first error cancels the
+ * query on every rank and is returned naming the rank, task, stage and
+ * partition.
  *
- * What is not here yet (docs/ARCHITECTURE.md): exchange data goes through
- * rank 0 rather than worker to worker, stages do not pipeline, and rank 0
- * holds a whole exchange in memory.
+ * What is not here yet (docs/ARCHITECTURE.md): held exchange data stays in
+ * the producers' memory until the query ends (no spilling, no streaming
+ * between stages), and rank 0 runs no tasks itself.
  */
 #include <stdatomic.h>
 #include <stdio.h>
@@ -80,7 +91,7 @@ int32_t floe_dist_total_threads(void) { return 0; }
 #include <mpi.h>
 #include <pthread.h>
 
-enum { TAG_TASK = 1, TAG_OUT, TAG_DONE, TAG_ERROR, TAG_CANCEL, TAG_STOP, TAG_BYE };
+enum { TAG_TASK = 1, TAG_OUT, TAG_DONE, TAG_ERROR, TAG_CANCEL, TAG_STOP, TAG_BYE, TAG_FETCH, TAG_DATA, TAG_FETCH_END };
 
 #define OUT_LIMIT ((int64_t)64 << 20)
 
@@ -238,6 +249,8 @@ typedef struct coord {
     coord_task *tasks;
     int64_t n_tasks;
     int32_t *remaining; /* per stage: tasks not done */
+    bool *to_root;      /* per stage: its exchange is read by the root stage (data to rank 0) */
+    dist_holders holders; /* per stage kept on workers: the ranks that ran its tasks */
     const floe_exec_ctx *ctx;
     floe_status err;
 } coord;
@@ -269,8 +282,9 @@ static floe_status dispatch(coord *c, int64_t t, int rank) {
     m.scan_concurrency = c->ctx->scan_concurrency;
     m.read_ahead = c->ctx->read_ahead;
     m.route = gst->route; /* borrowed: not cleared */
+    m.keep_output = !c->to_root[task->stage];
     floe_buf out = FLOE_BUF_INIT;
-    floe_status st = dist_task_encode(&m, gst->plan, c->store, &out);
+    floe_status st = dist_task_encode(&m, gst->plan, c->store, &c->holders, &out);
     if (st) {
         floe_buf_free(&out);
         return st;
@@ -306,6 +320,23 @@ static floe_status task_error(const coord *c, int src, int64_t t, const char *te
         return floe_error(FLOE_ERR_IO, "rank %d, task %lld (stage %d, partition %d): %.*s%s", src, (long long)t,
                           c->tasks[t].stage, c->tasks[t].partition, (int)n, text, hint);
     return floe_error(FLOE_ERR_IO, "rank %d, task %lld: %.*s%s", src, (long long)t, (int)n, text, hint);
+}
+
+/* Stage s finished with its output kept on the workers that ran it:
+ * consumers fetch from those ranks. */
+static floe_status note_holders(coord *c, int32_t s) {
+    int32_t *ranks = floe_calloc((size_t)g.size, sizeof *ranks);
+    if (!ranks) return floe_error(FLOE_ERR_OUT_OF_MEMORY, "scheduling: out of memory");
+    int32_t n = 0;
+    for (int64_t t = 0; t < c->n_tasks; t++) {
+        if (c->tasks[t].stage != s) continue;
+        bool seen = false;
+        for (int32_t i = 0; i < n && !seen; i++) seen = ranks[i] == c->tasks[t].rank;
+        if (!seen) ranks[n++] = c->tasks[t].rank;
+    }
+    c->holders.holders[s] = ranks;
+    c->holders.n_holders[s] = n;
+    return NULL;
 }
 
 /* Handle one message from a worker during query c (c may be NULL: only
@@ -345,7 +376,8 @@ static floe_status coord_handle(coord *c, int src, int tag, uint8_t *buf, size_t
             c->tasks[t].stats.batches_out = get64(buf + 32);
             c->tasks[t].stats.elapsed_us = get64(buf + 40);
         }
-        c->remaining[c->tasks[t].stage]--;
+        if (--c->remaining[c->tasks[t].stage] == 0 && !c->to_root[c->tasks[t].stage])
+            st = note_holders(c, c->tasks[t].stage);
         break;
     case TAG_BYE:
         if (byes) (*byes)++;
@@ -357,17 +389,37 @@ static floe_status coord_handle(coord *c, int src, int tag, uint8_t *buf, size_t
     return st;
 }
 
-static void coord_free(coord *c) {
-    dist_store_free(c->stages, c->store);
-    dist_stages_free(c->stages);
+static void coord_free_sched(coord *c) {
+    for (int32_t s = 0; c->holders.holders && s < c->stages->n; s++) floe_free(c->holders.holders[s]);
+    floe_free(c->holders.holders);
+    floe_free(c->holders.n_holders);
     floe_free(c->tasks);
     floe_free(c->remaining);
+    floe_free(c->to_root);
+}
+
+static void coord_free(coord *c) {
+    if (c->stages) coord_free_sched(c);
+    dist_store_free(c->stages, c->store);
+    dist_stages_free(c->stages);
 }
 
 static floe_status coord_setup(coord *c) {
     int32_t ns = c->stages->n;
     c->remaining = floe_calloc((size_t)ns, sizeof *c->remaining);
-    if (!c->remaining) return floe_error(FLOE_ERR_OUT_OF_MEMORY, "scheduling: out of memory");
+    c->to_root = floe_calloc((size_t)ns, sizeof *c->to_root);
+    c->holders.n_holders = floe_calloc((size_t)ns, sizeof *c->holders.n_holders);
+    c->holders.holders = floe_calloc((size_t)ns, sizeof *c->holders.holders);
+    if (!c->remaining || !c->to_root || !c->holders.n_holders || !c->holders.holders)
+        return floe_error(FLOE_ERR_OUT_OF_MEMORY, "scheduling: out of memory");
+    /* what the root stage reads comes to rank 0; the rest stays on the
+     * workers until the stage reading it fetches it (FLOE_DIST_VIA_ROOT=1:
+     * everything through rank 0, the simpler path) */
+    const char *via = getenv("FLOE_DIST_VIA_ROOT");
+    bool all_to_root = via && strcmp(via, "1") == 0;
+    const dist_stage *root = &c->stages->stages[ns - 1];
+    for (int32_t i = 0; i < root->n_deps; i++) c->to_root[root->deps[i]] = true;
+    for (int32_t s = 0; all_to_root && s < ns; s++) c->to_root[s] = true;
     for (int32_t s = 0; s + 1 < ns; s++) {
         c->remaining[s] = c->stages->stages[s].plan->n_partitions;
         c->n_tasks += c->remaining[s];
@@ -432,23 +484,20 @@ static floe_status coord_open(void *arg, const floe_plan *plan, const floe_exec_
     c.query = ++g.next_query;
     st = coord_setup(&c);
     if (!st) st = coord_run(&c);
+    /* The query is over on the workers: CANCEL stops what still runs (after
+     * an error) and drops the exchange data they hold.  Late messages of
+     * the query are dropped by id. */
+    int64_t q = c.query;
+    for (int r = 1; r < g.size; r++) {
+        floe_status s2 = send_small(r, TAG_CANCEL, &q, 1, NULL);
+        floe_status_free(s2);
+    }
     if (st) {
-        /* stop every rank's tasks of this query; late messages are dropped */
-        int64_t q = c.query;
-        for (int r = 1; r < g.size; r++) {
-            floe_status s2 = send_small(r, TAG_CANCEL, &q, 1, NULL);
-            floe_status_free(s2);
-        }
         coord_free(&c);
         return st;
     }
-    dist_stages *stages = c.stages;
-    dist_part_data ***store = c.store;
-    c.stages = NULL;
-    c.store = NULL;
-    floe_free(c.tasks);
-    floe_free(c.remaining);
-    return dist_root_stream(stages, store, ctx, out);
+    coord_free_sched(&c);
+    return dist_root_stream(c.stages, c.store, ctx, out);
 }
 
 /* EXPLAIN under mpirun: the stages the plan runs as, or why it stays on
@@ -482,16 +531,89 @@ typedef struct wtask {
     dist_task_msg m;
     floe_cancel cancel;
     pthread_t thread;
+    bool started;             /* main thread only */
     _Atomic bool finished;
+    int32_t pending;          /* fetches not answered yet */
+    dist_part_data **fetched; /* per remote input */
     struct wtask *next;
 } wtask;
+
+/* Exchange data this worker holds for other tasks to fetch. */
+typedef struct held {
+    int64_t query;
+    int32_t exchange, part;
+    dist_part_data *data;
+    struct held *next;
+} held;
+
+/* A fetch this worker asked another rank for. */
+typedef struct fetch_rec {
+    int64_t id;
+    wtask *task;
+    int32_t input;
+    struct fetch_rec *next;
+} fetch_rec;
 
 static struct {
     pthread_mutex_t mu;
     pthread_cond_t cv;   /* space in the queue */
     out_msg *head, *tail;
-    wtask *tasks;        /* main thread only */
-} w = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, NULL, NULL, NULL};
+    held *held;          /* under mu */
+    wtask *tasks;        /* main thread only, from here on */
+    fetch_rec *fetches;
+    int64_t next_fetch;
+    int64_t cancelled_upto; /* queries <= this are over */
+} w = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, NULL, NULL, NULL, NULL, NULL, 0, 0};
+
+/* The held data of (query, exchange, part); created when `create`.  Call
+ * with w.mu held. */
+static dist_part_data *held_find(int64_t q, int32_t x, int32_t part, bool create) {
+    for (held *h = w.held; h; h = h->next)
+        if (h->query == q && h->exchange == x && h->part == part) return h->data;
+    if (!create) return NULL;
+    held *h = floe_calloc(1, sizeof *h);
+    if (!h) return NULL;
+    if (dist_part_data_new(&h->data)) {
+        floe_free(h);
+        return NULL;
+    }
+    h->query = q;
+    h->exchange = x;
+    h->part = part;
+    h->next = w.held;
+    w.held = h;
+    return h->data;
+}
+
+/* Drop the data of every query <= q. */
+static void held_drop(int64_t q) {
+    pthread_mutex_lock(&w.mu);
+    for (held **pp = &w.held; *pp;) {
+        held *h = *pp;
+        if (h->query > q) {
+            pp = &h->next;
+            continue;
+        }
+        *pp = h->next;
+        dist_part_data_release(h->data);
+        floe_free(h);
+    }
+    pthread_mutex_unlock(&w.mu);
+}
+
+/* Task output kept here (keep_output): no message at all. */
+static floe_status emit_local(void *arg, int32_t bucket, uint8_t *blob, size_t len) {
+    wtask *t = arg;
+    pthread_mutex_lock(&w.mu);
+    dist_part_data *d = held_find(t->m.query_id, t->m.stage_id, bucket, true);
+    floe_status st = d ? dist_part_data_add(d, blob, len) : NULL;
+    pthread_mutex_unlock(&w.mu);
+    if (!d) {
+        floe_free(blob);
+        return floe_error(FLOE_ERR_OUT_OF_MEMORY, "keeping task output");
+    }
+    return st;
+}
 
 /* From a task thread: queue a message for rank 0; waits while the rank
  * has OUT_LIMIT bytes unsent (unless the task is cancelled). */
@@ -548,7 +670,8 @@ static void *task_thread(void *arg) {
     ctx.read_ahead = t->m.read_ahead;
     dist_task_stats stats;
     memset(&stats, 0, sizeof stats);
-    floe_status st = dist_task_run(t->m.plan, t->m.partition, &t->m.route, &ctx, emit_out, t, &stats);
+    floe_status st = dist_task_run(t->m.plan, t->m.partition, &t->m.route, &ctx,
+                                   t->m.keep_output ? emit_local : emit_out, t, &stats);
     floe_status s2;
     if (st) {
         int64_t v[2] = {t->m.query_id, t->m.task_id};
@@ -595,44 +718,228 @@ static bool drain_queue(void) {
     return any;
 }
 
+static void wtask_free(wtask *t) {
+    for (int32_t i = 0; t->fetched && i < t->m.n_remote; i++) dist_part_data_release(t->fetched[i]);
+    floe_free(t->fetched);
+    dist_task_msg_clear(&t->m);
+    floe_free(t);
+}
+
 static void reap_tasks(void) {
     for (wtask **pp = &w.tasks; *pp;) {
         wtask *t = *pp;
-        if (!atomic_load(&t->finished)) {
+        if (!t->started || !atomic_load(&t->finished)) {
             pp = &t->next;
             continue;
         }
         pthread_join(t->thread, NULL);
         *pp = t->next;
-        dist_task_msg_clear(&t->m);
-        floe_free(t);
+        wtask_free(t);
     }
     pthread_mutex_lock(&w.mu);
     pthread_cond_broadcast(&w.cv);
     pthread_mutex_unlock(&w.mu);
 }
 
+static void answer_error(int64_t q, int64_t task, const char *text) {
+    int64_t v[2] = {q, task};
+    floe_status st = send_small(0, TAG_ERROR, v, 2, text);
+    floe_status_free(st);
+}
+
+static void unlink_task(wtask *t) {
+    for (wtask **pp = &w.tasks; *pp; pp = &(*pp)->next)
+        if (*pp == t) {
+            *pp = t->next;
+            return;
+        }
+}
+
+/* A task that never started: answer ERROR (rank 0 frees the slot), forget
+ * its fetches, free it. */
+static void fail_unstarted(wtask *t, const char *text) {
+    answer_error(t->m.query_id, t->m.task_id, text);
+    for (fetch_rec **pp = &w.fetches; *pp;) {
+        fetch_rec *f = *pp;
+        if (f->task != t) {
+            pp = &f->next;
+            continue;
+        }
+        *pp = f->next;
+        floe_free(f);
+    }
+    unlink_task(t);
+    wtask_free(t);
+}
+
+/* Every input is here: bind them and start the task's thread. */
+static void launch(wtask *t) {
+    for (int32_t i = 0; i < t->m.n_remote; i++)
+        dist_exchange_source_bind(t->m.remote[i].source, t->m.remote[i].part, t->fetched[i]);
+    if (t->m.query_id <= w.cancelled_upto) floe_cancel_set(&t->cancel);
+    if (pthread_create(&t->thread, NULL, task_thread, t) != 0) {
+        fail_unstarted(t, "could not start a task thread");
+        return;
+    }
+    t->started = true;
+}
+
+/* Copy what this rank holds of (q, x, part) into d. */
+static floe_status copy_held(int64_t q, int32_t x, int32_t part, dist_part_data *d) {
+    floe_status st = NULL;
+    pthread_mutex_lock(&w.mu);
+    const dist_part_data *h = held_find(q, x, part, false);
+    for (int64_t i = 0; h && i < h->n && !st; i++) {
+        uint8_t *c = floe_malloc(h->lens[i] ? h->lens[i] : 1);
+        if (!c) {
+            st = floe_error(FLOE_ERR_OUT_OF_MEMORY, "copying exchange data");
+            break;
+        }
+        memcpy(c, h->blobs[i], h->lens[i]);
+        st = dist_part_data_add(d, c, h->lens[i]);
+    }
+    pthread_mutex_unlock(&w.mu);
+    return st;
+}
+
+/* Ask every holder of every remote input for its part. */
+static floe_status request_inputs(wtask *t) {
+    t->fetched = floe_calloc((size_t)(t->m.n_remote ? t->m.n_remote : 1), sizeof *t->fetched);
+    if (!t->fetched) return floe_error(FLOE_ERR_OUT_OF_MEMORY, "starting a task");
+    for (int32_t i = 0; i < t->m.n_remote; i++) {
+        const dist_remote_input *in = &t->m.remote[i];
+        FLOE_TRY(dist_part_data_new(&t->fetched[i]));
+        for (int32_t k = 0; k < in->n_holders; k++) {
+            int h = in->holders[k];
+            if (h == g.rank) {
+                FLOE_TRY(copy_held(t->m.query_id, in->exchange, in->part, t->fetched[i]));
+                continue;
+            }
+            if (h <= 0 || h >= g.size) return floe_error(FLOE_ERR_CORRUPT, "task names rank %d as a holder", h);
+            fetch_rec *f = floe_calloc(1, sizeof *f);
+            if (!f) return floe_error(FLOE_ERR_OUT_OF_MEMORY, "starting a task");
+            f->id = ++w.next_fetch;
+            f->task = t;
+            f->input = i;
+            f->next = w.fetches;
+            w.fetches = f;
+            int64_t v[4] = {t->m.query_id, f->id, in->exchange, in->part};
+            FLOE_TRY(send_small(h, TAG_FETCH, v, 4, NULL));
+            t->pending++;
+        }
+    }
+    return NULL;
+}
+
 static void start_task(const uint8_t *buf, size_t len) {
     wtask *t = floe_calloc(1, sizeof *t);
     floe_status st = t ? dist_task_decode(buf, len, &t->m) : floe_error(FLOE_ERR_OUT_OF_MEMORY, "starting a task");
-    if (!st) {
-        floe_cancel_init(&t->cancel, NULL);
-        atomic_init(&t->finished, false);
-        if (pthread_create(&t->thread, NULL, task_thread, t) != 0)
-            st = floe_error(FLOE_ERR_INTERNAL, "could not start a task thread");
-    }
-    if (!st) {
-        t->next = w.tasks;
-        w.tasks = t;
+    if (st) {
+        /* answer with an error so rank 0 frees the slot */
+        answer_error(len >= 32 ? get64(buf + 16) : -1, len >= 32 ? get64(buf + 24) : -1, floe_status_message(st));
+        floe_status_free(st);
+        if (t) dist_task_msg_clear(&t->m);
+        floe_free(t);
         return;
     }
-    /* answer with an error so rank 0 frees the slot */
-    int64_t v[2] = {len >= 32 ? get64(buf + 16) : -1, len >= 32 ? get64(buf + 24) : -1};
-    floe_status s2 = send_small(0, TAG_ERROR, v, 2, floe_status_message(st));
-    floe_status_free(s2);
+    floe_cancel_init(&t->cancel, NULL);
+    atomic_init(&t->finished, false);
+    t->next = w.tasks;
+    w.tasks = t;
+    st = request_inputs(t);
+    if (st) {
+        fail_unstarted(t, floe_status_message(st));
+        floe_status_free(st);
+        return;
+    }
+    if (t->pending == 0) launch(t);
+}
+
+/* Another rank asks for what this one holds of (query, exchange, part):
+ * DATA messages, then FETCH_END. */
+static void serve_fetch(int src, const uint8_t *buf, size_t len) {
+    if (len < 32) return;
+    int64_t q = get64(buf), id = get64(buf + 8);
+    int32_t x = (int32_t)get64(buf + 16), part = (int32_t)get64(buf + 24);
+    floe_status st = NULL;
+    pthread_mutex_lock(&w.mu);
+    const dist_part_data *h = held_find(q, x, part, false);
+    for (int64_t i = 0; h && i < h->n && !st; i++) {
+        uint8_t *m = floe_malloc(16 + h->lens[i]);
+        if (!m) {
+            st = floe_error(FLOE_ERR_OUT_OF_MEMORY, "answering a fetch");
+            break;
+        }
+        put64(m, q);
+        put64(m + 8, id);
+        memcpy(m + 16, h->blobs[i], h->lens[i]);
+        st = send_async(src, TAG_DATA, m, 16 + h->lens[i], false);
+    }
+    FLOE_LOG_DEBUG("dist", "rank %d: exchange %d partition %d of query %lld to rank %d (%lld blobs)", g.rank, x, part,
+                   (long long)q, src, (long long)(h ? h->n : 0));
+    pthread_mutex_unlock(&w.mu);
+    /* an error ends the fetch early; the consumer then sees an error
+     * flag in FETCH_END (third number 1) */
+    int64_t v[3] = {q, id, st ? 1 : 0};
     floe_status_free(st);
-    if (t) dist_task_msg_clear(&t->m);
-    floe_free(t);
+    st = send_small(src, TAG_FETCH_END, v, 3, NULL);
+    floe_status_free(st);
+}
+
+static fetch_rec *find_fetch(int64_t id, bool unlink) {
+    for (fetch_rec **pp = &w.fetches; *pp; pp = &(*pp)->next) {
+        fetch_rec *f = *pp;
+        if (f->id != id) continue;
+        if (unlink) *pp = f->next;
+        return f;
+    }
+    return NULL;
+}
+
+/* DATA: one blob of a fetch (the buffer is taken over). */
+static void got_data(uint8_t *buf, size_t len) {
+    fetch_rec *f = len >= 16 ? find_fetch(get64(buf + 8), false) : NULL;
+    if (!f) {
+        floe_free(buf);
+        return;
+    }
+    memmove(buf, buf + 16, len - 16);
+    floe_status st = dist_part_data_add(f->task->fetched[f->input], buf, len - 16);
+    if (st) {
+        /* out of memory: fail the task when its fetches end */
+        floe_cancel_set(&f->task->cancel);
+        floe_status_free(st);
+    }
+}
+
+static void got_fetch_end(int src, const uint8_t *buf, size_t len) {
+    fetch_rec *f = len >= 24 ? find_fetch(get64(buf + 8), true) : NULL;
+    if (!f) return;
+    wtask *t = f->task;
+    bool failed = get64(buf + 16) != 0;
+    floe_free(f);
+    if (failed) floe_cancel_set(&t->cancel);
+    if (--t->pending > 0) return;
+    if (floe_cancel_is_set(&t->cancel) && t->m.query_id > w.cancelled_upto) {
+        char text[96];
+        snprintf(text, sizeof text, "fetching exchange data from rank %d failed", src);
+        fail_unstarted(t, text);
+        return;
+    }
+    launch(t);
+}
+
+/* CANCEL(q): query q (and older) is over here: cancel its running tasks,
+ * fail those still fetching, drop the data held for it. */
+static void end_query(int64_t q) {
+    if (q > w.cancelled_upto) w.cancelled_upto = q;
+    for (wtask *t = w.tasks, *next; t; t = next) {
+        next = t->next;
+        if (t->m.query_id > q) continue;
+        if (t->started) floe_cancel_set(&t->cancel);
+        else fail_unstarted(t, "cancelled");
+    }
+    held_drop(q);
 }
 
 int floe_dist_worker_main(void) {
@@ -658,11 +965,18 @@ int floe_dist_worker_main(void) {
             busy = true;
             if (tag == TAG_TASK && !stopping) {
                 start_task(buf, len);
-            } else if (tag == TAG_CANCEL || tag == TAG_STOP) {
-                int64_t q = len >= 8 ? get64(buf) : -1;
-                for (wtask *t = w.tasks; t; t = t->next)
-                    if (tag == TAG_STOP || t->m.query_id == q) floe_cancel_set(&t->cancel);
-                if (tag == TAG_STOP) stopping = true;
+            } else if (tag == TAG_FETCH) {
+                serve_fetch(src, buf, len);
+            } else if (tag == TAG_DATA) {
+                got_data(buf, len);
+                buf = NULL;
+            } else if (tag == TAG_FETCH_END) {
+                got_fetch_end(src, buf, len);
+            } else if (tag == TAG_CANCEL && len >= 8) {
+                end_query(get64(buf));
+            } else if (tag == TAG_STOP) {
+                end_query(INT64_MAX);
+                stopping = true;
             }
             floe_free(buf);
         }

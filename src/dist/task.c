@@ -261,6 +261,7 @@ floe_status dist_bind_from_store(const floe_plan *plan, int32_t partition, dist_
 typedef struct encode_inputs {
     floe_buf *out;
     dist_part_data **const *store;
+    const dist_holders *holders;
     int64_t count;
 } encode_inputs;
 
@@ -274,9 +275,16 @@ static floe_status count_visit(void *arg, floe_plan *source, int32_t part) {
 static floe_status put_input_visit(void *arg, floe_plan *source, int32_t part) {
     encode_inputs *e = arg;
     int32_t id = dist_exchange_source_id(source);
-    const dist_part_data *d = e->store[id][part];
     FLOE_TRY(floe_codec_put_i64(e->out, id));
     FLOE_TRY(floe_codec_put_i64(e->out, part));
+    if (e->holders && e->holders->n_holders[id] > 0) {
+        /* remote: -1 - number of holders, then their ranks */
+        int32_t n = e->holders->n_holders[id];
+        FLOE_TRY(floe_codec_put_i64(e->out, -1 - (int64_t)n));
+        for (int32_t i = 0; i < n; i++) FLOE_TRY(floe_codec_put_i64(e->out, e->holders->holders[id][i]));
+        return NULL;
+    }
+    const dist_part_data *d = e->store[id][part];
     FLOE_TRY(floe_codec_put_i64(e->out, d->n));
     for (int64_t i = 0; i < d->n; i++) {
         FLOE_TRY(floe_codec_put_i64(e->out, (int64_t)d->lens[i]));
@@ -286,11 +294,12 @@ static floe_status put_input_visit(void *arg, floe_plan *source, int32_t part) {
 }
 
 floe_status dist_task_encode(const dist_task_msg *t, const floe_plan *plan, dist_part_data **const *store,
-                             floe_buf *out) {
+                             const dist_holders *holders, floe_buf *out) {
     FLOE_TRY(floe_buf_append(out, TASK_MAGIC, 8));
     FLOE_TRY(floe_codec_put_i64(out, TASK_VERSION));
     const int64_t head[] = {t->query_id, t->task_id, t->stage_id, t->partition, t->batch_size,
-                            t->scan_concurrency, t->read_ahead, t->route.kind, t->route.n_out, t->route.n_keys};
+                            t->scan_concurrency, t->read_ahead, t->keep_output, t->route.kind, t->route.n_out,
+                            t->route.n_keys};
     for (size_t i = 0; i < sizeof head / sizeof head[0]; i++) FLOE_TRY(floe_codec_put_i64(out, head[i]));
     for (int32_t k = 0; k < t->route.n_keys; k++) FLOE_TRY(floe_codec_put_expr(out, t->route.keys[k]));
     floe_buf pb = FLOE_BUF_INIT;
@@ -299,13 +308,15 @@ floe_status dist_task_encode(const dist_task_msg *t, const floe_plan *plan, dist
     if (!st) st = floe_buf_append(out, pb.data, pb.len);
     floe_buf_free(&pb);
     FLOE_TRY(st);
-    encode_inputs e = {out, store, 0};
+    encode_inputs e = {out, store, holders, 0};
     FLOE_TRY(dist_plan_reads(plan, t->partition, count_visit, &e));
     FLOE_TRY(floe_codec_put_i64(out, e.count));
     return dist_plan_reads(plan, t->partition, put_input_visit, &e);
 }
 
 void dist_task_msg_clear(dist_task_msg *t) {
+    for (int32_t i = 0; i < t->n_remote; i++) floe_free(t->remote[i].holders);
+    floe_free(t->remote);
     dist_route_clear(&t->route);
     floe_plan_release(t->plan);
     memset(t, 0, sizeof *t);
@@ -328,6 +339,27 @@ static floe_plan *find_source(floe_plan *p, int32_t id) {
     return NULL;
 }
 
+static floe_status decode_remote(floe_reader *r, dist_task_msg *t, floe_plan *src, int32_t id, int32_t part,
+                                 int32_t n) {
+    dist_remote_input *nr = floe_realloc(t->remote, (size_t)(t->n_remote + 1) * sizeof *nr);
+    if (!nr) return floe_error(FLOE_ERR_OUT_OF_MEMORY, "task message: out of memory");
+    t->remote = nr;
+    dist_remote_input *in = &t->remote[t->n_remote];
+    memset(in, 0, sizeof *in);
+    in->holders = floe_calloc((size_t)(n ? n : 1), sizeof *in->holders);
+    if (!in->holders) return floe_error(FLOE_ERR_OUT_OF_MEMORY, "task message: out of memory");
+    t->n_remote++;
+    in->source = src;
+    in->exchange = id;
+    in->part = part;
+    for (int32_t i = 0; i < n; i++) {
+        int64_t rank;
+        FLOE_TRY(get_range(r, 0, INT32_MAX, "holder rank", &rank));
+        in->holders[in->n_holders++] = (int32_t)rank;
+    }
+    return NULL;
+}
+
 static floe_status decode_inputs(floe_reader *r, dist_task_msg *t) {
     int64_t n;
     FLOE_TRY(get_range(r, 0, 1 << 20, "input count", &n));
@@ -335,11 +367,15 @@ static floe_status decode_inputs(floe_reader *r, dist_task_msg *t) {
         int64_t id, part, nb;
         FLOE_TRY(get_range(r, 0, INT32_MAX, "exchange id", &id));
         FLOE_TRY(get_range(r, 0, INT32_MAX, "input partition", &part));
-        FLOE_TRY(get_range(r, 0, (int64_t)(r->len - r->pos), "blob count", &nb));
+        FLOE_TRY(get_range(r, -1 - (1 << 20), (int64_t)(r->len - r->pos), "blob count", &nb));
         floe_plan *src = find_source(t->plan, (int32_t)id);
         if (!src || part >= src->n_partitions)
             return floe_error(FLOE_ERR_CORRUPT, "task message: input for exchange %lld partition %lld has no source",
                               (long long)id, (long long)part);
+        if (nb < 0) {
+            FLOE_TRY(decode_remote(r, t, src, (int32_t)id, (int32_t)part, (int32_t)(-1 - nb)));
+            continue;
+        }
         dist_part_data *d = NULL;
         FLOE_TRY(dist_part_data_new(&d));
         floe_status st = NULL;
@@ -366,7 +402,7 @@ floe_status dist_task_decode(const uint8_t *data, size_t len, dist_task_msg *t) 
     if (len < 8 || memcmp(data, TASK_MAGIC, 8) != 0)
         return floe_error(FLOE_ERR_CORRUPT, "task message: bad magic");
     floe_reader r = {data, len, 8};
-    int64_t v[11];
+    int64_t v[12];
     FLOE_TRY(get_range(&r, TASK_VERSION, TASK_VERSION, "version", &v[0]));
     FLOE_TRY(get_range(&r, 0, INT64_MAX, "query id", &v[1]));
     FLOE_TRY(get_range(&r, 0, INT64_MAX, "task id", &v[2]));
@@ -375,9 +411,11 @@ floe_status dist_task_decode(const uint8_t *data, size_t len, dist_task_msg *t) 
     FLOE_TRY(get_range(&r, 1, INT32_MAX, "batch size", &v[5]));
     FLOE_TRY(get_range(&r, 0, 1 << 20, "scan concurrency", &v[6]));
     FLOE_TRY(get_range(&r, 0, 1 << 20, "read ahead", &v[7]));
+    FLOE_TRY(get_range(&r, 0, 1, "keep output", &v[11]));
     FLOE_TRY(get_range(&r, DIST_ROUTE_GATHER, DIST_ROUTE_IDENTITY, "route", &v[8]));
     FLOE_TRY(get_range(&r, 1, 1 << 20, "route outputs", &v[9]));
     FLOE_TRY(get_range(&r, 0, 1024, "route keys", &v[10]));
+    t->keep_output = v[11] != 0;
     t->query_id = v[1];
     t->task_id = v[2];
     t->stage_id = (int32_t)v[3];
@@ -482,7 +520,7 @@ floe_status floe_dist_open_inprocess(const floe_plan *plan, const floe_exec_ctx 
             t.batch_size = ctx->batch_size > 0 ? ctx->batch_size : 8192;
             t.route = g->route;
             floe_buf msg = FLOE_BUF_INIT;
-            st = dist_task_encode(&t, g->plan, store, &msg);
+            st = dist_task_encode(&t, g->plan, store, NULL, &msg);
             dist_task_msg got;
             memset(&got, 0, sizeof got);
             if (!st) st = dist_task_decode(msg.data, msg.len, &got);

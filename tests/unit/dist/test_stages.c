@@ -78,7 +78,7 @@ static floe_status inproc_open(void *arg, const floe_plan *plan, const floe_exec
     return floe_dist_open_inprocess(plan, ctx, out);
 }
 
-static const floe_plan_executor k_inproc = {NULL, inproc_open, 3};
+static const floe_plan_executor k_inproc = {NULL, inproc_open, 3, NULL};
 
 static int setup(void **state) {
     fixture *f = calloc(1, sizeof *f);
@@ -290,7 +290,7 @@ static void truncated_task_message_is_an_error(void **state) {
     memcpy(blob, blob_bad, 3);
     assert_ok(dist_part_data_add(store[0][2], blob, 3));
     floe_buf msg = FLOE_BUF_INIT;
-    assert_ok(dist_task_encode(&t, s->stages[1].plan, store, &msg));
+    assert_ok(dist_task_encode(&t, s->stages[1].plan, store, NULL, &msg));
     dist_task_msg got;
     assert_ok(dist_task_decode(msg.data, msg.len, &got));
     assert_int_equal(got.query_id, 5);
@@ -312,6 +312,45 @@ static void truncated_task_message_is_an_error(void **state) {
         assert_non_null(st);
         floe_status_free(st);
     }
+    floe_buf_free(&msg);
+    dist_store_free(s, store);
+    dist_stages_free(s);
+    floe_plan_release(root);
+}
+
+static void remote_inputs_name_their_holders(void **state) {
+    (void)state;
+    floe_plan *root = series_agg_plan();
+    dist_stages *s = NULL;
+    assert_ok(dist_split_stages(root, &s));
+    dist_part_data ***store = NULL;
+    assert_ok(dist_store_new(s, &store));
+    /* exchange 0 (the partial aggregate's output) is held by ranks 2 and 5 */
+    int32_t n_holders[3] = {2, 0, 0};
+    int32_t ranks[2] = {2, 5};
+    int32_t *holders[3] = {ranks, NULL, NULL};
+    dist_holders h = {n_holders, holders};
+    dist_task_msg t;
+    memset(&t, 0, sizeof t);
+    t.query_id = 1;
+    t.stage_id = 1;
+    t.partition = 1;
+    t.batch_size = 10;
+    t.keep_output = true;
+    t.route = s->stages[1].route;
+    floe_buf msg = FLOE_BUF_INIT;
+    assert_ok(dist_task_encode(&t, s->stages[1].plan, store, &h, &msg));
+    dist_task_msg got;
+    assert_ok(dist_task_decode(msg.data, msg.len, &got));
+    assert_true(got.keep_output);
+    assert_int_equal(got.n_remote, 1);
+    assert_int_equal(got.remote[0].exchange, 0);
+    assert_int_equal(got.remote[0].part, 1);
+    assert_int_equal(got.remote[0].n_holders, 2);
+    assert_int_equal(got.remote[0].holders[0], 2);
+    assert_int_equal(got.remote[0].holders[1], 5);
+    assert_true(dist_is_exchange_source(got.remote[0].source));
+    dist_task_msg_clear(&got);
     floe_buf_free(&msg);
     dist_store_free(s, store);
     dist_stages_free(s);
@@ -341,6 +380,7 @@ static void unbound_exchange_source_is_an_error(void **state) {
 
 FLOE_TEST_MAIN(cmocka_unit_test(aggregate_plan_splits_into_three_stages),
                cmocka_unit_test(truncated_task_message_is_an_error),
+               cmocka_unit_test(remote_inputs_name_their_holders),
                cmocka_unit_test(unbound_exchange_source_is_an_error),
                cmocka_unit_test_setup_teardown(filter_and_projection_match_local, setup, teardown),
                cmocka_unit_test_setup_teardown(group_by_matches_local, setup, teardown),
