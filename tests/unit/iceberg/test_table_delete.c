@@ -223,6 +223,52 @@ static void no_match_makes_no_snapshot(void **state) {
     floe_catalog_close(c);
 }
 
+static void losing_delete_replans_on_the_winners_files(void **state) {
+    (void)state;
+    floe_catalog *c = ct_setup("del_retry", CT_CAT, 2);
+    ct_append(c, "a0", 0, 3, "a", 0);
+    ct_append(c, "b0", 10, 3, "b", 0);
+    floe_catalog *other = NULL;
+    assert_ok(floe_catalog_open_sqlite(floe_catalog_warehouse(c), &other));
+
+    /* Plan the delete, let another writer add to cat=a and cat=b first:
+     * the swap loses, and the catalog call re-plans on the new files. */
+    floe_ice_table *t = NULL;
+    assert_ok(floe_catalog_load_table(c, "db", "t", &t));
+    floe_ice_expr *f = cat_eq("a");
+    floe_ice_table_metadata *md = NULL;
+    floe_ice_append_files w;
+    int64_t files = 0, rows = 0;
+    assert_ok(floe_ice_tm_delete_snapshot(t, f, &md, &w, &files, &rows));
+    assert_non_null(md);
+    assert_int_equal(files, 1);
+    assert_int_equal(rows, 3);
+    ct_append(other, "a1", 5, 2, "a", 0);
+    ct_append(other, "b1", 15, 2, "b", 0);
+    int avro = ct_count_avro(c);
+    assert_error(floe_catalog_commit(c, "db", "t", t->metadata_location, md, NULL), FLOE_ERR_CONFLICT, "");
+    floe_ice_append_files_discard(t, &w);
+    floe_ice_table_metadata_free(md);
+    floe_ice_table_free(t);
+    assert_int_equal(ct_count_avro(c), avro - 2); /* its rewritten manifest and list */
+
+    int64_t sid = -1;
+    assert_ok(floe_catalog_delete_where(c, "db", "t", f, 3, &sid, &rows));
+    floe_ice_expr_free(f);
+    assert_true(sid > 0);
+    assert_int_equal(rows, 5);
+    int64_t sum = 0;
+    assert_int_equal(ct_read_rows(c, -1, &sum), 5);
+    assert_int_equal(sum, 10 + 11 + 12 + 15 + 16);
+
+    /* With no filter at all (true) every file goes. */
+    assert_true(delete_where(c, floe_ice_expr_true(), &rows) > 0);
+    assert_int_equal(rows, 5);
+    assert_int_equal(ct_read_rows(c, -1, NULL), 0);
+    floe_catalog_close(other);
+    floe_catalog_close(c);
+}
+
 /* ---- delete files --------------------------------------------------------- */
 
 #define POS_PATH_ID 2147483546
@@ -443,5 +489,6 @@ FLOE_TEST_MAIN(cmocka_unit_test(delete_whole_identity_partitions),
                cmocka_unit_test(delete_file_whose_bounds_lie_inside_the_range),
                cmocka_unit_test(partial_match_is_refused_and_table_unchanged),
                cmocka_unit_test(no_match_makes_no_snapshot),
+               cmocka_unit_test(losing_delete_replans_on_the_winners_files),
                cmocka_unit_test(delete_files_follow_their_data),
                cmocka_unit_test(python_avro_reads_the_delete_manifests))
