@@ -1,7 +1,7 @@
 /*
  * bind_from.c — the FROM clause: catalog tables (with time travel and
  * "t$snapshots" metadata tables), table functions (generate_series,
- * read_parquet, iceberg_scan), subqueries, and joins (ON / USING /
+ * read_parquet, iceberg_scan, tpch_gen), subqueries, and joins (ON / USING /
  * NATURAL, comma lists as cross joins).
  */
 #include <stdio.h>
@@ -11,6 +11,7 @@
 #include "base/str.h"
 #include "floe/catalog.h"
 #include "floe/exec_scan.h"
+#include "floe/exec_tpch.h"
 #include "floe/iceberg_task_reader.h"
 #include "floe/memory.h"
 #include "sql/bind.h"
@@ -344,6 +345,43 @@ static floe_status string_list_arg(floe_session *s, const json_t *node, char ***
     return NULL;
 }
 
+/* tpch_gen('lineitem', 0.1): the rows of a TPC-H table (floe/exec_tpch.h)
+ * in target_partitions partitions. */
+static floe_status bind_tpch_gen(floe_session *s, const json_t *args, int32_t n, int32_t loc, bind_result *out) {
+    if (n != 2) return bind_error(s, loc, FLOE_ERR_INVALID_ARGUMENT, "tpch_gen takes two arguments (a table name and a scale factor)");
+    floe_array *t = NULL, *f = NULL;
+    FLOE_TRY(const_arg(s, floe_pg_list_at(args, 0), &t));
+    floe_status st = const_arg(s, floe_pg_list_at(args, 1), &f);
+    char *name = NULL;
+    double sf = 0;
+    if (!st && (t->type->id != FLOE_TYPE_STRING || floe_array_is_null(t, 0)))
+        st = bind_error(s, floe_pg_location(floe_pg_list_at(args, 0)), FLOE_ERR_TYPE, "tpch_gen: the table name must be a string");
+    if (!st && floe_array_is_null(f, 0)) st = floe_error(FLOE_ERR_INVALID_ARGUMENT, "tpch_gen: the scale factor must not be NULL");
+    else if (!st && f->type->id == FLOE_TYPE_INT32) sf = floe_array_get_int32(f, 0);
+    else if (!st && f->type->id == FLOE_TYPE_INT64) sf = (double)floe_array_get_int64(f, 0);
+    else if (!st && f->type->id == FLOE_TYPE_FLOAT64) sf = floe_array_get_double(f, 0);
+    else if (!st && f->type->id == FLOE_TYPE_DECIMAL128) {
+        floe_decimal128 d = floe_array_get_decimal(f, 0);
+        double p10 = 1;
+        for (int32_t i = 0; i < f->type->scale; i++) p10 *= 10;
+        sf = (double)(int64_t)d.lo / p10;
+        if (d.hi != ((int64_t)d.lo < 0 ? -1 : 0)) st = floe_error(FLOE_ERR_INVALID_ARGUMENT, "tpch_gen: scale factor out of range");
+    } else if (!st)
+        st = floe_error(FLOE_ERR_TYPE, "tpch_gen: the scale factor must be a number, not %s", floe_type_id_name(f->type->id));
+    if (!st) {
+        floe_strview sv = floe_array_get_str(t, 0);
+        name = floe_strndup(sv.data, (size_t)sv.len);
+        if (!name) st = floe_error(FLOE_ERR_OUT_OF_MEMORY, "binding: out of memory");
+    }
+    floe_plan *phys = NULL;
+    if (!st) st = floe_plan_tpch_gen(name, sf, s->opts.target_partitions, &phys);
+    floe_free(name);
+    floe_array_release(t);
+    floe_array_release(f);
+    if (st) return bind_at(s, loc, st);
+    return physical_node(FLOE_L_PHYSICAL, phys, &out->plan);
+}
+
 static floe_status bind_table_function(floe_session *s, const json_t *rf, bind_result *out) {
     json_t *fns = floe_pg_get(rf, "functions");
     json_t *pair = floe_pg_get(floe_pg_as(floe_pg_list_at(fns, 0), "List"), "items");
@@ -467,8 +505,12 @@ static floe_status bind_table_function(floe_session *s, const json_t *rf, bind_r
         if (st) return st;
         return bind_scope_from_schema(out->plan->schema, qual ? qual : "iceberg_scan", &out->scope);
     }
-    const char *cands[] = {"generate_series", "read_parquet", "iceberg_scan"};
-    return bind_at(s, loc, floe_unknown_name_error(FLOE_ERR_NOT_FOUND, "table function", floe_str_c(fname), cands, 3));
+    if (fname && !strcmp(fname, "tpch_gen")) {
+        FLOE_TRY(bind_tpch_gen(s, args, n, loc, out));
+        return bind_scope_from_schema(out->plan->schema, qual ? qual : "tpch_gen", &out->scope);
+    }
+    const char *cands[] = {"generate_series", "read_parquet", "iceberg_scan", "tpch_gen"};
+    return bind_at(s, loc, floe_unknown_name_error(FLOE_ERR_NOT_FOUND, "table function", floe_str_c(fname), cands, 4));
 }
 
 /* Column aliases: t(a, b) renames the first columns. */
