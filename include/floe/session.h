@@ -77,6 +77,10 @@ typedef struct floe_plan_executor {
     int32_t target_partitions;
     /* EXPLAIN: append how the plan would run there (may be NULL). */
     floe_status (*explain)(void *arg, const struct floe_plan *plan, struct floe_buf *out);
+    /* EXPLAIN ANALYZE: run the plan there (result dropped) and append what
+     * happened (may be NULL: then it runs locally with metrics). */
+    floe_status (*analyze)(void *arg, const struct floe_plan *plan, const struct floe_exec_ctx *ctx,
+                           struct floe_buf *out);
 } floe_plan_executor;
 
 /* The executor of sessions opened from now on (NULL: local); `ex` must

@@ -331,6 +331,12 @@ static floe_status exec_explain(floe_session *s, const json_t *body, const floe_
     if (!analyze) {
         st = floe_plan_explain(plan, &text);
         if (!st && s->executor && s->executor->explain) st = s->executor->explain(s->executor->arg, plan, &text);
+    } else if (s->executor && s->executor->analyze) {
+        /* distributed: the executor runs it and reports per rank */
+        floe_exec_ctx ctx;
+        floe_session_exec_ctx(s, &ctx);
+        st = floe_plan_explain(plan, &text);
+        if (!st) st = s->executor->analyze(s->executor->arg, plan, &ctx, &text);
     } else {
         floe_exec_metrics *m = NULL;
         st = floe_exec_metrics_new(&m);
