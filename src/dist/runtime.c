@@ -467,37 +467,107 @@ static floe_status coord_run(coord *c) {
     }
 }
 
-static floe_status coord_open(void *arg, const floe_plan *plan, const floe_exec_ctx *ctx, floe_stream **out) {
-    (void)arg;
-    *out = NULL;
-    coord c;
-    memset(&c, 0, sizeof c);
-    c.ctx = ctx;
-    floe_status st = dist_split_stages(plan, &c.stages);
+/* Run every stage of `plan` but the last on the workers.  *local: the
+ * plan is not distributable (then nothing ran and c is empty).  On success
+ * c holds the stages, the store and the tasks' statistics. */
+static floe_status coord_start(const floe_plan *plan, const floe_exec_ctx *ctx, coord *c, bool *local) {
+    memset(c, 0, sizeof *c);
+    *local = false;
+    c->ctx = ctx;
+    floe_status st = dist_split_stages(plan, &c->stages);
     if (st && floe_status_code(st) == FLOE_ERR_UNSUPPORTED) {
         /* Not distributable yet: run on rank 0 exactly as the local runtime. */
         FLOE_LOG_DEBUG("dist", "running locally: %s", floe_status_message(st));
         floe_status_free(st);
-        return floe_plan_execute(plan, 0, ctx, out);
+        *local = true;
+        return NULL;
     }
     FLOE_TRY(st);
-    c.query = ++g.next_query;
-    st = coord_setup(&c);
-    if (!st) st = coord_run(&c);
+    c->query = ++g.next_query;
+    st = coord_setup(c);
+    if (!st) st = coord_run(c);
     /* The query is over on the workers: CANCEL stops what still runs (after
      * an error) and drops the exchange data they hold.  Late messages of
      * the query are dropped by id. */
-    int64_t q = c.query;
+    int64_t q = c->query;
     for (int r = 1; r < g.size; r++) {
         floe_status s2 = send_small(r, TAG_CANCEL, &q, 1, NULL);
         floe_status_free(s2);
     }
-    if (st) {
-        coord_free(&c);
-        return st;
-    }
+    if (st) coord_free(c);
+    return st;
+}
+
+static floe_status coord_open(void *arg, const floe_plan *plan, const floe_exec_ctx *ctx, floe_stream **out) {
+    (void)arg;
+    *out = NULL;
+    coord c;
+    bool local;
+    FLOE_TRY(coord_start(plan, ctx, &c, &local));
+    if (local) return floe_plan_execute(plan, 0, ctx, out);
     coord_free_sched(&c);
     return dist_root_stream(c.stages, c.store, ctx, out);
+}
+
+/* EXPLAIN ANALYZE under mpirun: run the query (result dropped), then per
+ * stage and rank the tasks, rows and bytes sent on, and task time. */
+static floe_status coord_analyze(void *arg, const floe_plan *plan, const floe_exec_ctx *ctx, floe_buf *out) {
+    (void)arg;
+    coord c;
+    bool local;
+    int64_t t0 = 0;
+    {
+        struct timespec ts;
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        t0 = (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+    }
+    FLOE_TRY(coord_start(plan, ctx, &c, &local));
+    if (local) return floe_buf_printf(out, "Distributed: no (the plan runs on rank 0 only)\n");
+    /* statistics first: the root stream takes the stages over */
+    floe_status st = floe_buf_printf(out, "Distributed over %d ranks (%d worker threads):\n", g.size, (int)g.total);
+    int32_t last = c.stages->n - 1;
+    for (int32_t s = 0; s < last && !st; s++) {
+        const dist_stage *stage = &c.stages->stages[s];
+        st = floe_buf_printf(out, "Stage %d: %d task%s, %s into %d partition%s%s\n", s, stage->plan->n_partitions,
+                             stage->plan->n_partitions == 1 ? "" : "s", dist_route_name(stage->route.kind),
+                             stage->route.n_out, stage->route.n_out == 1 ? "" : "s",
+                             c.to_root[s] ? " (to rank 0)" : " (held on workers)");
+        for (int r = 1; r < g.size && !st; r++) {
+            int64_t n = 0, rows = 0, bytes = 0, us = 0;
+            for (int64_t t = 0; t < c.n_tasks; t++) {
+                if (c.tasks[t].stage != s || c.tasks[t].rank != r) continue;
+                n++;
+                rows += c.tasks[t].stats.rows_out;
+                bytes += c.tasks[t].stats.bytes_out;
+                us += c.tasks[t].stats.elapsed_us;
+            }
+            if (n > 0)
+                st = floe_buf_printf(out, "  rank %d: tasks=%lld, rows=%lld, bytes=%lld, task_time=%.3f ms\n", r,
+                                     (long long)n, (long long)rows, (long long)bytes, (double)us / 1000.0);
+        }
+    }
+    coord_free_sched(&c);
+    floe_stream *stream = NULL;
+    floe_status st2 = dist_root_stream(c.stages, c.store, ctx, &stream);
+    int64_t rows = 0;
+    while (!st2) {
+        floe_batch *b = NULL;
+        st2 = floe_stream_next(stream, &b);
+        if (st2 || !b) break;
+        rows += b->num_rows;
+        floe_batch_release(b);
+    }
+    floe_stream_close(stream);
+    if (st) {
+        floe_status_free(st2);
+        return st;
+    }
+    FLOE_TRY(st2);
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    int64_t t1 = (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+    return floe_buf_printf(out, "Stage %d (result, rank 0): rows=%lld; total %.3f ms\n", last, (long long)rows,
+                           (double)(t1 - t0) / 1000.0);
 }
 
 /* EXPLAIN under mpirun: the stages the plan runs as, or why it stays on
@@ -1043,6 +1113,7 @@ floe_status floe_dist_init(int *argc, char ***argv, int *rank) {
         if (g.size > 1) {
             g.executor.open = coord_open;
             g.executor.explain = coord_explain;
+            g.executor.analyze = coord_analyze;
             g.executor.target_partitions = g.total;
             floe_session_set_default_executor(&g.executor);
         }

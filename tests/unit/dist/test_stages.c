@@ -78,7 +78,7 @@ static floe_status inproc_open(void *arg, const floe_plan *plan, const floe_exec
     return floe_dist_open_inprocess(plan, ctx, out);
 }
 
-static const floe_plan_executor k_inproc = {NULL, inproc_open, 3, NULL};
+static const floe_plan_executor k_inproc = {NULL, inproc_open, 3, NULL, NULL};
 
 static int setup(void **state) {
     fixture *f = calloc(1, sizeof *f);
