@@ -252,7 +252,7 @@ static floe_status cut_to_stage(splitter *sp, const floe_plan *child, dist_route
 static bool partition_local(const floe_plan *p) {
     static const char *const names[] = {"Values", "Filter", "Projection", "Limit", "Sort", "HashAggregate",
                                         "Union", "GenerateSeries", "ParquetScan", "IcebergScan", "HashJoin",
-                                        "MpiExchangeSource", NULL};
+                                        "TpchGen", "MpiExchangeSource", NULL};
     for (int32_t i = 0; names[i]; i++)
         if (is(p, names[i])) return true;
     return false;

@@ -131,6 +131,14 @@ for np in 2 3; do
   fi
 done
 
+# EXPLAIN lists the stages; EXPLAIN ANALYZE says what each rank did
+out=$(floe_np 3 -c "EXPLAIN SELECT tag, count(*) FROM $fact GROUP BY tag")
+grep -q "^Distributed over 3 ranks" <<<"$out" || fail "EXPLAIN under mpirun: $out"
+grep -q "^MpiExchangeSource\|  MpiExchangeSource" <<<"$out" || fail "EXPLAIN shows no exchange source: $out"
+out=$(floe_np 3 -c "EXPLAIN ANALYZE SELECT tag, count(*) FROM $fact GROUP BY tag")
+grep -Eq "rank [12]: tasks=[0-9]+, rows=[0-9]+, bytes=[0-9]+" <<<"$out" || fail "EXPLAIN ANALYZE per rank: $out"
+grep -q "(result, rank 0): rows=14" <<<"$out" || fail "EXPLAIN ANALYZE result rows: $out"
+
 # the first slice's path: every exchange through rank 0
 got=$(FLOE_DIST_VIA_ROOT=1 floe_np 3 -f "$script" | canon) || fail "FLOE_DIST_VIA_ROOT=1 exited non-zero"
 [ "$got" = "$want" ] || fail "FLOE_DIST_VIA_ROOT=1 differs from local"
