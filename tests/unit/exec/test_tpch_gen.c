@@ -343,21 +343,32 @@ static void codec_roundtrip_gives_the_same_rows(void **state) {
     floe_plan_release(copy);
 }
 
-static void progress_counts_the_work_done(void **state) {
+/* lineitem batches hold whole orders: at most batch_size lines, or one
+ * order when it alone has more. */
+static void lineitem_batches_hold_whole_orders(void **state) {
     (void)state;
     floe_plan *p;
     assert_ok(floe_plan_tpch_gen("lineitem", 0.001, 2, &p));
-    floe_progress *prog;
-    assert_ok(floe_progress_new(&prog));
-    floe_exec_ctx ctx = test_ctx(pool, 100);
-    ctx.progress = prog;
-    floe_batch *b;
-    assert_ok(run_plan(p, &ctx, &b));
-    /* Batches hold whole orders: at most batch_size lines, or one order. */
-    assert_int_equal(floe_progress_done(prog), floe_tpch_gen_progress_total(p));
-    assert_int_equal(floe_progress_done(prog), 1500);
-    floe_batch_release(b);
-    floe_progress_free(prog);
+    assert_int_equal(floe_tpch_gen_progress_total(p), 1500);
+    floe_exec_ctx ctx = test_ctx(pool, 3);
+    for (int32_t part = 0; part < 2; part++) {
+        floe_stream *s;
+        assert_ok(floe_plan_execute(p, part, &ctx, &s));
+        int64_t prev_last = -1;
+        for (;;) {
+            floe_batch *b;
+            assert_ok(floe_stream_next(s, &b));
+            if (!b) break;
+            int64_t first = floe_array_get_int64(b->columns[0], 0);
+            int64_t last = floe_array_get_int64(b->columns[0], b->num_rows - 1);
+            assert_true(first != prev_last);
+            assert_int_equal(floe_array_get_int32(b->columns[3], 0), 1);
+            if (b->num_rows > 3) assert_int_equal(first, last);
+            prev_last = last;
+            floe_batch_release(b);
+        }
+        floe_stream_close(s);
+    }
     floe_plan_release(p);
 }
 
@@ -430,6 +441,6 @@ FLOE_TEST_MAIN(cmocka_unit_test_setup_teardown(row_counts_at_sf_0_01_match_the_s
                cmocka_unit_test_setup_teardown(suppliers_and_customers_follow_the_spec, setup, teardown),
                cmocka_unit_test_setup_teardown(one_and_three_partitions_give_identical_rows, setup, teardown),
                cmocka_unit_test_setup_teardown(codec_roundtrip_gives_the_same_rows, setup, teardown),
-               cmocka_unit_test_setup_teardown(progress_counts_the_work_done, setup, teardown),
+               cmocka_unit_test_setup_teardown(lineitem_batches_hold_whole_orders, setup, teardown),
                cmocka_unit_test_setup_teardown(bad_parts_are_refused, setup, teardown),
                cmocka_unit_test_setup_teardown(distributions_and_text_follow_the_grammar, setup, teardown))
