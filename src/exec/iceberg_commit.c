@@ -22,11 +22,6 @@
 #include "floe/exec_write.h"
 #include "floe/fileio.h"
 
-/* Until floe_catalog_replace_partitions lands in the iceberg layer (being
- * written alongside), a build without it links and INSERT OVERWRITE says
- * it is unsupported.  TODO(writenode): drop once catalog_overwrite.c is in. */
-#pragma weak floe_catalog_replace_partitions
-
 typedef struct commit_plan {
     floe_plan head;
     char *catalog_uri, *ns, *name, *job_id;
@@ -133,8 +128,6 @@ static floe_status do_commit(const commit_plan *p, const received *r, const floe
     if (!st && p->kind == FLOE_COMMIT_APPEND)
         st = floe_catalog_append(cat, p->ns, p->name, recs, lens, (int32_t)r->n_files, summary, 1, p->max_retries,
                                  snapshot_id);
-    else if (!st && !floe_catalog_replace_partitions)
-        st = floe_error(FLOE_ERR_UNSUPPORTED, "INSERT OVERWRITE is not built into this floe");
     else if (!st)
         st = floe_catalog_replace_partitions(cat, p->ns, p->name, recs, lens, (int32_t)r->n_files,
                                              p->base_snapshot_id, summary, 1, p->max_retries, snapshot_id);

@@ -129,7 +129,8 @@ static floe_plan *values_of(int nb, int64_t per, int ncat, int ndays, int64_t nu
 /* The write plan over `input` (consumed): table columns, then one
  * iceberg_transform per spec field; `hash_parts` > 0 puts a hash
  * Repartition on the partition columns under the writer. */
-static floe_plan *write_plan(fx *f, floe_plan *input, const char *const *props, int32_t n_props, int hash_parts) {
+static floe_plan *write_plan_kind(fx *f, floe_plan *input, const char *const *props, int32_t n_props, int hash_parts,
+                                  floe_commit_kind kind, int64_t base_snapshot) {
     floe_expr *ex[8];
     const char *names[8] = {"id", "cat", "ts"};
     char pname[8][16];
@@ -163,9 +164,13 @@ static floe_plan *write_plan(fx *f, floe_plan *input, const char *const *props, 
     floe_plan_release(below);
     assert_ok(floe_plan_coalesce(w, &co));
     floe_plan_release(w);
-    assert_ok(floe_plan_iceberg_commit(co, f->wh, "db", "t", FLOE_COMMIT_APPEND, -1, f->job, 3, &commit));
+    assert_ok(floe_plan_iceberg_commit(co, f->wh, "db", "t", kind, base_snapshot, f->job, 3, &commit));
     floe_plan_release(co);
     return commit;
+}
+
+static floe_plan *write_plan(fx *f, floe_plan *input, const char *const *props, int32_t n_props, int hash_parts) {
+    return write_plan_kind(f, input, props, n_props, hash_parts, FLOE_COMMIT_APPEND, -1);
 }
 
 /* Run a commit plan; on success the result row's rows/files/snapshot. */
@@ -562,6 +567,58 @@ static void an_empty_input_commits_no_snapshot(void **state) {
     fx_free(&f);
 }
 
+/* Ids first .. first+n-1 all in category `cat` (a one-category batch). */
+static floe_plan *values_in_category(int64_t first, int64_t n, int cat) {
+    floe_batch *b = rows_batch(first, n, 1, 2, -1); /* cat "c0" */
+    floe_array *cols[3] = {b->columns[0], NULL, b->columns[2]};
+    floe_builder *bl;
+    char name[16];
+    snprintf(name, sizeof name, "c%d", cat);
+    assert_ok(floe_builder_new(floe_type_primitive(FLOE_TYPE_STRING), n, &bl));
+    for (int64_t i = 0; i < n; i++) assert_ok(floe_builder_append_string(bl, name));
+    assert_ok(floe_builder_finish(bl, &cols[1]));
+    floe_builder_free(bl);
+    floe_batch *c;
+    assert_ok(floe_batch_new(b->schema, cols, 3, n, &c));
+    floe_array_release(cols[1]);
+    floe_plan *v;
+    assert_ok(floe_plan_values(c->schema, &c, 1, 1, &v));
+    floe_batch_release(c);
+    floe_batch_release(b);
+    return v;
+}
+
+static void replace_partitions_swaps_only_the_partitions_written(void **state) {
+    (void)state;
+    fx f;
+    fx_setup(&f, "iw_overwrite", SPEC_CAT);
+    /* ids 0..299 over c0, c1, c2 (100 each). */
+    floe_plan *p = write_plan(&f, values_of(3, 100, 3, 2, -1, 1), NULL, 0, 0);
+    int64_t base = 0;
+    assert_ok(run_commit(p, NULL, NULL, NULL, &base));
+    floe_plan_release(p);
+    /* Overwrite c1 with 10 rows (ids 1000..1009). */
+    char *job = floe_write_job_new_id();
+    snprintf(f.job, sizeof f.job, "%s", job);
+    floe_free(job);
+    p = write_plan_kind(&f, values_in_category(1000, 10, 1), NULL, 0, 0, FLOE_COMMIT_REPLACE_PARTITIONS, base);
+    int64_t rows = 0, files = 0, snap = -1;
+    assert_ok(run_commit(p, NULL, &rows, &files, &snap));
+    assert_int_equal(rows, 10);
+    assert_int_equal(files, 1);
+    assert_true(snap >= 0 && snap != base);
+    readback r = read_table(&f);
+    int64_t c1_sum = 0;
+    for (int64_t i = 0; i < 300; i++)
+        if (i % 3 == 1) c1_sum += i;
+    assert_int_equal(r.rows, 210);
+    assert_int_equal(r.id_sum, sum_to(300) - c1_sum + (sum_to(1010) - sum_to(1000)));
+    assert_int_equal(r.files, 3);
+    assert_string_equal(r.job, f.job);
+    floe_plan_release(p);
+    fx_free(&f);
+}
+
 static void codec_roundtrip_of_both_nodes_gives_the_same_result(void **state) {
     (void)state;
     fx f;
@@ -721,6 +778,7 @@ FLOE_TEST_MAIN(cmocka_unit_test(fanout_writes_many_interleaved_partitions_one_fi
                cmocka_unit_test(a_failing_child_commits_nothing_and_leaves_no_files),
                cmocka_unit_test(a_cancelled_statement_never_commits),
                cmocka_unit_test(an_empty_input_commits_no_snapshot),
+               cmocka_unit_test(replace_partitions_swaps_only_the_partitions_written),
                cmocka_unit_test(codec_roundtrip_of_both_nodes_gives_the_same_result),
                cmocka_unit_test(required_input_and_ordering_follow_the_table),
                cmocka_unit_test(constructors_check_their_input_columns),
