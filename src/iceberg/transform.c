@@ -501,7 +501,9 @@ floe_status floe_ice_transform_human_string(const floe_ice_transform *t, const f
     floe_buf b = FLOE_BUF_INIT;
     *out = NULL;
     floe_status st = append_human(&b, t, v);
-    if (!st && !b.data) st = floe_buf_reserve(&b, 0);
+    /* Terminate explicitly: not every append (base64 of binary values
+     * goes through floe_buf_append) leaves a NUL after the bytes. */
+    if (!st) st = floe_buf_append_byte(&b, 0);
     if (st) {
         floe_buf_free(&b);
         return st;
