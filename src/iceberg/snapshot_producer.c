@@ -462,15 +462,20 @@ static floe_status psum_finish(floe_ice_producer *p, const psum *s, floe_ice_fie
 
 /* ---- manifests and the list -------------------------------------------------- */
 
-/* <location>/metadata/<uuid>-m<k>.avro, or the list
- * <location>/metadata/snap-<id>-1-<uuid>.avro (k < 0), as Java names them. */
+/* <metadata dir>/<uuid>-m<k>.avro, or the list
+ * <metadata dir>/snap-<id>-1-<uuid>.avro (k < 0), as Java names them; the
+ * directory is write.metadata.path when set, else <location>/metadata. */
 static floe_status location_for(floe_ice_producer *p, int k, char **out) {
-    const char *loc = p->md->location;
-    size_t need = strlen(loc) + 128;
+    const char *dir = floe_ice_tm_property(p->md, "write.metadata.path");
+    const char *d = dir && *dir ? dir : p->md->location;
+    size_t dl = strlen(d);
+    while (dl > 1 && d[dl - 1] == '/') dl--;
+    const char *sub = dir && *dir ? "" : "/metadata";
+    size_t need = dl + 160;
     char *s = floe_malloc(need);
     if (!s) return oom(p);
-    if (k >= 0) snprintf(s, need, "%s/metadata/%s-m%d.avro", loc, p->uuid, k);
-    else snprintf(s, need, "%s/metadata/snap-%" PRId64 "-1-%s.avro", loc, p->snapshot_id, p->uuid);
+    if (k >= 0) snprintf(s, need, "%.*s%s/%s-m%d.avro", (int)dl, d, sub, p->uuid, k);
+    else snprintf(s, need, "%.*s%s/snap-%" PRId64 "-1-%s.avro", (int)dl, d, sub, p->snapshot_id, p->uuid);
     *out = s;
     return NULL;
 }

@@ -396,6 +396,43 @@ static void empty_overwrite_commits_nothing_and_v3_is_refused(void **state) {
     floe_catalog_close(c);
 }
 
+static void manifests_go_to_write_metadata_path(void **state) {
+    (void)state;
+    floe_catalog *c = ct_setup("ow_metadata_path", CT_CAT, 2);
+    char dir[1200], cmd[1300];
+    snprintf(dir, sizeof dir, "%s/elsewhere/meta/", floe_catalog_warehouse(c));
+    snprintf(cmd, sizeof cmd, "mkdir -p '%s'", dir);
+    assert_int_equal(system(cmd), 0);
+    floe_ice_table *t = NULL;
+    assert_ok(floe_catalog_load_table(c, "db", "t", &t));
+    const char *kv[2] = {"write.metadata.path", dir};
+    floe_ice_table_metadata *md = NULL;
+    assert_ok(floe_ice_tm_set_properties(t->md, kv, 1, &md));
+    assert_ok(floe_catalog_commit(c, "db", "t", t->metadata_location, md, NULL));
+    floe_ice_table_metadata_free(md);
+    floe_ice_table_free(t);
+
+    ct_append(c, "a0", 0, 3, "a", 0);
+    ct_append(c, "b0", 10, 3, "b", 0);
+    size_t len;
+    uint8_t *rec = ct_write(c, "a-new", 100, 1, "a", 0, &len);
+    assert_ok(overwrite(c, &rec, &len, 1, -1, 0, NULL));
+    floe_free(rec);
+    int64_t sum = 0;
+    assert_int_equal(ct_read_rows(c, -1, &sum), 4);
+    assert_int_equal(sum, 10 + 11 + 12 + 100);
+    ct_manifests cm;
+    ct_manifests_load(c, &cm);
+    size_t dl = strlen(dir) - 1; /* without the trailing '/' */
+    const char *list = floe_ice_tm_current_snapshot(cm.t->md)->manifest_list;
+    assert_int_equal(strncmp(list, dir, dl), 0);
+    assert_int_equal(list[dl], '/');
+    assert_null(strstr(list + dl, "//"));
+    for (size_t i = 0; i < cm.n; i++) assert_int_equal(strncmp(cm.mfs[i].manifest_path, dir, dl), 0);
+    ct_manifests_free(&cm);
+    floe_catalog_close(c);
+}
+
 /* python3-avro (when installed) reads the rewritten manifests: DELETED
  * entries are status 2 with the overwrite's snapshot id. */
 static void python_avro_reads_rewritten_manifests(void **state) {
@@ -443,4 +480,5 @@ FLOE_TEST_MAIN(cmocka_unit_test(overwrite_replaces_only_the_written_partitions),
                cmocka_unit_test(overwrite_racing_appends_to_other_partitions_all_land),
                cmocka_unit_test(v1_table_overwrite_rewrites_v1_manifests),
                cmocka_unit_test(empty_overwrite_commits_nothing_and_v3_is_refused),
+               cmocka_unit_test(manifests_go_to_write_metadata_path),
                cmocka_unit_test(python_avro_reads_rewritten_manifests))
