@@ -159,7 +159,22 @@ typedef struct floe_exec_ctx {
     int32_t scan_concurrency;         /* files a scan partition reads at once (0: 2) */
     int32_t read_ahead;               /* batches a scan reads ahead (0: 2)  */
     struct floe_exec_metrics *metrics; /* EXPLAIN ANALYZE counters; NULL: off */
+    struct floe_progress *progress;   /* work done, added by the scans; NULL: off */
 } floe_exec_ctx;
+
+/* Progress of a running plan: the scans add the work they finish to one
+ * counter (thread-safe), in units floe_plan_progress_total() counts for
+ * them ahead of time — an IcebergScan the bytes of its tasks' ranges, a
+ * ParquetScan row groups.  A scan executed twice counts twice, so done may
+ * pass total: clamp when showing it. */
+typedef struct floe_progress floe_progress;
+floe_status floe_progress_new(floe_progress **out) FLOE_WARN_UNUSED;
+void floe_progress_free(floe_progress *p);                /* NULL-safe */
+void floe_progress_add(floe_progress *p, int64_t n);      /* NULL-safe; n <= 0 ignored */
+int64_t floe_progress_done(const floe_progress *p);
+struct floe_plan;
+/* The work of every scan in the plan tree (0 when there is none). */
+int64_t floe_plan_progress_total(const struct floe_plan *p);
 
 /* ---------------------------------------------------------------- streams */
 

@@ -70,6 +70,9 @@ const uint8_t *floe_iceberg_scan_group(const floe_plan *p, int32_t i, size_t *le
 /* Plan-time statistics (rows, bytes, files, per-column stats) when the node
  * was made by floe_iceberg_scan_new in this process, else NULL. */
 const floe_ice_scan_stats *floe_iceberg_scan_stats(const floe_plan *p);
+/* Progress units of the whole scan (floe_plan_progress_total): the bytes
+ * of its tasks' ranges. */
+int64_t floe_iceberg_scan_progress_total(const floe_plan *p);
 
 /* ---------------------------------------------------------- Parquet scan */
 
@@ -106,6 +109,9 @@ floe_status floe_parquet_scan_project(const floe_plan *p, const int32_t *columns
 int32_t floe_parquet_scan_num_partitions_parts(const floe_plan *p, int32_t partition);
 const floe_pq_scan_part *floe_parquet_scan_part(const floe_plan *p, int32_t partition, int32_t i);
 const floe_expr *floe_parquet_scan_prune(const floe_plan *p); /* may be NULL */
+/* Progress units of the whole scan (floe_plan_progress_total): its row
+ * groups. */
+int64_t floe_parquet_scan_progress_total(const floe_plan *p);
 
 #ifdef __cplusplus
 }

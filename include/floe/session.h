@@ -34,9 +34,11 @@ typedef struct floe_result_sink {
     floe_status (*begin)(void *arg, const floe_schema *schema);   /* may be NULL */
     floe_status (*batch)(void *arg, const floe_batch *batch);     /* may be NULL */
     floe_status (*end)(void *arg, const char *tag, int64_t rows); /* may be NULL */
-    /* Progress of a long statement: units done of total (bytes or tasks);
-     * called from the statement's thread, at most a few times a second.
-     * May be NULL. */
+    /* Progress of a long query: units done of total (what its scans count:
+     * bytes of Iceberg tasks, Parquet row groups); done never decreases.
+     * Called from a ticker thread once the query has run 0.5 s, a few
+     * times a second, never at the same time as the other callbacks.
+     * NULL: no progress is tracked. */
     void (*progress)(void *arg, int64_t done, int64_t total);
 } floe_result_sink;
 

@@ -134,7 +134,8 @@ void floe_cli_output_sink(floe_cli_output *o, floe_result_sink *sink) {
     sink->begin = on_begin;
     sink->batch = on_batch;
     sink->end = on_end;
-    sink->progress = on_progress;
+    /* Without a terminal to draw on, the session need not track progress. */
+    sink->progress = o->progress ? on_progress : NULL;
 }
 
 void floe_cli_output_start(floe_cli_output *o) {

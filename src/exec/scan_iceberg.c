@@ -201,12 +201,33 @@ typedef struct ice_stream {
     cached_table *table;
     floe_ice_task_read_options ro;
     floe_prefetch *pf;
+    floe_progress *progress;   /* task bytes read are added here; may be NULL */
 } ice_stream;
 
 typedef struct ice_unit {
     floe_ice_task_reader *reader;
     const floe_ice_scan_task *task;
+    int64_t reported;          /* of the task's length, added to progress */
 } ice_unit;
+
+/* Progress of a task: its byte length, in proportion to the rows read of
+ * the rows its range is estimated to hold, all of it at its end. */
+static void ice_unit_progress(ice_stream *s, ice_unit *u, bool end) {
+    if (!s->progress) return;
+    int64_t len = u->task->length > 0 ? u->task->length : 0, target = len;
+    if (!end) {
+        floe_ice_task_read_stats rs;
+        floe_ice_task_reader_stats(u->reader, &rs);
+        double rows = (double)u->task->record_count;
+        if (u->task->file_size_in_bytes > len) rows = rows * (double)len / (double)u->task->file_size_in_bytes;
+        target = rows > 0 ? (int64_t)((double)len * (double)rs.rows_read / rows) : 0;
+        if (target >= len) target = len - 1; /* the rest when it ends */
+    }
+    if (target > u->reported) {
+        floe_progress_add(s->progress, target - u->reported);
+        u->reported = target;
+    }
+}
 
 static floe_status unit_error(const ice_stream *s, const floe_ice_scan_task *task, floe_status st) {
     return floe_status_wrap(st, "IcebergScan partition %d: reading data file '%s'", s->partition,
@@ -232,6 +253,7 @@ static floe_status ice_unit_open(void *ctx, int32_t unit, void **state) {
 static floe_status ice_unit_next(void *ctx, void *state, floe_batch **out) {
     ice_unit *u = state;
     floe_status st = floe_ice_task_reader_next(u->reader, out);
+    if (!st) ice_unit_progress(ctx, u, *out == NULL);
     return st ? unit_error(ctx, u->task, st) : NULL;
 }
 
@@ -268,6 +290,7 @@ static floe_status ice_execute(const floe_plan *p_, int32_t partition, const flo
     s->p = p;
     s->g = p->decoded[partition];
     s->partition = partition;
+    s->progress = ctx->progress;
     floe_status st = NULL;
     if (s->g->n_tasks > 0) {
         st = table_acquire(p->metadata_location, p->allow_moved_paths, &s->table);
@@ -790,4 +813,13 @@ const uint8_t *floe_iceberg_scan_group(const floe_plan *p_, int32_t i, size_t *l
 const floe_ice_scan_stats *floe_iceberg_scan_stats(const floe_plan *p_) {
     const iceberg_plan *p = (const iceberg_plan *)p_;
     return p->plan ? &p->plan->stats : NULL;
+}
+
+int64_t floe_iceberg_scan_progress_total(const floe_plan *p_) {
+    const iceberg_plan *p = (const iceberg_plan *)p_;
+    int64_t n = 0;
+    for (int32_t i = 0; i < p->n_groups; i++)
+        for (int32_t k = 0; k < p->decoded[i]->n_tasks; k++)
+            n += p->decoded[i]->tasks[k].length > 0 ? p->decoded[i]->tasks[k].length : 0;
+    return n;
 }

@@ -610,6 +610,7 @@ typedef struct pq_stream {
     floe_fileio *io;           /* shared by the units (thread-safe); remote parts only */
     const char **names;        /* output column names */
     floe_prefetch *pf;
+    floe_progress *progress;   /* row groups finished are added here; may be NULL */
 } pq_stream;
 
 /* One part being read. */
@@ -620,6 +621,8 @@ typedef struct pq_unit {
     int *rgs;                  /* surviving row groups */
     int n_rgs, rg_pos;
     int64_t rg_done;           /* rows of rgs[rg_pos] already emitted (no columns) */
+    int64_t *rg_first;         /* file row of the first row of each rgs[k] */
+    int prog_rg;               /* rgs[0 .. prog_rg) are counted as done */
 } pq_unit;
 
 static void pq_unit_close(void *ctx, void *state) {
@@ -629,6 +632,7 @@ static void pq_unit_close(void *ctx, void *state) {
     floe_pq_reader_close(u->reader);
     open_file_close(&u->file);
     floe_free(u->rgs);
+    floe_free(u->rg_first);
     floe_free(u);
 }
 
@@ -654,6 +658,14 @@ static floe_status open_part(pq_stream *s, pq_unit *u) {
     u->rgs = floe_calloc((size_t)(n_cand > 0 ? n_cand : 1), sizeof *u->rgs);
     if (!u->rgs) return floe_error(FLOE_ERR_OUT_OF_MEMORY, "reading '%s'", pt->path);
     FLOE_TRY(select_row_groups(p, f, pt->rg_begin, pt->rg_end, u->rgs, &u->n_rgs));
+    floe_progress_add(s->progress, n_cand - u->n_rgs); /* pruned: done without reading */
+    if (!(u->rg_first = floe_calloc((size_t)(u->n_rgs ? u->n_rgs : 1), sizeof *u->rg_first)))
+        return floe_error(FLOE_ERR_OUT_OF_MEMORY, "reading '%s'", pt->path);
+    int64_t row = 0;
+    for (int g = 0, k = 0; k < u->n_rgs; g++) {
+        if (g == u->rgs[k]) u->rg_first[k++] = row;
+        row += f->meta->row_groups[g].num_rows;
+    }
     int32_t ncols = floe_schema_num_fields(p->head.schema);
     if (u->n_rgs == 0 || ncols == 0) return NULL; /* nothing to read, or only row counts */
     floe_pq_read_options o = {0};
@@ -709,6 +721,8 @@ static floe_status count_only_batch(pq_stream *s, pq_unit *u, floe_batch **out) 
         if (u->rg_done >= rows) {
             u->rg_pos++;
             u->rg_done = 0;
+            floe_progress_add(s->progress, u->rg_pos - u->prog_rg);
+            u->prog_rg = u->rg_pos;
             continue;
         }
         int64_t n = rows - u->rg_done;
@@ -719,13 +733,39 @@ static floe_status count_only_batch(pq_stream *s, pq_unit *u, floe_batch **out) 
     return NULL;
 }
 
+/* Count the row groups the batch just read has finished (all of them at
+ * the end of the part).  The reader's row spans tell where it is: a row
+ * group is done once a later one's rows come, or its last row came. */
+static void pq_unit_progress(pq_stream *s, pq_unit *u, bool end) {
+    int done = u->prog_rg;
+    if (end) {
+        done = u->n_rgs;
+    } else if (u->reader) {
+        const floe_pq_row_span *sp = NULL;
+        int n = 0;
+        floe_pq_reader_last_rows(u->reader, &sp, &n);
+        if (n <= 0) return;
+        int64_t first = sp[0].first_row, last = sp[n - 1].first_row + sp[n - 1].num_rows - 1;
+        const floe_pq_row_group *rgs = u->file.file->meta->row_groups;
+        while (done < u->n_rgs && u->rg_first[done] + rgs[u->rgs[done]].num_rows <= first) done++;
+        if (done < u->n_rgs && last >= u->rg_first[done] + rgs[u->rgs[done]].num_rows - 1) done++;
+    }
+    floe_progress_add(s->progress, done - u->prog_rg);
+    u->prog_rg = done;
+}
+
 static floe_status pq_unit_next(void *ctx, void *state, floe_batch **out) {
     pq_stream *s = ctx;
     pq_unit *u = state;
     *out = NULL;
-    if (!u->reader) return floe_schema_num_fields(s->p->head.schema) == 0 ? count_only_batch(s, u, out) : NULL;
+    if (!u->reader) {
+        floe_status st = floe_schema_num_fields(s->p->head.schema) == 0 ? count_only_batch(s, u, out) : NULL;
+        if (!st && !*out) pq_unit_progress(s, u, true);
+        return st;
+    }
     floe_batch *b = NULL;
     floe_status st = floe_pq_reader_next(u->reader, &b);
+    if (!st) pq_unit_progress(s, u, b == NULL);
     if (!st && b) {
         /* The node's schema (names, ids), the reader's arrays. */
         st = floe_batch_new(s->p->head.schema, b->columns, b->num_columns, b->num_rows, out);
@@ -759,6 +799,7 @@ static floe_status pq_execute(const floe_plan *p_, int32_t partition, const floe
     s->p = p;
     s->part = &p->partitions[partition];
     s->batch_size = ctx->batch_size > 0 ? ctx->batch_size : FLOE_PQ_DEFAULT_BATCH_SIZE;
+    s->progress = ctx->progress;
     int32_t ncols = floe_schema_num_fields(p->head.schema);
     floe_status st = NULL;
     s->names = floe_calloc((size_t)(ncols ? ncols : 1), sizeof *s->names);
@@ -983,6 +1024,15 @@ const floe_pq_scan_part *floe_parquet_scan_part(const floe_plan *p, int32_t part
 }
 
 const floe_expr *floe_parquet_scan_prune(const floe_plan *p) { return ((const parquet_plan *)p)->prune; }
+
+int64_t floe_parquet_scan_progress_total(const floe_plan *p_) {
+    const parquet_plan *p = (const parquet_plan *)p_;
+    int64_t n = 0;
+    for (int32_t i = 0; i < p->head.n_partitions; i++)
+        for (int32_t k = 0; k < p->partitions[i].n_parts; k++)
+            n += p->partitions[i].parts[k].rg_end - p->partitions[i].parts[k].rg_begin;
+    return n;
+}
 
 /* ------------------------------------------------------- planning a scan */
 

@@ -25,6 +25,7 @@
 #include "formats/parquet/writer.h"
 #include "sql/ddl.h"
 #include "sql/pgnode.h"
+#include "sql/progress.h"
 #include "sql/session_internal.h"
 
 /* ------------------------------------------------------------- options */
@@ -230,18 +231,15 @@ floe_status floe_session_plan_query(floe_session *s, const json_t *query, floe_p
     return st;
 }
 
-floe_status floe_session_run_plan(floe_session *s, const floe_plan *plan, const floe_result_sink *sink,
-                                  int64_t *rows) {
-    *rows = 0;
-    floe_exec_ctx ctx;
-    floe_session_exec_ctx(s, &ctx);
+static floe_status run_streams(floe_session *s, const floe_plan *plan, const floe_exec_ctx *ctx,
+                               const floe_result_sink *sink, int64_t *rows) {
     if (sink && sink->begin) FLOE_TRY(sink->begin(sink->arg, floe_plan_schema(plan)));
     /* With an executor (the MPI runtime) the plan runs there. */
     bool remote = s->executor && s->executor->open && floe_plan_partitions(plan) == 1;
     for (int32_t p = 0; p < floe_plan_partitions(plan); p++) {
         floe_stream *stream = NULL;
-        FLOE_TRY(remote ? s->executor->open(s->executor->arg, plan, &ctx, &stream)
-                        : floe_plan_execute(plan, p, &ctx, &stream));
+        FLOE_TRY(remote ? s->executor->open(s->executor->arg, plan, ctx, &stream)
+                        : floe_plan_execute(plan, p, ctx, &stream));
         floe_status st = NULL;
         for (;;) {
             floe_batch *b = NULL;
@@ -257,6 +255,18 @@ floe_status floe_session_run_plan(floe_session *s, const floe_plan *plan, const 
         if (st) return st;
     }
     return NULL;
+}
+
+floe_status floe_session_run_plan(floe_session *s, const floe_plan *plan, const floe_result_sink *sink,
+                                  int64_t *rows) {
+    *rows = 0;
+    floe_exec_ctx ctx;
+    floe_session_exec_ctx(s, &ctx);
+    floe_sql_progress prog; /* the sink's progress bar, when it has one */
+    floe_sql_progress_start(&prog, plan, &ctx, &sink);
+    floe_status st = run_streams(s, plan, &ctx, sink, rows);
+    floe_sql_progress_stop(&prog, st == NULL);
+    return st;
 }
 
 /* ---------------------------------------------------------- statements */
