@@ -717,8 +717,11 @@ floe_status floe_expr_logic_general(const floe_expr *e, floe_array *const *args,
     if (st) goto fail;
     uint8_t *vb = validity->data, *xb = values->data;
     for (int64_t i = 0; i < n; i++) {
-        bool a, av, b = false, bv = true, r, rv;
-        bool_at(args[0], i, &a, &av);
+        bool a = false, av, b = false, bv = true, r, rv;
+        if (e->kind == FLOE_EXPR_IS_NULL || e->kind == FLOE_EXPR_IS_NOT_NULL)
+            av = floe_array_is_valid(args[0], i); /* any type: a struct has no value buffer */
+        else
+            bool_at(args[0], i, &a, &av);
         if (e->n_args > 1) bool_at(args[1], i, &b, &bv);
         switch (e->kind) {
         case FLOE_EXPR_AND:

@@ -54,6 +54,7 @@ extern const floe_func_def floe_string_funcs[];
 extern const floe_func_def floe_numeric_funcs[];
 extern const floe_func_def floe_datetime_funcs[];
 extern const floe_func_def floe_iceberg_funcs[]; /* func_iceberg.c */
+extern const floe_func_def floe_struct_funcs[];  /* func_struct.c */
 
 /* The definition named `name` (exact, lowercase), or NULL. */
 const floe_func_def *floe_func_lookup(const char *name);

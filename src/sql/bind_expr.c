@@ -787,16 +787,10 @@ static floe_status unknown_column(bind_ectx *c, const char *qual, const char *na
     return bind_at(c->s, location, st);
 }
 
-static floe_status bind_column_ref(bind_ectx *c, const json_t *body, floe_expr **out) {
-    json_t *fields = floe_pg_get(body, "fields");
-    int32_t n = floe_pg_list_len(fields), loc = (int32_t)floe_pg_get_int(body, "location", -1);
-    const char *parts[4] = {NULL, NULL, NULL, NULL};
-    if (n < 1 || n > 3) return bind_error(c->s, loc, FLOE_ERR_UNSUPPORTED, "column reference with %d parts", (int)n);
-    for (int32_t i = 0; i < n; i++) {
-        parts[i] = floe_pg_string(floe_pg_list_at(fields, i));
-        if (!parts[i]) return bind_error(c->s, loc, FLOE_ERR_SYNTAX, "'*' is not allowed here");
-    }
-    const char *name = parts[n - 1], *qual = n >= 2 ? parts[n - 2] : NULL;
+/* Look `name` (qualified by `qual` when not NULL) up in the scope, then
+ * the outer scope: *out NULL when it is in neither. */
+static floe_status find_column(bind_ectx *c, const char *qual, const char *name, int32_t loc, floe_expr **out) {
+    *out = NULL;
     int32_t idx = scope_find(c->sc, qual, name);
     if (idx == -2) return bind_error(c->s, loc, FLOE_ERR_INVALID_ARGUMENT, "column reference \"%s\" is ambiguous", name);
     if (idx >= 0) {
@@ -812,7 +806,108 @@ static floe_status bind_column_ref(bind_ectx *c, const json_t *body, floe_expr *
             return floe_expr_column(idx, out);
         }
     }
-    return unknown_column(c, qual, name, loc);
+    return NULL;
+}
+
+/* `base`.field as struct_extract(base, 'field'); consumes `base`. */
+static floe_status struct_field(bind_ectx *c, floe_expr *base, const char *field, int32_t loc, floe_expr **out) {
+    *out = NULL;
+    floe_expr *name = NULL;
+    floe_status st = floe_expr_lit_string(field, &name);
+    floe_expr *args[2] = {base, name};
+    if (!st) st = floe_expr_call("struct_extract", args, 2, out);
+    floe_expr_release(base);
+    floe_expr_release(name);
+    if (!st && (st = check(c, *out, loc))) {
+        floe_expr_release(*out);
+        *out = NULL;
+    }
+    return st;
+}
+
+/* Whether expression `e` has a struct type. */
+static bool is_struct_expr(bind_ectx *c, const floe_expr *e) {
+    floe_type *t = NULL;
+    floe_status st = bind_type_of(c, e, &t);
+    bool yes = !st && t && t->id == FLOE_TYPE_STRUCT;
+    floe_status_free(st);
+    floe_type_release(t);
+    return yes;
+}
+
+/* A struct column followed by field names: parts[0..m) name the column
+ * (m = 1: column, 2: relation.column), parts[m..n) its nested fields.
+ * *out NULL when parts[0..m) is not a struct column. */
+static floe_status column_fields(bind_ectx *c, const char *const *parts, int32_t m, int32_t n, int32_t loc,
+                                 floe_expr **out) {
+    *out = NULL;
+    floe_expr *e = NULL;
+    FLOE_TRY(find_column(c, m == 2 ? parts[0] : NULL, parts[m - 1], loc, &e));
+    if (!e) return NULL;
+    if (!is_struct_expr(c, e)) {
+        floe_expr_release(e);
+        return NULL;
+    }
+    for (int32_t i = m; i < n; i++) {
+        floe_expr *next = NULL;
+        FLOE_TRY(struct_field(c, e, parts[i], loc, &next)); /* consumes e */
+        e = next;
+    }
+    *out = e;
+    return NULL;
+}
+
+/* A column reference: [[catalog.]relation.]column, as PostgreSQL resolves
+ * it, and failing that a struct column's field path: rel.col.f..., then
+ * col.f...  (PostgreSQL itself wants (col).f for fields; both work). */
+static floe_status bind_column_ref(bind_ectx *c, const json_t *body, floe_expr **out) {
+    json_t *fields = floe_pg_get(body, "fields");
+    int32_t n = floe_pg_list_len(fields), loc = (int32_t)floe_pg_get_int(body, "location", -1);
+    enum { MAX_PARTS = 32 };
+    const char *parts[MAX_PARTS] = {NULL};
+    if (n < 1 || n > MAX_PARTS) return bind_error(c->s, loc, FLOE_ERR_UNSUPPORTED, "column reference with %d parts", (int)n);
+    for (int32_t i = 0; i < n; i++) {
+        parts[i] = floe_pg_string(floe_pg_list_at(fields, i));
+        if (!parts[i]) return bind_error(c->s, loc, FLOE_ERR_SYNTAX, "'*' is not allowed here");
+    }
+    const char *name = n <= 3 ? parts[n - 1] : parts[0], *qual = n >= 2 && n <= 3 ? parts[n - 2] : NULL;
+    if (n <= 3) {
+        FLOE_TRY(find_column(c, qual, name, loc, out));
+        if (*out) return NULL;
+    }
+    if (n >= 3) FLOE_TRY(column_fields(c, parts, 2, n, loc, out));
+    if (!*out && n >= 2) FLOE_TRY(column_fields(c, parts, 1, n, loc, out));
+    if (*out) return NULL;
+    return unknown_column(c, n <= 3 ? qual : NULL, name, loc);
+}
+
+/* (expr).field[.field...]: PostgreSQL's A_Indirection with field names
+ * (subscripts and .* are not supported). */
+static floe_status bind_indirection(bind_ectx *c, const json_t *body, int32_t loc, floe_expr **out) {
+    *out = NULL;
+    json_t *ind = floe_pg_get(body, "indirection");
+    int32_t n = floe_pg_list_len(ind);
+    floe_expr *e = NULL;
+    FLOE_TRY(bind_expr(c, floe_pg_get(body, "arg"), &e));
+    for (int32_t i = 0; i < n; i++) {
+        const json_t *item = floe_pg_list_at(ind, i);
+        const char *field = floe_pg_string(item);
+        if (!field) {
+            floe_expr_release(e);
+            const char *k = floe_pg_node_kind(item);
+            return bind_error(c->s, loc, FLOE_ERR_UNSUPPORTED, "%s is not supported here",
+                              k && !strcmp(k, "A_Indices") ? "subscripting" : k && !strcmp(k, "A_Star") ? ".*" : "this indirection");
+        }
+        if (!is_struct_expr(c, e)) {
+            floe_expr_release(e);
+            return bind_error(c->s, loc, FLOE_ERR_TYPE, "field '%s' of a value that is not a struct", field);
+        }
+        floe_expr *next = NULL;
+        FLOE_TRY(struct_field(c, e, field, loc, &next)); /* consumes e */
+        e = next;
+    }
+    *out = e;
+    return NULL;
 }
 
 /* ------------------------------------------------------- constants */
@@ -1746,6 +1841,7 @@ floe_status bind_expr(bind_ectx *c, const json_t *node, floe_expr **out) {
     int32_t loc = floe_pg_location(node);
     if (!kind) return bind_error(c->s, -1, FLOE_ERR_SYNTAX, "expression missing");
     if (!strcmp(kind, "ColumnRef")) return bind_column_ref(c, body, out);
+    if (!strcmp(kind, "A_Indirection")) return bind_indirection(c, body, loc, out);
     if (!strcmp(kind, "A_Const")) return bind_const(c, node, out);
     if (!strcmp(kind, "A_Expr")) return bind_a_expr(c, body, out);
     if (!strcmp(kind, "BoolExpr")) return bind_bool_expr(c, body, out);
@@ -1835,6 +1931,12 @@ const char *bind_default_name(const json_t *node) {
     if (!kind) return "?column?";
     if (!strcmp(kind, "ColumnRef")) {
         json_t *f = floe_pg_get(body, "fields");
+        const char *s = floe_pg_string(floe_pg_list_at(f, floe_pg_list_len(f) - 1));
+        return s ? s : "?column?";
+    }
+    if (!strcmp(kind, "A_Indirection")) {
+        /* (s).f is named f, as in PostgreSQL */
+        json_t *f = floe_pg_get(body, "indirection");
         const char *s = floe_pg_string(floe_pg_list_at(f, floe_pg_list_len(f) - 1));
         return s ? s : "?column?";
     }
