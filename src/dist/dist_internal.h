@@ -34,6 +34,7 @@ typedef struct dist_part_data {
     uint8_t **blobs; /* floe_malloc'd each */
     size_t *lens;
     int64_t bytes;
+    char *error; /* set: readers get this error after the blobs (a failed query) */
 } dist_part_data;
 
 floe_status dist_part_data_new(dist_part_data **out) FLOE_WARN_UNUSED;
@@ -82,6 +83,9 @@ typedef struct dist_stages {
  * runs the plan locally). */
 floe_status dist_split_stages(const floe_plan *plan, dist_stages **out) FLOE_WARN_UNUSED;
 void dist_stages_free(dist_stages *s);
+
+/* Is there a node of type `name` in the tree? */
+bool dist_plan_contains(const floe_plan *p, const char *name);
 
 /* The MpiExchangeSource leaf. */
 floe_status dist_exchange_source(floe_schema *schema, int32_t exchange, int32_t n_partitions,
@@ -154,6 +158,9 @@ floe_status dist_task_encode(const dist_task_msg *t, const floe_plan *plan, dist
                              const dist_holders *holders, struct floe_buf *out) FLOE_WARN_UNUSED;
 floe_status dist_task_decode(const uint8_t *data, size_t len, dist_task_msg *out) FLOE_WARN_UNUSED;
 void dist_task_msg_clear(dist_task_msg *t);
+
+/* Make readers of `d` fail with `message` once they have read its blobs. */
+floe_status dist_part_data_fail(dist_part_data *d, const char *message) FLOE_WARN_UNUSED;
 
 /* The exchange store of one query run: store[stage][bucket]. */
 floe_status dist_store_new(const dist_stages *s, dist_part_data ****out) FLOE_WARN_UNUSED;

@@ -366,6 +366,7 @@ static floe_status coord_handle(coord *c, int src, int tag, uint8_t *buf, size_t
         if (src > 0 && src < g.size) g.free_slots[src]++;
         if (!mine || t < 0 || t >= c->n_tasks || c->tasks[t].state != T_RUNNING) break;
         if (tag == TAG_ERROR) {
+            c->tasks[t].state = T_DONE; /* answered, if not successfully */
             st = task_error(c, src, t, (const char *)buf + 16, len - 16);
             break;
         }
@@ -467,6 +468,64 @@ static floe_status coord_run(coord *c) {
     }
 }
 
+/* After a failure (CANCEL sent): wait, a bounded time, for the query's
+ * running tasks to answer, keeping the data they send meanwhile — a write
+ * task that finished reports its files, so nothing is left unknown. */
+static void coord_drain(coord *c) {
+    if (!c->tasks) return;
+    int idle = 0;
+    struct timespec t0, now;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    for (;;) {
+        bool running = false;
+        for (int64_t t = 0; t < c->n_tasks && !running; t++) running = c->tasks[t].state == T_RUNNING;
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        if (!running || now.tv_sec - t0.tv_sec > 60) return;
+        bool busy = progress_sends();
+        bool got;
+        int src, tag;
+        uint8_t *buf = NULL;
+        size_t len = 0;
+        floe_status st = recv_any(&got, &src, &tag, &buf, &len);
+        if (st) {
+            floe_status_free(st);
+            return;
+        }
+        if (got) {
+            busy = true;
+            st = coord_handle(c, src, tag, buf, len, NULL); /* ERROR answers count as done */
+            floe_status_free(st);
+        }
+        if (!busy) nap(&idle);
+    }
+}
+
+/* A failed write: the last stage holds the IcebergCommit, which on an
+ * input error deletes every file it was told about.  Run it over what
+ * arrived, ending in the error, so no written file is left behind. */
+static void coord_abort_root(coord *c, floe_status err) {
+    if (!c->stages || !c->store) return;
+    const dist_stage *root = &c->stages->stages[c->stages->n - 1];
+    if (!dist_plan_contains(root->plan, "IcebergCommit")) return;
+    floe_status st = NULL;
+    for (int32_t i = 0; i < root->n_deps && !st; i++) {
+        const dist_stage *dep = &c->stages->stages[root->deps[i]];
+        for (int32_t b = 0; b < dep->route.n_out && !st; b++)
+            st = dist_part_data_fail(c->store[dep->id][b], floe_status_message(err));
+    }
+    if (!st) st = dist_bind_from_store(root->plan, 0, c->store);
+    floe_stream *stream = NULL;
+    if (!st) st = floe_plan_execute(root->plan, 0, c->ctx, &stream);
+    while (!st) {
+        floe_batch *b = NULL;
+        st = floe_stream_next(stream, &b);
+        if (st || !b) break;
+        floe_batch_release(b);
+    }
+    floe_stream_close(stream);
+    floe_status_free(st);
+}
+
 /* Run every stage of `plan` but the last on the workers.  *local: the
  * plan is not distributable (then nothing ran and c is empty).  On success
  * c holds the stages, the store and the tasks' statistics. */
@@ -494,7 +553,11 @@ static floe_status coord_start(const floe_plan *plan, const floe_exec_ctx *ctx, 
         floe_status s2 = send_small(r, TAG_CANCEL, &q, 1, NULL);
         floe_status_free(s2);
     }
-    if (st) coord_free(c);
+    if (st) {
+        coord_drain(c);
+        coord_abort_root(c, st);
+        coord_free(c);
+    }
     return st;
 }
 

@@ -252,7 +252,7 @@ static floe_status cut_to_stage(splitter *sp, const floe_plan *child, dist_route
 static bool partition_local(const floe_plan *p) {
     static const char *const names[] = {"Values", "Filter", "Projection", "Limit", "Sort", "HashAggregate",
                                         "Union", "GenerateSeries", "ParquetScan", "IcebergScan", "HashJoin",
-                                        "TpchGen", "MpiExchangeSource", NULL};
+                                        "TpchGen", "MpiExchangeSource", "IcebergWrite", "IcebergCommit", NULL};
     for (int32_t i = 0; names[i]; i++)
         if (is(p, names[i])) return true;
     return false;
@@ -322,6 +322,13 @@ static floe_status cut(splitter *sp, const floe_plan *p, floe_plan **out) {
     return st;
 }
 
+bool dist_plan_contains(const floe_plan *p, const char *name) {
+    if (is(p, name)) return true;
+    for (int32_t c = 0; c < p->n_children; c++)
+        if (dist_plan_contains(p->children[c], name)) return true;
+    return false;
+}
+
 /* Does the subtree have a leaf other than an exchange source? */
 static bool reads_storage(const floe_plan *p) {
     if (p->n_children == 0) return !dist_is_exchange_source(p);
@@ -361,6 +368,11 @@ floe_status dist_split_stages(const floe_plan *plan, dist_stages **out) {
         int32_t id;
         st = add_stage(&sp, root, &none, false, &id);
     }
+    /* The commit of a write runs once, on rank 0: it must be in the last
+     * stage (IcebergWrite tasks run anywhere, IcebergCommit reads them all). */
+    for (int32_t i = 0; !st && i + 1 < sp.s->n; i++)
+        if (dist_plan_contains(sp.s->stages[i].plan, "IcebergCommit"))
+            st = floe_error(FLOE_ERR_UNSUPPORTED, "an IcebergCommit below an exchange is not distributed");
     if (st) {
         dist_stages_free(sp.s);
         return st;

@@ -45,9 +45,16 @@ dist_part_data *dist_part_data_retain(dist_part_data *d) {
 void dist_part_data_release(dist_part_data *d) {
     if (!d || atomic_fetch_sub(&d->refcount_, 1) != 1) return;
     for (int64_t i = 0; i < d->n; i++) floe_free(d->blobs[i]);
+    floe_free(d->error);
     floe_free(d->blobs);
     floe_free(d->lens);
     floe_free(d);
+}
+
+floe_status dist_part_data_fail(dist_part_data *d, const char *message) {
+    floe_free(d->error);
+    d->error = floe_strdup(message);
+    return d->error ? NULL : floe_error(FLOE_ERR_OUT_OF_MEMORY, "exchange data: out of memory");
 }
 
 floe_status dist_part_data_add(dist_part_data *d, uint8_t *blob, size_t len) {
@@ -84,7 +91,8 @@ static floe_status part_next(floe_stream *s_, floe_batch **out) {
     *out = NULL;
     FLOE_TRY(floe_cancel_check(s->cancel, "MpiExchangeSource"));
     while (s->r.pos >= s->r.len) {
-        if (s->blob >= s->d->n) return NULL;
+        if (s->blob >= s->d->n)
+            return s->d->error ? floe_error(FLOE_ERR_CANCELLED, "%s", s->d->error) : NULL;
         s->r.data = s->d->blobs[s->blob];
         s->r.len = s->d->lens[s->blob];
         s->r.pos = 0;
