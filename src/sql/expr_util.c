@@ -8,6 +8,8 @@
 #include <limits.h>
 #include <string.h>
 
+#include "base/buffer.h"
+#include "floe/memory.h"
 #include "sql/expr_util.h"
 
 void floe_sqlx_columns(const floe_expr *e, bool *used) {
@@ -132,6 +134,115 @@ floe_status floe_sqlx_conjuncts(floe_expr *e, floe_expr ***parts, int32_t *n, in
     }
     if (floe_sqlx_is_true(e)) return NULL;
     return push_part(e, parts, n, cap);
+}
+
+static floe_status disjuncts(floe_expr *e, floe_expr ***parts, int32_t *n, int32_t *cap) {
+    if (e->kind == FLOE_EXPR_OR) {
+        FLOE_TRY(disjuncts(e->args[0], parts, n, cap));
+        return disjuncts(e->args[1], parts, n, cap);
+    }
+    return push_part(e, parts, n, cap);
+}
+
+/* Is the conjunct with encoding `key` among the n encodings? */
+static bool has_encoding(const floe_buf *encs, int32_t n, const floe_buf *key) {
+    for (int32_t i = 0; i < n; i++)
+        if (encs[i].len == key->len && memcmp(encs[i].data, key->data, key->len) == 0) return true;
+    return false;
+}
+
+typedef struct or_branch {
+    floe_expr **conj;
+    int32_t n, cap;
+    floe_buf *enc; /* the codec bytes of each conjunct: exact structural equality */
+} or_branch;
+
+floe_status floe_sqlx_factor_or(floe_expr *e, floe_expr **out) {
+    *out = NULL;
+    if (e->kind != FLOE_EXPR_OR) {
+        *out = floe_expr_retain(e);
+        return NULL;
+    }
+    floe_expr **ds = NULL, **common = NULL, **rest = NULL;
+    int32_t nd = 0, capd = 0, n_common = 0, n_rest = 0;
+    or_branch *b = NULL;
+    floe_status st = disjuncts(e, &ds, &nd, &capd);
+    if (!st && !(b = floe_calloc((size_t)nd, sizeof *b))) st = floe_error(FLOE_ERR_OUT_OF_MEMORY, "factoring an OR");
+    for (int32_t i = 0; !st && i < nd; i++) {
+        st = floe_sqlx_conjuncts(ds[i], &b[i].conj, &b[i].n, &b[i].cap);
+        if (!st && b[i].n && !(b[i].enc = floe_calloc((size_t)b[i].n, sizeof *b[i].enc)))
+            st = floe_error(FLOE_ERR_OUT_OF_MEMORY, "factoring an OR");
+        for (int32_t k = 0; !st && k < b[i].n; k++) st = floe_codec_put_expr(&b[i].enc[k], b[i].conj[k]);
+    }
+    /* The conjuncts of the first branch that every branch has. */
+    bool *is_common = NULL;
+    if (!st && nd > 0 && b[0].n > 0 && !(is_common = floe_calloc((size_t)b[0].n, sizeof *is_common)))
+        st = floe_error(FLOE_ERR_OUT_OF_MEMORY, "factoring an OR");
+    for (int32_t k = 0; !st && nd > 0 && k < b[0].n; k++) {
+        bool all = !has_encoding(b[0].enc, k, &b[0].enc[k]); /* a repeat counts once */
+        for (int32_t i = 1; all && i < nd; i++) all = has_encoding(b[i].enc, b[i].n, &b[0].enc[k]);
+        is_common[k] = all;
+        if (all) n_common++;
+    }
+    if (!st && n_common == 0) {
+        *out = floe_expr_retain(e);
+        goto done;
+    }
+    if (!st && (!(common = floe_calloc((size_t)n_common + 1, sizeof *common)) ||
+                !(rest = floe_calloc((size_t)nd, sizeof *rest))))
+        st = floe_error(FLOE_ERR_OUT_OF_MEMORY, "factoring an OR");
+    int32_t nc = 0;
+    for (int32_t k = 0; !st && k < b[0].n; k++)
+        if (is_common[k]) common[nc++] = b[0].conj[k];
+    /* What each branch keeps; a branch left with nothing is TRUE, and then
+     * so is the whole OR: A OR (A AND C) is A (absorption holds in SQL's
+     * three-valued logic, as does distribution). */
+    bool any_empty = false;
+    for (int32_t i = 0; !st && i < nd; i++) {
+        floe_expr **keep = NULL;
+        int32_t nk = 0;
+        if (b[i].n && !(keep = floe_calloc((size_t)b[i].n, sizeof *keep))) {
+            st = floe_error(FLOE_ERR_OUT_OF_MEMORY, "factoring an OR");
+            break;
+        }
+        for (int32_t k = 0; k < b[i].n; k++) {
+            floe_buf *c_enc = NULL;
+            for (int32_t j = 0; j < b[0].n && !c_enc; j++)
+                if (is_common[j] && b[0].enc[j].len == b[i].enc[k].len &&
+                    memcmp(b[0].enc[j].data, b[i].enc[k].data, b[i].enc[k].len) == 0)
+                    c_enc = &b[0].enc[j];
+            if (!c_enc) keep[nk++] = b[i].conj[k];
+        }
+        if (nk == 0) any_empty = true;
+        else st = floe_sqlx_and_all(keep, nk, &rest[n_rest++]);
+        floe_free(keep);
+    }
+    if (!st && !any_empty) {
+        floe_expr *acc = floe_expr_retain(rest[0]);
+        for (int32_t i = 1; !st && i < n_rest; i++) {
+            floe_expr *next = NULL;
+            st = floe_expr_or(acc, rest[i], &next);
+            floe_expr_release(acc);
+            acc = next;
+        }
+        if (!st) common[nc++] = acc;
+        else floe_expr_release(acc);
+    }
+    if (!st) st = floe_sqlx_and_all(common, nc, out);
+    if (!st && !any_empty) floe_expr_release(common[nc - 1]);
+done:
+    for (int32_t i = 0; i < n_rest; i++) floe_expr_release(rest[i]);
+    floe_free(rest);
+    floe_free(common);
+    floe_free(is_common);
+    for (int32_t i = 0; b && i < nd; i++) {
+        for (int32_t k = 0; k < b[i].n; k++) floe_buf_free(&b[i].enc[k]);
+        floe_free(b[i].enc);
+        floe_sqlx_free_list(b[i].conj, b[i].n);
+    }
+    floe_free(b);
+    floe_sqlx_free_list(ds, nd);
+    return st;
 }
 
 floe_status floe_sqlx_and_all(floe_expr *const *parts, int32_t n, floe_expr **out) {

@@ -35,6 +35,12 @@ floe_status floe_sqlx_conjuncts(floe_expr *e, floe_expr ***parts, int32_t *n, in
 /* AND of parts[0..n) (retained); *out NULL when n == 0. */
 floe_status floe_sqlx_and_all(floe_expr *const *parts, int32_t n, floe_expr **out) FLOE_WARN_UNUSED;
 void floe_sqlx_free_list(floe_expr **parts, int32_t n);
+/* An OR whose branches share conjuncts, with them taken out:
+ * (A AND B) OR (A AND C) becomes A AND (B OR C), and (A) OR (A AND C)
+ * becomes A — so a join key repeated in every branch (TPC-H Q19) becomes
+ * a join key.  Conjuncts match by their codec bytes (exact structure).
+ * Anything else comes back as it is (retained). */
+floe_status floe_sqlx_factor_or(floe_expr *e, floe_expr **out) FLOE_WARN_UNUSED;
 
 /* Fold constant sub-expressions (no column reads) of `e` over rows of
  * `schema` into literals.  A constant part whose evaluation fails (1/0) is

@@ -103,7 +103,20 @@ static void conj_free(conj_list *c) {
     memset(c, 0, sizeof *c);
 }
 
-static floe_status conj_add(conj_list *c, floe_expr *e) { return floe_sqlx_conjuncts(e, &c->v, &c->n, &c->cap); }
+/* Split `e` into conjuncts, taking the conjuncts every branch of an OR
+ * shares out of it first (they can then be pushed or become join keys). */
+static floe_status conj_add(conj_list *c, floe_expr *e) {
+    conj_list parts = {0};
+    floe_status st = floe_sqlx_conjuncts(e, &parts.v, &parts.n, &parts.cap);
+    for (int32_t i = 0; !st && i < parts.n; i++) {
+        floe_expr *f = NULL;
+        st = floe_sqlx_factor_or(parts.v[i], &f);
+        if (!st) st = floe_sqlx_conjuncts(f, &c->v, &c->n, &c->cap);
+        floe_expr_release(f);
+    }
+    conj_free(&parts);
+    return st;
+}
 
 static floe_status push_filters(floe_lplan **slot);
 

@@ -100,6 +100,78 @@ static void int_widening_cast_is_dropped(void **state) {
     floe_free(t);
 }
 
-FLOE_TEST_MAIN(cmocka_unit_test(date_cast_comparison_moves_onto_the_date),
+/* #col = v (the caller owns the result). */
+static floe_expr *col_eq(int32_t col, int32_t v) {
+    floe_expr *c, *l, *e;
+    assert_ok(floe_expr_column(col, &c));
+    assert_ok(floe_expr_lit_int32(v, &l));
+    assert_ok(floe_expr_cmp(FLOE_CMP_EQ, c, l, &e));
+    floe_expr_release(c);
+    floe_expr_release(l);
+    return e;
+}
+
+static floe_expr *and2(floe_expr *a, floe_expr *b) { /* consumes both */
+    floe_expr *e;
+    assert_ok(floe_expr_and(a, b, &e));
+    floe_expr_release(a);
+    floe_expr_release(b);
+    return e;
+}
+
+static floe_expr *or2(floe_expr *a, floe_expr *b) { /* consumes both */
+    floe_expr *e;
+    assert_ok(floe_expr_or(a, b, &e));
+    floe_expr_release(a);
+    floe_expr_release(b);
+    return e;
+}
+
+/* Text of factor_or(e) (e consumed). */
+static char *factored(floe_expr *e) {
+    floe_expr *out;
+    assert_ok(floe_sqlx_factor_or(e, &out));
+    floe_buf b;
+    floe_buf_init(&b);
+    assert_ok(floe_expr_to_string(out, &b));
+    char *t = floe_strdup(floe_buf_cstr(&b));
+    floe_buf_free(&b);
+    floe_expr_release(out);
+    floe_expr_release(e);
+    return t;
+}
+
+/* TPC-H Q19's shape: the join key in every OR branch comes out, so the
+ * planner sees it as a key; what differs stays OR-ed. */
+static void or_branches_shared_conjuncts_are_factored_out(void **state) {
+    (void)state;
+    /* (#0 = 1 AND #1 = 2 AND #2 = 3) OR (#1 = 2 AND #0 = 1 AND #2 = 4) OR (#0 = 1 AND #1 = 2 AND #3 = 5) */
+    floe_expr *b1 = and2(and2(col_eq(0, 1), col_eq(1, 2)), col_eq(2, 3));
+    floe_expr *b2 = and2(and2(col_eq(1, 2), col_eq(0, 1)), col_eq(2, 4));
+    floe_expr *b3 = and2(and2(col_eq(0, 1), col_eq(1, 2)), col_eq(3, 5));
+    char *t = factored(or2(or2(b1, b2), b3));
+    assert_string_equal(t, "(((#0 = 1) AND (#1 = 2)) AND (((#2 = 3) OR (#2 = 4)) OR (#3 = 5)))");
+    floe_free(t);
+
+    /* Absorption: #0 = 1 OR (#0 = 1 AND #1 = 2) is #0 = 1. */
+    t = factored(or2(col_eq(0, 1), and2(col_eq(0, 1), col_eq(1, 2))));
+    assert_string_equal(t, "(#0 = 1)");
+    floe_free(t);
+
+    /* Nothing shared: left as it is; equal columns with other values do not match. */
+    t = factored(or2(and2(col_eq(0, 1), col_eq(1, 2)), and2(col_eq(0, 2), col_eq(1, 2))));
+    assert_string_equal(t, "((#1 = 2) AND ((#0 = 1) OR (#0 = 2)))");
+    floe_free(t);
+    t = factored(or2(col_eq(0, 1), col_eq(0, 2)));
+    assert_string_equal(t, "((#0 = 1) OR (#0 = 2))");
+    floe_free(t);
+    /* Not an OR: itself. */
+    t = factored(col_eq(3, 3));
+    assert_string_equal(t, "(#3 = 3)");
+    floe_free(t);
+}
+
+FLOE_TEST_MAIN(cmocka_unit_test(or_branches_shared_conjuncts_are_factored_out),
+               cmocka_unit_test(date_cast_comparison_moves_onto_the_date),
                cmocka_unit_test(equality_with_a_time_of_day_is_left_alone),
                cmocka_unit_test(int_widening_cast_is_dropped))
