@@ -9,6 +9,7 @@
 
 #include "floe/exec.h"
 #include "floe/exec_scan.h"
+#include "floe/exec_tpch.h"
 
 struct floe_progress {
     _Atomic int64_t done;
@@ -36,6 +37,7 @@ int64_t floe_plan_progress_total(const floe_plan *p) {
     const char *name = floe_plan_type_name(p);
     if (strcmp(name, "IcebergScan") == 0) return floe_iceberg_scan_progress_total(p);
     if (strcmp(name, "ParquetScan") == 0) return floe_parquet_scan_progress_total(p);
+    if (strcmp(name, "TpchGen") == 0) return floe_tpch_gen_progress_total(p);
     int64_t total = 0;
     for (int32_t i = 0; i < floe_plan_num_children(p); i++) total += floe_plan_progress_total(floe_plan_child(p, i));
     return total;

@@ -169,6 +169,7 @@ typedef struct gen_stream {
     floe_stream base;
     const gen_plan *p;
     const floe_cancel *cancel;
+    floe_progress *progress;
     int64_t batch_size;
     int64_t next, end; /* units still to produce: [next, end) */
     const char *pool;
@@ -543,6 +544,7 @@ static floe_status gen_next(floe_stream *s_, floe_batch **out) {
     st = batch_finish(s, rows, out);
     if (st) return st;
     s->next += units;
+    floe_progress_add(s->progress, units);
     return NULL;
 }
 
@@ -566,6 +568,7 @@ static floe_status gen_execute(const floe_plan *p_, int32_t partition, const flo
     s->base.close = gen_close;
     s->p = p;
     s->cancel = ctx->cancel;
+    s->progress = ctx->progress;
     s->batch_size = ctx->batch_size > 0 ? ctx->batch_size : 8192;
     s->pool = pool;
     s->spec = k_tables[p->table].cols;

@@ -344,13 +344,17 @@ static void codec_roundtrip_gives_the_same_rows(void **state) {
 }
 
 /* lineitem batches hold whole orders: at most batch_size lines, or one
- * order when it alone has more. */
+ * order when it alone has more; progress counts orders. */
 static void lineitem_batches_hold_whole_orders(void **state) {
     (void)state;
     floe_plan *p;
     assert_ok(floe_plan_tpch_gen("lineitem", 0.001, 2, &p));
     assert_int_equal(floe_tpch_gen_progress_total(p), 1500);
+    assert_int_equal(floe_plan_progress_total(p), 1500);
+    floe_progress *prog;
+    assert_ok(floe_progress_new(&prog));
     floe_exec_ctx ctx = test_ctx(pool, 3);
+    ctx.progress = prog;
     for (int32_t part = 0; part < 2; part++) {
         floe_stream *s;
         assert_ok(floe_plan_execute(p, part, &ctx, &s));
@@ -369,6 +373,9 @@ static void lineitem_batches_hold_whole_orders(void **state) {
         }
         floe_stream_close(s);
     }
+    /* Progress counts the orders done. */
+    assert_int_equal(floe_progress_done(prog), 1500);
+    floe_progress_free(prog);
     floe_plan_release(p);
 }
 
