@@ -679,14 +679,33 @@ static int32_t clause_text_location(const ddl *d, int32_t location) {
     return p ? (int32_t)(p - d->sql) + 1 : 0;
 }
 
-static floe_status create_table_md(const ddl *d, const json_t *body, const qname *q, floe_ice_table_metadata **md) {
+/* CREATE TABLE AS: the query's columns (all optional; an untyped NULL
+ * column becomes a string, as PostgreSQL makes it text). */
+static floe_status query_columns(const floe_schema *columns, new_table *nt) {
+    FLOE_TRY(floe_ice_type_struct(&nt->root));
+    nt->next_id = 1;
+    for (int32_t i = 0; i < floe_schema_num_fields(columns); i++) {
+        const floe_field *f = floe_schema_field(columns, i);
+        if (find_new_column(nt, f->name))
+            return floe_error(FLOE_ERR_ALREADY_EXISTS, "CREATE TABLE AS: column '%s' is specified more than once",
+                              f->name);
+        floe_ice_type *t = NULL;
+        floe_status st = f->type->id == FLOE_TYPE_NULL ? floe_ice_type_new(FLOE_ICE_STRING, &t) : ice_of_floe(f->type, &t);
+        if (st) return floe_status_wrap(st, "CREATE TABLE AS: column '%s'", f->name);
+        FLOE_TRY(floe_ice_struct_add_field(nt->root, nt->next_id++, f->name, false, t, NULL));
+    }
+    return NULL;
+}
+
+static floe_status create_table_md(const ddl *d, const json_t *body, const qname *q, const floe_schema *columns,
+                                   floe_ice_table_metadata **md) {
     new_table nt = {0};
     props p = {0};
     int fv = 2;
     char *location = NULL;
     floe_ice_schema *schema = NULL;
     floe_ice_partition_spec *spec = NULL;
-    floe_status st = table_columns(d, body, &nt);
+    floe_status st = columns ? query_columns(columns, &nt) : table_columns(d, body, &nt);
     if (!st) {
         floe_ice_type *root = nt.root;
         nt.root = NULL; /* the schema owns it now, also on failure */
@@ -729,7 +748,7 @@ static floe_status exec_create_table(const ddl *d, const json_t *body) {
     if (exists) return err_at(d, q.location, FLOE_ERR_ALREADY_EXISTS, "table %s.%s already exists", q.ns, q.name);
     FLOE_TRY(need_namespace(d, q.ns, q.location));
     floe_ice_table_metadata *md = NULL;
-    FLOE_TRY(create_table_md(d, body, &q, &md));
+    FLOE_TRY(create_table_md(d, body, &q, NULL, &md));
     floe_ice_table *t = NULL;
     floe_status st = floe_catalog_create_table(d->s->catalog, q.ns, q.name, md, &t);
     floe_ice_table_metadata_free(md);
@@ -1037,6 +1056,43 @@ static floe_status exec_set_schema(const ddl *d, const json_t *body) {
     return rename_table(d, &q, floe_pg_get_bool(body, "missing_ok"), floe_pg_get_str(body, "newschema"), q.name);
 }
 
+/* ------------------------------------------------------ CREATE TABLE AS */
+
+floe_status floe_sql_create_table_for(floe_session *s, const floe_sql_stmt *stmt, const json_t *into,
+                                      const floe_schema *columns, bool if_not_exists, char **ns, char **name,
+                                      bool *created) {
+    *ns = *name = NULL;
+    *created = false;
+    ddl dd = {s, stmt, s->script ? s->script->sql : NULL, NULL};
+    const ddl *d = &dd;
+    const json_t *rv = floe_pg_get(into, "rel");
+    qname q;
+    FLOE_TRY(rangevar_qname(d, rv, &q));
+    const char *persistence = floe_pg_get_str(rv, "relpersistence");
+    if (persistence && strcmp(persistence, "p") != 0)
+        return err_at(d, q.location, FLOE_ERR_UNSUPPORTED, "TEMPORARY and UNLOGGED tables are not supported");
+    if (strchr(q.name, '$'))
+        return err_at(d, q.location, FLOE_ERR_INVALID_ARGUMENT, "table name '%s' may not contain '$' (it names metadata "
+                      "tables)", q.name);
+    bool exists = false;
+    FLOE_TRY(floe_catalog_table_exists(s->catalog, q.ns, q.name, &exists));
+    if (exists && if_not_exists) return NULL;
+    if (exists) return err_at(d, q.location, FLOE_ERR_ALREADY_EXISTS, "table %s.%s already exists", q.ns, q.name);
+    FLOE_TRY(need_namespace(d, q.ns, q.location));
+    floe_ice_table_metadata *md = NULL;
+    FLOE_TRY(create_table_md(d, into, &q, columns, &md));
+    floe_ice_table *t = NULL;
+    floe_status st = floe_catalog_create_table(s->catalog, q.ns, q.name, md, &t);
+    floe_ice_table_metadata_free(md);
+    floe_ice_table_free(t);
+    FLOE_TRY(wrap_at(d, q.location, st));
+    *ns = floe_strdup(q.ns);
+    *name = floe_strdup(q.name);
+    *created = true;
+    if (!*ns || !*name) return oom();
+    return NULL;
+}
+
 /* ---------------------------------------------------------------- entry */
 
 floe_status floe_sql_exec_utility(floe_session *s, const floe_sql_stmt *stmt, const floe_result_sink *sink,
@@ -1058,8 +1114,6 @@ floe_status floe_sql_exec_utility(floe_session *s, const floe_sql_stmt *stmt, co
     if (strcmp(kind, "AlterTableStmt") == 0) return exec_alter_table(&d, body);
     if (strcmp(kind, "RenameStmt") == 0) return exec_rename(&d, body);
     if (strcmp(kind, "AlterObjectSchemaStmt") == 0) return exec_set_schema(&d, body);
-    if (strcmp(kind, "CreateTableAsStmt") == 0)
-        return err_at(&d, stmt->location, FLOE_ERR_UNSUPPORTED, "CREATE TABLE AS SELECT comes with INSERT");
     *handled = false;
     return NULL;
 }

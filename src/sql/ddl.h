@@ -25,9 +25,11 @@
 #ifndef FLOE_SQL_DDL_H
 #define FLOE_SQL_DDL_H
 
+#include <jansson.h>
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "floe/columnar.h"
 #include "floe/iceberg_partition_spec.h"
 #include "floe/iceberg_schema.h"
 #include "floe/session.h"
@@ -41,6 +43,16 @@
  * freshly loaded metadata a few times. */
 floe_status floe_sql_exec_utility(floe_session *s, const floe_sql_stmt *stmt, const floe_result_sink *sink,
                                   bool *handled) FLOE_WARN_UNUSED;
+
+/* The table of CREATE TABLE ... AS (dml.c): ns.name from the IntoClause
+ * `into` (its "rel"), with the columns of `columns` (names and types, all
+ * optional), the statement's PARTITIONED BY clause and the IntoClause's
+ * WITH options, made as CREATE TABLE makes a table.  An existing table
+ * with if_not_exists: nothing is done and *created stays false.  *ns and
+ * *name are floe_malloc'd (set when created). */
+floe_status floe_sql_create_table_for(floe_session *s, const floe_sql_stmt *stmt, const json_t *into,
+                                      const floe_schema *columns, bool if_not_exists, char **ns, char **name,
+                                      bool *created) FLOE_WARN_UNUSED;
 
 /* The partition spec of a PARTITIONED BY clause's text (between the
  * parentheses) over `schema` (spec id 0, partition field ids from 1000,

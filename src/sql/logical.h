@@ -124,4 +124,14 @@ floe_status floe_sql_optimize(floe_lplan **plan, const floe_sql_options *opts) F
 floe_status floe_sql_physical(const floe_lplan *plan, const floe_sql_options *opts, bool single,
                               floe_plan **out) FLOE_WARN_UNUSED;
 
+/* Give every node of a physical plan the input distribution and ordering
+ * it requires (floe_plan_required_input / floe_plan_required_ordering of
+ * each child): a Coalesce for SINGLE, a hash Repartition on the required
+ * expressions into target_partitions partitions for HASH (round robin
+ * when HASH lists no expressions), a Sort per partition for an ordering;
+ * nodes above a changed child are rebuilt from their parts.  floe_sql_
+ * physical runs it last; write plans (plan_write.c) run it on theirs. */
+floe_status floe_sql_enforce_requirements(floe_plan *p, int32_t target_partitions,
+                                          floe_plan **out) FLOE_WARN_UNUSED;
+
 #endif

@@ -310,6 +310,26 @@ static floe_status quote_property_keys(prepass *pp, int32_t i, int32_t *next) {
     return NULL;
 }
 
+/* INSERT OVERWRITE [TABLE] t (Spark) at token i (the INSERT): parsed as
+ * INSERT INTO t, the overwrite recorded as a clause; INSERT INTO TABLE t
+ * (also Spark's) loses the TABLE. */
+static floe_status cut_insert_spark(prepass *pp, int32_t i, int32_t *next) {
+    int32_t k = i + 1;
+    if (tok_is(pp, k, "overwrite")) {
+        FLOE_TRY(add_clause(pp, FLOE_SQL_INSERT_OVERWRITE, pp->toks[i].start, floe_strdup("overwrite"), false));
+        const token *t = &pp->toks[k];
+        blank(pp, t->start, t->end);
+        memcpy(pp->text + t->start, "into", 4);
+    }
+    if (tok_is(pp, k + 1, "table") && k + 2 < pp->n && !tok_is_char(pp, k + 2, '(') &&
+        !tok_is_char(pp, k + 2, ';')) {
+        blank(pp, pp->toks[k + 1].start, pp->toks[k + 1].end);
+        k++;
+    }
+    *next = k + 1;
+    return NULL;
+}
+
 /* True when token i starts a statement (first token, or after ';'). */
 static bool starts_statement(const prepass *pp, int32_t i) {
     return i == 0 || tok_is_char(pp, i - 1, ';');
@@ -328,6 +348,8 @@ static floe_status run_prepass(prepass *pp) {
         } else if ((tok_is(pp, i, "with") || tok_is(pp, i, "set") || tok_is(pp, i, "reset")) &&
                    tok_is_char(pp, i + 1, '(')) {
             FLOE_TRY(quote_property_keys(pp, i + 1, &next));
+        } else if (tok_is(pp, i, "insert") && (tok_is(pp, i + 1, "overwrite") || tok_is(pp, i + 1, "into"))) {
+            FLOE_TRY(cut_insert_spark(pp, i, &next));
         } else if (starts_statement(pp, i) && tok_is(pp, i, "describe") && i + 1 < pp->n &&
                    !tok_is_char(pp, i + 1, ';')) {
             FLOE_TRY(add_clause(pp, FLOE_SQL_DESCRIBE, pp->toks[i].start, floe_strdup("describe"), false));

@@ -36,6 +36,10 @@
  *                                   stmt->describe is set
  *   SHOW TABLES FROM|IN db          FLOE_SQL_SHOW_FROM: text = "db"; the
  *                                   statement parses as SHOW tables
+ *   INSERT OVERWRITE [TABLE] t ...  FLOE_SQL_INSERT_OVERWRITE: rewritten to
+ *                                   INSERT INTO t (text = "overwrite",
+ *                                   location = the INSERT); Spark's INSERT
+ *                                   INTO TABLE t drops the TABLE
  *
  * Syntax errors are FLOE_ERR_SYNTAX "line L, column C: <message>" (1-based,
  * over the whole script).
@@ -55,7 +59,8 @@ typedef enum floe_sql_clause_kind {
     FLOE_SQL_AS_OF_TIME,
     FLOE_SQL_PROPERTY_KEY,
     FLOE_SQL_DESCRIBE,
-    FLOE_SQL_SHOW_FROM
+    FLOE_SQL_SHOW_FROM,
+    FLOE_SQL_INSERT_OVERWRITE
 } floe_sql_clause_kind;
 
 typedef struct floe_sql_clause {

@@ -15,10 +15,17 @@
  *                  the real limit;
  *   joins          hash joins build the smaller side (by plan-time row
  *                  estimates) once and probe it from every partition of
- *                  the other; no equi keys: nested loops.
+ *                  the other; no equi keys: nested loops;
+ *   requirements   last, every node gets the input distribution and
+ *                  ordering it declares (floe_plan_required_input /
+ *                  _required_ordering): a Repartition, Coalesce or Sort
+ *                  is put below it where the input does not already
+ *                  provide it (floe_sql_enforce_requirements).  No step
+ *                  runs after this one, so nothing removes them.
  */
 #include <string.h>
 
+#include "base/buffer.h"
 #include "floe/exec_ops.h"
 #include "floe/exec_scan.h"
 #include "sql/expr_util.h"
@@ -360,11 +367,122 @@ done:
     return st;
 }
 
+/* ------------------------------------ required distribution and ordering */
+
+static bool same_expr(const floe_expr *a, const floe_expr *b) {
+    floe_buf x = FLOE_BUF_INIT, y = FLOE_BUF_INIT;
+    bool eq = !floe_expr_to_string(a, &x) && !floe_expr_to_string(b, &y) &&
+              strcmp(floe_buf_cstr(&x), floe_buf_cstr(&y)) == 0;
+    floe_buf_free(&x);
+    floe_buf_free(&y);
+    return eq;
+}
+
+/* Is `k` already distributed as `d` asks?  Only a Repartition right below
+ * says so (one partition also does when the plan runs on one partition
+ * anyway, for a node with a single input: every row of a key is in it).
+ * HASH with no expressions asks for rows spread round robin. */
+static bool distribution_satisfied(const floe_plan *node, const floe_plan *k, const floe_distribution *d,
+                                   int32_t target_partitions) {
+    switch (d->kind) {
+    case FLOE_DIST_UNSPECIFIED: return true;
+    case FLOE_DIST_SINGLE: return floe_plan_partitions(k) == 1;
+    case FLOE_DIST_HASH: break;
+    }
+    if (strcmp(floe_plan_type_name(k), "Repartition") != 0)
+        return d->n_exprs > 0 && target_partitions == 1 && floe_plan_partitions(k) == 1 &&
+               floe_plan_num_children(node) == 1;
+    if (d->n_exprs == 0) return floe_repartition_kind_of(k) == FLOE_REPARTITION_ROUND_ROBIN;
+    if (floe_repartition_kind_of(k) != FLOE_REPARTITION_HASH || floe_repartition_num_keys(k) != d->n_exprs)
+        return false;
+    for (int32_t i = 0; i < d->n_exprs; i++)
+        if (!same_expr(floe_repartition_key(k, i), d->exprs[i])) return false;
+    return true;
+}
+
+static bool ordering_satisfied(const floe_plan *k, const floe_sort_key *keys, int32_t n) {
+    if (k->n_ordering < n) return false;
+    for (int32_t i = 0; i < n; i++) {
+        const floe_sort_key *a = &k->ordering[i], *b = &keys[i];
+        if (a->descending != b->descending || a->nulls_first != b->nulls_first || !same_expr(a->expr, b->expr))
+            return false;
+    }
+    return true;
+}
+
+/* `p` rebuilt over new children: its parts through the codec's
+ * encode_parts / decode_parts, the only constructor every node type has. */
+static floe_status with_children(const floe_plan *p, floe_plan *const *kids, floe_plan **out) {
+    floe_buf parts = FLOE_BUF_INIT;
+    floe_status st = p->vt->encode_parts ? p->vt->encode_parts(p, &parts) : NULL;
+    if (!st) {
+        floe_reader r = {(const uint8_t *)parts.data, parts.len, 0};
+        st = p->vt->decode_parts(&r, kids, floe_plan_num_children(p), out);
+    }
+    floe_buf_free(&parts);
+    if (st) return floe_status_wrap(st, "planning: rebuilding %s over new inputs", floe_plan_type_name(p));
+    return NULL;
+}
+
+/* Give child i of `node` (already `*kid`, replaced in place) the
+ * distribution and ordering the node requires. */
+static floe_status provide(const floe_plan *node, int32_t i, int32_t target_partitions, floe_plan **kid) {
+    floe_distribution d = floe_plan_required_input(node, i);
+    floe_plan *next = NULL;
+    floe_status st = NULL;
+    if (!distribution_satisfied(node, *kid, &d, target_partitions)) {
+        if (d.kind == FLOE_DIST_SINGLE)
+            st = floe_plan_coalesce(*kid, &next);
+        else
+            st = floe_plan_repartition(*kid, d.n_exprs > 0 ? FLOE_REPARTITION_HASH : FLOE_REPARTITION_ROUND_ROBIN,
+                                       d.exprs, d.n_exprs, target_partitions, &next);
+        if (st) return st;
+        floe_plan_release(*kid);
+        *kid = next;
+    }
+    const floe_sort_key *keys = NULL;
+    int32_t nk = floe_plan_required_ordering(node, i, &keys);
+    if (nk > 0 && !ordering_satisfied(*kid, keys, nk)) {
+        FLOE_TRY(floe_plan_sort(*kid, keys, nk, -1, &next));
+        floe_plan_release(*kid);
+        *kid = next;
+    }
+    return NULL;
+}
+
+floe_status floe_sql_enforce_requirements(floe_plan *p, int32_t target_partitions, floe_plan **out) {
+    *out = NULL;
+    if (target_partitions < 1) target_partitions = 1;
+    int32_t n = floe_plan_num_children(p);
+    if (n == 0) {
+        *out = floe_plan_retain(p);
+        return NULL;
+    }
+    floe_plan **kids = floe_calloc((size_t)n, sizeof *kids);
+    if (!kids) return floe_error(FLOE_ERR_OUT_OF_MEMORY, "planning: out of memory");
+    floe_status st = NULL;
+    bool changed = false;
+    for (int32_t i = 0; !st && i < n; i++) {
+        st = floe_sql_enforce_requirements(floe_plan_child(p, i), target_partitions, &kids[i]);
+        if (!st) st = provide(p, i, target_partitions, &kids[i]);
+        if (!st && kids[i] != floe_plan_child(p, i)) changed = true;
+    }
+    if (!st && changed) st = with_children(p, kids, out);
+    else if (!st) *out = floe_plan_retain(p);
+    for (int32_t i = 0; i < n; i++) floe_plan_release(kids[i]);
+    floe_free(kids);
+    return st;
+}
+
 floe_status floe_sql_physical(const floe_lplan *plan, const floe_sql_options *opts, bool single, floe_plan **out) {
     *out = NULL;
     phys_ctx c = {opts};
-    floe_plan *p;
-    FLOE_TRY(plan_node(&c, plan, &p));
+    floe_plan *p, *raw;
+    FLOE_TRY(plan_node(&c, plan, &raw));
+    /* The last step: nothing after it may drop what it adds. */
+    floe_status est = floe_sql_enforce_requirements(raw, opts->target_partitions, &p);
+    floe_plan_release(raw);
+    FLOE_TRY(est);
     if (!single) {
         *out = p;
         return NULL;

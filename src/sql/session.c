@@ -2,7 +2,8 @@
  * session.c — running SQL (include/floe/session.h): the statement loop,
  * session options (SET / SHOW / RESET), queries streamed to the result
  * sink, EXPLAIN [ANALYZE] and COPY (query) TO 'file.parquet'.  Every other
- * statement goes to the DDL module (floe_sql_exec_utility).
+ * statement goes to the DML module (floe_sql_exec_dml: INSERT, CREATE
+ * TABLE AS, DELETE) or the DDL module (floe_sql_exec_utility).
  *
  * A query runs as: bind (bind*.c) → floe_sql_optimize → floe_sql_physical
  * with one output partition → execute, each batch handed to the sink as it
@@ -24,6 +25,7 @@
 #include "floe/memory.h"
 #include "formats/parquet/writer.h"
 #include "sql/ddl.h"
+#include "sql/dml.h"
 #include "sql/pgnode.h"
 #include "sql/progress.h"
 #include "sql/session_internal.h"
@@ -332,10 +334,12 @@ static floe_status exec_explain(floe_session *s, const json_t *body, const floe_
     }
     json_t *query = floe_pg_get(body, "query");
     const char *qkind = floe_pg_node_kind(query);
-    if (!qkind || strcmp(qkind, "SelectStmt") != 0)
-        return floe_error(FLOE_ERR_UNSUPPORTED, "EXPLAIN supports queries only, not %s", qkind ? qkind : "this");
+    bool insert = qkind && strcmp(qkind, "InsertStmt") == 0;
+    if (!qkind || (strcmp(qkind, "SelectStmt") != 0 && !insert))
+        return floe_error(FLOE_ERR_UNSUPPORTED, "EXPLAIN supports queries and INSERT only, not %s",
+                          qkind ? qkind : "this");
     floe_plan *plan = NULL;
-    FLOE_TRY(floe_session_plan_query(s, query, &plan));
+    FLOE_TRY(insert ? floe_sql_plan_insert(s, query, &plan) : floe_session_plan_query(s, query, &plan));
     floe_buf text = FLOE_BUF_INIT;
     floe_status st = NULL;
     if (!analyze) {
@@ -523,6 +527,8 @@ static floe_status exec_stmt(floe_session *s, const floe_sql_stmt *stmt, const f
         if (strcmp(kind, "CopyStmt") == 0) return exec_copy(s, body, sink);
     }
     bool handled = false;
+    if (!stmt->describe) FLOE_TRY(floe_sql_exec_dml(s, stmt, sink, &handled));
+    if (handled) return NULL;
     FLOE_TRY(floe_sql_exec_utility(s, stmt, sink, &handled));
     if (!handled)
         return floe_session_error_at(s, stmt->location, FLOE_ERR_UNSUPPORTED, "statement %s is not supported",

@@ -3,8 +3,7 @@
 # very next statement: nothing about a table is cached across statements.
 # Process B (a shell reading statements from a FIFO) describes a table,
 # process A (floe -c) ALTERs it / creates and drops tables, and B's next
-# statement shows the change.  (INSERT from another process joins this test
-# with step 6.)
+# statement shows the change, INSERTs included.
 set -euo pipefail
 FLOE_BIN=${FLOE_BIN:?FLOE_BIN not set}
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/sql_sees_other.XXXXXX")
@@ -50,10 +49,16 @@ done
 last=$(awk '/^column_name,/{block=""} {block=block $0 "\n"} END{printf "%s", block}' out)
 if printf '%s' "$last" | grep -q '^a,'; then echo "FAIL: dropped column a still described:"; printf '%s' "$last"; exit 1; fi
 printf '%s' "$last" | grep -q '^bee,' || { echo "FAIL: bee missing after drop"; printf '%s' "$last"; exit 1; }
+# INSERTs by another process: B's next SELECT counts the new rows
+ask "SELECT 'rows=' || CAST(count(*) AS text) FROM t;" "rows=0" 1
+"$FLOE_BIN" --warehouse "$W" -c "INSERT INTO t (bee, c) VALUES ('one', 1), ('two', 2)"
+ask "SELECT 'rows=' || CAST(count(*) AS text) FROM t;" "rows=2" 1
+"$FLOE_BIN" --warehouse "$W" -c "INSERT INTO t (c) SELECT k FROM generate_series(1, 3) g(k)"
+ask "SELECT 'rows=' || CAST(count(*) AS text) || ';sum=' || CAST(sum(c) AS text) FROM t;" "rows=5;sum=9" 1
 "$FLOE_BIN" --warehouse "$W" -c "CREATE TABLE u (x int)"
 ask "SHOW TABLES;" "u" 1
 "$FLOE_BIN" --warehouse "$W" -c "DROP TABLE u"
 echo "SELECT * FROM u;" >&3
 for _ in $(seq 1 200); do grep -q "u" err && break; sleep 0.1; done
 grep -qi "does not exist\|not found" err || { echo "FAIL: B still sees dropped table u"; cat out err; exit 1; }
-echo "ok: shell B saw ADD, RENAME, DROP COLUMN, CREATE and DROP TABLE from another process"
+echo "ok: shell B saw ADD, RENAME, DROP COLUMN, CREATE and DROP TABLE and INSERTs from another process"

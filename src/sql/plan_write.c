@@ -1,0 +1,80 @@
+/*
+ * plan_write.c — the physical write plan (dml.h, floe_sql_plan_write):
+ *
+ *   IcebergCommit ← Coalesce ← IcebergWrite ← [Sort] ← [Repartition] ← input
+ *
+ * IcebergWrite is built straight over the input; the Repartition (hash on
+ * the partition columns, or round robin) and the Sort of a clustered
+ * writer are what it declares it requires, added by the same rule every
+ * plan goes through (floe_sql_enforce_requirements in physical.c), so the
+ * planner cannot disagree with the writer about what it needs.
+ *
+ * Everything the writer and the commit need travels as their parts: the
+ * target as schema / spec JSON, the table properties, a fresh job id, the
+ * catalog by its warehouse — nothing that only exists in this process.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/str.h"
+#include "floe/catalog.h"
+#include "floe/memory.h"
+#include "sql/dml.h"
+#include "sql/session_internal.h"
+
+/* Commit attempts when other writers win: Iceberg Java's
+ * commit.retry.num-retries, default 4. */
+#define DEFAULT_COMMIT_RETRIES 4
+
+static int32_t commit_retries(const floe_ice_table_metadata *md) {
+    for (int32_t i = 0; i < md->n_properties; i++) {
+        if (strcmp(md->properties[i].key, "commit.retry.num-retries") != 0) continue;
+        int64_t v = 0;
+        floe_status st = floe_parse_int64(floe_str_c(md->properties[i].value), "commit.retry.num-retries", &v);
+        if (st) {
+            floe_status_free(st);
+            return DEFAULT_COMMIT_RETRIES;
+        }
+        return v < 0 ? 0 : v > 100 ? 100 : (int32_t)v;
+    }
+    return DEFAULT_COMMIT_RETRIES;
+}
+
+floe_status floe_sql_plan_write(floe_session *s, floe_plan *input, const floe_ice_table *t, const char *ns,
+                                const char *name, floe_commit_kind kind, int64_t base_snapshot_id,
+                                floe_plan **out) {
+    *out = NULL;
+    const floe_ice_table_metadata *md = t->md;
+    const floe_ice_schema *schema = floe_ice_tm_current_schema(md);
+    const floe_ice_partition_spec *spec = floe_ice_tm_default_spec(md);
+    if (!schema || !spec) return floe_error(FLOE_ERR_CORRUPT, "table %s.%s has no current schema or spec", ns, name);
+    char *schema_json = NULL, *spec_json = NULL, *job = NULL;
+    const char **props = floe_calloc((size_t)md->n_properties * 2 + 1, sizeof *props);
+    floe_plan *write = NULL, *ready = NULL, *merged = NULL;
+    floe_status st = props ? NULL : floe_error(FLOE_ERR_OUT_OF_MEMORY, "planning a write: out of memory");
+    for (int32_t i = 0; !st && i < md->n_properties; i++) {
+        props[2 * i] = md->properties[i].key;
+        props[2 * i + 1] = md->properties[i].value;
+    }
+    if (!st) st = floe_ice_schema_to_json_text(schema, &schema_json);
+    if (!st) st = floe_ice_partition_spec_to_json_text(spec, &spec_json);
+    if (!st && !(job = floe_write_job_new_id()))
+        st = floe_error(FLOE_ERR_OUT_OF_MEMORY, "planning a write: out of memory");
+    if (!st)
+        st = floe_plan_iceberg_write(input, md->location, md->format_version, schema_json, spec_json,
+                                     md->default_sort_order_id, props, md->n_properties, job, &write);
+    if (!st) st = floe_sql_enforce_requirements(write, s->opts.target_partitions, &ready);
+    if (!st) st = floe_plan_coalesce(ready, &merged);
+    if (!st)
+        st = floe_plan_iceberg_commit(merged, floe_catalog_warehouse(s->catalog), ns, name, kind, base_snapshot_id,
+                                      job, commit_retries(md), out);
+    floe_plan_release(write);
+    floe_plan_release(ready);
+    floe_plan_release(merged);
+    floe_free(schema_json);
+    floe_free(spec_json);
+    floe_free(job);
+    floe_free(props);
+    if (st) return floe_status_wrap(st, "planning the write into %s.%s", ns, name);
+    return NULL;
+}
