@@ -484,6 +484,9 @@ static floe_status exec_copy(floe_session *s, const json_t *body, const floe_res
     }
     floe_exec_ctx ctx;
     floe_session_exec_ctx(s, &ctx);
+    const floe_result_sink *user_sink = sink;
+    floe_sql_progress prog; /* the sink's progress bar, when it has one */
+    floe_sql_progress_start(&prog, plan, &ctx, &sink);
     for (int32_t p = 0; p < floe_plan_partitions(plan) && !st; p++) {
         st = floe_plan_execute(plan, p, &ctx, &stream);
         while (!st) {
@@ -501,11 +504,12 @@ static floe_status exec_copy(floe_session *s, const json_t *body, const floe_res
         if (st) floe_pq_writer_abort(w);
         else st = floe_pq_writer_close(w, NULL);
     }
+    floe_sql_progress_stop(&prog, st == NULL);
     floe_plan_release(plan);
     if (st) return floe_status_wrap(st, "COPY TO '%s'", file);
     char tag[48];
     snprintf(tag, sizeof tag, "COPY %lld", (long long)rows);
-    if (sink && sink->end) FLOE_TRY(sink->end(sink->arg, tag, rows));
+    if (user_sink && user_sink->end) FLOE_TRY(user_sink->end(user_sink->arg, tag, rows));
     return NULL;
 }
 
