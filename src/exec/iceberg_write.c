@@ -8,10 +8,10 @@
  * writer stream keeps one rolling writer (iceberg_data_writer.h) per
  * partition tuple it has seen, found through a small open-addressing table
  * keyed by the hash of the partition columns (row_hash.h).  Each batch is
- * grouped in one pass: rows get a group in first-row order, a counting
- * sort gathers each group's rows, and each group goes to its writer as one
- * taken (or, when it is the whole batch, the batch itself) — no per-row
- * allocation.
+ * grouped in one pass: rows get a group in first-row order; a group whose
+ * rows form one run (sorted input) goes to its writer as a zero-copy
+ * slice (the whole batch when it is the only group), the others are
+ * gathered by a counting sort and taken — no per-row allocation.
  *
  * Fanout (default): any input order; when the writers' buffered bytes pass
  * floe.write.fanout-memory-bytes the largest is flushed (its open file is
@@ -101,8 +101,9 @@ typedef struct write_stream {
     int64_t *row_group;
     uint32_t *order;
     int64_t *group_start;
+    int64_t *group_first, *group_last; /* first and last row of each group */
     fan_entry **groups;
-    int64_t scratch_rows, scratch_groups;
+    int64_t scratch_rows;
     bool finished; /* output produced (or failed): next() gives the end */
     bool handed_out;
 } write_stream;
@@ -309,7 +310,11 @@ static floe_status grow_scratch(write_stream *s, int64_t rows) {
     if (gs) s->group_start = gs;
     fan_entry **g = floe_realloc(s->groups, (size_t)n * sizeof *g);
     if (g) s->groups = g;
-    if (!h || !rg || !o || !gs || !g)
+    int64_t *gf = floe_realloc(s->group_first, (size_t)n * sizeof *gf);
+    if (gf) s->group_first = gf;
+    int64_t *gl = floe_realloc(s->group_last, (size_t)n * sizeof *gl);
+    if (gl) s->group_last = gl;
+    if (!h || !rg || !o || !gs || !g || !gf || !gl)
         return floe_error(FLOE_ERR_OUT_OF_MEMORY, "IcebergWrite: grouping %lld rows", (long long)rows);
     s->scratch_rows = n;
     return NULL;
@@ -347,15 +352,18 @@ static floe_status enforce_budget(write_stream *s) {
     }
 }
 
-/* Write group g's rows of `data` (the batch's data columns). */
-static floe_status write_group(write_stream *s, fan_entry *e, const floe_batch *data, int64_t start, int64_t n) {
+/* Write n rows of `data` (the batch's data columns) to e's writer: rows
+ * start .. start+n-1 when `run`, else the rows s->order[start ..]. */
+static floe_status write_group(write_stream *s, fan_entry *e, const floe_batch *data, int64_t start, int64_t n,
+                               bool run) {
     if (!e->w) {
         if (e->started) return unsorted_error(s, e);
         FLOE_TRY(open_writer(s, e));
     }
     if (n == data->num_rows) return floe_ice_rolling_writer_write(e->w, data);
     floe_batch *part = NULL;
-    FLOE_TRY(floe_batch_take(data, s->order + start, n, &part));
+    if (run) FLOE_TRY(floe_batch_slice(data, start, n, &part));
+    else FLOE_TRY(floe_batch_take(data, s->order + start, n, &part));
     floe_status st = floe_ice_rolling_writer_write(e->w, part);
     floe_batch_release(part);
     return st;
@@ -392,6 +400,7 @@ static floe_status write_batch(write_stream *s, const floe_batch *b) {
             e->batch_group = n_groups;
             s->groups[n_groups] = e;
             s->group_start[n_groups] = 0;
+            s->group_first[n_groups] = i;
             n_groups++;
         } else if (!p->fanout && e != prev) {
             /* Clustered: the tuple left and came back within the batch. */
@@ -400,8 +409,14 @@ static floe_status write_batch(write_stream *s, const floe_batch *b) {
         }
         s->row_group[i] = e->batch_group;
         s->group_start[e->batch_group]++;
+        s->group_last[e->batch_group] = i;
         prev = e;
     }
+    /* Groups whose rows are one run (sorted input) are written as slices;
+     * only interleaved ones need their rows gathered. */
+    bool interleaved = false;
+    for (int64_t g = 0; g < n_groups && !interleaved; g++)
+        interleaved = s->group_last[g] - s->group_first[g] + 1 != s->group_start[g];
     if (!st) {
         /* Counting sort: group_start becomes each group's first slot. */
         int64_t at = 0;
@@ -411,7 +426,7 @@ static floe_status write_batch(write_stream *s, const floe_batch *b) {
             at += c;
         }
         s->group_start[n_groups] = at;
-        if (n_groups > 1) {
+        if (interleaved) {
             for (int64_t i = 0; i < rows; i++) s->order[s->group_start[s->row_group[i]]++] = (uint32_t)i;
             for (int64_t g = n_groups; g > 0; g--) s->group_start[g] = s->group_start[g - 1];
             s->group_start[0] = 0;
@@ -427,7 +442,8 @@ static floe_status write_batch(write_stream *s, const floe_batch *b) {
             if (st) break;
         }
         int64_t start = s->group_start[g], n = s->group_start[g + 1] - start;
-        st = write_group(s, e, data, start, n);
+        bool run = s->group_last[g] - s->group_first[g] + 1 == n;
+        st = write_group(s, e, data, run ? s->group_first[g] : start, n, run);
         if (!p->fanout) s->current = e;
     }
     for (int64_t g = 0; g < n_groups; g++) s->groups[g]->batch_group = -1;
@@ -518,6 +534,8 @@ static void write_close(floe_stream *s_) {
     floe_free(s->row_group);
     floe_free(s->order);
     floe_free(s->group_start);
+    floe_free(s->group_first);
+    floe_free(s->group_last);
     floe_free(s->groups);
     floe_fileio_free(s->io);
     floe_free(s);
