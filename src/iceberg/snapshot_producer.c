@@ -18,6 +18,7 @@
 
 #include <jansson.h>
 
+#include "base/threadpool.h"
 #include "floe/memory.h"
 #include "iceberg/snapshot_producer.h"
 #include "iceberg/table_update_internal.h"
@@ -186,7 +187,9 @@ floe_status floe_ice_producer_init(floe_ice_producer *p, const floe_ice_table *t
 
 void floe_ice_producer_destroy(floe_ice_producer *p) {
     floe_ice_data_file_codec_free(p->codec);
-    floe_ice_live_files_free(p->live);
+    for (size_t i = 0; p->manifests && i < p->n_mfs; i++) floe_ice_manifest_free(p->manifests[i]);
+    floe_free(p->manifests);
+    floe_free(p->files);
     floe_ice_manifest_list_free(p->list);
     floe_free(p->v1_files);
     floe_free(p->mf_begin);
@@ -249,26 +252,164 @@ static floe_status load_list(floe_ice_producer *p) {
     return NULL;
 }
 
-floe_status floe_ice_producer_load_live(floe_ice_producer *p) {
-    if (!p->parent || p->live) return NULL;
-    FLOE_TRY(load_list(p));
-    FLOE_TRY(floe_ice_table_live_files(p->t, p->parent, NULL, &p->live));
-    size_t n = p->live->n;
-    p->removed = floe_calloc(n ? n : 1, 1);
-    p->mf_begin = floe_calloc(p->n_mfs + 1, sizeof *p->mf_begin);
-    if (!p->removed || !p->mf_begin) return oom(p);
-    /* Live files come in manifest-list order, then entry order: group them
-     * under their list records. */
-    size_t cur = 0;
-    for (size_t i = 0; i < p->n_mfs; i++) {
-        p->mf_begin[i] = cur;
-        while (cur < n && strcmp(p->live->files[cur].manifest_path, p->mfs[i].manifest_path) == 0) cur++;
+/* ---- reading the current snapshot's manifests ------------------------------ */
+
+/* Values stored in the representation of one type and read back as
+ * another (a day partition written as a plain int) take the spec's type. */
+static floe_ice_type_id storage_class(floe_ice_type_id t) {
+    switch (t) {
+    case FLOE_ICE_DATE: return FLOE_ICE_INT;
+    case FLOE_ICE_TIME:
+    case FLOE_ICE_TIMESTAMP:
+    case FLOE_ICE_TIMESTAMPTZ:
+    case FLOE_ICE_TIMESTAMP_NS:
+    case FLOE_ICE_TIMESTAMPTZ_NS: return FLOE_ICE_LONG;
+    default: return t;
     }
-    p->mf_begin[p->n_mfs] = cur;
-    if (cur != n)
-        return floe_error(FLOE_ERR_CORRUPT, "%s: the live files of snapshot %" PRId64 " do not line up with its "
-                          "manifest list (file %zu of %zu, in %s)", p->what, p->parent->snapshot_id, cur + 1, n,
-                          p->live->files[cur].manifest_path);
+}
+
+static void retype(const floe_ice_type *pt, floe_ice_data_file *f) {
+    for (int32_t i = 0; pt && i < f->n_partition && i < pt->n_fields; i++) {
+        if (pt->fields[i].id != f->partition_ids[i]) continue;
+        floe_ice_type_id want = pt->fields[i].type->id;
+        if (want != f->partition[i].type && storage_class(want) == storage_class(f->partition[i].type))
+            f->partition[i].type = want;
+    }
+}
+
+typedef struct read_ctx {
+    floe_ice_producer *p;
+    const size_t *which;          /* indexes into p->mfs */
+} read_ctx;
+
+static floe_status read_range(void *vctx, size_t begin, size_t end, const floe_cancel *cancel) {
+    read_ctx *c = vctx;
+    floe_ice_producer *p = c->p;
+    for (size_t k = begin; k < end; k++) {
+        FLOE_TRY(floe_cancel_check(cancel, "reading manifests"));
+        const floe_ice_manifest_file *mf = &p->mfs[c->which[k]];
+        floe_input *in = NULL;
+        FLOE_TRY(floe_ice_table_open_input(p->t, mf->manifest_path, mf->manifest_length, &in));
+        floe_status st = floe_ice_manifest_read(in, mf->added_snapshot_id >= 0 || mf->sequence_number > 0 ? mf : NULL,
+                                                &p->manifests[c->which[k]]);
+        floe_input_close(in);
+        FLOE_TRY_CTX(st, "%s: reading manifest %s", p->what, mf->manifest_path);
+    }
+    return NULL;
+}
+
+/* The partition type of spec `spec_id` (lenient: a dropped source column
+ * types its field "unknown"), cached per spec in `pts`. */
+static floe_status partition_type(floe_ice_producer *p, floe_ice_type **pts, int32_t spec_id, const floe_ice_type **out) {
+    *out = NULL;
+    for (int32_t i = 0; i < p->md->n_specs; i++) {
+        if (p->md->specs[i]->spec_id != spec_id) continue;
+        if (!pts[i]) FLOE_TRY(floe_ice_partition_spec_partition_type(p->md->specs[i], p->schema, true, &pts[i]));
+        *out = pts[i];
+        return NULL;
+    }
+    return NULL;
+}
+
+/* Gather the live entries of the manifests read, in list order. */
+static floe_status collect(floe_ice_producer *p) {
+    size_t total = 0;
+    for (size_t i = 0; i < p->n_mfs; i++)
+        if (p->manifests[i]) total += p->manifests[i]->n_entries;
+    p->files = floe_calloc(total ? total : 1, sizeof *p->files);
+    p->removed = floe_calloc(total ? total : 1, 1);
+    p->mf_begin = floe_calloc(p->n_mfs + 1, sizeof *p->mf_begin);
+    floe_ice_type **pts = floe_calloc(p->md->n_specs > 0 ? (size_t)p->md->n_specs : 1, sizeof *pts);
+    floe_status st = p->files && p->removed && p->mf_begin && pts ? NULL : oom(p);
+    for (size_t i = 0; !st && i < p->n_mfs; i++) {
+        p->mf_begin[i] = p->n_files;
+        floe_ice_manifest *m = p->manifests[i];
+        if (!m) continue;
+        const floe_ice_type *pt = NULL;
+        st = partition_type(p, pts, m->spec_id, &pt);
+        for (size_t k = 0; !st && k < m->n_entries; k++) {
+            floe_ice_manifest_entry *e = &m->entries[k];
+            if (e->status == FLOE_ICE_STATUS_DELETED) continue;
+            retype(pt, &e->file);
+            floe_ice_live_file *f = &p->files[p->n_files++];
+            f->file = e->file;
+            f->snapshot_id = e->snapshot_id;
+            f->sequence_number = e->sequence_number;
+            f->file_sequence_number = e->file_sequence_number;
+            f->status = e->status;
+            f->manifest_path = p->mfs[i].manifest_path;
+            char *rp = NULL;
+            st = floe_ice_table_resolve_path(p->t, e->file.file_path, &rp);
+            if (st) break;
+            f->resolved_path = floe_arena_strdup(&p->arena, rp);
+            floe_free(rp);
+            if (!f->resolved_path) st = oom(p);
+        }
+    }
+    if (p->mf_begin) p->mf_begin[p->n_mfs] = p->n_files;
+    for (int32_t i = 0; pts && i < p->md->n_specs; i++) floe_ice_type_free(pts[i]);
+    floe_free(pts);
+    return st;
+}
+
+floe_status floe_ice_producer_load_live(floe_ice_producer *p, floe_ice_manifest_pick_fn pick, void *ctx) {
+    if (!p->parent || p->loaded) return NULL;
+    FLOE_TRY(load_list(p));
+    p->loaded = true;
+    p->manifests = floe_calloc(p->n_mfs ? p->n_mfs : 1, sizeof *p->manifests);
+    size_t *which = floe_malloc((p->n_mfs ? p->n_mfs : 1) * sizeof *which);
+    floe_status st = p->manifests && which ? NULL : oom(p);
+    /* Delete files make every manifest needed: whether one still applies
+     * depends on all the data of its partition. */
+    bool all = !pick;
+    for (size_t i = 0; !st && i < p->n_mfs && !all; i++) all = p->mfs[i].content == FLOE_ICE_MANIFEST_DELETES;
+    size_t n = 0;
+    for (size_t i = 0; !st && i < p->n_mfs; i++) {
+        bool read = true;
+        if (!all) st = pick(p, &p->mfs[i], ctx, &read);
+        if (!st && read) which[n++] = i;
+    }
+    floe_threadpool *pool = NULL;
+    if (!st && n) st = floe_threadpool_default(&pool);
+    read_ctx rc = {p, which};
+    if (!st && n) st = floe_parallel_for(pool, n, 1, read_range, &rc, NULL);
+    floe_free(which);
+    if (!st) st = collect(p);
+    return st;
+}
+
+floe_status floe_ice_manifest_may_hold_tuple(const floe_ice_manifest_file *mf, const floe_ice_type *ptype,
+                                             const floe_ice_value *values, int32_t n, bool *may) {
+    *may = true;
+    if (mf->n_partitions < 0 || !ptype || mf->n_partitions != n || ptype->n_fields != n) return NULL;
+    for (int32_t k = 0; k < n && *may; k++) {
+        const floe_ice_field_summary *fs = &mf->partitions[k];
+        const floe_ice_value *v = &values[k];
+        if (v->is_null) {
+            *may = fs->contains_null;
+            continue;
+        }
+        if ((v->type == FLOE_ICE_FLOAT && isnan(v->v.f32)) || (v->type == FLOE_ICE_DOUBLE && isnan(v->v.f64))) {
+            *may = fs->contains_nan != 0;
+            continue;
+        }
+        if (!fs->lower_bound || !fs->upper_bound) {
+            *may = false; /* only nulls or NaNs in this field */
+            continue;
+        }
+        const floe_ice_type *ft = ptype->fields[k].type;
+        if (ft->id == FLOE_ICE_UNKNOWN) continue;
+        floe_ice_value lo, hi;
+        floe_status st = floe_ice_value_from_bytes(ft, fs->lower_bound, fs->lower_len, &lo);
+        if (!st) st = floe_ice_value_from_bytes(ft, fs->upper_bound, fs->upper_len, &hi);
+        if (st) { /* an unreadable summary cannot prune */
+            floe_status_free(st);
+            continue;
+        }
+        floe_ice_value x = normalized(v), a = normalized(&lo), b = normalized(&hi);
+        if (x.type != a.type) continue; /* types disagree: cannot prune */
+        *may = floe_ice_value_compare(&a, &x) <= 0 && floe_ice_value_compare(&x, &b) <= 0;
+    }
     return NULL;
 }
 
@@ -319,8 +460,8 @@ typedef struct orphan_ctx {
 } orphan_ctx;
 
 static floe_status index_data(floe_ice_producer *p, orphan_ctx *o) {
-    for (size_t i = 0; i < p->live->n; i++) {
-        const floe_ice_live_file *lf = &p->live->files[i];
+    for (size_t i = 0; i < p->n_files; i++) {
+        const floe_ice_live_file *lf = &p->files[i];
         if (lf->file.content != FLOE_ICE_CONTENT_DATA) continue;
         floe_ice_tuple_map *paths = p->removed[i] ? &o->gone : &o->left;
         FLOE_TRY(put_path(p, paths, lf->file.file_path));
@@ -339,7 +480,7 @@ static floe_status index_data(floe_ice_producer *p, orphan_ctx *o) {
 
 /* Does delete file i still apply to some remaining data file? */
 static floe_status delete_still_applies(floe_ice_producer *p, orphan_ctx *o, size_t i, bool *applies) {
-    const floe_ice_live_file *lf = &p->live->files[i];
+    const floe_ice_live_file *lf = &p->files[i];
     const floe_ice_data_file *f = &lf->file;
     *applies = true;
     if (lf->sequence_number < 0) return NULL; /* unknown: keep */
@@ -378,17 +519,17 @@ static floe_status delete_still_applies(floe_ice_producer *p, orphan_ctx *o, siz
 }
 
 floe_status floe_ice_producer_drop_orphan_deletes(floe_ice_producer *p) {
-    if (!p->live) return NULL;
+    if (!p->loaded) return NULL;
     bool any_deletes = false;
-    for (size_t i = 0; i < p->live->n && !any_deletes; i++)
-        any_deletes = p->live->files[i].file.content != FLOE_ICE_CONTENT_DATA && !p->removed[i];
+    for (size_t i = 0; i < p->n_files && !any_deletes; i++)
+        any_deletes = p->files[i].file.content != FLOE_ICE_CONTENT_DATA && !p->removed[i];
     if (!any_deletes) return NULL;
     orphan_ctx o;
     memset(&o, 0, sizeof o);
     o.global_min = INT64_MAX;
     floe_status st = index_data(p, &o);
-    for (size_t i = 0; !st && i < p->live->n; i++) {
-        if (p->live->files[i].file.content == FLOE_ICE_CONTENT_DATA || p->removed[i]) continue;
+    for (size_t i = 0; !st && i < p->n_files; i++) {
+        if (p->files[i].file.content == FLOE_ICE_CONTENT_DATA || p->removed[i]) continue;
         bool applies = true;
         st = delete_still_applies(p, &o, i, &applies);
         if (!st && !applies) floe_ice_producer_remove(p, i);
@@ -562,7 +703,7 @@ static floe_status write_added_manifest(floe_ice_producer *p, floe_ice_append_fi
 static floe_status rewrite_manifest(floe_ice_producer *p, size_t i, floe_ice_append_files *w,
                                     floe_ice_manifest_file *rec) {
     size_t b = p->mf_begin[i], n = p->mf_begin[i + 1] - b;
-    const floe_ice_live_file *lf = &p->live->files[b];
+    const floe_ice_live_file *lf = &p->files[b];
     const floe_ice_partition_spec *spec = floe_ice_tm_spec(p->md, lf[0].file.spec_id);
     if (!spec)
         return floe_error(FLOE_ERR_CORRUPT, "%s: manifest %s uses partition spec %d, which the table does not have",
@@ -595,7 +736,7 @@ static bool worth_keeping(const floe_ice_manifest_file *mf) {
 }
 
 static bool manifest_touched(const floe_ice_producer *p, size_t i) {
-    if (!p->live || !p->n_removed) return false;
+    if (!p->loaded || !p->n_removed) return false;
     for (size_t k = p->mf_begin[i]; k < p->mf_begin[i + 1]; k++)
         if (p->removed[k]) return true;
     return false;
@@ -665,9 +806,9 @@ static floe_status count_changes(floe_ice_producer *p, counts *c) {
         else c->added_eq_files++, c->added_eq_records += f->record_count;
         st = floe_ice_tuple_map_put(&parts, f->spec_id, f->n_partition, f->partition, NULL, NULL);
     }
-    for (size_t i = 0; !st && p->live && i < p->live->n; i++) {
+    for (size_t i = 0; !st && i < p->n_files; i++) {
         if (!p->removed[i]) continue;
-        const floe_ice_data_file *f = &p->live->files[i].file;
+        const floe_ice_data_file *f = &p->files[i].file;
         c->removed_size += f->file_size_in_bytes;
         switch (f->content) {
         case FLOE_ICE_CONTENT_DATA: c->deleted_files++, c->deleted_records += f->record_count; break;

@@ -83,11 +83,20 @@ typedef struct floe_ice_producer {
     const floe_ice_manifest_file *mfs;
     size_t n_mfs;
     bool have_list;
-    floe_ice_live_files *live;                /* NULL when not loaded */
+    bool loaded;                              /* floe_ice_producer_load_live ran */
+    floe_ice_manifest **manifests;            /* per mfs[i]: read, or NULL when skipped */
+    floe_ice_live_file *files;                /* live entries of the manifests read, in list order */
+    size_t n_files;
     size_t *mf_begin;                         /* live files of mfs[i]: [mf_begin[i], mf_begin[i+1]) */
     uint8_t *removed;                         /* per live file: removed by this commit */
     size_t n_removed;
 } floe_ice_producer;
+
+/* May manifest `mf` (of the current snapshot) hold a file the operation
+ * removes?  Manifests answered false are not read and are carried over
+ * unchanged. */
+typedef floe_status (*floe_ice_manifest_pick_fn)(floe_ice_producer *p, const floe_ice_manifest_file *mf, void *ctx,
+                                                 bool *read);
 
 /* Start a producer on `t`'s current metadata for operation `what`: fresh
  * snapshot id and commit uuid, next sequence number, timestamp.  Format
@@ -108,11 +117,21 @@ floe_status floe_ice_producer_add_records(floe_ice_producer *p, const uint8_t *c
 floe_status floe_ice_producer_add_delete_files(floe_ice_producer *p, const floe_ice_data_file *files,
                                                int32_t n) FLOE_WARN_UNUSED;
 
-/* Read the current snapshot's manifest list and live files (nothing when
- * the table has no snapshot: p->live stays NULL). */
-floe_status floe_ice_producer_load_live(floe_ice_producer *p) FLOE_WARN_UNUSED;
+/* Read the current snapshot's manifest list and the live files of its
+ * manifests (nothing when the table has no snapshot).  `pick` (NULL: all)
+ * chooses the manifests to read; when the snapshot has delete files every
+ * manifest is read all the same, so that
+ * floe_ice_producer_drop_orphan_deletes sees all the data.  Partition
+ * tuples take their spec's types. */
+floe_status floe_ice_producer_load_live(floe_ice_producer *p, floe_ice_manifest_pick_fn pick,
+                                        void *ctx) FLOE_WARN_UNUSED;
 
-/* Mark live file i (an index into p->live->files) removed. */
+/* Does manifest `mf`'s partition summary admit the tuple `values` (of
+ * `spec`, typed by `ptype`, its partition struct)?  No summary: yes. */
+floe_status floe_ice_manifest_may_hold_tuple(const floe_ice_manifest_file *mf, const floe_ice_type *ptype,
+                                             const floe_ice_value *values, int32_t n, bool *may) FLOE_WARN_UNUSED;
+
+/* Mark live file i (an index into p->files) removed. */
 void floe_ice_producer_remove(floe_ice_producer *p, size_t i);
 
 /* After the data files are marked, also mark the delete files left with

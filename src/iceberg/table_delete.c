@@ -64,7 +64,7 @@ static floe_status projections(delete_ctx *d, int32_t spec_id, const spec_proj *
 /* Decide live data file i: remove it (all rows match), keep it (none
  * can), or refuse. */
 static floe_status decide(delete_ctx *d, size_t i) {
-    const floe_ice_live_file *lf = &d->p->live->files[i];
+    const floe_ice_live_file *lf = &d->p->files[i];
     const floe_ice_data_file *f = &lf->file;
     const spec_proj *sp = NULL;
     FLOE_TRY(projections(d, f->spec_id, &sp));
@@ -88,6 +88,17 @@ static floe_status decide(delete_ctx *d, size_t i) {
                       "match the filter", f->file_path);
 }
 
+/* Read only the manifests whose partition summaries admit the inclusive
+ * projection (as scan planning prunes them). */
+static floe_status pick(floe_ice_producer *p, const floe_ice_manifest_file *mf, void *vctx, bool *read) {
+    delete_ctx *d = vctx;
+    *read = true;
+    const spec_proj *sp = NULL;
+    FLOE_TRY(projections(d, mf->partition_spec_id, &sp));
+    (void)p;
+    return floe_ice_manifest_file_might_match(sp->inclusive, sp->spec, mf, read);
+}
+
 static floe_status bind_filter(const floe_ice_producer *p, const floe_ice_expr *filter, floe_ice_expr **out) {
     floe_ice_expr *bound = NULL;
     if (floe_ice_expr_is_bound(filter)) {
@@ -106,11 +117,11 @@ static floe_status run(delete_ctx *d, const floe_ice_expr *filter, floe_ice_tabl
     floe_ice_producer *p = d->p;
     FLOE_TRY(bind_filter(p, filter, &d->filter));
     if (!p->parent) return NULL; /* an empty table: nothing to delete */
-    FLOE_TRY(floe_ice_producer_load_live(p));
     d->projs = floe_calloc(p->md->n_specs > 0 ? (size_t)p->md->n_specs : 1, sizeof *d->projs);
     if (!d->projs) return floe_error(FLOE_ERR_OUT_OF_MEMORY, "out of memory planning a delete");
-    for (size_t i = 0; i < p->live->n; i++)
-        if (p->live->files[i].file.content == FLOE_ICE_CONTENT_DATA) FLOE_TRY(decide(d, i));
+    FLOE_TRY(floe_ice_producer_load_live(p, pick, d));
+    for (size_t i = 0; i < p->n_files; i++)
+        if (p->files[i].file.content == FLOE_ICE_CONTENT_DATA) FLOE_TRY(decide(d, i));
     if (p->n_removed == 0) return NULL; /* nothing matches: no snapshot */
     FLOE_TRY(floe_ice_producer_drop_orphan_deletes(p));
     return floe_ice_producer_commit(p, "delete", NULL, 0, NULL, 0, out, w);
@@ -133,10 +144,10 @@ floe_status floe_ice_tm_delete_snapshot(const floe_ice_table *t, const floe_ice_
     if (!st) st = run(&d, filter, out, written);
     if (!st && *out) {
         int64_t files = 0, rows = 0;
-        for (size_t i = 0; i < p.live->n; i++) {
-            if (!p.removed[i] || p.live->files[i].file.content != FLOE_ICE_CONTENT_DATA) continue;
+        for (size_t i = 0; i < p.n_files; i++) {
+            if (!p.removed[i] || p.files[i].file.content != FLOE_ICE_CONTENT_DATA) continue;
             files++;
-            rows += p.live->files[i].file.record_count;
+            rows += p.files[i].file.record_count;
         }
         if (deleted_files) *deleted_files = files;
         if (deleted_rows) *deleted_rows = rows;

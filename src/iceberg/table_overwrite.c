@@ -105,6 +105,23 @@ static floe_status validate(floe_ice_producer *p, const floe_ice_tuple_map *repl
     return NULL;
 }
 
+typedef struct pick_ctx {
+    const floe_ice_type *ptype;      /* the default spec's partition struct */
+} pick_ctx;
+
+/* Read only manifests of the default spec whose partition summaries admit
+ * one of the added tuples. */
+static floe_status pick(floe_ice_producer *p, const floe_ice_manifest_file *mf, void *vctx, bool *read) {
+    const pick_ctx *c = vctx;
+    /* A record without summaries (a v1 snapshot's bare manifest) may hold
+     * anything, of any spec. */
+    *read = mf->n_partitions < 0;
+    if (*read || mf->partition_spec_id != p->spec->spec_id) return NULL;
+    for (int32_t i = 0; i < p->n_added && !*read; i++)
+        FLOE_TRY(floe_ice_manifest_may_hold_tuple(mf, c->ptype, p->added[i].partition, p->added[i].n_partition, read));
+    return NULL;
+}
+
 static floe_status run(floe_ice_producer *p, const uint8_t *const *data, const size_t *lens, int32_t n,
                        int64_t base, const char *const *kv, int32_t n_kv, floe_ice_table_metadata **out,
                        floe_ice_append_files *w) {
@@ -116,9 +133,13 @@ static floe_status run(floe_ice_producer *p, const uint8_t *const *data, const s
         st = floe_ice_tuple_map_put(&replaced, p->spec->spec_id, p->added[i].n_partition, p->added[i].partition, NULL,
                                     NULL);
     if (!st && base >= 0) st = validate(p, &replaced, whole_table, base);
-    if (!st) st = floe_ice_producer_load_live(p);
-    for (size_t i = 0; !st && p->live && i < p->live->n; i++) {
-        const floe_ice_data_file *f = &p->live->files[i].file;
+    floe_ice_type *ptype = NULL;
+    if (!st && !whole_table) st = floe_ice_partition_spec_partition_type(p->spec, p->schema, false, &ptype);
+    pick_ctx pc = {ptype};
+    if (!st) st = floe_ice_producer_load_live(p, whole_table ? NULL : pick, &pc);
+    floe_ice_type_free(ptype);
+    for (size_t i = 0; !st && i < p->n_files; i++) {
+        const floe_ice_data_file *f = &p->files[i].file;
         if (whole_table ||
             (f->spec_id == p->spec->spec_id && floe_ice_tuple_map_get(&replaced, f->spec_id, f->n_partition, f->partition)))
             floe_ice_producer_remove(p, i);

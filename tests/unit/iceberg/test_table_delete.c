@@ -177,6 +177,37 @@ static void delete_file_whose_bounds_lie_inside_the_range(void **state) {
     floe_catalog_close(c);
 }
 
+static void manifests_the_filter_cannot_match_are_not_read(void **state) {
+    (void)state;
+    floe_catalog *c = ct_setup("del_prune", CT_CAT, 2);
+    int64_t s1 = ct_append(c, "a0", 0, 3, "a", 0);
+    ct_append(c, "c0", 20, 2, "c", 0);
+    /* Hide s1's manifest (cat a..a): DELETE WHERE cat = 'c' must not need it. */
+    floe_ice_table *t = NULL;
+    assert_ok(floe_catalog_load_table(c, "db", "t", &t));
+    floe_ice_manifest_list *l = NULL;
+    floe_ice_manifest_file *v1 = NULL;
+    const floe_ice_manifest_file *mfs = NULL;
+    size_t n = 0;
+    assert_ok(floe_ice_snapshot_manifests(t, floe_ice_tm_current_snapshot(t->md), &l, &v1, &mfs, &n));
+    char path[2048], away[2100];
+    for (size_t i = 0; i < n; i++)
+        if (mfs[i].added_snapshot_id == s1) snprintf(path, sizeof path, "%s", mfs[i].manifest_path);
+    snprintf(away, sizeof away, "%s.away", path);
+    floe_ice_manifest_list_free(l);
+    floe_free(v1);
+    floe_ice_table_free(t);
+    assert_int_equal(rename(path, away), 0);
+    int64_t rows = 0;
+    assert_true(delete_where(c, cat_eq("c"), &rows) > 0);
+    assert_int_equal(rows, 2);
+    assert_int_equal(rename(away, path), 0);
+    int64_t sum = 0;
+    assert_int_equal(ct_read_rows(c, -1, &sum), 3);
+    assert_int_equal(sum, 3);
+    floe_catalog_close(c);
+}
+
 static void partial_match_is_refused_and_table_unchanged(void **state) {
     (void)state;
     floe_catalog *c = ct_setup("del_partial", CT_CAT, 2);
@@ -487,6 +518,7 @@ FLOE_TEST_MAIN(cmocka_unit_test(delete_whole_identity_partitions),
                cmocka_unit_test(delete_on_one_field_of_a_two_field_spec),
                cmocka_unit_test(delete_through_bucket_partitions_and_bounds),
                cmocka_unit_test(delete_file_whose_bounds_lie_inside_the_range),
+               cmocka_unit_test(manifests_the_filter_cannot_match_are_not_read),
                cmocka_unit_test(partial_match_is_refused_and_table_unchanged),
                cmocka_unit_test(no_match_makes_no_snapshot),
                cmocka_unit_test(losing_delete_replans_on_the_winners_files),

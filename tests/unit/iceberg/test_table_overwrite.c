@@ -118,6 +118,48 @@ static void overwrite_replaces_only_the_written_partitions(void **state) {
     floe_catalog_close(c);
 }
 
+/* Rename the manifests of the current snapshot that snapshot `sid` added:
+ * to <path>.away, or back. */
+static void move_manifests_of(floe_catalog *c, int64_t sid, bool away) {
+    floe_ice_table *t = NULL;
+    assert_ok(floe_catalog_load_table(c, "db", "t", &t));
+    floe_ice_manifest_list *l = NULL;
+    floe_ice_manifest_file *v1 = NULL;
+    const floe_ice_manifest_file *mfs = NULL;
+    size_t n = 0;
+    assert_ok(floe_ice_snapshot_manifests(t, floe_ice_tm_current_snapshot(t->md), &l, &v1, &mfs, &n));
+    int moved = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (mfs[i].added_snapshot_id != sid) continue;
+        char other[2100];
+        snprintf(other, sizeof other, "%s.away", mfs[i].manifest_path);
+        assert_int_equal(away ? rename(mfs[i].manifest_path, other) : rename(other, mfs[i].manifest_path), 0);
+        moved++;
+    }
+    assert_int_equal(moved, 1);
+    floe_ice_manifest_list_free(l);
+    floe_free(v1);
+    floe_ice_table_free(t);
+}
+
+static void manifests_that_cannot_hold_the_partition_are_not_read(void **state) {
+    (void)state;
+    int64_t s1, s2;
+    floe_catalog *c = three_partitions("ow_prune", 2, &s1, &s2);
+    /* s1's manifest holds cat a..b: replacing cat=c must not open it (it
+     * is carried over by path). */
+    move_manifests_of(c, s1, true);
+    size_t len;
+    uint8_t *rec = ct_write(c, "c-new", 300, 2, "c", 0, &len);
+    assert_ok(overwrite(c, &rec, &len, 1, s2, 0, NULL));
+    floe_free(rec);
+    move_manifests_of(c, s1, false);
+    int64_t sum = 0;
+    assert_int_equal(ct_read_rows(c, -1, &sum), 13);
+    assert_int_equal(sum, 0 + 1 + 2 + 3 + 4 + 5 + 6 + 7 + 10 + 11 + 12 + 300 + 301);
+    floe_catalog_close(c);
+}
+
 static void two_field_spec_replaces_exact_tuples_only(void **state) {
     (void)state;
     floe_catalog *c = ct_setup("ow_two_fields", CT_CAT_DAY, 2);
@@ -472,6 +514,7 @@ static void python_avro_reads_rewritten_manifests(void **state) {
 }
 
 FLOE_TEST_MAIN(cmocka_unit_test(overwrite_replaces_only_the_written_partitions),
+               cmocka_unit_test(manifests_that_cannot_hold_the_partition_are_not_read),
                cmocka_unit_test(two_field_spec_replaces_exact_tuples_only),
                cmocka_unit_test(unpartitioned_overwrite_replaces_everything),
                cmocka_unit_test(concurrent_append_into_a_replaced_partition_conflicts),
