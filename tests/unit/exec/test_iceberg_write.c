@@ -510,8 +510,9 @@ static void a_failing_child_commits_nothing_and_leaves_no_files(void **state) {
     fx f;
     fx_setup(&f, "iw_child_fails", SPEC_CAT);
     /* Filter: 1000 / (id - 350) > -1000000 divides by zero at id 350,
-     * after the writers opened their files. */
-    floe_plan *v = values_of(6, 100, 3, 2, -1, 1), *flt = NULL;
+     * after the writers opened their files; the other writer (batches
+     * 0, 2, 4) may well have finished and handed its files out. */
+    floe_plan *v = values_of(6, 100, 3, 2, -1, 2), *flt = NULL;
     floe_expr *id, *k, *diff, *thousand, *q, *lim, *pred;
     assert_ok(floe_expr_column(0, &id));
     assert_ok(floe_expr_lit_int64(350, &k));
@@ -532,6 +533,19 @@ static void a_failing_child_commits_nothing_and_leaves_no_files(void **state) {
     floe_plan *p = write_plan(&f, flt, NULL, 0, 0);
     assert_error(run_commit(p, NULL, NULL, NULL, NULL), FLOE_ERR_INVALID_ARGUMENT, "division by zero");
     assert_int_equal(read_table(&f).snapshot_id, -1);
+    assert_int_equal(parquet_files(&f), 0);
+    floe_plan_release(p);
+    fx_free(&f);
+}
+
+static void a_failed_commit_deletes_every_file_written(void **state) {
+    (void)state;
+    fx f;
+    fx_setup(&f, "iw_commit_fails", SPEC_CAT_BUCKET);
+    floe_plan *p = write_plan(&f, values_of(4, 100, 3, 2, -1, 2), NULL, 0, 2);
+    /* The table disappears from the catalog before the commit. */
+    assert_ok(floe_catalog_drop_table(f.c, "db", "t", false));
+    assert_error(run_commit(p, NULL, NULL, NULL, NULL), FLOE_ERR_NOT_FOUND, "IcebergCommit of db.t");
     assert_int_equal(parquet_files(&f), 0);
     floe_plan_release(p);
     fx_free(&f);
@@ -776,6 +790,7 @@ FLOE_TEST_MAIN(cmocka_unit_test(fanout_writes_many_interleaved_partitions_one_fi
                cmocka_unit_test(null_in_a_required_column_fails_and_commits_nothing),
                cmocka_unit_test(a_tiny_memory_budget_flushes_more_files_with_the_same_rows),
                cmocka_unit_test(a_failing_child_commits_nothing_and_leaves_no_files),
+               cmocka_unit_test(a_failed_commit_deletes_every_file_written),
                cmocka_unit_test(a_cancelled_statement_never_commits),
                cmocka_unit_test(an_empty_input_commits_no_snapshot),
                cmocka_unit_test(replace_partitions_swaps_only_the_partitions_written),
