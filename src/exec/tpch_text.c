@@ -6,9 +6,10 @@
  * each phrase from its own weighted template, each word from the weighted
  * lists of tpch_dists.c; a terminator follows its last word directly and
  * sentences are separated by one space.  The spec's pool is 300 MB; ours
- * is TPCH_TEXT_POOL_SIZE (16 MiB), built once per process in ~0.1 s, which
- * keeps comment texts as varied as any query can tell (the grammar yields
- * far fewer distinct sentences than either size holds).
+ * is TPCH_TEXT_POOL_SIZE (16 MiB), built once per process in a fraction
+ * of a second.  Comments are substrings at random offsets either way, with
+ * the same word frequencies; only how often one exact substring recurs
+ * differs, which no query depends on.
  */
 #include <pthread.h>
 #include <stdio.h>
