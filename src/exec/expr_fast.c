@@ -322,6 +322,18 @@ static bool dec_side_of(const floe_expr *x, const floe_batch *batch, floe_array 
     return true;
 }
 
+typedef unsigned __int128 u128;
+
+/* v (two's complement) fits in 64 bits: its high word only extends the sign. */
+static inline bool fits64(u128 v) { return (i128)v == (i128)(int64_t)(uint64_t)v; }
+
+/* a * b mod 2^128; one 64x64 multiply when both fit in 64 bits (the
+ * usual case: decimal(18) and below), else the full 128-bit product. */
+static inline u128 mul_wrap(u128 a, u128 b) {
+    if (fits64(a) && fits64(b)) return (u128)((i128)(int64_t)(uint64_t)a * (int64_t)(uint64_t)b);
+    return a * b;
+}
+
 static floe_status dec_arith(const floe_expr *e, const floe_batch *batch, floe_array **out, bool *done) {
     int op = e->op;
     if (op != FLOE_ARITH_ADD && op != FLOE_ARITH_SUB && op != FLOE_ARITH_MUL) return NULL;
@@ -360,7 +372,7 @@ static floe_status dec_arith(const floe_expr *e, const floe_batch *batch, floe_a
                                                  ? s[0].precision - s[0].scale
                                                  : s[1].precision - s[1].scale) + sc + 1;
     bool checked = bound > rt->precision || bound > 38;
-    unsigned __int128 m[2] = {1, 1};
+    u128 m[2] = {1, 1};
     if (op != FLOE_ARITH_MUL)
         for (int k = 0; k < 2; k++)
             for (int32_t j = s[k].scale; j < sc; j++) m[k] *= 10;
@@ -381,10 +393,10 @@ static floe_status dec_arith(const floe_expr *e, const floe_batch *batch, floe_a
     floe_decimal128 *o = (floe_decimal128 *)values->data;
     const floe_decimal128 *da = s[0].a ? floe_array_values(s[0].a) : NULL;
     const floe_decimal128 *db = s[1].a ? floe_array_values(s[1].a) : NULL;
-    unsigned __int128 ca = (unsigned __int128)s[0].c * m[0], cb = (unsigned __int128)s[1].c * m[1];
+    u128 ca = (u128)s[0].c * m[0], cb = (u128)s[1].c * m[1];
     /* Unsigned arithmetic: wraps instead of overflowing on the garbage a
      * NULL slot may hold; exact for every valid row (bound above). */
-#define UV(d, i) ((((unsigned __int128)(uint64_t)(d)[i].hi) << 64) | (d)[i].lo)
+#define UV(d, i) ((((u128)(uint64_t)(d)[i].hi) << 64) | (d)[i].lo)
     if (checked) {
         /* Rows may overflow the result precision: check each valid row;
          * on the first failure leave it all to the general path, which
@@ -399,11 +411,17 @@ static floe_status dec_arith(const floe_expr *e, const floe_batch *batch, floe_a
                 continue;
             }
             i128 a = da ? (i128)UV(da, i) : s[0].c, b = db ? (i128)UV(db, i) : s[1].c, x;
-            bool ok = !__builtin_mul_overflow(a, (i128)m[0], &a) && !__builtin_mul_overflow(b, (i128)m[1], &b);
-            if (ok) {
-                if (op == FLOE_ARITH_ADD) ok = !__builtin_add_overflow(a, b, &x);
-                else if (op == FLOE_ARITH_SUB) ok = !__builtin_sub_overflow(a, b, &x);
-                else ok = !__builtin_mul_overflow(a, b, &x);
+            bool ok;
+            if (op == FLOE_ARITH_MUL && fits64((u128)a) && fits64((u128)b)) {
+                x = (i128)(int64_t)a * (int64_t)b; /* one 64x64 multiply, cannot overflow */
+                ok = true;
+            } else {
+                ok = !__builtin_mul_overflow(a, (i128)m[0], &a) && !__builtin_mul_overflow(b, (i128)m[1], &b);
+                if (ok) {
+                    if (op == FLOE_ARITH_ADD) ok = !__builtin_add_overflow(a, b, &x);
+                    else if (op == FLOE_ARITH_SUB) ok = !__builtin_sub_overflow(a, b, &x);
+                    else ok = !__builtin_mul_overflow(a, b, &x);
+                }
             }
             if (!ok || x >= limit || x <= -limit) goto out; /* *done stays false */
             o[i].lo = (uint64_t)x;
@@ -411,12 +429,60 @@ static floe_status dec_arith(const floe_expr *e, const floe_batch *batch, floe_a
         }
         goto made;
     }
-    for (int64_t i = 0; i < n; i++) {
-        unsigned __int128 a = da ? UV(da, i) * m[0] : ca, b = db ? UV(db, i) * m[1] : cb, x;
-        x = op == FLOE_ARITH_ADD ? a + b : op == FLOE_ARITH_SUB ? a - b : a * b;
-        o[i].lo = (uint64_t)x;
-        o[i].hi = (int64_t)(uint64_t)(x >> 64);
+    /* No row can overflow: one loop per (operator, which sides are
+     * arrays), rescaling only the side that needs it. */
+#define PUT(i, x)                                  \
+    do {                                           \
+        u128 x_ = (x);                             \
+        o[i].lo = (uint64_t)x_;                    \
+        o[i].hi = (int64_t)(uint64_t)(x_ >> 64);   \
+    } while (0)
+    if (op == FLOE_ARITH_MUL) {
+        if (da && db) {
+            for (int64_t i = 0; i < n; i++) PUT(i, mul_wrap(UV(da, i), UV(db, i)));
+        } else {
+            const floe_decimal128 *d = da ? da : db;
+            u128 c = da ? cb : ca;
+            if (fits64(c)) {
+                int64_t c64 = (int64_t)(uint64_t)c;
+                for (int64_t i = 0; i < n; i++) {
+                    u128 v = UV(d, i);
+                    PUT(i, fits64(v) ? (u128)((i128)(int64_t)(uint64_t)v * c64) : v * c);
+                }
+            } else {
+                for (int64_t i = 0; i < n; i++) PUT(i, UV(d, i) * c);
+            }
+        }
+    } else {
+        bool sub = op == FLOE_ARITH_SUB;
+        u128 m0 = m[0], m1 = m[1];
+        if (da && db) {
+            if (m0 == 1 && m1 == 1) {
+                if (sub) for (int64_t i = 0; i < n; i++) PUT(i, UV(da, i) - UV(db, i));
+                else for (int64_t i = 0; i < n; i++) PUT(i, UV(da, i) + UV(db, i));
+            } else {
+                if (sub) for (int64_t i = 0; i < n; i++) PUT(i, UV(da, i) * m0 - UV(db, i) * m1);
+                else for (int64_t i = 0; i < n; i++) PUT(i, UV(da, i) * m0 + UV(db, i) * m1);
+            }
+        } else if (da) {
+            if (m0 == 1) {
+                if (sub) for (int64_t i = 0; i < n; i++) PUT(i, UV(da, i) - cb);
+                else for (int64_t i = 0; i < n; i++) PUT(i, UV(da, i) + cb);
+            } else {
+                if (sub) for (int64_t i = 0; i < n; i++) PUT(i, UV(da, i) * m0 - cb);
+                else for (int64_t i = 0; i < n; i++) PUT(i, UV(da, i) * m0 + cb);
+            }
+        } else {
+            if (m1 == 1) {
+                if (sub) for (int64_t i = 0; i < n; i++) PUT(i, ca - UV(db, i));
+                else for (int64_t i = 0; i < n; i++) PUT(i, ca + UV(db, i));
+            } else {
+                if (sub) for (int64_t i = 0; i < n; i++) PUT(i, ca - UV(db, i) * m1);
+                else for (int64_t i = 0; i < n; i++) PUT(i, ca + UV(db, i) * m1);
+            }
+        }
     }
+#undef PUT
 made:
 #undef UV
     st = floe_array_new(rt, n, 0, FLOE_NULL_COUNT_UNKNOWN, validity, &values, 1, NULL, 0, out);

@@ -5,14 +5,29 @@
  * Each output partition aggregates its input partition on its own.  Per
  * input batch the work is column-at-a-time:
  *
- *   1. evaluate the group key expressions (FINAL: key i is child column i);
- *   2. hash every key row at once (floe_hash_rows) and encode the key rows
- *      into one scratch buffer (see "key encoding" below);
- *   3. probe an open-addressing table (linear probing, load <= 1/2, each
- *      slot tagged with hash bits) with the whole batch, giving each row
- *      its group id; new keys are copied into the table's key store;
- *   4. evaluate every aggregate's argument, then fold the columns in, a
- *      chunk of rows at a time, into the groups' state rows.
+ *   1. evaluate the group key expressions and every aggregate's argument
+ *      (FINAL: key i is child column i); subexpressions they share are
+ *      evaluated once (agg_cse.h: Q1's price * (1 - discount));
+ *   2. give each row its group id.  Keys that fit 16 bytes (small fixed
+ *      types, short strings) are packed into two words and looked up in
+ *      agg_packed.c's table; otherwise hash every key row at once
+ *      (floe_hash_rows), encode the key rows into one scratch buffer (see
+ *      "key encoding" below) and probe an open-addressing table (linear
+ *      probing, load <= 1/2, each slot tagged with hash bits), copying new
+ *      keys into the table's key store.  A batch whose keys stop fitting
+ *      moves the packed groups to the general table, ids unchanged;
+ *   3. fold the argument columns in, a chunk of rows at a time, into the
+ *      groups' state rows: one loop per (aggregate, type) for arguments
+ *      without NULLs; with few groups the chunk is first ordered by group
+ *      so each group's running value stays in a register, and sum(x) and
+ *      avg(x) of the same x share one loop.
+ *
+ * Under a Filter that passes most rows, the node reads the filter's input
+ * batch with the selected rows (filter_sel.h) instead of a copy: keys and
+ * arguments are evaluated over the whole batch, only selected rows are
+ * grouped and folded in.  If an evaluation fails (it may be a dropped
+ * row's division by zero) the batch is redone on a copy of the selected
+ * rows, so errors are exactly those of filtering first.
  *
  * Accumulator state is one fixed-size row per group (all aggregates'
  * sums, counts and flags side by side, so a row costs one or two cache
@@ -55,6 +70,9 @@
 
 #include "base/buffer.h"
 #include "base/threadpool.h"
+#include "exec/agg_cse.h"
+#include "exec/agg_packed.h"
+#include "exec/filter_sel.h"
 #include "exec/plan_internal.h"
 #include "exec/row_hash.h"
 #include "floe/exec_ops.h"
@@ -74,6 +92,8 @@ typedef struct agg_plan {
     floe_agg_call *calls;    /* deep copies: args retained, names owned */
     floe_schema *input_schema; /* FINAL only */
     floe_type **arg_types;   /* per call: the argument's type (NULL for count(*)) */
+    floe_cse *cse;           /* not FINAL: subexpressions shared by the keys and
+                                arguments (derived, never encoded); NULL: none */
 } agg_plan;
 
 const char *floe_agg_fn_name(floe_agg_fn fn) {
@@ -173,6 +193,10 @@ typedef struct acc {
     size_t off_v, off_c, off_s, stride;
     uint8_t *pv, *pc, *ps; /* the fields of group 0 */
     struct gtable *dset;   /* DISTINCT: seen (group, value) pairs */
+    int32_t twin;          /* a later call summing the same argument the same
+                              way (sum(x) and avg(x)), folded in the same loop;
+                              -1: none */
+    bool is_twin;          /* folded by an earlier call's loop when it can */
 } acc;
 
 static phys phys_of(const floe_type *t) {
@@ -408,6 +432,7 @@ typedef struct scratch {
     uint64_t *hashes;
     uint32_t *ids, *rows, *sub_ids;
     uint8_t *is_new;
+    uint64_t *pkeys;        /* packed keys: 2 words a row */
     int64_t cap;            /* rows */
 } scratch;
 
@@ -420,16 +445,17 @@ static void scratch_free(scratch *s) {
     floe_free(s->rows);
     floe_free(s->sub_ids);
     floe_free(s->is_new);
+    floe_free(s->pkeys);
 }
 
 static floe_status scratch_reserve(scratch *s, int64_t n) {
     if (n <= s->cap) return NULL;
     int64_t cap = s->cap ? s->cap : 1024;
     while (cap < n) cap *= 2;
-    void *p[7] = {floe_realloc(s->offs, (size_t)(cap + 1) * 4), floe_realloc(s->pos, (size_t)cap * 4),
+    void *p[8] = {floe_realloc(s->offs, (size_t)(cap + 1) * 4), floe_realloc(s->pos, (size_t)cap * 4),
                   floe_realloc(s->hashes, (size_t)cap * 8), floe_realloc(s->ids, (size_t)cap * 4),
                   floe_realloc(s->rows, (size_t)cap * 4), floe_realloc(s->sub_ids, (size_t)cap * 4),
-                  floe_realloc(s->is_new, (size_t)cap)};
+                  floe_realloc(s->is_new, (size_t)cap), floe_realloc(s->pkeys, (size_t)cap * 16)};
     if (p[0]) s->offs = p[0];
     if (p[1]) s->pos = p[1];
     if (p[2]) s->hashes = p[2];
@@ -437,7 +463,8 @@ static floe_status scratch_reserve(scratch *s, int64_t n) {
     if (p[4]) s->rows = p[4];
     if (p[5]) s->sub_ids = p[5];
     if (p[6]) s->is_new = p[6];
-    for (int i = 0; i < 7; i++)
+    if (p[7]) s->pkeys = p[7];
+    for (int i = 0; i < 8; i++)
         if (!p[i]) return floe_error(FLOE_ERR_OUT_OF_MEMORY, "HashAggregate: scratch space for %lld rows", (long long)cap);
     s->cap = cap;
     return NULL;
@@ -549,6 +576,13 @@ typedef struct agg_stream {
     const floe_cancel *cancel;
     int64_t batch_size;
     gtable gt;
+    bool packed;          /* groups live in pt (keys fit 16 bytes), not gt */
+    floe_pk_layout pl;
+    floe_pk_table pt;
+    floe_type **key_types; /* borrowed from the schema */
+    bool sel_input;       /* the child is a Filter read with selections */
+    struct chunk_order *co; /* few groups: a chunk's rows by group */
+    bool *twin_done;      /* per call: folded in already for this chunk */
     acc *accs;
     uint8_t *states;      /* acc_cap rows of `stride` bytes */
     size_t stride;
@@ -562,7 +596,7 @@ typedef struct agg_stream {
     floe_status err;      /* sticky failure */
 } agg_stream;
 
-static int64_t n_groups_of(const agg_stream *s) { return s->p->n_groups ? s->gt.n : 1; }
+static int64_t n_groups_of(const agg_stream *s) { return s->p->n_groups ? (s->packed ? s->pt.n : s->gt.n) : 1; }
 
 /* " in group (k1, k2)" for error messages: the key values of row r. */
 static void describe_group(const agg_stream *s, int64_t r, floe_buf *b) {
@@ -768,13 +802,292 @@ static inline double get_f64(const floe_array *arr, floe_type_id id, int64_t r) 
     return id == FLOE_TYPE_FLOAT32 ? (double)floe_array_get_float(arr, r) : floe_array_get_double(arr, r);
 }
 
+/* The loop of acc_update_dense: BODY sees row r of the array and group
+ * g, once per row, without a test on `rows` inside the loop. */
+#define FOLD(BODY)                                                 \
+    do {                                                           \
+        if (rows) {                                                \
+            for (int64_t k = 0; k < n; k++) {                      \
+                int64_t r = rows[k];                               \
+                uint32_t g = ids[k];                               \
+                BODY;                                              \
+            }                                                      \
+        } else {                                                   \
+            for (int64_t k = 0; k < n; k++) {                      \
+                int64_t r = base + k;                              \
+                uint32_t g = ids[k];                               \
+                BODY;                                              \
+            }                                                      \
+        }                                                          \
+    } while (0)
+
+/* acc_update for an argument without NULLs: one loop per (aggregate,
+ * physical type), no per-row type dispatch or validity test.  Integer
+ * arguments summed in 128 bits need no overflow test: |x| < 2^63 and a
+ * group's count is below 2^63.  *done false: not handled here. */
+static floe_status acc_update_dense(agg_stream *s, acc *a, const floe_array *arr, const uint32_t *ids,
+                                    const uint32_t *rows, int64_t base, int64_t n, bool *done) {
+    floe_type_id id = arr->type->id;
+    const uint8_t *data = arr->buffers[0]->data;
+    int64_t off = arr->offset;
+    *done = true;
+    switch (a->kind) {
+    case ACC_COUNT:
+        FOLD((void)r; ACNT(a, g)++);
+        return NULL;
+    case ACC_SUM_I64:
+        if (id == FLOE_TYPE_INT32) {
+            const int32_t *v = (const int32_t *)data + off;
+            FOLD(int64_t *x = &AV(int64_t, a, g);
+                 if (__builtin_add_overflow(*x, (int64_t)v[r], x)) return overflow_error(s, a, r, "int64");
+                 ASEEN(a, g) = 1);
+            return NULL;
+        }
+        if (id == FLOE_TYPE_INT64) {
+            const int64_t *v = (const int64_t *)data + off;
+            FOLD(int64_t *x = &AV(int64_t, a, g);
+                 if (__builtin_add_overflow(*x, v[r], x)) return overflow_error(s, a, r, "int64");
+                 ASEEN(a, g) = 1);
+            return NULL;
+        }
+        break;
+    case ACC_SUM_I128:
+    case ACC_AVG_I128:
+        if (id == FLOE_TYPE_INT32) {
+            const int32_t *v = (const int32_t *)data + off;
+            FOLD(AV(i128, a, g) += v[r]; ACNT(a, g)++);
+            return NULL;
+        }
+        if (id == FLOE_TYPE_INT64) {
+            const int64_t *v = (const int64_t *)data + off;
+            FOLD(AV(i128, a, g) += v[r]; ACNT(a, g)++);
+            return NULL;
+        }
+        if (id == FLOE_TYPE_DECIMAL128) {
+            const uint8_t *v = data + off * 16;
+            FOLD(i128 *x = &AV(i128, a, g);
+                 if (__builtin_add_overflow(*x, load_i128(v + r * 16), x)) return overflow_error(s, a, r, "decimal(38)");
+                 ACNT(a, g)++);
+            return NULL;
+        }
+        break;
+    case ACC_SUM_F64:
+    case ACC_AVG_F64:
+        if (id == FLOE_TYPE_FLOAT64) {
+            const double *v = (const double *)data + off;
+            FOLD(AV(double, a, g) += v[r]; ACNT(a, g)++);
+            return NULL;
+        }
+        if (id == FLOE_TYPE_FLOAT32) {
+            const float *v = (const float *)data + off;
+            FOLD(AV(double, a, g) += (double)v[r]; ACNT(a, g)++);
+            return NULL;
+        }
+        break;
+    default:
+        break;
+    }
+    *done = false;
+    return NULL;
+}
+#undef FOLD
+
+/* ------------------------------------------------- few groups: by group */
+
+/* With few groups, consecutive rows keep updating the same handful of
+ * state rows, and each update waits for the previous one's store.  So a
+ * chunk's rows are first ordered by group (a stable counting sort), and
+ * each aggregate then runs over one group's rows at a time with the
+ * running value in a register, storing it once per group and chunk.  The
+ * rows of a group are still added in their original order, starting from
+ * the group's state: results and overflow errors are exactly those of the
+ * row-at-a-time loops. */
+#define FEW_GROUPS 256
+
+typedef struct chunk_order {
+    int32_t n_used;                   /* groups present in the chunk */
+    uint32_t group[AGG_CHUNK];        /* those groups, by id */
+    uint32_t start[AGG_CHUNK + 1];    /* rows of group[i]: order[start[i] .. start[i+1]) */
+    uint32_t order[AGG_CHUNK];        /* the chunk's batch rows, grouped */
+    uint32_t cnt[FEW_GROUPS];         /* scratch: rows per group id */
+} chunk_order;
+
+/* Order rows rows[0..n) (NULL: base..base+n-1) of groups ids[0..n) (all
+ * below n_groups <= FEW_GROUPS) by group. */
+static void order_chunk(chunk_order *co, int64_t n_groups, const uint32_t *ids, const uint32_t *rows, int64_t base,
+                        int64_t n) {
+    memset(co->cnt, 0, (size_t)n_groups * sizeof co->cnt[0]);
+    for (int64_t k = 0; k < n; k++) co->cnt[ids[k]]++;
+    uint32_t pos = 0;
+    int32_t used = 0;
+    for (int64_t g = 0; g < n_groups; g++) {
+        uint32_t c = co->cnt[g];
+        if (!c) continue;
+        co->group[used] = (uint32_t)g;
+        co->start[used++] = pos;
+        co->cnt[g] = pos; /* now: the next slot of group g */
+        pos += c;
+    }
+    co->start[used] = pos;
+    co->n_used = used;
+    for (int64_t k = 0; k < n; k++) co->order[co->cnt[ids[k]]++] = rows ? rows[k] : (uint32_t)(base + k);
+}
+
+/* Sum of 128-bit decimals or of doubles into a and its twin t in one
+ * loop: one load per row, each running value checked as in its own loop.
+ * *done false: not this case. */
+static floe_status twin_sums(agg_stream *s, acc *a, acc *t, const floe_array *arr, const chunk_order *co, bool *done) {
+    floe_type_id id = arr->type->id;
+    const uint32_t *order = co->order;
+    bool i128_kind = a->kind == ACC_SUM_I128 || a->kind == ACC_AVG_I128;
+    if (i128_kind && id == FLOE_TYPE_DECIMAL128) {
+        const uint8_t *x = arr->buffers[0]->data + arr->offset * 16;
+        for (int32_t u = 0; u < co->n_used; u++) {
+            uint32_t g = co->group[u], j0 = co->start[u], j1 = co->start[u + 1];
+            i128 v = AV(i128, a, g), w = AV(i128, t, g);
+            for (uint32_t j = j0; j < j1; j++) {
+                int64_t r = order[j];
+                i128 y = load_i128(x + r * 16);
+                if (__builtin_add_overflow(v, y, &v)) return overflow_error(s, a, r, "decimal(38)");
+                if (__builtin_add_overflow(w, y, &w)) return overflow_error(s, t, r, "decimal(38)");
+            }
+            AV(i128, a, g) = v;
+            AV(i128, t, g) = w;
+            ACNT(a, g) += j1 - j0;
+            ACNT(t, g) += j1 - j0;
+        }
+        *done = true;
+    } else if (!i128_kind && id == FLOE_TYPE_FLOAT64) {
+        const double *x = (const double *)arr->buffers[0]->data + arr->offset;
+        for (int32_t u = 0; u < co->n_used; u++) {
+            uint32_t g = co->group[u], j0 = co->start[u], j1 = co->start[u + 1];
+            double v = AV(double, a, g), w = AV(double, t, g);
+            for (uint32_t j = j0; j < j1; j++) {
+                double y = x[order[j]];
+                v += y;
+                w += y;
+            }
+            AV(double, a, g) = v;
+            AV(double, t, g) = w;
+            ACNT(a, g) += j1 - j0;
+            ACNT(t, g) += j1 - j0;
+        }
+        *done = true;
+    }
+    return NULL;
+}
+
+/* One aggregate over an ordered chunk; *done false: not handled (the
+ * caller runs acc_update).  Handles arguments without NULLs only.
+ * *twin_done: a->twin was folded in too. */
+static floe_status acc_update_grouped(agg_stream *s, acc *a, const floe_array *arr, const chunk_order *co,
+                                      bool *done, bool *twin_done) {
+    *done = true;
+    *twin_done = false;
+    if (a->twin >= 0 && arr && arr->type->id != FLOE_TYPE_NULL && floe_array_null_count(arr) == 0) {
+        FLOE_TRY(twin_sums(s, a, &s->accs[a->twin], arr, co, twin_done));
+        if (*twin_done) return NULL;
+    }
+    if (a->kind == ACC_COUNT_STAR || (a->kind == ACC_COUNT && arr && arr->type->id != FLOE_TYPE_NULL &&
+                                      floe_array_null_count(arr) == 0)) {
+        for (int32_t u = 0; u < co->n_used; u++) ACNT(a, co->group[u]) += co->start[u + 1] - co->start[u];
+        return NULL;
+    }
+    if (!arr || arr->type->id == FLOE_TYPE_NULL || floe_array_null_count(arr) != 0) {
+        *done = false;
+        return NULL;
+    }
+    floe_type_id id = arr->type->id;
+    const uint8_t *data = arr->buffers[0]->data;
+    int64_t off = arr->offset;
+    const uint32_t *order = co->order;
+    /* BODY folds row r into the local `v`; INIT / STORE move the group's
+     * state in and out. */
+#define BY_GROUP(T, INIT, BODY, STORE)                                      \
+    for (int32_t u = 0; u < co->n_used; u++) {                              \
+        uint32_t g = co->group[u], j0 = co->start[u], j1 = co->start[u + 1]; \
+        T v = INIT;                                                         \
+        for (uint32_t j = j0; j < j1; j++) {                                \
+            int64_t r = order[j];                                           \
+            BODY;                                                           \
+        }                                                                   \
+        STORE;                                                              \
+        ACNT_OR_SEEN;                                                       \
+    }
+    switch (a->kind) {
+    case ACC_SUM_I64:
+#define ACNT_OR_SEEN ASEEN(a, g) = 1
+        if (id == FLOE_TYPE_INT32) {
+            const int32_t *x = (const int32_t *)data + off;
+            BY_GROUP(int64_t, AV(int64_t, a, g),
+                     if (__builtin_add_overflow(v, (int64_t)x[r], &v)) return overflow_error(s, a, r, "int64"),
+                     AV(int64_t, a, g) = v)
+            return NULL;
+        }
+        if (id == FLOE_TYPE_INT64) {
+            const int64_t *x = (const int64_t *)data + off;
+            BY_GROUP(int64_t, AV(int64_t, a, g),
+                     if (__builtin_add_overflow(v, x[r], &v)) return overflow_error(s, a, r, "int64"),
+                     AV(int64_t, a, g) = v)
+            return NULL;
+        }
+        break;
+#undef ACNT_OR_SEEN
+#define ACNT_OR_SEEN ACNT(a, g) += j1 - j0
+    case ACC_SUM_I128:
+    case ACC_AVG_I128:
+        if (id == FLOE_TYPE_INT32) {
+            const int32_t *x = (const int32_t *)data + off;
+            BY_GROUP(i128, AV(i128, a, g), v += x[r], AV(i128, a, g) = v)
+            return NULL;
+        }
+        if (id == FLOE_TYPE_INT64) {
+            const int64_t *x = (const int64_t *)data + off;
+            BY_GROUP(i128, AV(i128, a, g), v += x[r], AV(i128, a, g) = v)
+            return NULL;
+        }
+        if (id == FLOE_TYPE_DECIMAL128) {
+            const uint8_t *x = data + off * 16;
+            BY_GROUP(i128, AV(i128, a, g),
+                     if (__builtin_add_overflow(v, load_i128(x + r * 16), &v)) return overflow_error(s, a, r, "decimal(38)"),
+                     AV(i128, a, g) = v)
+            return NULL;
+        }
+        break;
+    case ACC_SUM_F64:
+    case ACC_AVG_F64:
+        if (id == FLOE_TYPE_FLOAT64) {
+            const double *x = (const double *)data + off;
+            BY_GROUP(double, AV(double, a, g), v += x[r], AV(double, a, g) = v)
+            return NULL;
+        }
+        if (id == FLOE_TYPE_FLOAT32) {
+            const float *x = (const float *)data + off;
+            BY_GROUP(double, AV(double, a, g), v += (double)x[r], AV(double, a, g) = v)
+            return NULL;
+        }
+        break;
+#undef ACNT_OR_SEEN
+    default:
+        break;
+    }
+#undef BY_GROUP
+    *done = false;
+    return NULL;
+}
+
 /* Fold rows rows[0..n) (NULL: base..base+n-1) of `arr` into groups
  * ids[0..n). */
 static floe_status acc_update(agg_stream *s, acc *a, const floe_array *arr, const uint32_t *ids, const uint32_t *rows,
                               int64_t base, int64_t n) {
-    const uint8_t *vb = arr && arr->validity ? arr->validity->data : NULL;
+    const uint8_t *vb = arr && arr->validity && floe_array_null_count(arr) ? arr->validity->data : NULL;
     int64_t off = arr ? arr->offset : 0;
     floe_type_id id = arr ? arr->type->id : FLOE_TYPE_NULL;
+    if (!vb && arr && id != FLOE_TYPE_NULL) {
+        bool done = false;
+        floe_status st = acc_update_dense(s, a, arr, ids, rows, base, n, &done);
+        if (st || done) return st;
+    }
     switch (a->kind) {
     case ACC_COUNT_STAR:
         for (int64_t k = 0; k < n; k++) ACNT(a, ids[k])++;
@@ -1032,9 +1345,13 @@ static floe_status emit_batch(agg_stream *s, floe_batch **out) {
     floe_array **cols = floe_calloc((size_t)ncol, sizeof *cols);
     uint64_t *cur = floe_malloc_array((size_t)m, sizeof *cur);
     floe_status st = cols && cur ? NULL : floe_error(FLOE_ERR_OUT_OF_MEMORY, "HashAggregate: output batch");
-    if (!st && p->n_groups)
+    if (!st && p->n_groups && !s->packed)
         for (int64_t i = 0; i < m; i++) cur[i] = s->gt.kw ? (uint64_t)(g0 + i) * s->gt.kw : s->gt.koff[g0 + i];
     int32_t c = 0;
+    if (!st && p->n_groups && s->packed) {
+        st = floe_pk_decode(&s->pl, &s->pt, s->key_types, g0, m, cols);
+        c = p->n_groups;
+    }
     for (; !st && c < p->n_groups; c++)
         st = emit_key(&s->gt, p->head.schema->children[c].type, m, cur, &cols[c]);
     bool partial = p->mode == FLOE_AGG_MODE_PARTIAL;
@@ -1086,63 +1403,160 @@ static floe_status distinct_filter(agg_stream *s, acc *a, floe_array *arg, int64
     return NULL;
 }
 
-static floe_status consume_batch(agg_stream *s, floe_batch *b) {
+/* Evaluate the batch's group keys and aggregate arguments into s->keys
+ * and s->args (FINAL: the key columns only; the state columns are read
+ * in place). */
+static floe_status eval_inputs(agg_stream *s, floe_batch *b) {
+    const agg_plan *p = s->p;
+    bool final = p->mode == FLOE_AGG_MODE_FINAL;
+    floe_batch *x = NULL; /* b with the shared subexpressions' columns */
+    floe_status st = NULL;
+    if (p->cse) {
+        int32_t failed;
+        st = floe_cse_extend(p->cse, b, &x, &failed);
+        if (st && failed >= 0 && failed < p->n_groups)
+            return floe_status_wrap(st, "group key '%s'", p->group_names[failed]);
+        if (st && failed >= p->n_groups)
+            return floe_status_wrap(st, "aggregate '%s'", p->calls[failed - p->n_groups].name);
+        if (st) return st;
+    }
+    for (int32_t c = 0; c < p->n_groups && !st; c++) {
+        if (final) s->keys[c] = floe_array_retain(b->columns[c]);
+        else if (x) st = floe_expr_eval(p->cse->rewritten[c], x, &s->keys[c]);
+        else st = floe_expr_eval(p->groups[c], b, &s->keys[c]);
+        if (st) st = floe_status_wrap(st, "group key '%s'", p->group_names[c]);
+    }
+    for (int32_t i = 0; i < p->n_calls && !final && !st; i++) {
+        const floe_agg_call *c = &p->calls[i];
+        if (!c->arg) continue;
+        if (x) st = floe_expr_eval(p->cse->rewritten[p->n_groups + i], x, &s->args[i]);
+        else st = floe_expr_eval(c->arg, b, &s->args[i]);
+        if (st) st = floe_status_wrap(st, "aggregate '%s'", c->name);
+    }
+    floe_batch_release(x);
+    return st;
+}
+
+static void release_inputs(agg_stream *s) {
+    for (int32_t i = 0; i < s->p->n_calls; i++) {
+        floe_array_release(s->args[i]);
+        s->args[i] = NULL;
+    }
+    for (int32_t c = 0; c < s->p->n_groups; c++) {
+        floe_array_release(s->keys[c]);
+        s->keys[c] = NULL;
+    }
+}
+
+/* The packed keys stopped fitting (a longer string): move the groups to
+ * the general table, in id order, so every group keeps its id and state. */
+static floe_status unpack_groups(agg_stream *s) {
+    const agg_plan *p = s->p;
+    int64_t n = s->pt.n;
+    scratch *sc = &s->sc;
+    floe_array **cols = floe_calloc((size_t)p->n_groups, sizeof *cols);
+    if (!cols) return floe_error(FLOE_ERR_OUT_OF_MEMORY, "HashAggregate: moving %lld groups", (long long)n);
+    floe_status st = floe_pk_decode(&s->pl, &s->pt, s->key_types, 0, n, cols);
+    if (!st) st = scratch_reserve(sc, n);
+    if (!st) st = floe_hash_rows(cols, p->n_groups, n, sc->hashes);
+    if (!st) st = encode_keys(sc, cols, p->n_groups, NULL, n, NULL, s->gt.kw);
+    if (!st) st = gt_reserve(&s->gt, n);
+    if (!st) st = gt_probe(&s->gt, n, sc->hashes, sc->bytes, sc->offs, sc->ids, NULL);
+    for (int64_t g = 0; !st && g < n; g++)
+        if (sc->ids[g] != (uint32_t)g)
+            st = floe_error(FLOE_ERR_INTERNAL, "HashAggregate: group %lld changed id moving to the general table", (long long)g);
+    for (int32_t c = 0; c < p->n_groups; c++) floe_array_release(cols[c]);
+    floe_free(cols);
+    if (st) return st;
+    floe_pk_table_free(&s->pt);
+    s->packed = false;
+    return NULL;
+}
+
+/* The group id of each selected row (sel NULL: rows 0..m-1 of n) into
+ * s->sc.ids[0..m), inserting new groups. */
+static floe_status group_ids(agg_stream *s, int64_t n, const uint32_t *sel, int64_t m) {
+    const agg_plan *p = s->p;
+    scratch *sc = &s->sc;
+    if (!p->n_groups) {
+        memset(sc->ids, 0, (size_t)m * sizeof *sc->ids);
+        return NULL;
+    }
+    if (s->packed) {
+        bool fits;
+        floe_pk_encode(&s->pl, s->keys, sel, m, sc->pkeys, &fits);
+        if (fits) return floe_pk_probe(&s->pt, sc->pkeys, m, sc->ids);
+        FLOE_TRY(unpack_groups(s));
+    }
+    FLOE_TRY(floe_hash_rows(s->keys, p->n_groups, n, sc->hashes));
+    if (sel)
+        for (int64_t k = 0; k < m; k++) sc->hashes[k] = sc->hashes[sel[k]]; /* sel[k] >= k */
+    FLOE_TRY(encode_keys(sc, s->keys, p->n_groups, sel, m, NULL, s->gt.kw));
+    FLOE_TRY(gt_reserve(&s->gt, m));
+    return gt_probe(&s->gt, m, sc->hashes, sc->bytes, sc->offs, sc->ids, NULL);
+}
+
+/* Fold the rows sel[0..m) of batch b (sel NULL: all m rows) in. */
+static floe_status consume_batch(agg_stream *s, floe_batch *b, const uint32_t *sel, int64_t m) {
     const agg_plan *p = s->p;
     int64_t n = b->num_rows;
-    if (n == 0) return NULL;
+    if (m == 0) return NULL;
     FLOE_TRY(scratch_reserve(&s->sc, n));
     scratch *sc = &s->sc;
-    floe_status st = NULL;
     bool final = p->mode == FLOE_AGG_MODE_FINAL;
-    /* 1-3: group ids */
-    if (p->n_groups) {
-        for (int32_t c = 0; c < p->n_groups && !st; c++) {
-            if (final) s->keys[c] = floe_array_retain(b->columns[c]);
-            else st = floe_status_wrap(floe_expr_eval(p->groups[c], b, &s->keys[c]), "group key '%s'", p->group_names[c]);
-        }
-        if (!st) st = floe_hash_rows(s->keys, p->n_groups, n, sc->hashes);
-        if (!st) st = encode_keys(sc, s->keys, p->n_groups, NULL, n, NULL, s->gt.kw);
-        if (!st) st = gt_reserve(&s->gt, n);
-        if (!st) st = gt_probe(&s->gt, n, sc->hashes, sc->bytes, sc->offs, sc->ids, NULL);
-    } else {
-        memset(sc->ids, 0, (size_t)n * sizeof *sc->ids);
+    floe_status st = eval_inputs(s, b);
+    if (st && sel) {
+        /* Maybe a row the filter dropped failed (overflow, division by
+         * zero): redo the batch on the selected rows alone, which fails
+         * only if a selected row does. */
+        release_inputs(s);
+        floe_status_free(st);
+        floe_batch *t = NULL;
+        st = floe_batch_take(b, sel, m, &t);
+        if (!st) st = consume_batch(s, t, NULL, m);
+        floe_batch_release(t);
+        return st;
     }
+    /* 1-3: group ids */
+    if (!st) st = group_ids(s, n, sel, m);
     if (!st) st = init_rows(s);
-    /* 4: accumulators, in chunks of rows whose state rows stay in cache
-     * while every aggregate folds them in */
+    /* DISTINCT calls (never with a selection: see agg_execute) */
     floe_array **args = s->args;
     for (int32_t i = 0; i < p->n_calls && !st; i++) {
-        const floe_agg_call *c = &p->calls[i];
-        if (!final && c->arg) st = floe_status_wrap(floe_expr_eval(c->arg, b, &args[i]), "aggregate '%s'", c->name);
-        if (!st && s->accs[i].dset) {
-            int64_t m;
-            st = distinct_filter(s, &s->accs[i], args[i], n, &m);
-            if (!st) st = acc_update(s, &s->accs[i], args[i], sc->sub_ids, sc->rows, 0, m);
-            if (st) st = floe_status_wrap(st, "aggregate '%s'", c->name);
+        if (s->accs[i].dset) {
+            int64_t kept;
+            st = distinct_filter(s, &s->accs[i], args[i], n, &kept);
+            if (!st) st = acc_update(s, &s->accs[i], args[i], sc->sub_ids, sc->rows, 0, kept);
+            if (st) st = floe_status_wrap(st, "aggregate '%s'", p->calls[i].name);
         }
     }
-    for (int64_t c0 = 0; c0 < n && !st; c0 += AGG_CHUNK) {
-        int64_t len = n - c0 < AGG_CHUNK ? n - c0 : AGG_CHUNK;
+    /* 4: accumulators, in chunks of rows whose state rows stay in cache
+     * while every aggregate folds them in */
+    int64_t ng = n_groups_of(s);
+    bool grouped = !final && ng <= FEW_GROUPS && m >= 64;
+    if (grouped && !s->co && !(s->co = floe_malloc(sizeof *s->co)))
+        st = floe_error(FLOE_ERR_OUT_OF_MEMORY, "HashAggregate: chunk order");
+    for (int64_t c0 = 0; c0 < m && !st; c0 += AGG_CHUNK) {
+        int64_t len = m - c0 < AGG_CHUNK ? m - c0 : AGG_CHUNK;
         int32_t col = p->n_groups;
+        const uint32_t *rows = sel ? sel + c0 : NULL;
+        if (grouped) order_chunk(s->co, ng, sc->ids + c0, rows, c0, len);
+        for (int32_t i = 0; i < p->n_calls; i++) s->twin_done[i] = false;
         for (int32_t i = 0; i < p->n_calls && !st; i++) {
             acc *a = &s->accs[i];
+            bool done = false, twin_done = false;
             if (final) {
                 st = acc_merge(s, a, b->columns + col, sc->ids + c0, c0, len);
                 col += acc_state_cols(a);
-            } else if (!a->dset) {
-                st = acc_update(s, a, args[i], sc->ids + c0, NULL, c0, len);
+            } else if (!a->dset && !s->twin_done[i]) {
+                if (grouped) st = acc_update_grouped(s, a, args[i], s->co, &done, &twin_done);
+                if (!st && !done) st = acc_update(s, a, args[i], sc->ids + c0, rows, c0, len);
+                if (!st && twin_done) s->twin_done[a->twin] = true;
             }
             if (st) st = floe_status_wrap(st, "aggregate '%s'", p->calls[i].name);
         }
     }
-    for (int32_t i = 0; i < p->n_calls; i++) {
-        floe_array_release(args[i]);
-        args[i] = NULL;
-    }
-    for (int32_t c = 0; c < p->n_groups; c++) {
-        floe_array_release(s->keys[c]);
-        s->keys[c] = NULL;
-    }
+    release_inputs(s);
     return st;
 }
 
@@ -1154,9 +1568,13 @@ static floe_status agg_next(floe_stream *s_, floe_batch **out) {
     while (!s->consumed && !st) {
         floe_batch *b = NULL;
         st = floe_cancel_check(s->cancel, "HashAggregate");
-        if (!st) st = floe_stream_next(s->child, &b);
+        uint32_t *sel = NULL;
+        int64_t m = 0;
+        if (!st && s->sel_input) st = floe_filter_next_sel(s->child, &b, &sel, &m);
+        else if (!st) st = floe_stream_next(s->child, &b);
         if (!st && !b) s->consumed = true;
-        if (!st && b) st = consume_batch(s, b);
+        if (!st && b) st = consume_batch(s, b, sel, sel ? m : b->num_rows);
+        floe_free(sel);
         floe_batch_release(b);
     }
     if (!st) st = floe_cancel_check(s->cancel, "HashAggregate");
@@ -1188,6 +1606,10 @@ static void agg_close(floe_stream *s_) {
         for (int32_t c = 0; c < s->p->n_groups; c++) floe_array_release(s->keys[c]);
     floe_free(s->keys);
     gt_free(&s->gt);
+    floe_pk_table_free(&s->pt);
+    floe_free(s->key_types);
+    floe_free(s->co);
+    floe_free(s->twin_done);
     scratch_free(&s->sc);
     floe_status_free(s->err);
     floe_free(s);
@@ -1217,15 +1639,40 @@ static floe_status agg_execute(const floe_plan *p_, int32_t partition, const flo
         if (!kt) st = floe_error(FLOE_ERR_OUT_OF_MEMORY, "opening a HashAggregate stream");
         for (int32_t c = 0; kt && c < p->n_groups; c++) kt[c] = p->head.schema->children[c].type;
         if (kt) s->gt.kw = fixed_key_width(kt, p->n_groups, false);
-        floe_free(kt);
+        if (kt) s->packed = floe_pk_layout_init(&s->pl, kt, p->n_groups);
+        s->key_types = kt;
     }
     if (!st && !(s->args = floe_calloc((size_t)(p->n_calls ? p->n_calls : 1), sizeof *s->args)))
         st = floe_error(FLOE_ERR_OUT_OF_MEMORY, "opening a HashAggregate stream");
+    if (!st && !(s->twin_done = floe_calloc((size_t)(p->n_calls ? p->n_calls : 1), sizeof *s->twin_done)))
+        st = floe_error(FLOE_ERR_OUT_OF_MEMORY, "opening a HashAggregate stream");
+    for (int32_t i = 0; s->accs && i < p->n_calls; i++) s->accs[i].twin = -1;
+    for (int32_t i = 0; !st && p->mode != FLOE_AGG_MODE_FINAL && i < p->n_calls; i++) {
+        /* sum(x) next to avg(x): one loop folds both (twin_sums) */
+        acc *a = &s->accs[i];
+        bool dec = a->kind == ACC_SUM_I128 || a->kind == ACC_AVG_I128;
+        bool flt = a->kind == ACC_SUM_F64 || a->kind == ACC_AVG_F64;
+        if ((!dec && !flt) || a->dset || a->is_twin) continue;
+        for (int32_t j = i + 1; j < p->n_calls && a->twin < 0; j++) {
+            acc *b = &s->accs[j];
+            bool bdec = b->kind == ACC_SUM_I128 || b->kind == ACC_AVG_I128;
+            bool bflt = b->kind == ACC_SUM_F64 || b->kind == ACC_AVG_F64;
+            if (b->dset || b->is_twin || (dec ? !bdec : !bflt) || !floe_expr_same(p->calls[i].arg, p->calls[j].arg))
+                continue;
+            a->twin = j;
+            b->is_twin = true;
+        }
+    }
     if (!st) {
         layout_accs(s);
         st = init_rows(s); /* the one group of an aggregate without keys */
     }
     if (!st) st = floe_plan_execute(p->head.children[0], partition, ctx, &s->child);
+    if (!st && p->mode != FLOE_AGG_MODE_FINAL && floe_filter_stream_selects(s->child)) {
+        s->sel_input = true;
+        for (int32_t i = 0; i < p->n_calls; i++)
+            if (s->accs[i].dset) s->sel_input = false; /* distinct_filter works on whole batches */
+    }
     if (st) {
         agg_close(&s->base);
         return st;
@@ -1370,6 +1817,7 @@ static void agg_free(floe_plan *p_) {
     floe_free(p->calls);
     floe_free(p->arg_types);
     floe_type_release(p->input_schema);
+    floe_cse_free(p->cse);
 }
 
 const floe_plan_vtable floe_hash_aggregate_vt = {"HashAggregate", agg_execute, agg_encode, agg_decode,
@@ -1524,6 +1972,15 @@ floe_status floe_plan_hash_aggregate(floe_plan *child, floe_agg_mode mode, floe_
     const floe_schema *in = mode == FLOE_AGG_MODE_FINAL ? input_schema : child->schema;
     if (!st) st = build_schema(p, in, &schema);
     if (!st && mode == FLOE_AGG_MODE_FINAL) st = check_final_input(p, child->schema);
+    if (!st && mode != FLOE_AGG_MODE_FINAL) {
+        /* keys then arguments, as eval_inputs reads them */
+        floe_expr **all = floe_calloc((size_t)(n_groups + n_calls + 1), sizeof *all);
+        if (!all) st = floe_error(FLOE_ERR_OUT_OF_MEMORY, "allocating a HashAggregate node");
+        for (int32_t i = 0; all && i < n_groups; i++) all[i] = p->groups[i];
+        for (int32_t i = 0; all && i < n_calls; i++) all[n_groups + i] = p->calls[i].arg;
+        if (!st) st = floe_cse_build(all, n_groups + n_calls, in, &p->cse);
+        floe_free(all);
+    }
     if (!st) st = floe_exec_plan_init(&p->head, &floe_hash_aggregate_vt, schema, child->n_partitions, &child, 1);
     floe_type_release(schema);
     if (st) {

@@ -17,7 +17,9 @@
 #include "base/threadpool.h"
 #include "floe/exec.h"
 #include "exec/plan_internal.h"
+#include "exec/agg_cse.h"
 #include "exec/exchange.h"
+#include "exec/filter_sel.h"
 #include "floe/exec_metrics.h"
 
 /* ------------------------------------------------------------- the head */
@@ -284,10 +286,15 @@ static floe_status open_child_stream(const floe_plan *p, int32_t partition, cons
     return NULL;
 }
 
-static floe_status filter_next(floe_stream *s_, floe_batch **out) {
-    child_stream *s = (child_stream *)s_;
+/* The next batch with at least one row passing, and its selection (see
+ * filter_sel.h).  keep_sel: hand the selection out instead of copying
+ * when at least 3/4 of the rows pass (below that, carrying the dead rows
+ * through the consumer costs more than the copy). */
+static floe_status filter_pull(child_stream *s, bool keep_sel, floe_batch **out, uint32_t **sel_out, int64_t *n_sel) {
     const filter_plan *p = (const filter_plan *)s->p;
     *out = NULL;
+    *sel_out = NULL;
+    *n_sel = 0;
     for (;;) {
         floe_batch *b;
         FLOE_TRY(floe_cancel_check(s->cancel, "Filter"));
@@ -296,12 +303,39 @@ static floe_status filter_next(floe_stream *s_, floe_batch **out) {
         uint32_t *sel;
         int64_t k;
         floe_status st = floe_expr_select(p->predicate, b, &sel, &k);
-        if (!st && k == b->num_rows) *out = floe_batch_retain(b);
-        else if (!st && k > 0) st = floe_batch_take(b, sel, k, out);
+        if (!st && k == b->num_rows) {
+            *out = floe_batch_retain(b);
+        } else if (!st && k > 0 && keep_sel && k * 4 >= b->num_rows * 3) {
+            *out = floe_batch_retain(b);
+            *sel_out = sel;
+            *n_sel = k;
+            sel = NULL;
+        } else if (!st && k > 0) {
+            st = floe_batch_take(b, sel, k, out);
+        }
         floe_free(sel);
         floe_batch_release(b);
         if (st || *out) return st;
     }
+}
+
+static floe_status filter_next(floe_stream *s_, floe_batch **out) {
+    uint32_t *sel;
+    int64_t k;
+    return filter_pull((child_stream *)s_, false, out, &sel, &k);
+}
+
+bool floe_filter_stream_selects(const floe_stream *s) { return s && s->next == filter_next; }
+
+floe_status floe_filter_next_sel(floe_stream *s, floe_batch **out, uint32_t **sel, int64_t *n_sel) {
+    if (!floe_filter_stream_selects(s)) {
+        *sel = NULL;
+        *n_sel = 0;
+        return floe_error(FLOE_ERR_INVALID_ARGUMENT, "floe_filter_next_sel on a stream that is not a Filter's");
+    }
+    FLOE_TRY(filter_pull((child_stream *)s, true, out, sel, n_sel));
+    if (*out && !*sel) *n_sel = (*out)->num_rows;
+    return NULL;
 }
 
 static floe_status filter_execute(const floe_plan *p, int32_t partition, const floe_exec_ctx *ctx,
@@ -362,6 +396,7 @@ typedef struct projection_plan {
     int32_t n;
     floe_expr **exprs;
     char **names;
+    floe_cse *cse; /* subexpressions the columns share (derived, not encoded); NULL: none */
 } projection_plan;
 
 static floe_status projection_next(floe_stream *s_, floe_batch **out) {
@@ -374,8 +409,16 @@ static floe_status projection_next(floe_stream *s_, floe_batch **out) {
     if (!b) return NULL;
     floe_array **cols = floe_calloc((size_t)(p->n ? p->n : 1), sizeof *cols);
     floe_status st = cols ? NULL : floe_error(FLOE_ERR_OUT_OF_MEMORY, "projecting a batch");
+    floe_batch *x = NULL; /* b with the shared subexpressions' columns */
+    if (!st && p->cse && b->num_columns == p->cse->n_in) {
+        int32_t failed;
+        st = floe_cse_extend(p->cse, b, &x, &failed);
+        if (st && failed >= 0) st = floe_status_wrap(st, "column '%s'", p->names[failed]);
+    }
     for (int32_t i = 0; i < p->n && !st; i++)
-        st = floe_status_wrap(floe_expr_eval(p->exprs[i], b, &cols[i]), "column '%s'", p->names[i]);
+        st = floe_status_wrap(x ? floe_expr_eval(p->cse->rewritten[i], x, &cols[i]) : floe_expr_eval(p->exprs[i], b, &cols[i]),
+                              "column '%s'", p->names[i]);
+    floe_batch_release(x);
     if (!st) st = floe_batch_new(p->head.schema, cols, p->n, b->num_rows, out);
     for (int32_t i = 0; cols && i < p->n; i++) floe_array_release(cols[i]);
     floe_free(cols);
@@ -444,6 +487,7 @@ static void projection_free(floe_plan *p_) {
     }
     floe_free(p->exprs);
     floe_free(p->names);
+    floe_cse_free(p->cse);
 }
 
 static const floe_plan_vtable projection_vt = {"Projection", projection_execute, projection_encode,
@@ -474,6 +518,7 @@ floe_status floe_plan_projection(floe_plan *child, floe_expr *const *exprs, cons
                                    names[i]);
     }
     if (!st) st = make_schema(names, types, n, &schema);
+    if (!st) st = floe_cse_build(p->exprs, n, child->schema, &p->cse);
     if (!st) st = floe_exec_plan_init(&p->head, &projection_vt, schema, child->n_partitions, &child, 1);
     for (int32_t i = 0; types && i < n; i++) floe_type_release(types[i]);
     floe_free(types);

@@ -388,8 +388,144 @@ static void decimal_arithmetic_with_constants_and_columns(void **state) {
     floe_array_release(disc);
 }
 
+typedef __int128 i128;
+
+static i128 dec_value(const floe_array *a, int64_t i) {
+    floe_decimal128 d = floe_array_get_decimal(a, i);
+    return (i128)(((unsigned __int128)(uint64_t)d.hi << 64) | d.lo);
+}
+
+/* A decimal(p, sc) column of 128-bit values v[i] (null where null[i]). */
+static floe_array *dec128_col(int32_t p, int32_t sc, const i128 *v, const bool *null, int64_t n) {
+    floe_type *t;
+    floe_builder *bd;
+    floe_array *a;
+    assert_ok(floe_type_decimal(p, sc, &t));
+    assert_ok(floe_builder_new(t, n, &bd));
+    for (int64_t i = 0; i < n; i++) {
+        floe_decimal128 d = {(uint64_t)v[i], (int64_t)(v[i] >> 64)};
+        if (null && null[i]) assert_ok(floe_builder_append_null(bd));
+        else assert_ok(floe_builder_append_decimal(bd, d));
+    }
+    assert_ok(floe_builder_finish(bd, &a));
+    floe_builder_free(bd);
+    floe_type_release(t);
+    return a;
+}
+
+static i128 pow10_i128(int32_t k) {
+    i128 r = 1;
+    while (k-- > 0) r *= 10;
+    return r;
+}
+
+/* Every (operator, column/constant side, rescaled side) of decimal + - *,
+ * with values inside and beyond 64 bits, against exact 128-bit math. */
+static void decimal_arithmetic_loops_are_exact_beyond_64_bits(void **state) {
+    (void)state;
+    enum { N = 200 };
+    i128 av[N], bv[N];
+    bool nul[N];
+    for (int i = 0; i < N; i++) {
+        i128 big = (i128)1000000000000000000LL * 10 + (i128)(next_rand() % 1000000); /* 10^19 + k: past int64 */
+        av[i] = i % 3 == 0 ? big : (i128)((int64_t)(next_rand() % 2000001) - 1000000);
+        if (i % 2) av[i] = -av[i];
+        bv[i] = (i128)((int64_t)(next_rand() % 20001) - 10000);
+        nul[i] = i % 7 == 0;
+    }
+    /* a: decimal(20,0) (some rows past int64), b: decimal(9,3) */
+    floe_array *a = dec128_col(20, 0, av, nul, N), *b = dec128_col(9, 3, bv, NULL, N);
+    floe_field f[2];
+    floe_schema *s;
+    assert_ok(floe_field_init(&f[0], "a", a->type, true, -1));
+    assert_ok(floe_field_init(&f[1], "b", b->type, true, -1));
+    assert_ok(floe_type_struct(f, 2, &s));
+    floe_field_clear(&f[0]);
+    floe_field_clear(&f[1]);
+    floe_array *cols[2] = {a, b};
+    floe_batch *batch;
+    assert_ok(floe_batch_new(s, cols, 2, N, &batch));
+    floe_type *t52;
+    assert_ok(floe_type_decimal(5, 2, &t52));
+    floe_builder *lb;
+    floe_array *lv;
+    assert_ok(floe_builder_new(t52, 1, &lb));
+    assert_ok(floe_builder_append_decimal(lb, floe_decimal128_from_int64(-1234))); /* -12.34 */
+    assert_ok(floe_builder_finish(lb, &lv));
+    floe_builder_free(lb);
+    floe_expr *ca, *cb, *cl, *ci;
+    assert_ok(floe_expr_column(0, &ca));
+    assert_ok(floe_expr_column(1, &cb));
+    assert_ok(floe_expr_literal(lv, &cl));
+    assert_ok(floe_expr_lit_int64(-3000000000000LL, &ci));
+    /* sides: (a, b), (b, a), (a, lit), (lit, a), (b, int), (int, b) */
+    floe_expr *l[6] = {ca, cb, ca, cl, cb, ci}, *r[6] = {cb, ca, cl, ca, ci, cb};
+    for (int op = FLOE_ARITH_ADD; op <= FLOE_ARITH_MUL; op++) {
+        for (int k = 0; k < 6; k++) {
+            floe_expr *e;
+            assert_ok(floe_expr_arith((floe_arith_op)op, l[k], r[k], &e));
+            floe_array *res;
+            assert_ok(floe_expr_eval(e, batch, &res));
+            assert_int_equal(res->type->id, FLOE_TYPE_DECIMAL128);
+            int32_t rs = res->type->scale;
+            for (int64_t i = 0; i < N; i++) {
+                /* each side's value and scale */
+                i128 x[2];
+                int32_t xs[2];
+                bool null = false;
+                floe_expr *side[2] = {l[k], r[k]};
+                for (int j = 0; j < 2; j++) {
+                    if (side[j] == ca) { x[j] = av[i]; xs[j] = 0; null = null || nul[i]; }
+                    else if (side[j] == cb) { x[j] = bv[i]; xs[j] = 3; }
+                    else if (side[j] == cl) { x[j] = -1234; xs[j] = 2; }
+                    else { x[j] = -3000000000000LL; xs[j] = 0; }
+                }
+                assert_int_equal(floe_array_is_null(res, i), null);
+                if (null) continue;
+                i128 want;
+                if (op == FLOE_ARITH_MUL) {
+                    want = x[0] * x[1];
+                    assert_int_equal(rs, xs[0] + xs[1]);
+                } else {
+                    i128 u = x[0] * pow10_i128(rs - xs[0]), w = x[1] * pow10_i128(rs - xs[1]);
+                    want = op == FLOE_ARITH_ADD ? u + w : u - w;
+                }
+                if (dec_value(res, i) != want) fail_msg("op %d sides %d row %lld", op, k, (long long)i);
+            }
+            floe_array_release(res);
+            floe_expr_release(e);
+        }
+    }
+    /* a * b * b * b: past the precision bound (38 + 9 digits), checked
+     * row by row; rows past 64 bits take the 128-bit multiply, the rest
+     * one 64-bit one */
+    floe_expr *aa, *aab, *aabb;
+    assert_ok(floe_expr_arith(FLOE_ARITH_MUL, ca, cb, &aa));
+    assert_ok(floe_expr_arith(FLOE_ARITH_MUL, aa, cb, &aab));
+    assert_ok(floe_expr_arith(FLOE_ARITH_MUL, aab, cb, &aabb));
+    floe_array *res;
+    assert_ok(floe_expr_eval(aabb, batch, &res));
+    for (int64_t i = 0; i < N; i++)
+        if (!nul[i] && dec_value(res, i) != av[i] * bv[i] * bv[i] * bv[i]) fail_msg("a * b * b * b row %lld", (long long)i);
+    floe_array_release(res);
+    floe_expr_release(aabb);
+    floe_expr_release(aab);
+    floe_expr_release(aa);
+    floe_expr_release(ca);
+    floe_expr_release(cb);
+    floe_expr_release(cl);
+    floe_expr_release(ci);
+    floe_array_release(lv);
+    floe_type_release(t52);
+    floe_batch_release(batch);
+    floe_type_release(s);
+    floe_array_release(a);
+    floe_array_release(b);
+}
+
 FLOE_TEST_MAIN(cmocka_unit_test(int_column_against_constants),
                cmocka_unit_test(decimal_column_against_decimal_and_int_constants),
                cmocka_unit_test(string_column_against_constants),
                cmocka_unit_test(boolean_connectives_follow_three_valued_logic),
-               cmocka_unit_test(decimal_arithmetic_with_constants_and_columns))
+               cmocka_unit_test(decimal_arithmetic_with_constants_and_columns),
+               cmocka_unit_test(decimal_arithmetic_loops_are_exact_beyond_64_bits))

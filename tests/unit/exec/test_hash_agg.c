@@ -8,6 +8,7 @@
 #include <math.h>
 
 #include "exec_util.h"
+#include "exec/filter_sel.h"
 #include "floe/exec_ops.h"
 
 typedef __int128 i128;
@@ -807,6 +808,286 @@ static void explain_and_accessors_show_the_parts(void **state) {
     floe_expr_release(calls[1].arg);
 }
 
+/* ------------------------------------------------- packed keys, filters */
+
+/* Batches of (k_str, k_i32, v): short strings (packed keys) in the first
+ * nb - 1 batches; the last one also holds strings too long to pack. */
+static floe_plan *string_key_values(int nb, int64_t n, floe_batch **all) {
+    floe_field f[3];
+    assert_ok(floe_field_init(&f[0], "k_str", floe_type_primitive(FLOE_TYPE_STRING), true, -1));
+    assert_ok(floe_field_init(&f[1], "k_i32", floe_type_primitive(FLOE_TYPE_INT32), true, -1));
+    assert_ok(floe_field_init(&f[2], "v", floe_type_primitive(FLOE_TYPE_INT64), true, -1));
+    floe_schema *s;
+    assert_ok(floe_type_struct(f, 3, &s));
+    for (int i = 0; i < 3; i++) floe_field_clear(&f[i]);
+    floe_batch *bs[8];
+    char buf[64];
+    for (int bi = 0; bi < nb; bi++) {
+        floe_builder *b[3];
+        for (int c = 0; c < 3; c++) assert_ok(floe_builder_new(s->children[c].type, n, &b[c]));
+        for (int64_t r = 0; r < n; r++) {
+            int64_t x = rnd_in(100);
+            if (x < 8) assert_ok(floe_builder_append_null(b[0]));
+            else if (x < 12) assert_ok(floe_builder_append_string(b[0], ""));
+            else if (bi == nb - 1 && x < 30) {
+                snprintf(buf, sizeof buf, "a key much longer than sixteen bytes %d", (int)rnd_in(3));
+                assert_ok(floe_builder_append_string(b[0], buf));
+            } else {
+                snprintf(buf, sizeof buf, "a%d", (int)rnd_in(5));
+                assert_ok(floe_builder_append_string(b[0], buf));
+            }
+            if (rnd_in(10) == 0) assert_ok(floe_builder_append_null(b[1]));
+            else assert_ok(floe_builder_append_int32(b[1], (int32_t)rnd_in(4) - 1));
+            if (rnd_in(10) == 0) assert_ok(floe_builder_append_null(b[2]));
+            else assert_ok(floe_builder_append_int64(b[2], rnd_in(1000000) - 500000));
+        }
+        floe_array *cols[3];
+        for (int c = 0; c < 3; c++) {
+            assert_ok(floe_builder_finish(b[c], &cols[c]));
+            floe_builder_free(b[c]);
+        }
+        assert_ok(floe_batch_new(s, cols, 3, n, &bs[bi]));
+        for (int c = 0; c < 3; c++) floe_array_release(cols[c]);
+    }
+    floe_plan *p;
+    assert_ok(floe_plan_values(s, bs, nb, 1, &p));
+    assert_ok(floe_batch_concat(bs, nb, all));
+    for (int i = 0; i < nb; i++) floe_batch_release(bs[i]);
+    floe_type_release(s);
+    return p;
+}
+
+static void packed_keys_move_to_the_general_table_when_a_long_string_arrives(void **state) {
+    (void)state;
+    rng_state = 2024;
+    floe_batch *all;
+    floe_plan *v = string_key_values(3, 700, &all);
+    floe_agg_call calls[5] = {{FLOE_AGG_SUM, false, col(2), "s"},
+                              {FLOE_AGG_COUNT_STAR, false, NULL, "c"},
+                              {FLOE_AGG_COUNT, false, col(2), "cv"},
+                              {FLOE_AGG_MIN, false, col(2), "mn"},
+                              {FLOE_AGG_AVG, false, col(2), "av"}};
+    const int32_t keys[2] = {0, 1};
+    floe_expr *g[2] = {col(0), col(1)};
+    const char *names[2] = {"k_str", "k_i32"};
+    /* both modes: SINGLE, and PARTIAL then FINAL (whose input keys switch too) */
+    for (int mode = 0; mode < 2; mode++) {
+        floe_plan *agg, *fin = NULL;
+        assert_ok(floe_plan_hash_aggregate(v, mode ? FLOE_AGG_MODE_PARTIAL : FLOE_AGG_MODE_SINGLE, g, names, 2, calls,
+                                           5, NULL, &agg));
+        if (mode) {
+            floe_expr *fg[2] = {col(0), col(1)};
+            assert_ok(floe_plan_hash_aggregate(agg, FLOE_AGG_MODE_FINAL, fg, names, 2, calls, 5, floe_plan_schema(v),
+                                               &fin));
+            floe_expr_release(fg[0]);
+            floe_expr_release(fg[1]);
+        }
+        floe_exec_ctx ctx = test_ctx(pool, 64);
+        floe_batch *out;
+        assert_ok(run_plan(fin ? fin : agg, &ctx, &out));
+        assert_true(out->num_rows > 20);
+        check_against_naive(all, keys, 2, calls, 5, out);
+        floe_batch_release(out);
+        floe_plan_release(fin);
+        floe_plan_release(agg);
+    }
+    for (int i = 0; i < 5; i++) floe_expr_release(calls[i].arg);
+    floe_expr_release(g[0]);
+    floe_expr_release(g[1]);
+    floe_plan_release(v);
+    floe_batch_release(all);
+}
+
+static void mixed_fixed_width_and_short_string_keys_with_nulls_group_like_sql(void **state) {
+    (void)state;
+    rng_state = 31337;
+    floe_batch *all;
+    floe_plan *v = random_values(3, 400, 4, 1, &all);
+    int nc;
+    const floe_agg_call *calls = std_calls(false, &nc);
+    /* bool + int32 + date + short string: 11 bytes + a 4-byte string slot;
+     * float + bool + int32: 15 bytes, no strings; + decimal: not packed */
+    const int32_t sets[3][4] = {{K_BOOL, K_INT, K_DATE, K_STR}, {K_F64, K_BOOL, K_INT, -1}, {K_DEC, K_STR, K_BOOL, -1}};
+    for (int i = 0; i < 3; i++) {
+        int nk = sets[i][3] < 0 ? 3 : 4;
+        floe_plan *agg = agg_over_columns(v, FLOE_AGG_MODE_SINGLE, sets[i], nk, calls, nc, NULL);
+        floe_exec_ctx ctx = test_ctx(pool, 100);
+        floe_batch *out;
+        assert_ok(run_plan(agg, &ctx, &out));
+        check_against_naive(all, sets[i], nk, calls, nc, out);
+        floe_batch_release(out);
+        floe_plan_release(agg);
+    }
+    floe_plan_release(v);
+    floe_batch_release(all);
+    free_calls();
+}
+
+/* x = row % 10 - 1 (so 10% zeros), grouped by x: count(*) and sum(100 / x). */
+static floe_status filtered_division(floe_cmp_op op, int32_t bound, floe_batch **out) {
+    enum { N = 3000 };
+    static int32_t x[N];
+    for (int i = 0; i < N; i++) x[i] = i % 10 - 1;
+    floe_batch *b = int_batch(x, NULL, N);
+    floe_plan *v, *f, *agg;
+    assert_ok(floe_plan_values(b->schema, &b, 1, 1, &v));
+    floe_expr *c0 = col(0), *lit, *pred, *hundred, *div;
+    assert_ok(floe_expr_lit_int32(bound, &lit));
+    assert_ok(floe_expr_cmp(op, c0, lit, &pred));
+    assert_ok(floe_plan_filter(v, pred, &f));
+    assert_ok(floe_expr_lit_int32(100, &hundred));
+    assert_ok(floe_expr_arith(FLOE_ARITH_DIV, hundred, c0, &div));
+    floe_agg_call calls[2] = {{FLOE_AGG_COUNT_STAR, false, NULL, "c"}, {FLOE_AGG_SUM, false, div, "s"}};
+    const char *kn = "x";
+    assert_ok(floe_plan_hash_aggregate(f, FLOE_AGG_MODE_SINGLE, &c0, &kn, 1, calls, 2, NULL, &agg));
+    floe_exec_ctx ctx = test_ctx(pool, 1024);
+    floe_status st = run_plan(agg, &ctx, out);
+    floe_plan_release(agg);
+    floe_plan_release(f);
+    floe_plan_release(v);
+    floe_expr_release(c0);
+    floe_expr_release(lit);
+    floe_expr_release(pred);
+    floe_expr_release(hundred);
+    floe_expr_release(div);
+    floe_batch_release(b);
+    return st;
+}
+
+static void filter_below_aggregate_passes_selections_without_false_errors(void **state) {
+    (void)state;
+    /* x <> 0: 90% pass, so the aggregate reads selections; 100 / x fails
+     * on the dropped rows only, which must not be an error */
+    floe_batch *out = NULL;
+    assert_ok(filtered_division(FLOE_CMP_NE, 0, &out));
+    assert_int_equal(out->num_rows, 9);
+    for (int64_t r = 0; r < out->num_rows; r++) {
+        int32_t x = floe_array_get_int32(out->columns[0], r);
+        assert_int_not_equal(x, 0);
+        assert_int_equal(floe_array_get_int64(out->columns[1], r), 300);
+        assert_int_equal(floe_array_get_int64(out->columns[2], r), 300 * (100 / x));
+    }
+    floe_batch_release(out);
+    /* x > 5: 30% pass, the filter copies; same answers for those groups */
+    assert_ok(filtered_division(FLOE_CMP_GT, 5, &out));
+    assert_int_equal(out->num_rows, 3);
+    for (int64_t r = 0; r < out->num_rows; r++) {
+        int32_t x = floe_array_get_int32(out->columns[0], r);
+        assert_true(x > 5);
+        assert_int_equal(floe_array_get_int64(out->columns[2], r), 300 * (100 / x));
+    }
+    floe_batch_release(out);
+    /* x >= 0 keeps the zeros: now the division by zero is the query's */
+    assert_error(filtered_division(FLOE_CMP_GE, 0, &out), FLOE_ERR_INVALID_ARGUMENT, "division by zero");
+    assert_null(out);
+}
+
+static void filter_stream_hands_out_its_input_and_the_selected_rows(void **state) {
+    (void)state;
+    int32_t x[8] = {1, 2, 0, 4, 5, 6, 7, 8}, y[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+    floe_batch *b = int_batch(x, NULL, 8), *b2 = int_batch(y, NULL, 8);
+    floe_batch *bs[2] = {b, b2};
+    floe_plan *v, *f;
+    assert_ok(floe_plan_values(b->schema, bs, 2, 1, &v));
+    floe_expr *c0 = col(0), *zero, *pred;
+    assert_ok(floe_expr_lit_int32(0, &zero));
+    assert_ok(floe_expr_cmp(FLOE_CMP_NE, c0, zero, &pred));
+    assert_ok(floe_plan_filter(v, pred, &f));
+    floe_exec_ctx ctx = test_ctx(pool, 1024);
+    floe_stream *s;
+    assert_ok(floe_plan_execute(f, 0, &ctx, &s));
+    assert_true(floe_filter_stream_selects(s));
+    floe_batch *got;
+    uint32_t *sel;
+    int64_t k;
+    assert_ok(floe_filter_next_sel(s, &got, &sel, &k));
+    assert_ptr_equal(got, b); /* 7 of 8 pass: no copy */
+    assert_int_equal(k, 7);
+    assert_non_null(sel);
+    assert_int_equal(sel[1], 1);
+    assert_int_equal(sel[2], 3);
+    floe_free(sel);
+    floe_batch_release(got);
+    assert_ok(floe_filter_next_sel(s, &got, &sel, &k)); /* the all-zero batch is skipped */
+    assert_null(got);
+    assert_null(sel);
+    floe_stream_close(s);
+    /* a stream that is not a Filter's is refused */
+    assert_ok(floe_plan_execute(v, 0, &ctx, &s));
+    assert_false(floe_filter_stream_selects(s));
+    assert_error(floe_filter_next_sel(s, &got, &sel, &k), FLOE_ERR_INVALID_ARGUMENT, "not a Filter");
+    floe_stream_close(s);
+    floe_plan_release(f);
+    floe_plan_release(v);
+    floe_expr_release(c0);
+    floe_expr_release(zero);
+    floe_expr_release(pred);
+    floe_batch_release(b);
+    floe_batch_release(b2);
+}
+
+static void sum_and_avg_of_one_dense_argument_fold_together_exactly(void **state) {
+    (void)state;
+    rng_state = 5150;
+    floe_type *dec;
+    assert_ok(floe_type_decimal(12, 2, &dec));
+    floe_field f[3];
+    assert_ok(floe_field_init(&f[0], "k", floe_type_primitive(FLOE_TYPE_INT32), true, -1));
+    assert_ok(floe_field_init(&f[1], "d", dec, false, -1));
+    assert_ok(floe_field_init(&f[2], "x", floe_type_primitive(FLOE_TYPE_FLOAT64), false, -1));
+    floe_schema *s;
+    assert_ok(floe_type_struct(f, 3, &s));
+    for (int i = 0; i < 3; i++) floe_field_clear(&f[i]);
+    floe_batch *bs[3];
+    for (int bi = 0; bi < 3; bi++) {
+        floe_builder *b[3];
+        for (int c = 0; c < 3; c++) assert_ok(floe_builder_new(s->children[c].type, 600, &b[c]));
+        for (int r = 0; r < 600; r++) {
+            assert_ok(floe_builder_append_int32(b[0], (int32_t)rnd_in(5)));
+            assert_ok(floe_builder_append_decimal(b[1], floe_decimal128_from_int64(rnd_in(2000000) - 1000000)));
+            assert_ok(floe_builder_append_double(b[2], (double)rnd_in(100000) / 8.0 - 3000));
+        }
+        floe_array *cols[3];
+        for (int c = 0; c < 3; c++) {
+            assert_ok(floe_builder_finish(b[c], &cols[c]));
+            floe_builder_free(b[c]);
+        }
+        assert_ok(floe_batch_new(s, cols, 3, 600, &bs[bi]));
+        for (int c = 0; c < 3; c++) floe_array_release(cols[c]);
+    }
+    floe_batch *all;
+    assert_ok(floe_batch_concat(bs, 3, &all));
+    floe_plan *v;
+    assert_ok(floe_plan_values(s, bs, 3, 1, &v));
+    floe_agg_call calls[6] = {{FLOE_AGG_SUM, false, col(1), "sum_d"}, {FLOE_AGG_AVG, false, col(2), "avg_x"},
+                              {FLOE_AGG_AVG, false, col(1), "avg_d"}, {FLOE_AGG_SUM, false, col(2), "sum_x"},
+                              {FLOE_AGG_COUNT, false, col(1), "cnt_d"}, {FLOE_AGG_SUM, false, col(1), "sum_d2"}};
+    const int32_t keys[1] = {0};
+    floe_expr *k = col(0);
+    const char *kn = "k";
+    floe_plan *agg;
+    assert_ok(floe_plan_hash_aggregate(v, FLOE_AGG_MODE_SINGLE, &k, &kn, 1, calls, 6, NULL, &agg));
+    floe_exec_ctx ctx = test_ctx(pool, 1024);
+    floe_batch *out;
+    assert_ok(run_plan(agg, &ctx, &out));
+    assert_int_equal(out->num_rows, 5);
+    check_against_naive(all, keys, 1, calls, 6, out);
+    /* the twins agree exactly with their partners */
+    for (int64_t r = 0; r < 5; r++) {
+        floe_decimal128 a = floe_array_get_decimal(out->columns[1], r), b = floe_array_get_decimal(out->columns[6], r);
+        assert_true(a.lo == b.lo && a.hi == b.hi);
+    }
+    floe_batch_release(out);
+    floe_plan_release(agg);
+    floe_plan_release(v);
+    floe_expr_release(k);
+    for (int i = 0; i < 6; i++) floe_expr_release(calls[i].arg);
+    for (int i = 0; i < 3; i++) floe_batch_release(bs[i]);
+    floe_batch_release(all);
+    floe_type_release(s);
+    floe_type_release(dec);
+}
+
 FLOE_TEST_MAIN(cmocka_unit_test_setup_teardown(single_mode_matches_naive_computation_on_random_data, setup, teardown),
                cmocka_unit_test_setup_teardown(every_key_type_groups_like_sql_including_negative_zero_and_nan, setup, teardown),
                cmocka_unit_test_setup_teardown(partial_then_final_equals_single, setup, teardown),
@@ -817,4 +1098,9 @@ FLOE_TEST_MAIN(cmocka_unit_test_setup_teardown(single_mode_matches_naive_computa
                cmocka_unit_test_setup_teardown(null_typed_arguments_uuids_and_decimal38_overflow, setup, teardown),
                cmocka_unit_test_setup_teardown(bad_calls_are_refused_at_construction, setup, teardown),
                cmocka_unit_test_setup_teardown(child_error_is_returned_not_an_empty_result, setup, teardown),
-               cmocka_unit_test_setup_teardown(explain_and_accessors_show_the_parts, setup, teardown))
+               cmocka_unit_test_setup_teardown(explain_and_accessors_show_the_parts, setup, teardown),
+               cmocka_unit_test_setup_teardown(packed_keys_move_to_the_general_table_when_a_long_string_arrives, setup, teardown),
+               cmocka_unit_test_setup_teardown(mixed_fixed_width_and_short_string_keys_with_nulls_group_like_sql, setup, teardown),
+               cmocka_unit_test_setup_teardown(filter_below_aggregate_passes_selections_without_false_errors, setup, teardown),
+               cmocka_unit_test_setup_teardown(filter_stream_hands_out_its_input_and_the_selected_rows, setup, teardown),
+               cmocka_unit_test_setup_teardown(sum_and_avg_of_one_dense_argument_fold_together_exactly, setup, teardown))
