@@ -378,9 +378,20 @@ static bool same_expr(const floe_expr *a, const floe_expr *b) {
     return eq;
 }
 
-/* Is `k` already distributed as `d` asks?  Only a Repartition right below
- * says so (one partition also does when the plan runs on one partition
- * anyway, for a node with a single input: every row of a key is in it).
+/* Do all of `node`'s inputs have one partition? */
+static bool inputs_single(const floe_plan *node) {
+    for (int32_t i = 0; i < floe_plan_num_children(node); i++)
+        if (floe_plan_partitions(floe_plan_child(node, i)) != 1) return false;
+    return true;
+}
+
+/* Is `k` already distributed as `d` asks?  A Repartition right below says
+ * so, and so do inputs of one partition each: every row of a key is in
+ * it.  That must hold: the nodes above were planned for the partition
+ * count `node` has now (a Sort with no merge above it, a Limit with no
+ * global one), and a Repartition under `node` would change it under them.
+ * A write is the exception: it spreads even a single input over
+ * target_partitions writers (only its Coalesce and commit sit above it).
  * HASH with no expressions asks for rows spread round robin. */
 static bool distribution_satisfied(const floe_plan *node, const floe_plan *k, const floe_distribution *d,
                                    int32_t target_partitions) {
@@ -389,9 +400,11 @@ static bool distribution_satisfied(const floe_plan *node, const floe_plan *k, co
     case FLOE_DIST_SINGLE: return floe_plan_partitions(k) == 1;
     case FLOE_DIST_HASH: break;
     }
-    if (strcmp(floe_plan_type_name(k), "Repartition") != 0)
+    if (strcmp(floe_plan_type_name(k), "Repartition") != 0) {
+        if (strcmp(floe_plan_type_name(node), "IcebergWrite") != 0) return inputs_single(node);
         return d->n_exprs > 0 && target_partitions == 1 && floe_plan_partitions(k) == 1 &&
                floe_plan_num_children(node) == 1;
+    }
     if (d->n_exprs == 0) return floe_repartition_kind_of(k) == FLOE_REPARTITION_ROUND_ROBIN;
     if (floe_repartition_kind_of(k) != FLOE_REPARTITION_HASH || floe_repartition_num_keys(k) != d->n_exprs)
         return false;
