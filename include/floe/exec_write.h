@@ -97,8 +97,8 @@ typedef enum floe_commit_kind {
 /* IcebergCommit ("IcebergCommit"): one partition.  Reads every row of its
  * child (which must have one partition: a Coalesce over the writers; its
  * columns as IcebergWrite's output), then commits all the data files to
- * ns.name in the catalog `catalog_uri` (for the SQLite catalog: its
- * warehouse directory) in one snapshot — floe_catalog_append or
+ * ns.name in the catalog `catalog_uri` (floe_catalog_open_uri: a warehouse
+ * directory, or sqlite:<db>?warehouse=<location>) in one snapshot — floe_catalog_append or
  * floe_catalog_replace_partitions (with base_snapshot_id, -1 = none) —
  * retrying on a concurrent commit up to max_retries times.  No files: no
  * snapshot.

@@ -120,7 +120,7 @@ static floe_status do_commit(const commit_plan *p, const received *r, const floe
             lens[k] = (size_t)v.len;
         }
     }
-    if (!st) st = floe_catalog_open_sqlite(p->catalog_uri, &cat);
+    if (!st) st = floe_catalog_open_uri(p->catalog_uri, &cat);
     /* Checked again right before the commit: cancellation while the
      * catalog opened must not commit either. */
     if (!st) st = floe_cancel_check(cancel, "IcebergCommit");

@@ -92,9 +92,10 @@ static bool assignable(const floe_type *from, const floe_type *to) {
     if (f == FLOE_TYPE_FLOAT32) return t == FLOE_TYPE_FLOAT64;
     if (f == FLOE_TYPE_DECIMAL128) {
         if (t == FLOE_TYPE_FLOAT64 || t == FLOE_TYPE_FLOAT32) return true;
-        /* Fewer integer digits are checked per value (too large fails);
-         * fewer fraction digits would round silently. */
-        return t == FLOE_TYPE_DECIMAL128 && to->scale >= from->scale;
+        /* PostgreSQL's assignment to numeric(p, s): fewer fraction digits
+         * round (half away from zero), too many integer digits fail per
+         * value — so `amount / 100` fills a decimal(10,2) column. */
+        return t == FLOE_TYPE_DECIMAL128;
     }
     if (f == FLOE_TYPE_DATE32) return is_ts(t);
     if (is_ts(f)) return is_ts(t) && (is_ns(t) || !is_ns(f));

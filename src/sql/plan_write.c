@@ -66,7 +66,7 @@ floe_status floe_sql_plan_write(floe_session *s, floe_plan *input, const floe_ic
     if (!st) st = floe_sql_enforce_requirements(write, s->opts.target_partitions, &ready);
     if (!st) st = floe_plan_coalesce(ready, &merged);
     if (!st)
-        st = floe_plan_iceberg_commit(merged, floe_catalog_warehouse(s->catalog), ns, name, kind, base_snapshot_id,
+        st = floe_plan_iceberg_commit(merged, floe_catalog_uri(s->catalog), ns, name, kind, base_snapshot_id,
                                       job, commit_retries(md), out);
     floe_plan_release(write);
     floe_plan_release(ready);
