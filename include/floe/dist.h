@@ -8,10 +8,12 @@
  * executor this layer installs (floe_session_set_default_executor): the
  * plan is split into stages at its exchanges, each stage's partitions
  * become tasks encoded with the plan codec, and the tasks are handed out
- * to ranks 1..N-1 dynamically (a rank asks for as many tasks as it has
- * free threads).  Workers decode and run tasks; their output goes back to
- * the coordinator, which routes it to the consumers of the next stage
- * and finally runs the last stage (one partition) itself, streaming to
+ * to ranks 1..N-1 dynamically (a rank gets as many tasks at once as it
+ * has threads, the least busy rank first).  Workers decode and run tasks;
+ * a stage's output stays on the workers that produced it until the next
+ * stage's tasks fetch it, worker to worker; only what the last stage reads
+ * is gathered to the coordinator, which runs that stage (one partition:
+ * the merge, the final limit, the commit of a write) itself, streaming to
  * the client.  A process not started by mpirun never initialises MPI.
  *
  * Threading: MPI is initialised with MPI_THREAD_FUNNELED.  Only the thread
