@@ -101,8 +101,10 @@ floe_status floe_catalog_rename_table(floe_catalog *c, const char *ns, const cha
  * new snapshot: load the table, write a manifest and manifest list, commit.
  * When another commit wins (FLOE_ERR_CONFLICT) the manifest and list of the
  * losing attempt are deleted, the table reloaded and the append rebuilt on
- * the new current snapshot, after a jittered exponential backoff, up to
- * `max_retries` times (0: one attempt only).  On final failure everything
+ * the new current snapshot, after a jittered exponential backoff from the
+ * table's commit.retry.min-wait-ms (100) doubling to max-wait-ms (60000),
+ * up to `max_retries` times (0: one attempt only; SQL reads it from
+ * commit.retry.num-retries) and within commit.retry.total-timeout-ms.  On final failure everything
  * the call wrote is deleted; the caller's data files are never deleted.
  * *snapshot_id (may be NULL) receives the committed snapshot's id. */
 floe_status floe_catalog_append(floe_catalog *c, const char *ns, const char *name, const uint8_t *const *data_files,
