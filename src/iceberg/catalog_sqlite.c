@@ -825,24 +825,12 @@ static void purge_free(purge_set *ps) {
     floe_status_free(ps->first_error);
 }
 
-typedef struct purge_read_arg {
-    const floe_ice_manifest_file *mf;
-    floe_ice_manifest **out;
-} purge_read_arg;
-
-static floe_status purge_read_manifest(floe_input *in, void *varg) {
-    purge_read_arg *a = varg;
-    return floe_ice_manifest_read(in, a->mf, a->out);
-}
-
 /* Every file of one manifest (live or not: deleted entries were the
  * table's files too, kept for older snapshots). */
 static void purge_manifest(purge_set *ps, const floe_ice_table *t, const floe_ice_manifest_file *mf) {
     purge_add(ps, 1, mf->manifest_path);
     floe_ice_manifest *m = NULL;
-    purge_read_arg a = {mf, &m};
-    floe_status st = floe_ice_table_read_recorded(t, mf->manifest_path, mf->manifest_length > 0 ? mf->manifest_length : 0,
-                                                  purge_read_manifest, &a);
+    floe_status st = floe_ice_table_read_manifest(t, mf, mf, &m);
     if (st) {
         purge_note_error(ps, floe_status_wrap(st, "listing files of manifest '%s'", mf->manifest_path));
         return;

@@ -89,5 +89,12 @@ struct floe_ice_table;
 floe_status floe_ice_table_read_recorded(const struct floe_ice_table *t, const char *recorded, int64_t size,
                                          floe_status (*read)(floe_input *in, void *arg),
                                          void *arg) FLOE_WARN_UNUSED;
+/* A manifest of `t` read whole (floe_ice_manifest_read) through
+ * floe_ice_table_read_recorded; `inherit` as floe_ice_manifest_read's. */
+struct floe_ice_manifest_file;
+struct floe_ice_manifest;
+floe_status floe_ice_table_read_manifest(const struct floe_ice_table *t, const struct floe_ice_manifest_file *mf,
+                                         const struct floe_ice_manifest_file *inherit,
+                                         struct floe_ice_manifest **out) FLOE_WARN_UNUSED;
 
 #endif

@@ -419,23 +419,13 @@ typedef struct read_ctx {
     floe_ice_manifest **out;
 } read_ctx;
 
-typedef struct manifest_read_arg {
-    const floe_ice_manifest_file *mf;
-    floe_ice_manifest **out;
-} manifest_read_arg;
-
-static floe_status read_one_manifest(floe_input *in, void *varg) {
-    manifest_read_arg *a = varg;
-    return floe_ice_manifest_read(in, a->mf, a->out);
-}
-
 static floe_status read_range(void *vctx, size_t begin, size_t end, const floe_cancel *cancel) {
     read_ctx *c = vctx;
     for (size_t i = begin; i < end; i++) {
         FLOE_TRY(floe_cancel_check(cancel, "reading manifests"));
         const floe_ice_manifest_file *mf = &c->files[i];
-        manifest_read_arg a = {mf->added_snapshot_id >= 0 || mf->sequence_number > 0 ? mf : NULL, &c->out[i]};
-        FLOE_TRY(floe_ice_table_read_recorded(c->t, mf->manifest_path, mf->manifest_length, read_one_manifest, &a));
+        FLOE_TRY(floe_ice_table_read_manifest(c->t, mf, mf->added_snapshot_id >= 0 || mf->sequence_number > 0 ? mf : NULL,
+                                              &c->out[i]));
     }
     return NULL;
 }

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "base/buffer.h"
+#include "floe/iceberg_manifest.h"
 #include "floe/iceberg_table_metadata.h"
 #include "iceberg/ice_internal.h"
 #include "floe/memory.h"
@@ -412,4 +413,21 @@ floe_status floe_ice_table_read_recorded(const floe_ice_table *t, const char *re
     st = read(in, arg);
     floe_input_close(in);
     return st;
+}
+
+typedef struct manifest_read_arg {
+    const floe_ice_manifest_file *inherit;
+    floe_ice_manifest **out;
+} manifest_read_arg;
+
+static floe_status read_manifest_from(floe_input *in, void *varg) {
+    manifest_read_arg *a = varg;
+    return floe_ice_manifest_read(in, a->inherit, a->out);
+}
+
+floe_status floe_ice_table_read_manifest(const floe_ice_table *t, const floe_ice_manifest_file *mf,
+                                         const floe_ice_manifest_file *inherit, floe_ice_manifest **out) {
+    manifest_read_arg a = {inherit, out};
+    return floe_ice_table_read_recorded(t, mf->manifest_path, mf->manifest_length > 0 ? mf->manifest_length : 0,
+                                        read_manifest_from, &a);
 }
