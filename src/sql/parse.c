@@ -335,6 +335,20 @@ static bool starts_statement(const prepass *pp, int32_t i) {
     return i == 0 || tok_is_char(pp, i - 1, ';');
 }
 
+/* DROP TABLE ... PURGE at token i (the DROP): PostgreSQL has no PURGE, so
+ * a final PURGE after a table name is cut (ddl.c reads it back from the
+ * statement's own text).  A table called purge stays a name: the word is
+ * only cut where a name ends before it. */
+static int32_t cut_drop_purge(prepass *pp, int32_t i) {
+    int32_t end = i;
+    while (end < pp->n && !tok_is_char(pp, end, ';')) end++;
+    int32_t last = end - 1;
+    if (last > i + 2 && tok_is(pp, last, "purge") && !tok_is(pp, last - 1, "table") &&
+        !tok_is(pp, last - 1, "exists") && !tok_is_char(pp, last - 1, ',') && !tok_is_char(pp, last - 1, '.'))
+        blank(pp, pp->toks[last].start, pp->toks[last].end);
+    return end;
+}
+
 static floe_status run_prepass(prepass *pp) {
     int32_t i = 0;
     while (i < pp->n) {
@@ -350,6 +364,8 @@ static floe_status run_prepass(prepass *pp) {
             FLOE_TRY(quote_property_keys(pp, i + 1, &next));
         } else if (tok_is(pp, i, "insert") && (tok_is(pp, i + 1, "overwrite") || tok_is(pp, i + 1, "into"))) {
             FLOE_TRY(cut_insert_spark(pp, i, &next));
+        } else if (starts_statement(pp, i) && tok_is(pp, i, "drop") && tok_is(pp, i + 1, "table")) {
+            next = cut_drop_purge(pp, i);
         } else if (starts_statement(pp, i) && tok_is(pp, i, "describe") && i + 1 < pp->n &&
                    !tok_is_char(pp, i + 1, ';')) {
             FLOE_TRY(add_clause(pp, FLOE_SQL_DESCRIBE, pp->toks[i].start, floe_strdup("describe"), false));
