@@ -50,7 +50,7 @@ for run in $(seq 0 "$RUNS"); do
     [ -n "$t" ] || { echo "floe INSERT failed" >&2; exit 1; }
     rows=$(floe -c "SELECT count(*) FROM bench.li" | tail -n 1)
     [ "$rows" = 6000000 ] || { echo "floe wrote $rows rows, expected 6000000" >&2; exit 1; }
-    files=$(floe -c "SELECT count(*) FROM \"bench.li\$files\"" | tail -n 1)
+    files=$(floe -c "SELECT count(*) FROM bench.\"li\$files\"" | tail -n 1)
     [ "$run" -gt 0 ] && times+=("$t")
 done
 OUT=$TMP/duck
