@@ -310,6 +310,9 @@ static floe_status push_join(floe_lplan **slot, conj_list *c) {
     return st;
 }
 
+static bool is_plain_inner(const floe_lplan *p);
+static floe_status reorder_joins(floe_lplan **slot, conj_list *c);
+
 static floe_status push_into(floe_lplan **slot, conj_list *c) {
     floe_lplan *p = *slot;
     if (c->n == 0) {
@@ -380,6 +383,15 @@ static floe_status push_into(floe_lplan **slot, conj_list *c) {
         return st;
     }
     case FLOE_L_JOIN:
+        if (is_plain_inner(p)) {
+            /* Conjuncts reaching a tree of inner joins (also from above a
+             * join that is not inner) may connect its tables better than the
+             * written order; the greedy order is stable, so a second visit
+             * changes nothing. */
+            st = reorder_joins(slot, c);
+            if (st) break;
+            if (*slot != p) return push_into(slot, c);
+        }
         return push_join(slot, c);
     default:
         break;
@@ -393,6 +405,220 @@ static floe_status push_into(floe_lplan **slot, conj_list *c) {
     return stop_here(slot, c);
 }
 
+/* ------------------------------------------------------------ join order
+ *
+ * A FROM list joins its tables in the order written, as cross joins that
+ * the WHERE conjuncts then turn into keyed joins.  Written orders often
+ * put two tables side by side that no condition connects (TPC-H Q2 and Q9:
+ * part, supplier, ...), which makes a cross product.  Before the filter is
+ * pushed, a tree of plain inner joins is re-formed left-deep in a greedy
+ * order: start from the first table, and add next the first table (in
+ * written order) that an equality connects to those already joined; only
+ * when none is connected does a cross product remain.  A Projection on top
+ * keeps the original column order, so nothing above notices; the joins'
+ * own conditions travel with the WHERE conjuncts and become keys again. */
+
+typedef struct join_leaf {
+    floe_lplan *plan;
+    int32_t offset, n; /* its columns in the join tree's output */
+} join_leaf;
+
+static bool is_plain_inner(const floe_lplan *p) {
+    return p->kind == FLOE_L_JOIN && p->join_type == FLOE_JOIN_INNER && !p->null_aware;
+}
+
+static int32_t count_leaves(const floe_lplan *p) {
+    return is_plain_inner(p) ? count_leaves(p->inputs[0]) + count_leaves(p->inputs[1]) : 1;
+}
+
+/* The leaves of the inner-join tree at p (left to right) and its joins'
+ * own conditions in the tree's output columns (added to `conds`). */
+static floe_status gather_leaves(floe_lplan *p, int32_t offset, join_leaf *leaves, int32_t *n, conj_list *conds) {
+    if (!is_plain_inner(p)) {
+        leaves[*n].plan = p;
+        leaves[*n].offset = offset;
+        leaves[*n].n = ncols(p);
+        (*n)++;
+        return NULL;
+    }
+    int32_t nl = ncols(p->inputs[0]);
+    floe_status st = NULL;
+    for (int32_t k = 0; !st && k < p->n_keys; k++) {
+        floe_expr *l = NULL, *r = NULL, *eq = NULL;
+        st = floe_sqlx_shift(p->left_keys[k], offset, &l);
+        if (!st) st = floe_sqlx_shift(p->right_keys[k], offset + nl, &r);
+        if (!st) st = floe_expr_cmp(FLOE_CMP_EQ, l, r, &eq);
+        if (!st) st = conj_add(conds, eq);
+        floe_expr_release(l);
+        floe_expr_release(r);
+        floe_expr_release(eq);
+    }
+    if (!st && p->predicate) {
+        floe_expr *e = NULL;
+        st = floe_sqlx_shift(p->predicate, offset, &e);
+        if (!st) st = conj_add(conds, e);
+        floe_expr_release(e);
+    }
+    if (!st) st = gather_leaves(p->inputs[0], offset, leaves, n, conds);
+    if (!st) st = gather_leaves(p->inputs[1], offset + nl, leaves, n, conds);
+    return st;
+}
+
+/* The leaf holding column `col`. */
+static int32_t leaf_of(const join_leaf *leaves, int32_t n, int32_t col) {
+    for (int32_t i = 0; i < n; i++)
+        if (col >= leaves[i].offset && col < leaves[i].offset + leaves[i].n) return i;
+    return -1;
+}
+
+/* Do the columns `e` reads all lie in leaves marked in `in`, and at least
+ * one?  (used: scratch of n_cols.) */
+static bool reads_only(const floe_expr *e, const join_leaf *leaves, int32_t n, int32_t n_cols, const bool *in,
+                       bool *used) {
+    memset(used, 0, (size_t)n_cols * sizeof *used);
+    floe_sqlx_columns(e, used);
+    bool any = false;
+    for (int32_t c = 0; c < n_cols; c++) {
+        if (!used[c]) continue;
+        int32_t l = leaf_of(leaves, n, c);
+        if (l < 0 || !in[l]) return false;
+        any = true;
+    }
+    return any;
+}
+
+/* Does an equality among `conds` join leaf x to the leaves in `set`
+ * (one side reading only x, the other only the set)? */
+static bool connected(const conj_list *conds, const join_leaf *leaves, int32_t n, int32_t n_cols, const bool *set,
+                      int32_t x, bool *only_x, bool *used) {
+    memset(only_x, 0, (size_t)n * sizeof *only_x);
+    only_x[x] = true;
+    for (int32_t i = 0; i < conds->n; i++) {
+        const floe_expr *e = conds->v[i];
+        if (e->kind != FLOE_EXPR_CMP || e->op != FLOE_CMP_EQ || e->n_args != 2) continue;
+        for (int32_t side = 0; side < 2; side++)
+            if (reads_only(e->args[side], leaves, n, n_cols, only_x, used) &&
+                reads_only(e->args[1 - side], leaves, n, n_cols, set, used))
+                return true;
+    }
+    return false;
+}
+
+/* Free the join nodes of the tree at p, keeping its leaves. */
+static void free_join_nodes(floe_lplan *p) {
+    if (!is_plain_inner(p)) return;
+    free_join_nodes(p->inputs[0]);
+    free_join_nodes(p->inputs[1]);
+    p->inputs[0] = p->inputs[1] = NULL;
+    p->n_inputs = 0;
+    floe_lplan_free(p);
+}
+
+/* Re-form the inner-join tree at *slot (whose filter conjuncts are `c`) in
+ * the greedy connected order, when that differs from the written one; the
+ * joins' conditions then join `c`. */
+static floe_status reorder_joins(floe_lplan **slot, conj_list *c) {
+    floe_lplan *root = *slot;
+    int32_t n = count_leaves(root), n_cols = ncols(root);
+    if (n < 3) return NULL; /* two tables: the join is keyed or a cross product either way */
+    join_leaf *leaves = floe_calloc((size_t)n, sizeof *leaves);
+    int32_t *order = floe_calloc((size_t)n, sizeof *order), got = 0;
+    bool *set = floe_calloc((size_t)n, sizeof *set), *only_x = floe_calloc((size_t)n, sizeof *only_x);
+    bool *used = floe_calloc((size_t)n_cols + 1, sizeof *used);
+    conj_list all = {0}, own = {0};
+    floe_status st = leaves && order && set && only_x && used ? NULL
+                                                              : floe_error(FLOE_ERR_OUT_OF_MEMORY, "ordering joins");
+    if (!st) st = gather_leaves(root, 0, leaves, &got, &own);
+    for (int32_t i = 0; !st && i < c->n; i++) st = conj_add(&all, c->v[i]);
+    for (int32_t i = 0; !st && i < own.n; i++) st = conj_add(&all, own.v[i]);
+    bool changed = false;
+    if (!st) {
+        order[0] = 0;
+        set[0] = true;
+        for (int32_t k = 1; k < n; k++) {
+            int32_t pick = -1;
+            for (int32_t x = 0; x < n && pick < 0; x++)
+                if (!set[x] && connected(&all, leaves, n, n_cols, set, x, only_x, used)) pick = x;
+            for (int32_t x = 0; x < n && pick < 0; x++)
+                if (!set[x]) pick = x;
+            order[k] = pick;
+            set[pick] = true;
+            if (pick != k) changed = true;
+        }
+    }
+    floe_lplan *tree = NULL, *proj = NULL;
+    floe_schema *out_schema = NULL;
+    if (!st && changed) {
+        /* The new left-deep tree; the written tree's join nodes go. */
+        out_schema = floe_type_retain(root->schema);
+        free_join_nodes(root);
+        *slot = NULL;
+        tree = leaves[order[0]].plan;
+        leaves[order[0]].plan = NULL;
+        for (int32_t k = 1; k < n; k++) {
+            floe_lplan *right = leaves[order[k]].plan, *j = NULL;
+            leaves[order[k]].plan = NULL;
+            floe_schema *both = NULL;
+            if (st || !tree) { /* an earlier step failed: just free the rest */
+                floe_lplan_free(right);
+                continue;
+            }
+            st = floe_join_output_schema(tree->schema, right->schema, FLOE_JOIN_INNER, &both);
+            if (st) {
+                floe_lplan_free(right);
+                continue;
+            }
+            floe_lplan *in[2] = {tree, right};
+            st = floe_lplan_new(FLOE_L_JOIN, both, in, 2, &j); /* frees both inputs on failure */
+            floe_type_release(both);
+            tree = j; /* NULL after a failure */
+            if (!st) j->join_type = FLOE_JOIN_INNER;
+        }
+        /* Column i of the written order is column map[i] of the new one. */
+        int32_t *map = floe_calloc((size_t)n_cols + 1, sizeof *map);
+        if (!st && !map) st = floe_error(FLOE_ERR_OUT_OF_MEMORY, "ordering joins");
+        for (int32_t k = 0, at = 0; !st && k < n; k++) {
+            const join_leaf *lf = &leaves[order[k]];
+            for (int32_t i = 0; i < lf->n; i++) map[lf->offset + i] = at + i;
+            at += lf->n;
+        }
+        if (!st) {
+            floe_lplan *in[1] = {tree};
+            st = floe_lplan_new(FLOE_L_PROJECT, out_schema, in, 1, &proj); /* owns tree, even on failure */
+            tree = NULL;
+        }
+        if (!st && (!(proj->exprs = floe_calloc((size_t)n_cols, sizeof *proj->exprs)) ||
+                    !(proj->names = floe_calloc((size_t)n_cols, sizeof *proj->names))))
+            st = floe_error(FLOE_ERR_OUT_OF_MEMORY, "ordering joins");
+        for (int32_t i = 0; !st && i < n_cols; i++) {
+            st = floe_expr_column(map[i], &proj->exprs[i]);
+            proj->n_exprs = i + 1;
+            if (!st && !(proj->names[i] = floe_strdup(floe_schema_field(proj->schema, i)->name)))
+                st = floe_error(FLOE_ERR_OUT_OF_MEMORY, "ordering joins");
+        }
+        floe_free(map);
+        for (int32_t i = 0; !st && i < own.n; i++) st = conj_add(c, own.v[i]);
+        if (st) {
+            floe_lplan_free(proj);
+            floe_lplan_free(tree);
+            proj = NULL;
+        }
+        *slot = proj; /* NULL after a failure: the caller frees nothing more */
+    }
+    if (st && changed && !*slot) {
+        for (int32_t i = 0; i < n; i++) floe_lplan_free(leaves[i].plan);
+    }
+    floe_type_release(out_schema);
+    conj_free(&all);
+    conj_free(&own);
+    floe_free(leaves);
+    floe_free(order);
+    floe_free(set);
+    floe_free(only_x);
+    floe_free(used);
+    return st;
+}
+
 /* Optimize the subtree at *slot: every FILTER pushes its conjuncts. */
 static floe_status push_filters(floe_lplan **slot) {
     floe_lplan *p = *slot;
@@ -404,7 +630,23 @@ static floe_status push_filters(floe_lplan **slot) {
         p->n_inputs = 0;
         floe_lplan_free(p);
         *slot = child;
+        if (is_plain_inner(child)) {
+            floe_status st = reorder_joins(slot, &c);
+            if (st) {
+                conj_free(&c);
+                return st;
+            }
+        }
         return push_into(slot, &c);
+    }
+    if (is_plain_inner(p)) { /* conditions bound into the joins (keys, ON) count as well */
+        conj_list own = {0};
+        floe_status st = reorder_joins(slot, &own);
+        if (st) {
+            conj_free(&own);
+            return st;
+        }
+        if (*slot != p) return push_into(slot, &own);
     }
     if (p->kind == FLOE_L_JOIN && p->predicate) {
         conj_list none = {0};
