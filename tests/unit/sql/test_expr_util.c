@@ -111,21 +111,16 @@ static floe_expr *col_eq(int32_t col, int32_t v) {
     return e;
 }
 
-static floe_expr *and2(floe_expr *a, floe_expr *b) { /* consumes both */
+/* a AND b / a OR b, consuming both. */
+static floe_expr *combine(floe_status (*make)(floe_expr *, floe_expr *, floe_expr **), floe_expr *a, floe_expr *b) {
     floe_expr *e;
-    assert_ok(floe_expr_and(a, b, &e));
+    assert_ok(make(a, b, &e));
     floe_expr_release(a);
     floe_expr_release(b);
     return e;
 }
-
-static floe_expr *or2(floe_expr *a, floe_expr *b) { /* consumes both */
-    floe_expr *e;
-    assert_ok(floe_expr_or(a, b, &e));
-    floe_expr_release(a);
-    floe_expr_release(b);
-    return e;
-}
+#define and2(a, b) combine(floe_expr_and, (a), (b))
+#define or2(a, b) combine(floe_expr_or, (a), (b))
 
 /* Text of factor_or(e) (e consumed). */
 static char *factored(floe_expr *e) {
