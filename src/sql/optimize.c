@@ -311,7 +311,7 @@ static floe_status push_join(floe_lplan **slot, conj_list *c) {
 }
 
 static bool is_plain_inner(const floe_lplan *p);
-static floe_status reorder_joins(floe_lplan **slot, conj_list *c);
+static floe_status reorder_joins(floe_lplan **slot, conj_list *c, bool *changed);
 
 static floe_status push_into(floe_lplan **slot, conj_list *c) {
     floe_lplan *p = *slot;
@@ -388,9 +388,10 @@ static floe_status push_into(floe_lplan **slot, conj_list *c) {
              * join that is not inner) may connect its tables better than the
              * written order; the greedy order is stable, so a second visit
              * changes nothing. */
-            st = reorder_joins(slot, c);
+            bool changed = false; /* (not *slot != p: the new node may reuse p's address) */
+            st = reorder_joins(slot, c, &changed);
             if (st) break;
-            if (*slot != p) return push_into(slot, c);
+            if (changed) return push_into(slot, c);
         }
         return push_join(slot, c);
     default:
@@ -515,9 +516,10 @@ static void free_join_nodes(floe_lplan *p) {
 }
 
 /* Re-form the inner-join tree at *slot (whose filter conjuncts are `c`) in
- * the greedy connected order, when that differs from the written one; the
- * joins' conditions then join `c`. */
-static floe_status reorder_joins(floe_lplan **slot, conj_list *c) {
+ * the greedy connected order, when that differs from the written one
+ * (*changed); the joins' conditions then join `c`. */
+static floe_status reorder_joins(floe_lplan **slot, conj_list *c, bool *changed_out) {
+    *changed_out = false;
     floe_lplan *root = *slot;
     int32_t n = count_leaves(root), n_cols = ncols(root);
     if (n < 3) return NULL; /* two tables: the join is keyed or a cross product either way */
@@ -604,6 +606,7 @@ static floe_status reorder_joins(floe_lplan **slot, conj_list *c) {
             proj = NULL;
         }
         *slot = proj; /* NULL after a failure: the caller frees nothing more */
+        *changed_out = true;
     }
     if (st && changed && !*slot) {
         for (int32_t i = 0; i < n; i++) floe_lplan_free(leaves[i].plan);
@@ -631,7 +634,8 @@ static floe_status push_filters(floe_lplan **slot) {
         floe_lplan_free(p);
         *slot = child;
         if (is_plain_inner(child)) {
-            floe_status st = reorder_joins(slot, &c);
+            bool changed = false; /* either way the conjuncts go down from here */
+            floe_status st = reorder_joins(slot, &c, &changed);
             if (st) {
                 conj_free(&c);
                 return st;
@@ -641,12 +645,13 @@ static floe_status push_filters(floe_lplan **slot) {
     }
     if (is_plain_inner(p)) { /* conditions bound into the joins (keys, ON) count as well */
         conj_list own = {0};
-        floe_status st = reorder_joins(slot, &own);
+        bool changed = false;
+        floe_status st = reorder_joins(slot, &own, &changed);
         if (st) {
             conj_free(&own);
             return st;
         }
-        if (*slot != p) return push_into(slot, &own);
+        if (changed) return push_into(slot, &own);
     }
     if (p->kind == FLOE_L_JOIN && p->predicate) {
         conj_list none = {0};
