@@ -48,22 +48,10 @@ trap cleanup EXIT
 fail() { echo "FAIL: $*"; exit 1; }
 
 # A fresh, distinctive secret: the proxy checks every signature with it.
-rand=$(od -An -N12 -tx1 /dev/urandom | tr -d ' \n')
-secret="wJalr/Xut+nFEMI${rand}K7MDENGfloescan"
 bucket=floe-scan
-
-# The peer stops when its stdin closes; a coprocess keeps it open.
-coproc PEER { FLOE_TEST_S3_SECRET="$secret" exec node "$src/tests/peers/s3rver_launch.mjs" "$bucket" 2>"$tmp/peer.err"; }
-peer_pid=$PEER_PID
-ready= s3port= port=
-read -r -t 60 ready s3port port <&"${PEER[0]}" || true
-[ "$ready" = READY ] || fail "s3rver launcher did not start: $(cat "$tmp/peer.err")"
-
-unset AWS_SESSION_TOKEN AWS_ENDPOINT_URL_S3 AWS_PROFILE
-export AWS_ENDPOINT_URL="http://127.0.0.1:$port"
-export AWS_ACCESS_KEY_ID=S3RVER
-export AWS_SECRET_ACCESS_KEY="$secret"
-export AWS_REGION=us-east-1
+# shellcheck source=../peers/s3_peer.bash
+source "$src/tests/peers/s3_peer.bash"
+s3_peer_start "$bucket" floescan
 
 # name|path below the test data root
 tables="

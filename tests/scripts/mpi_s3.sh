@@ -37,20 +37,10 @@ cleanup() {
 trap cleanup EXIT
 fail() { echo "FAIL: $*"; exit 1; }
 
-rand=$(od -An -N12 -tx1 /dev/urandom | tr -d ' \n')
-secret="wJalr/Xut+nFEMI${rand}K7MDENGfloempi"
 bucket=floe-mpi
-coproc PEER { FLOE_TEST_S3_SECRET="$secret" exec node "$src/tests/peers/s3rver_launch.mjs" "$bucket" 2>"$tmp/peer.err"; }
-peer_pid=$PEER_PID
-ready= s3port= port=
-read -r -t 60 ready s3port port <&"${PEER[0]}" || true
-[ "$ready" = READY ] || fail "s3rver launcher did not start: $(cat "$tmp/peer.err")"
-
-unset AWS_SESSION_TOKEN AWS_ENDPOINT_URL_S3 AWS_PROFILE
-export AWS_ENDPOINT_URL="http://127.0.0.1:$port"
-export AWS_ACCESS_KEY_ID=S3RVER
-export AWS_SECRET_ACCESS_KEY="$secret"
-export AWS_REGION=us-east-1
+# shellcheck source=../peers/s3_peer.bash
+source "$src/tests/peers/s3_peer.bash"
+s3_peer_start "$bucket" floempi
 
 "$put" "$data/$table" "s3://$bucket/tables/posdel" >"$tmp/put.out" 2>&1 ||
   fail "uploading the table: $(cat "$tmp/put.out")"
