@@ -22,6 +22,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "floe/fileio.h"
 #include "floe/iceberg_table_metadata.h"
 #include "floe/status.h"
 
@@ -40,18 +41,59 @@ floe_status floe_catalog_open_sqlite(const char *warehouse, floe_catalog **out) 
  * (s3://bucket/prefix, file:/...), for tables on object storage. */
 floe_status floe_catalog_open_sqlite_db(const char *db_path, const char *warehouse,
                                         floe_catalog **out) FLOE_WARN_UNUSED;
-/* A catalog from its URI: a local warehouse directory (as
- * floe_catalog_open_sqlite) or "sqlite:<database file>?warehouse=<location>"
- * (as floe_catalog_open_sqlite_db). */
+/* A catalog from its URI and options:
+ *   <directory>                          the SQLite catalog of a local
+ *                                        warehouse (floe_catalog_open_sqlite)
+ *   sqlite:<db file>?warehouse=<location> floe_catalog_open_sqlite_db
+ *   rest:http(s)://host[:port][/path]    an Iceberg REST catalog
+ * `props` (n_props pairs, may be NULL) configure it with Iceberg's catalog
+ * property names; the REST client reads
+ *   credential        "client_id:client_secret" for OAuth2 client credentials
+ *   token             a static bearer token
+ *   oauth2-server-uri the token endpoint (default <uri>/v1/oauth/tokens)
+ *   scope, audience, resource   OAuth2 request parameters (scope defaults
+ *                     to "catalog")
+ *   warehouse         sent to GET /v1/config
+ *   prefix            used when the server's config names none
+ *   header.<Name>     an extra HTTP header on every request
+ *   rest.tls-verify   "false" turns TLS verification off (default on)
+ *   rest.ca-file      a CA bundle for TLS
+ * Secrets given here never appear in messages or logs.
+ *
+ * While a catalog is open, opening its URI again in the same process
+ * (floe_catalog_open_uri, as the commit node does) returns the same
+ * catalog, reference counted, so options given once — credentials — need
+ * not travel with the URI. */
+floe_status floe_catalog_open(const char *uri, const floe_property *props, size_t n_props,
+                              floe_catalog **out) FLOE_WARN_UNUSED;
+/* floe_catalog_open without options. */
 floe_status floe_catalog_open_uri(const char *uri, floe_catalog **out) FLOE_WARN_UNUSED;
 /* The URI that opens this same catalog in another process or thread
- * (what a plan node that commits carries).  Owned by the catalog. */
+ * (what a plan node that commits carries).  Owned by the catalog.  It
+ * never holds a secret. */
 const char *floe_catalog_uri(const floe_catalog *c);
-void floe_catalog_close(floe_catalog *c); /* NULL-safe */
+/* "sqlite" or "rest". */
+const char *floe_catalog_kind(const floe_catalog *c);
+void floe_catalog_close(floe_catalog *c); /* NULL-safe; drops one reference */
 const char *floe_catalog_warehouse(const floe_catalog *c);
 
 /* ---- namespaces (one level: "db") ------------------------------------- */
 floe_status floe_catalog_create_namespace(floe_catalog *c, const char *ns, bool if_not_exists) FLOE_WARN_UNUSED;
+/* The same, setting n_props properties (props[2i] key, props[2i+1] value). */
+floe_status floe_catalog_create_namespace_with_properties(floe_catalog *c, const char *ns, const char *const *props,
+                                                          int32_t n_props, bool if_not_exists) FLOE_WARN_UNUSED;
+/* The namespace's properties as pairs (kv[2i] key, kv[2i+1] value), sorted
+ * by key; free with floe_catalog_names_free(kv, 2 * n_pairs).  An unknown
+ * namespace is FLOE_ERR_NOT_FOUND. */
+floe_status floe_catalog_namespace_properties(floe_catalog *c, const char *ns, char ***kv,
+                                              int32_t *n_pairs) FLOE_WARN_UNUSED;
+/* Set n_set pairs and remove n_remove keys in one step; a key both set
+ * and removed is FLOE_ERR_INVALID_ARGUMENT.  *missing (may be NULL)
+ * receives the removed keys that were not set (free with
+ * floe_catalog_names_free). */
+floe_status floe_catalog_update_namespace_properties(floe_catalog *c, const char *ns, const char *const *set_kv,
+                                                     int32_t n_set, const char *const *remove, int32_t n_remove,
+                                                     char ***missing, int32_t *n_missing) FLOE_WARN_UNUSED;
 /* A namespace holding tables is FLOE_ERR_CONFLICT naming it. */
 floe_status floe_catalog_drop_namespace(floe_catalog *c, const char *ns, bool if_exists) FLOE_WARN_UNUSED;
 floe_status floe_catalog_namespace_exists(floe_catalog *c, const char *ns, bool *out) FLOE_WARN_UNUSED;
@@ -91,6 +133,12 @@ floe_status floe_catalog_commit(floe_catalog *c, const char *ns, const char *nam
 /* Drop the catalog entry; purge also deletes every file the table's
  * metadata references (data, deletes, manifests, lists, metadata files). */
 floe_status floe_catalog_drop_table(floe_catalog *c, const char *ns, const char *name, bool purge) FLOE_WARN_UNUSED;
+/* Register an existing table by its current metadata file (written by
+ * any Iceberg implementation).  An existing name is
+ * FLOE_ERR_ALREADY_EXISTS; a file that does not parse is reported as such
+ * and nothing is registered.  *out (may be NULL) is the loaded table. */
+floe_status floe_catalog_register_table(floe_catalog *c, const char *ns, const char *name,
+                                        const char *metadata_location, floe_ice_table **out) FLOE_WARN_UNUSED;
 floe_status floe_catalog_rename_table(floe_catalog *c, const char *ns, const char *name, const char *new_ns,
                                       const char *new_name) FLOE_WARN_UNUSED;
 

@@ -44,6 +44,7 @@
 #include "floe/catalog.h"
 #include "floe/iceberg_manifest.h"
 #include "floe/memory.h"
+#include "iceberg/catalog_impl.h"
 #include "iceberg/ice_internal.h"
 #include "iceberg/table_update_internal.h"
 
@@ -53,14 +54,18 @@
 /* Iceberg's write.metadata.previous-versions-max default. */
 #define DEFAULT_PREVIOUS_VERSIONS 100
 
-struct floe_catalog {
-    char *warehouse;      /* no trailing '/' */
-    char *uri;            /* reopens this catalog (floe_catalog_open_uri) */
+/* The SQLite catalog: the base (catalog_impl.h) first, then the database. */
+typedef struct sqlite_catalog {
+    floe_catalog base;
     char *db_path;
     sqlite3 *db;
-    pthread_mutex_t mu;   /* guards db */
-    floe_fileio *io;
-};
+    pthread_mutex_t mu; /* guards db */
+} sqlite_catalog;
+
+#define SQ(c) ((sqlite_catalog *)(c))
+
+static const floe_catalog_ops SQLITE_OPS;
+static void sqlite_close(floe_catalog *c);
 
 static floe_status oom(void) { return floe_error(FLOE_ERR_OUT_OF_MEMORY, "out of memory in the catalog"); }
 
@@ -69,14 +74,14 @@ static floe_status oom(void) { return floe_error(FLOE_ERR_OUT_OF_MEMORY, "out of
 static floe_status db_error(floe_catalog *c, int rc, const char *what) {
     int code = rc & 0xff;
     floe_code fc = (code == SQLITE_BUSY || code == SQLITE_LOCKED) ? FLOE_ERR_TIMEOUT : FLOE_ERR_IO;
-    return floe_error(fc, "catalog database '%s': %s: %s", c->db_path, what,
-                      c->db ? sqlite3_errmsg(c->db) : sqlite3_errstr(rc));
+    return floe_error(fc, "catalog database '%s': %s: %s", SQ(c)->db_path, what,
+                      SQ(c)->db ? sqlite3_errmsg(SQ(c)->db) : sqlite3_errstr(rc));
 }
 
 /* Prepare `sql` and bind the NULL-terminated list of text parameters. */
 static floe_status prepare(floe_catalog *c, const char *sql, sqlite3_stmt **out, const char *const *params) {
     *out = NULL;
-    int rc = sqlite3_prepare_v2(c->db, sql, -1, out, NULL);
+    int rc = sqlite3_prepare_v2(SQ(c)->db, sql, -1, out, NULL);
     if (rc != SQLITE_OK) return db_error(c, rc, "preparing a statement");
     for (int i = 0; params && params[i]; i++) {
         rc = sqlite3_bind_text(*out, i + 1, params[i], -1, SQLITE_TRANSIENT);
@@ -100,7 +105,7 @@ static floe_status exec(floe_catalog *c, const char *sql, const char *const *par
     int rc = sqlite3_step(stmt);
     sqlite3_finalize(stmt);
     if (rc == SQLITE_DONE || rc == SQLITE_ROW) {
-        if (changes) *changes = sqlite3_changes(c->db);
+        if (changes) *changes = sqlite3_changes(SQ(c)->db);
         return NULL;
     }
     if ((rc & 0xff) == SQLITE_CONSTRAINT && constraint) {
@@ -170,12 +175,6 @@ static floe_status query_one(floe_catalog *c, const char *sql, const char *const
     return NULL;
 }
 
-void floe_catalog_names_free(char **names, int32_t n) {
-    if (!names) return;
-    for (int32_t i = 0; i < n; i++) floe_free(names[i]);
-    floe_free(names);
-}
-
 /* ---- open / close ----------------------------------------------------------- */
 
 static floe_status mkdir_p(const char *dir) {
@@ -213,14 +212,14 @@ static const char *const SCHEMA_SQL =
     " PRIMARY KEY (catalog_name, namespace, property_key));";
 
 static floe_status open_db(floe_catalog *c) {
-    int rc = sqlite3_open_v2(c->db_path, &c->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_FULLMUTEX,
+    int rc = sqlite3_open_v2(SQ(c)->db_path, &SQ(c)->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_FULLMUTEX,
                              NULL);
     if (rc != SQLITE_OK) return db_error(c, rc, "opening");
-    sqlite3_busy_timeout(c->db, BUSY_TIMEOUT_MS);
+    sqlite3_busy_timeout(SQ(c)->db, BUSY_TIMEOUT_MS);
     /* WAL: readers never wait for the writer, and commits are cheap. */
-    rc = sqlite3_exec(c->db, "PRAGMA journal_mode=WAL", NULL, NULL, NULL);
+    rc = sqlite3_exec(SQ(c)->db, "PRAGMA journal_mode=WAL", NULL, NULL, NULL);
     if (rc != SQLITE_OK) return db_error(c, rc, "switching to WAL mode");
-    rc = sqlite3_exec(c->db, SCHEMA_SQL, NULL, NULL, NULL);
+    rc = sqlite3_exec(SQ(c)->db, SCHEMA_SQL, NULL, NULL, NULL);
     if (rc != SQLITE_OK) return db_error(c, rc, "creating the catalog tables");
     return NULL;
 }
@@ -230,20 +229,22 @@ static bool is_uri(const char *location) { return strstr(location, "://") != NUL
 /* db_path: the SQLite file; warehouse: where tables live (a directory, or a
  * file:/s3: URI); uri: what reopens this catalog elsewhere. */
 static floe_status open_catalog(const char *db_path, const char *warehouse, const char *uri, floe_catalog **out) {
-    floe_catalog *c = floe_calloc(1, sizeof *c);
-    if (!c) return oom();
-    pthread_mutex_init(&c->mu, NULL);
+    sqlite_catalog *sc = floe_calloc(1, sizeof *sc);
+    if (!sc) return oom();
+    floe_catalog *c = &sc->base;
+    c->ops = &SQLITE_OPS;
+    pthread_mutex_init(&sc->mu, NULL);
     size_t wl = strlen(warehouse);
     while (wl > 1 && warehouse[wl - 1] == '/') wl--;
     c->warehouse = floe_strndup(warehouse, wl);
-    c->db_path = floe_strdup(db_path);
+    SQ(c)->db_path = floe_strdup(db_path);
     c->uri = floe_strdup(uri);
-    floe_status st = c->warehouse && c->db_path && c->uri ? NULL : oom();
+    floe_status st = c->warehouse && SQ(c)->db_path && c->uri ? NULL : oom();
     if (!st && !is_uri(c->warehouse)) st = mkdir_p(c->warehouse);
     if (!st) st = open_db(c);
     if (!st) st = floe_fileio_new(NULL, 0, &c->io);
     if (st) {
-        floe_catalog_close(c);
+        sqlite_close(c);
         return st;
     }
     *out = c;
@@ -282,7 +283,7 @@ floe_status floe_catalog_open_sqlite_db(const char *db_path, const char *warehou
     return st;
 }
 
-floe_status floe_catalog_open_uri(const char *uri, floe_catalog **out) {
+floe_status floe_catalog_open_sqlite_uri(const char *uri, floe_catalog **out) {
     *out = NULL;
     if (!uri || !*uri) return floe_error(FLOE_ERR_INVALID_ARGUMENT, "empty catalog URI");
     if (strncmp(uri, "sqlite:", 7) != 0) return floe_catalog_open_sqlite(uri, out);
@@ -297,20 +298,13 @@ floe_status floe_catalog_open_uri(const char *uri, floe_catalog **out) {
     return st;
 }
 
-const char *floe_catalog_uri(const floe_catalog *c) { return c->uri; }
-
-void floe_catalog_close(floe_catalog *c) {
-    if (!c) return;
-    if (c->db) sqlite3_close_v2(c->db);
-    floe_fileio_free(c->io);
-    pthread_mutex_destroy(&c->mu);
-    floe_free(c->warehouse);
-    floe_free(c->db_path);
-    floe_free(c->uri);
+static void sqlite_close(floe_catalog *c) {
+    if (SQ(c)->db) sqlite3_close_v2(SQ(c)->db);
+    pthread_mutex_destroy(&SQ(c)->mu);
+    floe_free(SQ(c)->db_path);
+    floe_catalog_base_free(c);
     floe_free(c);
 }
-
-const char *floe_catalog_warehouse(const floe_catalog *c) { return c->warehouse; }
 
 /* ---- names ------------------------------------------------------------------ */
 
@@ -331,7 +325,7 @@ static const char *const SQL_NS_LIST =
     "SELECT namespace FROM iceberg_namespace_properties WHERE catalog_name = ?1 "
     "UNION SELECT table_namespace FROM iceberg_tables WHERE catalog_name = ?1 ORDER BY 1";
 
-/* Caller holds c->mu. */
+/* Caller holds SQ(c)->mu. */
 static floe_status ns_exists_locked(floe_catalog *c, const char *ns, bool *out) {
     const char *p[] = {CATALOG_NAME, ns, NULL};
     char *v = NULL;
@@ -341,7 +335,7 @@ static floe_status ns_exists_locked(floe_catalog *c, const char *ns, bool *out) 
     return NULL;
 }
 
-/* "namespace 'x' does not exist" with a suggestion.  Caller holds c->mu. */
+/* "namespace 'x' does not exist" with a suggestion.  Caller holds SQ(c)->mu. */
 static floe_status ns_missing_locked(floe_catalog *c, const char *ns) {
     const char *p[] = {CATALOG_NAME, NULL};
     char **names = NULL;
@@ -355,31 +349,143 @@ static floe_status ns_missing_locked(floe_catalog *c, const char *ns) {
     return st;
 }
 
-floe_status floe_catalog_create_namespace(floe_catalog *c, const char *ns, bool if_not_exists) {
+/* BEGIN IMMEDIATE (caller holds mu): one write transaction. */
+static floe_status begin_locked(floe_catalog *c) {
+    int rc = sqlite3_exec(SQ(c)->db, "BEGIN IMMEDIATE", NULL, NULL, NULL);
+    return rc == SQLITE_OK ? NULL : db_error(c, rc, "starting a transaction");
+}
+
+/* COMMIT when st is NULL, else ROLLBACK; returns st or the commit's error. */
+static floe_status end_locked(floe_catalog *c, floe_status st) {
+    int rc = sqlite3_exec(SQ(c)->db, st ? "ROLLBACK" : "COMMIT", NULL, NULL, NULL);
+    if (rc != SQLITE_OK && !st) st = db_error(c, rc, "committing");
+    return st;
+}
+
+static const char *const SQL_PROP_SET =
+    "INSERT INTO iceberg_namespace_properties (catalog_name, namespace, property_key, property_value) "
+    "VALUES (?1, ?2, ?3, ?4) ON CONFLICT (catalog_name, namespace, property_key) "
+    "DO UPDATE SET property_value = excluded.property_value";
+
+/* A namespace exists while it has a property row (or a table): with no
+ * properties it gets exists=true, as PyIceberg's SqlCatalog writes. */
+static floe_status sqlite_create_namespace(floe_catalog *c, const char *ns, const char *const *props,
+                                           int32_t n_props, bool if_not_exists) {
     FLOE_TRY(check_name("namespace", ns, false));
-    pthread_mutex_lock(&c->mu);
-    bool exists = false, dup = false;
-    floe_status st = ns_exists_locked(c, ns, &exists);
-    if (!st && !exists) {
-        const char *p[] = {CATALOG_NAME, ns, NULL};
-        st = exec(c,
-                  "INSERT INTO iceberg_namespace_properties (catalog_name, namespace, property_key, property_value) "
-                  "VALUES (?1, ?2, 'exists', 'true')",
-                  p, NULL, &dup);
-        exists = dup; /* another writer created it first */
+    pthread_mutex_lock(&SQ(c)->mu);
+    bool exists = false;
+    floe_status st = begin_locked(c);
+    if (!st) {
+        st = ns_exists_locked(c, ns, &exists);
+        for (int32_t i = 0; !st && !exists && i < (n_props > 0 ? n_props : 1); i++) {
+            const char *p[] = {CATALOG_NAME, ns, n_props > 0 ? props[2 * i] : "exists",
+                               n_props > 0 ? props[2 * i + 1] : "true", NULL};
+            st = exec(c, SQL_PROP_SET, p, NULL, NULL);
+        }
+        st = end_locked(c, st);
     }
-    pthread_mutex_unlock(&c->mu);
+    pthread_mutex_unlock(&SQ(c)->mu);
     if (!st && exists && !if_not_exists)
         st = floe_error(FLOE_ERR_ALREADY_EXISTS, "namespace '%s' already exists", ns);
     return st;
 }
 
-floe_status floe_catalog_drop_namespace(floe_catalog *c, const char *ns, bool if_exists) {
+static floe_status sqlite_namespace_properties(floe_catalog *c, const char *ns, char ***kv, int32_t *n_pairs) {
+    const char *p[] = {CATALOG_NAME, ns, NULL};
+    char **keys = NULL, **vals = NULL;
+    int32_t nk = 0, nv = 0;
+    pthread_mutex_lock(&SQ(c)->mu);
+    bool exists = false;
+    floe_status st = ns_exists_locked(c, ns, &exists);
+    if (!st && !exists) st = ns_missing_locked(c, ns);
+    /* Two ordered single-column reads under one lock: same rows, same order. */
+    if (!st)
+        st = query_strings(c,
+                           "SELECT property_key FROM iceberg_namespace_properties WHERE catalog_name = ?1 AND "
+                           "namespace = ?2 ORDER BY property_key",
+                           p, &keys, &nk);
+    if (!st)
+        st = query_strings(c,
+                           "SELECT property_value FROM iceberg_namespace_properties WHERE catalog_name = ?1 AND "
+                           "namespace = ?2 ORDER BY property_key",
+                           p, &vals, &nv);
+    pthread_mutex_unlock(&SQ(c)->mu);
+    char **out = NULL;
+    if (!st && nk != nv) st = floe_error(FLOE_ERR_IO, "namespace '%s' properties changed while read", ns);
+    if (!st && nk > 0 && !(out = floe_calloc((size_t)nk * 2, sizeof *out))) st = oom();
+    if (!st) {
+        for (int32_t i = 0; i < nk; i++) {
+            out[2 * i] = keys[i];
+            out[2 * i + 1] = vals[i];
+        }
+        floe_free(keys);
+        floe_free(vals);
+        *kv = out;
+        *n_pairs = nk;
+        return NULL;
+    }
+    floe_catalog_names_free(keys, nk);
+    floe_catalog_names_free(vals, nv);
+    return st;
+}
+
+static floe_status sqlite_update_namespace_properties(floe_catalog *c, const char *ns, const char *const *set_kv,
+                                                      int32_t n_set, const char *const *remove, int32_t n_remove,
+                                                      char ***missing, int32_t *n_missing) {
+    char **miss = NULL;
+    int32_t n_miss = 0;
+    pthread_mutex_lock(&SQ(c)->mu);
+    bool exists = false;
+    floe_status st = begin_locked(c);
+    if (!st) {
+        st = ns_exists_locked(c, ns, &exists);
+        if (!st && !exists) st = ns_missing_locked(c, ns);
+        for (int32_t i = 0; !st && i < n_remove; i++) {
+            const char *p[] = {CATALOG_NAME, ns, remove[i], NULL};
+            int changes = 0;
+            st = exec(c,
+                      "DELETE FROM iceberg_namespace_properties WHERE catalog_name = ?1 AND namespace = ?2 AND "
+                      "property_key = ?3",
+                      p, &changes, NULL);
+            if (!st && changes == 0 && missing) {
+                char **nm = floe_realloc(miss, (size_t)(n_miss + 1) * sizeof *nm);
+                if (!nm) st = oom();
+                else {
+                    miss = nm;
+                    if (!(miss[n_miss] = floe_strdup(remove[i]))) st = oom();
+                    else n_miss++;
+                }
+            }
+        }
+        for (int32_t i = 0; !st && i < n_set; i++) {
+            const char *p[] = {CATALOG_NAME, ns, set_kv[2 * i], set_kv[2 * i + 1], NULL};
+            st = exec(c, SQL_PROP_SET, p, NULL, NULL);
+        }
+        /* Removing the last property must not make the namespace vanish. */
+        bool still = false;
+        if (!st) st = ns_exists_locked(c, ns, &still);
+        if (!st && !still) {
+            const char *p[] = {CATALOG_NAME, ns, "exists", "true", NULL};
+            st = exec(c, SQL_PROP_SET, p, NULL, NULL);
+        }
+        st = end_locked(c, st);
+    }
+    pthread_mutex_unlock(&SQ(c)->mu);
+    if (st || !missing) {
+        floe_catalog_names_free(miss, n_miss);
+        return st;
+    }
+    *missing = miss;
+    *n_missing = n_miss;
+    return NULL;
+}
+
+static floe_status sqlite_drop_namespace(floe_catalog *c, const char *ns, bool if_exists) {
     if (!ns || !*ns) return floe_error(FLOE_ERR_INVALID_ARGUMENT, "a namespace name cannot be empty");
-    pthread_mutex_lock(&c->mu);
+    pthread_mutex_lock(&SQ(c)->mu);
     /* One write transaction, so a table cannot appear between the check
      * and the delete. */
-    int rc = sqlite3_exec(c->db, "BEGIN IMMEDIATE", NULL, NULL, NULL);
+    int rc = sqlite3_exec(SQ(c)->db, "BEGIN IMMEDIATE", NULL, NULL, NULL);
     floe_status st = rc == SQLITE_OK ? NULL : db_error(c, rc, "starting a transaction");
     char *count = NULL;
     bool exists = false;
@@ -397,38 +503,38 @@ floe_status floe_catalog_drop_namespace(floe_catalog *c, const char *ns, bool if
         exists = changes > 0;
     }
     if (rc == SQLITE_OK) {
-        rc = sqlite3_exec(c->db, st ? "ROLLBACK" : "COMMIT", NULL, NULL, NULL);
+        rc = sqlite3_exec(SQ(c)->db, st ? "ROLLBACK" : "COMMIT", NULL, NULL, NULL);
         if (rc != SQLITE_OK && !st) st = db_error(c, rc, "committing");
     }
     if (!st && !exists && !if_exists) st = ns_missing_locked(c, ns);
-    pthread_mutex_unlock(&c->mu);
+    pthread_mutex_unlock(&SQ(c)->mu);
     floe_free(count);
     return st;
 }
 
-floe_status floe_catalog_namespace_exists(floe_catalog *c, const char *ns, bool *out) {
+static floe_status sqlite_namespace_exists(floe_catalog *c, const char *ns, bool *out) {
     *out = false;
     if (!ns || !*ns) return NULL;
-    pthread_mutex_lock(&c->mu);
+    pthread_mutex_lock(&SQ(c)->mu);
     floe_status st = ns_exists_locked(c, ns, out);
-    pthread_mutex_unlock(&c->mu);
+    pthread_mutex_unlock(&SQ(c)->mu);
     return st;
 }
 
-floe_status floe_catalog_list_namespaces(floe_catalog *c, char ***names, int32_t *n) {
+static floe_status sqlite_list_namespaces(floe_catalog *c, char ***names, int32_t *n) {
     const char *p[] = {CATALOG_NAME, NULL};
-    pthread_mutex_lock(&c->mu);
+    pthread_mutex_lock(&SQ(c)->mu);
     floe_status st = query_strings(c, SQL_NS_LIST, p, names, n);
-    pthread_mutex_unlock(&c->mu);
+    pthread_mutex_unlock(&SQ(c)->mu);
     return st;
 }
 
-floe_status floe_catalog_list_tables(floe_catalog *c, const char *ns, char ***names, int32_t *n) {
+static floe_status sqlite_list_tables(floe_catalog *c, const char *ns, char ***names, int32_t *n) {
     *names = NULL;
     *n = 0;
     if (!ns || !*ns) return floe_error(FLOE_ERR_INVALID_ARGUMENT, "a namespace name cannot be empty");
     const char *p[] = {CATALOG_NAME, ns, NULL};
-    pthread_mutex_lock(&c->mu);
+    pthread_mutex_lock(&SQ(c)->mu);
     bool exists = false;
     floe_status st = ns_exists_locked(c, ns, &exists);
     if (!st && !exists) st = ns_missing_locked(c, ns);
@@ -437,7 +543,7 @@ floe_status floe_catalog_list_tables(floe_catalog *c, const char *ns, char ***na
                            "SELECT table_name FROM iceberg_tables WHERE catalog_name = ?1 AND table_namespace = ?2 "
                            "ORDER BY table_name",
                            p, names, n);
-    pthread_mutex_unlock(&c->mu);
+    pthread_mutex_unlock(&SQ(c)->mu);
     return st;
 }
 
@@ -448,7 +554,7 @@ static const char *const SQL_TABLE_LOCATION =
     "AND table_name = ?3";
 
 /* The table's metadata location, or NULL when there is no such table.
- * Caller holds c->mu. */
+ * Caller holds SQ(c)->mu. */
 static floe_status location_locked(floe_catalog *c, const char *ns, const char *name, char **out) {
     const char *p[] = {CATALOG_NAME, ns, name, NULL};
     return query_one(c, SQL_TABLE_LOCATION, p, out);
@@ -509,14 +615,14 @@ static floe_status make_table(floe_catalog *c, floe_ice_table_metadata *md, cons
     return NULL;
 }
 
-floe_status floe_catalog_load_table(floe_catalog *c, const char *ns, const char *name, floe_ice_table **out) {
+static floe_status sqlite_load_table(floe_catalog *c, const char *ns, const char *name, floe_ice_table **out) {
     *out = NULL;
     if (!ns || !name) return floe_error(FLOE_ERR_INVALID_ARGUMENT, "load_table needs a namespace and a name");
     char *loc = NULL;
-    pthread_mutex_lock(&c->mu);
+    pthread_mutex_lock(&SQ(c)->mu);
     floe_status st = location_locked(c, ns, name, &loc);
     if (!st && !loc) st = table_missing_locked(c, ns, name);
-    pthread_mutex_unlock(&c->mu);
+    pthread_mutex_unlock(&SQ(c)->mu);
     if (st) return st;
     floe_ice_table_metadata *md = NULL;
     st = floe_ice_table_metadata_read(c->io, loc, &md);
@@ -526,19 +632,19 @@ floe_status floe_catalog_load_table(floe_catalog *c, const char *ns, const char 
     return st;
 }
 
-floe_status floe_catalog_table_exists(floe_catalog *c, const char *ns, const char *name, bool *out) {
+static floe_status sqlite_table_exists(floe_catalog *c, const char *ns, const char *name, bool *out) {
     *out = false;
     if (!ns || !name) return NULL;
     char *loc = NULL;
-    pthread_mutex_lock(&c->mu);
+    pthread_mutex_lock(&SQ(c)->mu);
     floe_status st = location_locked(c, ns, name, &loc);
-    pthread_mutex_unlock(&c->mu);
+    pthread_mutex_unlock(&SQ(c)->mu);
     *out = loc != NULL;
     floe_free(loc);
     return st;
 }
 
-floe_status floe_catalog_default_location(floe_catalog *c, const char *ns, const char *name, char **out) {
+static floe_status sqlite_default_location(floe_catalog *c, const char *ns, const char *name, char **out) {
     *out = NULL;
     FLOE_TRY(check_name("namespace", ns, false));
     FLOE_TRY(check_name("table", name, true));
@@ -610,7 +716,7 @@ static void discard_file(floe_catalog *c, const char *location) {
     floe_status_free(st);
 }
 
-floe_status floe_catalog_create_table(floe_catalog *c, const char *ns, const char *name,
+static floe_status sqlite_create_table(floe_catalog *c, const char *ns, const char *name,
                                       const floe_ice_table_metadata *md, floe_ice_table **out) {
     if (out) *out = NULL;
     FLOE_TRY(check_name("namespace", ns, false));
@@ -618,13 +724,13 @@ floe_status floe_catalog_create_table(floe_catalog *c, const char *ns, const cha
     if (!md) return floe_error(FLOE_ERR_INVALID_ARGUMENT, "create_table needs metadata");
 
     /* Check first so that the common failures write nothing. */
-    pthread_mutex_lock(&c->mu);
+    pthread_mutex_lock(&SQ(c)->mu);
     bool ns_ok = false;
     char *loc = NULL;
     floe_status st = ns_exists_locked(c, ns, &ns_ok);
     if (!st && !ns_ok) st = ns_missing_locked(c, ns);
     if (!st) st = location_locked(c, ns, name, &loc);
-    pthread_mutex_unlock(&c->mu);
+    pthread_mutex_unlock(&SQ(c)->mu);
     if (!st && loc) st = floe_error(FLOE_ERR_ALREADY_EXISTS, "table %s.%s already exists", ns, name);
     floe_free(loc);
     if (st) return st;
@@ -640,12 +746,12 @@ floe_status floe_catalog_create_table(floe_catalog *c, const char *ns, const cha
     }
     bool dup = false;
     const char *p[] = {CATALOG_NAME, ns, name, path, NULL};
-    pthread_mutex_lock(&c->mu);
+    pthread_mutex_lock(&SQ(c)->mu);
     st = exec(c,
               "INSERT INTO iceberg_tables (catalog_name, table_namespace, table_name, metadata_location, "
               "previous_metadata_location) VALUES (?1, ?2, ?3, ?4, NULL)",
               p, NULL, &dup);
-    pthread_mutex_unlock(&c->mu);
+    pthread_mutex_unlock(&SQ(c)->mu);
     if (!st && dup) st = floe_error(FLOE_ERR_ALREADY_EXISTS, "table %s.%s already exists", ns, name);
     if (!st && out) {
         floe_ice_table_metadata *copy = NULL;
@@ -707,7 +813,7 @@ static floe_status commit_text(floe_catalog *c, const floe_ice_table_metadata *m
     return st;
 }
 
-floe_status floe_catalog_commit(floe_catalog *c, const char *ns, const char *name, const char *base_location,
+static floe_status sqlite_commit(floe_catalog *c, const char *ns, const char *name, const char *base_location,
                                 const floe_ice_table_metadata *md, char **new_location) {
     if (new_location) *new_location = NULL;
     if (!ns || !name || !base_location || !md)
@@ -715,10 +821,10 @@ floe_status floe_catalog_commit(floe_catalog *c, const char *ns, const char *nam
 
     /* A commit that has already lost writes nothing. */
     char *cur = NULL;
-    pthread_mutex_lock(&c->mu);
+    pthread_mutex_lock(&SQ(c)->mu);
     floe_status st = location_locked(c, ns, name, &cur);
     if (!st && !cur) st = table_missing_locked(c, ns, name);
-    pthread_mutex_unlock(&c->mu);
+    pthread_mutex_unlock(&SQ(c)->mu);
     if (!st && strcmp(cur, base_location) != 0)
         st = floe_error(FLOE_ERR_CONFLICT, "commit to table %s.%s lost a race: its metadata is now '%s', not '%s'", ns,
                         name, cur, base_location);
@@ -739,7 +845,7 @@ floe_status floe_catalog_commit(floe_catalog *c, const char *ns, const char *nam
 
     int changes = 0;
     const char *p[] = {CATALOG_NAME, ns, name, base_location, path, NULL};
-    pthread_mutex_lock(&c->mu);
+    pthread_mutex_lock(&SQ(c)->mu);
     st = exec(c,
               "UPDATE iceberg_tables SET metadata_location = ?5, previous_metadata_location = ?4 "
               "WHERE catalog_name = ?1 AND table_namespace = ?2 AND table_name = ?3 AND metadata_location = ?4",
@@ -753,7 +859,7 @@ floe_status floe_catalog_commit(floe_catalog *c, const char *ns, const char *nam
                             ns, name, now, base_location);
         floe_free(now);
     }
-    pthread_mutex_unlock(&c->mu);
+    pthread_mutex_unlock(&SQ(c)->mu);
     if (st) {
         discard_file(c, path);
         floe_free(path);
@@ -871,7 +977,7 @@ static int rmdir_if_empty(const char *path, const struct stat *sb, int flag, str
     return 0;
 }
 
-floe_status floe_catalog_drop_table(floe_catalog *c, const char *ns, const char *name, bool purge) {
+static floe_status sqlite_drop_table(floe_catalog *c, const char *ns, const char *name, bool purge) {
     if (!ns || !name) return floe_error(FLOE_ERR_INVALID_ARGUMENT, "drop_table needs a namespace and a name");
     purge_set ps;
     memset(&ps, 0, sizeof ps);
@@ -896,13 +1002,13 @@ floe_status floe_catalog_drop_table(floe_catalog *c, const char *ns, const char 
 
     int changes = 0;
     const char *p[] = {CATALOG_NAME, ns, name, NULL};
-    pthread_mutex_lock(&c->mu);
+    pthread_mutex_lock(&SQ(c)->mu);
     floe_status st = exec(c,
                           "DELETE FROM iceberg_tables WHERE catalog_name = ?1 AND table_namespace = ?2 AND "
                           "table_name = ?3",
                           p, &changes, NULL);
     if (!st && changes == 0) st = table_missing_locked(c, ns, name);
-    pthread_mutex_unlock(&c->mu);
+    pthread_mutex_unlock(&SQ(c)->mu);
     if (st || !purge) {
         purge_free(&ps);
         floe_free(location);
@@ -925,12 +1031,12 @@ floe_status floe_catalog_drop_table(floe_catalog *c, const char *ns, const char 
     return st;
 }
 
-floe_status floe_catalog_rename_table(floe_catalog *c, const char *ns, const char *name, const char *new_ns,
+static floe_status sqlite_rename_table(floe_catalog *c, const char *ns, const char *name, const char *new_ns,
                                       const char *new_name) {
     if (!ns || !name) return floe_error(FLOE_ERR_INVALID_ARGUMENT, "rename_table needs a namespace and a name");
     FLOE_TRY(check_name("namespace", new_ns, false));
     FLOE_TRY(check_name("table", new_name, true));
-    pthread_mutex_lock(&c->mu);
+    pthread_mutex_lock(&SQ(c)->mu);
     bool ns_ok = false, dup = false;
     int changes = 0;
     floe_status st = ns_exists_locked(c, new_ns, &ns_ok);
@@ -945,6 +1051,51 @@ floe_status floe_catalog_rename_table(floe_catalog *c, const char *ns, const cha
     if (!st && dup) st = floe_error(FLOE_ERR_ALREADY_EXISTS, "cannot rename %s.%s: table %s.%s already exists", ns, name,
                                     new_ns, new_name);
     else if (!st && changes == 0) st = table_missing_locked(c, ns, name);
-    pthread_mutex_unlock(&c->mu);
+    pthread_mutex_unlock(&SQ(c)->mu);
     return st;
 }
+
+static floe_status sqlite_register_table(floe_catalog *c, const char *ns, const char *name,
+                                         const char *metadata_location, floe_ice_table **out) {
+    FLOE_TRY(check_name("namespace", ns, false));
+    FLOE_TRY(check_name("table", name, true));
+    /* Read it first: a file that is not table metadata registers nothing. */
+    floe_ice_table_metadata *md = NULL;
+    FLOE_TRY_CTX(floe_ice_table_metadata_read(c->io, metadata_location, &md), "registering table %s.%s", ns, name);
+    pthread_mutex_lock(&SQ(c)->mu);
+    bool ns_ok = false, dup = false;
+    floe_status st = ns_exists_locked(c, ns, &ns_ok);
+    if (!st && !ns_ok) st = ns_missing_locked(c, ns);
+    if (!st) {
+        const char *p[] = {CATALOG_NAME, ns, name, metadata_location, NULL};
+        st = exec(c,
+                  "INSERT INTO iceberg_tables (catalog_name, table_namespace, table_name, metadata_location, "
+                  "previous_metadata_location) VALUES (?1, ?2, ?3, ?4, NULL)",
+                  p, NULL, &dup);
+    }
+    pthread_mutex_unlock(&SQ(c)->mu);
+    if (!st && dup) st = floe_error(FLOE_ERR_ALREADY_EXISTS, "table %s.%s already exists", ns, name);
+    if (!st && out) return make_table(c, md, metadata_location, out);
+    floe_ice_table_metadata_free(md);
+    return st;
+}
+
+static const floe_catalog_ops SQLITE_OPS = {
+    .kind = "sqlite",
+    .close = sqlite_close,
+    .create_namespace = sqlite_create_namespace,
+    .drop_namespace = sqlite_drop_namespace,
+    .namespace_exists = sqlite_namespace_exists,
+    .list_namespaces = sqlite_list_namespaces,
+    .namespace_properties = sqlite_namespace_properties,
+    .update_namespace_properties = sqlite_update_namespace_properties,
+    .list_tables = sqlite_list_tables,
+    .load_table = sqlite_load_table,
+    .table_exists = sqlite_table_exists,
+    .default_location = sqlite_default_location,
+    .create_table = sqlite_create_table,
+    .commit = sqlite_commit,
+    .drop_table = sqlite_drop_table,
+    .rename_table = sqlite_rename_table,
+    .register_table = sqlite_register_table,
+};
