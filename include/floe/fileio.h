@@ -23,6 +23,7 @@ extern "C" {
 
 typedef struct floe_input floe_input;
 typedef struct floe_output floe_output;
+struct floe_buf; /* src/base/buffer.h: floe_credentials_export's output */
 
 typedef struct floe_input_ops {
     /* Read exactly `len` bytes at `offset` into `dst`; reading past the end is
@@ -121,6 +122,13 @@ void floe_output_abort(floe_output *out);
  *   s3.list.max-keys             page size of listings; default 1000
  *   s3.connect-to                curl CONNECT_TO rule "host:port:addr:port"
  *                                (send requests for host:port to addr:port)
+ *   floe.credentials-id          take the S3 keys (s3.access-key-id,
+ *                                s3.secret-access-key, s3.session-token)
+ *                                from the process-wide credential store
+ *                                under this id at every request, refreshed
+ *                                as they near expiry (see below); the
+ *                                FileIO's own keys are used while the store
+ *                                has none for the id
  * Secrets (secret key, session token) never appear in messages or logs.
  *
  * One floe_fileio may be shared by many threads.  It must outlive nothing:
@@ -179,6 +187,61 @@ floe_status floe_fileio_exists(floe_fileio *io, const char *location,
  * with the prefix).  Order is unspecified. */
 floe_status floe_fileio_list(floe_fileio *io, const char *prefix, floe_fileio_list_fn fn,
                              void *ctx) FLOE_WARN_UNUSED;
+
+/* The properties the FileIO was made with, in the order given (NULL/0 for
+ * none), so that a plan node can make the same FileIO in another process.
+ * Owned by the FileIO; valid while it lives.  `io` may be NULL (no
+ * properties).  They may hold secrets: print them only through
+ * floe_redact_kv_list. */
+void floe_fileio_properties(const floe_fileio *io, const floe_property **props, size_t *n);
+
+/* ---- the credential store --------------------------------------------------
+ *
+ * Process-wide and thread-safe: short-lived storage credentials (vended by
+ * a REST catalog) are kept here under an opaque id, e.g.
+ * "rest:<catalog uri>#db.t", and every FileIO whose property
+ * floe.credentials-id names that id reads its S3 keys from here at each
+ * request.  A refresh thus reaches every FileIO using the id at once, and
+ * a FileIO made from shipped properties in another process (an MPI worker)
+ * uses whatever the coordinator exported to it.
+ *
+ * Before each request the S3 client refreshes an entry through its
+ * refresher when the expiry is within max(5 s, 1/5 of the credentials'
+ * lifetime) — capped at half the lifetime, so that credentials living only
+ * seconds are not refreshed before every request — and once more, retrying
+ * the request once, when S3 answers 400/403 ExpiredToken,
+ * InvalidAccessKeyId or TokenRefreshRequired.  Refreshes are single
+ * flight: one thread calls the refresher, the others wait for its result.
+ */
+
+/* Store (replace) the credentials of `id`: S3 properties such as
+ * s3.access-key-id, s3.secret-access-key, s3.session-token (copied; other
+ * keys are kept and exported too), valid until expires_at_ms (Unix
+ * milliseconds; 0 or less = no known expiry, never refreshed early). */
+floe_status floe_credentials_put(const char *id, const floe_property *props, size_t n,
+                                 int64_t expires_at_ms) FLOE_WARN_UNUSED;
+
+/* Fetch new credentials for `id` and floe_credentials_put them.  Called
+ * without any store lock held, by one thread at a time per id. */
+typedef floe_status (*floe_credentials_refresh_fn)(void *ctx, const char *id);
+
+/* Register (fn non-NULL) or remove (fn NULL) the refresher of `id`; `ctx`
+ * must stay valid until it is removed or the id forgotten.  Creating the
+ * entry if needed: a FileIO reading `id` before any put then calls the
+ * refresher for its first credentials. */
+void floe_credentials_set_refresher(const char *id, floe_credentials_refresh_fn fn, void *ctx);
+
+/* Drop `id` (its credentials and refresher).  A refresh running for it at
+ * that moment may still put its result; forget again after. */
+void floe_credentials_forget(const char *id);
+
+/* For the MPI runtime: every entry's properties and expiry as bytes (appended
+ * to `out`, a floe_buf from base/buffer.h; they contain secrets — send,
+ * never print), and applying such bytes in another process (an entry whose
+ * local copy expires later is kept; refreshers are never shipped).  Corrupt
+ * bytes are FLOE_ERR_CORRUPT and change nothing. */
+floe_status floe_credentials_export(struct floe_buf *out) FLOE_WARN_UNUSED;
+floe_status floe_credentials_import(const uint8_t *p, size_t n) FLOE_WARN_UNUSED;
 
 #ifdef __cplusplus
 }

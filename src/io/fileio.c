@@ -20,11 +20,32 @@
 #include "base/buffer.h"
 #include "floe/fileio.h"
 #include "floe/memory.h"
+#include "io/credentials.h"
 #include "io/s3.h"
 
 struct floe_fileio {
     floe_s3_client *s3;
+    floe_property *props; /* as given, for floe_fileio_properties */
+    size_t nprops;
 };
+
+/* Keep a copy of the properties that mean something (a NULL key or value
+ * is ignored by the configuration, so it is not kept either). */
+static floe_status keep_properties(floe_fileio *io, const floe_property *props, size_t nprops) {
+    size_t n = 0;
+    for (size_t i = 0; props && i < nprops; i++)
+        if (props[i].key && props[i].value) n++;
+    if (!n) return NULL;
+    floe_property *tmp = floe_calloc(n, sizeof *tmp);
+    if (!tmp) return floe_error(FLOE_ERR_OUT_OF_MEMORY, "creating FileIO");
+    n = 0;
+    for (size_t i = 0; i < nprops; i++)
+        if (props[i].key && props[i].value) tmp[n++] = props[i];
+    floe_status st = floe_properties_copy(tmp, n, &io->props);
+    floe_free(tmp);
+    if (!st) io->nprops = n;
+    return st;
+}
 
 floe_status floe_fileio_new(const floe_property *props, size_t nprops, floe_fileio **out) {
     *out = NULL;
@@ -34,8 +55,9 @@ floe_status floe_fileio_new(const floe_property *props, size_t nprops, floe_file
     floe_status st = io ? floe_s3_client_new(&cfg, &io->s3)
                         : floe_error(FLOE_ERR_OUT_OF_MEMORY, "creating FileIO");
     floe_s3_config_clear(&cfg);
+    if (!st) st = keep_properties(io, props, nprops);
     if (st) {
-        floe_free(io);
+        floe_fileio_free(io);
         return st;
     }
     *out = io;
@@ -45,7 +67,13 @@ floe_status floe_fileio_new(const floe_property *props, size_t nprops, floe_file
 void floe_fileio_free(floe_fileio *io) {
     if (!io) return;
     floe_s3_client_release(io->s3);
+    floe_properties_free(io->props, io->nprops);
     floe_free(io);
+}
+
+void floe_fileio_properties(const floe_fileio *io, const floe_property **props, size_t *n) {
+    *props = io ? io->props : NULL;
+    *n = io ? io->nprops : 0;
 }
 
 /* The local path of a location, the length of the scheme text in front of

@@ -50,6 +50,7 @@
 #include "base/log.h"
 #include "base/redact.h"
 #include "floe/memory.h"
+#include "io/credentials.h"
 #include "io/s3.h"
 
 /* Debug lines go through base/log.h (which redacts every message again as
@@ -320,6 +321,7 @@ void floe_s3_config_clear(floe_s3_config *cfg) {
         floe_free(cfg->session_token);
     }
     floe_free(cfg->connect_to);
+    floe_free(cfg->credentials_id);
     memset(cfg, 0, sizeof *cfg);
 }
 
@@ -397,6 +399,7 @@ static floe_status config_strings(const floe_property *p, size_t n, floe_s3_conf
     FLOE_TRY(dup_opt(sk, &cfg->secret_access_key));
     FLOE_TRY(dup_opt(tok, &cfg->session_token));
     FLOE_TRY(dup_opt(prop_get(p, n, "s3.connect-to"), &cfg->connect_to));
+    FLOE_TRY(dup_opt(prop_get(p, n, "floe.credentials-id"), &cfg->credentials_id));
     for (const char *r = cfg->region; *r; r++)
         if (!ascii_alnum((unsigned char)*r) && *r != '-')
             return floe_error(FLOE_ERR_INVALID_ARGUMENT, "S3 region '%s' is not a region name",
@@ -521,13 +524,14 @@ static floe_status client_parse_endpoint(floe_s3_client *c) {
 static floe_status config_copy(const floe_s3_config *src, floe_s3_config *dst) {
     *dst = *src;
     dst->endpoint = dst->region = dst->access_key_id = dst->secret_access_key = NULL;
-    dst->session_token = dst->connect_to = NULL;
+    dst->session_token = dst->connect_to = dst->credentials_id = NULL;
     floe_status st = dup_opt(src->endpoint, &dst->endpoint);
     if (!st) st = dup_opt(src->region ? src->region : "us-east-1", &dst->region);
     if (!st) st = dup_opt(src->access_key_id, &dst->access_key_id);
     if (!st) st = dup_opt(src->secret_access_key, &dst->secret_access_key);
     if (!st) st = dup_opt(src->session_token, &dst->session_token);
     if (!st) st = dup_opt(src->connect_to, &dst->connect_to);
+    if (!st) st = dup_opt(src->credentials_id, &dst->credentials_id);
     return st;
 }
 
@@ -555,12 +559,13 @@ floe_status floe_s3_client_new(const floe_s3_config *cfg, floe_s3_client **out) 
                  c->cfg.retry_min_wait_ms, c->cfg.retry_max_wait_ms, c->cfg.retry_total_ms);
         const char *keys[] = {"s3.endpoint", "s3.region", "s3.path-style-access",
                               "s3.access-key-id", "s3.secret-access-key", "s3.session-token",
-                              "s3.multipart.part-size-bytes", "retries"};
+                              "s3.multipart.part-size-bytes", "retries", "floe.credentials-id"};
         const char *vals[] = {c->cfg.endpoint ? c->cfg.endpoint : "(AWS)", c->cfg.region,
                               c->cfg.path_style ? "true" : "false (path style for IP hosts)",
                               c->cfg.access_key_id ? c->cfg.access_key_id : "(anonymous)",
                               c->cfg.secret_access_key ? c->cfg.secret_access_key : "(none)",
-                              c->cfg.session_token ? c->cfg.session_token : "(none)", part, retries};
+                              c->cfg.session_token ? c->cfg.session_token : "(none)", part, retries,
+                              c->cfg.credentials_id ? c->cfg.credentials_id : "(none)"};
         floe_log_config(FLOE_LOG_DEBUG, "s3", "S3 client", keys, vals, sizeof keys / sizeof keys[0]);
     }
     *out = c;
@@ -683,7 +688,55 @@ typedef struct s3_resp {
     char bucket_region[64]; /* x-amz-bucket-region, sent with wrong-region errors */
     int64_t content_length; /* -1 if unknown */
     int attempts;
+    const struct s3_creds *creds; /* during perform: the keys signing it (scrubbed from messages) */
 } s3_resp;
+
+/* The keys one request signs with: the credential store's for the
+ * client's floe.credentials-id when it has some, else the client's own.
+ * ak NULL = anonymous. */
+typedef struct s3_creds {
+    const char *ak, *sk, *tok;
+    int from_store;
+    floe_cred_snapshot snap; /* owns the strings when from_store */
+} s3_creds;
+
+static void creds_clear(s3_creds *cr) {
+    floe_cred_snapshot_clear(&cr->snap);
+    memset(cr, 0, sizeof *cr);
+}
+
+static void creds_use_config(const floe_s3_client *c, s3_creds *cr) {
+    cr->ak = c->cfg.access_key_id;
+    cr->sk = c->cfg.secret_access_key;
+    cr->tok = c->cfg.session_token;
+    cr->from_store = 0;
+}
+
+/* Take the snapshot in `snap` (or the client's own keys when it found none). */
+static void creds_take(const floe_s3_client *c, s3_creds *cr, floe_cred_snapshot *snap) {
+    floe_cred_snapshot_clear(&cr->snap);
+    cr->snap = *snap;
+    memset(snap, 0, sizeof *snap);
+    if (cr->snap.found) {
+        cr->ak = cr->snap.access_key_id;
+        cr->sk = cr->snap.secret_access_key;
+        cr->tok = cr->snap.session_token;
+        cr->from_store = 1;
+    } else {
+        creds_use_config(c, cr);
+    }
+}
+
+/* The keys for the next request (refreshed first when near expiry). */
+static floe_status creds_acquire(const floe_s3_client *c, s3_creds *cr) {
+    memset(cr, 0, sizeof *cr);
+    creds_use_config(c, cr);
+    if (!c->cfg.credentials_id) return NULL;
+    floe_cred_snapshot snap;
+    FLOE_TRY(floe_credentials_acquire(c->cfg.credentials_id, 0, &snap, NULL));
+    creds_take(c, cr, &snap);
+    return NULL;
+}
 
 typedef struct s3_xfer {
     CURL *h;
@@ -811,17 +864,16 @@ static struct curl_slist *add_header(struct curl_slist *l, int *failed, const ch
     return nl ? nl : l;
 }
 
-static floe_status build_headers(floe_s3_client *c, const s3_req *rq, struct curl_slist **out) {
+static floe_status build_headers(const s3_creds *cr, const s3_req *rq, struct curl_slist **out) {
     struct curl_slist *l = NULL;
     int failed = 0;
     *out = NULL;
-    if (c->cfg.access_key_id) {
+    if (cr->ak) {
         char hash[65];
         sha256_hex(rq->body, rq->body_len, hash);
         if (!hash[0]) return floe_error(FLOE_ERR_INTERNAL, "SHA-256 of an S3 request body failed");
         l = add_header(l, &failed, "x-amz-content-sha256: %s", hash);
-        if (c->cfg.session_token)
-            l = add_header(l, &failed, "x-amz-security-token: %s", c->cfg.session_token);
+        if (cr->tok) l = add_header(l, &failed, "x-amz-security-token: %s", cr->tok);
     }
     if (rq->range[0]) l = add_header(l, &failed, "Range: %s", rq->range);
     if (rq->content_type) l = add_header(l, &failed, "Content-Type: %s", rq->content_type);
@@ -836,8 +888,8 @@ static floe_status build_headers(floe_s3_client *c, const s3_req *rq, struct cur
 
 /* Set up the handle for one attempt.  Everything is reset first: handles
  * are reused across unrelated requests. */
-static floe_status setup_handle(floe_s3_client *c, CURL *h, const s3_req *rq, const char *url,
-                                struct curl_slist *hdrs, s3_xfer *x, char *errbuf) {
+static floe_status setup_handle(floe_s3_client *c, const s3_creds *cr, CURL *h, const s3_req *rq,
+                                const char *url, struct curl_slist *hdrs, s3_xfer *x, char *errbuf) {
     curl_easy_reset(h);
     int bad = 0;
 #define SETOPT(opt, val) bad |= curl_easy_setopt(h, opt, val) != CURLE_OK
@@ -855,10 +907,10 @@ static floe_status setup_handle(floe_s3_client *c, CURL *h, const s3_req *rq, co
     SETOPT(CURLOPT_PROTOCOLS_STR, "http,https");
     SETOPT(CURLOPT_TCP_KEEPALIVE, 1L);
     SETOPT(CURLOPT_BUFFERSIZE, 256L * 1024); /* fewer callbacks on big ranged reads */
-    if (c->cfg.access_key_id) {
+    if (cr->ak) {
         SETOPT(CURLOPT_AWS_SIGV4, c->sigv4);
-        SETOPT(CURLOPT_USERNAME, c->cfg.access_key_id);
-        SETOPT(CURLOPT_PASSWORD, c->cfg.secret_access_key);
+        SETOPT(CURLOPT_USERNAME, cr->ak);
+        SETOPT(CURLOPT_PASSWORD, cr->sk);
     }
     if (strcmp(rq->method, "HEAD") == 0) {
         SETOPT(CURLOPT_NOBODY, 1L);
@@ -916,9 +968,11 @@ static floe_code status_code_of(long status) {
 }
 
 /* Replace every occurrence of a secret in `b` (text from a server). */
-static void scrub(const floe_s3_client *c, floe_buf *b) {
-    const char *secrets[2] = {c->cfg.secret_access_key, c->cfg.session_token};
-    for (int i = 0; i < 2; i++) {
+static void scrub(const floe_s3_client *c, const s3_resp *rs, floe_buf *b) {
+    const s3_creds *cr = rs->creds;
+    const char *secrets[4] = {c->cfg.secret_access_key, c->cfg.session_token, cr ? cr->sk : NULL,
+                              cr ? cr->tok : NULL};
+    for (int i = 0; i < 4; i++) {
         const char *s = secrets[i];
         size_t sl = s ? strlen(s) : 0;
         if (sl < 4 || !b->data) continue;
@@ -955,12 +1009,22 @@ static void error_details(const floe_s3_client *c, const s3_resp *rs, floe_buf *
         code->len = 100;
         code->data[100] = 0;
     }
-    scrub(c, code);
-    scrub(c, msg);
+    scrub(c, rs, code);
+    scrub(c, rs, msg);
 }
 
 static void loc_text(const s3_loc *l, char *buf, size_t cap) {
     snprintf(buf, cap, "%s://%s/%s", l->scheme, l->bucket, l->key);
+}
+
+/* S3's answers to keys that are expired, revoked or unknown: new ones
+ * from the credential store may succeed.  A HEAD has no body to tell (and
+ * S3 answers 403 to a HEAD of a missing key without list permission), so
+ * its callers probe with a GET, which does tell. */
+static int credentials_rejected(const s3_resp *rs, const char *code) {
+    if (rs->status != 400 && rs->status != 403) return 0;
+    return strcmp(code, "ExpiredToken") == 0 || strcmp(code, "InvalidAccessKeyId") == 0 ||
+           strcmp(code, "TokenRefreshRequired") == 0;
 }
 
 static floe_status http_error(const floe_s3_client *c, const s3_req *rq, const s3_resp *rs,
@@ -975,8 +1039,10 @@ static floe_status http_error(const floe_s3_client *c, const s3_req *rq, const s
     if (rs->bucket_region[0] && strcmp(rs->bucket_region, c->cfg.region) != 0)
         snprintf(hint, sizeof hint, "; the bucket is in region %s, not %s (set s3.region)",
                  rs->bucket_region, c->cfg.region);
+    /* 400 ExpiredToken is about credentials as much as any 403 */
+    floe_code fc = credentials_rejected(rs, floe_buf_cstr(&code)) ? FLOE_ERR_AUTH : status_code_of(rs->status);
     floe_status st = floe_error(
-        status_code_of(rs->status), "%s: HTTP %ld%s%s%s%s (%s%s)%s", where, rs->status,
+        fc, "%s: HTTP %ld%s%s%s%s (%s%s)%s", where, rs->status,
         code.len ? " " : "", floe_buf_cstr(&code), msg.len ? ": " : "", floe_buf_cstr(&msg),
         rq->method, tries, hint);
     floe_buf_free(&code);
@@ -984,16 +1050,46 @@ static floe_status http_error(const floe_s3_client *c, const s3_req *rq, const s
     return st;
 }
 
+/* After the store's keys were rejected: refresh them (single flight) and
+ * say whether the request should be sent again with the new ones.  A
+ * failed refresh becomes the request's error, naming both. */
+static floe_status creds_after_rejection(floe_s3_client *c, const s3_req *rq, const s3_resp *rs,
+                                         s3_creds *cr, int *retry) {
+    *retry = 0;
+    floe_cred_snapshot snap;
+    int changed = 0;
+    floe_status rst = floe_credentials_acquire(c->cfg.credentials_id, cr->snap.version, &snap, &changed);
+    if (rst) {
+        floe_status herr = http_error(c, rq, rs, rs->attempts);
+        floe_status st = floe_error(floe_status_code(herr), "%s; %s", floe_status_message(herr),
+                                    floe_status_message(rst));
+        floe_status_free(herr);
+        floe_status_free(rst);
+        return st;
+    }
+    if (changed) {
+        creds_take(c, cr, &snap);
+        *retry = 1;
+    }
+    floe_cred_snapshot_clear(&snap);
+    return NULL;
+}
+
 static floe_status perform(floe_s3_client *c, const s3_req *rq, s3_resp *rs) {
     floe_buf url = FLOE_BUF_INIT;
     struct curl_slist *hdrs = NULL, *connect_to = NULL;
     CURL *h = NULL;
     char where[1200];
+    s3_creds cr;
+    int auth_retried = 0;
     loc_text(rq->loc, where, sizeof where);
     rs->status = 0;
     rs->content_length = -1;
-    floe_status st = build_url(c, rq->loc, rq->bucket_level, rq->query, &url);
-    if (!st) st = build_headers(c, rq, &hdrs);
+    rs->creds = &cr;
+    floe_status st = creds_acquire(c, &cr);
+    if (st) st = floe_status_wrap(st, "%s %s", rq->method, where);
+    if (!st) st = build_url(c, rq->loc, rq->bucket_level, rq->query, &url);
+    if (!st) st = build_headers(&cr, rq, &hdrs);
     if (!st && c->cfg.connect_to) {
         connect_to = curl_slist_append(NULL, c->cfg.connect_to);
         if (!connect_to) st = floe_error(FLOE_ERR_OUT_OF_MEMORY, "S3 request for %s", where);
@@ -1008,7 +1104,7 @@ static floe_status perform(floe_s3_client *c, const s3_req *rq, s3_resp *rs) {
         rs->etag[0] = 0;
         rs->bucket_region[0] = 0;
         rs->status = 0;
-        st = setup_handle(c, h, rq, floe_buf_cstr(&url), hdrs, &x, errbuf);
+        st = setup_handle(c, &cr, h, rq, floe_buf_cstr(&url), hdrs, &x, errbuf);
         if (!st && connect_to && curl_easy_setopt(h, CURLOPT_CONNECT_TO, connect_to) != CURLE_OK)
             st = floe_error(FLOE_ERR_INVALID_ARGUMENT, "s3.connect-to '%s' was rejected", c->cfg.connect_to);
         if (st) break;
@@ -1054,8 +1150,25 @@ static floe_status perform(floe_s3_client *c, const s3_req *rq, s3_resp *rs) {
             if (ok) break;
             error_details(c, rs, &code, &msg);
             retry = retryable_status(rs->status, floe_buf_cstr(&code));
+            int rejected = cr.from_store && !auth_retried && credentials_rejected(rs, floe_buf_cstr(&code));
             floe_buf_free(&code);
             floe_buf_free(&msg);
+            if (rejected) {
+                /* Once per request: new keys from the store, then again at once. */
+                int again = 0;
+                auth_retried = 1;
+                st = creds_after_rejection(c, rq, rs, &cr, &again);
+                if (!st && again) {
+                    curl_slist_free_all(hdrs);
+                    hdrs = NULL;
+                    st = build_headers(&cr, rq, &hdrs);
+                    if (st) break;
+                    S3_DEBUG("%s %s: credentials were rejected (HTTP %ld); retrying with refreshed ones",
+                             rq->method, where, rs->status);
+                    continue;
+                }
+                if (st) break;
+            }
             if (!retry || attempt > c->cfg.max_retries) {
                 st = http_error(c, rq, rs, attempt);
                 break;
@@ -1082,6 +1195,8 @@ static floe_status perform(floe_s3_client *c, const s3_req *rq, s3_resp *rs) {
     curl_slist_free_all(hdrs);
     curl_slist_free_all(connect_to);
     floe_buf_free(&url);
+    rs->creds = NULL;
+    creds_clear(&cr);
     return st;
 }
 
@@ -1163,6 +1278,14 @@ static floe_status head_object(floe_s3_client *c, const s3_loc *l, int64_t *size
         if (gst && grs.status == rs.status && grs.body.len) {
             floe_status_free(st);
             st = gst;
+        } else if ((!gst || grs.status == 416) && c->cfg.credentials_id && (rs.status == 400 || rs.status == 403)) {
+            /* The GET went through (with refreshed keys; 416 is an empty
+             * object): the HEAD's failure was the keys', so ask again. */
+            floe_status_free(gst);
+            floe_status_free(st);
+            resp_free(&rs);
+            memset(&rs, 0, sizeof rs);
+            st = perform(c, &rq, &rs);
         } else {
             floe_status_free(gst);
         }
@@ -1640,6 +1763,19 @@ floe_status floe_s3_exists(floe_s3_client *c, const char *location, int *exists)
     s3_req rq = {.method = "HEAD", .loc = &l, .max_body = 1 << 16};
     s3_resp rs = {0};
     floe_status st = perform(c, &rq, &rs);
+    if (st && c->cfg.credentials_id && (rs.status == 400 || rs.status == 403)) {
+        /* Perhaps expired keys: a one-byte GET says so in its body (and
+         * refreshes them); its answer stands for the HEAD's. */
+        s3_req g = {.method = "GET", .loc = &l, .range = "bytes=0-0", .max_body = 1 << 16};
+        floe_status_free(st);
+        resp_free(&rs);
+        memset(&rs, 0, sizeof rs);
+        st = perform(c, &g, &rs);
+        if (st && rs.status == 416) { /* an empty object: it exists */
+            floe_status_free(st);
+            st = NULL;
+        }
+    }
     if (!st) {
         *exists = 1;
     } else if (rs.status == 404) {

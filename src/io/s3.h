@@ -36,6 +36,7 @@ typedef struct floe_s3_config {
     long connect_timeout_ms, request_timeout_ms;
     int list_max_keys; /* 1..1000 */
     char *connect_to;  /* curl CONNECT_TO rule, or NULL */
+    char *credentials_id; /* floe.credentials-id: keys from the credential store, or NULL */
 } floe_s3_config;
 
 #define FLOE_S3_MIN_PART_SIZE ((size_t)5 << 20)
