@@ -840,17 +840,69 @@ static floe_status apply_one(apply_ctx *c, json_t *u) {
     return floe_error(FLOE_ERR_INVALID_ARGUMENT, "update %zu: unknown action '%s'", c->idx, a);
 }
 
+/* The tree a create transaction starts from (md NULL): no schema, spec or
+ * order yet, at the format version the updates ask for (Java's clients
+ * send upgrade-format-version first; 2 when they do not). */
+static floe_status empty_tree(json_t *updates, json_t **out) {
+    json_int_t fv = 2;
+    for (size_t i = 0; i < json_array_size(updates); i++) {
+        json_t *u = json_array_get(updates, i);
+        json_t *v = json_object_get(u, "format-version");
+        const char *a = json_string_value(json_object_get(u, "action"));
+        if (a && strcmp(a, "upgrade-format-version") == 0 && json_is_integer(v) && json_integer_value(v) >= 1 &&
+            json_integer_value(v) <= FLOE_ICE_MAX_FORMAT_VERSION) {
+            fv = json_integer_value(v);
+            break;
+        }
+    }
+    *out = json_pack("{s:I, s:s, s:I, s:I, s:i, s:i, s:[], s:i, s:[], s:i, s:i, s:[], s:{}, s:i, s:{}, s:[], s:[], s:[]}",
+                     "format-version", fv, "location", "", "last-sequence-number", (json_int_t)0, "last-updated-ms",
+                     (json_int_t)0, "last-column-id", 0, "current-schema-id", -1, "schemas", "default-spec-id", -1,
+                     "partition-specs", "last-partition-id", FLOE_ICE_PARTITION_DATA_ID_START - 1,
+                     "default-sort-order-id", -1, "sort-orders", "properties", "current-snapshot-id",
+                     FLOE_ICE_NO_SNAPSHOT, "refs", "snapshots", "snapshot-log", "metadata-log");
+    if (!*out) return oom();
+    if (fv >= 3 && put(*out, "next-row-id", json_integer(0))) return oom();
+    return NULL;
+}
+
+/* A created table that was given no spec, order or UUID gets the usual
+ * ones: unpartitioned spec 0, unsorted order 0, a random UUID. */
+static floe_status finish_new_table(apply_ctx *c) {
+    json_t *specs = json_object_get(c->root, "partition-specs");
+    if (!json_array_size(specs) &&
+        (json_array_append_new(specs, json_pack("{s:i, s:[]}", "spec-id", 0, "fields")) ||
+         put(c->root, "default-spec-id", json_integer(0))))
+        return oom();
+    json_t *orders = json_object_get(c->root, "sort-orders");
+    if (!json_array_size(orders) &&
+        (json_array_append_new(orders, json_pack("{s:i, s:[]}", "order-id", 0, "fields")) ||
+         put(c->root, "default-sort-order-id", json_integer(0))))
+        return oom();
+    if (!json_object_get(c->root, "table-uuid")) {
+        char uuid[37];
+        FLOE_TRY(floe_ice_uuid4(uuid));
+        if (put(c->root, "table-uuid", json_string(uuid))) return oom();
+    }
+    if (!json_array_size(json_object_get(c->root, "schemas")))
+        return floe_error(FLOE_ERR_INVALID_ARGUMENT, "creating a table: the updates add no schema");
+    if (!*json_string_value(json_object_get(c->root, "location")))
+        return floe_error(FLOE_ERR_INVALID_ARGUMENT, "creating a table: the updates set no location");
+    return NULL;
+}
+
 floe_status floe_ice_md_apply_updates(const floe_ice_table_metadata *md, const json_t *updates,
                                       floe_ice_table_metadata **out) {
     *out = NULL;
-    if (!md) return floe_error(FLOE_ERR_INVALID_ARGUMENT, "applying table updates: no base metadata");
     if (updates && !json_is_null(updates) && !json_is_array(updates))
         return floe_error(FLOE_ERR_INVALID_ARGUMENT, "'updates' must be an array");
     apply_ctx c;
     memset(&c, 0, sizeof c);
     c.md = md;
     c.last_schema = c.last_spec = c.last_order = -1;
-    FLOE_TRY(floe_ice_tm_edit_begin(md, &c.root));
+    /* md NULL: the table is being created (a create transaction, after
+     * assert-create held). */
+    FLOE_TRY(md ? floe_ice_tm_edit_begin(md, &c.root) : empty_tree((json_t *)updates, &c.root));
     floe_status st = NULL;
     for (size_t i = 0; !st && i < json_array_size(updates); i++) {
         json_t *u = json_array_get(updates, i);
@@ -867,6 +919,7 @@ floe_status floe_ice_md_apply_updates(const floe_ice_table_metadata *md, const j
         st = apply_one(&c, u);
     }
     if (!st && c.removed_snapshots) trim_snapshot_log(&c);
+    if (!st && !md) st = finish_new_table(&c);
     floe_free(c.added);
     if (st) {
         json_decref(c.root);

@@ -107,6 +107,8 @@ static floe_status requirement_for(req_state *s, json_t *u) {
 }
 
 static floe_status requirements_for(const floe_ice_table_metadata *base, json_t *updates, json_t *reqs) {
+    /* A new table: only that it does not exist yet (Java's forCreateTable). */
+    if (!base) return push(reqs, json_pack("{s:s}", "type", "assert-create"));
     req_state s = {base, reqs, json_object(), false, false, false, false, false};
     if (!s.refs_seen) return oom();
     floe_status st = NULL;
@@ -362,11 +364,20 @@ static floe_status diff_all(diff_ctx *d) {
 floe_status floe_ice_md_diff(const floe_ice_table_metadata *base, const floe_ice_table_metadata *next,
                              json_t **requirements, json_t **updates) {
     *requirements = *updates = NULL;
-    if (!base || !next) return floe_error(FLOE_ERR_INVALID_ARGUMENT, "table metadata diff: base and next are required");
-    diff_ctx d = {base, next, NULL, NULL, json_array()};
+    if (!next) return floe_error(FLOE_ERR_INVALID_ARGUMENT, "table metadata diff: no next metadata");
+    /* base NULL: a table being created (a create transaction).  It is
+     * diffed against nothing: an empty tree and ids no table has, so that
+     * everything of next is added and made current. */
+    floe_ice_table_metadata none;
+    memset(&none, 0, sizeof none);
+    none.location = (char *)"";
+    none.current_schema_id = none.default_spec_id = none.default_sort_order_id = -2;
+    none.current_snapshot_id = FLOE_ICE_NO_SNAPSHOT;
+    diff_ctx d = {base ? base : &none, next, NULL, NULL, json_array()};
     json_t *reqs = json_array();
     floe_status st = d.updates && reqs ? NULL : oom();
-    if (!st) st = floe_ice_tm_edit_begin(base, &d.jb);
+    if (!st && base) st = floe_ice_tm_edit_begin(base, &d.jb);
+    else if (!st && !(d.jb = json_object())) st = oom();
     if (!st) st = floe_ice_tm_edit_begin(next, &d.jn);
     if (!st) st = diff_all(&d);
     if (!st) st = requirements_for(base, d.updates, reqs);

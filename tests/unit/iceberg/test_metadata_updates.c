@@ -386,10 +386,81 @@ static void specs_orders_location_and_statistics_round_trip(void **state) {
     assert_int_equal(v3->n_statistics, 0);
     assert_int_equal(v3->n_partition_statistics, 0);
     json_decref(round_trip(v2, v3, NULL));
+    /* A tag dropped on its own. */
+    u = jparse("[{\"action\":\"set-snapshot-ref\",\"ref-name\":\"release\",\"type\":\"tag\",\"snapshot-id\":77}]");
+    floe_ice_table_metadata *v4 = NULL, *v5 = NULL;
+    assert_ok(floe_ice_md_apply_updates(v3, u, &v4));
+    json_decref(u);
+    u = jparse("[{\"action\":\"remove-snapshot-ref\",\"ref-name\":\"release\"}]");
+    assert_ok(floe_ice_md_apply_updates(v4, u, &v5));
+    json_decref(u);
+    assert_null(floe_ice_tm_ref(v5, "release"));
+    assert_int_equal(v5->current_snapshot_id, 77);
+    u = round_trip(v4, v5, NULL);
+    assert_int_equal(count_action(u, "remove-snapshot-ref"), 1);
+    json_decref(u);
     floe_ice_table_metadata_free(v0);
     floe_ice_table_metadata_free(v1);
     floe_ice_table_metadata_free(v2);
     floe_ice_table_metadata_free(v3);
+    floe_ice_table_metadata_free(v4);
+    floe_ice_table_metadata_free(v5);
+
+    /* v1 -> v2. */
+    v0 = new_table(1);
+    u = jparse("[{\"action\":\"upgrade-format-version\",\"format-version\":2}]");
+    assert_ok(floe_ice_md_apply_updates(v0, u, &v1));
+    json_decref(u);
+    assert_int_equal(v1->format_version, 2);
+    json_decref(round_trip(v0, v1, NULL));
+    floe_ice_table_metadata_free(v0);
+    floe_ice_table_metadata_free(v1);
+}
+
+/* A create transaction: the diff from nothing asserts the table does not
+ * exist, and applied to nothing gives the new table. */
+static void create_transaction_round_trips(void **state) {
+    (void)state;
+    for (int fv = 1; fv <= 3; fv++) {
+        floe_ice_table_metadata *md = new_table(fv);
+        json_t *reqs = NULL;
+        json_t *u = round_trip(NULL, md, &reqs);
+        assert_int_equal(json_array_size(reqs), 1);
+        assert_string_equal(json_string_value(json_object_get(json_array_get(reqs, 0), "type")), "assert-create");
+        assert_error(floe_ice_md_check_requirements(md, reqs), FLOE_ERR_CONFLICT, "table already exists");
+        assert_int_equal(count_action(u, "assign-uuid"), 1);
+        assert_int_equal(count_action(u, "upgrade-format-version"), 1);
+        json_decref(u);
+        json_decref(reqs);
+        floe_ice_table_metadata_free(md);
+    }
+    /* With data already in it (a table registered with its history). */
+    floe_catalog *c = ct_setup("mdu_create", CT_CAT, 2);
+    floe_ice_table_metadata *m1 = append_round_trip(c, "a0", 0, "a", NULL);
+    floe_ice_table_metadata *m2 = append_round_trip(c, "b0", 5, "b", NULL);
+    json_decref(round_trip(NULL, m2, NULL));
+    floe_ice_table_metadata_free(m1);
+    floe_ice_table_metadata_free(m2);
+    floe_catalog_close(c);
+    /* A create as Java's clients send it, with server-assigned ids and no UUID. */
+    json_t *u = jparse("[{\"action\":\"upgrade-format-version\",\"format-version\":2},"
+                       "{\"action\":\"add-schema\",\"schema\":{\"type\":\"struct\",\"fields\":[{\"id\":1,"
+                       "\"name\":\"x\",\"required\":false,\"type\":\"int\"}]},\"last-column-id\":1},"
+                       "{\"action\":\"set-current-schema\",\"schema-id\":-1},"
+                       "{\"action\":\"set-location\",\"location\":\"s3://b/t\"},"
+                       "{\"action\":\"set-properties\",\"updates\":{\"owner\":\"me\"}}]");
+    floe_ice_table_metadata *out = NULL;
+    assert_ok(floe_ice_md_apply_updates(NULL, u, &out));
+    json_decref(u);
+    assert_int_equal(out->format_version, 2);
+    assert_non_null(out->table_uuid);
+    assert_int_equal(out->current_schema_id, 0);
+    assert_int_equal(out->last_column_id, 1);
+    assert_non_null(floe_ice_tm_default_spec(out));
+    assert_string_equal(floe_ice_tm_property(out, "owner"), "me");
+    floe_ice_table_metadata_free(out);
+    expect_apply_error(NULL, "[{\"action\":\"set-location\",\"location\":\"s3://b/t\"}]", FLOE_ERR_INVALID_ARGUMENT,
+                       "the updates add no schema");
 }
 
 /* ---- requirements --------------------------------------------------------------- */
@@ -663,6 +734,7 @@ FLOE_TEST_MAIN(cmocka_unit_test(schema_and_property_changes_round_trip),
                cmocka_unit_test(appends_and_overwrites_round_trip),
                cmocka_unit_test(expired_snapshots_take_their_refs_and_history),
                cmocka_unit_test(specs_orders_location_and_statistics_round_trip),
+               cmocka_unit_test(create_transaction_round_trips),
                cmocka_unit_test(stale_ref_requirement_is_a_conflict),
                cmocka_unit_test(failed_requirements_name_what_changed),
                cmocka_unit_test(malformed_updates_are_clear_errors),
