@@ -20,6 +20,7 @@
 #include <stdint.h>
 
 #include "floe/columnar.h"
+#include "floe/fileio.h"
 #include "floe/status.h"
 
 #ifdef __cplusplus
@@ -46,6 +47,12 @@ typedef struct floe_result_sink {
  * directory, created when missing; NULL: $FLOE_WAREHOUSE, else
  * "./warehouse"). */
 floe_status floe_session_open(const char *warehouse, floe_session **out) FLOE_WARN_UNUSED;
+/* Open a session on the catalog `uri` with options (see floe_catalog_open
+ * in catalog.h: a warehouse directory, sqlite:<db>?warehouse=<location>,
+ * or rest:http(s)://host[/path] with props such as credential, token,
+ * warehouse; NULL/0 for none).  Secrets in props are never printed. */
+floe_status floe_session_open_catalog(const char *uri, const floe_property *props, size_t n_props,
+                                      floe_session **out) FLOE_WARN_UNUSED;
 void floe_session_close(floe_session *s); /* NULL-safe */
 
 /* Execute every statement of `sql` in order, stopping at the first error.

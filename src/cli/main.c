@@ -2,6 +2,8 @@
  * main.c — the `floe` program: the SQL front and the file tools.
  *
  *   floe [--format F] [--warehouse DIR] [-c SQL | -f FILE]...  (cli/shell.c)
+ *   floe --catalog rest:URL [--catalog-credential ID:SECRET] ...  (a REST
+ *        catalog; cli/catalog_config.c)
  *   floe --version | --help
  *   floe parquet schema|meta|cat FILE ...   (cli/cmd_parquet.c)
  *   floe avro schema|meta|cat FILE ...      (cli/cmd_avro.c)
@@ -21,7 +23,7 @@
 #include "floe/version.h"
 
 static void usage(FILE *out) {
-    fputs("usage: floe [--format table|csv|jsonl] [--warehouse DIR] [-c SQL | -f FILE]...\n"
+    fputs("usage: floe [--format table|csv|jsonl] [--warehouse DIR | --catalog ...] [-c SQL | -f FILE]...\n"
           "       floe COMMAND ...\n"
           "\n"
           "floe reads and writes Apache Iceberg tables in parallel.\n"
@@ -38,6 +40,8 @@ static void usage(FILE *out) {
           "\n"
           "Environment:\n"
           "  FLOE_WAREHOUSE=DIR              default warehouse directory\n"
+          "  FLOE_CATALOG_CREDENTIAL=ID:SECRET, FLOE_CATALOG_TOKEN=T\n"
+          "                                  REST catalog credentials (see --catalog)\n"
           "  FLOE_THREADS=N                  worker threads (default: CPUs)\n"
           "  FLOE_LOG=error|warn|info|debug  log level (default warn); secrets are redacted\n", out);
 }

@@ -9,6 +9,9 @@
  *                                else ./warehouse)
  *   --catalog FILE               SQLite catalog database kept apart from the
  *                                tables (the warehouse may then be s3://)
+ *   --catalog rest:URL           an Iceberg REST catalog, with
+ *   --catalog-credential ID:SECRET, --catalog-token T, --catalog-config FILE
+ *                                (cli/catalog_config.c)
  *
  * Input is read a line at a time and collected until floe_sql_is_complete
  * says it ends with a whole statement; then that text is executed.  Lines
@@ -32,6 +35,7 @@
 #include <unistd.h>
 
 #include "base/buffer.h"
+#include "cli/catalog_config.h"
 #include "cli/sql_output.h"
 #include "floe/memory.h"
 #include "floe/session.h"
@@ -385,6 +389,15 @@ void floe_cli_sql_usage(FILE *out) {
           "                           $FLOE_WAREHOUSE, else ./warehouse)\n"
           "  --catalog FILE           the SQLite catalog database, apart from the\n"
           "                           tables (then --warehouse may be s3://...)\n"
+          "  --catalog rest:URL       an Iceberg REST catalog (--warehouse is then\n"
+          "                           its warehouse property)\n"
+          "  --catalog-credential ID:SECRET  OAuth2 client credentials for it\n"
+          "                           (or $FLOE_CATALOG_CREDENTIAL)\n"
+          "  --catalog-token TOKEN    a static bearer token (or $FLOE_CATALOG_TOKEN)\n"
+          "  --catalog-config FILE    catalog properties: a JSON object or key=value\n"
+          "                           lines (uri, credential, token, warehouse, scope,\n"
+          "                           oauth2-server-uri, rest.tls-verify, rest.ca-file,\n"
+          "                           header.NAME, ...); keeps secrets out of ps\n"
           "A script stops at its first error and floe exits with status 1.\n", out);
 }
 
@@ -410,7 +423,8 @@ int floe_cli_sql_main(int argc, char **argv) {
         return 1;
     }
     int n_acts = 0;
-    const char *warehouse = NULL, *catalog_db = NULL;
+    floe_cli_catalog_args cat_args;
+    memset(&cat_args, 0, sizeof cat_args);
     floe_print_format format = FLOE_PRINT_TABLE;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -419,9 +433,15 @@ int floe_cli_sql_main(int argc, char **argv) {
             acts[n_acts].kind = a[1];
             acts[n_acts++].arg = argv[++i];
         } else if ((v = option_value(argc, argv, &i, "--warehouse"))) {
-            warehouse = v;
+            cat_args.warehouse = v;
+        } else if ((v = option_value(argc, argv, &i, "--catalog-credential"))) {
+            cat_args.credential = v;
+        } else if ((v = option_value(argc, argv, &i, "--catalog-token"))) {
+            cat_args.token = v;
+        } else if ((v = option_value(argc, argv, &i, "--catalog-config"))) {
+            cat_args.config_file = v;
         } else if ((v = option_value(argc, argv, &i, "--catalog"))) {
-            catalog_db = v;
+            cat_args.catalog = v;
         } else if ((v = option_value(argc, argv, &i, "--format"))) {
             floe_status st = floe_print_format_parse(v, &format);
             if (st) {
@@ -447,23 +467,12 @@ int floe_cli_sql_main(int argc, char **argv) {
     sh.out.tags = sh.interactive;
     floe_cli_output_sink(&sh.out, &sh.sink);
     /* --catalog FILE keeps the SQLite database apart from the tables, which
-     * may then live on object storage (--warehouse s3://bucket/prefix). */
-    char *catalog_uri = NULL;
-    if (catalog_db) {
-        const char *w = warehouse ? warehouse : getenv("FLOE_WAREHOUSE");
-        if (!w || !*w) w = "./warehouse";
-        size_t n = strlen(catalog_db) + strlen(w) + 32;
-        catalog_uri = malloc(n);
-        if (!catalog_uri) {
-            fputs("floe: out of memory\n", stderr);
-            free(acts);
-            return 1;
-        }
-        snprintf(catalog_uri, n, "sqlite:%s?warehouse=%s", catalog_db, w);
-        warehouse = catalog_uri;
-    }
-    floe_status st = floe_session_open(warehouse, &sh.session);
-    free(catalog_uri);
+     * may then live on object storage (--warehouse s3://bucket/prefix);
+     * --catalog rest:URL is a REST catalog (cli/catalog_config.c). */
+    floe_cli_catalog cat;
+    floe_status st = floe_cli_catalog_resolve(&cat_args, &cat);
+    if (!st) st = floe_session_open_catalog(cat.uri, cat.props, cat.n_props, &sh.session);
+    floe_cli_catalog_free(&cat);
     if (st) {
         fprintf(stderr, "Error: %s\n", floe_status_message(st));
         floe_status_free(st);

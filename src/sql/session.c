@@ -119,6 +119,17 @@ floe_status floe_session_open(const char *warehouse, floe_session **out) {
     *out = NULL;
     if (!warehouse || !*warehouse) warehouse = getenv("FLOE_WAREHOUSE");
     if (!warehouse || !*warehouse) warehouse = "./warehouse";
+    return floe_session_open_catalog(warehouse, NULL, 0, out);
+}
+
+/* The catalog is opened by URI and options (floe_catalog_open), so a REST
+ * catalog's credentials reach it here and the commit node, reopening the
+ * same URI, shares the authenticated client. */
+floe_status floe_session_open_catalog(const char *uri, const floe_property *props, size_t n_props,
+                                      floe_session **out) {
+    *out = NULL;
+    const char *warehouse = uri;
+    if (!warehouse || !*warehouse) return floe_error(FLOE_ERR_INVALID_ARGUMENT, "opening a session: no catalog URI");
     floe_session *s = floe_calloc(1, sizeof(*s));
     if (!s) return floe_error(FLOE_ERR_OUT_OF_MEMORY, "opening a session: out of memory");
     floe_cancel_init(&s->cancel, NULL);
@@ -136,15 +147,19 @@ floe_status floe_session_open(const char *warehouse, floe_session **out) {
     s->opts = s->defaults;
     st = floe_fileio_new(NULL, 0, &s->io);
     if (st) goto fail;
-    st = floe_catalog_open_uri(warehouse, &s->catalog);
+    st = floe_catalog_open(warehouse, props, n_props, &s->catalog);
     if (st) goto fail;
-    st = floe_catalog_create_namespace(s->catalog, "default", true);
+    /* Checked first: a catalog may let this user read but not create. */
+    bool have_default = false;
+    st = floe_catalog_namespace_exists(s->catalog, "default", &have_default);
+    if (!st && !have_default) st = floe_catalog_create_namespace(s->catalog, "default", true);
     if (st) goto fail;
     *out = s;
     return NULL;
 fail:
     floe_session_close(s);
-    return floe_status_wrap(st, "opening a session on warehouse '%s'", warehouse);
+    return floe_status_wrap(st, "opening a session on %s '%s'",
+                            strncmp(warehouse, "rest:", 5) == 0 ? "catalog" : "warehouse", warehouse);
 }
 
 void floe_session_close(floe_session *s) {
