@@ -379,7 +379,18 @@ static floe_status add_spec(apply_ctx *c, json_t *u) {
     floe_ice_schema_free(schema);
 
     bool reuse = false;
-    long k = st ? -1 : find_by_id(arr, "spec-id", id);
+    /* No id given: an equivalent spec the table has is reused (as Java's
+     * builder does), rather than added twice. */
+    for (size_t i = 0; !st && !jid && !reuse && i < json_array_size(arr); i++) {
+        floe_ice_partition_spec *other = NULL;
+        st = floe_ice_partition_spec_from_json(json_array_get(arr, i), &other);
+        if (!st && floe_ice_partition_spec_equivalent(other, spec)) {
+            reuse = true;
+            id = other->spec_id;
+        }
+        floe_ice_partition_spec_free(other);
+    }
+    long k = st || reuse ? -1 : find_by_id(arr, "spec-id", id);
     if (k >= 0) {
         floe_ice_partition_spec *other = NULL;
         st = floe_ice_partition_spec_from_json(json_array_get(arr, (size_t)k), &other);
@@ -425,10 +436,37 @@ static floe_status add_sort_order(apply_ctx *c, json_t *u) {
     FLOE_TRY(get_object(c, u, "sort-order", &in));
     json_t *arr = NULL;
     FLOE_TRY(tree_array(c, "sort-orders", &arr));
+    json_t *jid = json_object_get(in, "order-id");
+    if (jid && !json_is_integer(jid)) return ubad(c, "'sort-order.order-id' must be an integer");
+    json_t *fields = json_object_get(in, "fields");
+    if (!json_is_array(fields)) return ubad(c, "'sort-order.fields' is missing or not an array");
+    /* order-id is read-only in the OpenAPI: without one, the unsorted
+     * order is 0, another takes the id of an order with the same fields
+     * or the next free one. */
+    json_t *copy = json_deep_copy(in);
+    if (!copy) return oom();
+    int64_t given = jid ? (int64_t)json_integer_value(jid) : 0;
+    if (!jid && json_array_size(fields) > 0) {
+        int64_t h = highest_id(arr, "order-id");
+        given = h < 1 ? 1 : h + 1;
+    }
+    if (given < 0 || given > INT32_MAX || put(copy, "order-id", json_integer(given))) {
+        json_decref(copy);
+        return given < 0 || given > INT32_MAX ? ubad(c, "sort order id %" PRId64 " is out of range", given) : oom();
+    }
     floe_ice_sort_order *o = NULL;
-    FLOE_TRY(urewrap(c, floe_ice_sort_order_from_json(in, &o)));
+    floe_status st = urewrap(c, floe_ice_sort_order_from_json(copy, &o));
+    json_decref(copy);
+    if (st) return st;
+    for (size_t i = 0; !jid && i < json_array_size(arr); i++) {
+        floe_ice_sort_order *other = NULL;
+        st = floe_ice_sort_order_from_json(json_array_get(arr, i), &other);
+        if (!st && floe_ice_sort_order_same_fields(other, o)) o->order_id = other->order_id;
+        floe_ice_sort_order_free(other);
+        if (st) break;
+    }
     floe_ice_schema *schema = NULL;
-    floe_status st = tree_schema(c, tree_int(c->root, "current-schema-id", 0), &schema);
+    if (!st) st = tree_schema(c, tree_int(c->root, "current-schema-id", 0), &schema);
     if (!st) st = urewrap(c, floe_ice_sort_order_validate(o, schema));
     floe_ice_schema_free(schema);
     int64_t id = o->order_id;

@@ -358,6 +358,25 @@ static void specs_orders_location_and_statistics_round_trip(void **state) {
     json_decref(u);
     json_decref(reqs);
 
+    /* Without ids (they are read-only in the OpenAPI), a spec or order the
+     * table already has is reused; a new order takes the next id. */
+    u = jparse("[{\"action\":\"add-spec\",\"spec\":{\"fields\":[{\"name\":\"cat\",\"transform\":\"identity\","
+               "\"source-id\":2}]}},{\"action\":\"set-default-spec\",\"spec-id\":-1},"
+               "{\"action\":\"add-sort-order\",\"sort-order\":{\"fields\":[{\"transform\":\"identity\","
+               "\"source-id\":1,\"direction\":\"asc\",\"null-order\":\"nulls-first\"}]}},"
+               "{\"action\":\"add-sort-order\",\"sort-order\":{\"fields\":[{\"transform\":\"identity\","
+               "\"source-id\":1,\"direction\":\"desc\",\"null-order\":\"nulls-last\"}]}},"
+               "{\"action\":\"set-default-sort-order\",\"sort-order-id\":-1}]");
+    floe_ice_table_metadata *reused = NULL;
+    assert_ok(floe_ice_md_apply_updates(v1, u, &reused));
+    json_decref(u);
+    assert_int_equal(reused->n_specs, 2);
+    assert_int_equal(reused->default_spec_id, 0);
+    assert_int_equal(reused->n_sort_orders, 3);
+    assert_int_equal(reused->default_sort_order_id, 2);
+    json_decref(round_trip(v1, reused, NULL));
+    floe_ice_table_metadata_free(reused);
+
     /* Statistics ride along with a snapshot (made here by hand). */
     u = jparse("[{\"action\":\"add-snapshot\",\"snapshot\":{\"snapshot-id\":77,\"sequence-number\":1,"
                "\"timestamp-ms\":1700000000000,\"manifest-list\":\"/tmp/x/snap-77.avro\","
