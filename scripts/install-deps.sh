@@ -17,6 +17,7 @@ packages=(
   libopenmpi-dev openmpi-bin
   # tests
   libcmocka-dev python3 python3-avro sqlite3
+  mpich libmpich-dev # tests/scripts/mpich_vs_local.sh; Open MPI stays the default
 )
 
 missing=()
