@@ -640,6 +640,95 @@ static void malformed_updates_are_clear_errors(void **state) {
     floe_ice_table_metadata_free(md);
 }
 
+/* Every member of every update (and of the objects inside them) removed,
+ * or replaced by a value of each wrong type: apply and check must answer
+ * with success or an error, never crash (the sanitizer build watches). */
+static void mutated_updates_never_crash(void **state) {
+    (void)state;
+    floe_catalog *c = ct_setup("mdu_mutate", CT_CAT, 2);
+    floe_ice_table_metadata *m1 = append_round_trip(c, "a0", 0, "a", NULL);
+    floe_ice_table_metadata *m2 = append_round_trip(c, "b0", 5, "b", NULL);
+    floe_ice_table_metadata *m3 = NULL;
+    floe_ice_type *t = NULL;
+    assert_ok(floe_ice_type_new(FLOE_ICE_INT, &t));
+    assert_ok(floe_ice_tm_add_column(m2, NULL, "n", t, false, NULL, &m3));
+    floe_ice_type_free(t);
+    json_t *reqs = NULL, *ups = NULL;
+    assert_ok(floe_ice_md_diff(m1, m3, &reqs, &ups));
+    json_t *extra = jparse(
+        "[{\"action\":\"add-spec\",\"spec\":{\"fields\":[{\"name\":\"d\",\"transform\":\"day\",\"source-id\":3}]}},"
+        "{\"action\":\"add-sort-order\",\"sort-order\":{\"order-id\":3,\"fields\":[{\"transform\":\"identity\","
+        "\"source-id\":1,\"direction\":\"asc\",\"null-order\":\"nulls-first\"}]}},"
+        "{\"action\":\"set-statistics\",\"statistics\":{\"snapshot-id\":1,\"statistics-path\":\"/s\","
+        "\"file-size-in-bytes\":1,\"file-footer-size-in-bytes\":1,\"blob-metadata\":[]}},"
+        "{\"action\":\"remove-snapshots\",\"snapshot-ids\":[1]},{\"action\":\"remove-properties\",\"removals\":[\"a\"]},"
+        "{\"action\":\"upgrade-format-version\",\"format-version\":3},"
+        "{\"action\":\"add-encryption-key\",\"encryption-key\":{\"key-id\":\"k\",\"encrypted-key-metadata\":\"AA==\"}}]");
+    json_array_extend(ups, extra);
+    json_decref(extra);
+    json_t *bad_values[] = {NULL, json_null(), json_string("x"), json_integer(-7), json_array(), json_object(),
+                            json_real(1.5)};
+    int runs = 0;
+    for (size_t i = 0; i < json_array_size(ups); i++) {
+        json_t *orig = json_array_get(ups, i);
+        /* The update's members, then the members of its object members. */
+        const char *k1;
+        json_t *v1;
+        json_object_foreach(orig, k1, v1) {
+            for (int depth = 0; depth < 2; depth++) {
+                json_t *inner = depth ? v1 : orig;
+                if (!json_is_object(inner)) continue;
+                const char *k2;
+                json_t *v2;
+                json_object_foreach(inner, k2, v2) {
+                    if (depth == 0 && strcmp(k2, k1) != 0) continue;
+                    for (size_t b = 0; b < sizeof bad_values / sizeof bad_values[0]; b++) {
+                        json_t *copy = json_deep_copy(ups);
+                        json_t *cu = json_array_get(copy, i);
+                        json_t *target = depth ? json_object_get(cu, k1) : cu;
+                        if (bad_values[b]) json_object_set(target, k2, bad_values[b]);
+                        else json_object_del(target, k2);
+                        floe_ice_table_metadata *out = NULL;
+                        floe_status st = floe_ice_md_apply_updates(m1, copy, &out);
+                        if (st) {
+                            assert_null(out);
+                            assert_true(strlen(floe_status_message(st)) > 0);
+                        }
+                        floe_status_free(st);
+                        floe_ice_table_metadata_free(out);
+                        json_decref(copy);
+                        runs++;
+                    }
+                }
+            }
+        }
+    }
+    /* The same for requirements. */
+    for (size_t i = 0; i < json_array_size(reqs); i++) {
+        const char *k;
+        json_t *v;
+        json_object_foreach(json_array_get(reqs, i), k, v) {
+            for (size_t b = 0; b < sizeof bad_values / sizeof bad_values[0]; b++) {
+                json_t *copy = json_deep_copy(reqs);
+                if (bad_values[b]) json_object_set(json_array_get(copy, i), k, bad_values[b]);
+                else json_object_del(json_array_get(copy, i), k);
+                floe_status_free(floe_ice_md_check_requirements(m1, copy));
+                floe_status_free(floe_ice_md_check_requirements(NULL, copy));
+                json_decref(copy);
+                runs++;
+            }
+        }
+    }
+    assert_true(runs > 100);
+    for (size_t b = 1; b < sizeof bad_values / sizeof bad_values[0]; b++) json_decref(bad_values[b]);
+    json_decref(reqs);
+    json_decref(ups);
+    floe_ice_table_metadata_free(m1);
+    floe_ice_table_metadata_free(m2);
+    floe_ice_table_metadata_free(m3);
+    floe_catalog_close(c);
+}
+
 /* ---- metadata written by other systems ---------------------------------------------- */
 
 static floe_ice_table_metadata *read_md(const char *td, const char *rel) {
@@ -757,5 +846,6 @@ FLOE_TEST_MAIN(cmocka_unit_test(schema_and_property_changes_round_trip),
                cmocka_unit_test(stale_ref_requirement_is_a_conflict),
                cmocka_unit_test(failed_requirements_name_what_changed),
                cmocka_unit_test(malformed_updates_are_clear_errors),
+               cmocka_unit_test(mutated_updates_never_crash),
                cmocka_unit_test(foreign_commits_replay_as_updates),
                cmocka_unit_test(floe_edits_apply_to_foreign_metadata))
