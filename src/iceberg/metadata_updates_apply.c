@@ -20,6 +20,17 @@
  * this request, as Java does); remove-snapshots also drops the refs and
  * statistics of the removed snapshots and trims the snapshot-log the way
  * Java's updateSnapshotLog does.
+ *
+ * Ids the OpenAPI marks read-only (schema-id, spec-id, order-id, partition
+ * field-id) may be absent: the server assigns them, reusing an equivalent
+ * schema/spec/order the table already has.  An id that is given and in
+ * use by something different is refused rather than renumbered, so that
+ * a later update naming that id cannot silently mean another object.
+ *
+ * md NULL is a create transaction (CreateTableRequest with stage-create,
+ * then a commit whose requirement is assert-create): the updates build
+ * the table from nothing; a spec, sort order and UUID the client did not
+ * send are the usual defaults.
  */
 #include <inttypes.h>
 #include <stdio.h>

@@ -16,7 +16,14 @@
  * of one table and the diff is refused.
  *
  * The requirements follow Iceberg Java's UpdateRequirements.forUpdateTable:
- * the table's UUID, then per update the state that update assumed.
+ * the table's UUID, then per update the state that update assumed.  With
+ * no base (a table being created) the requirement is assert-create and
+ * the updates build all of next (forCreateTable).
+ *
+ * What the protocol cannot carry: last-updated-ms and the metadata-log
+ * (the committing catalog writes them), and the time of a snapshot-log
+ * entry for a snapshot that was not added by this commit (a rollback:
+ * the server stamps it when it applies the update).
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -159,14 +166,16 @@ static floe_status add_new(diff_ctx *d, const char *arr_key, const char *id_key,
     return NULL;
 }
 
-/* set-<current> when it moved (-1 when it is the one just added), then
- * remove-<things> for ids next no longer has (when `remove_action`). */
+/* set-<current> when it moved: -1 when it is the one just added, which is
+ * how Java's clients send it (and what a server that renumbers added
+ * schemas/specs/orders needs). */
 static floe_status set_current(diff_ctx *d, const char *action, const char *key, int64_t from, int64_t to,
                                int64_t last_added) {
     if (from == to) return NULL;
     return push(d->updates, json_pack("{s:s, s:I}", "action", action, key, (json_int_t)(to == last_added ? -1 : to)));
 }
 
+/* One remove-<things> update naming every id base has and next lacks. */
 static floe_status remove_missing(diff_ctx *d, const char *arr_key, const char *id_key, const char *action,
                                   const char *ids_key) {
     json_t *bn = json_object_get(d->jb, arr_key), *nn = json_object_get(d->jn, arr_key);
