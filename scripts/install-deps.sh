@@ -14,9 +14,10 @@ packages=(
   # libraries floe links
   libjansson-dev libcurl4-openssl-dev libssl-dev libzstd-dev libsnappy-dev
   zlib1g-dev liblz4-dev libbrotli-dev libsqlite3-dev libpg-query-dev libedit-dev
+  libmicrohttpd-dev
   libopenmpi-dev openmpi-bin
   # tests
-  libcmocka-dev python3 python3-avro sqlite3
+  libcmocka-dev python3 python3-avro sqlite3 curl
   mpich libmpich-dev # tests/scripts/mpich_vs_local.sh; Open MPI stays the default
 )
 
@@ -45,7 +46,7 @@ fi
 peers="$here/tests/peers"
 stamp="$peers/node_modules/.floe-lock-stamp"
 if [ ! -f "$stamp" ] || ! cmp -s "$peers/package-lock.json" "$stamp"; then
-  echo "install-deps: npm ci in tests/peers (@duckdb/node-api, s3rver)"
+  echo "install-deps: npm ci in tests/peers (@duckdb/node-api, s3rver, iceberg-js)"
   (cd "$peers" && npm ci --no-audit --no-fund --loglevel=error)
   cp "$peers/package-lock.json" "$stamp"
 else
