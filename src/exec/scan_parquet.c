@@ -89,6 +89,9 @@ typedef struct parquet_plan {
     floe_plan head;
     pq_partition *partitions; /* head.n_partitions */
     floe_expr *prune;         /* may be NULL */
+    int64_t est_rows;         /* derived, plan time only: rows of the footers read (-1 unknown) */
+    int64_t *col_ndv;         /* derived, plan time only: per column, a bound on its distinct
+                               * values from integer min/max statistics (-1 unknown); or NULL */
 } parquet_plan;
 
 static void parquet_free(floe_plan *p_) {
@@ -98,6 +101,7 @@ static void parquet_free(floe_plan *p_) {
         floe_free(p->partitions[i].parts);
     }
     floe_free(p->partitions);
+    floe_free(p->col_ndv);
     floe_expr_release(p->prune);
 }
 
@@ -962,6 +966,7 @@ floe_status floe_plan_parquet_scan(floe_schema *schema, const floe_pq_scan_part 
     parquet_plan *p = floe_calloc(1, sizeof *p);
     if (!p) return floe_error(FLOE_ERR_OUT_OF_MEMORY, "allocating a ParquetScan node");
     p->head.vt = &floe_parquet_scan_vt; /* releasable whatever fails below */
+    p->est_rows = -1;
     atomic_init(&p->head.refcount_, 1);
     floe_status st = parquet_build(p, schema, partitions, n_parts, n_partitions, prune);
     if (st) {
@@ -1003,6 +1008,10 @@ floe_status floe_parquet_scan_project(const floe_plan *p_, const int32_t *column
         counts[i] = p->partitions[i].n_parts;
     }
     if (!st) st = floe_plan_parquet_scan(schema, parts, counts, p->head.n_partitions, prune, out);
+    if (!st) ((parquet_plan *)*out)->est_rows = p->est_rows;
+    if (!st && p->col_ndv && n_columns > 0 &&
+        (((parquet_plan *)*out)->col_ndv = floe_calloc((size_t)n_columns, sizeof(int64_t))))
+        for (int32_t i = 0; i < n_columns; i++) ((parquet_plan *)*out)->col_ndv[i] = p->col_ndv[columns[i]];
     floe_type_release(schema);
     for (int32_t i = 0; i < made; i++) floe_field_clear(&f[i]);
     floe_free(f);
@@ -1024,6 +1033,17 @@ const floe_pq_scan_part *floe_parquet_scan_part(const floe_plan *p, int32_t part
 }
 
 const floe_expr *floe_parquet_scan_prune(const floe_plan *p) { return ((const parquet_plan *)p)->prune; }
+
+int64_t floe_parquet_scan_estimated_rows(const floe_plan *p) {
+    return p->vt == &floe_parquet_scan_vt ? ((const parquet_plan *)p)->est_rows : -1;
+}
+
+int64_t floe_parquet_scan_column_ndv(const floe_plan *p_, int32_t column) {
+    if (p_->vt != &floe_parquet_scan_vt) return -1;
+    const parquet_plan *p = (const parquet_plan *)p_;
+    if (!p->col_ndv || column < 0 || column >= floe_schema_num_fields(p->head.schema)) return -1;
+    return p->col_ndv[column];
+}
 
 int64_t floe_parquet_scan_progress_total(const floe_plan *p_) {
     const parquet_plan *p = (const parquet_plan *)p_;
@@ -1189,6 +1209,9 @@ typedef struct footer_info {
     floe_schema *schema; /* the columns as the reader makes them */
     int32_t n_rgs;
     int64_t *rg_bytes;
+    int64_t rows;        /* rows of every row group */
+    int64_t *lo, *hi;    /* per schema column: integer min / max over the row groups */
+    bool *ranged;        /* ... known (every row group has both statistics) */
     floe_status st;      /* opening or reading the footer failed */
 } footer_info;
 
@@ -1197,6 +1220,42 @@ typedef struct footer_job {
     floe_fileio *io;     /* shared; made beforehand when a path is remote */
     footer_info *info;
 } footer_job;
+
+/* The integer range of every top-level integer column over the file's row
+ * groups, from chunk statistics: max - min + 1 bounds the column's distinct
+ * values, which the planner uses to estimate joins (a nation key ranges
+ * over 25 values in a table of 10,000 suppliers).  Best effort: a column
+ * without usable statistics in some row group stays unknown. */
+static void column_ranges(const open_file *f, footer_info *fi) {
+    int32_t nf = floe_schema_num_fields(fi->schema);
+    if (nf <= 0 || !(fi->lo = floe_calloc((size_t)nf, sizeof *fi->lo)) ||
+        !(fi->hi = floe_calloc((size_t)nf, sizeof *fi->hi)) || !(fi->ranged = floe_calloc((size_t)nf, sizeof *fi->ranged)))
+        return; /* no ranges: estimates fall back to row counts */
+    const floe_pq_field *root = floe_pq_schema_root(f->file->schema);
+    for (int32_t i = 0; i < nf; i++) {
+        const floe_field *fld = floe_schema_field(fi->schema, i);
+        const floe_pq_field *leaf = NULL;
+        for (int k = 0; k < root->num_children && !leaf; k++)
+            if (strcmp(root->children[k]->name, fld->name) == 0 && root->children[k]->column &&
+                root->children[k]->column->max_rep_level == 0)
+                leaf = root->children[k];
+        if (!leaf || (fld->type->id != FLOE_TYPE_INT32 && fld->type->id != FLOE_TYPE_INT64)) continue;
+        bool ok = fi->n_rgs > 0;
+        for (int32_t g = 0; ok && g < fi->n_rgs; g++) {
+            const floe_pq_column_chunk *ch = floe_pq_file_chunk(f->file, g, leaf->column->index);
+            const floe_pq_bytes *bmin = NULL, *bmax = NULL;
+            ok = ch && ch->has_meta_data && !ch->encrypted && ch->meta_data.has_statistics &&
+                 floe_pq_column_stats_bounds(leaf->column, &ch->meta_data.statistics, &bmin, &bmax);
+            sval lo = ok ? stat_value(leaf->column, bmin, fld->type) : (sval){0};
+            sval hi = ok ? stat_value(leaf->column, bmax, fld->type) : (sval){0};
+            ok = ok && lo.k == SV_I64 && hi.k == SV_I64 && lo.i <= hi.i;
+            if (!ok) break;
+            if (g == 0 || lo.i < fi->lo[i]) fi->lo[i] = lo.i;
+            if (g == 0 || hi.i > fi->hi[i]) fi->hi[i] = hi.i;
+        }
+        fi->ranged[i] = ok;
+    }
+}
 
 static floe_status read_one_footer(const char *path, floe_fileio *shared, footer_info *fi) {
     open_file f;
@@ -1210,7 +1269,11 @@ static floe_status read_one_footer(const char *path, floe_fileio *shared, footer
     fi->n_rgs = (int32_t)f.file->meta->num_row_groups;
     if (!st && !(fi->rg_bytes = floe_calloc((size_t)(fi->n_rgs ? fi->n_rgs : 1), sizeof *fi->rg_bytes)))
         st = floe_error(FLOE_ERR_OUT_OF_MEMORY, "reading the footer of '%s'", path);
-    for (int32_t g = 0; !st && g < fi->n_rgs; g++) fi->rg_bytes[g] = row_group_bytes(&f.file->meta->row_groups[g]);
+    for (int32_t g = 0; !st && g < fi->n_rgs; g++) {
+        fi->rg_bytes[g] = row_group_bytes(&f.file->meta->row_groups[g]);
+        fi->rows += f.file->meta->row_groups[g].num_rows;
+    }
+    if (!st) column_ranges(&f, fi);
     floe_pq_reader_close(r);
     open_file_close(&f);
     return st;
@@ -1238,6 +1301,7 @@ floe_status floe_parquet_scan_new(const char *const *patterns, int32_t n_pattern
     floe_schema *schema = NULL;
     rg_unit *units = NULL;
     int32_t n_units = 0;
+    int64_t total_rows = 0;
     footer_info *info = NULL;
     if (!st && !(info = floe_calloc((size_t)files.n, sizeof *info)))
         st = floe_error(FLOE_ERR_OUT_OF_MEMORY, "planning a Parquet scan");
@@ -1254,6 +1318,7 @@ floe_status floe_parquet_scan_new(const char *const *patterns, int32_t n_pattern
             break;
         }
         n_units += info[fi].n_rgs;
+        total_rows += info[fi].rows;
         if (fi == 0) continue;
         floe_buf why;
         floe_buf_init(&why);
@@ -1277,6 +1342,21 @@ floe_status floe_parquet_scan_new(const char *const *patterns, int32_t n_pattern
         for (int32_t i = 0; i < made; i++) floe_field_clear(&f[i]);
         floe_free(f);
     }
+    int64_t *col_ndv = NULL;
+    if (!st && schema && (col_ndv = floe_calloc((size_t)floe_schema_num_fields(schema) + 1, sizeof *col_ndv))) {
+        for (int32_t i = 0; i < floe_schema_num_fields(schema); i++) {
+            int64_t lo = 0, hi = 0;
+            bool ok = files.n > 0;
+            for (int32_t fi = 0; ok && fi < files.n; fi++) {
+                ok = info[fi].ranged && info[fi].ranged[i];
+                if (ok && (fi == 0 || info[fi].lo[i] < lo)) lo = info[fi].lo[i];
+                if (ok && (fi == 0 || info[fi].hi[i] > hi)) hi = info[fi].hi[i];
+            }
+            /* hi - lo + 1 without overflow; never above the row count */
+            double span = ok ? (double)hi - (double)lo + 1 : -1;
+            col_ndv[i] = !ok ? -1 : span < (double)total_rows ? (int64_t)span : total_rows;
+        }
+    }
     if (!st && !(units = floe_calloc((size_t)(n_units ? n_units : 1), sizeof *units)))
         st = floe_error(FLOE_ERR_OUT_OF_MEMORY, "planning a Parquet scan");
     if (!st) {
@@ -1287,6 +1367,9 @@ floe_status floe_parquet_scan_new(const char *const *patterns, int32_t n_pattern
     for (int32_t fi = 0; info && fi < files.n; fi++) {
         floe_type_release(info[fi].schema);
         floe_free(info[fi].rg_bytes);
+        floe_free(info[fi].lo);
+        floe_free(info[fi].hi);
+        floe_free(info[fi].ranged);
         floe_status_free(info[fi].st);
     }
     floe_free(info);
@@ -1321,6 +1404,12 @@ floe_status floe_parquet_scan_new(const char *const *patterns, int32_t n_pattern
         }
     }
     if (!st) st = floe_plan_parquet_scan(schema, (const floe_pq_scan_part *const *)parts, counts, np, NULL, out);
+    if (!st) {
+        ((parquet_plan *)*out)->est_rows = total_rows;
+        ((parquet_plan *)*out)->col_ndv = col_ndv;
+        col_ndv = NULL;
+    }
+    floe_free(col_ndv);
     for (int32_t k = 0; parts && k < np; k++) floe_free(parts[k]);
     floe_free(parts);
     floe_free(counts);

@@ -245,6 +245,106 @@ done:
     return st;
 }
 
+bool floe_sqlx_same(const floe_expr *a, const floe_expr *b) {
+    if (a == b) return true;
+    floe_buf x = FLOE_BUF_INIT, y = FLOE_BUF_INIT;
+    floe_status sa = floe_codec_put_expr(&x, a), sb = sa ? NULL : floe_codec_put_expr(&y, b);
+    bool eq = !sa && !sb && x.len == y.len && memcmp(x.data, y.data, x.len) == 0;
+    floe_status_free(sa);
+    floe_status_free(sb);
+    floe_buf_free(&x);
+    floe_buf_free(&y);
+    return eq;
+}
+
+double floe_sqlx_selectivity(const floe_expr *e) {
+    switch (e->kind) {
+    case FLOE_EXPR_AND:
+        return floe_sqlx_selectivity(e->args[0]) * floe_sqlx_selectivity(e->args[1]);
+    case FLOE_EXPR_OR: {
+        double a = floe_sqlx_selectivity(e->args[0]), b = floe_sqlx_selectivity(e->args[1]);
+        double s = a + b - a * b;
+        return s < 1 ? s : 1;
+    }
+    case FLOE_EXPR_NOT: {
+        double s = 1 - floe_sqlx_selectivity(e->args[0]);
+        return s > 0.05 ? s : 0.05;
+    }
+    case FLOE_EXPR_CMP:
+        /* column = column of one table: as rare as a constant match */
+        if (e->op == FLOE_CMP_EQ) return 0.1;
+        if (e->op == FLOE_CMP_NE) return 0.9;
+        return 0.4;
+    case FLOE_EXPR_IN: {
+        double s = 0.1 * (e->n_args - 1);
+        return s < 0.5 ? s : 0.5;
+    }
+    case FLOE_EXPR_IS_NULL:
+        return 0.05;
+    case FLOE_EXPR_IS_NOT_NULL:
+        return 0.95;
+    case FLOE_EXPR_CALL:
+        if (e->func && (strcmp(e->func, "like") == 0 || strcmp(e->func, "ilike") == 0)) return 0.25;
+        return 0.5;
+    case FLOE_EXPR_LITERAL:
+        return floe_sqlx_is_true(e) ? 1 : 0.01;
+    default:
+        return 0.5;
+    }
+}
+
+/* Does `e` call a function whose value changes per call?  Such a conjunct
+ * is never copied into a derived filter (it would run twice). */
+static bool reads_volatile(const floe_expr *e) {
+    if (e->kind == FLOE_EXPR_CALL && e->func && strcmp(e->func, "random") == 0) return true;
+    for (int32_t i = 0; i < e->n_args; i++)
+        if (e->args[i] && reads_volatile(e->args[i])) return true;
+    return false;
+}
+
+floe_status floe_sqlx_derive_or(floe_expr *e, int32_t lo, int32_t hi, floe_expr **out) {
+    *out = NULL;
+    if (e->kind != FLOE_EXPR_OR || reads_volatile(e)) return NULL;
+    floe_expr **ds = NULL, *acc = NULL;
+    int32_t nd = 0, capd = 0;
+    floe_status st = disjuncts(e, &ds, &nd, &capd);
+    for (int32_t i = 0; !st && i < nd; i++) {
+        floe_expr **conj = NULL, **keep = NULL, *branch = NULL;
+        int32_t nc = 0, capc = 0, nk = 0;
+        st = floe_sqlx_conjuncts(ds[i], &conj, &nc, &capc);
+        if (!st && nc && !(keep = floe_calloc((size_t)nc, sizeof *keep)))
+            st = floe_error(FLOE_ERR_OUT_OF_MEMORY, "deriving a filter");
+        for (int32_t k = 0; !st && k < nc; k++)
+            if (floe_sqlx_max_column(conj[k]) >= 0 && floe_sqlx_min_column(conj[k]) >= lo &&
+                floe_sqlx_max_column(conj[k]) < hi)
+                keep[nk++] = conj[k];
+        if (!st && nk > 0) st = floe_sqlx_and_all(keep, nk, &branch);
+        floe_free(keep);
+        floe_sqlx_free_list(conj, nc);
+        if (st || !branch) { /* a branch that says nothing about the range: nothing implied */
+            floe_expr_release(acc);
+            acc = NULL;
+            break;
+        }
+        if (!acc) {
+            acc = branch;
+        } else {
+            floe_expr *next = NULL;
+            st = floe_expr_or(acc, branch, &next);
+            floe_expr_release(acc);
+            floe_expr_release(branch);
+            acc = st ? NULL : next;
+        }
+    }
+    floe_sqlx_free_list(ds, nd);
+    if (st) {
+        floe_expr_release(acc);
+        return st;
+    }
+    *out = acc;
+    return NULL;
+}
+
 floe_status floe_sqlx_and_all(floe_expr *const *parts, int32_t n, floe_expr **out) {
     *out = NULL;
     if (n == 0) return NULL;

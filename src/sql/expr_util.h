@@ -42,6 +42,21 @@ void floe_sqlx_free_list(floe_expr **parts, int32_t n);
  * Anything else comes back as it is (retained). */
 floe_status floe_sqlx_factor_or(floe_expr *e, floe_expr **out) FLOE_WARN_UNUSED;
 
+/* Are a and b the same expression, structure, types and literals alike
+ * (their codec bytes)? */
+bool floe_sqlx_same(const floe_expr *a, const floe_expr *b);
+/* The fraction of rows a predicate is guessed to keep, from its shape
+ * alone (no column statistics): = 0.1, range 0.4, LIKE 0.25, AND
+ * multiplies, OR adds.  For ordering joins and choosing build sides. */
+double floe_sqlx_selectivity(const floe_expr *e);
+/* The filter an OR implies on columns [lo, hi) alone: for
+ * (A1 AND B1) OR (A2 AND B2) where A1, A2 read only those columns, the
+ * result is A1 OR A2 — true for every row the OR keeps, so it may go below
+ * a join while the OR itself stays above (TPC-H Q7's nation pair).  *out
+ * is NULL when some branch says nothing about the range, when `e` is no
+ * OR, or when it calls a volatile function. */
+floe_status floe_sqlx_derive_or(floe_expr *e, int32_t lo, int32_t hi, floe_expr **out) FLOE_WARN_UNUSED;
+
 /* Fold constant sub-expressions (no column reads) of `e` over rows of
  * `schema` into literals.  A constant part whose evaluation fails (1/0) is
  * left as it is: the error then comes when rows are evaluated. */

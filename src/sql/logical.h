@@ -75,6 +75,7 @@ typedef struct floe_lplan {
     floe_expr **left_keys;      /* over the left input's columns              */
     floe_expr **right_keys;     /* over the right input's columns             */
     bool null_aware;            /* anti join from NOT IN: NULL keys matter    */
+    double est_rows;            /* the join orderer's row estimate; 0 unknown */
     /* SORT */
     int32_t n_sort_keys;
     floe_sort_key *sort_keys;

@@ -17,6 +17,7 @@
  * Each rule keeps the plan's results unchanged; the order matters only for
  * how much work the plan does.
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "floe/exec_scan.h"
@@ -111,7 +112,10 @@ static floe_status conj_add(conj_list *c, floe_expr *e) {
     for (int32_t i = 0; !st && i < parts.n; i++) {
         floe_expr *f = NULL;
         st = floe_sqlx_factor_or(parts.v[i], &f);
-        if (!st) st = floe_sqlx_conjuncts(f, &c->v, &c->n, &c->cap);
+        /* A conjunct already there (a filter derived twice) is not repeated. */
+        bool dup = false;
+        for (int32_t k = 0; !st && !dup && k < c->n; k++) dup = floe_sqlx_same(c->v[k], f);
+        if (!st && !dup) st = floe_sqlx_conjuncts(f, &c->v, &c->n, &c->cap);
         floe_expr_release(f);
     }
     conj_free(&parts);
@@ -179,6 +183,22 @@ static floe_status add_join_key(floe_lplan *j, floe_expr *lk, floe_expr *rk) {
     return NULL;
 }
 
+/* An OR over both sides of an inner join implies a filter on each side
+ * (floe_sqlx_derive_or); add those to the sides' lists.  The OR itself
+ * stays with the join. */
+static floe_status derive_sides(floe_expr *e, int32_t nl, conj_list *to_left, conj_list *to_right) {
+    floe_expr *dl = NULL, *dr = NULL, *drs = NULL;
+    floe_status st = floe_sqlx_derive_or(e, 0, nl, &dl);
+    if (!st) st = floe_sqlx_derive_or(e, nl, INT32_MAX, &dr);
+    if (!st && dr) st = floe_sqlx_shift(dr, -nl, &drs);
+    if (!st && dl) st = conj_add(to_left, dl);
+    if (!st && drs) st = conj_add(to_right, drs);
+    floe_expr_release(dl);
+    floe_expr_release(dr);
+    floe_expr_release(drs);
+    return st;
+}
+
 static floe_status push_join(floe_lplan **slot, conj_list *c) {
     floe_lplan *j = *slot;
     int32_t nl = ncols(j->inputs[0]);
@@ -218,7 +238,9 @@ static floe_status push_join(floe_lplan **slot, conj_list *c) {
                 if ((st = add_join_key(j, lk, rk))) break;
             } else {
                 /* Another condition on both sides of an inner join: part of
-                 * the join's own predicate. */
+                 * the join's own predicate.  An OR of per-side conditions
+                 * also implies a filter on each side, which goes below. */
+                if ((st = derive_sides(e, nl, &to_left, &to_right))) break;
                 floe_expr *np = NULL;
                 if (j->predicate) {
                     st = floe_expr_and(j->predicate, e, &np);
@@ -258,7 +280,8 @@ static floe_status push_join(floe_lplan **slot, conj_list *c) {
                 if (!st && ok) {
                     st = add_join_key(j, lk, rk);
                 } else if (!st) {
-                    st = conj_add(&rest, on.v[i]);
+                    if (l && r && t == FLOE_JOIN_INNER) st = derive_sides(on.v[i], nl, &to_left, &to_right);
+                    if (!st) st = conj_add(&rest, on.v[i]);
                 }
             }
         }
@@ -412,11 +435,12 @@ static floe_status push_into(floe_lplan **slot, conj_list *c) {
  * the WHERE conjuncts then turn into keyed joins.  Written orders often
  * put two tables side by side that no condition connects (TPC-H Q2 and Q9:
  * part, supplier, ...), which makes a cross product.  Before the filter is
- * pushed, a tree of plain inner joins is re-formed left-deep in a greedy
- * order: start from the first table, and add next the first table (in
- * written order) that an equality connects to those already joined; only
- * when none is connected does a cross product remain.  A Projection on top
- * keeps the original column order, so nothing above notices; the joins'
+ * pushed, a tree of plain inner joins is re-formed left-deep: from each
+ * table in turn, greedily add the table an equality connects that keeps
+ * the estimated result smallest, and keep the order whose estimated
+ * intermediate results add up to least (estimates below).  Only when
+ * nothing connected is left does a cross product remain.  A Projection on
+ * top keeps the original column order, so nothing above notices; the joins'
  * own conditions travel with the WHERE conjuncts and become keys again. */
 
 typedef struct join_leaf {
@@ -488,23 +512,6 @@ static bool reads_only(const floe_expr *e, const join_leaf *leaves, int32_t n, i
     return any;
 }
 
-/* Does an equality among `conds` join leaf x to the leaves in `set`
- * (one side reading only x, the other only the set)? */
-static bool connected(const conj_list *conds, const join_leaf *leaves, int32_t n, int32_t n_cols, const bool *set,
-                      int32_t x, bool *only_x, bool *used) {
-    memset(only_x, 0, (size_t)n * sizeof *only_x);
-    only_x[x] = true;
-    for (int32_t i = 0; i < conds->n; i++) {
-        const floe_expr *e = conds->v[i];
-        if (e->kind != FLOE_EXPR_CMP || e->op != FLOE_CMP_EQ || e->n_args != 2) continue;
-        for (int32_t side = 0; side < 2; side++)
-            if (reads_only(e->args[side], leaves, n, n_cols, only_x, used) &&
-                reads_only(e->args[1 - side], leaves, n, n_cols, set, used))
-                return true;
-    }
-    return false;
-}
-
 /* Free the join nodes of the tree at p, keeping its leaves. */
 static void free_join_nodes(floe_lplan *p) {
     if (!is_plain_inner(p)) return;
@@ -515,6 +522,160 @@ static void free_join_nodes(floe_lplan *p) {
     floe_lplan_free(p);
 }
 
+/* ---- estimates for the join order --------------------------------------
+ *
+ * Rough, like every planner's without column statistics: a table's rows
+ * come from its files (Parquet footers, the Iceberg snapshot summary);
+ * filters keep the fraction floe_sqlx_selectivity guesses; an equi-join
+ * of A and B keeps |A| |B| / d rows, where d, the number of distinct key
+ * values, is taken as the rows of the smaller of the key columns' base
+ * tables (a foreign key into a primary key: lineitem ⋈ supplier keeps
+ * lineitem's rows times the fraction of suppliers kept). */
+
+/* Rows of a leaf before the conjuncts being pushed: its own filters,
+ * projections and aggregates included. */
+static double base_rows(const floe_lplan *p) {
+    switch (p->kind) {
+    case FLOE_L_PARQUET_SCAN: {
+        int64_t r = p->physical ? floe_parquet_scan_estimated_rows(p->physical) : -1;
+        return r >= 0 ? (double)r : 1e6;
+    }
+    case FLOE_L_ICEBERG_SCAN: {
+        const floe_ice_snapshot *snap = p->table && p->table->md ? floe_ice_tm_current_snapshot(p->table->md) : NULL;
+        for (int32_t i = 0; snap && i < snap->n_summary; i++)
+            if (strcmp(snap->summary[i].key, "total-records") == 0) return atof(snap->summary[i].value);
+        return snap ? 1e6 : 0;
+    }
+    case FLOE_L_GENERATE_SERIES:
+        return p->step ? (double)(p->stop - p->start) / (double)p->step + 1 : 1;
+    case FLOE_L_FILTER:
+        return base_rows(p->inputs[0]) * floe_sqlx_selectivity(p->predicate);
+    case FLOE_L_AGGREGATE:
+        return p->n_exprs == 0 ? 1 : base_rows(p->inputs[0]) / 10;
+    case FLOE_L_LIMIT: {
+        double r = base_rows(p->inputs[0]);
+        return p->fetch >= 0 && (double)p->fetch < r ? (double)p->fetch : r;
+    }
+    case FLOE_L_JOIN: {
+        double l = base_rows(p->inputs[0]), r = base_rows(p->inputs[1]);
+        if (p->join_type == FLOE_JOIN_LEFT_SEMI || p->join_type == FLOE_JOIN_LEFT_ANTI) return l;
+        if (p->join_type == FLOE_JOIN_RIGHT_SEMI || p->join_type == FLOE_JOIN_RIGHT_ANTI) return r;
+        return l > r ? l : r;
+    }
+    case FLOE_L_UNION: {
+        double t = 0;
+        for (int32_t i = 0; i < p->n_inputs; i++) t += base_rows(p->inputs[i]);
+        return t;
+    }
+    default:
+        return p->n_inputs > 0 ? base_rows(p->inputs[0]) : 1000;
+    }
+}
+
+/* Every leaf's rows after the conjuncts that read it alone, and after the
+ * filters an OR over several leaves implies on it. */
+static floe_status leaf_estimates(const conj_list *all, const join_leaf *leaves, int32_t n, double *est) {
+    for (int32_t x = 0; x < n; x++) {
+        double r = base_rows(leaves[x].plan);
+        int32_t lo = leaves[x].offset, hi = leaves[x].offset + leaves[x].n;
+        for (int32_t i = 0; i < all->n; i++) {
+            floe_expr *e = all->v[i];
+            int32_t mn = floe_sqlx_min_column(e), mx = floe_sqlx_max_column(e);
+            if (mx < 0) continue;
+            if (mn >= lo && mx < hi) {
+                r *= floe_sqlx_selectivity(e);
+            } else if (e->kind == FLOE_EXPR_OR) {
+                floe_expr *d = NULL;
+                FLOE_TRY(floe_sqlx_derive_or(e, lo, hi, &d));
+                if (d) r *= floe_sqlx_selectivity(d);
+                floe_expr_release(d);
+            }
+        }
+        est[x] = r > 1 ? r : 1;
+    }
+    return NULL;
+}
+
+/* How many distinct values a join key may take: for a plain column of a
+ * Parquet scan (under filters), the bound its statistics give; otherwise
+ * the rows of the leaf it comes from. */
+static double key_domain(const floe_expr *k, const join_leaf *leaves, int32_t n) {
+    int32_t c = floe_sqlx_min_column(k);
+    int32_t l = c == INT32_MAX ? -1 : leaf_of(leaves, n, c);
+    if (l < 0) return 1e6;
+    /* The table's key domain: filters on the leaf do not shrink it. */
+    const floe_lplan *scan = leaves[l].plan;
+    while (scan->kind == FLOE_L_FILTER) scan = scan->inputs[0];
+    double rows = base_rows(scan);
+    if (k->kind == FLOE_EXPR_COLUMN) {
+        if (scan->kind == FLOE_L_PARQUET_SCAN && scan->physical) {
+            int64_t ndv = floe_parquet_scan_column_ndv(scan->physical, c - leaves[l].offset);
+            if (ndv > 0 && (double)ndv < rows) return (double)ndv;
+        }
+    }
+    return rows;
+}
+
+/* Estimated rows of (the leaves in `set`, `cur` rows) joined with leaf x
+ * (x_rows); -1 when no equality connects them. */
+static double join_estimate(const conj_list *conds, const join_leaf *leaves, int32_t n, int32_t n_cols,
+                            const bool *set, double cur, int32_t x, double x_rows, bool *only_x, bool *used) {
+    memset(only_x, 0, (size_t)n * sizeof *only_x);
+    only_x[x] = true;
+    double d = -1;
+    for (int32_t i = 0; i < conds->n; i++) {
+        const floe_expr *e = conds->v[i];
+        if (e->kind != FLOE_EXPR_CMP || e->op != FLOE_CMP_EQ || e->n_args != 2) continue;
+        for (int32_t side = 0; side < 2; side++)
+            if (reads_only(e->args[side], leaves, n, n_cols, only_x, used) &&
+                reads_only(e->args[1 - side], leaves, n, n_cols, set, used)) {
+                double a = key_domain(e->args[0], leaves, n), b = key_domain(e->args[1], leaves, n);
+                double dom = a < b ? a : b;
+                if (dom > d) d = dom;
+                break;
+            }
+    }
+    if (d < 0) return -1;
+    return cur * x_rows / (d > 1 ? d : 1);
+}
+
+/* A left-deep order starting at leaf s0: each time the connected leaf
+ * that keeps the estimated result smallest (ties: written order); a leaf
+ * nothing connects only when no connected one is left.  Fills order and
+ * step_est (the estimated rows after each step); returns the sum of the
+ * estimated join results, the plan's cost. */
+static double greedy_order(const conj_list *all, const join_leaf *leaves, int32_t n, int32_t n_cols, const double *est,
+                           int32_t s0, int32_t *order, double *step_est, bool *set, bool *only_x, bool *used) {
+    memset(set, 0, (size_t)n * sizeof *set);
+    order[0] = s0;
+    set[s0] = true;
+    double cur = est[s0], cost = 0;
+    step_est[0] = cur;
+    for (int32_t k = 1; k < n; k++) {
+        int32_t pick = -1;
+        double pick_rows = -1;
+        for (int32_t x = 0; x < n; x++) {
+            if (set[x]) continue;
+            double r = join_estimate(all, leaves, n, n_cols, set, cur, x, est[x], only_x, used);
+            if (r >= 0 && (pick_rows < 0 || r < pick_rows)) {
+                pick_rows = r;
+                pick = x;
+            }
+        }
+        for (int32_t x = 0; x < n && pick < 0; x++)
+            if (!set[x]) {
+                pick = x;
+                pick_rows = cur * est[x];
+            }
+        order[k] = pick;
+        set[pick] = true;
+        cur = pick_rows > 1 ? pick_rows : 1;
+        step_est[k] = cur;
+        cost += cur;
+    }
+    return cost;
+}
+
 /* Re-form the inner-join tree at *slot (whose filter conjuncts are `c`) in
  * the greedy connected order, when that differs from the written one
  * (*changed); the joins' conditions then join `c`. */
@@ -523,6 +684,7 @@ static floe_status reorder_joins(floe_lplan **slot, conj_list *c, bool *changed_
     floe_lplan *root = *slot;
     int32_t n = count_leaves(root), n_cols = ncols(root);
     if (n < 3) return NULL; /* two tables: the join is keyed or a cross product either way */
+    if (root->est_rows > 0) return NULL; /* ordered already (a second visit) */
     join_leaf *leaves = floe_calloc((size_t)n, sizeof *leaves);
     int32_t *order = floe_calloc((size_t)n, sizeof *order), got = 0;
     bool *set = floe_calloc((size_t)n, sizeof *set), *only_x = floe_calloc((size_t)n, sizeof *only_x);
@@ -534,19 +696,27 @@ static floe_status reorder_joins(floe_lplan **slot, conj_list *c, bool *changed_
     for (int32_t i = 0; !st && i < c->n; i++) st = conj_add(&all, c->v[i]);
     for (int32_t i = 0; !st && i < own.n; i++) st = conj_add(&all, own.v[i]);
     bool changed = false;
+    double *est = floe_calloc((size_t)n, sizeof *est), *step_est = floe_calloc((size_t)n, sizeof *step_est);
+    if (!st && (!est || !step_est)) st = floe_error(FLOE_ERR_OUT_OF_MEMORY, "ordering joins");
+    if (!st) st = leaf_estimates(&all, leaves, n, est);
+    int32_t *try_order = floe_calloc((size_t)n, sizeof *try_order);
+    double *try_est = floe_calloc((size_t)n, sizeof *try_est);
+    if (!st && (!try_order || !try_est)) st = floe_error(FLOE_ERR_OUT_OF_MEMORY, "ordering joins");
     if (!st) {
-        order[0] = 0;
-        set[0] = true;
-        for (int32_t k = 1; k < n; k++) {
-            int32_t pick = -1;
-            for (int32_t x = 0; x < n && pick < 0; x++)
-                if (!set[x] && connected(&all, leaves, n, n_cols, set, x, only_x, used)) pick = x;
-            for (int32_t x = 0; x < n && pick < 0; x++)
-                if (!set[x]) pick = x;
-            order[k] = pick;
-            set[pick] = true;
-            if (pick != k) changed = true;
+        /* Left-deep greedy from every table in turn; keep the order whose
+         * estimated intermediate results add up to least (ties: the
+         * earlier start). */
+        double best = -1;
+        for (int32_t s0 = 0; s0 < n; s0++) {
+            double cost = greedy_order(&all, leaves, n, n_cols, est, s0, try_order, try_est, set, only_x, used);
+            if (best < 0 || cost < best) {
+                best = cost;
+                memcpy(order, try_order, (size_t)n * sizeof *order);
+                memcpy(step_est, try_est, (size_t)n * sizeof *step_est);
+            }
         }
+        for (int32_t k = 0; k < n; k++)
+            if (order[k] != k) changed = true;
     }
     floe_lplan *tree = NULL, *proj = NULL;
     floe_schema *out_schema = NULL;
@@ -574,7 +744,10 @@ static floe_status reorder_joins(floe_lplan **slot, conj_list *c, bool *changed_
             st = floe_lplan_new(FLOE_L_JOIN, both, in, 2, &j); /* frees both inputs on failure */
             floe_type_release(both);
             tree = j; /* NULL after a failure */
-            if (!st) j->join_type = FLOE_JOIN_INNER;
+            if (!st) {
+                j->join_type = FLOE_JOIN_INNER;
+                j->est_rows = step_est[k];
+            }
         }
         /* Column i of the written order is column map[i] of the new one. */
         int32_t *map = floe_calloc((size_t)n_cols + 1, sizeof *map);
@@ -614,6 +787,10 @@ static floe_status reorder_joins(floe_lplan **slot, conj_list *c, bool *changed_
     floe_type_release(out_schema);
     conj_free(&all);
     conj_free(&own);
+    floe_free(est);
+    floe_free(step_est);
+    floe_free(try_order);
+    floe_free(try_est);
     floe_free(leaves);
     floe_free(order);
     floe_free(set);

@@ -53,7 +53,10 @@ static double estimate_rows(const floe_plan *p) {
         return n;
     }
     if (strcmp(t, "GenerateSeries") == 0) return 1e5;
-    if (strcmp(t, "ParquetScan") == 0) return 1e6;
+    if (strcmp(t, "ParquetScan") == 0) {
+        int64_t n = floe_parquet_scan_estimated_rows(p);
+        return n >= 0 ? (double)n : 1e6;
+    }
     if (floe_plan_num_children(p) == 0) return 1e6;
     double child = 0;
     for (int32_t i = 0; i < floe_plan_num_children(p); i++) {
@@ -61,7 +64,7 @@ static double estimate_rows(const floe_plan *p) {
         if (strcmp(t, "HashJoin") == 0 || strcmp(t, "NestedLoopJoin") == 0) child = r > child ? r : child;
         else child += r;
     }
-    if (strcmp(t, "Filter") == 0) return child / 3;
+    if (strcmp(t, "Filter") == 0) return child * floe_sqlx_selectivity(floe_filter_predicate(p));
     if (strcmp(t, "HashAggregate") == 0) return child / 10;
     if (strcmp(t, "Limit") == 0) {
         int64_t f = floe_limit_fetch(p);
@@ -254,8 +257,12 @@ static floe_status plan_join(const floe_lplan *p, floe_plan *left, floe_plan *ri
         rk[i] = floe_expr_retain(p->right_keys[i]);
     }
     if (!st) st = align_keys(lk, rk, n, left->schema, right->schema);
-    /* Build the smaller side: the left child is the build side. */
-    bool swap = !st && estimate_rows(left) > 2 * estimate_rows(right) && !p->null_aware;
+    /* Build the smaller side: the left child is the build side.  A join
+     * the join orderer made carries its estimate; others are estimated
+     * from the physical subtree. */
+    double el = p->inputs[0]->est_rows > 0 ? p->inputs[0]->est_rows : estimate_rows(left);
+    double er = p->inputs[1]->est_rows > 0 ? p->inputs[1]->est_rows : estimate_rows(right);
+    bool swap = !st && el > 2 * er && !p->null_aware;
     floe_plan *j = NULL;
     if (!st && !swap) {
         st = floe_plan_hash_join(left, right, p->join_type, FLOE_JOIN_COLLECT_LEFT, lk, rk, n, p->predicate, false,
