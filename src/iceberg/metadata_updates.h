@@ -40,7 +40,9 @@
  * assert-current-schema-id / assert-last-assigned-field-id when the schema
  * changes and assert-default-spec-id / assert-last-assigned-partition-id
  * when the spec changes, as Iceberg Java's UpdateRequirements does.
- * *requirements and *updates are new JSON arrays (json_decref). */
+ * *requirements and *updates are new JSON arrays (json_decref).
+ * base NULL: a create transaction — [assert-create] and every update that
+ * builds `next` from nothing. */
 floe_status floe_ice_md_diff(const floe_ice_table_metadata *base, const floe_ice_table_metadata *next,
                              json_t **requirements, json_t **updates) FLOE_WARN_UNUSED;
 
@@ -55,7 +57,8 @@ floe_status floe_ice_md_check_requirements(const floe_ice_table_metadata *curren
  * An unknown action or a malformed update is FLOE_ERR_INVALID_ARGUMENT
  * naming it; an update that contradicts the metadata (a snapshot id that
  * exists, a ref to a missing snapshot, a schema id in use) likewise.
- * last-updated-ms is set to now. */
+ * last-updated-ms is set to now.  md NULL builds a new table from the
+ * updates (after check_requirements(NULL, ...) accepted assert-create). */
 floe_status floe_ice_md_apply_updates(const floe_ice_table_metadata *md, const json_t *updates,
                                       floe_ice_table_metadata **out) FLOE_WARN_UNUSED;
 
