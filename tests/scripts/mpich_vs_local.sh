@@ -57,8 +57,12 @@ mpich_floe=$build/floe
 # FindMPI took MPICH's headers and library, not Open MPI's
 grep -q '^MPI_C_LIB_NAMES:STRING=mpich$' "$build/CMakeCache.txt" ||
   fail "FindMPI did not pick MPICH: $(grep '^MPI_C_LIB_NAMES' "$build/CMakeCache.txt")"
-grep -q 'isystem [^ ]*/mpich' "$build/CMakeFiles/floe_dist.dir/flags.make" ||
-  fail "the dist layer is not compiled with MPICH's mpi.h: $(grep INCLUDES "$build/CMakeFiles/floe_dist.dir/flags.make")"
+cmd=$(python3 -c 'import json, sys
+print(next((e.get("command") or " ".join(e.get("arguments", [])) for e in json.load(open(sys.argv[1]))
+            if e["file"].endswith("src/dist/runtime.c")), ""))' "$build/compile_commands.json")
+if [[ $cmd != *"isystem /usr/include/"*"/mpich"* ]] || [[ $cmd == *openmpi* ]]; then
+  fail "src/dist/runtime.c is not compiled with MPICH's mpi.h: $cmd"
+fi
 libs=$(ldd "$mpich_floe")
 grep -q 'libmpich\.so' <<<"$libs" || fail "$mpich_floe does not link libmpich: $libs"
 grep -q 'libmpi\.so' <<<"$libs" && fail "$mpich_floe links Open MPI's libmpi too: $libs"
@@ -66,7 +70,7 @@ grep -q 'libmpi\.so' <<<"$libs" && fail "$mpich_floe links Open MPI's libmpi too
 if [ -n "${FLOE_BIN:-}" ] && [ -x "$FLOE_BIN" ]; then
   libs=$(ldd "$FLOE_BIN")
   if grep -q 'libmpich\.so' <<<"$libs"; then
-    fail "$FLOE_BIN (the default build) links MPICH: the mpi alternative points at MPICH ($(readlink -f "$(command -v mpicc)"))"
+    fail "$FLOE_BIN (the default build) links MPICH, not Open MPI (see MPI_C_COMPILER in CMakeLists.txt)"
   fi
 fi
 
