@@ -196,6 +196,11 @@ for q in names.split() + ["startup"]:
     ok = all(same.get((q, c), False) for c in configs)
     line += " | " + ("equal" if q != "startup" and ok else ("" if q == "startup" else "DIFFER")) + " |"
     out.append(line)
+if float(load0.split()[0]) > 1.0:
+    out.append("")
+    out.append(f"Measured under load (load average {load0.split()[0]} on {os.cpu_count()} cores, other jobs "
+               "running): the times say as much about the CPU share each process got as about the "
+               "runtimes; re-run on a quiet machine before comparing.")
 text = "\n".join(out) + "\n"
 print(text)
 if doc == "1":
