@@ -9,6 +9,7 @@ const floe_cli_command floe_cli_commands[] = {
     {"plan", "show how a scan of an Iceberg table splits into task groups", floe_cli_plan},
     {"parquet", "inspect Parquet files: schema, meta, cat", floe_cli_parquet},
     {"scan", "read the rows of an Iceberg table (one task at a time)", floe_cli_scan},
+    {"rest-server", "serve the Iceberg REST catalog protocol from a warehouse", floe_cli_rest_server},
     {"tpch", "generate the TPC-H tables (Iceberg or Parquet)", floe_cli_tpch},
     {NULL, NULL, NULL},
 };
