@@ -69,8 +69,8 @@ grep -q 'libmpi\.so' <<<"$libs" && fail "$mpich_floe links Open MPI's libmpi too
 # ...and the main build (the binary ctest handed us) still links Open MPI
 if [ -n "${FLOE_BIN:-}" ] && [ -x "$FLOE_BIN" ]; then
   libs=$(ldd "$FLOE_BIN")
-  if grep -q 'libmpich\.so' <<<"$libs"; then
-    fail "$FLOE_BIN (the default build) links MPICH, not Open MPI (see MPI_C_COMPILER in CMakeLists.txt)"
+  if grep -q 'libmpich\.so' <<<"$libs" || ! grep -q 'libmpi\.so' <<<"$libs"; then
+    fail "$FLOE_BIN (the default build) does not link Open MPI (see MPI_C_COMPILER in CMakeLists.txt): $libs"
   fi
 fi
 
