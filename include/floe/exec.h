@@ -313,7 +313,7 @@ const floe_plan_vtable *floe_plan_lookup(const char *name);
 
 /* Binary plan encoding: "FLOEPLAN" + u32 version, then the node tree
  * pre-order: type name, child count, children, the node's parts. */
-#define FLOE_PLAN_CODEC_VERSION 1
+#define FLOE_PLAN_CODEC_VERSION 2
 
 floe_status floe_plan_encode(const floe_plan *p, struct floe_buf *out) FLOE_WARN_UNUSED;
 floe_status floe_plan_decode(const uint8_t *data, size_t len, floe_plan **out) FLOE_WARN_UNUSED;

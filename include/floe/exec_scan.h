@@ -59,6 +59,19 @@ floe_status floe_plan_iceberg_scan(const char *metadata_location, const char *ro
                                    const uint8_t *const *groups, const size_t *group_lens, int32_t n_groups,
                                    const floe_sort_key *ordering, int32_t n_ordering,
                                    floe_plan **out) FLOE_WARN_UNUSED;
+/* The same with the table's FileIO properties (floe_fileio_properties of
+ * the table's io; NULL/0 for local tables): each partition reads through a
+ * FileIO made from them (floe.credentials-id keys come from the credential
+ * store of the process running it).  They are parts (encoded, decoded) and
+ * EXPLAIN shows them redacted.  floe_iceberg_scan_new passes table->io's. */
+floe_status floe_plan_iceberg_scan_io(const char *metadata_location, const char *root, bool allow_moved_paths,
+                                      const char *schema_json, const int32_t *field_ids, int32_t n_field_ids,
+                                      const uint8_t *const *groups, const size_t *group_lens, int32_t n_groups,
+                                      const floe_sort_key *ordering, int32_t n_ordering,
+                                      const floe_property *io_props, size_t n_io_props,
+                                      floe_plan **out) FLOE_WARN_UNUSED;
+/* The node's FileIO properties (owned by the node; *n 0 for none). */
+const floe_property *floe_iceberg_scan_io_properties(const floe_plan *p, size_t *n);
 const char *floe_iceberg_scan_metadata_location(const floe_plan *p);
 const char *floe_iceberg_scan_root(const floe_plan *p);
 bool floe_iceberg_scan_allow_moved_paths(const floe_plan *p);

@@ -35,6 +35,7 @@
 #include <stdint.h>
 
 #include "floe/exec.h"
+#include "floe/fileio.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -88,6 +89,16 @@ int32_t floe_iceberg_write_sort_order_id(const floe_plan *p);
 int32_t floe_iceberg_write_num_properties(const floe_plan *p);
 const char *const *floe_iceberg_write_properties(const floe_plan *p); /* 2n strings */
 const char *floe_iceberg_write_job_id(const floe_plan *p);
+/* The same with the table's FileIO properties (floe_fileio_properties of
+ * the table's io; NULL/0 for local tables): the writers' FileIO is made
+ * from them, they are parts, and EXPLAIN shows them redacted. */
+floe_status floe_plan_iceberg_write_io(floe_plan *child, const char *location, int32_t format_version,
+                                       const char *schema_json, const char *spec_json, int32_t sort_order_id,
+                                       const char *const *properties, int32_t n_properties, const char *job_id,
+                                       const floe_property *io_props, size_t n_io_props,
+                                       floe_plan **out) FLOE_WARN_UNUSED;
+/* The node's FileIO properties (owned by the node; *n 0 for none). */
+const floe_property *floe_iceberg_write_io_properties(const floe_plan *p, size_t *n);
 
 typedef enum floe_commit_kind {
     FLOE_COMMIT_APPEND = 0,             /* INSERT INTO, CREATE TABLE AS */
@@ -120,6 +131,13 @@ floe_commit_kind floe_iceberg_commit_kind(const floe_plan *p);
 int64_t floe_iceberg_commit_base_snapshot_id(const floe_plan *p);
 const char *floe_iceberg_commit_job_id(const floe_plan *p);
 int32_t floe_iceberg_commit_max_retries(const floe_plan *p);
+/* The same with the table's FileIO properties: failure cleanup deletes
+ * the received files through a FileIO made from them. */
+floe_status floe_plan_iceberg_commit_io(floe_plan *child, const char *catalog_uri, const char *ns, const char *name,
+                                        floe_commit_kind kind, int64_t base_snapshot_id, const char *job_id,
+                                        int32_t max_retries, const floe_property *io_props, size_t n_io_props,
+                                        floe_plan **out) FLOE_WARN_UNUSED;
+const floe_property *floe_iceberg_commit_io_properties(const floe_plan *p, size_t *n);
 
 /* ---- write jobs ----------------------------------------------------------
  * A process-wide registry (thread-safe) of the files each running write
@@ -131,10 +149,13 @@ int32_t floe_iceberg_commit_max_retries(const floe_plan *p);
 char *floe_write_job_new_id(void);
 /* Remember that job `job_id` created `location`. */
 void floe_write_job_created(const char *job_id, const char *location);
+/* Remember the FileIO properties of job `job_id`'s writers (the first
+ * call wins; each IcebergWrite stream calls it when it opens). */
+floe_status floe_write_job_set_io(const char *job_id, const floe_property *props, size_t n) FLOE_WARN_UNUSED;
 /* Delete every file job `job_id` created (missing files ignored; through a
- * FileIO from floe_fileio_new with default properties, so local paths,
- * file: and s3: URIs all work) and forget the job.  Returns how many were
- * deleted. */
+ * FileIO made from the job's FileIO properties — the environment's
+ * defaults when none were set — so local paths, file: and s3: URIs all
+ * work) and forget the job.  Returns how many were deleted. */
 int64_t floe_write_job_abort(const char *job_id);
 /* The job committed: forget its files without deleting them. */
 void floe_write_job_forget(const char *job_id);

@@ -11,12 +11,15 @@
  * files), then every file the job's writers created in this process is
  * deleted (floe_write_job_abort) and so is every file whose record
  * arrived (those may come from other processes), and the error returned.
- * A cancelled statement never reaches the commit.
+ * A cancelled statement never reaches the commit.  Deletions go through a
+ * FileIO made from the table's FileIO properties, which are parts of the
+ * node (EXPLAIN shows them redacted).
  */
 #include <string.h>
 
 #include "base/buffer.h"
 #include "base/threadpool.h"
+#include "exec/io_props.h"
 #include "exec/plan_internal.h"
 #include "floe/catalog.h"
 #include "floe/exec_write.h"
@@ -28,6 +31,8 @@ typedef struct commit_plan {
     floe_commit_kind kind;
     int64_t base_snapshot_id;
     int32_t max_retries;
+    floe_property *io_props; /* the table's FileIO properties (none: environment) */
+    size_t n_io_props;
 } commit_plan;
 
 /* The data files received so far: the batches are kept and the records
@@ -75,9 +80,9 @@ static floe_status received_add(received *r, floe_batch *b) {
 }
 
 /* Delete every received location (best effort: the statement failed). */
-static void delete_received(const received *r) {
+static void delete_received(const commit_plan *p, const received *r) {
     floe_fileio *io = NULL;
-    floe_status st = floe_fileio_new(NULL, 0, &io);
+    floe_status st = floe_fileio_new(p->io_props, p->n_io_props, &io);
     if (st) {
         floe_status_free(st);
         return;
@@ -158,7 +163,7 @@ static void fail_cleanup(commit_stream *s, const received *r) {
     floe_stream_close(s->child);
     s->child = NULL;
     floe_write_job_abort(s->p->job_id);
-    if (r) delete_received(r);
+    if (r) delete_received(s->p, r);
 }
 
 static floe_status commit_next(floe_stream *s_, floe_batch **out) {
@@ -231,13 +236,16 @@ static floe_status commit_encode(const floe_plan *p_, floe_buf *out) {
     FLOE_TRY(floe_codec_put_i64(out, p->kind));
     FLOE_TRY(floe_codec_put_i64(out, p->base_snapshot_id));
     FLOE_TRY(floe_codec_put_str(out, p->job_id));
-    return floe_codec_put_i64(out, p->max_retries);
+    FLOE_TRY(floe_codec_put_i64(out, p->max_retries));
+    return floe_exec_io_props_encode(out, p->io_props, p->n_io_props);
 }
 
 static floe_status commit_decode(floe_reader *r, floe_plan *const *children, int32_t n_children, floe_plan **out) {
     if (n_children != 1) return floe_error(FLOE_ERR_CORRUPT, "IcebergCommit with %d children", n_children);
     char *uri = NULL, *ns = NULL, *name = NULL, *job = NULL;
     int64_t kind = 0, base = 0, retries = 0;
+    floe_property *io = NULL;
+    size_t n_io = 0;
     floe_status st = floe_codec_get_str(r, &uri);
     if (!st) st = floe_codec_get_str(r, &ns);
     if (!st) st = floe_codec_get_str(r, &name);
@@ -245,12 +253,14 @@ static floe_status commit_decode(floe_reader *r, floe_plan *const *children, int
     if (!st) st = floe_codec_get_i64(r, &base);
     if (!st) st = floe_codec_get_str(r, &job);
     if (!st) st = floe_codec_get_i64(r, &retries);
+    if (!st) st = floe_exec_io_props_decode(r, &io, &n_io);
     if (!st && (kind < 0 || kind > FLOE_COMMIT_REPLACE_PARTITIONS || retries < 0 || retries > INT32_MAX))
         st = floe_error(FLOE_ERR_CORRUPT, "IcebergCommit: kind %lld, %lld retries", (long long)kind,
                         (long long)retries);
     if (!st)
-        st = floe_plan_iceberg_commit(children[0], uri, ns, name, (floe_commit_kind)kind, base, job, (int32_t)retries,
-                                      out);
+        st = floe_plan_iceberg_commit_io(children[0], uri, ns, name, (floe_commit_kind)kind, base, job,
+                                         (int32_t)retries, io, n_io, out);
+    floe_exec_io_props_free(io, n_io);
     floe_free(uri);
     floe_free(ns);
     floe_free(name);
@@ -264,7 +274,8 @@ static floe_status commit_explain(const floe_plan *p_, floe_buf *out) {
                              p->kind == FLOE_COMMIT_APPEND ? "append" : "replace-partitions"));
     if (p->kind == FLOE_COMMIT_REPLACE_PARTITIONS)
         FLOE_TRY(floe_buf_printf(out, ", base_snapshot=%lld", (long long)p->base_snapshot_id));
-    return floe_buf_printf(out, ", job=%s, max_retries=%d", p->job_id, p->max_retries);
+    FLOE_TRY(floe_buf_printf(out, ", job=%s, max_retries=%d", p->job_id, p->max_retries));
+    return floe_exec_io_props_explain(out, p->io_props, p->n_io_props);
 }
 
 static floe_distribution commit_required_input(const floe_plan *p, int32_t child) {
@@ -280,6 +291,7 @@ static void commit_free(floe_plan *p_) {
     floe_free(p->ns);
     floe_free(p->name);
     floe_free(p->job_id);
+    floe_exec_io_props_free(p->io_props, p->n_io_props);
 }
 
 const floe_plan_vtable floe_iceberg_commit_vt = {"IcebergCommit", commit_execute, commit_encode, commit_decode,
@@ -322,6 +334,14 @@ static floe_status check_input(const floe_plan *child) {
 floe_status floe_plan_iceberg_commit(floe_plan *child, const char *catalog_uri, const char *ns, const char *name,
                                      floe_commit_kind kind, int64_t base_snapshot_id, const char *job_id,
                                      int32_t max_retries, floe_plan **out) {
+    return floe_plan_iceberg_commit_io(child, catalog_uri, ns, name, kind, base_snapshot_id, job_id, max_retries, NULL,
+                                       0, out);
+}
+
+floe_status floe_plan_iceberg_commit_io(floe_plan *child, const char *catalog_uri, const char *ns, const char *name,
+                                        floe_commit_kind kind, int64_t base_snapshot_id, const char *job_id,
+                                        int32_t max_retries, const floe_property *io_props, size_t n_io_props,
+                                        floe_plan **out) {
     *out = NULL;
     if (!child || !catalog_uri || !ns || !name || !job_id)
         return floe_error(FLOE_ERR_INVALID_ARGUMENT, "IcebergCommit: missing child, catalog, table or job id");
@@ -348,6 +368,8 @@ floe_status floe_plan_iceberg_commit(floe_plan *child, const char *catalog_uri, 
         p->max_retries = max_retries;
         if (!p->catalog_uri || !p->ns || !p->name || !p->job_id)
             st = floe_error(FLOE_ERR_OUT_OF_MEMORY, "allocating an IcebergCommit node");
+        if (!st) st = floe_status_wrap(floe_exec_io_props_copy(io_props, n_io_props, &p->io_props), "IcebergCommit");
+        if (!st) p->n_io_props = n_io_props;
     }
     if (st) {
         floe_plan_release(&p->head);
@@ -366,3 +388,7 @@ int64_t floe_iceberg_commit_base_snapshot_id(const floe_plan *p) {
 }
 const char *floe_iceberg_commit_job_id(const floe_plan *p) { return ((const commit_plan *)p)->job_id; }
 int32_t floe_iceberg_commit_max_retries(const floe_plan *p) { return ((const commit_plan *)p)->max_retries; }
+const floe_property *floe_iceberg_commit_io_properties(const floe_plan *p, size_t *n) {
+    *n = ((const commit_plan *)p)->n_io_props;
+    return ((const commit_plan *)p)->io_props;
+}

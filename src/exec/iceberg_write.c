@@ -20,9 +20,12 @@
  * tuple coming back is an error — the input was not sorted.
  *
  * The node's parts are the target table's description as strings (schema
- * and spec JSON, properties) and the job id; the constructor parses them
- * once into the derived state (schema, spec, partition type, settings,
- * columnar write schema), so decode just calls it again.
+ * and spec JSON, properties), the job id and the table's FileIO
+ * properties (the writers' FileIO is made from them, so a writer in
+ * another process reaches the same store with the same credentials id);
+ * the constructor parses them once into the derived state (schema, spec,
+ * partition type, settings, columnar write schema), so decode just calls
+ * it again.
  *
  * A stream that fails, or is closed before it handed its files out,
  * deletes every file it created; every created file is also reported to
@@ -36,6 +39,7 @@
 
 #include "base/buffer.h"
 #include "base/threadpool.h"
+#include "exec/io_props.h"
 #include "exec/plan_internal.h"
 #include "exec/row_hash.h"
 #include "floe/exec_ops.h"
@@ -54,6 +58,8 @@ typedef struct write_plan {
     char *location, *schema_json, *spec_json, *job_id;
     int32_t format_version, sort_order_id, n_props;
     char **props; /* 2 * n_props strings */
+    floe_property *io_props; /* the table's FileIO properties (none: environment) */
+    size_t n_io_props;
     /* derived from the parts by the constructor */
     floe_ice_schema *schema;
     floe_ice_partition_spec *spec;
@@ -559,7 +565,9 @@ static floe_status write_execute(const floe_plan *p_, int32_t partition, const f
     s->target.n_properties = p->n_props;
     s->observer.created = job_file_created;
     s->observer.arg = p->job_id;
-    floe_status st = floe_fileio_new(NULL, 0, &s->io);
+    /* The job's failure cleanup deletes through the same FileIO settings. */
+    floe_status st = floe_write_job_set_io(p->job_id, p->io_props, p->n_io_props);
+    if (!st) st = floe_fileio_new(p->io_props, p->n_io_props, &s->io);
     if (!st) st = index_grow(s);
     if (!st) st = floe_plan_execute(p->head.children[0], partition, ctx, &s->child);
     if (st) {
@@ -581,13 +589,16 @@ static floe_status write_encode(const floe_plan *p_, floe_buf *out) {
     FLOE_TRY(floe_codec_put_i64(out, p->sort_order_id));
     FLOE_TRY(floe_codec_put_i64(out, p->n_props));
     for (int32_t i = 0; i < 2 * p->n_props; i++) FLOE_TRY(floe_codec_put_str(out, p->props[i]));
-    return floe_codec_put_str(out, p->job_id);
+    FLOE_TRY(floe_codec_put_str(out, p->job_id));
+    return floe_exec_io_props_encode(out, p->io_props, p->n_io_props);
 }
 
 static floe_status write_decode(floe_reader *r, floe_plan *const *children, int32_t n_children, floe_plan **out) {
     if (n_children != 1) return floe_error(FLOE_ERR_CORRUPT, "IcebergWrite with %d children", n_children);
     char *loc = NULL, *schema = NULL, *spec = NULL, *job = NULL, **props = NULL;
     int64_t fv = 0, so = 0, np = 0, got = 0;
+    floe_property *io = NULL;
+    size_t n_io = 0;
     floe_status st = floe_codec_get_str(r, &loc);
     if (!st) st = floe_codec_get_i64(r, &fv);
     if (!st) st = floe_codec_get_str(r, &schema);
@@ -605,9 +616,11 @@ static floe_status write_decode(floe_reader *r, floe_plan *const *children, int3
         if (!st && !props[got]) st = floe_error(FLOE_ERR_CORRUPT, "IcebergWrite: a NULL property");
     }
     if (!st) st = floe_codec_get_str(r, &job);
+    if (!st) st = floe_exec_io_props_decode(r, &io, &n_io);
     if (!st)
-        st = floe_plan_iceberg_write(children[0], loc, (int32_t)fv, schema, spec, (int32_t)so,
-                                     (const char *const *)props, (int32_t)np, job, out);
+        st = floe_plan_iceberg_write_io(children[0], loc, (int32_t)fv, schema, spec, (int32_t)so,
+                                        (const char *const *)props, (int32_t)np, job, io, n_io, out);
+    floe_exec_io_props_free(io, n_io);
     for (int64_t i = 0; props && i <= got && i < 2 * np; i++) floe_free(props[i]);
     floe_free(props);
     floe_free(loc);
@@ -626,7 +639,8 @@ static floe_status write_explain(const floe_plan *p_, floe_buf *out) {
         FLOE_TRY(floe_buf_printf(out, "%s%s(%d)", j ? ", " : "",
                                  floe_ice_transform_format(&f->transform, tb, sizeof tb), f->source_id));
     }
-    return floe_buf_printf(out, "], job=%s", p->job_id);
+    FLOE_TRY(floe_buf_printf(out, "], job=%s", p->job_id));
+    return floe_exec_io_props_explain(out, p->io_props, p->n_io_props);
 }
 
 static floe_distribution write_required_input(const floe_plan *p_, int32_t child) {
@@ -662,6 +676,7 @@ static void write_free(floe_plan *p_) {
     floe_free(p->job_id);
     for (int32_t i = 0; p->props && i < 2 * p->n_props; i++) floe_free(p->props[i]);
     floe_free(p->props);
+    floe_exec_io_props_free(p->io_props, p->n_io_props);
     floe_ice_schema_free(p->schema);
     floe_ice_partition_spec_free(p->spec);
     floe_ice_type_free(p->ptype);
@@ -788,6 +803,14 @@ floe_status floe_plan_iceberg_write(floe_plan *child, const char *location, int3
                                     const char *schema_json, const char *spec_json, int32_t sort_order_id,
                                     const char *const *properties, int32_t n_properties, const char *job_id,
                                     floe_plan **out) {
+    return floe_plan_iceberg_write_io(child, location, format_version, schema_json, spec_json, sort_order_id,
+                                      properties, n_properties, job_id, NULL, 0, out);
+}
+
+floe_status floe_plan_iceberg_write_io(floe_plan *child, const char *location, int32_t format_version,
+                                       const char *schema_json, const char *spec_json, int32_t sort_order_id,
+                                       const char *const *properties, int32_t n_properties, const char *job_id,
+                                       const floe_property *io_props, size_t n_io_props, floe_plan **out) {
     *out = NULL;
     if (!child || !location || !schema_json || !spec_json || !job_id || n_properties < 0 ||
         (n_properties > 0 && !properties))
@@ -817,6 +840,8 @@ floe_status floe_plan_iceberg_write(floe_plan *child, const char *location, int3
         for (int32_t i = 0; !st && i < 2 * n_properties; i++)
             if (!(p->props[i] = floe_strdup(properties[i])))
                 st = floe_error(FLOE_ERR_OUT_OF_MEMORY, "allocating an IcebergWrite node");
+        if (!st) st = floe_status_wrap(floe_exec_io_props_copy(io_props, n_io_props, &p->io_props), "IcebergWrite");
+        if (!st) p->n_io_props = n_io_props;
     }
     if (!st) st = derive(p, child);
     if (st) {
@@ -837,3 +862,7 @@ const char *const *floe_iceberg_write_properties(const floe_plan *p) {
     return (const char *const *)((const write_plan *)p)->props;
 }
 const char *floe_iceberg_write_job_id(const floe_plan *p) { return ((const write_plan *)p)->job_id; }
+const floe_property *floe_iceberg_write_io_properties(const floe_plan *p, size_t *n) {
+    *n = ((const write_plan *)p)->n_io_props;
+    return ((const write_plan *)p)->io_props;
+}

@@ -8,7 +8,10 @@
  * node decoded in another process reads exactly its group and never plans
  * again.  Executing a partition opens the table from its (immutable)
  * metadata file through a small per-process cache and reads the group's
- * tasks, in order, with the Iceberg task reader.
+ * tasks, in order, with the Iceberg task reader.  The table's FileIO
+ * properties (endpoint, region, floe.credentials-id ...) are parts too:
+ * the partition's FileIO is made from them, so a worker reads the table
+ * the way the coordinator does; EXPLAIN prints them redacted.
  *
  * Reading overlaps I/O with the consumer through scan_prefetch.h: up to
  * scan_concurrency tasks of the partition are open at once, each with up
@@ -29,6 +32,7 @@
 
 #include "base/buffer.h"
 #include "base/threadpool.h"
+#include "exec/io_props.h"
 #include "exec/plan_internal.h"
 #include "exec/scan_prefetch.h"
 #include "floe/exec_scan.h"
@@ -46,6 +50,8 @@
 typedef struct cached_table {
     char *location;
     bool allow_moved_paths;
+    floe_property *io_props; /* what io was made from: part of the key */
+    size_t n_io_props;
     floe_fileio *io;            /* for URI locations (file:, s3:); the table uses it */
     floe_ice_table *table;
     int32_t refs;
@@ -61,21 +67,24 @@ static void cached_table_free(cached_table *c) {
     if (!c) return;
     floe_ice_table_free(c->table);
     if (c->io) floe_fileio_free(c->io);
+    floe_exec_io_props_free(c->io_props, c->n_io_props);
     floe_free(c->location);
     floe_free(c);
 }
 
-static cached_table *cache_find_locked(const char *location, bool allow) {
+static cached_table *cache_find_locked(const char *location, bool allow, const floe_property *props, size_t n) {
     for (int i = 0; i < TABLE_CACHE_SLOTS; i++)
-        if (cache[i] && cache[i]->allow_moved_paths == allow && strcmp(cache[i]->location, location) == 0)
+        if (cache[i] && cache[i]->allow_moved_paths == allow && strcmp(cache[i]->location, location) == 0 &&
+            floe_exec_io_props_equal(cache[i]->io_props, cache[i]->n_io_props, props, n))
             return cache[i];
     return NULL;
 }
 
-static floe_status table_acquire(const char *location, bool allow, cached_table **out) {
+static floe_status table_acquire(const char *location, bool allow, const floe_property *props, size_t n_props,
+                                 cached_table **out) {
     *out = NULL;
     pthread_mutex_lock(&cache_mu);
-    cached_table *c = cache_find_locked(location, allow);
+    cached_table *c = cache_find_locked(location, allow, props, n_props);
     if (c) {
         c->refs++;
         c->last_use = ++cache_clock;
@@ -93,8 +102,12 @@ static floe_status table_acquire(const char *location, bool allow, cached_table 
     if (!c || !(c->location = floe_strdup(location)))
         st = floe_error(FLOE_ERR_OUT_OF_MEMORY, "opening table '%s'", location);
     /* Plain paths open as local files; URIs ("file:...", "s3://...")
-     * through a FileIO configured from the environment. */
-    if (!st && (strstr(location, "://") || strncmp(location, "file:", 5) == 0)) st = floe_fileio_new(NULL, 0, &c->io);
+     * through a FileIO configured from the table's FileIO properties (the
+     * environment when it has none). */
+    if (!st) st = floe_exec_io_props_copy(props, n_props, &c->io_props);
+    if (!st) c->n_io_props = n_props;
+    if (!st && (n_props || strstr(location, "://") || strncmp(location, "file:", 5) == 0))
+        st = floe_fileio_new(props, n_props, &c->io);
     if (!st) st = floe_ice_table_open(c->io, location, allow, &c->table);
     floe_mem_set_current(prev);
     if (st) {
@@ -105,7 +118,7 @@ static floe_status table_acquire(const char *location, bool allow, cached_table 
     c->refs = 1;
     cached_table *evicted = NULL;
     pthread_mutex_lock(&cache_mu);
-    cached_table *other = cache_find_locked(location, allow);
+    cached_table *other = cache_find_locked(location, allow, props, n_props);
     if (other) {
         /* Another thread opened it meanwhile: use that one. */
         other->refs++;
@@ -164,6 +177,8 @@ typedef struct iceberg_plan {
     size_t *group_lens;
     floe_ice_scan_group **decoded; /* the same, deserialized once */
     group_summary *summary;
+    floe_property *io_props; /* the table's FileIO properties; none for local tables */
+    size_t n_io_props;
     char *residual_text; /* the residual when every task has the same one, else NULL */
     int32_t n_residuals; /* distinct residuals seen (capped at 2) */
     /* Known only when planned in this process (floe_iceberg_scan_new). */
@@ -186,6 +201,7 @@ static void iceberg_free(floe_plan *p_) {
     floe_free(p->decoded);
     floe_free(p->summary);
     floe_free(p->residual_text);
+    floe_exec_io_props_free(p->io_props, p->n_io_props);
     floe_ice_scan_plan_free(p->plan);
 }
 
@@ -293,7 +309,7 @@ static floe_status ice_execute(const floe_plan *p_, int32_t partition, const flo
     s->progress = ctx->progress;
     floe_status st = NULL;
     if (s->g->n_tasks > 0) {
-        st = table_acquire(p->metadata_location, p->allow_moved_paths, &s->table);
+        st = table_acquire(p->metadata_location, p->allow_moved_paths, p->io_props, p->n_io_props, &s->table);
         if (!st) {
             s->ro.table = s->table->table;
             s->ro.schema = p->schema;
@@ -355,7 +371,7 @@ static floe_status iceberg_encode(const floe_plan *p_, floe_buf *out) {
         FLOE_TRY(floe_codec_put_i64(out, p->head.ordering[i].descending));
         FLOE_TRY(floe_codec_put_i64(out, p->head.ordering[i].nulls_first));
     }
-    return NULL;
+    return floe_exec_io_props_encode(out, p->io_props, p->n_io_props);
 }
 
 static floe_status iceberg_decode(floe_reader *r, floe_plan *const *children, int32_t n_children,
@@ -369,6 +385,8 @@ static floe_status iceberg_decode(floe_reader *r, floe_plan *const *children, in
     size_t *lens = NULL;
     floe_sort_key *ord = NULL;
     int64_t got_ord = 0;
+    floe_property *io = NULL;
+    size_t n_io = 0;
     floe_status st = floe_codec_get_str(r, &loc);
     if (!st) st = floe_codec_get_str(r, &root);
     if (!st) st = floe_codec_get_i64(r, &allow);
@@ -399,11 +417,13 @@ static floe_status iceberg_decode(floe_reader *r, floe_plan *const *children, in
         ord[got_ord].nulls_first = nf != 0;
         if (st) floe_expr_release(ord[got_ord].expr);
     }
+    if (!st) st = floe_exec_io_props_decode(r, &io, &n_io);
     if (!st && !loc) st = floe_error(FLOE_ERR_CORRUPT, "IcebergScan without a metadata location");
     if (!st && !schema) st = floe_error(FLOE_ERR_CORRUPT, "IcebergScan without a schema");
     if (!st)
-        st = floe_plan_iceberg_scan(loc, root, allow != 0, schema, ids, (int32_t)n_ids, groups, lens,
-                                    (int32_t)n_groups, ord, (int32_t)n_ord, out);
+        st = floe_plan_iceberg_scan_io(loc, root, allow != 0, schema, ids, (int32_t)n_ids, groups, lens,
+                                       (int32_t)n_groups, ord, (int32_t)n_ord, io, n_io, out);
+    floe_exec_io_props_free(io, n_io);
     for (int64_t i = 0; i < got_ord; i++) floe_expr_release(ord[i].expr);
     floe_free(ord);
     floe_free(groups);
@@ -458,7 +478,8 @@ static floe_status iceberg_explain(const floe_plan *p_, floe_buf *out) {
         FLOE_TRY(floe_buf_printf(out, "%s#%d: files=%d tasks=%d bytes=%lld rows=%lld", i ? "; " : "", i, g->n_files,
                                  g->n_tasks, (long long)g->bytes, (long long)g->rows));
     }
-    return floe_buf_append_str(out, "]");
+    FLOE_TRY(floe_buf_append_str(out, "]"));
+    return floe_exec_io_props_explain(out, p->io_props, p->n_io_props);
 }
 
 static const floe_plan_vtable *iceberg_vt_ptr(void);
@@ -500,7 +521,8 @@ static floe_status decode_groups(iceberg_plan *p) {
 static floe_status iceberg_build(const char *metadata_location, const char *root, bool allow_moved_paths,
                                  const char *schema_json, const int32_t *field_ids, int32_t n_field_ids,
                                  const uint8_t *const *groups, const size_t *group_lens, int32_t n_groups,
-                                 const floe_sort_key *ordering, int32_t n_ordering, iceberg_plan *p) {
+                                 const floe_sort_key *ordering, int32_t n_ordering, const floe_property *io_props,
+                                 size_t n_io_props, iceberg_plan *p) {
     floe_schema *out_schema = NULL;
     if (!metadata_location || !*metadata_location)
         return floe_error(FLOE_ERR_INVALID_ARGUMENT, "IcebergScan: no metadata location");
@@ -509,6 +531,8 @@ static floe_status iceberg_build(const char *metadata_location, const char *root
     if (n_field_ids < 0 || (n_field_ids > 0 && !field_ids))
         return floe_error(FLOE_ERR_INVALID_ARGUMENT, "IcebergScan: bad projection");
     p->allow_moved_paths = allow_moved_paths;
+    FLOE_TRY_CTX(floe_exec_io_props_copy(io_props, n_io_props, &p->io_props), "IcebergScan");
+    p->n_io_props = n_io_props;
     if (!(p->metadata_location = floe_strdup(metadata_location)) || (root && !(p->root = floe_strdup(root))) ||
         !(p->schema_json = floe_strdup(schema_json)))
         return floe_error(FLOE_ERR_OUT_OF_MEMORY, "allocating an IcebergScan node");
@@ -554,6 +578,15 @@ floe_status floe_plan_iceberg_scan(const char *metadata_location, const char *ro
                                    const char *schema_json, const int32_t *field_ids, int32_t n_field_ids,
                                    const uint8_t *const *groups, const size_t *group_lens, int32_t n_groups,
                                    const floe_sort_key *ordering, int32_t n_ordering, floe_plan **out) {
+    return floe_plan_iceberg_scan_io(metadata_location, root, allow_moved_paths, schema_json, field_ids, n_field_ids,
+                                     groups, group_lens, n_groups, ordering, n_ordering, NULL, 0, out);
+}
+
+floe_status floe_plan_iceberg_scan_io(const char *metadata_location, const char *root, bool allow_moved_paths,
+                                      const char *schema_json, const int32_t *field_ids, int32_t n_field_ids,
+                                      const uint8_t *const *groups, const size_t *group_lens, int32_t n_groups,
+                                      const floe_sort_key *ordering, int32_t n_ordering,
+                                      const floe_property *io_props, size_t n_io_props, floe_plan **out) {
     *out = NULL;
     iceberg_plan *p = floe_calloc(1, sizeof *p);
     if (!p) return floe_error(FLOE_ERR_OUT_OF_MEMORY, "allocating an IcebergScan node");
@@ -561,7 +594,7 @@ floe_status floe_plan_iceberg_scan(const char *metadata_location, const char *ro
     p->head.vt = iceberg_vt_ptr();
     atomic_init(&p->head.refcount_, 1);
     floe_status st = iceberg_build(metadata_location, root, allow_moved_paths, schema_json, field_ids, n_field_ids,
-                                   groups, group_lens, n_groups, ordering, n_ordering, p);
+                                   groups, group_lens, n_groups, ordering, n_ordering, io_props, n_io_props, p);
     if (st) {
         floe_plan_release(&p->head);
         return st;
@@ -764,9 +797,14 @@ floe_status floe_iceberg_scan_new(const floe_ice_table *table, const floe_ice_sn
         st = floe_error(FLOE_ERR_OUT_OF_MEMORY, "IcebergScan");
     for (int32_t i = 0; !st && i < plan->n_groups; i++) st = floe_ice_scan_group_serialize(plan->groups[i], &groups[i], &lens[i]);
     if (!st) st = claim_ordering(table, plan, schema, ids, n_ids, &ord, &n_ord);
+    /* The table's FileIO travels as its properties (none for local files). */
+    const floe_property *io_props = NULL;
+    size_t n_io_props = 0;
+    floe_fileio_properties(table->io, &io_props, &n_io_props);
     if (!st)
-        st = floe_plan_iceberg_scan(table->metadata_location, table->root, table->allow_moved_paths, schema_json, ids,
-                                    n_ids, (const uint8_t *const *)groups, lens, plan->n_groups, ord, n_ord, out);
+        st = floe_plan_iceberg_scan_io(table->metadata_location, table->root, table->allow_moved_paths, schema_json,
+                                       ids, n_ids, (const uint8_t *const *)groups, lens, plan->n_groups, ord, n_ord,
+                                       io_props, n_io_props, out);
     for (int32_t i = 0; i < n_ord; i++) floe_expr_release(ord[i].expr);
     floe_free(ord);
     for (int32_t i = 0; groups && i < plan->n_groups; i++) floe_free(groups[i]);
@@ -799,6 +837,11 @@ const char *floe_iceberg_scan_schema_json(const floe_plan *p) { return ((const i
 int32_t floe_iceberg_scan_num_field_ids(const floe_plan *p) { return ((const iceberg_plan *)p)->n_field_ids; }
 const int32_t *floe_iceberg_scan_field_ids(const floe_plan *p) { return ((const iceberg_plan *)p)->field_ids; }
 int32_t floe_iceberg_scan_num_groups(const floe_plan *p) { return ((const iceberg_plan *)p)->n_groups; }
+
+const floe_property *floe_iceberg_scan_io_properties(const floe_plan *p, size_t *n) {
+    *n = ((const iceberg_plan *)p)->n_io_props;
+    return ((const iceberg_plan *)p)->io_props;
+}
 
 const uint8_t *floe_iceberg_scan_group(const floe_plan *p_, int32_t i, size_t *len) {
     const iceberg_plan *p = (const iceberg_plan *)p_;

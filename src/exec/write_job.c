@@ -6,6 +6,10 @@
  * data_file records never reached the commit; one that commits forgets
  * them (floe_write_job_forget).
  *
+ * A job also remembers the FileIO properties its writers were given
+ * (floe_write_job_set_io), so the files are deleted through a FileIO made
+ * the same way (the same endpoint, the same credentials).
+ *
  * Jobs are few and short-lived, so the registry is a plain list under one
  * mutex; file deletion happens outside the lock.
  */
@@ -15,6 +19,7 @@
 #include <sys/random.h>
 #include <time.h>
 
+#include "exec/io_props.h"
 #include "floe/exec_write.h"
 #include "floe/fileio.h"
 #include "floe/memory.h"
@@ -24,6 +29,9 @@ typedef struct write_job {
     char *id;
     int64_t n, cap;
     char **locations;
+    floe_property *io_props; /* set once by the first writer */
+    size_t n_io_props;
+    bool io_set;
 } write_job;
 
 static pthread_mutex_t jobs_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -89,6 +97,7 @@ static void free_job(write_job *j) {
     if (!j) return;
     for (int64_t i = 0; i < j->n; i++) floe_free(j->locations[i]);
     floe_free(j->locations);
+    floe_exec_io_props_free(j->io_props, j->n_io_props);
     floe_free(j->id);
     floe_free(j);
 }
@@ -115,6 +124,26 @@ void floe_write_job_created(const char *job_id, const char *location) {
     floe_free(loc);
 }
 
+floe_status floe_write_job_set_io(const char *job_id, const floe_property *props, size_t n) {
+    if (!job_id) return NULL;
+    floe_property *copy = NULL;
+    FLOE_TRY_CTX(floe_exec_io_props_copy(props, n, &copy), "write job %s", job_id);
+    floe_status st = NULL;
+    pthread_mutex_lock(&jobs_lock);
+    write_job *j = find_job(job_id, true);
+    if (!j) {
+        st = floe_error(FLOE_ERR_OUT_OF_MEMORY, "write job %s", job_id);
+    } else if (!j->io_set) {
+        j->io_props = copy;
+        j->n_io_props = n;
+        j->io_set = true;
+        copy = NULL;
+    }
+    pthread_mutex_unlock(&jobs_lock);
+    floe_exec_io_props_free(copy, n);
+    return st;
+}
+
 int64_t floe_write_job_abort(const char *job_id) {
     if (!job_id) return 0;
     pthread_mutex_lock(&jobs_lock);
@@ -123,7 +152,7 @@ int64_t floe_write_job_abort(const char *job_id) {
     if (!j) return 0;
     int64_t deleted = 0;
     floe_fileio *io = NULL;
-    floe_status st = floe_fileio_new(NULL, 0, &io);
+    floe_status st = floe_fileio_new(j->io_props, j->n_io_props, &io);
     if (st) {
         floe_status_free(st);
         free_job(j);

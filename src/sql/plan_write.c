@@ -11,7 +11,8 @@
  *
  * Everything the writer and the commit need travels as their parts: the
  * target as schema / spec JSON, the table properties, a fresh job id, the
- * catalog by its warehouse — nothing that only exists in this process.
+ * catalog by its warehouse, the table's FileIO properties (endpoint,
+ * credentials id ...) — nothing that only exists in this process.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -60,14 +61,18 @@ floe_status floe_sql_plan_write(floe_session *s, floe_plan *input, const floe_ic
     if (!st) st = floe_ice_partition_spec_to_json_text(spec, &spec_json);
     if (!st && !(job = floe_write_job_new_id()))
         st = floe_error(FLOE_ERR_OUT_OF_MEMORY, "planning a write: out of memory");
+    const floe_property *io_props = NULL;
+    size_t n_io_props = 0;
+    floe_fileio_properties(t->io, &io_props, &n_io_props);
     if (!st)
-        st = floe_plan_iceberg_write(input, md->location, md->format_version, schema_json, spec_json,
-                                     md->default_sort_order_id, props, md->n_properties, job, &write);
+        st = floe_plan_iceberg_write_io(input, md->location, md->format_version, schema_json, spec_json,
+                                        md->default_sort_order_id, props, md->n_properties, job, io_props,
+                                        n_io_props, &write);
     if (!st) st = floe_sql_enforce_requirements(write, s->opts.target_partitions, &ready);
     if (!st) st = floe_plan_coalesce(ready, &merged);
     if (!st)
-        st = floe_plan_iceberg_commit(merged, floe_catalog_uri(s->catalog), ns, name, kind, base_snapshot_id,
-                                      job, commit_retries(md), out);
+        st = floe_plan_iceberg_commit_io(merged, floe_catalog_uri(s->catalog), ns, name, kind, base_snapshot_id,
+                                         job, commit_retries(md), io_props, n_io_props, out);
     floe_plan_release(write);
     floe_plan_release(ready);
     floe_plan_release(merged);

@@ -129,8 +129,8 @@ static floe_plan *values_of(int nb, int64_t per, int ncat, int ndays, int64_t nu
 /* The write plan over `input` (consumed): table columns, then one
  * iceberg_transform per spec field; `hash_parts` > 0 puts a hash
  * Repartition on the partition columns under the writer. */
-static floe_plan *write_plan_kind(fx *f, floe_plan *input, const char *const *props, int32_t n_props, int hash_parts,
-                                  floe_commit_kind kind, int64_t base_snapshot) {
+static floe_plan *write_plan_io(fx *f, floe_plan *input, const char *const *props, int32_t n_props, int hash_parts,
+                                floe_commit_kind kind, int64_t base_snapshot, const floe_property *io, size_t n_io) {
     floe_expr *ex[8];
     const char *names[8] = {"id", "cat", "ts"};
     char pname[8][16];
@@ -160,13 +160,19 @@ static floe_plan *write_plan_kind(fx *f, floe_plan *input, const char *const *pr
         for (int32_t j = 0; j < f->spec->n_fields; j++) floe_expr_release(keys[j]);
         floe_plan_release(proj);
     }
-    assert_ok(floe_plan_iceberg_write(below, f->location, 2, SCHEMA, f->spec_json, 0, props, n_props, f->job, &w));
+    assert_ok(floe_plan_iceberg_write_io(below, f->location, 2, SCHEMA, f->spec_json, 0, props, n_props, f->job, io,
+                                         n_io, &w));
     floe_plan_release(below);
     assert_ok(floe_plan_coalesce(w, &co));
     floe_plan_release(w);
-    assert_ok(floe_plan_iceberg_commit(co, f->wh, "db", "t", kind, base_snapshot, f->job, 3, &commit));
+    assert_ok(floe_plan_iceberg_commit_io(co, f->wh, "db", "t", kind, base_snapshot, f->job, 3, io, n_io, &commit));
     floe_plan_release(co);
     return commit;
+}
+
+static floe_plan *write_plan_kind(fx *f, floe_plan *input, const char *const *props, int32_t n_props, int hash_parts,
+                                  floe_commit_kind kind, int64_t base_snapshot) {
+    return write_plan_io(f, input, props, n_props, hash_parts, kind, base_snapshot, NULL, 0);
 }
 
 static floe_plan *write_plan(fx *f, floe_plan *input, const char *const *props, int32_t n_props, int hash_parts) {
@@ -691,6 +697,81 @@ static void codec_roundtrip_of_both_nodes_gives_the_same_result(void **state) {
     fx_free(&f);
 }
 
+/* The table's FileIO properties ride along in both nodes: through the
+ * codec byte for byte, into the writers' FileIO (here a local table, so
+ * the S3 settings are inert), and into EXPLAIN only redacted. */
+static void fileio_properties_travel_with_both_nodes_and_explain_redacts_them(void **state) {
+    (void)state;
+    fx f;
+    fx_setup(&f, "iw_io_props", SPEC_CAT);
+    floe_property io[] = {{"s3.endpoint", "http://127.0.0.1:9"},
+                          {"s3.access-key-id", "AKIAWRITETEST"},
+                          {"s3.secret-access-key", "write-secret-Zq9Xw0"},
+                          {"floe.credentials-id", "rest:http://cat#db.t"}};
+    floe_plan *commit = write_plan_io(&f, values_of(2, 50, 3, 1, -1, 2), NULL, 0, 2, FLOE_COMMIT_APPEND, -1, io, 4);
+    floe_plan *copy = NULL;
+    assert_ok(floe_plan_roundtrip(commit, &copy)); /* encode -> decode -> encode identical */
+    size_t nw = 0, nc = 0;
+    const floe_property *pw = floe_iceberg_write_io_properties(floe_plan_child(floe_plan_child(copy, 0), 0), &nw);
+    const floe_property *pc = floe_iceberg_commit_io_properties(copy, &nc);
+    assert_int_equal(nw, 4);
+    assert_int_equal(nc, 4);
+    for (size_t i = 0; i < 4; i++) {
+        assert_string_equal(pw[i].key, io[i].key);
+        assert_string_equal(pw[i].value, io[i].value);
+        assert_string_equal(pc[i].key, io[i].key);
+        assert_string_equal(pc[i].value, io[i].value);
+    }
+    floe_buf e = FLOE_BUF_INIT;
+    assert_ok(floe_plan_explain(copy, &e));
+    const char *x = floe_buf_cstr(&e);
+    assert_non_null(strstr(x, "max_retries=3, io=[s3.endpoint=http://127.0.0.1:9, s3.access-key-id=***"));
+    assert_non_null(strstr(x, "job="));
+    assert_null(strstr(x, "write-secret"));
+    assert_null(strstr(x, "AKIAWRITETEST"));
+    floe_buf_free(&e);
+    /* The decoded plan writes and commits through its FileIO. */
+    int64_t rows = 0, files = 0;
+    assert_ok(run_commit(copy, NULL, &rows, &files, NULL));
+    assert_int_equal(rows, 100);
+    readback r = read_table(&f);
+    assert_int_equal(r.rows, 100);
+    assert_int_equal(r.id_sum, sum_to(100));
+    floe_plan_release(copy);
+    floe_plan_release(commit);
+    fx_free(&f);
+}
+
+/* Corrupt FileIO property counts in an encoded node are errors. */
+static void a_corrupt_fileio_property_count_is_rejected(void **state) {
+    (void)state;
+    fx f;
+    fx_setup(&f, "iw_io_corrupt", SPEC_CAT_BUCKET);
+    floe_property io[] = {{"s3.region", "eu-west-1"}};
+    floe_plan *p = write_plan(&f, values_of(1, 10, 3, 1, -1, 2), NULL, 0, 0);
+    const floe_plan *co = floe_plan_child(p, 0);
+    floe_plan *commit = NULL;
+    assert_ok(floe_plan_iceberg_commit_io((floe_plan *)co, f.wh, "db", "t", FLOE_COMMIT_APPEND, -1, f.job, 3, io, 1,
+                                          &commit));
+    floe_buf b = FLOE_BUF_INIT;
+    assert_ok(floe_plan_encode(commit, &b));
+    /* the commit's parts end with: count 1, "s3.region", "eu-west-1" */
+    size_t count_at = b.len - (8 + 8 + 9 + 8 + 9);
+    assert_int_equal(b.data[count_at], 1);
+    floe_plan *back = NULL;
+    b.data[count_at] = 0x7f;
+    assert_error(floe_plan_decode(b.data, b.len, &back), FLOE_ERR_CORRUPT, "FileIO properties");
+    b.data[count_at] = 1;
+    assert_ok(floe_plan_decode(b.data, b.len, &back));
+    floe_plan_release(back);
+    assert_error(floe_plan_decode(b.data, b.len - 3, &back), FLOE_ERR_CORRUPT, "truncated");
+    floe_buf_free(&b);
+    floe_plan_release(commit);
+    floe_plan_release(p);
+    floe_write_job_forget(f.job);
+    fx_free(&f);
+}
+
 /* The writer node of a plan built by write_plan. */
 static const floe_plan *writer_of(const floe_plan *commit) { return floe_plan_child(floe_plan_child(commit, 0), 0); }
 
@@ -795,6 +876,8 @@ FLOE_TEST_MAIN(cmocka_unit_test(fanout_writes_many_interleaved_partitions_one_fi
                cmocka_unit_test(an_empty_input_commits_no_snapshot),
                cmocka_unit_test(replace_partitions_swaps_only_the_partitions_written),
                cmocka_unit_test(codec_roundtrip_of_both_nodes_gives_the_same_result),
+               cmocka_unit_test(fileio_properties_travel_with_both_nodes_and_explain_redacts_them),
+               cmocka_unit_test(a_corrupt_fileio_property_count_is_rejected),
                cmocka_unit_test(required_input_and_ordering_follow_the_table),
                cmocka_unit_test(constructors_check_their_input_columns),
                cmocka_unit_test(write_jobs_delete_created_files_on_abort_and_keep_them_on_forget))

@@ -416,6 +416,65 @@ static void roundtrip_through_the_codec_gives_the_same_rows(void **state) {
     floe_ice_table_free(t);
 }
 
+/* A table opened through a configured FileIO: the scan node carries its
+ * properties as parts (through the codec, byte for byte), reads through a
+ * FileIO made from them, and EXPLAIN shows them only redacted. */
+static void fileio_properties_travel_with_the_node_and_explain_redacts_them(void **state) {
+    (void)state;
+    FLOE_NEED_TESTDATA(td);
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%s/duckdb__duckdb-iceberg/%s", td, SPEC2);
+    floe_property props[] = {{"s3.region", "eu-west-1"},
+                             {"s3.access-key-id", "AKIASCANTEST"},
+                             {"s3.secret-access-key", "scan-secret-Zq9Xw0"},
+                             {"floe.credentials-id", "rest:http://cat#db.t"}};
+    floe_fileio *io = NULL;
+    assert_ok(floe_fileio_new(props, 4, &io));
+    floe_ice_table *t = NULL, *plain = NULL;
+    assert_ok(floe_ice_table_open(io, dir, true, &t));
+    plain = open_table(td, SPEC2);
+    floe_plan *p, *copy, *local;
+    assert_ok(floe_iceberg_scan_new(t, NULL, NULL, 0, NULL, 2, &p));
+    assert_ok(floe_iceberg_scan_new(plain, NULL, NULL, 0, NULL, 2, &local));
+    size_t n = 0;
+    const floe_property *got = floe_iceberg_scan_io_properties(local, &n);
+    assert_int_equal(n, 0); /* a local table has none */
+    assert_null(got);
+    assert_ok(floe_plan_roundtrip(p, &copy)); /* encode -> decode -> encode identical */
+    got = floe_iceberg_scan_io_properties(copy, &n);
+    assert_int_equal(n, 4);
+    for (size_t i = 0; i < 4; i++) {
+        assert_string_equal(got[i].key, props[i].key);
+        assert_string_equal(got[i].value, props[i].value);
+    }
+    /* The same rows through the node's own FileIO as through none. */
+    floe_exec_ctx ctx = test_ctx(pool, 777);
+    for (int32_t i = 0; i < floe_plan_partitions(local); i++) {
+        rows a = {0}, b = {0};
+        assert_ok(read_partition(local, i, &ctx, &a));
+        assert_ok(read_partition(copy, i, &ctx, &b));
+        assert_rows_equal(&a, &b);
+        rows_free(&a);
+        rows_free(&b);
+    }
+    floe_buf e = FLOE_BUF_INIT;
+    assert_ok(floe_plan_explain(copy, &e));
+    const char *x = floe_buf_cstr(&e);
+    assert_non_null(strstr(x, ", io=[s3.region=eu-west-1, s3.access-key-id=***, s3.secret-access-key=***"));
+    assert_null(strstr(x, "scan-secret"));
+    assert_null(strstr(x, "AKIASCANTEST"));
+    floe_buf_clear(&e);
+    assert_ok(floe_plan_explain(local, &e));
+    assert_null(strstr(floe_buf_cstr(&e), "io=["));
+    floe_buf_free(&e);
+    floe_plan_release(copy);
+    floe_plan_release(local);
+    floe_plan_release(p);
+    floe_ice_table_free(t);
+    floe_ice_table_free(plain);
+    floe_fileio_free(io);
+}
+
 static void empty_table_gives_one_empty_partition(void **state) {
     (void)state;
     FLOE_NEED_TESTDATA(td);
@@ -856,7 +915,9 @@ FLOE_TEST_MAIN(T(scan_reads_the_same_rows_as_the_task_reader), T(partitions_cove
                T(zero_column_scan_counts_the_rows_deletes_included),
                T(time_travel_reads_the_old_snapshot_in_its_own_schema),
                T(scan_inside_a_task_of_a_one_thread_pool_makes_progress), T(filter_is_pushed_into_planning_and_residuals),
-               T(roundtrip_through_the_codec_gives_the_same_rows), T(empty_table_gives_one_empty_partition),
+               T(roundtrip_through_the_codec_gives_the_same_rows),
+               T(fileio_properties_travel_with_the_node_and_explain_redacts_them),
+               T(empty_table_gives_one_empty_partition),
                T(missing_data_file_is_an_error_naming_it), T(corrupt_data_file_is_an_error_naming_it),
                T(cancelled_scan_returns_cancelled_and_closing_early_is_clean),
                T(explain_shows_table_snapshot_projection_and_groups), T(unsorted_table_claims_no_ordering),
