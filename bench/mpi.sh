@@ -50,6 +50,11 @@ if [ ! -x "$BUILD/floe" ]; then
     cmake --build "$BUILD" -j2 --target floe > /dev/null
 fi
 FLOE=$BUILD/floe
+# a floe built without MPI (or against MPICH) would run as N separate copies
+if ! grep -q 'libmpi\.so' <<<"$(ldd "$FLOE")"; then
+    echo "bench/mpi.sh: $FLOE does not link Open MPI; rebuild it (cmake --build $BUILD --target floe)" >&2
+    exit 1
+fi
 mkdir -p "$(dirname "$WH")"
 WH=$(cd "$(dirname "$WH")" && pwd)/$(basename "$WH")
 # (checked from another directory: a table made with a relative warehouse
