@@ -63,6 +63,7 @@ typedef struct rest_table {
     char *ns, *name;
     char *metadata_location; /* as last loaded or committed */
     char *metadata_json;     /* that metadata's text (a commit's base) */
+    char *location;          /* the table's location (storage-credentials prefixes match it) */
     floe_fileio *io;         /* the table's FileIO now */
     char *io_sig;            /* its non-secret properties, to notice changes */
     floe_fileio **retired;   /* earlier FileIOs: tables handed out may use them */
@@ -144,8 +145,19 @@ static floe_status url_of(const rest_catalog *rc, const char *ns, const char *na
                           floe_buf *out) {
     FLOE_TRY(floe_buf_append_str(out, rc->api));
     if (ns) {
+        /* Levels "a.b" travel joined by 0x1F (the OpenAPI's separator). */
         FLOE_TRY(floe_buf_append_str(out, "/namespaces/"));
-        FLOE_TRY(floe_rest_url_encode(out, ns));
+        floe_str rest = floe_str_c(ns), level;
+        bool first = true;
+        while (floe_str_split_next(&rest, '.', &level)) {
+            if (!first) FLOE_TRY(floe_buf_append_str(out, "%1F"));
+            first = false;
+            char *lv = floe_str_dup(level);
+            if (!lv) return oom();
+            floe_status st = floe_rest_url_encode(out, lv);
+            floe_free(lv);
+            FLOE_TRY(st);
+        }
     }
     if (name) {
         FLOE_TRY(floe_buf_append_str(out, "/tables/"));
@@ -234,7 +246,18 @@ static floe_status ns_missing(const char *ns) {
     return floe_error(FLOE_ERR_NOT_FOUND, "namespace '%s' does not exist", ns);
 }
 
-static json_t *ns_array(const char *ns) { return json_pack("[s]", ns); }
+/* "a.b" -> ["a", "b"] (NULL when out of memory). */
+static json_t *ns_array(const char *ns) {
+    json_t *a = json_array();
+    floe_str rest = floe_str_c(ns), level;
+    while (a && floe_str_split_next(&rest, '.', &level)) {
+        if (json_array_append_new(a, json_stringn(level.ptr, level.len)) != 0) {
+            json_decref(a);
+            a = NULL;
+        }
+    }
+    return a;
+}
 
 static floe_status rest_create_namespace(floe_catalog *c, const char *ns, const char *const *props, int32_t n_props,
                                          bool if_not_exists) {
@@ -532,6 +555,7 @@ static void table_free(rest_table *t) {
     floe_free(t->creds_id);
     floe_free(t->metadata_location);
     floe_free(t->metadata_json);
+    floe_free(t->location);
     floe_free(t->ns);
     floe_free(t->name);
     floe_free(t);
@@ -793,6 +817,14 @@ static floe_status accept_result(rest_catalog *rc, const char *ns, const char *n
     st = loc_copy ? table_entry_locked(rc, ns, name, &t) : oom();
     if (!st && (with_io || !t->io)) st = table_io_locked(rc, t, result, md->location);
     floe_fileio *io = t ? t->io : NULL;
+    if (!st && md->location && !(t->location && strcmp(t->location, md->location) == 0)) {
+        char *l = floe_strdup(md->location);
+        if (!l) st = oom();
+        else {
+            floe_free(t->location);
+            t->location = l;
+        }
+    }
     if (!st) {
         floe_free(t->metadata_location);
         floe_free(t->metadata_json);
@@ -877,8 +909,7 @@ static floe_status refresh_credentials(void *ctx, const char *id) {
         if (!st) {
             char *location = NULL;
             pthread_mutex_lock(&rc->mu);
-            /* The table's location prefixes its metadata location. */
-            if (t->metadata_location) location = floe_strdup(t->metadata_location);
+            if (t->location) location = floe_strdup(t->location);
             pthread_mutex_unlock(&rc->mu);
             cfg = best_credentials(json_object_get(root, "storage-credentials"), location);
             floe_free(location);
@@ -1054,8 +1085,8 @@ static floe_status commit_base(rest_catalog *rc, const char *ns, const char *nam
 }
 
 static floe_status commit_body(const char *ns, const char *name, json_t *req, json_t *upd, char **out) {
-    json_t *body = json_pack("{s:{s:[s],s:s},s:O,s:O}", "identifier", "namespace", ns, "name", name, "requirements",
-                             req, "updates", upd);
+    json_t *body = json_pack("{s:{s:o,s:s},s:O,s:O}", "identifier", "namespace", ns_array(ns), "name", name,
+                             "requirements", req, "updates", upd);
     if (!body) return oom();
     floe_status st = floe_ice_json_dump(body, out);
     json_decref(body);
@@ -1144,8 +1175,8 @@ static floe_status rest_rename_table(floe_catalog *c, const char *ns, const char
     rest_catalog *rc = RC(c);
     FLOE_TRY(check_name("namespace", new_ns));
     FLOE_TRY(check_name("table", new_name));
-    json_t *body = json_pack("{s:{s:[s],s:s},s:{s:[s],s:s}}", "source", "namespace", ns, "name", name, "destination",
-                             "namespace", new_ns, "name", new_name);
+    json_t *body = json_pack("{s:{s:o,s:s},s:{s:o,s:s}}", "source", "namespace", ns_array(ns), "name", name,
+                             "destination", "namespace", ns_array(new_ns), "name", new_name);
     if (!body) return oom();
     char *text = NULL;
     floe_status st = floe_ice_json_dump(body, &text);
@@ -1379,7 +1410,13 @@ floe_status floe_catalog_open_rest(const char *uri, const floe_property *props, 
                         (const char *const *)rc->keys, (const char *const *)rc->vals, rc->n_props);
     if (st) {
         rest_close(c);
-        return floe_status_wrap(st, "opening REST catalog %s", uri);
+        /* The URI is shown redacted: a refused one may carry a password. */
+        floe_buf red = FLOE_BUF_INIT;
+        floe_status rst = floe_redact_url(&red, uri + 5);
+        st = floe_status_wrap(st, "opening REST catalog rest:%s", rst ? "(uri)" : floe_buf_cstr(&red));
+        floe_status_free(rst);
+        floe_buf_free(&red);
+        return st;
     }
     FLOE_LOG_INFO("rest", "opened REST catalog %s (api %s)", uri, rc->api);
     *out = c;

@@ -20,6 +20,7 @@
 #include <time.h>
 
 #include "base/buffer.h"
+#include "base/redact.h"
 #include "base/str.h"
 #include "floe/exec_metrics.h"
 #include "floe/memory.h"
@@ -158,8 +159,15 @@ floe_status floe_session_open_catalog(const char *uri, const floe_property *prop
     return NULL;
 fail:
     floe_session_close(s);
-    return floe_status_wrap(st, "opening a session on %s '%s'",
-                            strncmp(warehouse, "rest:", 5) == 0 ? "catalog" : "warehouse", warehouse);
+    if (strncmp(warehouse, "rest:", 5) != 0)
+        return floe_status_wrap(st, "opening a session on warehouse '%s'", warehouse);
+    /* A REST URI is shown redacted: a refused one may carry a password. */
+    floe_buf red = FLOE_BUF_INIT;
+    floe_status rst = floe_redact_url(&red, warehouse + 5);
+    st = floe_status_wrap(st, "opening a session on catalog 'rest:%s'", rst ? "(uri)" : floe_buf_cstr(&red));
+    floe_status_free(rst);
+    floe_buf_free(&red);
+    return st;
 }
 
 void floe_session_close(floe_session *s) {
