@@ -504,6 +504,15 @@ static floe_status get_entry(cred_reader *r, imported *e) {
     return NULL;
 }
 
+/* Lock held: does the entry already hold exactly what was shipped? */
+static int same_props(const cred_entry *e, const imported *v) {
+    if (e->n != v->n || e->expires_at_ms != (v->expires_at_ms > 0 ? v->expires_at_ms : 0)) return 0;
+    for (size_t i = 0; i < e->n; i++)
+        if (strcmp(e->props[i].key, v->props[i].key) != 0 || strcmp(e->props[i].value, v->props[i].value) != 0)
+            return 0;
+    return 1;
+}
+
 floe_status floe_credentials_import(const uint8_t *p, size_t n) {
     cred_reader r = {p, n, 0};
     if (!p || n < 12 || memcmp(p, CRED_MAGIC, 8) != 0)
@@ -532,6 +541,9 @@ floe_status floe_credentials_import(const uint8_t *p, size_t n) {
         /* Keep ours when they outlive the shipped ones (a local refresh
          * already replaced what the coordinator had). */
         if (e->n && e->expires_at_ms > 0 && v[i].expires_at_ms > 0 && e->expires_at_ms > v[i].expires_at_ms) continue;
+        /* The same keys again (every task carries them): no new version,
+         * so a request rejected meanwhile is not retried for nothing. */
+        if (same_props(e, &v[i])) continue;
         replace_locked(e, v[i].props, v[i].n, v[i].expires_at_ms, v[i].issued_at_ms);
         v[i].props = NULL;
         v[i].n = 0;

@@ -275,6 +275,15 @@ static void export_then_import_restores_every_entry_byte_for_byte(void **state) 
     assert_string_equal(p[2].value, "token-a");
     floe_properties_free(p, n);
     acquire_expect("t-exp-b", "AKB");
+    /* Importing the same bytes again (every task carries them) makes no
+     * new version. */
+    floe_cred_snapshot s1, s2;
+    assert_ok(floe_credentials_acquire("t-exp-a", 0, &s1, NULL));
+    assert_ok(floe_credentials_import(a.data, a.len));
+    assert_ok(floe_credentials_acquire("t-exp-a", 0, &s2, NULL));
+    assert_true(s1.version == s2.version);
+    floe_cred_snapshot_clear(&s1);
+    floe_cred_snapshot_clear(&s2);
     assert_ok(floe_credentials_export(&b));
     assert_int_equal(a.len, b.len);
     assert_memory_equal(a.data, b.data, a.len);
