@@ -7,6 +7,8 @@
  *   task.c      running one task (a partition of a stage) with its output
  *               routed into buckets of encoded batches; the task codec;
  *               the exchange store; the in-process runner;
+ *   exchange.c  streamed exchanges with credits (bounded memory between
+ *               pipelined stages), without MPI;
  *   runtime.c   MPI: launch, the coordinator's scheduler, the worker loop.
  *
  * Data between stages travels as "blobs": batches encoded one after
@@ -95,12 +97,66 @@ int32_t dist_exchange_source_id(const floe_plan *p);
 /* Give the source the data of its partition `partition` (retained).
  * Execution state, not a part: bound on the copy of the plan a task runs. */
 void dist_exchange_source_bind(floe_plan *p, int32_t partition, dist_part_data *d);
+struct dist_inbox;
+/* Or give it the inbox its partition streams from (retained). */
+void dist_exchange_source_bind_inbox(floe_plan *p, int32_t partition, struct dist_inbox *in);
 
 /* Call visit(arg, source, part) for every (exchange source, partition)
  * that partition `partition` of `plan` reads. */
 typedef floe_status (*dist_read_visit)(void *arg, floe_plan *source, int32_t part);
 floe_status dist_plan_reads(const floe_plan *plan, int32_t partition, dist_read_visit visit,
                             void *arg) FLOE_WARN_UNUSED;
+
+/* ---- streamed exchanges (exchange.c) ------------------------------------ */
+
+/* Bytes of streamed exchange data this process holds (being encoded,
+ * waiting to be sent, queued or being decoded), and the peak since the
+ * last reset. */
+void dist_xbytes_add(int64_t delta);
+int64_t dist_xbytes_now(void);
+int64_t dist_xbytes_peak(void);
+void dist_xbytes_reset_peak(void);
+
+/* The producer side: credits per destination partition. */
+typedef struct dist_outlet dist_outlet;
+floe_status dist_outlet_new(int32_t n_out, int32_t window, dist_outlet **out) FLOE_WARN_UNUSED;
+void dist_outlet_free(dist_outlet *o);
+/* Take one credit for `bucket`, blocking (not spinning) while there is
+ * none; FLOE_ERR_CANCELLED when `cancel` is set meanwhile. */
+floe_status dist_outlet_acquire(dist_outlet *o, int32_t bucket, const struct floe_cancel *cancel) FLOE_WARN_UNUSED;
+void dist_outlet_grant(dist_outlet *o, int32_t bucket, int32_t n);
+int64_t dist_outlet_waited_us(dist_outlet *o);
+
+/* The consumer side of one streamed partition (query, exchange, part). */
+typedef struct dist_inbox dist_inbox;
+/* Give `n` credits back to producer task `producer` of the inbox's exchange. */
+typedef void (*dist_credit_fn)(void *arg, dist_inbox *in, int32_t producer, int32_t n);
+floe_status dist_inbox_new(int64_t query, int32_t exchange, int32_t part, dist_inbox **out) FLOE_WARN_UNUSED;
+dist_inbox *dist_inbox_retain(dist_inbox *in);
+void dist_inbox_release(dist_inbox *in);
+int64_t dist_inbox_query(const dist_inbox *in);
+int32_t dist_inbox_exchange(const dist_inbox *in);
+int32_t dist_inbox_part(const dist_inbox *in);
+/* A blob from `producer` (taken over; its bytes are already counted in
+ * the gauge).  Dropped and credited at once when the consumer has closed. */
+void dist_inbox_push(dist_inbox *in, int32_t producer, uint8_t *blob, size_t len);
+void dist_inbox_end(dist_inbox *in, int32_t producer);
+void dist_inbox_fail(dist_inbox *in, const char *message);
+/* The consumer: `n_producers` ENDs end the partition; credits go to fn;
+ * ranks[i] (copied; may be NULL) is where producer task i runs. */
+floe_status dist_inbox_attach(dist_inbox *in, int32_t n_producers, const int32_t *ranks, dist_credit_fn fn,
+                              void *arg) FLOE_WARN_UNUSED;
+int32_t dist_inbox_producer_rank(const dist_inbox *in, int32_t producer);
+/* Next blob (*blob NULL at the end), blocking while none is queued. */
+floe_status dist_inbox_pop(dist_inbox *in, const struct floe_cancel *cancel, uint8_t **blob, size_t *len,
+                           int32_t *producer) FLOE_WARN_UNUSED;
+/* The consumer is done with a popped blob: free it, credit its producer. */
+void dist_inbox_consumed(dist_inbox *in, int32_t producer, uint8_t *blob, size_t len);
+/* The consumer is gone: drop and credit everything queued or arriving. */
+void dist_inbox_close(dist_inbox *in);
+/* A stream over the batches of an inbox (retained); closing it closes the
+ * inbox. */
+floe_status dist_inbox_stream(dist_inbox *in, const struct floe_cancel *cancel, floe_stream **out) FLOE_WARN_UNUSED;
 
 /* ---- tasks ----------------------------------------------------------------- */
 
@@ -113,9 +169,11 @@ typedef struct dist_task_stats {
 typedef floe_status (*dist_emit_fn)(void *arg, int32_t bucket, uint8_t *blob, size_t len);
 
 /* Run partition `partition` of a stage plan; route its batches into
- * buckets and hand full blobs (~blob_target bytes) to emit. */
+ * buckets and hand full blobs (~blob_target bytes; 0: 1 MiB) to emit.
+ * `gauge`: the output is streamed — count the bytes being encoded in the
+ * exchange gauge and cut large batches so blobs stay near the target. */
 floe_status dist_task_run(const floe_plan *plan, int32_t partition, const dist_route *route,
-                          const floe_exec_ctx *ctx, dist_emit_fn emit, void *arg,
+                          const floe_exec_ctx *ctx, int64_t blob_target, bool gauge, dist_emit_fn emit, void *arg,
                           dist_task_stats *stats) FLOE_WARN_UNUSED;
 
 /* A stream over the batches of some partition data (retained). */
@@ -126,6 +184,7 @@ floe_status dist_part_stream(dist_part_data *d, const struct floe_cancel *cancel
 typedef struct dist_remote_input {
     floe_plan *source; /* borrowed from the task's plan */
     int32_t exchange, part;
+    bool streamed;     /* the producers stream it: holders[i] = rank of producer task i */
     int32_t n_holders;
     int32_t *holders;
 } dist_remote_input;
@@ -139,6 +198,10 @@ typedef struct dist_task_msg {
     int32_t scan_concurrency, read_ahead;
     bool keep_output;      /* output stays on the worker for consumers to fetch */
     dist_route route;      /* owned */
+    int32_t n_dests;       /* > 0: the output is streamed, bucket b to rank dests[b] */
+    int32_t *dests;        /* owned */
+    int64_t blob_target;   /* bytes per blob (0: the default) */
+    int32_t window;        /* streamed: blobs outstanding per consumer partition */
     floe_plan *plan;       /* decode: the stage plan, inline inputs bound */
     int32_t n_remote;      /* decode: inputs to fetch before running */
     dist_remote_input *remote;
@@ -149,6 +212,7 @@ typedef struct dist_task_msg {
 typedef struct dist_holders {
     int32_t *n_holders;  /* per exchange */
     int32_t **holders;   /* per exchange: ranks */
+    bool *streamed;      /* per exchange (may be NULL): holders are the producer tasks' ranks */
 } dist_holders;
 
 /* Encode a task of stage `st` partition `partition`, with the inputs it

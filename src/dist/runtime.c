@@ -91,7 +91,18 @@ int32_t floe_dist_total_threads(void) { return 0; }
 #include <mpi.h>
 #include <pthread.h>
 
-enum { TAG_TASK = 1, TAG_OUT, TAG_DONE, TAG_ERROR, TAG_CANCEL, TAG_STOP, TAG_BYE, TAG_FETCH, TAG_DATA, TAG_FETCH_END };
+enum {
+    TAG_TASK = 1, TAG_OUT, TAG_DONE, TAG_ERROR, TAG_CANCEL, TAG_STOP, TAG_BYE, TAG_FETCH, TAG_DATA, TAG_FETCH_END,
+    TAG_STREAM, TAG_CREDIT
+};
+
+/* The numbers leading a STREAM message: query, exchange, partition,
+ * producer task, end flag. */
+#define STREAM_HEAD 40
+
+/* DONE: query, task, rows, bytes, batches, elapsed µs, the rank's peak
+ * streamed exchange bytes in this query, µs the task waited for credits. */
+#define DONE_LEN 64
 
 #define OUT_LIMIT ((int64_t)64 << 20)
 
@@ -104,7 +115,7 @@ static struct {
     int rank, size;
     int32_t *threads;    /* rank 0: each rank's thread count */
     int32_t *free_slots; /* rank 0: threads not running a task */
-    int32_t total;       /* rank 0: threads of all workers */
+    int32_t total;       /* rank 0: threads of all ranks (rank 0 runs tasks too) */
     int64_t next_query;
     char (*hosts)[MPI_MAX_PROCESSOR_NAME]; /* rank 0: each rank's host */
     floe_plan_executor executor;
@@ -134,6 +145,7 @@ typedef struct pending_send {
     MPI_Request req;
     uint8_t *buf;
     size_t len;
+    int64_t xbytes; /* streamed exchange bytes it carries (the gauge drops them once sent) */
     struct pending_send *next;
 } pending_send;
 
@@ -148,10 +160,12 @@ static floe_status mpi_error(int rc, const char *what) {
 }
 
 /* Send `buf` (taken over) to `dest` without blocking; `counted`: its
- * bytes are in g_sends_bytes already (queued by a task). */
-static floe_status send_async(int dest, int tag, uint8_t *buf, size_t len, bool counted) {
+ * bytes are in g_sends_bytes already (queued by a task); `xbytes`: the
+ * streamed exchange bytes in it, dropped from the gauge once sent. */
+static floe_status send_async_x(int dest, int tag, uint8_t *buf, size_t len, bool counted, int64_t xbytes) {
     if (counted && len > (size_t)INT32_MAX) atomic_fetch_sub(&g_sends_bytes, (int64_t)len);
     if (len > (size_t)INT32_MAX) {
+        dist_xbytes_add(-xbytes);
         floe_free(buf);
         return floe_error(FLOE_ERR_UNSUPPORTED, "a %zu-byte message to rank %d is larger than MPI's 2 GiB limit",
                           len, dest);
@@ -159,14 +173,17 @@ static floe_status send_async(int dest, int tag, uint8_t *buf, size_t len, bool 
     pending_send *p = floe_calloc(1, sizeof *p);
     if (!p) {
         if (counted) atomic_fetch_sub(&g_sends_bytes, (int64_t)len);
+        dist_xbytes_add(-xbytes);
         floe_free(buf);
         return floe_error(FLOE_ERR_OUT_OF_MEMORY, "sending to rank %d", dest);
     }
     p->buf = buf;
     p->len = len;
+    p->xbytes = xbytes;
     int rc = MPI_Isend(buf ? buf : (uint8_t *)"", (int)len, MPI_BYTE, dest, tag, MPI_COMM_WORLD, &p->req);
     if (rc != MPI_SUCCESS) {
         if (counted) atomic_fetch_sub(&g_sends_bytes, (int64_t)len);
+        dist_xbytes_add(-xbytes);
         floe_free(buf);
         floe_free(p);
         return mpi_error(rc, "Isend");
@@ -175,6 +192,10 @@ static floe_status send_async(int dest, int tag, uint8_t *buf, size_t len, bool 
     p->next = g_sends;
     g_sends = p;
     return NULL;
+}
+
+static floe_status send_async(int dest, int tag, uint8_t *buf, size_t len, bool counted) {
+    return send_async_x(dest, tag, buf, len, counted, 0);
 }
 
 static floe_status send_small(int dest, int tag, const int64_t *v, int n, const char *text) {
@@ -199,6 +220,7 @@ static bool progress_sends(void) {
         }
         *pp = p->next;
         atomic_fetch_sub(&g_sends_bytes, (int64_t)p->len);
+        dist_xbytes_add(-p->xbytes);
         floe_free(p->buf);
         floe_free(p);
         any = true;
@@ -231,6 +253,59 @@ static floe_status recv_any(bool *got, int *src, int *tag, uint8_t **buf, size_t
     return NULL;
 }
 
+/* Messages rank 0's own tasks address to the coordinator (rank 0 runs
+ * tasks too): queued here by drain_queue, read before MPI's (main thread
+ * only). */
+typedef struct self_msg {
+    int tag;
+    uint8_t *buf;
+    size_t len;
+    struct self_msg *next;
+} self_msg;
+
+static self_msg *g_self_head, *g_self_tail;
+
+static void self_push(int tag, uint8_t *buf, size_t len) {
+    self_msg *m = floe_calloc(1, sizeof *m);
+    if (!m) {
+        /* without memory the coordinator misses this message: say so */
+        FLOE_LOG_ERROR("dist", "rank 0: out of memory queueing a message for itself");
+        floe_free(buf);
+        return;
+    }
+    m->tag = tag;
+    m->buf = buf;
+    m->len = len;
+    if (g_self_tail) g_self_tail->next = m;
+    else g_self_head = m;
+    g_self_tail = m;
+}
+
+/* The next message for this rank: its own first, then MPI's. */
+static floe_status recv_next(bool *got, int *src, int *tag, uint8_t **buf, size_t *len) {
+    if (g_self_head) {
+        self_msg *m = g_self_head;
+        g_self_head = m->next;
+        if (!g_self_head) g_self_tail = NULL;
+        *got = true;
+        *src = g.rank;
+        *tag = m->tag;
+        *buf = m->buf;
+        *len = m->len;
+        floe_free(m);
+        return NULL;
+    }
+    return recv_any(got, src, tag, buf, len);
+}
+
+/* The worker side, which rank 0 runs too (defined below). */
+static void reap_tasks(void);
+static bool drain_queue(void);
+static void start_task(const uint8_t *buf, size_t len);
+static bool worker_handle(int src, int tag, uint8_t *buf, size_t len);
+static void end_query(int64_t q);
+static bool worker_idle(void);
+
 /* ============================================================ coordinator */
 
 typedef enum { T_WAITING = 0, T_RUNNING, T_DONE } task_state;
@@ -250,10 +325,50 @@ typedef struct coord {
     int64_t n_tasks;
     int32_t *remaining; /* per stage: tasks not done */
     bool *to_root;      /* per stage: its exchange is read by the root stage (data to rank 0) */
-    dist_holders holders; /* per stage kept on workers: the ranks that ran its tasks */
+    dist_holders holders; /* per stage kept on workers: the ranks that ran its tasks;
+                             per streamed stage: the rank of each of its tasks */
     const floe_exec_ctx *ctx;
     floe_status err;
+    /* pipelining: a streamed stage sends its output to the consumer's tasks
+     * as it runs, so it runs together with them — a group of stages joined
+     * by streamed exchanges is dispatched at once, headed by its top stage */
+    bool *streamed;       /* per stage */
+    int32_t *consumer;    /* per stage: the stage reading its exchange (-1: none) */
+    int32_t *group;       /* per stage: the head of its group */
+    bool *multi;          /* per group head: more than one stage */
+    bool *group_sent;     /* per group head: dispatched */
+    int64_t *first_task;  /* per stage: index of its partition 0 in tasks */
+    int32_t **reader;     /* per streamed stage: consumer partition reading each output partition */
+    int64_t *blob_target; /* per stage */
+    int64_t bound;        /* exchange buffer bytes per rank */
+    int64_t *peak;        /* per rank: peak streamed exchange bytes */
+    int64_t *waited_us;   /* per stage: time its tasks waited for credits */
 } coord;
+
+/* Blobs a streamed channel may have outstanding (sent, not yet decoded). */
+#define CREDIT_WINDOW 2
+#define DEFAULT_EXCHANGE_BOUND ((int64_t)256 << 20)
+#define MIN_BLOB ((int64_t)4 << 10)
+#define MAX_BLOB ((int64_t)1 << 20)
+
+/* FLOE_DIST_EXCHANGE_BUFFER_BYTES: bytes (K/M/G suffix allowed) of
+ * streamed exchange data a rank may hold. */
+static int64_t exchange_bound(void) {
+    const char *v = getenv("FLOE_DIST_EXCHANGE_BUFFER_BYTES");
+    if (!v || !*v) return DEFAULT_EXCHANGE_BOUND;
+    char *end = NULL;
+    long long n = strtoll(v, &end, 10);
+    int64_t mult = 1;
+    if (end && (*end == 'k' || *end == 'K')) mult = 1 << 10;
+    else if (end && (*end == 'm' || *end == 'M')) mult = 1 << 20;
+    else if (end && (*end == 'g' || *end == 'G')) mult = 1 << 30;
+    if (n <= 0) {
+        FLOE_LOG_WARN("dist", "FLOE_DIST_EXCHANGE_BUFFER_BYTES=%s is not a positive size: using %lld", v,
+                      (long long)DEFAULT_EXCHANGE_BOUND);
+        return DEFAULT_EXCHANGE_BOUND;
+    }
+    return (int64_t)n * mult;
+}
 
 static bool stage_ready(const coord *c, int32_t s) {
     const dist_stage *stage = &c->stages->stages[s];
@@ -264,14 +379,26 @@ static bool stage_ready(const coord *c, int32_t s) {
 
 static int best_rank(void) {
     int best = -1;
-    for (int r = 1; r < g.size; r++)
+    for (int r = 0; r < g.size; r++)
         if (g.free_slots[r] > 0 && (best < 0 || g.free_slots[r] > g.free_slots[best])) best = r;
     return best;
 }
 
-static floe_status dispatch(coord *c, int64_t t, int rank) {
+/* The rank with the most free threads, even when none has any (tasks of
+ * a pipelined group must all run at once). */
+static int best_rank_any(void) {
+    int best = 0;
+    for (int r = 1; r < g.size; r++)
+        if (g.free_slots[r] > g.free_slots[best]) best = r;
+    return best;
+}
+
+/* Send task t to `rank` (placed: its rank and slot were taken already). */
+static floe_status dispatch(coord *c, int64_t t, int rank, bool placed) {
     coord_task *task = &c->tasks[t];
     const dist_stage *gst = &c->stages->stages[task->stage];
+    int32_t dests_buf[1];
+    int32_t *dests = dests_buf;
     dist_task_msg m;
     memset(&m, 0, sizeof m);
     m.query_id = c->query;
@@ -283,18 +410,37 @@ static floe_status dispatch(coord *c, int64_t t, int rank) {
     m.read_ahead = c->ctx->read_ahead;
     m.route = gst->route; /* borrowed: not cleared */
     m.keep_output = !c->to_root[task->stage];
+    m.blob_target = c->blob_target[task->stage];
+    if (c->streamed[task->stage]) {
+        /* where each output partition goes: the rank of the consumer task
+         * reading it */
+        int32_t s = task->stage, n = gst->route.n_out;
+        dests = floe_calloc((size_t)n, sizeof *dests);
+        if (!dests) return floe_error(FLOE_ERR_OUT_OF_MEMORY, "scheduling: out of memory");
+        for (int32_t j = 0; j < n; j++) dests[j] = c->tasks[c->first_task[c->consumer[s]] + c->reader[s][j]].rank;
+        m.n_dests = n;
+        m.dests = dests;
+        m.window = CREDIT_WINDOW;
+    }
     floe_buf out = FLOE_BUF_INIT;
     floe_status st = dist_task_encode(&m, gst->plan, c->store, &c->holders, &out);
+    if (dests != dests_buf) floe_free(dests);
     if (st) {
         floe_buf_free(&out);
         return st;
     }
     size_t len = 0;
     uint8_t *buf = floe_buf_detach(&out, &len);
-    FLOE_TRY(send_async(rank, TAG_TASK, buf, len, false));
+    if (rank == g.rank) {
+        /* rank 0's own threads: the same message, started here */
+        start_task(buf, len);
+        floe_free(buf);
+    } else {
+        FLOE_TRY(send_async(rank, TAG_TASK, buf, len, false));
+    }
     task->state = T_RUNNING;
     task->rank = rank;
-    g.free_slots[rank]--;
+    if (!placed) g.free_slots[rank]--;
     FLOE_LOG_DEBUG("dist", "query %lld task %lld (stage %d, partition %d) to rank %d, %zu bytes",
                    (long long)c->query, (long long)t, task->stage, task->partition, rank, len);
     return NULL;
@@ -363,7 +509,7 @@ static floe_status coord_handle(coord *c, int src, int tag, uint8_t *buf, size_t
         break;
     case TAG_DONE:
     case TAG_ERROR:
-        if (src > 0 && src < g.size) g.free_slots[src]++;
+        if (src >= 0 && src < g.size) g.free_slots[src]++;
         if (!mine || t < 0 || t >= c->n_tasks || c->tasks[t].state != T_RUNNING) break;
         if (tag == TAG_ERROR) {
             c->tasks[t].state = T_DONE; /* answered, if not successfully */
@@ -371,14 +517,17 @@ static floe_status coord_handle(coord *c, int src, int tag, uint8_t *buf, size_t
             break;
         }
         c->tasks[t].state = T_DONE;
-        if (len >= 48) {
+        if (len >= DONE_LEN) {
             c->tasks[t].stats.rows_out = get64(buf + 16);
             c->tasks[t].stats.bytes_out = get64(buf + 24);
             c->tasks[t].stats.batches_out = get64(buf + 32);
             c->tasks[t].stats.elapsed_us = get64(buf + 40);
+            int64_t peak = get64(buf + 48);
+            if (src >= 0 && src < g.size && peak > c->peak[src]) c->peak[src] = peak;
+            c->waited_us[c->tasks[t].stage] += get64(buf + 56);
         }
-        if (--c->remaining[c->tasks[t].stage] == 0 && !c->to_root[c->tasks[t].stage])
-            st = note_holders(c, c->tasks[t].stage);
+        int32_t s = c->tasks[t].stage;
+        if (--c->remaining[s] == 0 && !c->to_root[s] && !c->streamed[s]) st = note_holders(c, s);
         break;
     case TAG_BYE:
         if (byes) (*byes)++;
@@ -392,8 +541,26 @@ static floe_status coord_handle(coord *c, int src, int tag, uint8_t *buf, size_t
 
 static void coord_free_sched(coord *c) {
     for (int32_t s = 0; c->holders.holders && s < c->stages->n; s++) floe_free(c->holders.holders[s]);
+    for (int32_t s = 0; c->reader && s < c->stages->n; s++) floe_free(c->reader[s]);
     floe_free(c->holders.holders);
     floe_free(c->holders.n_holders);
+    floe_free(c->streamed);
+    floe_free(c->consumer);
+    floe_free(c->group);
+    floe_free(c->multi);
+    floe_free(c->group_sent);
+    floe_free(c->first_task);
+    floe_free(c->reader);
+    floe_free(c->blob_target);
+    floe_free(c->peak);
+    floe_free(c->waited_us);
+    c->streamed = c->group_sent = c->multi = NULL;
+    c->consumer = c->group = NULL;
+    c->first_task = c->blob_target = c->peak = c->waited_us = NULL;
+    c->reader = NULL;
+    c->holders.holders = NULL;
+    c->holders.n_holders = NULL;
+    c->holders.streamed = NULL;
     floe_free(c->tasks);
     floe_free(c->remaining);
     floe_free(c->to_root);
@@ -405,14 +572,30 @@ static void coord_free(coord *c) {
     dist_stages_free(c->stages);
 }
 
+static floe_status plan_pipelines(coord *c, bool streaming);
+
 static floe_status coord_setup(coord *c) {
     int32_t ns = c->stages->n;
     c->remaining = floe_calloc((size_t)ns, sizeof *c->remaining);
     c->to_root = floe_calloc((size_t)ns, sizeof *c->to_root);
     c->holders.n_holders = floe_calloc((size_t)ns, sizeof *c->holders.n_holders);
     c->holders.holders = floe_calloc((size_t)ns, sizeof *c->holders.holders);
-    if (!c->remaining || !c->to_root || !c->holders.n_holders || !c->holders.holders)
+    c->streamed = floe_calloc((size_t)ns, sizeof *c->streamed);
+    c->consumer = floe_calloc((size_t)ns, sizeof *c->consumer);
+    c->group = floe_calloc((size_t)ns, sizeof *c->group);
+    c->multi = floe_calloc((size_t)ns, sizeof *c->multi);
+    c->group_sent = floe_calloc((size_t)ns, sizeof *c->group_sent);
+    c->first_task = floe_calloc((size_t)ns, sizeof *c->first_task);
+    c->reader = floe_calloc((size_t)ns, sizeof *c->reader);
+    c->blob_target = floe_calloc((size_t)ns, sizeof *c->blob_target);
+    c->waited_us = floe_calloc((size_t)ns, sizeof *c->waited_us);
+    c->peak = floe_calloc((size_t)g.size, sizeof *c->peak);
+    if (!c->remaining || !c->to_root || !c->holders.n_holders || !c->holders.holders || !c->streamed ||
+        !c->consumer || !c->group || !c->multi || !c->group_sent || !c->first_task || !c->reader ||
+        !c->blob_target || !c->waited_us || !c->peak)
         return floe_error(FLOE_ERR_OUT_OF_MEMORY, "scheduling: out of memory");
+    c->holders.streamed = c->streamed;
+    c->bound = exchange_bound();
     /* what the root stage reads comes to rank 0; the rest stays on the
      * workers until the stage reading it fetches it (FLOE_DIST_VIA_ROOT=1:
      * everything through rank 0, the simpler path) */
@@ -422,9 +605,13 @@ static floe_status coord_setup(coord *c) {
     for (int32_t i = 0; i < root->n_deps; i++) c->to_root[root->deps[i]] = true;
     for (int32_t s = 0; all_to_root && s < ns; s++) c->to_root[s] = true;
     for (int32_t s = 0; s + 1 < ns; s++) {
+        c->first_task[s] = c->n_tasks;
         c->remaining[s] = c->stages->stages[s].plan->n_partitions;
         c->n_tasks += c->remaining[s];
     }
+    const char *stream_env = getenv("FLOE_DIST_STREAM");
+    bool streaming = !all_to_root && !(stream_env && strcmp(stream_env, "0") == 0);
+    FLOE_TRY(plan_pipelines(c, streaming));
     c->tasks = floe_calloc((size_t)(c->n_tasks ? c->n_tasks : 1), sizeof *c->tasks);
     if (!c->tasks) return floe_error(FLOE_ERR_OUT_OF_MEMORY, "scheduling: out of memory");
     int64_t t = 0;
@@ -436,6 +623,159 @@ static floe_status coord_setup(coord *c) {
     return dist_store_new(c->stages, &c->store);
 }
 
+/* Which consumer partition reads each partition of exchange `target`. */
+typedef struct reader_map {
+    int32_t target, k;
+    int32_t *reader;
+    int32_t n;
+    bool bad;
+} reader_map;
+
+static floe_status reader_visit(void *arg, floe_plan *source, int32_t part) {
+    reader_map *m = arg;
+    if (dist_exchange_source_id(source) != m->target) return NULL;
+    if (part < 0 || part >= m->n || m->reader[part] >= 0) m->bad = true; /* read twice: not streamable */
+    else m->reader[part] = m->k;
+    return NULL;
+}
+
+/* Decide which exchanges stream (hash / round-robin between worker
+ * stages, each output partition read by exactly one consumer task) and
+ * group the stages they join. */
+static floe_status plan_pipelines(coord *c, bool streaming) {
+    int32_t ns = c->stages->n, last = ns - 1;
+    for (int32_t s = 0; s < ns; s++) c->consumer[s] = -1;
+    for (int32_t s = 0; s < ns; s++) {
+        const dist_stage *st = &c->stages->stages[s];
+        for (int32_t i = 0; i < st->n_deps; i++) c->consumer[st->deps[i]] = s;
+    }
+    for (int32_t s = 0; streaming && s < last; s++) {
+        const dist_stage *st = &c->stages->stages[s];
+        int32_t cons = c->consumer[s];
+        if ((st->route.kind != DIST_ROUTE_HASH && st->route.kind != DIST_ROUTE_ROUND_ROBIN) || c->to_root[s] ||
+            st->broadcast || cons < 0 || cons == last)
+            continue;
+        reader_map m = {s, 0, floe_malloc_array((size_t)st->route.n_out, sizeof(int32_t)), st->route.n_out, false};
+        if (!m.reader) return floe_error(FLOE_ERR_OUT_OF_MEMORY, "scheduling: out of memory");
+        for (int32_t j = 0; j < m.n; j++) m.reader[j] = -1;
+        const floe_plan *cp = c->stages->stages[cons].plan;
+        for (m.k = 0; m.k < cp->n_partitions; m.k++) {
+            floe_status st2 = dist_plan_reads(cp, m.k, reader_visit, &m);
+            if (st2) {
+                floe_free(m.reader);
+                return st2;
+            }
+        }
+        for (int32_t j = 0; j < m.n; j++) m.bad = m.bad || m.reader[j] < 0;
+        if (m.bad) {
+            floe_free(m.reader);
+            continue;
+        }
+        c->reader[s] = m.reader;
+        c->streamed[s] = true;
+    }
+    /* consumers come after their producers: walk down from the root */
+    for (int32_t s = last; s >= 0; s--) {
+        c->group[s] = c->streamed[s] ? c->group[c->consumer[s]] : s;
+        if (c->group[s] != s) c->multi[c->group[s]] = true;
+    }
+    return NULL;
+}
+
+static bool group_ready(const coord *c, int32_t head) {
+    for (int32_t s = 0; s < c->stages->n; s++) {
+        if (c->group[s] != head) continue;
+        const dist_stage *st = &c->stages->stages[s];
+        for (int32_t i = 0; i < st->n_deps; i++)
+            if (!c->streamed[st->deps[i]] && c->remaining[st->deps[i]] > 0) return false;
+    }
+    return true;
+}
+
+/* Dispatch every task of a pipelined group at once: place them (the
+ * least busy rank first), size the blobs so the worst-placed rank stays
+ * within the exchange bound, then send. */
+static floe_status dispatch_group(coord *c, int32_t head) {
+    int32_t ns = c->stages->n;
+    for (int32_t s = 0; s < ns; s++) {
+        if (c->group[s] != head) continue;
+        for (int32_t p = 0; p < c->stages->stages[s].plan->n_partitions; p++) {
+            int r = best_rank_any();
+            c->tasks[c->first_task[s] + p].rank = r;
+            g.free_slots[r]--;
+        }
+    }
+    double *coef = floe_calloc((size_t)g.size, sizeof *coef);
+    if (!coef) return floe_error(FLOE_ERR_OUT_OF_MEMORY, "scheduling: out of memory");
+    for (int32_t s = 0; s < ns; s++) {
+        if (c->group[s] != head || !c->streamed[s]) continue;
+        int32_t np = c->stages->stages[s].plan->n_partitions, n_out = c->stages->stages[s].route.n_out;
+        int32_t *ranks = floe_calloc((size_t)np, sizeof *ranks);
+        if (!ranks) {
+            floe_free(coef);
+            return floe_error(FLOE_ERR_OUT_OF_MEMORY, "scheduling: out of memory");
+        }
+        for (int32_t p = 0; p < np; p++) {
+            ranks[p] = c->tasks[c->first_task[s] + p].rank;
+            /* a producer: a blob being filled and `window` outstanding per destination */
+            coef[ranks[p]] += (double)n_out * (CREDIT_WINDOW + 1.25);
+        }
+        for (int32_t j = 0; j < n_out; j++)
+            coef[c->tasks[c->first_task[c->consumer[s]] + c->reader[s][j]].rank] += (double)np * CREDIT_WINDOW;
+        floe_free(c->holders.holders[s]);
+        c->holders.holders[s] = ranks;
+        c->holders.n_holders[s] = np;
+    }
+    double worst = 1;
+    for (int r = 0; r < g.size; r++)
+        if (coef[r] > worst) worst = coef[r];
+    floe_free(coef);
+    int64_t blob = (int64_t)((double)c->bound / worst);
+    if (blob > MAX_BLOB) blob = MAX_BLOB;
+    if (blob < MIN_BLOB) {
+        FLOE_LOG_WARN("dist", "exchange buffer bound %lld bytes is too small for %.0f channels per rank: "
+                      "blobs of %lld bytes", (long long)c->bound, worst, (long long)MIN_BLOB);
+        blob = MIN_BLOB;
+    }
+    for (int32_t s = 0; s < ns; s++)
+        if (c->group[s] == head) c->blob_target[s] = blob;
+    FLOE_LOG_DEBUG("dist", "query %lld: pipelined group of stage %d, blobs of %lld bytes (bound %lld)",
+                   (long long)c->query, head, (long long)blob, (long long)c->bound);
+    for (int32_t s = 0; s < ns; s++) {
+        if (c->group[s] != head) continue;
+        for (int32_t p = 0; p < c->stages->stages[s].plan->n_partitions; p++) {
+            int64_t t = c->first_task[s] + p;
+            FLOE_TRY(dispatch(c, t, c->tasks[t].rank, true));
+        }
+    }
+    c->group_sent[head] = true;
+    return NULL;
+}
+
+/* One round of rank 0's loop: its own tasks (reaped, their messages
+ * sent or delivered to itself), sends, then what arrived — worker
+ * messages to the worker side, the rest to the coordinator (c may be NULL:
+ * bookkeeping only). */
+static floe_status coord_poll(coord *c, bool *busy, int *byes, bool keep_going) {
+    reap_tasks();
+    *busy |= drain_queue();
+    *busy |= progress_sends();
+    for (int k = 0; k < 64; k++) {
+        bool got;
+        int src, tag;
+        uint8_t *buf = NULL;
+        size_t len = 0;
+        FLOE_TRY(recv_next(&got, &src, &tag, &buf, &len));
+        if (!got) break;
+        *busy = true;
+        if (worker_handle(src, tag, buf, len)) continue;
+        floe_status st = coord_handle(c, src, tag, buf, len, byes);
+        if (st && !keep_going) return st;
+        floe_status_free(st);
+    }
+    return NULL;
+}
+
 /* Run every stage but the root to completion. */
 static floe_status coord_run(coord *c) {
     int32_t last = c->stages->n - 1;
@@ -445,24 +785,21 @@ static floe_status coord_run(coord *c) {
         for (int32_t s = 0; s < last; s++) all_done = all_done && c->remaining[s] == 0;
         if (all_done) return NULL;
         FLOE_TRY(floe_cancel_check(c->ctx->cancel, "distributed query"));
+        for (int32_t h = 0; h < last; h++) {
+            if (!c->multi[h] || c->group_sent[h] || !group_ready(c, h)) continue;
+            FLOE_TRY(dispatch_group(c, h));
+            busy = true;
+        }
         for (int64_t t = 0; t < c->n_tasks; t++) {
-            if (c->tasks[t].state != T_WAITING || !stage_ready(c, c->tasks[t].stage)) continue;
+            if (c->tasks[t].state != T_WAITING || c->multi[c->group[c->tasks[t].stage]] ||
+                !stage_ready(c, c->tasks[t].stage))
+                continue;
             int r = best_rank();
             if (r < 0) break;
-            FLOE_TRY(dispatch(c, t, r));
+            FLOE_TRY(dispatch(c, t, r, false));
             busy = true;
         }
-        busy |= progress_sends();
-        for (int k = 0; k < 64; k++) {
-            bool got;
-            int src, tag;
-            uint8_t *buf = NULL;
-            size_t len = 0;
-            FLOE_TRY(recv_any(&got, &src, &tag, &buf, &len));
-            if (!got) break;
-            busy = true;
-            FLOE_TRY(coord_handle(c, src, tag, buf, len, NULL));
-        }
+        FLOE_TRY(coord_poll(c, &busy, NULL, false));
         if (busy) idle = 0;
         else nap(&idle);
     }
@@ -481,20 +818,11 @@ static void coord_drain(coord *c) {
         for (int64_t t = 0; t < c->n_tasks && !running; t++) running = c->tasks[t].state == T_RUNNING;
         clock_gettime(CLOCK_MONOTONIC, &now);
         if (!running || now.tv_sec - t0.tv_sec > 60) return;
-        bool busy = progress_sends();
-        bool got;
-        int src, tag;
-        uint8_t *buf = NULL;
-        size_t len = 0;
-        floe_status st = recv_any(&got, &src, &tag, &buf, &len);
+        bool busy = false;
+        floe_status st = coord_poll(c, &busy, NULL, true); /* ERROR answers count as done */
         if (st) {
-            floe_status_free(st);
+            floe_status_free(st); /* MPI itself failed */
             return;
-        }
-        if (got) {
-            busy = true;
-            st = coord_handle(c, src, tag, buf, len, NULL); /* ERROR answers count as done */
-            floe_status_free(st);
         }
         if (!busy) nap(&idle);
     }
@@ -553,6 +881,7 @@ static floe_status coord_start(const floe_plan *plan, const floe_exec_ctx *ctx, 
         floe_status s2 = send_small(r, TAG_CANCEL, &q, 1, NULL);
         floe_status_free(s2);
     }
+    end_query(q); /* rank 0's own part */
     if (st) {
         coord_drain(c);
         coord_abort_root(c, st);
@@ -587,15 +916,18 @@ static floe_status coord_analyze(void *arg, const floe_plan *plan, const floe_ex
     FLOE_TRY(coord_start(plan, ctx, &c, &local));
     if (local) return floe_buf_printf(out, "Distributed: no (the plan runs on rank 0 only)\n");
     /* statistics first: the root stream takes the stages over */
-    floe_status st = floe_buf_printf(out, "Distributed over %d ranks (%d worker threads):\n", g.size, (int)g.total);
+    floe_status st = floe_buf_printf(out, "Distributed over %d ranks (%d threads):\n", g.size, (int)g.total);
     int32_t last = c.stages->n - 1;
     for (int32_t s = 0; s < last && !st; s++) {
         const dist_stage *stage = &c.stages->stages[s];
         st = floe_buf_printf(out, "Stage %d: %d task%s, %s into %d partition%s%s\n", s, stage->plan->n_partitions,
                              stage->plan->n_partitions == 1 ? "" : "s", dist_route_name(stage->route.kind),
                              stage->route.n_out, stage->route.n_out == 1 ? "" : "s",
-                             c.to_root[s] ? " (to rank 0)" : " (held on workers)");
-        for (int r = 1; r < g.size && !st; r++) {
+                             c.to_root[s] ? " (to rank 0)" : c.streamed[s] ? " (streamed)" : " (held on workers)");
+        if (!st && c.streamed[s])
+            st = floe_buf_printf(out, "  blobs of %lld bytes, %d credits per channel, waited for credits %.3f ms\n",
+                                 (long long)c.blob_target[s], CREDIT_WINDOW, (double)c.waited_us[s] / 1000.0);
+        for (int r = 0; r < g.size && !st; r++) {
             int64_t n = 0, rows = 0, bytes = 0, us = 0;
             for (int64_t t = 0; t < c.n_tasks; t++) {
                 if (c.tasks[t].stage != s || c.tasks[t].rank != r) continue;
@@ -608,6 +940,13 @@ static floe_status coord_analyze(void *arg, const floe_plan *plan, const floe_ex
                 st = floe_buf_printf(out, "  rank %d: tasks=%lld, rows=%lld, bytes=%lld, task_time=%.3f ms\n", r,
                                      (long long)n, (long long)rows, (long long)bytes, (double)us / 1000.0);
         }
+    }
+    bool any_streamed = false;
+    for (int32_t s = 0; s < last; s++) any_streamed = any_streamed || c.streamed[s];
+    if (!st && any_streamed) {
+        st = floe_buf_printf(out, "Exchange buffers: bound %lld bytes per rank; peak", (long long)c.bound);
+        for (int r = 0; r < g.size && !st; r++) st = floe_buf_printf(out, " rank %d=%lld", r, (long long)c.peak[r]);
+        if (!st) st = floe_buf_append_byte(out, '\n');
     }
     coord_free_sched(&c);
     floe_stream *stream = NULL;
@@ -637,7 +976,7 @@ static floe_status coord_analyze(void *arg, const floe_plan *plan, const floe_ex
  * rank 0. */
 static floe_status coord_explain(void *arg, const floe_plan *plan, floe_buf *out) {
     (void)arg;
-    FLOE_TRY(floe_buf_printf(out, "Distributed over %d ranks (%d worker threads):\n", g.size, (int)g.total));
+    FLOE_TRY(floe_buf_printf(out, "Distributed over %d ranks (%d threads):\n", g.size, (int)g.total));
     floe_buf stages = FLOE_BUF_INIT;
     floe_status st = floe_dist_explain_stages(plan, &stages);
     if (st && floe_status_code(st) == FLOE_ERR_UNSUPPORTED) {
@@ -654,9 +993,10 @@ static floe_status coord_explain(void *arg, const floe_plan *plan, floe_buf *out
 /* ================================================================ worker */
 
 typedef struct out_msg {
-    int tag;
+    int tag, dest;
     uint8_t *buf;
     size_t len;
+    int64_t xbytes; /* streamed exchange bytes in it (see send_async_x) */
     struct out_msg *next;
 } out_msg;
 
@@ -668,6 +1008,8 @@ typedef struct wtask {
     _Atomic bool finished;
     int32_t pending;          /* fetches not answered yet */
     dist_part_data **fetched; /* per remote input */
+    dist_inbox **inboxes;     /* per remote input: its inbox when streamed */
+    dist_outlet *outlet;      /* streamed output: credits per destination */
     struct wtask *next;
 } wtask;
 
@@ -678,6 +1020,13 @@ typedef struct held {
     dist_part_data *data;
     struct held *next;
 } held;
+
+/* The inbox of a streamed partition this rank consumes: created by the
+ * consumer task or by the first blob to arrive, whichever comes first. */
+typedef struct inbox_rec {
+    dist_inbox *in;
+    struct inbox_rec *next;
+} inbox_rec;
 
 /* A fetch this worker asked another rank for. */
 typedef struct fetch_rec {
@@ -696,7 +1045,42 @@ static struct {
     fetch_rec *fetches;
     int64_t next_fetch;
     int64_t cancelled_upto; /* queries <= this are over */
-} w = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, NULL, NULL, NULL, NULL, NULL, 0, 0};
+    inbox_rec *inboxes;
+    int64_t last_query;     /* the newest query a task arrived for (resets the gauge's peak) */
+} w = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, NULL, NULL, NULL, NULL, NULL, 0, 0, NULL, 0};
+
+/* The inbox of (q, x, part), created when missing (main thread). */
+static dist_inbox *inbox_find(int64_t q, int32_t x, int32_t part) {
+    for (inbox_rec *r = w.inboxes; r; r = r->next)
+        if (dist_inbox_query(r->in) == q && dist_inbox_exchange(r->in) == x && dist_inbox_part(r->in) == part)
+            return r->in;
+    inbox_rec *r = floe_calloc(1, sizeof *r);
+    if (!r) return NULL;
+    floe_status st = dist_inbox_new(q, x, part, &r->in);
+    if (st) {
+        floe_status_free(st);
+        floe_free(r);
+        return NULL;
+    }
+    r->next = w.inboxes;
+    w.inboxes = r;
+    return r->in;
+}
+
+/* Fail (waking their consumers) and drop the inboxes of queries <= q. */
+static void inboxes_drop(int64_t q) {
+    for (inbox_rec **pp = &w.inboxes; *pp;) {
+        inbox_rec *r = *pp;
+        if (dist_inbox_query(r->in) > q) {
+            pp = &r->next;
+            continue;
+        }
+        *pp = r->next;
+        dist_inbox_fail(r->in, "the query was cancelled");
+        dist_inbox_release(r->in);
+        floe_free(r);
+    }
+}
 
 /* The held data of (query, exchange, part); created when `create`.  Call
  * with w.mu held. */
@@ -748,19 +1132,25 @@ static floe_status emit_local(void *arg, int32_t bucket, uint8_t *blob, size_t l
     return st;
 }
 
-/* From a task thread: queue a message for rank 0; waits while the rank
- * has OUT_LIMIT bytes unsent (unless the task is cancelled). */
-static floe_status enqueue(int tag, uint8_t *buf, size_t len, const floe_cancel *cancel) {
+/* Queue a message for the main thread to send to `dest` (this rank: it
+ * delivers it itself).  From a task thread (`wait`): waits while the rank
+ * has OUT_LIMIT bytes unsent, unless the task is cancelled.  `xbytes`:
+ * streamed exchange bytes in it (the gauge keeps them until sent). */
+static floe_status enqueue_to(int dest, int tag, uint8_t *buf, size_t len, const floe_cancel *cancel, bool wait,
+                              int64_t xbytes) {
     out_msg *m = floe_calloc(1, sizeof *m);
     if (!m) {
+        dist_xbytes_add(-xbytes);
         floe_free(buf);
         return floe_error(FLOE_ERR_OUT_OF_MEMORY, "queueing a message");
     }
     m->tag = tag;
+    m->dest = dest;
     m->buf = buf;
     m->len = len;
+    m->xbytes = xbytes;
     pthread_mutex_lock(&w.mu);
-    while (atomic_load(&g_sends_bytes) > OUT_LIMIT && !(cancel && floe_cancel_is_set(cancel))) {
+    while (wait && atomic_load(&g_sends_bytes) > OUT_LIMIT && !(cancel && floe_cancel_is_set(cancel))) {
         struct timespec ts;
         clock_gettime(CLOCK_REALTIME, &ts);
         ts.tv_nsec += 2000000;
@@ -776,6 +1166,63 @@ static floe_status enqueue(int tag, uint8_t *buf, size_t len, const floe_cancel 
     w.tail = m;
     pthread_mutex_unlock(&w.mu);
     return NULL;
+}
+
+/* From a task thread: a message for rank 0. */
+static floe_status enqueue(int tag, uint8_t *buf, size_t len, const floe_cancel *cancel) {
+    return enqueue_to(0, tag, buf, len, cancel, true, 0);
+}
+
+/* A streamed blob (or, blob NULL, the end) for partition `bucket` of the
+ * task's exchange, once the consumer has room for it. */
+static floe_status send_stream(wtask *t, int32_t bucket, uint8_t *blob, size_t len) {
+    if (blob) {
+        floe_status st = dist_outlet_acquire(t->outlet, bucket, &t->cancel);
+        if (st) {
+            dist_xbytes_add(-(int64_t)len);
+            floe_free(blob);
+            return st;
+        }
+    }
+    /* the copy with its header is counted while both exist */
+    dist_xbytes_add((int64_t)len);
+    uint8_t *buf = floe_malloc(STREAM_HEAD + len);
+    if (buf) {
+        int64_t head[5] = {t->m.query_id, t->m.stage_id, bucket, t->m.partition, blob ? 0 : 1};
+        for (int i = 0; i < 5; i++) put64(buf + 8 * i, head[i]);
+        if (len) memcpy(buf + STREAM_HEAD, blob, len);
+    }
+    dist_xbytes_add(-(int64_t)len);
+    floe_free(blob);
+    if (!buf) {
+        dist_xbytes_add(-(int64_t)len);
+        return floe_error(FLOE_ERR_OUT_OF_MEMORY, "streaming task output");
+    }
+    return enqueue_to(t->m.dests[bucket], TAG_STREAM, buf, STREAM_HEAD + len, &t->cancel, true, (int64_t)len);
+}
+
+static floe_status emit_stream(void *arg, int32_t bucket, uint8_t *blob, size_t len) {
+    wtask *t = arg;
+    if (bucket < 0 || bucket >= t->m.n_dests) {
+        dist_xbytes_add(-(int64_t)len);
+        floe_free(blob);
+        return floe_error(FLOE_ERR_INTERNAL, "streamed output to bucket %d of %d", bucket, t->m.n_dests);
+    }
+    return send_stream(t, bucket, blob, len);
+}
+
+/* From the consumer's thread (or the main thread): give credits back to
+ * the producer task of an inbox's blob. */
+static void credit_back(void *arg, dist_inbox *in, int32_t producer, int32_t n) {
+    (void)arg;
+    int32_t rank = dist_inbox_producer_rank(in, producer);
+    if (rank < 0 || rank >= g.size) return;
+    uint8_t *buf = floe_malloc(40);
+    if (!buf) return; /* the producer then waits until the query is cancelled */
+    int64_t v[5] = {dist_inbox_query(in), dist_inbox_exchange(in), producer, dist_inbox_part(in), n};
+    for (int i = 0; i < 5; i++) put64(buf + 8 * i, v[i]);
+    floe_status st = enqueue_to(rank, TAG_CREDIT, buf, 40, NULL, false, 0);
+    floe_status_free(st);
 }
 
 static floe_status emit_out(void *arg, int32_t bucket, uint8_t *blob, size_t len) {
@@ -803,8 +1250,15 @@ static void *task_thread(void *arg) {
     ctx.read_ahead = t->m.read_ahead;
     dist_task_stats stats;
     memset(&stats, 0, sizeof stats);
-    floe_status st = dist_task_run(t->m.plan, t->m.partition, &t->m.route, &ctx,
-                                   t->m.keep_output ? emit_local : emit_out, t, &stats);
+    bool streamed = t->m.n_dests > 0;
+    floe_status st = dist_task_run(t->m.plan, t->m.partition, &t->m.route, &ctx, t->m.blob_target, streamed,
+                                   streamed ? emit_stream : t->m.keep_output ? emit_local : emit_out, t, &stats);
+    /* the end of a streamed output, after its last blob (same tag, same
+     * order: MPI does not let a message overtake an earlier one) */
+    for (int32_t b = 0; !st && streamed && b < t->m.n_dests; b++) st = send_stream(t, b, NULL, 0);
+    /* inputs it did not read to the end: their producers must not wait */
+    for (int32_t i = 0; t->inboxes && i < t->m.n_remote; i++)
+        if (t->inboxes[i]) dist_inbox_close(t->inboxes[i]);
     floe_status s2;
     if (st) {
         int64_t v[2] = {t->m.query_id, t->m.task_id};
@@ -819,18 +1273,59 @@ static void *task_thread(void *arg) {
         s2 = buf ? enqueue(TAG_ERROR, buf, 16 + tl, NULL) : NULL;
         floe_status_free(st);
     } else {
-        uint8_t *buf = floe_malloc(48);
-        int64_t v[6] = {t->m.query_id, t->m.task_id, stats.rows_out, stats.bytes_out, stats.batches_out,
-                        stats.elapsed_us};
-        for (int i = 0; buf && i < 6; i++) put64(buf + 8 * i, v[i]);
-        s2 = buf ? enqueue(TAG_DONE, buf, 48, NULL) : NULL;
+        uint8_t *buf = floe_malloc(DONE_LEN);
+        int64_t v[DONE_LEN / 8] = {t->m.query_id, t->m.task_id, stats.rows_out, stats.bytes_out, stats.batches_out,
+                                   stats.elapsed_us, dist_xbytes_peak(),
+                                   t->outlet ? dist_outlet_waited_us(t->outlet) : 0};
+        for (int i = 0; buf && i < DONE_LEN / 8; i++) put64(buf + 8 * i, v[i]);
+        s2 = buf ? enqueue(TAG_DONE, buf, DONE_LEN, NULL) : NULL;
     }
     floe_status_free(s2);
     atomic_store(&t->finished, true);
     return NULL;
 }
 
-/* Send the queued messages (main thread). */
+/* STREAM: a blob (or the end) of a partition this rank consumes (the
+ * buffer is taken over).  `local`: from a task of this rank, its bytes
+ * already in the gauge. */
+static void got_stream(uint8_t *buf, size_t len, bool local) {
+    if (len < STREAM_HEAD) {
+        floe_free(buf);
+        return;
+    }
+    int64_t q = get64(buf), x = get64(buf + 8), part = get64(buf + 16), producer = get64(buf + 24);
+    bool end = get64(buf + 32) != 0;
+    size_t n = len - STREAM_HEAD;
+    if (!local) dist_xbytes_add((int64_t)n);
+    dist_inbox *in = q > w.cancelled_upto && x >= 0 && x <= INT32_MAX && part >= 0 && part <= INT32_MAX
+                         ? inbox_find(q, (int32_t)x, (int32_t)part)
+                         : NULL;
+    if (!in || end) {
+        if (in) dist_inbox_end(in, (int32_t)producer);
+        /* a query that is over, or no memory for an inbox (then the
+         * consumer waits until the query is cancelled) */
+        dist_xbytes_add(-(int64_t)n);
+        floe_free(buf);
+        return;
+    }
+    memmove(buf, buf + STREAM_HEAD, n);
+    dist_inbox_push(in, (int32_t)producer, buf, n);
+}
+
+/* CREDIT: a consumer has room again for a producer task of this rank. */
+static void got_credit(const uint8_t *buf, size_t len) {
+    if (len < 40) return;
+    int64_t q = get64(buf), x = get64(buf + 8), producer = get64(buf + 16), bucket = get64(buf + 24);
+    int64_t n = get64(buf + 32);
+    for (wtask *t = w.tasks; t; t = t->next)
+        if (t->outlet && t->m.query_id == q && t->m.stage_id == x && t->m.partition == producer) {
+            dist_outlet_grant(t->outlet, (int32_t)bucket, (int32_t)n);
+            return;
+        }
+}
+
+/* Send the queued messages (main thread); this rank's own are handled
+ * here. */
 static bool drain_queue(void) {
     pthread_mutex_lock(&w.mu);
     out_msg *m = w.head;
@@ -839,7 +1334,21 @@ static bool drain_queue(void) {
     bool any = m != NULL;
     while (m) {
         out_msg *next = m->next;
-        floe_status st = send_async(0, m->tag, m->buf, m->len, true);
+        if (m->dest == g.rank) {
+            atomic_fetch_sub(&g_sends_bytes, (int64_t)m->len);
+            if (m->tag == TAG_STREAM) {
+                got_stream(m->buf, m->len, true);
+            } else if (m->tag == TAG_CREDIT) {
+                got_credit(m->buf, m->len);
+                floe_free(m->buf);
+            } else {
+                self_push(m->tag, m->buf, m->len); /* rank 0's tasks to its coordinator */
+            }
+            floe_free(m);
+            m = next;
+            continue;
+        }
+        floe_status st = send_async_x(m->dest, m->tag, m->buf, m->len, true, m->xbytes);
         if (st) {
             /* nothing better to do than log it: rank 0 will miss a DONE */
             FLOE_LOG_ERROR("dist", "rank %d: %s", g.rank, floe_status_message(st));
@@ -853,7 +1362,10 @@ static bool drain_queue(void) {
 
 static void wtask_free(wtask *t) {
     for (int32_t i = 0; t->fetched && i < t->m.n_remote; i++) dist_part_data_release(t->fetched[i]);
+    for (int32_t i = 0; t->inboxes && i < t->m.n_remote; i++) dist_inbox_release(t->inboxes[i]);
     floe_free(t->fetched);
+    floe_free(t->inboxes);
+    dist_outlet_free(t->outlet);
     dist_task_msg_clear(&t->m);
     floe_free(t);
 }
@@ -875,8 +1387,13 @@ static void reap_tasks(void) {
 }
 
 static void answer_error(int64_t q, int64_t task, const char *text) {
-    int64_t v[2] = {q, task};
-    floe_status st = send_small(0, TAG_ERROR, v, 2, text);
+    size_t tl = text ? strlen(text) : 0;
+    uint8_t *buf = floe_malloc(16 + tl + 1);
+    if (!buf) return; /* rank 0 then waits for this task until the query is cancelled */
+    put64(buf, q);
+    put64(buf + 8, task);
+    if (tl) memcpy(buf + 16, text, tl);
+    floe_status st = enqueue_to(0, TAG_ERROR, buf, 16 + tl, NULL, false, 0);
     floe_status_free(st);
 }
 
@@ -907,8 +1424,10 @@ static void fail_unstarted(wtask *t, const char *text) {
 
 /* Every input is here: bind them and start the task's thread. */
 static void launch(wtask *t) {
-    for (int32_t i = 0; i < t->m.n_remote; i++)
-        dist_exchange_source_bind(t->m.remote[i].source, t->m.remote[i].part, t->fetched[i]);
+    for (int32_t i = 0; i < t->m.n_remote; i++) {
+        if (t->inboxes[i]) dist_exchange_source_bind_inbox(t->m.remote[i].source, t->m.remote[i].part, t->inboxes[i]);
+        else dist_exchange_source_bind(t->m.remote[i].source, t->m.remote[i].part, t->fetched[i]);
+    }
     if (t->m.query_id <= w.cancelled_upto) floe_cancel_set(&t->cancel);
     if (pthread_create(&t->thread, NULL, task_thread, t) != 0) {
         fail_unstarted(t, "could not start a task thread");
@@ -938,9 +1457,22 @@ static floe_status copy_held(int64_t q, int32_t x, int32_t part, dist_part_data 
 /* Ask every holder of every remote input for its part. */
 static floe_status request_inputs(wtask *t) {
     t->fetched = floe_calloc((size_t)(t->m.n_remote ? t->m.n_remote : 1), sizeof *t->fetched);
-    if (!t->fetched) return floe_error(FLOE_ERR_OUT_OF_MEMORY, "starting a task");
+    t->inboxes = floe_calloc((size_t)(t->m.n_remote ? t->m.n_remote : 1), sizeof *t->inboxes);
+    if (!t->fetched || !t->inboxes) return floe_error(FLOE_ERR_OUT_OF_MEMORY, "starting a task");
+    if (t->m.n_dests > 0) FLOE_TRY(dist_outlet_new(t->m.n_dests, t->m.window, &t->outlet));
     for (int32_t i = 0; i < t->m.n_remote; i++) {
         const dist_remote_input *in = &t->m.remote[i];
+        if (in->streamed) {
+            /* the producers send it as they run: no fetch, just an inbox */
+            for (int32_t k = 0; k < in->n_holders; k++)
+                if (in->holders[k] < 0 || in->holders[k] >= g.size)
+                    return floe_error(FLOE_ERR_CORRUPT, "task names rank %d as a producer", in->holders[k]);
+            dist_inbox *box = inbox_find(t->m.query_id, in->exchange, in->part);
+            if (!box) return floe_error(FLOE_ERR_OUT_OF_MEMORY, "starting a task");
+            t->inboxes[i] = dist_inbox_retain(box);
+            FLOE_TRY(dist_inbox_attach(box, in->n_holders, in->holders, credit_back, NULL));
+            continue;
+        }
         FLOE_TRY(dist_part_data_new(&t->fetched[i]));
         for (int32_t k = 0; k < in->n_holders; k++) {
             int h = in->holders[k];
@@ -948,7 +1480,7 @@ static floe_status request_inputs(wtask *t) {
                 FLOE_TRY(copy_held(t->m.query_id, in->exchange, in->part, t->fetched[i]));
                 continue;
             }
-            if (h <= 0 || h >= g.size) return floe_error(FLOE_ERR_CORRUPT, "task names rank %d as a holder", h);
+            if (h < 0 || h >= g.size) return floe_error(FLOE_ERR_CORRUPT, "task names rank %d as a holder", h);
             fetch_rec *f = floe_calloc(1, sizeof *f);
             if (!f) return floe_error(FLOE_ERR_OUT_OF_MEMORY, "starting a task");
             f->id = ++w.next_fetch;
@@ -977,6 +1509,11 @@ static void start_task(const uint8_t *buf, size_t len) {
     }
     floe_cancel_init(&t->cancel, NULL);
     atomic_init(&t->finished, false);
+    if (t->m.query_id > w.last_query) {
+        /* a new query: its peak of streamed exchange bytes starts now */
+        w.last_query = t->m.query_id;
+        dist_xbytes_reset_peak();
+    }
     t->next = w.tasks;
     w.tasks = t;
     st = request_inputs(t);
@@ -1073,6 +1610,29 @@ static void end_query(int64_t q) {
         else fail_unstarted(t, "cancelled");
     }
     held_drop(q);
+    inboxes_drop(q);
+}
+
+/* A message for the worker side (any rank): handled, buffer taken over,
+ * true; false for a tag it does not know (the buffer stays the caller's). */
+static bool worker_handle(int src, int tag, uint8_t *buf, size_t len) {
+    switch (tag) {
+    case TAG_FETCH: serve_fetch(src, buf, len); break;
+    case TAG_DATA: got_data(buf, len); return true;
+    case TAG_FETCH_END: got_fetch_end(src, buf, len); break;
+    case TAG_STREAM: got_stream(buf, len, false); return true;
+    case TAG_CREDIT: got_credit(buf, len); break;
+    case TAG_CANCEL:
+        if (len >= 8) end_query(get64(buf));
+        break;
+    default: return false;
+    }
+    floe_free(buf);
+    return true;
+}
+
+static bool worker_idle(void) {
+    return !w.tasks && !w.head;
 }
 
 int floe_dist_worker_main(void) {
@@ -1098,20 +1658,14 @@ int floe_dist_worker_main(void) {
             busy = true;
             if (tag == TAG_TASK && !stopping) {
                 start_task(buf, len);
-            } else if (tag == TAG_FETCH) {
-                serve_fetch(src, buf, len);
-            } else if (tag == TAG_DATA) {
-                got_data(buf, len);
-                buf = NULL;
-            } else if (tag == TAG_FETCH_END) {
-                got_fetch_end(src, buf, len);
-            } else if (tag == TAG_CANCEL && len >= 8) {
-                end_query(get64(buf));
+                floe_free(buf);
             } else if (tag == TAG_STOP) {
                 end_query(INT64_MAX);
                 stopping = true;
+                floe_free(buf);
+            } else if (!worker_handle(src, tag, buf, len)) {
+                floe_free(buf);
             }
-            floe_free(buf);
         }
         if (busy) idle = 0;
         else nap(&idle);
@@ -1169,7 +1723,9 @@ floe_status floe_dist_init(int *argc, char ***argv, int *rank) {
             floe_free(all);
             return floe_error(FLOE_ERR_OUT_OF_MEMORY, "starting MPI");
         }
-        for (int r = 1; r < g.size; r++) {
+        /* rank 0 runs tasks too, beside coordinating (its main thread
+         * coordinates; the tasks run on threads of their own) */
+        for (int r = 0; r < g.size; r++) {
             g.threads[r] = g.free_slots[r] = all[r];
             g.total += all[r];
         }
@@ -1199,23 +1755,16 @@ void floe_dist_finalize(void) {
             floe_status st = send_small(r, TAG_STOP, NULL, 0, NULL);
             floe_status_free(st);
         }
-        /* wait for every BYE, dropping late messages of failed queries */
+        end_query(INT64_MAX);
+        /* wait for every BYE and for rank 0's own tasks, dropping late
+         * messages of failed queries */
         int byes = 0, idle = 0;
-        while (byes < g.size - 1 || g_sends) {
-            bool busy = progress_sends();
-            bool got;
-            int src, tag;
-            uint8_t *buf = NULL;
-            size_t len = 0;
-            floe_status st = recv_any(&got, &src, &tag, &buf, &len);
+        while (byes < g.size - 1 || g_sends || !worker_idle()) {
+            bool busy = false;
+            floe_status st = coord_poll(NULL, &busy, &byes, true);
             if (st) {
                 floe_status_free(st);
                 break;
-            }
-            if (got) {
-                busy = true;
-                st = coord_handle(NULL, src, tag, buf, len, &byes);
-                floe_status_free(st);
             }
             if (!busy) nap(&idle);
         }

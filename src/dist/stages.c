@@ -40,6 +40,7 @@ typedef struct xsrc_plan {
     floe_plan head;
     int32_t exchange;
     dist_part_data **bound; /* execution state: per partition, NULL until bound */
+    dist_inbox **inbox;     /* or streamed: per partition, NULL unless bound */
 } xsrc_plan;
 
 static const floe_plan_vtable xsrc_vt;
@@ -50,6 +51,7 @@ static floe_status xsrc_execute(const floe_plan *p_, int32_t partition, const fl
     *out = NULL;
     if (partition < 0 || partition >= p->head.n_partitions)
         return floe_error(FLOE_ERR_INVALID_ARGUMENT, "MpiExchangeSource %d: no partition %d", p->exchange, partition);
+    if (p->inbox[partition]) return dist_inbox_stream(p->inbox[partition], ctx->cancel, out);
     if (!p->bound[partition])
         return floe_error(FLOE_ERR_INTERNAL,
                           "MpiExchangeSource %d: partition %d has no data bound (only the distributed runtime "
@@ -88,7 +90,9 @@ static floe_status xsrc_explain(const floe_plan *p_, floe_buf *out) {
 static void xsrc_free(floe_plan *p_) {
     xsrc_plan *p = (xsrc_plan *)p_;
     for (int32_t i = 0; p->bound && i < p->head.n_partitions; i++) dist_part_data_release(p->bound[i]);
+    for (int32_t i = 0; p->inbox && i < p->head.n_partitions; i++) dist_inbox_release(p->inbox[i]);
     floe_free(p->bound);
+    floe_free(p->inbox);
 }
 
 static const floe_plan_vtable xsrc_vt = {"MpiExchangeSource", xsrc_execute, xsrc_encode, xsrc_decode,
@@ -105,8 +109,10 @@ floe_status dist_exchange_source(floe_schema *schema, int32_t exchange, int32_t 
         return floe_error(FLOE_ERR_INVALID_ARGUMENT, "MpiExchangeSource: bad parts");
     xsrc_plan *p = floe_calloc(1, sizeof *p);
     if (p) p->bound = floe_calloc((size_t)n_partitions, sizeof *p->bound);
-    if (!p || !p->bound) {
-        if (p) floe_free(p);
+    if (p) p->inbox = floe_calloc((size_t)n_partitions, sizeof *p->inbox);
+    if (!p || !p->bound || !p->inbox) {
+        if (p) floe_free(p->bound);
+        floe_free(p);
         return floe_error(FLOE_ERR_OUT_OF_MEMORY, "MpiExchangeSource: out of memory");
     }
     p->exchange = exchange;
@@ -132,6 +138,13 @@ void dist_exchange_source_bind(floe_plan *p_, int32_t partition, dist_part_data 
     if (partition < 0 || partition >= p->head.n_partitions) return;
     dist_part_data_release(p->bound[partition]);
     p->bound[partition] = dist_part_data_retain(d);
+}
+
+void dist_exchange_source_bind_inbox(floe_plan *p_, int32_t partition, dist_inbox *in) {
+    xsrc_plan *p = (xsrc_plan *)p_;
+    if (partition < 0 || partition >= p->head.n_partitions) return;
+    dist_inbox_release(p->inbox[partition]);
+    p->inbox[partition] = dist_inbox_retain(in);
 }
 
 /* ------------------------------------------------------------- reads */

@@ -9,11 +9,14 @@
  * so a message is neither a row nor a whole partition.
  *
  * The task message (coordinator → worker):
- *   "FLOETASK" u32 version, query id, task id, stage id, partition,
- *   batch_size, scan_concurrency, read_ahead, route kind, n_out, n_keys,
- *   keys (codec expressions), the stage plan (plan codec bytes), then the
- *   inputs: count, and per input exchange id, partition, blob count,
- *   blobs (length-prefixed).
+ *   "FLOETASK" version (2), query id, task id, stage id, partition,
+ *   batch_size, scan_concurrency, read_ahead, keep_output, route kind,
+ *   n_out, n_keys, keys (codec expressions), blob target, credit window,
+ *   destination count and ranks (a streamed output), the stage plan (plan
+ *   codec bytes), then the inputs: count, and per input exchange id,
+ *   partition, kind — inline: blob count and blobs (length-prefixed);
+ *   held: the ranks to fetch it from; streamed: the rank of each producer
+ *   task.
  */
 #include <stdatomic.h>
 #include <string.h>
@@ -26,7 +29,10 @@
 
 #define BLOB_TARGET (1 << 20)
 #define TASK_MAGIC "FLOETASK"
-#define TASK_VERSION 1
+#define TASK_VERSION 2
+
+/* How an input travels in a task message. */
+enum { INPUT_INLINE = 0, INPUT_HELD = 1, INPUT_STREAMED = 2 };
 
 /* ------------------------------------------------------------ part data */
 
@@ -129,6 +135,8 @@ typedef struct router {
     void *arg;
     int64_t rr_next;
     dist_task_stats *stats;
+    size_t blob_target;   /* hand a blob on once it has this many bytes */
+    bool gauge;           /* count the bytes being encoded (streamed output) */
 } router;
 
 static floe_status flush_bucket(router *rt, int32_t j) {
@@ -143,8 +151,48 @@ static floe_status flush_bucket(router *rt, int32_t j) {
 
 static floe_status put_bucket(router *rt, int32_t j, const floe_batch *b) {
     rt->stats->batches_out++;
-    FLOE_TRY(floe_codec_put_batch(&rt->bufs[j], b));
-    return rt->bufs[j].len >= BLOB_TARGET ? flush_bucket(rt, j) : NULL;
+    size_t before = rt->bufs[j].len;
+    floe_status st = floe_codec_put_batch(&rt->bufs[j], b);
+    if (rt->gauge) dist_xbytes_add((int64_t)(rt->bufs[j].len - before));
+    FLOE_TRY(st);
+    return rt->bufs[j].len >= rt->blob_target ? flush_bucket(rt, j) : NULL;
+}
+
+/* Bytes of the buffers behind an array (an estimate of its encoded size;
+ * a slice counts its whole buffers, as the codec writes them). */
+static int64_t array_bytes(const floe_array *a) {
+    int64_t n = a->validity ? (int64_t)a->validity->size : 0;
+    for (int i = 0; i < 2; i++)
+        if (a->buffers[i]) n += (int64_t)a->buffers[i]->size;
+    for (int32_t c = 0; c < a->n_children; c++) n += array_bytes(a->children[c]);
+    return n;
+}
+
+/* Rows per piece so that one piece encodes to about a quarter of the blob
+ * target: a blob then overshoots its target by little, which keeps the
+ * bytes a small exchange-buffer bound allows honest. */
+static int64_t piece_rows(const router *rt, const floe_batch *b) {
+    int64_t bytes = 0;
+    for (int32_t c = 0; c < b->num_columns; c++) bytes += array_bytes(b->columns[c]);
+    int64_t per_row = b->num_rows > 0 ? bytes / b->num_rows + 1 : 1;
+    int64_t rows = (int64_t)(rt->blob_target / 4) / per_row;
+    return rows < 64 ? 64 : rows;
+}
+
+/* Rows idx[0..c) of b into bucket j, in pieces of at most `piece` rows
+ * (copied compact by take, so a piece encodes only its own rows). */
+static floe_status put_rows(router *rt, int32_t j, const floe_batch *b, const uint32_t *idx, int64_t c,
+                            int64_t piece, bool whole) {
+    if (whole && c <= piece) return put_bucket(rt, j, b);
+    floe_status st = NULL;
+    for (int64_t off = 0; off < c && !st; off += piece) {
+        int64_t k = c - off < piece ? c - off : piece;
+        floe_batch *part = NULL;
+        st = floe_batch_take(b, idx + off, k, &part);
+        if (!st) st = put_bucket(rt, j, part);
+        floe_batch_release(part);
+    }
+    return st;
 }
 
 static floe_status route_hash(router *rt, floe_batch *b) {
@@ -166,17 +214,10 @@ static floe_status route_hash(router *rt, floe_batch *b) {
         for (int32_t j = 0; j < no; j++) start[j + 1] += start[j];
         for (int32_t j = 0; j < no; j++) fill[j] = start[j];
         for (int64_t i = 0; i < n; i++) idx[fill[h[i] % (uint64_t)no]++] = (uint32_t)i;
+        int64_t piece = rt->gauge ? piece_rows(rt, b) : INT64_MAX;
         for (int32_t j = 0; j < no && !st; j++) {
             int64_t c = start[j + 1] - start[j];
-            if (c == 0) continue;
-            if (c == n) {
-                st = put_bucket(rt, j, b);
-            } else {
-                floe_batch *part = NULL;
-                st = floe_batch_take(b, idx + start[j], c, &part);
-                if (!st) st = put_bucket(rt, j, part);
-                floe_batch_release(part);
-            }
+            if (c > 0) st = put_rows(rt, j, b, idx + start[j], c, piece, c == n);
         }
     }
     for (int32_t k = 0; keys && k < nk; k++) floe_array_release(keys[k]);
@@ -188,6 +229,18 @@ static floe_status route_hash(router *rt, floe_batch *b) {
     return st;
 }
 
+/* A whole batch to bucket j, cut into pieces when it is large. */
+static floe_status route_whole(router *rt, int32_t j, floe_batch *b) {
+    int64_t piece = piece_rows(rt, b);
+    if (b->num_rows <= piece) return put_bucket(rt, j, b);
+    uint32_t *idx = floe_malloc_array((size_t)b->num_rows, sizeof *idx);
+    if (!idx) return floe_error(FLOE_ERR_OUT_OF_MEMORY, "exchange: cutting a batch");
+    for (int64_t i = 0; i < b->num_rows; i++) idx[i] = (uint32_t)i;
+    floe_status st = put_rows(rt, j, b, idx, b->num_rows, piece, false);
+    floe_free(idx);
+    return st;
+}
+
 static int64_t now_us(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -195,14 +248,16 @@ static int64_t now_us(void) {
 }
 
 floe_status dist_task_run(const floe_plan *plan, int32_t partition, const dist_route *route,
-                          const floe_exec_ctx *ctx, dist_emit_fn emit, void *arg, dist_task_stats *stats) {
+                          const floe_exec_ctx *ctx, int64_t blob_target, bool gauge, dist_emit_fn emit, void *arg,
+                          dist_task_stats *stats) {
     memset(stats, 0, sizeof *stats);
     int64_t t0 = now_us();
     int32_t n = route->kind == DIST_ROUTE_GATHER ? 1 : route->n_out;
     if (n < 1 || (route->kind == DIST_ROUTE_IDENTITY && partition >= n))
         return floe_error(FLOE_ERR_INTERNAL, "task partition %d does not fit a %s route into %d", partition,
                           dist_route_name(route->kind), n);
-    router rt = {route, n, floe_calloc((size_t)n, sizeof(floe_buf)), emit, arg, partition, stats};
+    router rt = {route, n, floe_calloc((size_t)n, sizeof(floe_buf)), emit, arg, partition, stats,
+                 blob_target > 0 ? (size_t)blob_target : BLOB_TARGET, gauge};
     if (!rt.bufs) return floe_error(FLOE_ERR_OUT_OF_MEMORY, "task: out of memory");
     floe_stream *s = NULL;
     floe_status st = floe_plan_execute(plan, partition, ctx, &s);
@@ -214,7 +269,10 @@ floe_status dist_task_run(const floe_plan *plan, int32_t partition, const dist_r
             stats->rows_out += b->num_rows;
             switch (route->kind) {
             case DIST_ROUTE_HASH: st = route_hash(&rt, b); break;
-            case DIST_ROUTE_ROUND_ROBIN: st = put_bucket(&rt, (int32_t)(rt.rr_next++ % n), b); break;
+            case DIST_ROUTE_ROUND_ROBIN:
+                st = gauge ? route_whole(&rt, (int32_t)(rt.rr_next++ % n), b)
+                           : put_bucket(&rt, (int32_t)(rt.rr_next++ % n), b);
+                break;
             case DIST_ROUTE_IDENTITY: st = put_bucket(&rt, partition, b); break;
             default: st = put_bucket(&rt, 0, b); break;
             }
@@ -223,7 +281,10 @@ floe_status dist_task_run(const floe_plan *plan, int32_t partition, const dist_r
     }
     floe_stream_close(s);
     for (int32_t j = 0; j < n && !st; j++) st = flush_bucket(&rt, j);
-    for (int32_t j = 0; j < n; j++) floe_buf_free(&rt.bufs[j]);
+    for (int32_t j = 0; j < n; j++) {
+        if (gauge) dist_xbytes_add(-(int64_t)rt.bufs[j].len); /* left unsent after an error */
+        floe_buf_free(&rt.bufs[j]);
+    }
     floe_free(rt.bufs);
     stats->elapsed_us = now_us() - t0;
     return st;
@@ -286,13 +347,16 @@ static floe_status put_input_visit(void *arg, floe_plan *source, int32_t part) {
     FLOE_TRY(floe_codec_put_i64(e->out, id));
     FLOE_TRY(floe_codec_put_i64(e->out, part));
     if (e->holders && e->holders->n_holders[id] > 0) {
-        /* remote: -1 - number of holders, then their ranks */
+        /* held (fetch from these ranks) or streamed (these producers) */
+        bool streamed = e->holders->streamed && e->holders->streamed[id];
         int32_t n = e->holders->n_holders[id];
-        FLOE_TRY(floe_codec_put_i64(e->out, -1 - (int64_t)n));
+        FLOE_TRY(floe_codec_put_i64(e->out, streamed ? INPUT_STREAMED : INPUT_HELD));
+        FLOE_TRY(floe_codec_put_i64(e->out, n));
         for (int32_t i = 0; i < n; i++) FLOE_TRY(floe_codec_put_i64(e->out, e->holders->holders[id][i]));
         return NULL;
     }
     const dist_part_data *d = e->store[id][part];
+    FLOE_TRY(floe_codec_put_i64(e->out, INPUT_INLINE));
     FLOE_TRY(floe_codec_put_i64(e->out, d->n));
     for (int64_t i = 0; i < d->n; i++) {
         FLOE_TRY(floe_codec_put_i64(e->out, (int64_t)d->lens[i]));
@@ -310,6 +374,10 @@ floe_status dist_task_encode(const dist_task_msg *t, const floe_plan *plan, dist
                             t->route.n_keys};
     for (size_t i = 0; i < sizeof head / sizeof head[0]; i++) FLOE_TRY(floe_codec_put_i64(out, head[i]));
     for (int32_t k = 0; k < t->route.n_keys; k++) FLOE_TRY(floe_codec_put_expr(out, t->route.keys[k]));
+    FLOE_TRY(floe_codec_put_i64(out, t->blob_target));
+    FLOE_TRY(floe_codec_put_i64(out, t->window));
+    FLOE_TRY(floe_codec_put_i64(out, t->n_dests));
+    for (int32_t i = 0; i < t->n_dests; i++) FLOE_TRY(floe_codec_put_i64(out, t->dests[i]));
     floe_buf pb = FLOE_BUF_INIT;
     floe_status st = floe_plan_encode(plan, &pb);
     if (!st) st = floe_codec_put_i64(out, (int64_t)pb.len);
@@ -325,6 +393,7 @@ floe_status dist_task_encode(const dist_task_msg *t, const floe_plan *plan, dist
 void dist_task_msg_clear(dist_task_msg *t) {
     for (int32_t i = 0; i < t->n_remote; i++) floe_free(t->remote[i].holders);
     floe_free(t->remote);
+    floe_free(t->dests);
     dist_route_clear(&t->route);
     floe_plan_release(t->plan);
     memset(t, 0, sizeof *t);
@@ -334,6 +403,15 @@ static floe_status get_range(floe_reader *r, int64_t lo, int64_t hi, const char 
     FLOE_TRY(floe_codec_get_i64(r, v));
     if (*v < lo || *v > hi)
         return floe_error(FLOE_ERR_CORRUPT, "task message: %s %lld is out of range", what, (long long)*v);
+    return NULL;
+}
+
+/* A length of bytes that must follow it in the message. */
+static floe_status get_len(floe_reader *r, int64_t lo, const char *what, int64_t *v) {
+    FLOE_TRY(floe_codec_get_i64(r, v));
+    if (*v < lo || (uint64_t)*v > (uint64_t)(r->len - r->pos))
+        return floe_error(FLOE_ERR_CORRUPT, "task message: %s %lld at offset %zu runs past its end (%zu bytes)", what,
+                          (long long)*v, r->pos - 8, r->len);
     return NULL;
 }
 
@@ -348,7 +426,7 @@ static floe_plan *find_source(floe_plan *p, int32_t id) {
 }
 
 static floe_status decode_remote(floe_reader *r, dist_task_msg *t, floe_plan *src, int32_t id, int32_t part,
-                                 int32_t n) {
+                                 int32_t n, bool streamed) {
     dist_remote_input *nr = floe_realloc(t->remote, (size_t)(t->n_remote + 1) * sizeof *nr);
     if (!nr) return floe_error(FLOE_ERR_OUT_OF_MEMORY, "task message: out of memory");
     t->remote = nr;
@@ -358,6 +436,7 @@ static floe_status decode_remote(floe_reader *r, dist_task_msg *t, floe_plan *sr
     if (!in->holders) return floe_error(FLOE_ERR_OUT_OF_MEMORY, "task message: out of memory");
     t->n_remote++;
     in->source = src;
+    in->streamed = streamed;
     in->exchange = id;
     in->part = part;
     for (int32_t i = 0; i < n; i++) {
@@ -372,16 +451,17 @@ static floe_status decode_inputs(floe_reader *r, dist_task_msg *t) {
     int64_t n;
     FLOE_TRY(get_range(r, 0, 1 << 20, "input count", &n));
     for (int64_t i = 0; i < n; i++) {
-        int64_t id, part, nb;
+        int64_t id, part, kind, nb;
         FLOE_TRY(get_range(r, 0, INT32_MAX, "exchange id", &id));
         FLOE_TRY(get_range(r, 0, INT32_MAX, "input partition", &part));
-        FLOE_TRY(get_range(r, -1 - (1 << 20), (int64_t)(r->len - r->pos), "blob count", &nb));
+        FLOE_TRY(get_range(r, INPUT_INLINE, INPUT_STREAMED, "input kind", &kind));
+        FLOE_TRY(get_range(r, 0, (int64_t)(r->len - r->pos), kind == INPUT_INLINE ? "blob count" : "rank count", &nb));
         floe_plan *src = find_source(t->plan, (int32_t)id);
         if (!src || part >= src->n_partitions)
             return floe_error(FLOE_ERR_CORRUPT, "task message: input for exchange %lld partition %lld has no source",
                               (long long)id, (long long)part);
-        if (nb < 0) {
-            FLOE_TRY(decode_remote(r, t, src, (int32_t)id, (int32_t)part, (int32_t)(-1 - nb)));
+        if (kind != INPUT_INLINE) {
+            FLOE_TRY(decode_remote(r, t, src, (int32_t)id, (int32_t)part, (int32_t)nb, kind == INPUT_STREAMED));
             continue;
         }
         dist_part_data *d = NULL;
@@ -389,7 +469,7 @@ static floe_status decode_inputs(floe_reader *r, dist_task_msg *t) {
         floe_status st = NULL;
         for (int64_t b = 0; b < nb && !st; b++) {
             int64_t len;
-            st = get_range(r, 0, (int64_t)(r->len - r->pos), "blob length", &len);
+            st = get_len(r, 0, "blob length", &len);
             uint8_t *blob = st ? NULL : floe_malloc(len ? (size_t)len : 1);
             if (!st && !blob) st = floe_error(FLOE_ERR_OUT_OF_MEMORY, "task message: out of memory");
             if (!st) {
@@ -442,8 +522,24 @@ floe_status dist_task_decode(const uint8_t *data, size_t len, dist_task_msg *t) 
         st = floe_codec_get_expr(&r, &t->route.keys[k]);
         if (!st) t->route.n_keys++;
     }
+    int64_t bt = 0, win = 0, nd = 0;
+    if (!st) st = get_range(&r, 0, INT32_MAX, "blob target", &bt);
+    if (!st) st = get_range(&r, 0, 1 << 20, "credit window", &win);
+    if (!st) st = get_range(&r, 0, v[9], "destination count", &nd);
+    if (!st && nd > 0 && nd != v[9])
+        st = floe_error(FLOE_ERR_CORRUPT, "task message: %lld destinations for %lld outputs", (long long)nd,
+                        (long long)v[9]);
+    if (!st && nd > 0 && !(t->dests = floe_calloc((size_t)nd, sizeof *t->dests)))
+        st = floe_error(FLOE_ERR_OUT_OF_MEMORY, "task message: out of memory");
+    for (int64_t i = 0; i < nd && !st; i++) {
+        int64_t rank;
+        st = get_range(&r, 0, INT32_MAX, "destination rank", &rank);
+        if (!st) t->dests[t->n_dests++] = (int32_t)rank;
+    }
+    t->blob_target = bt;
+    t->window = (int32_t)win;
     int64_t plen = 0;
-    if (!st) st = get_range(&r, 1, (int64_t)(r.len - r.pos), "plan length", &plen);
+    if (!st) st = get_len(&r, 1, "plan length", &plen);
     if (!st) st = floe_plan_decode(r.data + r.pos, (size_t)plen, &t->plan);
     if (!st) {
         r.pos += (size_t)plen;
@@ -535,7 +631,7 @@ floe_status floe_dist_open_inprocess(const floe_plan *plan, const floe_exec_ctx 
             floe_buf_free(&msg);
             store_emit e = {store[g->id]};
             dist_task_stats stats;
-            if (!st) st = dist_task_run(got.plan, got.partition, &got.route, ctx, emit_to_store, &e, &stats);
+            if (!st) st = dist_task_run(got.plan, got.partition, &got.route, ctx, 0, false, emit_to_store, &e, &stats);
             if (st) st = floe_status_wrap(st, "stage %d, partition %d", g->id, part);
             dist_task_msg_clear(&got);
         }

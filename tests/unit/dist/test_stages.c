@@ -302,14 +302,14 @@ static void truncated_task_message_is_an_error(void **state) {
     memset(&ctx, 0, sizeof ctx);
     ctx.batch_size = 100;
     dist_task_stats stats;
-    floe_status st = dist_task_run(got.plan, got.partition, &got.route, &ctx, NULL, NULL, &stats);
+    floe_status st = dist_task_run(got.plan, got.partition, &got.route, &ctx, 0, false, NULL, NULL, &stats);
     assert_non_null(st);
     assert_non_null(strstr(floe_status_message(st), "exchange data blob 0"));
     floe_status_free(st);
     dist_task_msg_clear(&got);
     for (size_t cut = 0; cut < msg.len; cut += 7) {
         st = dist_task_decode(msg.data, cut, &got);
-        assert_non_null(st);
+        if (!st) fail_msg("a task message cut to %zu of %zu bytes decoded", cut, msg.len);
         floe_status_free(st);
     }
     floe_buf_free(&msg);
@@ -329,7 +329,7 @@ static void remote_inputs_name_their_holders(void **state) {
     int32_t n_holders[3] = {2, 0, 0};
     int32_t ranks[2] = {2, 5};
     int32_t *holders[3] = {ranks, NULL, NULL};
-    dist_holders h = {n_holders, holders};
+    dist_holders h = {n_holders, holders, NULL};
     dist_task_msg t;
     memset(&t, 0, sizeof t);
     t.query_id = 1;
@@ -350,6 +350,51 @@ static void remote_inputs_name_their_holders(void **state) {
     assert_int_equal(got.remote[0].holders[0], 2);
     assert_int_equal(got.remote[0].holders[1], 5);
     assert_true(dist_is_exchange_source(got.remote[0].source));
+    dist_task_msg_clear(&got);
+    floe_buf_free(&msg);
+    dist_store_free(s, store);
+    dist_stages_free(s);
+    floe_plan_release(root);
+}
+
+static void streamed_inputs_and_destinations_roundtrip(void **state) {
+    (void)state;
+    floe_plan *root = series_agg_plan();
+    dist_stages *s = NULL;
+    assert_ok(dist_split_stages(root, &s));
+    dist_part_data ***store = NULL;
+    assert_ok(dist_store_new(s, &store));
+    /* exchange 0 streams: its producer tasks run on ranks 3, 1 and 4 */
+    int32_t n_holders[3] = {3, 0, 0};
+    int32_t ranks[3] = {3, 1, 4};
+    int32_t *holders[3] = {ranks, NULL, NULL};
+    bool streamed[3] = {true, false, false};
+    dist_holders h = {n_holders, holders, streamed};
+    int32_t dests[1] = {0};
+    dist_task_msg t;
+    memset(&t, 0, sizeof t);
+    t.query_id = 2;
+    t.stage_id = 1;
+    t.partition = 0;
+    t.batch_size = 10;
+    t.route = s->stages[1].route;
+    t.n_dests = t.route.n_out;
+    assert_int_equal(t.n_dests, 1);
+    t.dests = dests;
+    t.blob_target = 65536;
+    t.window = 2;
+    floe_buf msg = FLOE_BUF_INIT;
+    assert_ok(dist_task_encode(&t, s->stages[1].plan, store, &h, &msg));
+    dist_task_msg got;
+    assert_ok(dist_task_decode(msg.data, msg.len, &got));
+    assert_int_equal(got.n_dests, 1);
+    assert_int_equal(got.dests[0], 0);
+    assert_int_equal(got.blob_target, 65536);
+    assert_int_equal(got.window, 2);
+    assert_int_equal(got.n_remote, 1);
+    assert_true(got.remote[0].streamed);
+    assert_int_equal(got.remote[0].n_holders, 3);
+    assert_int_equal(got.remote[0].holders[2], 4);
     dist_task_msg_clear(&got);
     floe_buf_free(&msg);
     dist_store_free(s, store);
@@ -381,6 +426,7 @@ static void unbound_exchange_source_is_an_error(void **state) {
 FLOE_TEST_MAIN(cmocka_unit_test(aggregate_plan_splits_into_three_stages),
                cmocka_unit_test(truncated_task_message_is_an_error),
                cmocka_unit_test(remote_inputs_name_their_holders),
+               cmocka_unit_test(streamed_inputs_and_destinations_roundtrip),
                cmocka_unit_test(unbound_exchange_source_is_an_error),
                cmocka_unit_test_setup_teardown(filter_and_projection_match_local, setup, teardown),
                cmocka_unit_test_setup_teardown(group_by_matches_local, setup, teardown),
