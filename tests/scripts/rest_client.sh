@@ -4,8 +4,9 @@
 #
 # Through --catalog rest:URL --catalog-credential ID:SECRET: create a
 # namespace and a partitioned table, INSERT, SELECT, ALTER (add a column,
-# set a property, rename), a second process sees it all, a catalog config
-# file works the same, DROP TABLE / DROP SCHEMA.  Errors: an unknown table
+# set a property, rename), CREATE TABLE AS, DELETE, INSERT OVERWRITE, a
+# second process sees it all, a catalog config file works the same, DROP
+# TABLE / DROP SCHEMA.  Errors: an unknown table
 # ("does not exist"), a wrong secret (refused, exit 1, secret not echoed),
 # a wrong static token, --catalog-credential without a REST catalog.
 set -euo pipefail
@@ -59,6 +60,19 @@ grep -qx orders "$tmp/d.out" || fail "SHOW TABLES does not list orders: $(cat "$
 floe -c "SELECT count(*) AS n FROM sales.\"orders\$snapshots\"" >"$tmp/e.out" 2>&1 || fail "snapshots: $(cat "$tmp/e.out")"
 expect "$tmp/e.out" "n
 2" "snapshot count"
+
+# CREATE TABLE AS, DELETE (whole partitions) and INSERT OVERWRITE commit
+# through the server too.
+floe -c "CREATE TABLE sales.by_region PARTITIONED BY (region) AS SELECT region, sum(amount) AS total FROM sales.orders GROUP BY region" \
+     -c "DELETE FROM sales.by_region WHERE region = 'us'" \
+     -c "INSERT OVERWRITE sales.by_region SELECT 'eu' AS region, CAST(1.00 AS decimal(20,2)) AS total" \
+     -c "INSERT INTO sales.by_region VALUES ('ap', 2.00)" \
+     -c "SELECT region, total FROM sales.by_region ORDER BY region" >"$tmp/ctas.out" 2>&1 ||
+  fail "CTAS / DELETE / INSERT OVERWRITE: $(cat "$tmp/ctas.out")"
+expect "$tmp/ctas.out" "region,total
+ap,2.00
+eu,1.00" "CTAS, DELETE and INSERT OVERWRITE"
+floe -c "DROP TABLE sales.by_region" >"$tmp/ctas2.out" 2>&1 || fail "DROP by_region: $(cat "$tmp/ctas2.out")"
 
 # The table files are where the server put them (its warehouse).
 [ -n "$(find "$tmp/wh" -path '*orders*' -name '*.metadata.json' -print -quit)" ] ||
