@@ -966,6 +966,8 @@ static floe_status rest_table_exists(floe_catalog *c, const char *ns, const char
 static const char *warehouse_location(const rest_catalog *rc) {
     const char *w = rc->base.warehouse;
     if (!w || !*w) return NULL;
+    /* The catalog's own http(s) root (no warehouse given) is no location. */
+    if (strncmp(w, "http://", 7) == 0 || strncmp(w, "https://", 8) == 0) return NULL;
     if (w[0] == '/' || strstr(w, "://") || strncmp(w, "file:", 5) == 0) return w;
     return NULL;
 }

@@ -303,6 +303,11 @@ static void h_table(mock *m, const req *r, int *status, const char **body) {
         *status = 404;
         *body = "{\"error\":{\"message\":\"Table does not exist: db.u\",\"type\":\"NoSuchTableException\","
                 "\"code\":404}}";
+    } else if (strcmp(r->target, "/v1/pfx/namespaces/db/tables") == 0 && strcmp(r->method, "POST") == 0) {
+        snprintf(m->body_buf, sizeof m->body_buf,
+                 "{\"metadata-location\":\"/tmp/x/db/t/metadata/00000-a.metadata.json\",\"metadata\":%s}", TABLE_MD);
+        *status = 200;
+        *body = m->body_buf;
     } else if (strcmp(r->target, "/v1/pfx/namespaces/db/tables") == 0) {
         *status = 200;
         *body = "{\"identifiers\":[{\"namespace\":[\"db\"],\"name\":\"t\"},{\"namespace\":[\"db\"],\"name\":\"v\"}]}";
@@ -345,6 +350,39 @@ static void commit_sends_diff_and_maps_409_to_conflict_and_5xx_to_unknown(void *
                  "table db.u does not exist (did you mean 'db.t'?)");
     floe_ice_table_metadata_free(next);
     floe_ice_table_free(t);
+    floe_catalog_close(c);
+    mock_stop(&m);
+}
+
+/* Without a warehouse location the server places new tables: the
+ * default location is a placeholder that is never sent. */
+static void create_table_leaves_the_default_location_to_the_server(void **state) {
+    (void)state;
+    mock m;
+    mock_start(&m, h_table);
+    char uri[128];
+    floe_catalog *c = NULL;
+    assert_ok(floe_catalog_open(uri_of(&m, uri, sizeof uri), NULL, 0, &c));
+    char *loc = NULL;
+    assert_ok(floe_catalog_default_location(c, "db", "t", &loc));
+    char text[4096];
+    const char *at = strstr(TABLE_MD, "/tmp/x/db/t");
+    snprintf(text, sizeof text, "%.*s%s%s", (int)(at - TABLE_MD), TABLE_MD, loc, at + strlen("/tmp/x/db/t"));
+    floe_free(loc);
+    floe_ice_table_metadata *md = NULL;
+    assert_ok(floe_ice_table_metadata_parse(text, strlen(text), "test", &md));
+    floe_ice_table *t = NULL;
+    assert_ok(floe_catalog_create_table(c, "db", "t", md, &t));
+    assert_string_equal(t->md->location, "/tmp/x/db/t"); /* the server's choice */
+    json_t *body = json_loads(last_req(&m, "POST")->body, 0, NULL);
+    assert_non_null(body);
+    assert_null(json_object_get(body, "location"));
+    assert_string_equal(json_string_value(json_object_get(body, "name")), "t");
+    assert_non_null(json_object_get(body, "schema"));
+    assert_string_equal(json_string_value(json_object_get(json_object_get(body, "properties"), "format-version")), "2");
+    json_decref(body);
+    floe_ice_table_free(t);
+    floe_ice_table_metadata_free(md);
     floe_catalog_close(c);
     mock_stop(&m);
 }
@@ -611,6 +649,7 @@ static void tls_is_verified_unless_turned_off(void **state) {
 FLOE_TEST_MAIN(cmocka_unit_test(prefix_comes_from_overrides_and_listings_follow_pages),
                cmocka_unit_test(gets_are_retried_after_5xx),
                cmocka_unit_test(commit_sends_diff_and_maps_409_to_conflict_and_5xx_to_unknown),
+               cmocka_unit_test(create_table_leaves_the_default_location_to_the_server),
                cmocka_unit_test(vended_credentials_go_to_the_store_not_the_fileio),
                cmocka_unit_test(rejected_vended_keys_are_refreshed_from_the_credentials_endpoint),
                cmocka_unit_test(a_401_fetches_a_new_token_and_retries_once),
