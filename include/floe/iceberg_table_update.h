@@ -119,6 +119,60 @@ floe_status floe_ice_tm_set_properties(const floe_ice_table_metadata *md, const 
 floe_status floe_ice_tm_remove_properties(const floe_ice_table_metadata *md, const char *const *keys, int32_t n,
                                           floe_ice_table_metadata **out) FLOE_WARN_UNUSED;
 
+/* ---- partition spec and sort order evolution (table_update_spec.c) ------ */
+
+/* One change of a partition spec update, as Iceberg Java's
+ * UpdatePartitionSpec (and Spark's ALTER TABLE ... PARTITION FIELD) has
+ * them.  A "term" is a source column path (`column`) and a transform. */
+typedef enum floe_ice_spec_change_kind {
+    FLOE_ICE_SPEC_ADD_FIELD = 0,   /* term, name (NULL: the default name)          */
+    FLOE_ICE_SPEC_REMOVE_FIELD,    /* by term (column set) or by field name         */
+    FLOE_ICE_SPEC_RENAME_FIELD     /* field `name` becomes `new_name`               */
+} floe_ice_spec_change_kind;
+
+typedef struct floe_ice_spec_change {
+    floe_ice_spec_change_kind kind;
+    const char *column;            /* ADD, REMOVE by term: the source column path   */
+    floe_ice_transform transform;  /* with `column`                                 */
+    const char *name;              /* ADD: new field's name; REMOVE (column NULL),
+                                    * RENAME: the existing field's name            */
+    const char *new_name;          /* RENAME                                        */
+} floe_ice_spec_change;
+
+/* Apply `n` changes, in order, to the table's default partition spec and
+ * make the result the default spec (the spec's "Partition Evolution" and
+ * Iceberg Java's BaseUpdatePartitionSpec):
+ *   - an added field takes a fresh partition field id above
+ *     last-partition-id (which is raised); in v2+ a field with the same
+ *     source, transform (and name, when one is given) in any earlier spec
+ *     gives its id (and name) back instead, as Java recycles them;
+ *   - default names: col, col_bucket_N, col_trunc_W, col_year, col_month,
+ *     col_day, col_hour (UpdatePartitionSpec's names);
+ *   - removing a field drops it in v2+; in v1 it stays in place with a
+ *     void transform (v1 readers number fields by position), renamed
+ *     name_<field id> when a new field takes its name;
+ *   - removing a field and adding the same term back restores it;
+ *   - a resulting spec equivalent to an existing one (same fields, names
+ *     and transforms) reuses that spec's id, else it gets the next id.
+ * Errors (nothing changes): an unknown column is FLOE_ERR_NOT_FOUND with a
+ * suggestion; a transform that does not apply to the column's type is
+ * FLOE_ERR_TYPE; adding a term or a name the spec already has, or adding
+ * twice, is FLOE_ERR_ALREADY_EXISTS; removing or renaming a field the spec
+ * does not have is FLOE_ERR_NOT_FOUND naming the spec's fields; removing a
+ * field added by the same update, two time transforms of one column
+ * (day(ts) beside hour(ts)), a name that shadows a column and an unknown
+ * transform in the current spec are FLOE_ERR_INVALID_ARGUMENT. */
+floe_status floe_ice_tm_update_spec(const floe_ice_table_metadata *md, const floe_ice_spec_change *changes,
+                                    int32_t n, floe_ice_table_metadata **out) FLOE_WARN_UNUSED;
+
+/* Make `order` (its order_id ignored) the table's default sort order: an
+ * existing order with the same fields gives its id (an unsorted order is
+ * order 0), else it is added with the next id.  Its sources must exist in
+ * the current schema and its transforms apply (FLOE_ERR_INVALID_ARGUMENT
+ * otherwise). */
+floe_status floe_ice_tm_set_sort_order(const floe_ice_table_metadata *md, const floe_ice_sort_order *order,
+                                       floe_ice_table_metadata **out) FLOE_WARN_UNUSED;
+
 /* Does the table hold no rows?  True without a current snapshot, or when
  * the current snapshot's summary says total-records is 0. */
 bool floe_ice_tm_is_empty(const floe_ice_table_metadata *md);
