@@ -228,7 +228,12 @@ floe_status floe_rest_auth_bearer(floe_rest_auth *a, char **value, uint64_t *gen
         int64_t now = floe_rest_now_ms();
         if (!needs_fetch_locked(a, now)) break;
         if (a->fetching) {
-            pthread_cond_wait(&a->cv, &a->mu);
+            /* Another thread is fetching: use what it gets, even when a
+             * very short lifetime makes that token "near expiry" at once
+             * (else every waiter would fetch again, one after another). */
+            uint64_t before = a->generation;
+            while (a->fetching) pthread_cond_wait(&a->cv, &a->mu);
+            if (a->generation != before && usable_locked(a, floe_rest_now_ms())) break;
             continue;
         }
         /* This thread fetches; the lock is not held over the request. */

@@ -15,6 +15,7 @@
 #include "floe/iceberg_table_update.h"
 #include "floe/memory.h"
 #include "floe_test.h"
+#include "iceberg/rest_auth.h"
 #include "iceberg/rest_http.h"
 #include "io/credentials.h"
 
@@ -468,6 +469,62 @@ static void rejected_vended_keys_are_refreshed_from_the_credentials_endpoint(voi
     mock_stop(&m);
 }
 
+static void h_slow_tokens(mock *m, const req *r, int *status, const char **body) {
+    if (strcmp(r->target, "/v1/oauth/tokens") == 0) usleep(200000);
+    common(m, r, status, body);
+}
+
+typedef struct bearer_job {
+    floe_rest_auth *auth;
+    pthread_barrier_t *go;
+    char *value;
+    floe_status st;
+} bearer_job;
+
+static void *get_bearer(void *arg) {
+    bearer_job *j = arg;
+    uint64_t gen = 0;
+    pthread_barrier_wait(j->go);
+    j->st = floe_rest_auth_bearer(j->auth, &j->value, &gen);
+    return NULL;
+}
+
+/* Eight threads wanting a token at once cost one token request. */
+static void concurrent_token_requests_fetch_once(void **state) {
+    (void)state;
+    mock m;
+    mock_start(&m, h_slow_tokens);
+    char url[128];
+    snprintf(url, sizeof url, "http://127.0.0.1:%d/v1/oauth/tokens", m.port);
+    floe_rest_http_options ho = {.tls_verify = true, .max_retries = -1};
+    floe_rest_http *http = NULL;
+    assert_ok(floe_rest_http_new(&ho, &http));
+    floe_rest_auth_options ao = {.credential = "me:pw", .token_uri = url};
+    floe_rest_auth *auth = NULL;
+    assert_ok(floe_rest_auth_new(http, &ao, &auth));
+    enum { N = 8 };
+    pthread_barrier_t go;
+    pthread_barrier_init(&go, NULL, N);
+    pthread_t th[N];
+    bearer_job jobs[N];
+    for (int i = 0; i < N; i++) {
+        jobs[i] = (bearer_job){auth, &go, NULL, NULL};
+        assert_int_equal(pthread_create(&th[i], NULL, get_bearer, &jobs[i]), 0);
+    }
+    for (int i = 0; i < N; i++) pthread_join(th[i], NULL);
+    for (int i = 0; i < N; i++) {
+        assert_ok(jobs[i].st);
+        assert_string_equal(jobs[i].value, "Bearer tok-1");
+        floe_rest_auth_value_free(jobs[i].value);
+    }
+    assert_int_equal(m.tokens_issued, 1);
+    assert_int_equal(floe_rest_auth_fetches(auth), 1);
+    pthread_barrier_destroy(&go);
+    floe_rest_auth_free(auth);
+    floe_rest_http_free(http);
+    mock_stop(&m);
+}
+
 static void h_auth(mock *m, const req *r, int *status, const char **body) {
     if (common(m, r, status, body)) return;
     /* Only the latest token is valid; "tok-1" is rejected as expired. */
@@ -653,6 +710,7 @@ FLOE_TEST_MAIN(cmocka_unit_test(prefix_comes_from_overrides_and_listings_follow_
                cmocka_unit_test(vended_credentials_go_to_the_store_not_the_fileio),
                cmocka_unit_test(rejected_vended_keys_are_refreshed_from_the_credentials_endpoint),
                cmocka_unit_test(a_401_fetches_a_new_token_and_retries_once),
+               cmocka_unit_test(concurrent_token_requests_fetch_once),
                cmocka_unit_test(refused_credentials_fail_without_echoing_secrets),
                cmocka_unit_test(error_model_maps_statuses_and_redacts_urls),
                cmocka_unit_test(uris_with_credentials_are_refused),
