@@ -172,6 +172,35 @@ req POST /v1/namespaces/db/tables/t '{"requirements":[],"updates":[{"action":"no
 expect_error 400 BadRequestException "no-such-action" "an unknown update action"
 req POST /v1/namespaces/db/tables/nope '{"requirements":[],"updates":[]}'
 expect_error 404 NoSuchTableException "nope" "a commit to a missing table"
+# A create transaction: stage-create writes nothing; a commit asserting
+# create makes the table from its updates (at the default location when
+# they set none); a second one finds it exists.
+req POST /v1/namespaces/db/tables '{"name":"staged","schema":'"$schema"',"stage-create":true}'
+expect 200 "stage-create db.staged"
+[ "$(jv "'metadata-location' not in d and d['metadata']['format-version'] == 2")" = True ] ||
+  fail "a staged create has no metadata-location: $(head -c 300 "$tmp/body")"
+req HEAD /v1/namespaces/db/tables/staged
+expect 404 "a staged table does not exist yet"
+create_tx='{"requirements":[{"type":"assert-create"}],"updates":[
+ {"action":"assign-uuid","uuid":"0b6c3e2a-1111-4222-8333-944455556666"},
+ {"action":"upgrade-format-version","format-version":2},
+ {"action":"add-schema","schema":{"type":"struct","schema-id":0,"fields":[{"id":1,"name":"id","type":"long","required":true}]},"last-column-id":1},
+ {"action":"set-current-schema","schema-id":-1},
+ {"action":"add-spec","spec":{"spec-id":0,"fields":[]}},{"action":"set-default-spec","spec-id":-1},
+ {"action":"add-sort-order","sort-order":{"order-id":0,"fields":[]}},{"action":"set-default-sort-order","sort-order-id":-1},
+ {"action":"set-properties","updates":{"created.by":"tx"}}]}'
+req POST /v1/namespaces/db/tables/staged "$create_tx"
+expect 200 "commit the create transaction"
+[ "$(jv "d['metadata']['table-uuid'] == '0b6c3e2a-1111-4222-8333-944455556666' and d['metadata']['location'].endswith('/db/staged') and d['metadata']['properties']['created.by'] == 'tx'")" = True ] ||
+  fail "create transaction answer: $(head -c 600 "$tmp/body")"
+req GET /v1/namespaces/db/tables/staged
+expect 200 "load the table the transaction created"
+req POST /v1/namespaces/db/tables/staged "$create_tx"
+expect_error 409 CommitFailedException "" "a second create transaction"
+req POST /v1/namespaces/nope/tables/staged "$create_tx"
+expect_error 404 NoSuchNamespaceException "nope" "a create transaction in a missing namespace"
+req DELETE '/v1/namespaces/db/tables/staged?purgeRequested=true'
+expect 204 "drop db.staged"
 # Eight clients commit to one table at once: every commit lands (the
 # server retries a lost swap when the requirements still hold).
 pids=()

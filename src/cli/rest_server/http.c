@@ -266,72 +266,72 @@ static void handle_config(rs_request *rq, rs_response *rs) {
 static void route_namespace(rs_request *rq, rs_response *rs, const char *url) {
     const char *m = rq->method;
     const char *ns = rq->segs[1];
+    const char *sub = rq->n_segs > 2 ? rq->segs[2] : "";
+    const char *t = rq->n_segs > 3 ? rq->segs[3] : "";
+    const char *leaf = rq->n_segs > 4 ? rq->segs[4] : "";
     if (!rs_namespace_name(rs, ns)) return;
     if (rq->n_segs == 2) {
-        if (is(m, "GET")) { rs_handle_load_namespace(rq, rs, ns); return; }
-        if (is(m, "HEAD")) { rs_handle_namespace_exists(rq, rs, ns); return; }
-        if (is(m, "DELETE")) { rs_handle_drop_namespace(rq, rs, ns); return; }
-        { method_not_allowed(rq, rs); return; }
-    }
-    const char *sub = rq->segs[2];
-    if (rq->n_segs == 3 && is(sub, "properties")) {
-        if (is(m, "POST")) { rs_handle_update_namespace_properties(rq, rs, ns); return; }
-        { method_not_allowed(rq, rs); return; }
-    }
-    if (rq->n_segs == 3 && is(sub, "register")) {
-        if (is(m, "POST")) { rs_handle_register_table(rq, rs, ns); return; }
-        { method_not_allowed(rq, rs); return; }
-    }
-    if (!is(sub, "tables")) goto unknown;
-    if (rq->n_segs == 3) {
-        if (is(m, "GET")) { rs_handle_list_tables(rq, rs, ns); return; }
-        if (is(m, "POST")) { rs_handle_create_table(rq, rs, ns); return; }
-        { method_not_allowed(rq, rs); return; }
-    }
-    const char *t = rq->segs[3];
-    if (!rs_table_name(rs, t)) return;
-    if (rq->n_segs == 4) {
-        if (is(m, "GET")) { rs_handle_load_table(rq, rs, ns, t); return; }
-        if (is(m, "HEAD")) { rs_handle_table_exists(rq, rs, ns, t); return; }
-        if (is(m, "POST")) { rs_handle_commit_table(rq, rs, ns, t); return; }
-        if (is(m, "DELETE")) { rs_handle_drop_table(rq, rs, ns, t); return; }
-        { method_not_allowed(rq, rs); return; }
-    }
-    if (rq->n_segs == 5 && is(rq->segs[4], "credentials")) {
-        if (is(m, "GET")) { rs_handle_table_credentials(rq, rs, ns, t); return; }
-        { method_not_allowed(rq, rs); return; }
-    }
-    if (rq->n_segs == 5 && is(rq->segs[4], "metrics")) {
+        if (is(m, "GET")) rs_handle_load_namespace(rq, rs, ns);
+        else if (is(m, "HEAD")) rs_handle_namespace_exists(rq, rs, ns);
+        else if (is(m, "DELETE")) rs_handle_drop_namespace(rq, rs, ns);
+        else method_not_allowed(rq, rs);
+    } else if (rq->n_segs == 3 && is(sub, "properties")) {
+        if (is(m, "POST")) rs_handle_update_namespace_properties(rq, rs, ns);
+        else method_not_allowed(rq, rs);
+    } else if (rq->n_segs == 3 && is(sub, "register")) {
+        if (is(m, "POST")) rs_handle_register_table(rq, rs, ns);
+        else method_not_allowed(rq, rs);
+    } else if (rq->n_segs == 3 && is(sub, "tables")) {
+        if (is(m, "GET")) rs_handle_list_tables(rq, rs, ns);
+        else if (is(m, "POST")) rs_handle_create_table(rq, rs, ns);
+        else method_not_allowed(rq, rs);
+    } else if (!is(sub, "tables") || rq->n_segs > 5) {
+        rs_error(rs, 404, "NotFoundException", "no route for %s %s", m, url);
+    } else if (!rs_table_name(rs, t)) {
+        return;
+    } else if (rq->n_segs == 4) {
+        if (is(m, "GET")) rs_handle_load_table(rq, rs, ns, t);
+        else if (is(m, "HEAD")) rs_handle_table_exists(rq, rs, ns, t);
+        else if (is(m, "POST")) rs_handle_commit_table(rq, rs, ns, t);
+        else if (is(m, "DELETE")) rs_handle_drop_table(rq, rs, ns, t);
+        else method_not_allowed(rq, rs);
+    } else if (is(leaf, "credentials")) {
+        if (is(m, "GET")) rs_handle_table_credentials(rq, rs, ns, t);
+        else method_not_allowed(rq, rs);
+    } else if (is(leaf, "metrics")) {
         /* Scan and commit reports: accepted and dropped. */
-        if (is(m, "POST")) { rs_no_content(rs); return; }
-        { method_not_allowed(rq, rs); return; }
+        if (is(m, "POST")) rs_no_content(rs);
+        else method_not_allowed(rq, rs);
+    } else {
+        rs_error(rs, 404, "NotFoundException", "no route for %s %s", m, url);
     }
-unknown:
-    rs_error(rs, 404, "NotFoundException", "no route for %s %s", rq->method, url);
 }
 
 static void route(rs_request *rq, rs_response *rs, const char *url) {
     const char *m = rq->method;
-    if (rq->n_segs == 2 && is(rq->segs[0], "oauth") && is(rq->segs[1], "tokens")) {
-        if (is(m, "POST")) { rs_handle_oauth_tokens(rq, rs); return; }
-        { method_not_allowed(rq, rs); return; }
+    const char *s0 = rq->n_segs > 0 ? rq->segs[0] : "";
+    const char *s1 = rq->n_segs > 1 ? rq->segs[1] : "";
+    if (rq->n_segs == 2 && is(s0, "oauth") && is(s1, "tokens")) {
+        if (is(m, "POST")) rs_handle_oauth_tokens(rq, rs);
+        else method_not_allowed(rq, rs);
+        return;
     }
     if (rq->srv->client_id && !rs_auth_check(rq, rs)) return;
-    if (rq->n_segs == 1 && is(rq->segs[0], "config")) {
-        if (is(m, "GET")) { handle_config(rq, rs); return; }
-        { method_not_allowed(rq, rs); return; }
+    if (rq->n_segs == 1 && is(s0, "config")) {
+        if (is(m, "GET")) handle_config(rq, rs);
+        else method_not_allowed(rq, rs);
+    } else if (rq->n_segs == 1 && is(s0, "namespaces")) {
+        if (is(m, "GET")) rs_handle_list_namespaces(rq, rs);
+        else if (is(m, "POST")) rs_handle_create_namespace(rq, rs);
+        else method_not_allowed(rq, rs);
+    } else if (rq->n_segs >= 2 && is(s0, "namespaces")) {
+        route_namespace(rq, rs, url);
+    } else if (rq->n_segs == 2 && is(s0, "tables") && is(s1, "rename")) {
+        if (is(m, "POST")) rs_handle_rename_table(rq, rs);
+        else method_not_allowed(rq, rs);
+    } else {
+        rs_error(rs, 404, "NotFoundException", "no route for %s %s", m, url);
     }
-    if (rq->n_segs == 1 && is(rq->segs[0], "namespaces")) {
-        if (is(m, "GET")) { rs_handle_list_namespaces(rq, rs); return; }
-        if (is(m, "POST")) { rs_handle_create_namespace(rq, rs); return; }
-        { method_not_allowed(rq, rs); return; }
-    }
-    if (rq->n_segs >= 2 && is(rq->segs[0], "namespaces")) { route_namespace(rq, rs, url); return; }
-    if (rq->n_segs == 2 && is(rq->segs[0], "tables") && is(rq->segs[1], "rename")) {
-        if (is(m, "POST")) { rs_handle_rename_table(rq, rs); return; }
-        { method_not_allowed(rq, rs); return; }
-    }
-    rs_error(rs, 404, "NotFoundException", "no route for %s %s", m, url);
 }
 
 /* Split "/v1/a/b%2Fc" into decoded segments after "v1"; false (with the
@@ -363,6 +363,10 @@ static bool split_path(rs_request *rq, rs_response *rs, const char *url, char **
     return true;
 }
 
+/* Token requests and answers carry the client secret and the token: their
+ * bodies are never logged, whatever the redaction would hide. */
+static bool is_token_route(const char *url) { return strcmp(url, "/v1/oauth/tokens") == 0; }
+
 static double ms_since(const struct timespec *t0) {
     struct timespec t1;
     clock_gettime(CLOCK_MONOTONIC, &t1);
@@ -383,7 +387,8 @@ static void handle_complete(rs_server *srv, struct MHD_Connection *conn, const c
     rs_request rq = {.srv = srv, .conn = conn, .method = method, .segs = segs, .n_segs = 0,
                      .body = floe_buf_cstr(&cc->body), .body_len = cc->body.len};
     if (split_path(&rq, rs, url, segs)) {
-        if (floe_log_enabled(FLOE_LOG_DEBUG) && rq.body_len) floe_log_json(FLOE_LOG_DEBUG, "rest-server", "request body", rq.body);
+        if (floe_log_enabled(FLOE_LOG_DEBUG) && rq.body_len && !is_token_route(url))
+            floe_log_json(FLOE_LOG_DEBUG, "rest-server", "request body", rq.body);
         route(&rq, rs, url);
     }
     for (int i = 0; i < rq.n_segs; i++) floe_free(segs[i]);
@@ -434,7 +439,7 @@ enum MHD_Result rs_http_handle(void *cls, struct MHD_Connection *conn, const cha
         ret = MHD_queue_response(conn, rs.status, resp);
         MHD_destroy_response(resp);
     }
-    if (floe_log_enabled(FLOE_LOG_DEBUG) && rs.body.len)
+    if (floe_log_enabled(FLOE_LOG_DEBUG) && rs.body.len && !is_token_route(url))
         floe_log_json(FLOE_LOG_DEBUG, "rest-server", "response body", floe_buf_cstr(&rs.body));
     FLOE_LOG_INFO("rest-server", "%s %s %u %.1fms", method, url, rs.status, ms_since(&cc->start));
     floe_buf_free(&rs.body);

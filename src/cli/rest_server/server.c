@@ -133,15 +133,15 @@ static void mhd_log(void *cls, const char *fmt, va_list ap) {
     floe_log_write(FLOE_LOG_WARN, "rest-server", "libmicrohttpd: %s", msg);
 }
 
-/* Log what the server runs with, secrets redacted. */
+/* Log what the server runs with, secrets redacted.  The lifetimes go in
+ * a line of their own: their option names contain "token" and
+ * "credential", which the redaction of key=value lists hides. */
 static void log_config(const options *o) {
     if (!floe_log_enabled(FLOE_LOG_INFO)) return;
-    const char *keys[32], *values[32];
-    char port[16], tl[24], cl[24];
+    const char *keys[8], *values[8];
+    char port[16];
     size_t n = 0;
     snprintf(port, sizeof port, "%ld", o->port);
-    snprintf(tl, sizeof tl, "%ld", o->token_lifetime);
-    snprintf(cl, sizeof cl, "%ld", o->credential_lifetime);
     keys[n] = "warehouse", values[n++] = o->warehouse;
     if (o->catalog_db) keys[n] = "catalog-db", values[n++] = o->catalog_db;
     keys[n] = "host", values[n++] = o->host;
@@ -149,10 +149,19 @@ static void log_config(const options *o) {
     if (o->client_id) {
         keys[n] = "client-id", values[n++] = o->client_id;
         keys[n] = "client-secret", values[n++] = o->client_secret;
-        keys[n] = "token-lifetime", values[n++] = tl;
     }
-    if (o->n_vend) keys[n] = "credential-lifetime", values[n++] = cl;
     floe_log_config(FLOE_LOG_INFO, "rest-server", "configuration", keys, values, n);
+    if (o->client_id) floe_log_write(FLOE_LOG_INFO, "rest-server", "tokens live %ld s", o->token_lifetime);
+    for (int i = 0; i < o->n_vend; i++) {
+        const char *eq = strchr(o->vend[i], '=');
+        char key[256];
+        snprintf(key, sizeof key, "%.*s", (int)(eq - o->vend[i]), o->vend[i]);
+        const char *k[1] = {key}, *v[1] = {eq + 1};
+        floe_log_config(FLOE_LOG_INFO, "rest-server", "vends", k, v, 1);
+    }
+    if (o->n_vend)
+        floe_log_write(FLOE_LOG_INFO, "rest-server", "vended keys expire %ld s after each load",
+                       o->credential_lifetime);
 }
 
 static floe_status setup_server(const options *o, rs_server *srv) {

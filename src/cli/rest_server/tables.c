@@ -376,6 +376,64 @@ static floe_status commit_once(rs_request *rq, const char *ns, const char *name,
     return st;
 }
 
+/* Does the request assert that the table does not exist yet? */
+static bool asserts_create(json_t *requirements) {
+    size_t i;
+    json_t *r;
+    json_array_foreach(requirements, i, r) {
+        const char *type = json_string_value(json_object_get(r, "type"));
+        if (type && strcmp(type, "assert-create") == 0) return true;
+    }
+    return false;
+}
+
+/* The updates of a create transaction, given the table's default location
+ * when they set none (a new reference). */
+static floe_status with_location(rs_request *rq, const char *ns, const char *name, json_t *updates, json_t **out) {
+    size_t i;
+    json_t *u;
+    json_array_foreach(updates, i, u) {
+        const char *a = json_string_value(json_object_get(u, "action"));
+        if (a && strcmp(a, "set-location") == 0) {
+            *out = json_incref(updates);
+            return NULL;
+        }
+    }
+    char *loc = NULL;
+    FLOE_TRY(floe_catalog_default_location(rq->srv->catalog, ns, name, &loc));
+    json_t *copy = json_copy(updates);
+    json_t *set = json_pack("{s:s,s:s}", "action", "set-location", "location", loc);
+    floe_free(loc);
+    if (!copy || !set || json_array_insert_new(copy, 0, set)) {
+        json_decref(copy);
+        return floe_error(FLOE_ERR_OUT_OF_MEMORY, "out of memory");
+    }
+    *out = copy;
+    return NULL;
+}
+
+/* A create transaction's commit (CreateTableRequest with stage-create,
+ * then requirements [assert-create] and the updates that build the
+ * table): the table is made from the updates and created. */
+static floe_status commit_create(rs_request *rq, const char *ns, const char *name, json_t *requirements,
+                                 json_t *updates, char **location_out, floe_ice_table_metadata **md_out) {
+    FLOE_TRY(floe_ice_md_check_requirements(NULL, requirements));
+    json_t *ups = NULL;
+    FLOE_TRY(with_location(rq, ns, name, updates, &ups));
+    floe_ice_table_metadata *md = NULL;
+    floe_ice_table *t = NULL;
+    floe_status st = floe_ice_md_apply_updates(NULL, ups, &md);
+    json_decref(ups);
+    if (!st) st = floe_catalog_create_table(rq->srv->catalog, ns, name, md, &t);
+    floe_ice_table_metadata_free(md);
+    if (st) return st;
+    *location_out = floe_strdup(t->metadata_location);
+    *md_out = t->md;
+    t->md = NULL;
+    floe_ice_table_free(t);
+    return *location_out ? NULL : floe_error(FLOE_ERR_OUT_OF_MEMORY, "out of memory");
+}
+
 void rs_handle_commit_table(rs_request *rq, rs_response *rs, const char *ns, const char *name) {
     json_t *req = rs_body_object(rq, rs, "CommitTableRequest");
     if (!req) return;
@@ -389,12 +447,20 @@ void rs_handle_commit_table(rs_request *rq, rs_response *rs, const char *ns, con
     char *location = NULL;
     floe_ice_table_metadata *md = NULL;
     floe_status st = NULL;
-    bool lost_swap = true;
+    bool lost_swap = false;
+    bool exists = true;
+    if (asserts_create(requirements)) {
+        st = floe_catalog_table_exists(rq->srv->catalog, ns, name, &exists);
+        if (!st && !exists && !rs_require_namespace(rq, rs, ns)) goto done;
+        if (!st && !exists) st = commit_create(rq, ns, name, requirements, updates, &location, &md);
+    }
     /* Only a lost swap is retried; the requirements are checked again
      * against the metadata that won. */
-    for (int attempt = 0; attempt < COMMIT_ATTEMPTS && lost_swap; attempt++) {
-        floe_status_free(st);
+    for (int attempt = 1; !st && exists; attempt++) {
         st = commit_once(rq, ns, name, requirements, updates, &location, &md, &lost_swap);
+        if (!lost_swap || attempt == COMMIT_ATTEMPTS) break;
+        floe_status_free(st);
+        st = NULL;
     }
     if (st) {
         rs_error_status(rs, floe_status_wrap(st, "commit to %s.%s", ns, name), "NoSuchTableException",
@@ -414,6 +480,7 @@ void rs_handle_commit_table(rs_request *rq, rs_response *rs, const char *ns, con
         else
             rs->status = 200;
     }
+done:
     floe_free(location);
     floe_ice_table_metadata_free(md);
     json_decref(req);

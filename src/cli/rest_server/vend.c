@@ -50,7 +50,10 @@ json_t *rs_vend_storage_credentials(const rs_server *srv, const char *location, 
 void rs_handle_table_credentials(rs_request *rq, rs_response *rs, const char *ns, const char *name) {
     floe_ice_table *t = NULL;
     floe_status st = floe_catalog_load_table(rq->srv->catalog, ns, name, &t);
-    if (st) { rs_error_status(rs, st, "NoSuchTableException", "CommitFailedException"); return; }
+    if (st) {
+        rs_error_status(rs, st, "NoSuchTableException", "CommitFailedException");
+        return;
+    }
     json_t *config = rs_vend_config(rq->srv);
     json_t *creds = config ? rs_vend_storage_credentials(rq->srv, t->md->location, config) : NULL;
     json_decref(config);
