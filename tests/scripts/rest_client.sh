@@ -87,6 +87,14 @@ timeout 60 "$FLOE_BIN" --catalog-config "$tmp/catalog.json" --format csv -c "SEL
 expect "$tmp/f.out" "n
 4" "count through --catalog-config"
 
+# The same as key=value lines, the secret from the environment.
+printf '# a REST catalog\nuri = rest:%s\nscope=catalog\n' "$rest_url" >"$tmp/catalog.properties"
+FLOE_CATALOG_CREDENTIAL="floe-test:$secret" timeout 60 "$FLOE_BIN" --catalog-config "$tmp/catalog.properties" \
+  --format csv -c "SELECT count(*) AS n FROM sales.orders" >"$tmp/f2.out" 2>&1 ||
+  fail "--catalog-config key=value + FLOE_CATALOG_CREDENTIAL: $(cat "$tmp/f2.out")"
+expect "$tmp/f2.out" "n
+4" "count through a key=value config"
+
 # Rename, then drop.
 floe -c "ALTER TABLE sales.orders RENAME TO orders2" -c "SELECT count(*) AS n FROM sales.orders2" \
   >"$tmp/g.out" 2>&1 || fail "RENAME: $(cat "$tmp/g.out")"
