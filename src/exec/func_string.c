@@ -351,16 +351,54 @@ static floe_status row_split_part(const floe_func_def *def, floe_array *const *a
 /* --------------------------------------------------------------- LIKE */
 
 enum { PK_LIT = 0, PK_ONE = 1, PK_ANY = 2 };
-enum { LM_GENERAL, LM_EXACT, LM_PREFIX, LM_SUFFIX, LM_CONTAINS };
+enum { LM_GENERAL, LM_EXACT, LM_PREFIX, LM_SUFFIX, LM_CONTAINS, LM_SEGMENTS };
 
 /* A compiled pattern: per position a kind and (for PK_LIT) a byte;
  * consecutive '%' collapse to one PK_ANY.  `mode` names a fast path when
- * the pattern is literal text with '%' only at the ends. */
+ * the pattern is literal text with '%' only at the ends, or (LM_SEGMENTS)
+ * literal runs separated by '%' and no '_' ('%special%requests%'): such a
+ * pattern matches when its first run is a prefix (unless it starts with
+ * '%'), its last a suffix (unless it ends with '%'), and the runs between
+ * occur in order without overlapping — the leftmost occurrence of each is
+ * always the best choice, so memmem finds them without backtracking. */
 typedef struct like_pat {
     floe_buf lit, kind;
     int mode;
     int64_t lit_from, lit_len; /* the literal part for the fast modes */
+    floe_buf segs;             /* LM_SEGMENTS: int64 (from, len) per literal run */
+    bool lead, trail;          /* LM_SEGMENTS: the pattern starts / ends with '%' */
 } like_pat;
+
+static void like_pat_free(like_pat *pt) {
+    floe_buf_free(&pt->lit);
+    floe_buf_free(&pt->kind);
+    floe_buf_free(&pt->segs);
+}
+
+/* Record the literal runs of a '%'-only pattern for LM_SEGMENTS.  A run
+ * starting with a UTF-8 continuation byte (an invalid pattern) keeps the
+ * general matcher, which steps whole characters. */
+static floe_status like_segments(like_pat *pt) {
+    const uint8_t *kind = pt->kind.data, *lit = pt->lit.data;
+    int64_t len = (int64_t)pt->kind.len;
+    floe_buf_clear(&pt->segs);
+    for (int64_t i = 0; i < len;) {
+        if (kind[i] == PK_ANY) {
+            i++;
+            continue;
+        }
+        int64_t j = i;
+        while (j < len && kind[j] == PK_LIT) j++;
+        if ((lit[i] & 0xC0) == 0x80) return NULL;
+        int64_t seg[2] = {i, j - i};
+        FLOE_TRY(floe_buf_append(&pt->segs, seg, sizeof seg));
+        i = j;
+    }
+    pt->lead = len && kind[0] == PK_ANY;
+    pt->trail = len && kind[len - 1] == PK_ANY;
+    pt->mode = LM_SEGMENTS;
+    return NULL;
+}
 
 static floe_status like_compile(const char *p, int64_t n, floe_strview esc, const char *fname, like_pat *out) {
     floe_buf_clear(&out->lit);
@@ -404,6 +442,8 @@ static floe_status like_compile(const char *p, int64_t n, floe_strview esc, cons
         out->lit_from = lead;
         out->lit_len = len - lead - trail;
         out->mode = lead && trail ? LM_CONTAINS : lead ? LM_SUFFIX : trail ? LM_PREFIX : LM_EXACT;
+    } else if (n_one == 0) {
+        FLOE_TRY(like_segments(out));
     }
     return NULL;
 }
@@ -435,14 +475,40 @@ static bool like_match_general(const like_pat *pt, const char *s, int64_t n) {
     return pi == m;
 }
 
+/* LM_SEGMENTS: anchored first and last runs, the others leftmost in order. */
+static bool like_match_segments(const like_pat *pt, const char *s, int64_t n) {
+    const int64_t *seg = (const int64_t *)pt->segs.data;
+    int64_t ns = (int64_t)(pt->segs.len / (2 * sizeof *seg)), first = 0, last = ns;
+    const char *lit = (const char *)pt->lit.data, *p = s, *end = s + n;
+    if (!pt->lead) { /* the first run is a prefix */
+        if (n < seg[1] || memcmp(s, lit + seg[0], (size_t)seg[1]) != 0) return false;
+        p += seg[1];
+        first = 1;
+    }
+    if (!pt->trail && last > first) { /* the last run is a suffix, after the prefix */
+        int64_t from = seg[2 * (ns - 1)], len = seg[2 * (ns - 1) + 1];
+        if (end - p < len || memcmp(end - len, lit + from, (size_t)len) != 0) return false;
+        end -= len;
+        last = ns - 1;
+    }
+    for (int64_t k = first; k < last; k++) {
+        int64_t from = seg[2 * k], len = seg[2 * k + 1];
+        const char *m = memmem(p, (size_t)(end - p), lit + from, (size_t)len);
+        if (!m) return false;
+        p = m + len;
+    }
+    return true;
+}
+
 static bool like_match(const like_pat *pt, const char *s, int64_t n) {
     const char *lit = (const char *)pt->lit.data + pt->lit_from;
     int64_t ll = pt->lit_len;
     switch (pt->mode) {
-    case LM_EXACT: return n == ll && memcmp(s, lit, (size_t)ll) == 0;
+    case LM_EXACT: return n == ll && (ll == 0 || memcmp(s, lit, (size_t)ll) == 0); /* lit is NULL for '' */
     case LM_PREFIX: return n >= ll && memcmp(s, lit, (size_t)ll) == 0;
     case LM_SUFFIX: return n >= ll && memcmp(s + n - ll, lit, (size_t)ll) == 0;
     case LM_CONTAINS: return ll == 0 || memmem(s, (size_t)n, lit, (size_t)ll) != NULL;
+    case LM_SEGMENTS: return like_match_segments(pt, s, n);
     default: return like_match_general(pt, s, n);
     }
 }
@@ -503,8 +569,7 @@ static floe_status eval_like(const floe_func_def *def, floe_array *const *a, int
         }
         if (!st && like_match(&ls.pat, s.data ? s.data : "", s.len)) floe_bit_set(vals->data, i);
     }
-    floe_buf_free(&ls.pat.lit);
-    floe_buf_free(&ls.pat.kind);
+    like_pat_free(&ls.pat);
     floe_buf_free(&ls.folded);
     floe_buf_free(&ls.tmp);
     if (st) {
@@ -534,8 +599,7 @@ bool floe_like_pure_prefix(const char *pattern, char escape, char **prefix) {
             ok = true;
         }
     }
-    floe_buf_free(&pt.lit);
-    floe_buf_free(&pt.kind);
+    like_pat_free(&pt);
     return ok;
 }
 

@@ -2,7 +2,8 @@
  * test_func_string.c — the string scalar functions: results against
  * PostgreSQL semantics (1-based character positions, negative counts,
  * NULL propagation, concat skipping NULLs), UTF-8 character handling,
- * LIKE/ILIKE with wildcards and escapes, and the optimizer's pure-prefix
+ * LIKE/ILIKE with wildcards and escapes (the segment matcher checked
+ * exhaustively against a reference over a small alphabet), and the optimizer's pure-prefix
  * test for LIKE patterns.
  */
 #include "exec/functions.h"
@@ -156,6 +157,62 @@ static void like_wildcards_and_escapes(void **state) {
     EXPECT("true", call("like", 2, S("日本語"), S("_本_")));
 }
 
+/* A reference LIKE for patterns of literal bytes and '%' (recursive, no
+ * shortcuts): what the segment matcher must agree with. */
+static bool ref_like(const char *s, const char *p) {
+    if (!*p) return !*s;
+    if (*p == '%') {
+        for (const char *t = s;; t++) {
+            if (ref_like(t, p + 1)) return true;
+            if (!*t) return false;
+        }
+    }
+    return *s == *p && ref_like(s + 1, p + 1);
+}
+
+static void like_with_inner_percents_matches_runs_in_order(void **state) {
+    (void)state;
+    EXPECT("true", call("like", 2, S("blithely special packages requests sleep"), S("%special%requests%")));
+    EXPECT("false", call("like", 2, S("requests special"), S("%special%requests%")));
+    EXPECT("false", call("like", 2, S("specialrequest"), S("%special%requests%")));
+    EXPECT("true", call("like", 2, S("specialrequests"), S("%special%requests%")));
+    EXPECT("false", call("like", 2, S("a"), S("a%a")));      /* prefix and suffix may not overlap */
+    EXPECT("true", call("like", 2, S("aa"), S("a%a")));
+    EXPECT("false", call("like", 2, S("aba"), S("%aba%ba%"))); /* runs may not overlap */
+    EXPECT("true", call("like", 2, S("ababa"), S("%ab%ba")));
+    EXPECT("true", call("like", 2, S("xaybz"), S("%a%b%")));
+    EXPECT("false", call("like", 2, S("xaybz"), S("%a%b")));
+    EXPECT("true", call("like", 2, S("héllo wörld"), S("h%ö%d")));
+    EXPECT("true", call("ilike", 2, S("Special REQUESTS"), S("%special%requests%")));
+    EXPECT("NULL", call("like", 2, NULLOF(FLOE_TYPE_STRING), S("%a%b%")));
+    /* every string over {a, b} up to 6 long against every pattern over
+     * {a, b, %} up to 5 long agrees with the reference */
+    char str[8], pat[8];
+    const char *alpha = "ab", *palpha = "ab%";
+    int checked = 0;
+    floe_batch *b1 = one_row();
+    for (int sl = 0; sl <= 6; sl++)
+        for (int sv = 0; sv < (1 << sl); sv++) {
+            for (int i = 0; i < sl; i++) str[i] = alpha[(sv >> i) & 1];
+            str[sl] = 0;
+            for (int pl = 0; pl <= 5; pl++) {
+                int np = 1;
+                for (int i = 0; i < pl; i++) np *= 3;
+                for (int pv = 0; pv < np; pv++) {
+                    for (int i = 0, v = pv; i < pl; i++, v /= 3) pat[i] = palpha[v % 3];
+                    pat[pl] = 0;
+                    floe_expr *e = call("like", 2, S(str), S(pat));
+                    const char *got = render(e, b1, NULL);
+                    if (strcmp(got, ref_like(str, pat) ? "true" : "false") != 0)
+                        fail_msg("'%s' LIKE '%s' gave %s", str, pat, got);
+                    checked++;
+                }
+            }
+        }
+    floe_batch_release(b1);
+    assert_true(checked > 30000);
+}
+
 static void like_pattern_per_row(void **state) {
     (void)state;
     const char *s[] = {"apple", "banana", SNULL, "cherry", "date"};
@@ -268,6 +325,7 @@ FLOE_TEST_MAIN(cmocka_unit_test(length_counts_characters_and_octets_bytes),
                cmocka_unit_test(pad_repeat_reverse),
                cmocka_unit_test(split_part_counts_fields_from_either_end),
                cmocka_unit_test(like_wildcards_and_escapes),
+               cmocka_unit_test(like_with_inner_percents_matches_runs_in_order),
                cmocka_unit_test(like_pattern_per_row),
                cmocka_unit_test(like_pure_prefix_recognises_literal_then_percent),
                cmocka_unit_test(initcap_translate_chr_ascii),
