@@ -1,6 +1,7 @@
 /*
  * ddl.c — utility statements on the catalog: CREATE/DROP SCHEMA,
- * CREATE/DROP TABLE, ALTER TABLE (columns, properties, renames), SHOW
+ * CREATE/DROP TABLE, ALTER TABLE (columns, properties, renames, and
+ * Iceberg's partition field and write order extensions), SHOW
  * SCHEMAS/TABLES and DESCRIBE, read from libpg_query's JSON parse trees.
  *
  * Every change to an existing table is a metadata update: load the table,
@@ -1002,12 +1003,405 @@ static floe_status alter_table(const ddl *d, const qname *q, bool if_exists, alt
     return end_tag(d, "ALTER TABLE");
 }
 
+/* ------------------------------------- partition and write order evolution */
+
+/* Iceberg's Spark SQL extensions, cut out of the statement by the parser's
+ * pre-pass (FLOE_SQL_TABLE_EVOLUTION; the text from the first word after
+ * the table name to the statement's end):
+ *   ADD PARTITION FIELD term [AS name]
+ *   DROP PARTITION FIELD term|name
+ *   REPLACE PARTITION FIELD term|name WITH term [AS name]
+ *   RENAME PARTITION FIELD name TO name                  (floe; Java's renameField)
+ *   WRITE [LOCALLY] ORDERED BY term [ASC|DESC] [NULLS FIRST|LAST], ...
+ *   WRITE UNORDERED
+ *   WRITE DISTRIBUTED BY PARTITION [[LOCALLY] ORDERED BY ...]
+ * A term is a column or a transform of one, as PARTITIONED BY has them
+ * (floe_sql_parse_partitioning reads it).  A bare name in DROP/REPLACE is
+ * the identity of that column when the table has such a column, else the
+ * name of a partition field (as Spark decides).  WRITE replaces the
+ * default sort order (no ORDERED BY: unsorted) and sets
+ * write.distribution-mode as Spark does: ORDERED BY -> range, UNORDERED ->
+ * none, DISTRIBUTED BY PARTITION -> hash, LOCALLY ORDERED BY alone leaves
+ * it as it is. */
+
+typedef enum { EV_END = 0, EV_WORD, EV_QUOTED, EV_NUMBER, EV_PUNCT, EV_BAD } ev_kind;
+
+typedef struct ev_tok {
+    ev_kind kind;
+    int32_t pos, len; /* in the clause text */
+} ev_tok;
+
+typedef struct ev_parser {
+    const ddl *d;
+    const char *text;
+    int32_t location; /* of text in the script */
+    int32_t pos;
+    ev_tok cur;
+} ev_parser;
+
+static bool ev_ident_char(char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '$' ||
+           (unsigned char)c >= 0x80;
+}
+
+static void ev_next(ev_parser *p) {
+    const char *s = p->text;
+    int32_t i = p->pos;
+    for (;;) {
+        while (s[i] && isspace((unsigned char)s[i])) i++;
+        if (s[i] == '-' && s[i + 1] == '-') {
+            while (s[i] && s[i] != '\n') i++;
+        } else if (s[i] == '/' && s[i + 1] == '*') {
+            const char *e = strstr(s + i + 2, "*/");
+            i = e ? (int32_t)(e - s) + 2 : (int32_t)strlen(s);
+        } else {
+            break;
+        }
+    }
+    ev_tok t = {EV_END, i, 0};
+    char c = s[i];
+    if (!c) {
+        t.kind = EV_END;
+    } else if (c == '"') {
+        int32_t j = i + 1;
+        while (s[j] && !(s[j] == '"' && s[j + 1] != '"')) j += s[j] == '"' ? 2 : 1;
+        t.kind = s[j] == '"' ? EV_QUOTED : EV_BAD;
+        t.len = (s[j] ? j + 1 : j) - i;
+    } else if (c >= '0' && c <= '9') {
+        int32_t j = i;
+        while (ev_ident_char(s[j])) j++;
+        t.kind = EV_NUMBER;
+        t.len = j - i;
+    } else if (ev_ident_char(c)) {
+        int32_t j = i;
+        while (ev_ident_char(s[j])) j++;
+        t.kind = EV_WORD;
+        t.len = j - i;
+    } else if (strchr("(),.", c)) {
+        t.kind = EV_PUNCT;
+        t.len = 1;
+    } else {
+        t.kind = EV_BAD;
+        t.len = 1;
+    }
+    p->cur = t;
+    p->pos = i + t.len;
+}
+
+static bool ev_is(const ev_parser *p, const char *word) {
+    return p->cur.kind == EV_WORD && (size_t)p->cur.len == strlen(word) &&
+           strncasecmp(p->text + p->cur.pos, word, (size_t)p->cur.len) == 0;
+}
+
+static bool ev_is_char(const ev_parser *p, char c) {
+    return p->cur.kind == EV_PUNCT && p->text[p->cur.pos] == c;
+}
+
+static floe_status ev_error(const ev_parser *p, floe_code code, const char *fmt, ...) FLOE_PRINTF(3, 4);
+static floe_status ev_error(const ev_parser *p, floe_code code, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    floe_status st = floe_errorv(code, fmt, ap);
+    va_end(ap);
+    return wrap_at(p->d, p->location + p->cur.pos, st);
+}
+
+/* What the current token looks like, for "expected X, found Y". */
+static const char *ev_found(const ev_parser *p, char *buf, size_t cap) {
+    if (p->cur.kind == EV_END) return "the end of the statement";
+    snprintf(buf, cap, "'%.*s'", p->cur.len > 40 ? 40 : (int)p->cur.len, p->text + p->cur.pos);
+    return buf;
+}
+
+static floe_status ev_expect(ev_parser *p, const char *word) {
+    char fb[64], up[32];
+    size_t k = 0;
+    for (; word[k] && k + 1 < sizeof up; k++) up[k] = (char)toupper((unsigned char)word[k]);
+    up[k] = 0;
+    if (!ev_is(p, word))
+        return ev_error(p, FLOE_ERR_SYNTAX, "expected %s, found %s", up, ev_found(p, fb, sizeof fb));
+    ev_next(p);
+    return NULL;
+}
+
+/* A name: an unquoted word (folded to lower case) or a "quoted" one. */
+static floe_status ev_name(ev_parser *p, const char *what, char **out) {
+    char fb[64];
+    *out = NULL;
+    if (p->cur.kind == EV_WORD) {
+        *out = floe_str_lower_dup(floe_str_make(p->text + p->cur.pos, (size_t)p->cur.len));
+    } else if (p->cur.kind == EV_QUOTED) {
+        char *s = floe_malloc((size_t)p->cur.len);
+        if (s) {
+            size_t k = 0;
+            for (int32_t i = p->cur.pos + 1; i < p->cur.pos + p->cur.len - 1; i++) {
+                s[k++] = p->text[i];
+                if (p->text[i] == '"') i++;
+            }
+            s[k] = 0;
+        }
+        *out = s;
+    } else {
+        return ev_error(p, FLOE_ERR_SYNTAX, "expected %s, found %s", what, ev_found(p, fb, sizeof fb));
+    }
+    if (!*out) return oom();
+    ev_next(p);
+    return NULL;
+}
+
+/* A term: name(.name)* or transform(args).  Its span [*start, *end) in
+ * the text; *bare when it is a single name without parentheses. */
+static floe_status ev_term(ev_parser *p, int32_t *start, int32_t *end, bool *bare) {
+    char fb[64];
+    *start = p->cur.pos;
+    *bare = false;
+    if (p->cur.kind != EV_WORD && p->cur.kind != EV_QUOTED)
+        return ev_error(p, FLOE_ERR_SYNTAX, "expected a column or a transform such as bucket(16, id), found %s",
+                        ev_found(p, fb, sizeof fb));
+    *end = p->cur.pos + p->cur.len;
+    ev_next(p);
+    if (ev_is_char(p, '(')) {
+        int depth = 0;
+        while (p->cur.kind != EV_END) {
+            if (ev_is_char(p, '(')) depth++;
+            else if (ev_is_char(p, ')')) depth--;
+            *end = p->cur.pos + p->cur.len;
+            ev_next(p);
+            if (depth == 0) break;
+        }
+        if (depth != 0) return ev_error(p, FLOE_ERR_SYNTAX, "missing ')'");
+        return NULL;
+    }
+    int parts = 1;
+    while (ev_is_char(p, '.')) {
+        ev_next(p);
+        if (p->cur.kind != EV_WORD && p->cur.kind != EV_QUOTED)
+            return ev_error(p, FLOE_ERR_SYNTAX, "expected a field name after '.', found %s", ev_found(p, fb, sizeof fb));
+        *end = p->cur.pos + p->cur.len;
+        ev_next(p);
+        parts++;
+    }
+    *bare = parts == 1;
+    return NULL;
+}
+
+/* A resolved term: its source column's full name and transform. */
+typedef struct ev_term_val {
+    char *column;
+    floe_ice_transform transform;
+} ev_term_val;
+
+static floe_status ev_resolve(const ev_parser *p, const floe_ice_schema *schema, int32_t start, int32_t end,
+                              ev_term_val *out) {
+    out->column = NULL;
+    char *text = floe_strndup(p->text + start, (size_t)(end - start));
+    if (!text) return oom();
+    floe_ice_partition_spec *spec = NULL;
+    floe_status st = floe_sql_parse_partitioning(text, schema, p->d->sql, p->location + start, &spec);
+    floe_free(text);
+    if (!st && spec->n_fields != 1)
+        st = wrap_at(p->d, p->location + start,
+                     floe_error(FLOE_ERR_SYNTAX, "expected one column or transform, found %d", (int)spec->n_fields));
+    if (!st) {
+        const char *nm = floe_ice_schema_field_name(schema, spec->fields[0].source_id);
+        out->transform = spec->fields[0].transform;
+        out->column = nm ? floe_strdup(nm) : NULL;
+        if (!out->column) st = oom();
+    }
+    floe_ice_partition_spec_free(spec);
+    return st;
+}
+
+/* A DROP/REPLACE target: a term, or a partition field's name. */
+static floe_status ev_target(ev_parser *p, const floe_ice_schema *schema, floe_ice_spec_change *c, char **owned) {
+    int32_t start = 0, end = 0;
+    bool bare = false;
+    int32_t at = p->cur.pos;
+    FLOE_TRY(ev_term(p, &start, &end, &bare));
+    c->kind = FLOE_ICE_SPEC_REMOVE_FIELD;
+    if (bare) {
+        ev_parser q = *p; /* re-read the single name */
+        q.pos = at;
+        ev_next(&q);
+        char *name = NULL;
+        FLOE_TRY(ev_name(&q, "a name", &name));
+        if (!floe_ice_schema_find_by_name(schema, name, true)) {
+            c->name = *owned = name;
+            return NULL;
+        }
+        floe_free(name);
+    }
+    ev_term_val v;
+    FLOE_TRY(ev_resolve(p, schema, start, end, &v));
+    c->column = *owned = v.column;
+    c->transform = v.transform;
+    return NULL;
+}
+
+static floe_status ev_end(ev_parser *p) {
+    char fb[64];
+    if (p->cur.kind != EV_END)
+        return ev_error(p, FLOE_ERR_SYNTAX, "unexpected %s at the end of ALTER TABLE", ev_found(p, fb, sizeof fb));
+    return NULL;
+}
+
+/* ADD/DROP/REPLACE/RENAME PARTITION FIELD ... -> one spec update. */
+static floe_status ev_spec_change(ev_parser *p, const floe_ice_table_metadata *md, floe_ice_table_metadata **out) {
+    const floe_ice_schema *schema = floe_ice_tm_current_schema(md);
+    if (!schema) return floe_error(FLOE_ERR_CORRUPT, "table metadata has no current schema");
+    bool add = ev_is(p, "add"), drop = ev_is(p, "drop"), replace = ev_is(p, "replace");
+    int32_t verb_at = p->location + p->cur.pos;
+    ev_next(p);
+    FLOE_TRY(ev_expect(p, "partition"));
+    FLOE_TRY(ev_expect(p, "field"));
+    floe_ice_spec_change c[2];
+    memset(c, 0, sizeof c);
+    char *owned[4] = {NULL, NULL, NULL, NULL};
+    int32_t n = 0;
+    floe_status st = NULL;
+    if (drop || replace) {
+        st = ev_target(p, schema, &c[n++], &owned[0]);
+        if (!st && replace) st = ev_expect(p, "with");
+    }
+    if (!st && (add || replace)) {
+        int32_t start = 0, end = 0;
+        bool bare = false;
+        ev_term_val v = {NULL, {0}};
+        st = ev_term(p, &start, &end, &bare);
+        if (!st) st = ev_resolve(p, schema, start, end, &v);
+        owned[1] = v.column;
+        c[n].kind = FLOE_ICE_SPEC_ADD_FIELD;
+        c[n].column = v.column;
+        c[n].transform = v.transform;
+        if (!st && ev_is(p, "as")) {
+            ev_next(p);
+            st = ev_name(p, "a partition field name after AS", &owned[2]);
+            c[n].name = owned[2];
+        }
+        n++;
+    }
+    if (!st && !add && !drop && !replace) { /* RENAME */
+        c[n].kind = FLOE_ICE_SPEC_RENAME_FIELD;
+        st = ev_name(p, "a partition field name", &owned[0]);
+        if (!st) st = ev_expect(p, "to");
+        if (!st) st = ev_name(p, "the new partition field name", &owned[1]);
+        c[n].name = owned[0];
+        c[n].new_name = owned[1];
+        n++;
+    }
+    if (!st) st = ev_end(p);
+    if (!st) st = wrap_at(p->d, verb_at, floe_ice_tm_update_spec(md, c, n, out));
+    for (int i = 0; i < 4; i++) floe_free(owned[i]);
+    return st;
+}
+
+/* term [ASC|DESC] [NULLS FIRST|LAST], ... into `order`. */
+static floe_status ev_order_items(ev_parser *p, const floe_ice_schema *schema, floe_ice_sort_order *order) {
+    for (;;) {
+        int32_t start = 0, end = 0;
+        bool bare = false;
+        FLOE_TRY(ev_term(p, &start, &end, &bare));
+        ev_term_val v;
+        FLOE_TRY(ev_resolve(p, schema, start, end, &v));
+        const floe_ice_field *f = floe_ice_schema_find_by_name(schema, v.column, true);
+        floe_free(v.column);
+        if (!f) return floe_error(FLOE_ERR_INTERNAL, "a resolved sort column vanished");
+        floe_ice_sort_direction dir = FLOE_ICE_ASC;
+        if (ev_is(p, "asc")) ev_next(p);
+        else if (ev_is(p, "desc")) {
+            dir = FLOE_ICE_DESC;
+            ev_next(p);
+        }
+        /* Spark's defaults: ASC NULLS FIRST, DESC NULLS LAST. */
+        floe_ice_null_order nulls = dir == FLOE_ICE_ASC ? FLOE_ICE_NULLS_FIRST : FLOE_ICE_NULLS_LAST;
+        if (ev_is(p, "nulls")) {
+            ev_next(p);
+            char fb[64];
+            if (ev_is(p, "first")) nulls = FLOE_ICE_NULLS_FIRST;
+            else if (ev_is(p, "last")) nulls = FLOE_ICE_NULLS_LAST;
+            else return ev_error(p, FLOE_ERR_SYNTAX, "expected FIRST or LAST after NULLS, found %s", ev_found(p, fb, sizeof fb));
+            ev_next(p);
+        }
+        FLOE_TRY(floe_ice_sort_order_add(order, f->id, v.transform, dir, nulls));
+        if (!ev_is_char(p, ',')) return NULL;
+        ev_next(p);
+    }
+}
+
+/* WRITE ... -> the default sort order and write.distribution-mode. */
+static floe_status ev_write(ev_parser *p, const floe_ice_table_metadata *md, floe_ice_table_metadata **out) {
+    const floe_ice_schema *schema = floe_ice_tm_current_schema(md);
+    if (!schema) return floe_error(FLOE_ERR_CORRUPT, "table metadata has no current schema");
+    int32_t at = p->location + p->cur.pos;
+    ev_next(p); /* WRITE */
+    const char *mode = NULL;
+    bool ordering = false, distribution = false;
+    floe_ice_sort_order *order = NULL;
+    FLOE_TRY(floe_ice_sort_order_new(0, &order));
+    floe_status st = NULL;
+    while (!st && p->cur.kind != EV_END) {
+        char fb[64];
+        if (ev_is(p, "distributed") && !distribution) {
+            ev_next(p);
+            st = ev_expect(p, "by");
+            if (!st) st = ev_expect(p, "partition");
+            distribution = true;
+            mode = "hash";
+        } else if (ev_is(p, "unordered") && !ordering) {
+            ev_next(p);
+            ordering = true;
+            if (!distribution) mode = "none";
+        } else if ((ev_is(p, "locally") || ev_is(p, "ordered")) && !ordering) {
+            bool locally = ev_is(p, "locally");
+            if (locally) ev_next(p);
+            st = ev_expect(p, "ordered");
+            if (!st) st = ev_expect(p, "by");
+            if (!st) st = ev_order_items(p, schema, order);
+            ordering = true;
+            if (!distribution && !locally) mode = "range";
+        } else {
+            st = ev_error(p, FLOE_ERR_SYNTAX,
+                          "expected ORDERED BY, LOCALLY ORDERED BY, UNORDERED or DISTRIBUTED BY PARTITION, found %s",
+                          ev_found(p, fb, sizeof fb));
+        }
+    }
+    floe_ice_table_metadata *ordered = NULL;
+    if (!st) st = wrap_at(p->d, at, floe_ice_tm_set_sort_order(md, order, &ordered));
+    floe_ice_sort_order_free(order);
+    if (!st && mode) {
+        const char *kv[2] = {"write.distribution-mode", mode};
+        st = floe_ice_tm_set_properties(ordered, kv, 1, out);
+        floe_ice_table_metadata_free(ordered);
+        return st;
+    }
+    if (st) {
+        floe_ice_table_metadata_free(ordered);
+        return st;
+    }
+    *out = ordered;
+    return NULL;
+}
+
+static floe_status alter_evolution(const ddl *d, const json_t *arg, const floe_ice_table_metadata *md,
+                                   floe_ice_table_metadata **out) {
+    (void)arg;
+    *out = NULL;
+    const floe_sql_clause *c = floe_sql_stmt_clause(d->stmt, FLOE_SQL_TABLE_EVOLUTION, -1);
+    if (!c) return floe_error(FLOE_ERR_INTERNAL, "ALTER TABLE: the partition/order clause is missing");
+    ev_parser p = {d, c->text, c->location, 0, {EV_END, 0, 0}};
+    ev_next(&p);
+    if (ev_is(&p, "write")) return ev_write(&p, md, out);
+    return ev_spec_change(&p, md, out);
+}
+
 static floe_status exec_alter_table(const ddl *d, const json_t *body) {
     const char *objtype = floe_pg_get_str(body, "objtype");
     if (objtype && strcmp(objtype, "OBJECT_TABLE") != 0)
         return err_at(d, d->stmt->location, FLOE_ERR_UNSUPPORTED, "ALTER of %s is not supported", objtype);
     qname q;
     FLOE_TRY(rangevar_qname(d, floe_pg_get(body, "relation"), &q));
+    if (floe_sql_stmt_clause(d->stmt, FLOE_SQL_TABLE_EVOLUTION, -1))
+        return alter_table(d, &q, floe_pg_get_bool(body, "missing_ok"), alter_evolution, NULL);
     return alter_table(d, &q, floe_pg_get_bool(body, "missing_ok"), alter_cmds, body);
 }
 

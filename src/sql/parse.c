@@ -349,6 +349,52 @@ static int32_t cut_drop_purge(prepass *pp, int32_t i) {
     return end;
 }
 
+/* Is token i a word that can be (part of) a table name? */
+static bool is_name_token(const prepass *pp, int32_t i) {
+    if (i < 0 || i >= pp->n) return false;
+    const token *t = &pp->toks[i];
+    if (t->kind == TOK_SCONST || t->kind == TOK_USCONST || t->kind == TOK_ICONST || t->kind == TOK_FCONST) return false;
+    char c = pp->sql[t->start];
+    bool letter = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || c == '"' || (unsigned char)c >= 0x80;
+    if (!letter) return false;
+    return true;
+}
+
+/* ALTER TABLE [IF EXISTS] name <evolution> at token i (the ALTER), where
+ * <evolution> is one of Iceberg's Spark SQL extensions for partition spec
+ * and write order changes, which PostgreSQL's grammar cannot parse.  The
+ * extension's text (from its first word to the statement's end) becomes a
+ * clause for ddl.c, and the text parsed becomes ALTER TABLE name RESET(x)
+ * so the table name still comes from the parser.  Any other ALTER TABLE
+ * is left alone (*next = i + 1). */
+static floe_status cut_table_evolution(prepass *pp, int32_t i, int32_t *next) {
+    *next = i + 1;
+    int32_t k = i + 2;
+    if (tok_is(pp, k, "if") && tok_is(pp, k + 1, "exists")) k += 2;
+    if (!is_name_token(pp, k)) return NULL;
+    while (tok_is_char(pp, k + 1, '.') && is_name_token(pp, k + 2)) k += 2;
+    int32_t kw = k + 1;
+    bool spec_change = (tok_is(pp, kw, "add") || tok_is(pp, kw, "drop") || tok_is(pp, kw, "replace") ||
+                        tok_is(pp, kw, "rename")) &&
+                       tok_is(pp, kw + 1, "partition") && tok_is(pp, kw + 2, "field");
+    bool write_order = tok_is(pp, kw, "write") &&
+                       (tok_is(pp, kw + 1, "ordered") || tok_is(pp, kw + 1, "locally") ||
+                        tok_is(pp, kw + 1, "unordered") || tok_is(pp, kw + 1, "distributed"));
+    if (!spec_change && !write_order) return NULL;
+    int32_t end = kw;
+    while (end < pp->n && !tok_is_char(pp, end, ';')) end++;
+    int32_t from = pp->toks[kw].start, to = pp->toks[end - 1].end;
+    FLOE_TRY(add_clause(pp, FLOE_SQL_TABLE_EVOLUTION, from, floe_strndup(pp->sql + from, (size_t)(to - from)), false));
+    blank(pp, from, to);
+    /* Every recognised form is longer than the stand-in (>= 15 bytes). */
+    static const char stand_in[] = "RESET(x)";
+    if ((size_t)(to - from) < sizeof stand_in - 1)
+        return floe_sql_error_at(pp->sql, from, FLOE_ERR_SYNTAX, "ALTER TABLE: incomplete statement");
+    memcpy(pp->text + from, stand_in, sizeof stand_in - 1);
+    *next = end;
+    return NULL;
+}
+
 static floe_status run_prepass(prepass *pp) {
     int32_t i = 0;
     while (i < pp->n) {
@@ -364,6 +410,8 @@ static floe_status run_prepass(prepass *pp) {
             FLOE_TRY(quote_property_keys(pp, i + 1, &next));
         } else if (tok_is(pp, i, "insert") && (tok_is(pp, i + 1, "overwrite") || tok_is(pp, i + 1, "into"))) {
             FLOE_TRY(cut_insert_spark(pp, i, &next));
+        } else if (starts_statement(pp, i) && tok_is(pp, i, "alter") && tok_is(pp, i + 1, "table")) {
+            FLOE_TRY(cut_table_evolution(pp, i, &next));
         } else if (starts_statement(pp, i) && tok_is(pp, i, "drop") && tok_is(pp, i + 1, "table")) {
             next = cut_drop_purge(pp, i);
         } else if (starts_statement(pp, i) && tok_is(pp, i, "describe") && i + 1 < pp->n &&

@@ -40,6 +40,13 @@
  *                                   INSERT INTO t (text = "overwrite",
  *                                   location = the INSERT); Spark's INSERT
  *                                   INTO TABLE t drops the TABLE
+ *   ALTER TABLE [IF EXISTS] t       FLOE_SQL_TABLE_EVOLUTION (Iceberg's Spark
+ *     ADD|DROP|REPLACE|RENAME       SQL extensions): text = the raw text from
+ *       PARTITION FIELD ...         the ADD/DROP/REPLACE/RENAME/WRITE word to
+ *     WRITE [LOCALLY] ORDERED BY .. the end of the statement, location = that
+ *     WRITE UNORDERED | WRITE       word; the statement parses as ALTER TABLE
+ *       DISTRIBUTED BY PARTITION .. t RESET(x) (ddl.c looks for the clause
+ *                                   first and never runs the RESET)
  *
  * Syntax errors are FLOE_ERR_SYNTAX "line L, column C: <message>" (1-based,
  * over the whole script).
@@ -60,7 +67,8 @@ typedef enum floe_sql_clause_kind {
     FLOE_SQL_PROPERTY_KEY,
     FLOE_SQL_DESCRIBE,
     FLOE_SQL_SHOW_FROM,
-    FLOE_SQL_INSERT_OVERWRITE
+    FLOE_SQL_INSERT_OVERWRITE,
+    FLOE_SQL_TABLE_EVOLUTION
 } floe_sql_clause_kind;
 
 typedef struct floe_sql_clause {
