@@ -251,6 +251,31 @@ static floe_status open_catalog(const char *db_path, const char *warehouse, cons
     return NULL;
 }
 
+/* A local path made absolute against the working directory (a relative
+ * warehouse would be recorded relative in every table's metadata location,
+ * and then readable only from that directory — not from another process's,
+ * nor another host's under mpirun).  URIs and absolute paths come back as
+ * they are.  floe_malloc'd. */
+static floe_status absolute_path(const char *path, char **out) {
+    *out = NULL;
+    if (path[0] == '/' || is_uri(path) || strncmp(path, "file:", 5) == 0) {
+        *out = floe_strdup(path);
+        return *out ? NULL : oom();
+    }
+    char cwd[4096];
+    if (!getcwd(cwd, sizeof cwd))
+        return floe_error(FLOE_ERR_IO, "cannot make '%s' absolute: the working directory is unknown: %s", path,
+                          strerror(errno));
+    const char *rel = path;
+    while (rel[0] == '.' && rel[1] == '/') rel += 2; /* "./wh" */
+    floe_buf b = FLOE_BUF_INIT;
+    floe_status st = strcmp(rel, ".") == 0 || !*rel ? floe_buf_printf(&b, "%s", cwd)
+                                                    : floe_buf_printf(&b, "%s%s%s", cwd, strcmp(cwd, "/") ? "/" : "", rel);
+    if (!st && !(*out = floe_strdup(floe_buf_cstr(&b)))) st = oom();
+    floe_buf_free(&b);
+    return st;
+}
+
 floe_status floe_catalog_open_sqlite(const char *warehouse, floe_catalog **out) {
     *out = NULL;
     if (!warehouse || !*warehouse) return floe_error(FLOE_ERR_INVALID_ARGUMENT, "the catalog needs a warehouse directory");
@@ -259,12 +284,15 @@ floe_status floe_catalog_open_sqlite(const char *warehouse, floe_catalog **out) 
                           "warehouse '%s' is not a local directory: give the SQLite catalog database a local file "
                           "(sqlite:<file>?warehouse=<uri>, or --catalog FILE)",
                           warehouse);
+    char *abs = NULL;
+    FLOE_TRY(absolute_path(warehouse, &abs));
     floe_buf b = FLOE_BUF_INIT;
-    size_t wl = strlen(warehouse);
-    while (wl > 1 && warehouse[wl - 1] == '/') wl--;
-    floe_status st = floe_buf_printf(&b, "%.*s/%s", (int)wl, warehouse, DB_FILE);
-    if (!st) st = open_catalog(floe_buf_cstr(&b), warehouse, warehouse, out);
+    size_t wl = strlen(abs);
+    while (wl > 1 && abs[wl - 1] == '/') wl--;
+    floe_status st = floe_buf_printf(&b, "%.*s/%s", (int)wl, abs, DB_FILE);
+    if (!st) st = open_catalog(floe_buf_cstr(&b), abs, abs, out);
     floe_buf_free(&b);
+    floe_free(abs);
     return st;
 }
 
@@ -276,10 +304,15 @@ floe_status floe_catalog_open_sqlite_db(const char *db_path, const char *warehou
     if (!warehouse || !*warehouse) return floe_error(FLOE_ERR_INVALID_ARGUMENT, "the catalog needs a warehouse location");
     if (strchr(db_path, '?'))
         return floe_error(FLOE_ERR_INVALID_ARGUMENT, "catalog database path '%s' must not contain '?'", db_path);
+    char *abs_db = NULL, *abs_wh = NULL;
+    floe_status st = absolute_path(db_path, &abs_db);
+    if (!st) st = absolute_path(warehouse, &abs_wh);
     floe_buf b = FLOE_BUF_INIT;
-    floe_status st = floe_buf_printf(&b, "sqlite:%s?warehouse=%s", db_path, warehouse);
-    if (!st) st = open_catalog(db_path, warehouse, floe_buf_cstr(&b), out);
+    if (!st) st = floe_buf_printf(&b, "sqlite:%s?warehouse=%s", abs_db, abs_wh);
+    if (!st) st = open_catalog(abs_db, abs_wh, floe_buf_cstr(&b), out);
     floe_buf_free(&b);
+    floe_free(abs_db);
+    floe_free(abs_wh);
     return st;
 }
 
