@@ -81,6 +81,15 @@ floe_status floe_plan_iceberg_write(floe_plan *child, const char *location, int3
                                     const char *schema_json, const char *spec_json, int32_t sort_order_id,
                                     const char *const *properties, int32_t n_properties, const char *job_id,
                                     floe_plan **out) FLOE_WARN_UNUSED;
+/* Hand an IcebergWrite node the table's default sort order (Iceberg sort
+ * order JSON; NULL or "" for none), before the plan's requirements are
+ * enforced.  When every field of a non-empty order is a known transform of
+ * one top-level column, the node requires each input partition ordered by
+ * the partition columns and then the order's fields (fanout writers too),
+ * and its files record the order's id; otherwise (and without this call)
+ * files record sort order 0 — a file never claims an order its rows do
+ * not keep.  The order is a part of the node (encoded, decoded). */
+floe_status floe_iceberg_write_set_sort_order(floe_plan *p, const char *order_json) FLOE_WARN_UNUSED;
 const char *floe_iceberg_write_location(const floe_plan *p);
 int32_t floe_iceberg_write_format_version(const floe_plan *p);
 const char *floe_iceberg_write_schema_json(const floe_plan *p);

@@ -27,6 +27,13 @@
  * partition type, settings, columnar write schema), so decode just calls
  * it again.
  *
+ * The table's sort order (floe_iceberg_write_set_sort_order) is honoured
+ * by requiring each input partition ordered by the partition columns then
+ * the order's fields (the planner adds the Sort), so every file's rows are
+ * in that order and the file may say so (its sort_order_id); without an
+ * order the node can honour, files say 0 (unsorted), never a claim the
+ * rows do not keep.
+ *
  * A stream that fails, or is closed before it handed its files out,
  * deletes every file it created; every created file is also reported to
  * the write job registry (floe_write_job_created) so the commit can clean
@@ -47,6 +54,7 @@
 #include "floe/iceberg_data_writer.h"
 #include "floe/iceberg_partition_spec.h"
 #include "floe/iceberg_schema.h"
+#include "floe/iceberg_sort_order.h"
 #include "floe/iceberg_task_reader.h"
 
 #define FANOUT_MEMORY_PROP "floe.write.fanout-memory-bytes"
@@ -71,7 +79,11 @@ typedef struct write_plan {
     bool fanout;
     int64_t memory_budget;
     floe_expr **part_exprs;          /* column refs of the partition columns */
-    floe_sort_key *part_order;       /* clustered: required ordering */
+    floe_sort_key *part_order;       /* n_part partition keys, then n_sort order keys */
+    /* the table's sort order (a part when set; see floe_iceberg_write_set_sort_order) */
+    char *order_json;                /* NULL: none */
+    int32_t n_sort;                  /* keys of the order honoured (0: files are unsorted) */
+    floe_expr **sort_exprs;
 } write_plan;
 
 /* One partition tuple's writer. */
@@ -590,7 +602,8 @@ static floe_status write_encode(const floe_plan *p_, floe_buf *out) {
     FLOE_TRY(floe_codec_put_i64(out, p->n_props));
     for (int32_t i = 0; i < 2 * p->n_props; i++) FLOE_TRY(floe_codec_put_str(out, p->props[i]));
     FLOE_TRY(floe_codec_put_str(out, p->job_id));
-    return floe_exec_io_props_encode(out, p->io_props, p->n_io_props);
+    FLOE_TRY(floe_exec_io_props_encode(out, p->io_props, p->n_io_props));
+    return floe_codec_put_str(out, p->order_json ? p->order_json : "");
 }
 
 static floe_status write_decode(floe_reader *r, floe_plan *const *children, int32_t n_children, floe_plan **out) {
@@ -616,10 +629,20 @@ static floe_status write_decode(floe_reader *r, floe_plan *const *children, int3
         if (!st && !props[got]) st = floe_error(FLOE_ERR_CORRUPT, "IcebergWrite: a NULL property");
     }
     if (!st) st = floe_codec_get_str(r, &job);
+    char *order = NULL;
     if (!st) st = floe_exec_io_props_decode(r, &io, &n_io);
+    if (!st) st = floe_codec_get_str(r, &order);
     if (!st)
         st = floe_plan_iceberg_write_io(children[0], loc, (int32_t)fv, schema, spec, (int32_t)so,
                                         (const char *const *)props, (int32_t)np, job, io, n_io, out);
+    if (!st && order && *order) {
+        st = floe_iceberg_write_set_sort_order(*out, order);
+        if (st) {
+            floe_plan_release(*out);
+            *out = NULL;
+        }
+    }
+    floe_free(order);
     floe_exec_io_props_free(io, n_io);
     for (int64_t i = 0; props && i <= got && i < 2 * np; i++) floe_free(props[i]);
     floe_free(props);
@@ -663,6 +686,12 @@ static floe_distribution write_required_input(const floe_plan *p_, int32_t child
 static int32_t write_required_ordering(const floe_plan *p_, int32_t child, const floe_sort_key **keys) {
     const write_plan *p = (const write_plan *)p_;
     (void)child;
+    if (p->n_sort > 0) {
+        /* Sorted files: partition keys first (clustered writers need them,
+         * and the order then holds within each file), then the order. */
+        *keys = p->partitioned ? p->part_order : p->part_order + p->n_part;
+        return (p->partitioned ? p->n_part : 0) + p->n_sort;
+    }
     if (p->fanout || !p->partitioned) return 0;
     *keys = p->part_order;
     return p->n_part;
@@ -685,6 +714,9 @@ static void write_free(floe_plan *p_) {
     for (int32_t j = 0; p->part_exprs && j < p->n_part; j++) floe_expr_release(p->part_exprs[j]);
     floe_free(p->part_exprs);
     floe_free(p->part_order);
+    for (int32_t j = 0; p->sort_exprs && j < p->n_sort; j++) floe_expr_release(p->sort_exprs[j]);
+    floe_free(p->sort_exprs);
+    floe_free(p->order_json);
 }
 
 const floe_plan_vtable floe_iceberg_write_vt = {"IcebergWrite", write_execute, write_encode, write_decode,
@@ -764,6 +796,97 @@ static floe_status parse_budget(write_plan *p) {
     return NULL;
 }
 
+/* The writers' settings; files record `order`'s id (none: 0, unsorted). */
+static floe_status make_settings(write_plan *p, const floe_ice_sort_order *order) {
+    floe_ice_write_target t = {0};
+    t.location = p->location;
+    t.format_version = p->format_version;
+    t.schema = p->schema;
+    t.spec = p->spec;
+    t.sort_order_id = order ? order->order_id : 0;
+    t.sort_order = order;
+    t.properties = (const char *const *)p->props;
+    t.n_properties = p->n_props;
+    floe_ice_write_settings *s = NULL;
+    FLOE_TRY(floe_ice_write_settings_new(&t, &s));
+    floe_ice_write_settings_free(p->settings);
+    p->settings = s;
+    return NULL;
+}
+
+/* The key computing sort field `f` from the input's data columns, or
+ * NULL (no error) when the node cannot compute it: a nested or
+ * multi-column source, or a transform floe does not know. */
+static floe_status sort_key_expr(const write_plan *p, const floe_ice_sort_field *f, floe_expr **out) {
+    *out = NULL;
+    if (f->n_source_ids != 1 || f->transform.kind == FLOE_ICE_TRANSFORM_UNKNOWN) return NULL;
+    int32_t col = -1;
+    for (int32_t i = 0; i < p->schema->root->n_fields; i++)
+        if (p->schema->root->fields[i].id == f->source_id) col = i;
+    if (col < 0 || col >= p->n_data) return NULL;
+    floe_expr *c = NULL;
+    FLOE_TRY(floe_expr_column(col, &c));
+    if (f->transform.kind == FLOE_ICE_TRANSFORM_IDENTITY) {
+        *out = c;
+        return NULL;
+    }
+    char text[FLOE_ICE_TRANSFORM_NAME_MAX + 16];
+    floe_ice_transform_format(&f->transform, text, sizeof text);
+    floe_expr *lit = NULL;
+    floe_status st = floe_expr_lit_string(text, &lit);
+    floe_expr *args[2] = {lit, c};
+    if (!st) st = floe_expr_call("iceberg_transform", args, 2, out);
+    floe_expr_release(lit);
+    floe_expr_release(c);
+    if (st && floe_status_code(st) != FLOE_ERR_OUT_OF_MEMORY) { /* not computable: no sort claimed */
+        floe_status_free(st);
+        st = NULL;
+        *out = NULL;
+    }
+    return st;
+}
+
+floe_status floe_iceberg_write_set_sort_order(floe_plan *p_, const char *order_json) {
+    write_plan *p = (write_plan *)p_;
+    for (int32_t j = 0; p->sort_exprs && j < p->n_sort; j++) floe_expr_release(p->sort_exprs[j]);
+    floe_free(p->sort_exprs);
+    p->sort_exprs = NULL;
+    p->n_sort = 0;
+    floe_free(p->order_json);
+    p->order_json = NULL;
+    if (!order_json || !*order_json) return make_settings(p, NULL);
+    floe_ice_sort_order *o = NULL;
+    FLOE_TRY_CTX(floe_ice_sort_order_from_json_text(order_json, &o), "IcebergWrite: sort order");
+    int32_t n = o->n_fields;
+    floe_expr **exprs = floe_calloc(n ? (size_t)n : 1, sizeof *exprs);
+    floe_sort_key *keys = floe_realloc(p->part_order, ((size_t)p->n_part + (size_t)n + 1) * sizeof *keys);
+    floe_status st = exprs && keys ? NULL : floe_error(FLOE_ERR_OUT_OF_MEMORY, "IcebergWrite: sort order");
+    if (keys) p->part_order = keys;
+    bool all = n > 0;
+    for (int32_t i = 0; !st && all && i < n; i++) {
+        st = sort_key_expr(p, &o->fields[i], &exprs[i]);
+        if (!st && !exprs[i]) all = false;
+    }
+    if (!st) st = floe_status_wrap(make_settings(p, all ? o : NULL), "IcebergWrite: sort order");
+    if (!st) p->order_json = floe_strdup(order_json);
+    if (!st && !p->order_json) st = floe_error(FLOE_ERR_OUT_OF_MEMORY, "IcebergWrite: sort order");
+    if (!st && all) {
+        for (int32_t i = 0; i < n; i++) {
+            floe_sort_key *k = &p->part_order[p->n_part + i];
+            k->expr = exprs[i];
+            k->descending = o->fields[i].direction == FLOE_ICE_DESC;
+            k->nulls_first = o->fields[i].null_order == FLOE_ICE_NULLS_FIRST;
+        }
+        p->sort_exprs = exprs;
+        p->n_sort = n;
+        exprs = NULL;
+    }
+    for (int32_t i = 0; exprs && i < n; i++) floe_expr_release(exprs[i]);
+    floe_free(exprs);
+    floe_ice_sort_order_free(o);
+    return st;
+}
+
 /* Everything derived from the parts. */
 static floe_status derive(write_plan *p, const floe_plan *child) {
     FLOE_TRY_CTX(floe_ice_schema_from_json_text(p->schema_json, &p->schema), "IcebergWrite: table schema");
@@ -774,15 +897,7 @@ static floe_status derive(write_plan *p, const floe_plan *child) {
     p->n_data = floe_schema_num_fields(p->write_schema);
     p->n_part = p->spec->n_fields;
     p->partitioned = !floe_ice_partition_spec_is_unpartitioned(p->spec);
-    floe_ice_write_target t = {0};
-    t.location = p->location;
-    t.format_version = p->format_version;
-    t.schema = p->schema;
-    t.spec = p->spec;
-    t.sort_order_id = p->sort_order_id;
-    t.properties = (const char *const *)p->props;
-    t.n_properties = p->n_props;
-    FLOE_TRY(floe_ice_write_settings_new(&t, &p->settings));
+    FLOE_TRY(make_settings(p, NULL));
     p->fanout = floe_ice_write_settings_fanout(p->settings);
     FLOE_TRY(parse_budget(p));
     FLOE_TRY(check_input(p, child->schema));
