@@ -359,7 +359,9 @@ static floe_status build(const spec_update *u, floe_ice_partition_spec **out) {
                 st = floe_error(FLOE_ERR_INVALID_ARGUMENT,
                                 "partition field '%s' is redundant with partition field '%s' (both partition column "
                                 "'%s'%s); drop '%s' first or replace it",
-                                b->name, a->name, floe_ice_schema_field_name(u->schema, a->source_id),
+                                b->name, a->name,
+                                floe_ice_schema_field_name(u->schema, a->source_id)
+                                    ? floe_ice_schema_field_name(u->schema, a->source_id) : "?",
                                 is_time(&a->transform) ? " by time" : "", a->name);
         }
     if (!st) st = floe_ice_partition_spec_validate(s, u->schema);

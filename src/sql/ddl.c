@@ -1080,6 +1080,11 @@ static void ev_next(ev_parser *p) {
     } else if (strchr("(),.", c)) {
         t.kind = EV_PUNCT;
         t.len = 1;
+    } else if (c == '\'') { /* a string literal: never valid here */
+        int32_t j = i + 1;
+        while (s[j] && !(s[j] == '\'' && s[j + 1] != '\'')) j += s[j] == '\'' ? 2 : 1;
+        t.kind = EV_BAD;
+        t.len = (s[j] ? j + 1 : j) - i;
     } else {
         t.kind = EV_BAD;
         t.len = 1;
@@ -1109,6 +1114,7 @@ static floe_status ev_error(const ev_parser *p, floe_code code, const char *fmt,
 /* What the current token looks like, for "expected X, found Y". */
 static const char *ev_found(const ev_parser *p, char *buf, size_t cap) {
     if (p->cur.kind == EV_END) return "the end of the statement";
+    if (p->text[p->cur.pos] == '\'') return "a string literal";
     snprintf(buf, cap, "'%.*s'", p->cur.len > 40 ? 40 : (int)p->cur.len, p->text + p->cur.pos);
     return buf;
 }
