@@ -4,7 +4,8 @@
 # missing fields, unknown routes, bad names, oversized bodies) with the
 # server still answering afterwards; OAuth2 tokens that stop working after
 # --token-lifetime (401 and a "401 expired token" log line) and token
-# exchange; a commit whose requirement fails is 409 CommitFailedException,
+# exchange; 400 randomly mutated request bodies (rest_server_protocol_fuzz.py)
+# never give a 5xx; a commit whose requirement fails is 409 CommitFailedException,
 # and concurrent commits to one table all land; register, rename,
 # namespace properties, purge, the credentials endpoint; a clean exit on
 # SIGTERM; no secret in the log.
@@ -268,6 +269,10 @@ req DELETE /v1/namespaces/db
 expect 204 "drop namespace db"
 req DELETE /v1/namespaces/db
 expect_error 404 NoSuchNamespaceException "db" "drop it again"
+# 400 mutated request bodies (fixed seed): never a 5xx, always the error model.
+timeout 300 python3 "$SRC/tests/scripts/rest_server_protocol_fuzz.py" "$rest_url" 20261130 400 >"$tmp/fuzz.out" 2>&1 ||
+  fail "mutated requests: $(grep -m5 FAIL "$tmp/fuzz.out"; tail -3 "$tmp/fuzz.out")"
+ok "400 mutated requests: $(tail -1 "$tmp/fuzz.out")"
 req GET /v1/config
 expect 200 "the server still answers after all the bad input"
 rest_server_stop

@@ -549,8 +549,10 @@ void rs_handle_register_table(rs_request *rq, rs_response *rs, const char *ns) {
                      "registering over an existing table (overwrite) is not supported; drop %s.%s first", ns, name);
         } else {
             if (!st) st = floe_catalog_register_table(rq->srv->catalog, ns, name, loc, &t);
-            if (floe_status_code(st) == FLOE_ERR_NOT_FOUND) {
-                /* The namespace exists: what is missing is the file. */
+            floe_code code = floe_status_code(st);
+            if (code == FLOE_ERR_NOT_FOUND || code == FLOE_ERR_IO || code == FLOE_ERR_CORRUPT) {
+                /* The namespace exists: the metadata file the client named
+                 * is missing, unreadable or not table metadata. */
                 rs_error(rs, 400, "BadRequestException", "%s", floe_status_message(st));
                 floe_status_free(st);
             } else if (st) {
