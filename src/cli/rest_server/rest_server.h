@@ -77,7 +77,8 @@ void rs_error(rs_response *rs, unsigned code, const char *type, const char *fmt,
  * AlreadyExistsException, CONFLICT -> 409 `conflict_type`, bad input ->
  * 400, UNSUPPORTED -> 406, anything else -> 500.  Frees st. */
 void rs_error_status(rs_response *rs, floe_status st, const char *not_found_type, const char *conflict_type);
-/* Set a 200 response whose body is `j` (a reference is stolen). */
+/* Answer `status` with the JSON `j` as body (the reference is stolen; NULL,
+ * as from a failed json_pack, answers 500 out of memory). */
 void rs_json(rs_response *rs, unsigned status, json_t *j);
 /* 204 No Content. */
 void rs_no_content(rs_response *rs);
