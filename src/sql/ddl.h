@@ -16,7 +16,13 @@
  * WITH (k = v, 'a.b' = 'v') sets table properties, except format_version /
  * 'format-version' (1..3, default 2) and location.  Unquoted names are
  * folded to lower case by the parser (as PostgreSQL); quoted names keep
- * their case.  Results: SHOW SCHEMAS (schema_name), SHOW TABLES [FROM db]
+ * their case.  Iceberg's Spark extensions change the partition spec and
+ * the write order: ALTER TABLE t ADD PARTITION FIELD term [AS name], DROP
+ * PARTITION FIELD term|name, REPLACE PARTITION FIELD term|name WITH term
+ * [AS name], RENAME PARTITION FIELD a TO b, WRITE [LOCALLY] ORDERED BY
+ * term [ASC|DESC] [NULLS FIRST|LAST], ..., WRITE UNORDERED, WRITE
+ * DISTRIBUTED BY PARTITION [LOCALLY ORDERED BY ...] (terms as in
+ * PARTITIONED BY; see ddl.c).  Results: SHOW SCHEMAS (schema_name), SHOW TABLES [FROM db]
  * (table_name), DESCRIBE t / DESCRIBE t$files (column_name, data_type,
  * nullable 'YES'/'NO', comment), all varchar; tags "CREATE SCHEMA",
  * "DROP SCHEMA", "CREATE TABLE", "DROP TABLE", "ALTER TABLE", "SHOW",
