@@ -180,6 +180,34 @@ static void unknown_type_suggests_close_name(void **state) {
     assert_error(floe_pg_type_to_floe(&tn, NULL, &t), FLOE_ERR_NOT_FOUND, "did you mean 'integer'");
 }
 
+static void partition_field_and_write_order_statements_are_cut_out(void **state) {
+    (void)state;
+    const char *sql = "ALTER TABLE IF EXISTS db.\"T\" ADD PARTITION FIELD bucket(16, id) AS b;\n"
+                      "alter table t\n  write locally ordered by ts desc nulls last;\n"
+                      "ALTER TABLE t ADD COLUMN partition int;\n"
+                      "SELECT 'ALTER TABLE t DROP PARTITION FIELD x'";
+    floe_sql_script *s = parse_ok(sql);
+    assert_int_equal(s->n_stmts, 4);
+    const floe_sql_stmt *st = &s->stmts[0];
+    assert_string_equal(st->kind, "AlterTableStmt");
+    const floe_sql_clause *c = floe_sql_stmt_clause(st, FLOE_SQL_TABLE_EVOLUTION, -1);
+    assert_non_null(c);
+    assert_string_equal(c->text, "ADD PARTITION FIELD bucket(16, id) AS b");
+    assert_int_equal(c->location, (int32_t)(strstr(sql, "ADD PARTITION") - sql));
+    const json_t *body = floe_pg_node_body(st->node);
+    assert_true(floe_pg_get_bool(body, "missing_ok"));
+    assert_string_equal(floe_pg_get_str(floe_pg_get(body, "relation"), "relname"), "T");
+    assert_string_equal(st->text, "ALTER TABLE IF EXISTS db.\"T\" ADD PARTITION FIELD bucket(16, id) AS b");
+    c = floe_sql_stmt_clause(&s->stmts[1], FLOE_SQL_TABLE_EVOLUTION, -1);
+    assert_non_null(c);
+    assert_string_equal(c->text, "write locally ordered by ts desc nulls last");
+    /* A column called partition, and the words in a string, stay. */
+    assert_null(floe_sql_stmt_clause(&s->stmts[2], FLOE_SQL_TABLE_EVOLUTION, -1));
+    assert_null(floe_sql_stmt_clause(&s->stmts[3], FLOE_SQL_TABLE_EVOLUTION, -1));
+    assert_string_equal(s->stmts[3].kind, "SelectStmt");
+    floe_sql_script_free(s);
+}
+
 FLOE_TEST_MAIN(cmocka_unit_test(script_splits_into_statements_with_spans),
                cmocka_unit_test(empty_script_has_no_statements),
                cmocka_unit_test(syntax_error_names_line_and_column),
@@ -189,4 +217,5 @@ FLOE_TEST_MAIN(cmocka_unit_test(script_splits_into_statements_with_spans),
                cmocka_unit_test(strings_and_comments_are_untouched),
                cmocka_unit_test(describe_and_show_tables_from),
                cmocka_unit_test(constants_and_type_names_are_read),
-               cmocka_unit_test(unknown_type_suggests_close_name))
+               cmocka_unit_test(unknown_type_suggests_close_name),
+               cmocka_unit_test(partition_field_and_write_order_statements_are_cut_out))
