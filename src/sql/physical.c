@@ -58,6 +58,16 @@ static double estimate_rows(const floe_plan *p) {
         return n >= 0 ? (double)n : 1e6;
     }
     if (floe_plan_num_children(p) == 0) return 1e6;
+    if (strcmp(t, "HashJoin") == 0) {
+        /* A semi or anti join outputs at most its preserved side. */
+        switch (floe_hash_join_type(p)) {
+        case FLOE_JOIN_LEFT_SEMI:
+        case FLOE_JOIN_LEFT_ANTI: return estimate_rows(floe_plan_child(p, 0));
+        case FLOE_JOIN_RIGHT_SEMI:
+        case FLOE_JOIN_RIGHT_ANTI: return estimate_rows(floe_plan_child(p, 1));
+        default: break;
+        }
+    }
     double child = 0;
     for (int32_t i = 0; i < floe_plan_num_children(p); i++) {
         double r = estimate_rows(floe_plan_child(p, i));
@@ -243,6 +253,24 @@ static floe_status align_keys(floe_expr **lk, floe_expr **rk, int32_t n, const f
     return NULL;
 }
 
+/* The join orderer's row estimate for a logical input, carried through
+ * what keeps the row count (projections) or bounds it by one side (semi
+ * and anti joins: EXISTS / NOT EXISTS over an ordered join); 0: none. */
+static double logical_estimate(const floe_lplan *l) {
+    if (l->est_rows > 0) return l->est_rows;
+    if (l->kind == FLOE_L_PROJECT && l->n_inputs == 1) return logical_estimate(l->inputs[0]);
+    if (l->kind == FLOE_L_JOIN && l->n_inputs == 2) {
+        switch (l->join_type) {
+        case FLOE_JOIN_LEFT_SEMI:
+        case FLOE_JOIN_LEFT_ANTI: return logical_estimate(l->inputs[0]);
+        case FLOE_JOIN_RIGHT_SEMI:
+        case FLOE_JOIN_RIGHT_ANTI: return logical_estimate(l->inputs[1]);
+        default: break;
+        }
+    }
+    return 0;
+}
+
 static floe_status plan_join(const floe_lplan *p, floe_plan *left, floe_plan *right, floe_plan **out) {
     if (p->n_keys == 0) {
         /* The collected (left) side of a nested loop should be the small
@@ -260,8 +288,9 @@ static floe_status plan_join(const floe_lplan *p, floe_plan *left, floe_plan *ri
     /* Build the smaller side: the left child is the build side.  A join
      * the join orderer made carries its estimate; others are estimated
      * from the physical subtree. */
-    double el = p->inputs[0]->est_rows > 0 ? p->inputs[0]->est_rows : estimate_rows(left);
-    double er = p->inputs[1]->est_rows > 0 ? p->inputs[1]->est_rows : estimate_rows(right);
+    double el = logical_estimate(p->inputs[0]), er = logical_estimate(p->inputs[1]);
+    if (el <= 0) el = estimate_rows(left);
+    if (er <= 0) er = estimate_rows(right);
     bool swap = !st && el > 2 * er && !p->null_aware;
     floe_plan *j = NULL;
     if (!st && !swap) {
