@@ -30,8 +30,9 @@
  * that location (kept per table), else the base file read through the
  * table's FileIO; floe_ice_md_diff gives the requirements and updates,
  * POSTed to the table.  409 is FLOE_ERR_CONFLICT (the commit loop of
- * catalog_append.c reloads and retries); a 5xx leaves the outcome unknown
- * and is reported as such, never retried blindly.
+ * catalog_append.c reloads and retries); a 5xx leaves the outcome unknown:
+ * one reload settles it when the commit added a snapshot (there = done),
+ * else it is reported as unknown, never retried blindly.
  *
  * Secrets (credential, token, vended keys) are never put in messages;
  * requests and bodies are logged only through the redacting helpers.
@@ -1095,6 +1096,37 @@ static floe_status commit_body(const char *ns, const char *name, json_t *req, js
     return st;
 }
 
+/* A commit answered 5xx may or may not have happened.  When it added a
+ * snapshot, reload the table once: the snapshot there means it did
+ * (*result is then the reloaded table and `unknown` is dropped); else
+ * `unknown` is returned, still saying the state is unknown (the server
+ * may yet apply it), so nothing is retried or cleaned up blindly. */
+static floe_status settle_unknown(rest_catalog *rc, const char *ns, const char *name, int64_t snapshot_id,
+                                  floe_status unknown, json_t **result) {
+    *result = NULL;
+    json_t *now = NULL;
+    floe_status st = fetch_table(rc, ns, name, &now);
+    floe_ice_table_metadata *md = NULL;
+    json_t *mdj = st ? NULL : json_object_get(now, "metadata");
+    char *text = NULL;
+    if (!st && mdj) st = floe_ice_json_dump(mdj, &text);
+    if (!st && text) st = floe_ice_table_metadata_parse(text, strlen(text), "reloaded metadata", &md);
+    bool landed = !st && md && floe_ice_tm_snapshot(md, snapshot_id);
+    floe_ice_table_metadata_free(md);
+    floe_free(text);
+    floe_status_free(st);
+    if (!landed) {
+        json_decref(now);
+        return unknown;
+    }
+    FLOE_LOG_WARN("rest", "commit to table %s.%s was answered with a server error, but its snapshot %lld is in the "
+                  "reloaded table: it happened",
+                  ns, name, (long long)snapshot_id);
+    floe_status_free(unknown);
+    *result = now;
+    return NULL;
+}
+
 static floe_status rest_commit(floe_catalog *c, const char *ns, const char *name, const char *base_location,
                                const floe_ice_table_metadata *md, char **new_location) {
     rest_catalog *rc = RC(c);
@@ -1104,6 +1136,10 @@ static floe_status rest_commit(floe_catalog *c, const char *ns, const char *name
                  ns, name);
     json_t *req = NULL, *upd = NULL;
     floe_status st = floe_ice_md_diff(base, md, &req, &upd);
+    /* A new snapshot lets an unknown outcome be settled afterwards. */
+    bool adds_snapshot = md->current_snapshot_id != base->current_snapshot_id &&
+                         !floe_ice_tm_snapshot(base, md->current_snapshot_id) &&
+                         floe_ice_tm_snapshot(md, md->current_snapshot_id);
     floe_ice_table_metadata_free(base);
     if (st) return floe_status_wrap(st, "commit to table %s.%s", ns, name);
     char *text = NULL;
@@ -1123,9 +1159,15 @@ static floe_status rest_commit(floe_catalog *c, const char *ns, const char *name
             st = floe_status_wrap(http_error(&cl, &r, FLOE_REST_OP_COMMIT),
                                   "commit to table %s.%s lost a race (its metadata moved on from '%s')", ns, name,
                                   base_location);
+        else if (r.status >= 500 && adds_snapshot)
+            st = settle_unknown(rc, ns, name, md->current_snapshot_id,
+                                floe_status_wrap(http_error(&cl, &r, FLOE_REST_OP_COMMIT), "commit to table %s.%s",
+                                                 ns, name),
+                                &result);
         else st = floe_status_wrap(http_error(&cl, &r, FLOE_REST_OP_COMMIT), "commit to table %s.%s", ns, name);
+    } else if (!st) {
+        st = response_json(&r, "a commit", &result);
     }
-    if (!st) st = response_json(&r, "a commit", &result);
     if (!st) st = accept_result(rc, ns, name, result, false, NULL);
     if (!st && new_location) {
         const char *loc = json_string_value(json_object_get(result, "metadata-location"));

@@ -388,6 +388,73 @@ static void create_table_leaves_the_default_location_to_the_server(void **state)
     mock_stop(&m);
 }
 
+/* TABLE_MD after an append of snapshot 77. */
+static void next_md_text(char *out, size_t cap) {
+    const char *snap = "\"current-snapshot-id\":77,\"refs\":{\"main\":{\"snapshot-id\":77,\"type\":\"branch\"}},"
+                       "\"snapshots\":[{\"snapshot-id\":77,\"sequence-number\":1,\"timestamp-ms\":1700000001000,"
+                       "\"manifest-list\":\"/tmp/x/db/t/metadata/snap-77.avro\",\"summary\":{\"operation\":\"append\"},"
+                       "\"schema-id\":0}],";
+    const char *from = strstr(TABLE_MD, "\"current-snapshot-id\"");
+    const char *to = strstr(TABLE_MD, "\"snapshot-log\"");
+    snprintf(out, cap, "%.*s%s%s", (int)(from - TABLE_MD), TABLE_MD, snap, to);
+    char *seq = strstr(out, "\"last-sequence-number\":0");
+    if (seq) seq[strlen("\"last-sequence-number\":")] = '1';
+}
+
+static bool g_commit_lands;
+
+static void h_unknown(mock *m, const req *r, int *status, const char **body) {
+    if (common(m, r, status, body)) return;
+    if (strcmp(r->target, "/v1/pfx/namespaces/db/tables/t") != 0) return;
+    if (strcmp(r->method, "POST") == 0) {
+        m->counter = 1;
+        *status = 502;
+        *body = "{\"error\":{\"message\":\"bad gateway\",\"type\":\"CommitStateUnknownException\",\"code\":502}}";
+        return;
+    }
+    char md[4096];
+    if (m->counter && g_commit_lands) next_md_text(md, sizeof md);
+    else snprintf(md, sizeof md, "%s", TABLE_MD);
+    snprintf(m->body_buf, sizeof m->body_buf, "{\"metadata-location\":\"/tmp/x/db/t/metadata/%s.metadata.json\","
+             "\"metadata\":%s}", m->counter && g_commit_lands ? "00001-b" : "00000-a", md);
+    *status = 200;
+    *body = m->body_buf;
+}
+
+/* A 5xx answer to a commit is settled by one reload when the commit
+ * added a snapshot: there, it happened; absent, the state stays unknown. */
+static void commit_5xx_is_settled_by_the_reloaded_snapshot(void **state) {
+    (void)state;
+    char text[4096];
+    next_md_text(text, sizeof text);
+    floe_ice_table_metadata *next = NULL;
+    assert_ok(floe_ice_table_metadata_parse(text, strlen(text), "next", &next));
+    for (int lands = 1; lands >= 0; lands--) {
+        g_commit_lands = lands;
+        mock m;
+        mock_start(&m, h_unknown);
+        char uri[128];
+        floe_catalog *c = NULL;
+        assert_ok(floe_catalog_open(uri_of(&m, uri, sizeof uri), NULL, 0, &c));
+        floe_ice_table *t = NULL;
+        assert_ok(floe_catalog_load_table(c, "db", "t", &t));
+        char *loc = NULL;
+        if (lands) {
+            assert_ok(floe_catalog_commit(c, "db", "t", t->metadata_location, next, &loc));
+            assert_string_equal(loc, "/tmp/x/db/t/metadata/00001-b.metadata.json");
+            floe_free(loc);
+        } else {
+            assert_error(floe_catalog_commit(c, "db", "t", t->metadata_location, next, &loc), FLOE_ERR_IO,
+                         "commit state unknown");
+        }
+        assert_int_equal(count_reqs(&m, "POST", "/v1/pfx/namespaces/db/tables/t"), 1);
+        floe_ice_table_free(t);
+        floe_catalog_close(c);
+        mock_stop(&m);
+    }
+    floe_ice_table_metadata_free(next);
+}
+
 static void vended_credentials_go_to_the_store_not_the_fileio(void **state) {
     (void)state;
     mock m;
@@ -707,6 +774,7 @@ FLOE_TEST_MAIN(cmocka_unit_test(prefix_comes_from_overrides_and_listings_follow_
                cmocka_unit_test(gets_are_retried_after_5xx),
                cmocka_unit_test(commit_sends_diff_and_maps_409_to_conflict_and_5xx_to_unknown),
                cmocka_unit_test(create_table_leaves_the_default_location_to_the_server),
+               cmocka_unit_test(commit_5xx_is_settled_by_the_reloaded_snapshot),
                cmocka_unit_test(vended_credentials_go_to_the_store_not_the_fileio),
                cmocka_unit_test(rejected_vended_keys_are_refreshed_from_the_credentials_endpoint),
                cmocka_unit_test(a_401_fetches_a_new_token_and_retries_once),
