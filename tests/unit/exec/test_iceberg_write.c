@@ -837,6 +837,55 @@ static void required_input_and_ordering_follow_the_table(void **state) {
     fx_free(&f);
 }
 
+/* The table's sort order: partition keys, then the order's fields (a
+ * transform computed by iceberg_transform), also for fanout writers and
+ * unpartitioned tables; kept through the codec; an order the node cannot
+ * compute asks for nothing. */
+static void a_sort_order_is_required_after_the_partition_columns(void **state) {
+    (void)state;
+    static const char *ORDER = "{\"order-id\":1,\"fields\":["
+                               "{\"transform\":\"identity\",\"source-id\":3,\"direction\":\"desc\",\"null-order\":\"nulls-last\"},"
+                               "{\"transform\":\"bucket[4]\",\"source-id\":1,\"direction\":\"asc\",\"null-order\":\"nulls-first\"}]}";
+    static const char *BAD = "{\"order-id\":2,\"fields\":["
+                             "{\"transform\":\"identity\",\"source-id\":99,\"direction\":\"asc\",\"null-order\":\"nulls-first\"}]}";
+    fx f;
+    fx_setup(&f, "iw_sort_order", SPEC_CAT);
+    floe_plan *p = write_plan(&f, values_of(1, 10, 3, 2, -1, 1), NULL, 0, 0);
+    floe_plan *w = (floe_plan *)writer_of(p);
+    const floe_sort_key *keys = NULL;
+    assert_int_equal(floe_plan_required_ordering(w, 0, &keys), 0); /* fanout, no order */
+    assert_ok(floe_iceberg_write_set_sort_order(w, ORDER));
+    assert_int_equal(floe_plan_required_ordering(w, 0, &keys), 3);
+    assert_int_equal(keys[0].expr->column, 3); /* the partition value of cat */
+    assert_false(keys[0].descending);
+    assert_int_equal(keys[1].expr->kind, FLOE_EXPR_COLUMN);
+    assert_int_equal(keys[1].expr->column, 2); /* ts */
+    assert_true(keys[1].descending);
+    assert_false(keys[1].nulls_first);
+    assert_int_equal(keys[2].expr->kind, FLOE_EXPR_CALL);
+    assert_true(keys[2].nulls_first);
+    floe_plan *copy = NULL;
+    assert_ok(floe_plan_roundtrip(p, &copy));
+    assert_int_equal(floe_plan_required_ordering(writer_of(copy), 0, &keys), 3);
+    assert_true(keys[1].descending);
+    floe_plan_release(copy);
+    assert_ok(floe_iceberg_write_set_sort_order(w, BAD));
+    assert_int_equal(floe_plan_required_ordering(w, 0, &keys), 0);
+    assert_ok(floe_iceberg_write_set_sort_order(w, NULL));
+    assert_int_equal(floe_plan_required_ordering(w, 0, &keys), 0);
+    floe_plan_release(p);
+    fx_free(&f);
+
+    fx_setup(&f, "iw_sort_order2", SPEC_NONE);
+    p = write_plan(&f, values_of(1, 10, 3, 2, -1, 1), NULL, 0, 0);
+    w = (floe_plan *)writer_of(p);
+    assert_ok(floe_iceberg_write_set_sort_order(w, ORDER));
+    assert_int_equal(floe_plan_required_ordering(w, 0, &keys), 2);
+    assert_int_equal(keys[0].expr->column, 2);
+    floe_plan_release(p);
+    fx_free(&f);
+}
+
 static void constructors_check_their_input_columns(void **state) {
     (void)state;
     fx f;
@@ -900,5 +949,6 @@ FLOE_TEST_MAIN(cmocka_unit_test(fanout_writes_many_interleaved_partitions_one_fi
                cmocka_unit_test(fileio_properties_travel_with_both_nodes_and_explain_redacts_them),
                cmocka_unit_test(a_corrupt_fileio_property_count_is_rejected),
                cmocka_unit_test(required_input_and_ordering_follow_the_table),
+               cmocka_unit_test(a_sort_order_is_required_after_the_partition_columns),
                cmocka_unit_test(constructors_check_their_input_columns),
                cmocka_unit_test(write_jobs_delete_created_files_on_abort_and_keep_them_on_forget))
