@@ -8,20 +8,30 @@
  * executor this layer installs (floe_session_set_default_executor): the
  * plan is split into stages at its exchanges, each stage's partitions
  * become tasks encoded with the plan codec, and the tasks are handed out
- * to ranks 1..N-1 dynamically (a rank gets as many tasks at once as it
- * has threads, the least busy rank first).  Workers decode and run tasks;
- * a stage's output stays on the workers that produced it until the next
- * stage's tasks fetch it, worker to worker; only what the last stage reads
- * is gathered to the coordinator, which runs that stage (one partition:
- * the merge, the final limit, the commit of a write) itself, streaming to
- * the client.  A process not started by mpirun never initialises MPI.
+ * to every rank dynamically — rank 0 runs tasks on its own threads too —
+ * (a rank gets as many tasks at once as it has threads, the least busy
+ * rank first).  Ranks decode and run tasks.  A hash (or round-robin)
+ * repartition between stages streams: its producer and consumer stages
+ * run at the same time, and each producer sends a consumer partition at
+ * most a window of blobs it has not yet decoded (credits), so a rank holds
+ * a bounded amount of exchange data however much moves
+ * (FLOE_DIST_EXCHANGE_BUFFER_BYTES, default 256 MiB per rank; EXPLAIN
+ * ANALYZE reports each rank's peak).  Other exchanges (a gather, the build
+ * side broadcast to every probe task) stay on the ranks that produced them
+ * until the next stage's tasks fetch them, rank to rank; only what the
+ * last stage reads is gathered to the coordinator, which runs that stage
+ * (one partition: the merge, the final limit, the commit of a write)
+ * itself, streaming to the client.  With one rank nothing is distributed.
+ * A process not started by mpirun never initialises MPI.
  *
  * Threading: MPI is initialised with MPI_THREAD_FUNNELED.  Only the thread
  * that called floe_dist_init (the process's main thread) ever calls MPI:
- * on rank 0 that is the session thread (statements run on it), on a worker
- * it is the message loop; tasks run on other threads and hand their
- * messages to the loop through a bounded queue (back-pressure: a task
- * blocks while its rank has too many bytes not yet sent).
+ * on rank 0 that is the session thread (statements run on it, and it
+ * polls for messages while a query's stages run), on a worker it is the
+ * message loop; tasks run on other threads and hand their messages to the
+ * loop through a bounded queue (back-pressure: a task blocks on a
+ * condition variable while its rank has too many bytes not yet sent, or
+ * while a consumer has given it no credit).
  */
 #ifndef FLOE_DIST_H
 #define FLOE_DIST_H
@@ -57,8 +67,8 @@ int floe_dist_worker_main(void);
  * not initialised. */
 void floe_dist_finalize(void);
 
-/* Worker threads of the whole run (every worker rank's pool size); 0 when
- * not distributed. */
+/* Threads of the whole run (every rank's pool size, rank 0's included);
+ * 0 when not distributed. */
 int32_t floe_dist_total_threads(void);
 
 /* ---- stages (usable without MPI: tests and EXPLAIN) -------------------- */

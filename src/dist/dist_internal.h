@@ -93,6 +93,8 @@ bool dist_plan_contains(const floe_plan *p, const char *name);
 floe_status dist_exchange_source(floe_schema *schema, int32_t exchange, int32_t n_partitions,
                                  floe_plan **out) FLOE_WARN_UNUSED;
 bool dist_is_exchange_source(const floe_plan *p);
+/* Bytes of exchange data the source's streams have decoded (EXPLAIN ANALYZE). */
+int64_t dist_exchange_source_bytes_in(const floe_plan *p);
 int32_t dist_exchange_source_id(const floe_plan *p);
 /* Give the source the data of its partition `partition` (retained).
  * Execution state, not a part: bound on the copy of the plan a task runs. */
@@ -156,7 +158,8 @@ void dist_inbox_consumed(dist_inbox *in, int32_t producer, uint8_t *blob, size_t
 void dist_inbox_close(dist_inbox *in);
 /* A stream over the batches of an inbox (retained); closing it closes the
  * inbox. */
-floe_status dist_inbox_stream(dist_inbox *in, const struct floe_cancel *cancel, floe_stream **out) FLOE_WARN_UNUSED;
+floe_status dist_inbox_stream(dist_inbox *in, const struct floe_cancel *cancel, _Atomic int64_t *bytes_in,
+                              floe_stream **out) FLOE_WARN_UNUSED;
 
 /* ---- tasks ----------------------------------------------------------------- */
 
@@ -176,8 +179,21 @@ floe_status dist_task_run(const floe_plan *plan, int32_t partition, const dist_r
                           const floe_exec_ctx *ctx, int64_t blob_target, bool gauge, dist_emit_fn emit, void *arg,
                           dist_task_stats *stats) FLOE_WARN_UNUSED;
 
-/* A stream over the batches of some partition data (retained). */
-floe_status dist_part_stream(dist_part_data *d, const struct floe_cancel *cancel, floe_stream **out) FLOE_WARN_UNUSED;
+/* A stream over the batches of some partition data (retained); adds the
+ * bytes it decodes to *bytes_in (may be NULL). */
+floe_status dist_part_stream(dist_part_data *d, const struct floe_cancel *cancel, _Atomic int64_t *bytes_in,
+                             floe_stream **out) FLOE_WARN_UNUSED;
+
+/* EXPLAIN ANALYZE across ranks: the nodes of a stage plan in preorder,
+ * and per node rows, batches, time (ns), peak bytes and exchange bytes
+ * read, as DIST_NODE_FIELDS numbers each (summed over its partitions). */
+#define DIST_NODE_FIELDS 5
+int32_t dist_plan_count_nodes(const floe_plan *p);
+struct floe_exec_metrics;
+floe_status dist_node_stats_put(const floe_plan *plan, const struct floe_exec_metrics *m,
+                                struct floe_buf *out) FLOE_WARN_UNUSED;
+/* The i-th node of `plan` in preorder (NULL past the end) and its depth. */
+const floe_plan *dist_plan_node_at(const floe_plan *plan, int32_t i, int32_t *depth);
 
 /* An input a worker fetches itself: partition `part` of the exchange that
  * `source` stands for, held by ranks holders[0..n). */
@@ -202,6 +218,10 @@ typedef struct dist_task_msg {
     int32_t *dests;        /* owned */
     int64_t blob_target;   /* bytes per blob (0: the default) */
     int32_t window;        /* streamed: blobs outstanding per consumer partition */
+    bool analyze;          /* collect per node metrics (EXPLAIN ANALYZE) */
+    const uint8_t *creds;  /* floe_credentials_export bytes (secrets: never print); encode: borrowed */
+    size_t creds_len;
+    uint8_t *creds_owned;  /* decode: the copy creds points into */
     floe_plan *plan;       /* decode: the stage plan, inline inputs bound */
     int32_t n_remote;      /* decode: inputs to fetch before running */
     dist_remote_input *remote;

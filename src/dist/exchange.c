@@ -346,6 +346,7 @@ typedef struct inbox_stream {
     size_t len;
     int32_t producer;
     floe_reader r;
+    _Atomic int64_t *bytes_in;
 } inbox_stream;
 
 static void finish_blob(inbox_stream *s) {
@@ -362,6 +363,7 @@ static floe_status inbox_next(floe_stream *s_, floe_batch **out) {
         finish_blob(s);
         FLOE_TRY(dist_inbox_pop(s->in, s->cancel, &s->blob, &s->len, &s->producer));
         if (!s->blob) return NULL;
+        if (s->bytes_in) atomic_fetch_add(s->bytes_in, (int64_t)s->len);
         s->r.data = s->blob;
         s->r.len = s->len;
         s->r.pos = 0;
@@ -378,13 +380,15 @@ static void inbox_close_stream(floe_stream *s_) {
     floe_free(s);
 }
 
-floe_status dist_inbox_stream(dist_inbox *in, const floe_cancel *cancel, floe_stream **out) {
+floe_status dist_inbox_stream(dist_inbox *in, const floe_cancel *cancel, _Atomic int64_t *bytes_in,
+                              floe_stream **out) {
     inbox_stream *s = floe_calloc(1, sizeof *s);
     if (!s) return floe_error(FLOE_ERR_OUT_OF_MEMORY, "exchange stream: out of memory");
     s->base.next = inbox_next;
     s->base.close = inbox_close_stream;
     s->in = dist_inbox_retain(in);
     s->cancel = cancel;
+    s->bytes_in = bytes_in;
     *out = &s->base;
     return NULL;
 }

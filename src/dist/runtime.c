@@ -1,56 +1,77 @@
 /*
  * runtime.c — the MPI runtime (include/floe/dist.h): launch detection,
- * the coordinator's scheduler (rank 0) and the worker loop (ranks > 0).
+ * the coordinator's scheduler (rank 0) and the task runner every rank has
+ * (the worker loop of ranks > 0; rank 0 runs tasks too).
  *
  * Threading model: MPI_THREAD_FUNNELED.  Only the main thread calls MPI.
  * On rank 0 that is the session thread: the executor's open() runs the
- * scheduler loop on it until every stage but the last has finished, then
- * returns a stream over the last stage, which runs on rank 0 itself.  On a
- * worker the main thread is the message loop; each task runs on a thread
- * of its own (a worker takes as many tasks at once as its pool has
- * threads) and hands its messages to the loop through a queue bounded by
- * OUT_LIMIT bytes (a task blocks while its rank has that much not yet
- * sent — back-pressure instead of unbounded memory).  Every send is
- * non-blocking (MPI_Isend, buffers freed on completion) and every loop
- * keeps receiving while it sends, so two ranks sending large messages to
- * each other never deadlock.
+ * scheduler loop on it until every stage but the last has finished (the
+ * loop also serves rank 0's own tasks: their messages, fetches and
+ * streams), then returns a stream over the last stage, which runs on
+ * rank 0 itself.  On a worker the main thread is the message loop.  Each
+ * task runs on a thread of its own (a rank takes as many tasks at once as
+ * its pool has threads, more when a pipelined group needs them all) and
+ * hands its messages to the loop through a queue bounded by OUT_LIMIT
+ * bytes (a task blocks while its rank has that much not yet sent —
+ * back-pressure instead of unbounded memory).  A message a rank addresses
+ * to itself never goes through MPI.  Every send is non-blocking
+ * (MPI_Isend, buffers freed on completion) and every loop keeps receiving
+ * while it sends, so two ranks sending large messages to each other never
+ * deadlock.
  *
  * Messages (MPI_BYTE, tag = kind; numbers little-endian int64):
- *   TASK      0 → w   the task codec's bytes (task.c): inputs inline or
- *                     named by the ranks holding them
+ *   TASK      0 → w   the task codec's bytes (task.c): inputs inline,
+ *                     named by the ranks holding them, or streamed
  *   OUT       w → 0   query, task, bucket, then one blob of encoded batches
  *                     (output of a stage the last stage reads)
- *   DONE      w → 0   query, task, rows, bytes, batches, elapsed µs
+ *   DONE      w → 0   query, task, rows, bytes, batches, elapsed µs, peak
+ *                     streamed bytes, µs waited for credits; then
+ *                     (EXPLAIN ANALYZE) the metrics of each plan node
  *   ERROR     w → 0   query, task, then the error text
  *   FETCH     w → w   query, fetch id, exchange, partition: send me what
  *                     you hold of it
  *   DATA      w → w   query, fetch id, then one blob
  *   FETCH_END w → w   query, fetch id, failed (0/1): no more DATA
+ *   STREAM    w → w   query, exchange, partition, producer task, end flag,
+ *                     then one blob (none with the end flag)
+ *   CREDIT    w → w   query, exchange, producer task, partition, n: room
+ *                     for n more blobs
+ *   CHECK     0 → w   query, count, then per file: size, mtime, path
+ *                     length, path — do you see these local files as I do?
+ *   CHECKED   w → 0   query, ok (0/1), then what differs
  *   CANCEL    0 → w   query: it is over — cancel its running tasks, drop
- *                     the exchange data held for it
+ *                     the exchange data held or queued for it
  *   STOP      0 → w   finish, answer BYE, leave the loop
  *   BYE       w → 0
- * Every TASK is answered by exactly one DONE or ERROR (also when it is
- * cancelled or cannot be decoded), which is how rank 0 counts free
- * threads.  Messages of an earlier query (one that failed) are dropped by
- * query id.
+ * ("w" is any rank running tasks, rank 0 included.)  Every TASK is
+ * answered by exactly one DONE or ERROR (also when it is cancelled or
+ * cannot be decoded), which is how rank 0 counts free threads.  Messages
+ * of an earlier query (one that failed) are dropped by query id.
  *
- * Scheduling: stages run when the stages they read have finished (a
- * barrier per exchange).  A stage's output stays on the workers that ran
- * its tasks (emit_local) unless the last stage reads it; a consumer task
- * names those ranks and its worker fetches its partitions from each of
- * them before running it, so data moves worker to worker and rank 0 sees
- * only the final gather.  A task goes to the worker with the most free
- * threads, so a slow or busy rank gets fewer.  The first error cancels the
- * query on every rank and is returned naming the rank, task, stage and
- * partition.
+ * Scheduling: a hash or round-robin exchange between two stages that run
+ * on the ranks streams (exchange.c): producer and consumer stages form a
+ * pipelined group whose tasks are all placed and dispatched at once, the
+ * producers sending each blob to the rank of the consumer task of its
+ * partition when that consumer has credit for it.  The blob size is
+ * chosen per group so that the channels of the most loaded rank fit the
+ * exchange bound.  Other exchanges are barriers: a stage runs when the
+ * stages it reads that way have finished.  Their output stays on the
+ * ranks that ran its tasks (emit_local) unless the last stage reads it; a
+ * consumer task names those ranks and its rank fetches its partitions
+ * from each of them before running it, so data moves rank to rank and
+ * rank 0 coordinates only the final gather.  A task goes to the rank with
+ * the most free threads, so a slow or busy rank gets fewer.  The first
+ * error cancels the query on every rank and is returned naming the rank,
+ * task, stage and partition.
  *
- * What is not here yet (docs/ARCHITECTURE.md): held exchange data stays in
- * the producers' memory until the query ends (no spilling, no streaming
- * between stages), and rank 0 runs no tasks itself.
+ * What is not here yet (docs/ARCHITECTURE.md): barrier exchange data (a
+ * gather, a broadcast build side) and what the last stage reads stay
+ * whole in memory (no spilling).
  */
 #include <stdatomic.h>
 #include <stdio.h>
+#include <sys/stat.h>
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -58,6 +79,11 @@
 #include "base/log.h"
 #include "base/threadpool.h"
 #include "dist/dist_internal.h"
+#include "exec/plan_internal.h"
+#include "floe/exec_metrics.h"
+#include "floe/exec_ops.h"
+#include "floe/exec_scan.h"
+#include "floe/fileio.h"
 #include "floe/memory.h"
 #include "floe/session.h"
 
@@ -93,7 +119,7 @@ int32_t floe_dist_total_threads(void) { return 0; }
 
 enum {
     TAG_TASK = 1, TAG_OUT, TAG_DONE, TAG_ERROR, TAG_CANCEL, TAG_STOP, TAG_BYE, TAG_FETCH, TAG_DATA, TAG_FETCH_END,
-    TAG_STREAM, TAG_CREDIT
+    TAG_STREAM, TAG_CREDIT, TAG_CHECK, TAG_CHECKED
 };
 
 /* The numbers leading a STREAM message: query, exchange, partition,
@@ -343,7 +369,16 @@ typedef struct coord {
     int64_t bound;        /* exchange buffer bytes per rank */
     int64_t *peak;        /* per rank: peak streamed exchange bytes */
     int64_t *waited_us;   /* per stage: time its tasks waited for credits */
+    /* EXPLAIN ANALYZE: per stage, node (preorder) and rank, NODE_STATS
+     * numbers: tasks, then the DIST_NODE_FIELDS of dist_node_stats_put */
+    bool analyze;
+    int32_t *n_nodes;
+    int64_t **nstats;
+    int32_t checks_pending;  /* CHECK messages not yet answered */
+    floe_status check_err;   /* the first mismatch */
 } coord;
+
+#define NODE_STATS (1 + DIST_NODE_FIELDS)
 
 /* Blobs a streamed channel may have outstanding (sent, not yet decoded). */
 #define CREDIT_WINDOW 2
@@ -411,6 +446,7 @@ static floe_status dispatch(coord *c, int64_t t, int rank, bool placed) {
     m.route = gst->route; /* borrowed: not cleared */
     m.keep_output = !c->to_root[task->stage];
     m.blob_target = c->blob_target[task->stage];
+    m.analyze = c->analyze;
     if (c->streamed[task->stage]) {
         /* where each output partition goes: the rank of the consumer task
          * reading it */
@@ -422,8 +458,16 @@ static floe_status dispatch(coord *c, int64_t t, int rank, bool placed) {
         m.dests = dests;
         m.window = CREDIT_WINDOW;
     }
+    /* the storage credentials as they are now (a REST catalog may have
+     * refreshed them since the last task): every rank signs with them */
+    floe_buf creds = FLOE_BUF_INIT;
+    floe_status st = floe_credentials_export(&creds);
+    m.creds = creds.data;
+    m.creds_len = creds.len;
     floe_buf out = FLOE_BUF_INIT;
-    floe_status st = dist_task_encode(&m, gst->plan, c->store, &c->holders, &out);
+    if (!st) st = dist_task_encode(&m, gst->plan, c->store, &c->holders, &out);
+    if (creds.data) memset(creds.data, 0, creds.len); /* secrets */
+    floe_buf_free(&creds);
     if (dests != dests_buf) floe_free(dests);
     if (st) {
         floe_buf_free(&out);
@@ -485,6 +529,24 @@ static floe_status note_holders(coord *c, int32_t s) {
     return NULL;
 }
 
+/* The per node metrics following a DONE (EXPLAIN ANALYZE): summed per
+ * stage, node and rank.  A count that does not match the stage is ignored. */
+static void add_node_stats(coord *c, int src, int32_t s, const uint8_t *p, size_t n) {
+    if (!c->analyze || n < 8 || src < 0 || src >= g.size) return;
+    int64_t count = get64(p);
+    if (count != c->n_nodes[s] || (n - 8) / 8 / DIST_NODE_FIELDS < (size_t)count) return;
+    for (int64_t i = 0; i < count; i++) {
+        int64_t *acc = c->nstats[s] + ((size_t)i * (size_t)g.size + (size_t)src) * NODE_STATS;
+        const uint8_t *v = p + 8 + (size_t)i * DIST_NODE_FIELDS * 8;
+        acc[0]++;
+        acc[1] += get64(v);      /* rows */
+        acc[2] += get64(v + 8);  /* batches */
+        acc[3] += get64(v + 16); /* ns */
+        if (get64(v + 24) > acc[4]) acc[4] = get64(v + 24); /* peak: the largest task's */
+        acc[5] += get64(v + 32); /* exchange bytes read */
+    }
+}
+
 /* Handle one message from a worker during query c (c may be NULL: only
  * bookkeeping).  The buffer is taken over. */
 static floe_status coord_handle(coord *c, int src, int tag, uint8_t *buf, size_t len, int *byes) {
@@ -525,12 +587,23 @@ static floe_status coord_handle(coord *c, int src, int tag, uint8_t *buf, size_t
             int64_t peak = get64(buf + 48);
             if (src >= 0 && src < g.size && peak > c->peak[src]) c->peak[src] = peak;
             c->waited_us[c->tasks[t].stage] += get64(buf + 56);
+            add_node_stats(c, src, c->tasks[t].stage, buf + DONE_LEN, len - DONE_LEN);
         }
         int32_t s = c->tasks[t].stage;
         if (--c->remaining[s] == 0 && !c->to_root[s] && !c->streamed[s]) st = note_holders(c, s);
         break;
     case TAG_BYE:
         if (byes) (*byes)++;
+        break;
+    case TAG_CHECKED:
+        if (!mine || len < 16) break;
+        c->checks_pending--;
+        if (get64(buf + 8) == 0 && !c->check_err)
+            c->check_err = floe_error(FLOE_ERR_IO,
+                                      "rank %d on host '%s' does not see the files rank 0 (host '%s') planned from: "
+                                      "%.*s — under mpirun every rank must see the same files: use a shared file "
+                                      "system or S3, not a node-local path",
+                                      src, g.hosts[src], g.hosts[0], (int)(len - 16), (const char *)buf + 16);
         break;
     default:
         break;
@@ -554,6 +627,11 @@ static void coord_free_sched(coord *c) {
     floe_free(c->blob_target);
     floe_free(c->peak);
     floe_free(c->waited_us);
+    for (int32_t s = 0; c->nstats && s < c->stages->n; s++) floe_free(c->nstats[s]);
+    floe_free(c->nstats);
+    floe_free(c->n_nodes);
+    c->nstats = NULL;
+    c->n_nodes = NULL;
     c->streamed = c->group_sent = c->multi = NULL;
     c->consumer = c->group = NULL;
     c->first_task = c->blob_target = c->peak = c->waited_us = NULL;
@@ -567,6 +645,8 @@ static void coord_free_sched(coord *c) {
 }
 
 static void coord_free(coord *c) {
+    floe_status_free(c->check_err);
+    c->check_err = NULL;
     if (c->stages) coord_free_sched(c);
     dist_store_free(c->stages, c->store);
     dist_stages_free(c->stages);
@@ -596,6 +676,16 @@ static floe_status coord_setup(coord *c) {
         return floe_error(FLOE_ERR_OUT_OF_MEMORY, "scheduling: out of memory");
     c->holders.streamed = c->streamed;
     c->bound = exchange_bound();
+    if (c->analyze) {
+        c->n_nodes = floe_calloc((size_t)ns, sizeof *c->n_nodes);
+        c->nstats = floe_calloc((size_t)ns, sizeof *c->nstats);
+        if (!c->n_nodes || !c->nstats) return floe_error(FLOE_ERR_OUT_OF_MEMORY, "scheduling: out of memory");
+        for (int32_t s = 0; s < ns; s++) {
+            c->n_nodes[s] = dist_plan_count_nodes(c->stages->stages[s].plan);
+            c->nstats[s] = floe_calloc((size_t)c->n_nodes[s] * (size_t)g.size * NODE_STATS, sizeof(int64_t));
+            if (!c->nstats[s]) return floe_error(FLOE_ERR_OUT_OF_MEMORY, "scheduling: out of memory");
+        }
+    }
     /* what the root stage reads comes to rank 0; the rest stays on the
      * workers until the stage reading it fetches it (FLOE_DIST_VIA_ROOT=1:
      * everything through rank 0, the simpler path) */
@@ -776,6 +866,94 @@ static floe_status coord_poll(coord *c, bool *busy, int *byes, bool keep_going) 
     return NULL;
 }
 
+/* ---- node-local paths, detected up front ----------------------------------
+
+ * The local files a plan reads (an Iceberg scan's metadata file, a
+ * Parquet scan's files; at most MAX_PROBES): every rank on another host
+ * than rank 0 must see each of them with the same size and modification
+ * time before any task runs, or the statement fails naming the rank, its
+ * host and the path.  FLOE_DIST_CHECK_PATHS=1 checks every rank (also on
+ * rank 0's host), =0 none. */
+#define MAX_PROBES 32
+
+static const char *local_fs_path(const char *p) {
+    if (!p || !*p) return NULL;
+    if (strncmp(p, "file://", 7) == 0) return p + 7;
+    return strstr(p, "://") ? NULL : p;
+}
+
+typedef struct probes {
+    floe_buf msg;
+    int32_t n;
+    const char *seen[MAX_PROBES];
+} probes;
+
+static floe_status add_probe(probes *pr, const char *path) {
+    const char *fs = local_fs_path(path);
+    if (!fs || pr->n >= MAX_PROBES) return NULL;
+    for (int32_t i = 0; i < pr->n; i++)
+        if (strcmp(pr->seen[i], fs) == 0) return NULL;
+    struct stat sb;
+    if (stat(fs, &sb) != 0) return NULL; /* rank 0 cannot see it either: the query fails as it would locally */
+    pr->seen[pr->n++] = fs;
+    FLOE_TRY(floe_codec_put_i64(&pr->msg, (int64_t)sb.st_size));
+    FLOE_TRY(floe_codec_put_i64(&pr->msg, (int64_t)sb.st_mtime));
+    return floe_codec_put_str(&pr->msg, fs);
+}
+
+static floe_status collect_probes(const floe_plan *p, probes *pr) {
+    const char *type = floe_plan_type_name(p);
+    if (strcmp(type, "IcebergScan") == 0) FLOE_TRY(add_probe(pr, floe_iceberg_scan_metadata_location(p)));
+    if (strcmp(type, "ParquetScan") == 0)
+        for (int32_t k = 0; k < p->n_partitions && pr->n < MAX_PROBES; k++)
+            for (int32_t i = 0; i < floe_parquet_scan_num_partitions_parts(p, k) && pr->n < MAX_PROBES; i++)
+                FLOE_TRY(add_probe(pr, floe_parquet_scan_part(p, k, i)->path));
+    for (int32_t c = 0; c < p->n_children; c++) FLOE_TRY(collect_probes(p->children[c], pr));
+    return NULL;
+}
+
+static floe_status check_paths(coord *c, const floe_plan *plan) {
+    const char *env = getenv("FLOE_DIST_CHECK_PATHS");
+    bool all = env && strcmp(env, "1") == 0;
+    if (env && strcmp(env, "0") == 0) return NULL;
+    bool any = false;
+    for (int r = 1; r < g.size && !any; r++) any = all || strcmp(g.hosts[r], g.hosts[0]) != 0;
+    if (!any) return NULL;
+    probes pr;
+    memset(&pr, 0, sizeof pr);
+    floe_buf_init(&pr.msg);
+    floe_status st = collect_probes(plan, &pr);
+    floe_buf head = FLOE_BUF_INIT;
+    if (!st) st = floe_codec_put_i64(&head, c->query);
+    if (!st) st = floe_codec_put_i64(&head, pr.n);
+    if (!st) st = floe_buf_append(&head, pr.msg.data, pr.msg.len);
+    floe_buf_free(&pr.msg);
+    for (int r = 1; r < g.size && !st && pr.n > 0; r++) {
+        if (!all && strcmp(g.hosts[r], g.hosts[0]) == 0) continue;
+        uint8_t *copy = floe_malloc(head.len);
+        if (!copy) {
+            st = floe_error(FLOE_ERR_OUT_OF_MEMORY, "checking paths");
+            break;
+        }
+        memcpy(copy, head.data, head.len);
+        st = send_async(r, TAG_CHECK, copy, head.len, false);
+        if (!st) c->checks_pending++;
+    }
+    floe_buf_free(&head);
+    int idle = 0;
+    while (!st && c->checks_pending > 0) {
+        st = floe_cancel_check(c->ctx->cancel, "distributed query");
+        bool busy = false;
+        if (!st) st = coord_poll(c, &busy, NULL, false);
+        if (!busy) nap(&idle);
+    }
+    if (!st && c->check_err) {
+        st = c->check_err;
+        c->check_err = NULL;
+    }
+    return st;
+}
+
 /* Run every stage but the root to completion. */
 static floe_status coord_run(coord *c) {
     int32_t last = c->stages->n - 1;
@@ -857,10 +1035,12 @@ static void coord_abort_root(coord *c, floe_status err) {
 /* Run every stage of `plan` but the last on the workers.  *local: the
  * plan is not distributable (then nothing ran and c is empty).  On success
  * c holds the stages, the store and the tasks' statistics. */
-static floe_status coord_start(const floe_plan *plan, const floe_exec_ctx *ctx, coord *c, bool *local) {
+static floe_status coord_start(const floe_plan *plan, const floe_exec_ctx *ctx, coord *c, bool *local,
+                               bool analyze) {
     memset(c, 0, sizeof *c);
     *local = false;
     c->ctx = ctx;
+    c->analyze = analyze;
     floe_status st = dist_split_stages(plan, &c->stages);
     if (st && floe_status_code(st) == FLOE_ERR_UNSUPPORTED) {
         /* Not distributable yet: run on rank 0 exactly as the local runtime. */
@@ -872,6 +1052,7 @@ static floe_status coord_start(const floe_plan *plan, const floe_exec_ctx *ctx, 
     FLOE_TRY(st);
     c->query = ++g.next_query;
     st = coord_setup(c);
+    if (!st) st = check_paths(c, plan);
     if (!st) st = coord_run(c);
     /* The query is over on the workers: CANCEL stops what still runs (after
      * an error) and drops the exchange data they hold.  Late messages of
@@ -895,25 +1076,79 @@ static floe_status coord_open(void *arg, const floe_plan *plan, const floe_exec_
     *out = NULL;
     coord c;
     bool local;
-    FLOE_TRY(coord_start(plan, ctx, &c, &local));
+    FLOE_TRY(coord_start(plan, ctx, &c, &local, false));
     if (local) return floe_plan_execute(plan, 0, ctx, out);
     coord_free_sched(&c);
     return dist_root_stream(c.stages, c.store, ctx, out);
 }
 
+static floe_status put_size(floe_buf *out, const char *name, int64_t b) {
+    if (b < 1024) return floe_buf_printf(out, " %s=%lldB", name, (long long)b);
+    if (b < 1024 * 1024) return floe_buf_printf(out, " %s=%.1fKiB", name, (double)b / 1024);
+    return floe_buf_printf(out, " %s=%.1fMiB", name, (double)b / (1024 * 1024));
+}
+
+/* A stage's plan, each node followed by one line per rank that ran it:
+ * tasks, rows, batches, time inside the node (children included), the
+ * largest task's peak memory and, for an exchange source, the exchange
+ * bytes it read.  nstats: n_nodes x g.size x NODE_STATS. */
+static floe_status put_nodes(const floe_plan *plan, const int64_t *nstats, floe_buf *out) {
+    int32_t n = dist_plan_count_nodes(plan);
+    for (int32_t i = 0; i < n; i++) {
+        int32_t depth = 0;
+        const floe_plan *node = dist_plan_node_at(plan, i, &depth);
+        for (int32_t d = 0; d <= depth; d++) FLOE_TRY(floe_buf_append_str(out, "  "));
+        FLOE_TRY(floe_exec_explain_line(node, out));
+        for (int r = 0; r < g.size; r++) {
+            const int64_t *a = nstats + ((size_t)i * (size_t)g.size + (size_t)r) * NODE_STATS;
+            if (a[0] == 0) continue;
+            for (int32_t d = 0; d <= depth + 1; d++) FLOE_TRY(floe_buf_append_str(out, "  "));
+            FLOE_TRY(floe_buf_printf(out, "rank %d: tasks=%lld rows=%lld batches=%lld time=%.2fms", r,
+                                     (long long)a[0], (long long)a[1], (long long)a[2], (double)a[3] / 1e6));
+            FLOE_TRY(put_size(out, "peak_mem", a[4]));
+            if (dist_is_exchange_source(node)) FLOE_TRY(put_size(out, "exchange_in", a[5]));
+            FLOE_TRY(floe_buf_append_byte(out, '\n'));
+        }
+    }
+    return NULL;
+}
+
+/* Per node statistics of a plan rank 0 ran itself (the root stage). */
+static floe_status root_node_stats(const floe_plan *root, const floe_exec_metrics *m, int64_t **out) {
+    *out = NULL;
+    floe_buf b = FLOE_BUF_INIT;
+    floe_status st = dist_node_stats_put(root, m, &b);
+    int32_t n = dist_plan_count_nodes(root);
+    int64_t *a = st ? NULL : floe_calloc((size_t)n * (size_t)g.size * NODE_STATS, sizeof *a);
+    if (!st && !a) st = floe_error(FLOE_ERR_OUT_OF_MEMORY, "EXPLAIN ANALYZE: out of memory");
+    for (int32_t i = 0; !st && i < n; i++) {
+        int64_t *acc = a + (size_t)i * (size_t)g.size * NODE_STATS; /* rank 0 */
+        const uint8_t *v = b.data + 8 + (size_t)i * DIST_NODE_FIELDS * 8;
+        acc[0] = 1;
+        for (int k = 0; k < DIST_NODE_FIELDS; k++) acc[1 + k] = get64(v + 8 * k);
+    }
+    floe_buf_free(&b);
+    if (st) floe_free(a);
+    else *out = a;
+    return st;
+}
+
+static int64_t mono_us(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
 /* EXPLAIN ANALYZE under mpirun: run the query (result dropped), then per
- * stage and rank the tasks, rows and bytes sent on, and task time. */
+ * stage the tasks, rows and bytes each rank sent on and its task time,
+ * and per node of the stage's plan what each rank did (rows, batches,
+ * time, peak memory, exchange bytes read). */
 static floe_status coord_analyze(void *arg, const floe_plan *plan, const floe_exec_ctx *ctx, floe_buf *out) {
     (void)arg;
     coord c;
     bool local;
-    int64_t t0 = 0;
-    {
-        struct timespec ts;
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        t0 = (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
-    }
-    FLOE_TRY(coord_start(plan, ctx, &c, &local));
+    int64_t t0 = mono_us();
+    FLOE_TRY(coord_start(plan, ctx, &c, &local, true));
     if (local) return floe_buf_printf(out, "Distributed: no (the plan runs on rank 0 only)\n");
     /* statistics first: the root stream takes the stages over */
     floe_status st = floe_buf_printf(out, "Distributed over %d ranks (%d threads):\n", g.size, (int)g.total);
@@ -940,6 +1175,7 @@ static floe_status coord_analyze(void *arg, const floe_plan *plan, const floe_ex
                 st = floe_buf_printf(out, "  rank %d: tasks=%lld, rows=%lld, bytes=%lld, task_time=%.3f ms\n", r,
                                      (long long)n, (long long)rows, (long long)bytes, (double)us / 1000.0);
         }
+        if (!st) st = put_nodes(stage->plan, c.nstats[s], out);
     }
     bool any_streamed = false;
     for (int32_t s = 0; s < last; s++) any_streamed = any_streamed || c.streamed[s];
@@ -949,8 +1185,18 @@ static floe_status coord_analyze(void *arg, const floe_plan *plan, const floe_ex
         if (!st) st = floe_buf_append_byte(out, '\n');
     }
     coord_free_sched(&c);
+    /* the root stage, on rank 0, with the local runtime's metrics */
+    floe_plan *root = floe_plan_retain(c.stages->stages[last].plan);
+    floe_exec_metrics *m = NULL;
+    floe_status st2 = floe_exec_metrics_new(&m);
+    floe_exec_ctx rctx = *ctx;
+    rctx.metrics = m;
     floe_stream *stream = NULL;
-    floe_status st2 = dist_root_stream(c.stages, c.store, ctx, &stream);
+    if (!st2) st2 = dist_root_stream(c.stages, c.store, &rctx, &stream);
+    else {
+        dist_store_free(c.stages, c.store);
+        dist_stages_free(c.stages);
+    }
     int64_t rows = 0;
     while (!st2) {
         floe_batch *b = NULL;
@@ -960,16 +1206,20 @@ static floe_status coord_analyze(void *arg, const floe_plan *plan, const floe_ex
         floe_batch_release(b);
     }
     floe_stream_close(stream);
+    int64_t *rstats = NULL;
+    if (!st2) st2 = root_node_stats(root, m, &rstats);
+    if (!st && !st2)
+        st = floe_buf_printf(out, "Stage %d (result, rank 0): rows=%lld; total %.3f ms\n", last, (long long)rows,
+                             (double)(mono_us() - t0) / 1000.0);
+    if (!st && !st2) st = put_nodes(root, rstats, out);
+    floe_free(rstats);
+    floe_plan_release(root);
+    floe_exec_metrics_free(m);
     if (st) {
         floe_status_free(st2);
         return st;
     }
-    FLOE_TRY(st2);
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    int64_t t1 = (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
-    return floe_buf_printf(out, "Stage %d (result, rank 0): rows=%lld; total %.3f ms\n", last, (long long)rows,
-                           (double)(t1 - t0) / 1000.0);
+    return st2;
 }
 
 /* EXPLAIN under mpirun: the stages the plan runs as, or why it stays on
@@ -1217,12 +1467,18 @@ static void credit_back(void *arg, dist_inbox *in, int32_t producer, int32_t n) 
     (void)arg;
     int32_t rank = dist_inbox_producer_rank(in, producer);
     if (rank < 0 || rank >= g.size) return;
+    /* called inside the consumer's next(): the message outlives the
+     * task's EXPLAIN ANALYZE trackers, so charge it to the root */
+    floe_mem_tracker *prev = floe_mem_set_current(NULL);
     uint8_t *buf = floe_malloc(40);
-    if (!buf) return; /* the producer then waits until the query is cancelled */
-    int64_t v[5] = {dist_inbox_query(in), dist_inbox_exchange(in), producer, dist_inbox_part(in), n};
-    for (int i = 0; i < 5; i++) put64(buf + 8 * i, v[i]);
-    floe_status st = enqueue_to(rank, TAG_CREDIT, buf, 40, NULL, false, 0);
-    floe_status_free(st);
+    if (buf) {
+        int64_t v[5] = {dist_inbox_query(in), dist_inbox_exchange(in), producer, dist_inbox_part(in), n};
+        for (int i = 0; i < 5; i++) put64(buf + 8 * i, v[i]);
+        floe_status st = enqueue_to(rank, TAG_CREDIT, buf, 40, NULL, false, 0);
+        floe_status_free(st);
+    }
+    /* without memory the producer waits until the query is cancelled */
+    floe_mem_set_current(prev);
 }
 
 static floe_status emit_out(void *arg, int32_t bucket, uint8_t *blob, size_t len) {
@@ -1250,8 +1506,11 @@ static void *task_thread(void *arg) {
     ctx.read_ahead = t->m.read_ahead;
     dist_task_stats stats;
     memset(&stats, 0, sizeof stats);
+    floe_exec_metrics *metrics = NULL;
+    floe_status st = t->m.analyze ? floe_exec_metrics_new(&metrics) : NULL;
+    ctx.metrics = metrics;
     bool streamed = t->m.n_dests > 0;
-    floe_status st = dist_task_run(t->m.plan, t->m.partition, &t->m.route, &ctx, t->m.blob_target, streamed,
+    if (!st) st = dist_task_run(t->m.plan, t->m.partition, &t->m.route, &ctx, t->m.blob_target, streamed,
                                    streamed ? emit_stream : t->m.keep_output ? emit_local : emit_out, t, &stats);
     /* the end of a streamed output, after its last blob (same tag, same
      * order: MPI does not let a message overtake an earlier one) */
@@ -1273,13 +1532,20 @@ static void *task_thread(void *arg) {
         s2 = buf ? enqueue(TAG_ERROR, buf, 16 + tl, NULL) : NULL;
         floe_status_free(st);
     } else {
-        uint8_t *buf = floe_malloc(DONE_LEN);
+        /* DONE, then (EXPLAIN ANALYZE) the metrics of each node */
+        floe_buf done = FLOE_BUF_INIT;
         int64_t v[DONE_LEN / 8] = {t->m.query_id, t->m.task_id, stats.rows_out, stats.bytes_out, stats.batches_out,
                                    stats.elapsed_us, dist_xbytes_peak(),
                                    t->outlet ? dist_outlet_waited_us(t->outlet) : 0};
-        for (int i = 0; buf && i < DONE_LEN / 8; i++) put64(buf + 8 * i, v[i]);
-        s2 = buf ? enqueue(TAG_DONE, buf, DONE_LEN, NULL) : NULL;
+        s2 = NULL;
+        for (int i = 0; !s2 && i < DONE_LEN / 8; i++) s2 = floe_codec_put_i64(&done, v[i]);
+        if (!s2 && metrics) s2 = dist_node_stats_put(t->m.plan, metrics, &done);
+        size_t len = 0;
+        uint8_t *buf = s2 ? NULL : floe_buf_detach(&done, &len);
+        floe_buf_free(&done);
+        if (buf) s2 = enqueue(TAG_DONE, buf, len, NULL);
     }
+    floe_exec_metrics_free(metrics);
     floe_status_free(s2);
     atomic_store(&t->finished, true);
     return NULL;
@@ -1509,6 +1775,19 @@ static void start_task(const uint8_t *buf, size_t len) {
     }
     floe_cancel_init(&t->cancel, NULL);
     atomic_init(&t->finished, false);
+    if (g.rank != 0 && t->m.creds_len > 0) {
+        /* the coordinator's current storage credentials (rank 0's own
+         * tasks already share its store) */
+        st = floe_credentials_import(t->m.creds, t->m.creds_len);
+        if (st) st = floe_status_wrap(st, "importing the coordinator's storage credentials");
+        if (st) {
+            t->next = w.tasks;
+            w.tasks = t;
+            fail_unstarted(t, floe_status_message(st));
+            floe_status_free(st);
+            return;
+        }
+    }
     if (t->m.query_id > w.last_query) {
         /* a new query: its peak of streamed exchange bytes starts now */
         w.last_query = t->m.query_id;
@@ -1613,6 +1892,8 @@ static void end_query(int64_t q) {
     inboxes_drop(q);
 }
 
+static void check_files(const uint8_t *buf, size_t len);
+
 /* A message for the worker side (any rank): handled, buffer taken over,
  * true; false for a tag it does not know (the buffer stays the caller's). */
 static bool worker_handle(int src, int tag, uint8_t *buf, size_t len) {
@@ -1622,6 +1903,7 @@ static bool worker_handle(int src, int tag, uint8_t *buf, size_t len) {
     case TAG_FETCH_END: got_fetch_end(src, buf, len); break;
     case TAG_STREAM: got_stream(buf, len, false); return true;
     case TAG_CREDIT: got_credit(buf, len); break;
+    case TAG_CHECK: check_files(buf, len); break;
     case TAG_CANCEL:
         if (len >= 8) end_query(get64(buf));
         break;
@@ -1629,6 +1911,52 @@ static bool worker_handle(int src, int tag, uint8_t *buf, size_t len) {
     }
     floe_free(buf);
     return true;
+}
+
+/* CHECK: compare the local files rank 0 planned from with what this rank
+ * sees; answer CHECKED. */
+static void check_files(const uint8_t *buf, size_t len) {
+    if (len < 16) return;
+    floe_reader r = {buf, len, 0};
+    int64_t q = 0, n = 0;
+    floe_status st = floe_codec_get_i64(&r, &q);
+    if (!st) st = floe_codec_get_i64(&r, &n);
+    floe_buf why = FLOE_BUF_INIT;
+    for (int64_t i = 0; !st && i < n && why.len == 0; i++) {
+        int64_t size = 0, mtime = 0;
+        char *path = NULL;
+        st = floe_codec_get_i64(&r, &size);
+        if (!st) st = floe_codec_get_i64(&r, &mtime);
+        if (!st) st = floe_codec_get_str(&r, &path);
+        if (st || !path) break;
+        struct stat sb;
+        if (stat(path, &sb) != 0)
+            st = floe_buf_printf(&why, "'%s' cannot be opened here (%s)", path, strerror(errno));
+        else if ((int64_t)sb.st_size != size || (int64_t)sb.st_mtime != mtime)
+            st = floe_buf_printf(&why,
+                                 "'%s' is another file here (%lld bytes, modified at %lld; rank 0 sees %lld bytes, "
+                                 "modified at %lld)",
+                                 path, (long long)sb.st_size, (long long)sb.st_mtime, (long long)size,
+                                 (long long)mtime);
+        floe_free(path);
+    }
+    if (st) {
+        /* a message rank 0 made cannot be read: say so rather than pass */
+        why.len = 0;
+        floe_status s2 = floe_buf_printf(&why, "the path check failed: %s", floe_status_message(st));
+        floe_status_free(s2);
+        floe_status_free(st);
+    }
+    size_t tl = why.len;
+    uint8_t *out = floe_malloc(16 + tl + 1);
+    if (out) {
+        put64(out, q);
+        put64(out + 8, tl == 0);
+        if (tl) memcpy(out + 16, why.data, tl);
+        st = enqueue_to(0, TAG_CHECKED, out, 16 + tl, NULL, false, 0);
+        floe_status_free(st);
+    }
+    floe_buf_free(&why);
 }
 
 static bool worker_idle(void) {

@@ -26,6 +26,7 @@
  * fail with FLOE_ERR_UNSUPPORTED, and the caller runs the plan locally —
  * never a silently wrong distributed plan.
  */
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -41,6 +42,7 @@ typedef struct xsrc_plan {
     int32_t exchange;
     dist_part_data **bound; /* execution state: per partition, NULL until bound */
     dist_inbox **inbox;     /* or streamed: per partition, NULL unless bound */
+    _Atomic int64_t bytes_in; /* execution state: exchange bytes its streams decoded */
 } xsrc_plan;
 
 static const floe_plan_vtable xsrc_vt;
@@ -51,12 +53,13 @@ static floe_status xsrc_execute(const floe_plan *p_, int32_t partition, const fl
     *out = NULL;
     if (partition < 0 || partition >= p->head.n_partitions)
         return floe_error(FLOE_ERR_INVALID_ARGUMENT, "MpiExchangeSource %d: no partition %d", p->exchange, partition);
-    if (p->inbox[partition]) return dist_inbox_stream(p->inbox[partition], ctx->cancel, out);
+    _Atomic int64_t *counter = (_Atomic int64_t *)&p->bytes_in;
+    if (p->inbox[partition]) return dist_inbox_stream(p->inbox[partition], ctx->cancel, counter, out);
     if (!p->bound[partition])
         return floe_error(FLOE_ERR_INTERNAL,
                           "MpiExchangeSource %d: partition %d has no data bound (only the distributed runtime "
                           "runs this node)", p->exchange, partition);
-    return dist_part_stream(p->bound[partition], ctx->cancel, out);
+    return dist_part_stream(p->bound[partition], ctx->cancel, counter, out);
 }
 
 static floe_status xsrc_encode(const floe_plan *p_, floe_buf *out) {
@@ -123,6 +126,10 @@ floe_status dist_exchange_source(floe_schema *schema, int32_t exchange, int32_t 
     }
     *out = &p->head;
     return NULL;
+}
+
+int64_t dist_exchange_source_bytes_in(const floe_plan *p) {
+    return atomic_load(&((xsrc_plan *)p)->bytes_in);
 }
 
 bool dist_is_exchange_source(const floe_plan *p) {

@@ -9,10 +9,13 @@
  * so a message is neither a row nor a whole partition.
  *
  * The task message (coordinator → worker):
- *   "FLOETASK" version (2), query id, task id, stage id, partition,
+ *   "FLOETASK" version (3), query id, task id, stage id, partition,
  *   batch_size, scan_concurrency, read_ahead, keep_output, route kind,
  *   n_out, n_keys, keys (codec expressions), blob target, credit window,
- *   destination count and ranks (a streamed output), the stage plan (plan
+ *   destination count and ranks (a streamed output), the storage
+ *   credentials of the coordinator (floe_credentials_export bytes,
+ *   length-prefixed: refreshed vended credentials reach every rank with
+ *   each task; they are secrets, never logged), the stage plan (plan
  *   codec bytes), then the inputs: count, and per input exchange id,
  *   partition, kind — inline: blob count and blobs (length-prefixed);
  *   held: the ranks to fetch it from; streamed: the rank of each producer
@@ -24,12 +27,13 @@
 
 #include "base/threadpool.h"
 #include "dist/dist_internal.h"
+#include "floe/exec_metrics.h"
 #include "floe/exec_ops.h"
 #include "floe/memory.h"
 
 #define BLOB_TARGET (1 << 20)
 #define TASK_MAGIC "FLOETASK"
-#define TASK_VERSION 2
+#define TASK_VERSION 3
 
 /* How an input travels in a task message. */
 enum { INPUT_INLINE = 0, INPUT_HELD = 1, INPUT_STREAMED = 2 };
@@ -90,6 +94,7 @@ typedef struct part_stream {
     const floe_cancel *cancel;
     int64_t blob;
     floe_reader r;
+    _Atomic int64_t *bytes_in;
 } part_stream;
 
 static floe_status part_next(floe_stream *s_, floe_batch **out) {
@@ -101,6 +106,7 @@ static floe_status part_next(floe_stream *s_, floe_batch **out) {
             return s->d->error ? floe_error(FLOE_ERR_CANCELLED, "%s", s->d->error) : NULL;
         s->r.data = s->d->blobs[s->blob];
         s->r.len = s->d->lens[s->blob];
+        if (s->bytes_in) atomic_fetch_add(s->bytes_in, (int64_t)s->r.len);
         s->r.pos = 0;
         s->blob++;
     }
@@ -114,13 +120,15 @@ static void part_close(floe_stream *s_) {
     floe_free(s);
 }
 
-floe_status dist_part_stream(dist_part_data *d, const floe_cancel *cancel, floe_stream **out) {
+floe_status dist_part_stream(dist_part_data *d, const floe_cancel *cancel, _Atomic int64_t *bytes_in,
+                             floe_stream **out) {
     part_stream *s = floe_calloc(1, sizeof *s);
     if (!s) return floe_error(FLOE_ERR_OUT_OF_MEMORY, "exchange stream: out of memory");
     s->base.next = part_next;
     s->base.close = part_close;
     s->d = dist_part_data_retain(d);
     s->cancel = cancel;
+    s->bytes_in = bytes_in;
     *out = &s->base;
     return NULL;
 }
@@ -290,6 +298,53 @@ floe_status dist_task_run(const floe_plan *plan, int32_t partition, const dist_r
     return st;
 }
 
+/* ------------------------------------------------------ node statistics */
+
+int32_t dist_plan_count_nodes(const floe_plan *p) {
+    int32_t n = 1;
+    for (int32_t c = 0; c < p->n_children; c++) n += dist_plan_count_nodes(p->children[c]);
+    return n;
+}
+
+static const floe_plan *node_at(const floe_plan *p, int32_t *i, int32_t depth, int32_t *out_depth) {
+    if ((*i)-- == 0) {
+        *out_depth = depth;
+        return p;
+    }
+    for (int32_t c = 0; c < p->n_children; c++) {
+        const floe_plan *f = node_at(p->children[c], i, depth + 1, out_depth);
+        if (f) return f;
+    }
+    return NULL;
+}
+
+const floe_plan *dist_plan_node_at(const floe_plan *plan, int32_t i, int32_t *depth) {
+    *depth = 0;
+    return i < 0 ? NULL : node_at(plan, &i, 0, depth);
+}
+
+static floe_status put_node_stats(const floe_plan *p, const floe_exec_metrics *m, floe_buf *out) {
+    floe_node_metrics total = {0, 0, 0, 0, 0};
+    for (int32_t i = 0; i < p->n_partitions; i++) {
+        floe_node_metrics pm;
+        floe_exec_metrics_get(m, p, i, &pm);
+        total.rows += pm.rows;
+        total.batches += pm.batches;
+        total.elapsed_ns += pm.elapsed_ns;
+        total.peak_bytes += pm.peak_bytes;
+    }
+    const int64_t v[DIST_NODE_FIELDS] = {total.rows, total.batches, total.elapsed_ns, total.peak_bytes,
+                                         dist_is_exchange_source(p) ? dist_exchange_source_bytes_in(p) : 0};
+    for (int i = 0; i < DIST_NODE_FIELDS; i++) FLOE_TRY(floe_codec_put_i64(out, v[i]));
+    for (int32_t c = 0; c < p->n_children; c++) FLOE_TRY(put_node_stats(p->children[c], m, out));
+    return NULL;
+}
+
+floe_status dist_node_stats_put(const floe_plan *plan, const floe_exec_metrics *m, floe_buf *out) {
+    FLOE_TRY(floe_codec_put_i64(out, dist_plan_count_nodes(plan)));
+    return put_node_stats(plan, m, out);
+}
+
 /* ---------------------------------------------------------------- store */
 
 floe_status dist_store_new(const dist_stages *s, dist_part_data ****out) {
@@ -378,6 +433,9 @@ floe_status dist_task_encode(const dist_task_msg *t, const floe_plan *plan, dist
     FLOE_TRY(floe_codec_put_i64(out, t->window));
     FLOE_TRY(floe_codec_put_i64(out, t->n_dests));
     for (int32_t i = 0; i < t->n_dests; i++) FLOE_TRY(floe_codec_put_i64(out, t->dests[i]));
+    FLOE_TRY(floe_codec_put_i64(out, t->analyze));
+    FLOE_TRY(floe_codec_put_i64(out, (int64_t)t->creds_len));
+    if (t->creds_len) FLOE_TRY(floe_buf_append(out, t->creds, t->creds_len));
     floe_buf pb = FLOE_BUF_INIT;
     floe_status st = floe_plan_encode(plan, &pb);
     if (!st) st = floe_codec_put_i64(out, (int64_t)pb.len);
@@ -394,6 +452,8 @@ void dist_task_msg_clear(dist_task_msg *t) {
     for (int32_t i = 0; i < t->n_remote; i++) floe_free(t->remote[i].holders);
     floe_free(t->remote);
     floe_free(t->dests);
+    if (t->creds_owned) memset(t->creds_owned, 0, t->creds_len); /* secrets */
+    floe_free(t->creds_owned);
     dist_route_clear(&t->route);
     floe_plan_release(t->plan);
     memset(t, 0, sizeof *t);
@@ -538,6 +598,20 @@ floe_status dist_task_decode(const uint8_t *data, size_t len, dist_task_msg *t) 
     }
     t->blob_target = bt;
     t->window = (int32_t)win;
+    int64_t cl = 0, an = 0;
+    if (!st) st = get_range(&r, 0, 1, "analyze flag", &an);
+    t->analyze = an != 0;
+    if (!st) st = get_len(&r, 0, "credentials length", &cl);
+    if (!st && cl > 0) {
+        t->creds_owned = floe_malloc((size_t)cl);
+        if (!t->creds_owned) st = floe_error(FLOE_ERR_OUT_OF_MEMORY, "task message: out of memory");
+        else {
+            memcpy(t->creds_owned, r.data + r.pos, (size_t)cl);
+            r.pos += (size_t)cl;
+            t->creds = t->creds_owned;
+            t->creds_len = (size_t)cl;
+        }
+    }
     int64_t plen = 0;
     if (!st) st = get_len(&r, 1, "plan length", &plen);
     if (!st) st = floe_plan_decode(r.data + r.pos, (size_t)plen, &t->plan);

@@ -46,6 +46,7 @@ floe_np() {
   [ -n "${FLOE_DIST_VIA_ROOT:-}" ] && pass+=(-x FLOE_DIST_VIA_ROOT)
   [ -n "${FLOE_DIST_EXCHANGE_BUFFER_BYTES:-}" ] && pass+=(-x FLOE_DIST_EXCHANGE_BUFFER_BYTES)
   [ -n "${FLOE_DIST_STREAM:-}" ] && pass+=(-x FLOE_DIST_STREAM)
+  [ -n "${FLOE_DIST_CHECK_PATHS:-}" ] && pass+=(-x FLOE_DIST_CHECK_PATHS)
   timeout 180 "${mpi[@]}" -np "$np" "${pass[@]}" "$FLOE_BIN" --warehouse "$tmp/wh" --format csv "$@"
 }
 
@@ -141,6 +142,11 @@ grep -q "^MpiExchangeSource\|  MpiExchangeSource" <<<"$out" || fail "EXPLAIN sho
 out=$(floe_np 3 -c "EXPLAIN ANALYZE SELECT tag, count(*) FROM $fact GROUP BY tag")
 grep -Eq "rank [0-9]: tasks=[0-9]+, rows=[0-9]+, bytes=[0-9]+" <<<"$out" || fail "EXPLAIN ANALYZE per rank: $out"
 grep -q "(result, rank 0): rows=14" <<<"$out" || fail "EXPLAIN ANALYZE result rows: $out"
+# ... and per plan node, what each rank did: rows, time, exchange bytes read
+grep -Eq "HashAggregate: mode=Final.*" <<<"$out" || fail "EXPLAIN ANALYZE shows no plan nodes: $out"
+grep -Eq "^ +rank [0-9]: tasks=[0-9]+ rows=[0-9]+ batches=[0-9]+ time=[0-9.]+ms peak_mem=" <<<"$out" ||
+  fail "EXPLAIN ANALYZE per node and rank: $out"
+grep -Eq "exchange_in=[0-9.]+(B|KiB|MiB)" <<<"$out" || fail "EXPLAIN ANALYZE exchange bytes per rank: $out"
 
 # ---- hash repartitions stream between pipelined stages, in bounded memory --
 # The GROUP BY of distinct (x, s) keys moves every row through the hash
@@ -228,6 +234,29 @@ elif [ "${CI:-}" = true ]; then
 else
   echo "note: INSERT not available in this build, distributed writes skipped"
 fi
+
+# ---- a node-local path is found before any task runs ------------------------
+# Two "hosts" on one machine: rank 0 runs in one directory, ranks 1-2 in
+# another, and a relative path names a different file in each (as a
+# node-local /data/f.parquet would on two hosts).  FLOE_DIST_CHECK_PATHS=1
+# checks ranks on rank 0's own host too.
+mkdir -p "$tmp/host_a" "$tmp/host_b"
+floe -c "COPY (SELECT x FROM generate_series(1, 1000) t(x)) TO '$tmp/host_a/local.parquet'" >/dev/null
+floe -c "COPY (SELECT x FROM generate_series(1, 3000) t(x)) TO '$tmp/host_b/local.parquet'" >/dev/null
+q="SELECT count(*) FROM read_parquet('local.parquet')"
+set +e
+err=$(timeout 180 "${mpi[@]}" -x LSAN_OPTIONS -x ASAN_OPTIONS -x FLOE_DIST_CHECK_PATHS=1 \
+  -np 1 -wdir "$tmp/host_a" "$FLOE_BIN" --warehouse "$tmp/wh" -c "$q" : \
+  -np 2 -wdir "$tmp/host_b" "$FLOE_BIN" --warehouse "$tmp/wh" -c "$q" 2>&1 >/dev/null)
+rc=$?
+set -e
+[ "$rc" -ne 0 ] && [ "$rc" -ne 124 ] || fail "a node-local path: exit $rc"
+echo "$err" | grep -Eq "rank [12] on host '[^']+' does not see .*'local.parquet' is another file here" ||
+  fail "a node-local path is not reported with rank, host and path: $err"
+# the same files everywhere pass the check
+got=$(cd "$tmp/host_a" && FLOE_DIST_CHECK_PATHS=1 floe_np 3 -c "$q") || fail "the path check refused shared files"
+[ "$got" = "count
+1000" ] || fail "the path check: $got"
 
 # ---- failures --------------------------------------------------------------
 # A file whose pages are garbage (footer intact: planning on rank 0 works,

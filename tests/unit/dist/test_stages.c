@@ -357,7 +357,7 @@ static void remote_inputs_name_their_holders(void **state) {
     floe_plan_release(root);
 }
 
-static void streamed_inputs_and_destinations_roundtrip(void **state) {
+static void streamed_inputs_destinations_and_credentials_roundtrip(void **state) {
     (void)state;
     floe_plan *root = series_agg_plan();
     dist_stages *s = NULL;
@@ -383,6 +383,9 @@ static void streamed_inputs_and_destinations_roundtrip(void **state) {
     t.dests = dests;
     t.blob_target = 65536;
     t.window = 2;
+    const uint8_t creds[5] = {1, 2, 0, 3, 4}; /* opaque to the codec */
+    t.creds = creds;
+    t.creds_len = sizeof creds;
     floe_buf msg = FLOE_BUF_INIT;
     assert_ok(dist_task_encode(&t, s->stages[1].plan, store, &h, &msg));
     dist_task_msg got;
@@ -391,6 +394,8 @@ static void streamed_inputs_and_destinations_roundtrip(void **state) {
     assert_int_equal(got.dests[0], 0);
     assert_int_equal(got.blob_target, 65536);
     assert_int_equal(got.window, 2);
+    assert_int_equal(got.creds_len, sizeof creds);
+    assert_memory_equal(got.creds, creds, sizeof creds);
     assert_int_equal(got.n_remote, 1);
     assert_true(got.remote[0].streamed);
     assert_int_equal(got.remote[0].n_holders, 3);
@@ -426,7 +431,7 @@ static void unbound_exchange_source_is_an_error(void **state) {
 FLOE_TEST_MAIN(cmocka_unit_test(aggregate_plan_splits_into_three_stages),
                cmocka_unit_test(truncated_task_message_is_an_error),
                cmocka_unit_test(remote_inputs_name_their_holders),
-               cmocka_unit_test(streamed_inputs_and_destinations_roundtrip),
+               cmocka_unit_test(streamed_inputs_destinations_and_credentials_roundtrip),
                cmocka_unit_test(unbound_exchange_source_is_an_error),
                cmocka_unit_test_setup_teardown(filter_and_projection_match_local, setup, teardown),
                cmocka_unit_test_setup_teardown(group_by_matches_local, setup, teardown),
