@@ -1171,10 +1171,13 @@ int32_t floe_sqlo_cheapest_column(const floe_schema *s) {
 
 /* ---------------------------------------------------------------- entry */
 
+double floe_sqlo_estimate_rows(const floe_lplan *p) { return base_rows(p); }
+
 floe_status floe_sql_optimize(floe_lplan **plan, const floe_sql_options *opts) {
     (void)opts;
     FLOE_TRY_CTX(fold_plan(*plan), "constant folding");
     FLOE_TRY_CTX(push_filters(plan), "filter pushdown");
+    FLOE_TRY_CTX(floe_sqlo_push_semi_joins(plan), "semi join pushdown");
     FLOE_TRY_CTX(push_limits(*plan), "limit pushdown");
     FLOE_TRY_CTX(floe_sqlo_push_into_scans(plan), "scan pushdown");
     FLOE_TRY_CTX(prune_all(*plan), "projection pushdown");

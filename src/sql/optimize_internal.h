@@ -24,4 +24,12 @@ floe_status floe_sqlo_push_into_scans(floe_lplan **plan) FLOE_WARN_UNUSED;
 floe_status floe_sqlo_to_iceberg(const floe_expr *e, const floe_schema *scan_schema, floe_ice_expr **out,
                                  bool *exact) FLOE_WARN_UNUSED;
 
+/* optimize.c: the join orderer's row estimate of a logical subtree. */
+double floe_sqlo_estimate_rows(const floe_lplan *p);
+
+/* semi_pushdown.c: move semi and anti joins (IN / EXISTS / NOT EXISTS)
+ * below the inner joins under them onto the input whose columns they
+ * read, when the subquery side is estimated smaller than that input. */
+floe_status floe_sqlo_push_semi_joins(floe_lplan **plan) FLOE_WARN_UNUSED;
+
 #endif
