@@ -1780,6 +1780,8 @@ static void start_task(const uint8_t *buf, size_t len) {
          * tasks already share its store) */
         st = floe_credentials_import(t->m.creds, t->m.creds_len);
         if (st) st = floe_status_wrap(st, "importing the coordinator's storage credentials");
+        else FLOE_LOG_DEBUG("dist", "rank %d: storage credentials of rank 0 imported (%zu bytes)", g.rank,
+                            t->m.creds_len);
         if (st) {
             t->next = w.tasks;
             w.tasks = t;

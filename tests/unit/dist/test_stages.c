@@ -14,8 +14,10 @@
 #include "base/buffer.h"
 #include "dist/dist_internal.h"
 #include "floe/exec_ops.h"
+#include "floe/fileio.h"
 #include "floe/memory.h"
 #include "floe/session.h"
+#include "io/credentials.h"
 
 /* ---- a sink rendering rows as text lines --------------------------------- */
 
@@ -407,6 +409,53 @@ static void streamed_inputs_destinations_and_credentials_roundtrip(void **state)
     floe_plan_release(root);
 }
 
+/* What a worker does with a task: the coordinator's credential store,
+ * exported into the task message, is imported on the other side. */
+static void task_messages_carry_the_credential_store(void **state) {
+    (void)state;
+    const floe_property props[2] = {{"s3.access-key-id", "AKIDTEST"}, {"s3.secret-access-key", "s3cr3t"}};
+    assert_ok(floe_credentials_put("dist-test#db.t", props, 2, 4102444800000LL));
+    floe_buf creds = FLOE_BUF_INIT;
+    assert_ok(floe_credentials_export(&creds));
+    floe_plan *root = series_agg_plan();
+    dist_stages *s = NULL;
+    assert_ok(dist_split_stages(root, &s));
+    dist_part_data ***store = NULL;
+    assert_ok(dist_store_new(s, &store));
+    dist_task_msg t;
+    memset(&t, 0, sizeof t);
+    t.stage_id = 0;
+    t.batch_size = 10;
+    t.route = s->stages[0].route;
+    t.creds = creds.data;
+    t.creds_len = creds.len;
+    floe_buf msg = FLOE_BUF_INIT;
+    assert_ok(dist_task_encode(&t, s->stages[0].plan, store, NULL, &msg));
+    floe_credentials_forget("dist-test#db.t");
+    dist_task_msg got;
+    assert_ok(dist_task_decode(msg.data, msg.len, &got));
+    assert_ok(floe_credentials_import(got.creds, got.creds_len));
+    floe_property *back = NULL;
+    size_t n = 0;
+    int64_t expires = 0;
+    int found = 0;
+    assert_ok(floe_credentials_lookup("dist-test#db.t", &back, &n, &expires, &found));
+    assert_true(found);
+    assert_int_equal(expires, 4102444800000LL);
+    bool key = false;
+    for (size_t i = 0; i < n; i++) key = key || (strcmp(back[i].key, "s3.access-key-id") == 0 &&
+                                                 strcmp(back[i].value, "AKIDTEST") == 0);
+    assert_true(key);
+    floe_properties_free(back, n);
+    floe_credentials_forget("dist-test#db.t");
+    dist_task_msg_clear(&got);
+    floe_buf_free(&msg);
+    floe_buf_free(&creds);
+    dist_store_free(s, store);
+    dist_stages_free(s);
+    floe_plan_release(root);
+}
+
 static void unbound_exchange_source_is_an_error(void **state) {
     (void)state;
     floe_field fld;
@@ -432,6 +481,7 @@ FLOE_TEST_MAIN(cmocka_unit_test(aggregate_plan_splits_into_three_stages),
                cmocka_unit_test(truncated_task_message_is_an_error),
                cmocka_unit_test(remote_inputs_name_their_holders),
                cmocka_unit_test(streamed_inputs_destinations_and_credentials_roundtrip),
+               cmocka_unit_test(task_messages_carry_the_credential_store),
                cmocka_unit_test(unbound_exchange_source_is_an_error),
                cmocka_unit_test_setup_teardown(filter_and_projection_match_local, setup, teardown),
                cmocka_unit_test_setup_teardown(group_by_matches_local, setup, teardown),
