@@ -18,6 +18,9 @@ skip_test() {
 }
 fail() { echo "FAIL: $*"; exit 1; }
 command -v curl >/dev/null && command -v python3 >/dev/null || skip_test "curl or python3 not installed"
+# The interpreter itself: a version-manager shim in front of python3 can
+# cost seconds per start on a busy machine, and this test starts it often.
+py=$(python3 -c 'import sys; print(sys.executable)')
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/rest_server_protocol.XXXXXX")
 # shellcheck source=rest_server_lib.bash
 . "$SRC/tests/scripts/rest_server_lib.bash"
@@ -37,7 +40,7 @@ req() {
   code=$(curl "${args[@]}" "${auth[@]}" "$@" "$rest_url$path") || fail "curl $method $path failed"
 }
 # jv EXPR: a Python expression over the response body d.
-jv() { python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$tmp/body" "$1"; }
+jv() { "$py" -c 'import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$tmp/body" "$1"; }
 expect() { # expect CODE WHAT
   [ "$code" = "$1" ] || fail "$2: HTTP $code, expected $1: $(head -c 400 "$tmp/body")"
   ok "$2 -> $1"
@@ -270,7 +273,7 @@ expect 204 "drop namespace db"
 req DELETE /v1/namespaces/db
 expect_error 404 NoSuchNamespaceException "db" "drop it again"
 # 400 mutated request bodies (fixed seed): never a 5xx, always the error model.
-timeout 300 python3 "$SRC/tests/scripts/rest_server_protocol_fuzz.py" "$rest_url" 20261130 400 >"$tmp/fuzz.out" 2>&1 ||
+timeout 300 "$py" "$SRC/tests/scripts/rest_server_protocol_fuzz.py" "$rest_url" 20261130 400 >"$tmp/fuzz.out" 2>&1 ||
   fail "mutated requests: $(grep -m5 FAIL "$tmp/fuzz.out"; tail -3 "$tmp/fuzz.out")"
 ok "400 mutated requests: $(tail -1 "$tmp/fuzz.out")"
 req GET /v1/config
@@ -294,7 +297,7 @@ token() {
   cp "$tmp/body" "$tmp/token.json"
 }
 check_token_answer() {
-  python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); sys.exit(not (d["token_type"] == "bearer" and d["expires_in"] == 1 and d["issued_token_type"].endswith(":access_token")))' \
+  "$py" -c 'import json,sys; d=json.load(open(sys.argv[1])); sys.exit(not (d["token_type"] == "bearer" and d["expires_in"] == 1 and d["issued_token_type"].endswith(":access_token")))' \
     "$tmp/token.json" || fail "token answer: $(cat "$tmp/token.json")"
   ok "$1"
 }
