@@ -37,7 +37,11 @@ typedef enum floe_code {
     FLOE_ERR_SYNTAX,           /* SQL or expression text did not parse      */
     FLOE_ERR_AUTH,             /* credentials rejected or expired           */
     FLOE_ERR_TIMEOUT,
-    FLOE_ERR_INTERNAL          /* a floe bug: an invariant did not hold     */
+    FLOE_ERR_INTERNAL,         /* a floe bug: an invariant did not hold     */
+    FLOE_ERR_COMMIT_UNKNOWN    /* a commit's outcome could not be learned (a
+                                  server error or a dropped connection after
+                                  the request went out): it may have happened,
+                                  so nothing it references may be deleted   */
 } floe_code;
 
 typedef struct floe_status_s *floe_status;

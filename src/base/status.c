@@ -87,6 +87,7 @@ const char *floe_code_name(floe_code code) {
     case FLOE_ERR_AUTH: return "authentication error";
     case FLOE_ERR_TIMEOUT: return "timeout";
     case FLOE_ERR_INTERNAL: return "internal error";
+    case FLOE_ERR_COMMIT_UNKNOWN: return "commit state unknown";
     }
     return "unknown error";
 }

@@ -190,7 +190,14 @@ static floe_status commit_next(floe_stream *s_, floe_batch **out) {
         st = do_commit(s->p, &r, s->cancel, &snapshot_id);
     }
     if (st) {
-        fail_cleanup(s, &r);
+        if (floe_status_code(st) == FLOE_ERR_COMMIT_UNKNOWN) {
+            /* The commit may have landed: its data files may be the table's
+             * now.  Deleting them could corrupt it; keeping them at worst
+             * leaves orphans (which remove_orphan_files-style cleanup finds). */
+            floe_write_job_forget(s->p->job_id);
+        } else {
+            fail_cleanup(s, &r);
+        }
         received_free(&r);
         return st;
     }

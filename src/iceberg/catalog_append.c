@@ -102,7 +102,10 @@ floe_status floe_catalog_commit_retrying(floe_catalog *c, const char *ns, const 
             floe_ice_table_free(t);
             return NULL;
         }
-        floe_ice_append_files_discard(t, &written);
+        /* A commit whose outcome is unknown may have landed: its manifests
+         * and list may be the table's now, so they stay. */
+        if (floe_status_code(st) == FLOE_ERR_COMMIT_UNKNOWN) floe_ice_append_files_clear(&written);
+        else floe_ice_append_files_discard(t, &written);
         floe_ice_table_metadata_free(md);
         floe_ice_table_free(t);
         if (floe_status_code(st) != FLOE_ERR_CONFLICT || attempt >= max_retries)

@@ -32,7 +32,9 @@
  * POSTed to the table.  409 is FLOE_ERR_CONFLICT (the commit loop of
  * catalog_append.c reloads and retries); a 5xx leaves the outcome unknown:
  * one reload settles it when the commit added a snapshot (there = done),
- * else it is reported as unknown, never retried blindly.
+ * else it is FLOE_ERR_COMMIT_UNKNOWN, never retried blindly — and the
+ * commit loop and the commit node then keep every file it references.
+ * A connection lost after the request may have gone out is the same.
  *
  * Secrets (credential, token, vended keys) are never put in messages;
  * requests and bodies are logged only through the redacting helpers.
@@ -177,6 +179,7 @@ typedef struct call {
     bool idempotent;
     const char *const *headers;
     size_t n_headers;
+    bool commit; /* its outcome may be unknown after a failure (rest_http.h) */
 } call;
 
 /* Send a request with the current token; a 401 with an OAuth2 token
@@ -194,6 +197,7 @@ static floe_status rest_do(rest_catalog *rc, const call *cl, floe_rest_response 
             .headers = cl->headers,
             .n_headers = cl->n_headers,
             .idempotent = cl->idempotent,
+            .commit = cl->commit,
         };
         floe_rest_response_free(resp);
         floe_status st = floe_rest_http_do(rc->http, &rq, resp);
@@ -279,7 +283,7 @@ static floe_status rest_create_namespace(floe_catalog *c, const char *ns, const 
     floe_buf url = FLOE_BUF_INIT;
     floe_rest_response r = {0, FLOE_BUF_INIT};
     if (!st) st = url_of(rc, NULL, NULL, "/namespaces", &url);
-    call cl = {"POST", floe_buf_cstr(&url), text, false, NULL, 0};
+    call cl = {"POST", floe_buf_cstr(&url), text, false, NULL, 0, false};
     if (!st) st = rest_do(rc, &cl, &r);
     if (!st && !ok_status(r.status)) {
         if (r.status == 409 && if_not_exists) st = NULL;
@@ -298,7 +302,7 @@ static floe_status rest_drop_namespace(floe_catalog *c, const char *ns, bool if_
     floe_buf url = FLOE_BUF_INIT;
     floe_rest_response r = {0, FLOE_BUF_INIT};
     floe_status st = url_of(rc, ns, NULL, NULL, &url);
-    call cl = {"DELETE", floe_buf_cstr(&url), NULL, false, NULL, 0};
+    call cl = {"DELETE", floe_buf_cstr(&url), NULL, false, NULL, 0, false};
     if (!st) st = rest_do(rc, &cl, &r);
     if (!st && !ok_status(r.status)) {
         if (r.status == 404 && if_exists) st = NULL;
@@ -320,7 +324,7 @@ static floe_status ns_get(rest_catalog *rc, const char *ns, bool *exists, json_t
     floe_buf url = FLOE_BUF_INIT;
     floe_rest_response r = {0, FLOE_BUF_INIT};
     floe_status st = url_of(rc, ns, NULL, NULL, &url);
-    call cl = {"GET", floe_buf_cstr(&url), NULL, true, NULL, 0};
+    call cl = {"GET", floe_buf_cstr(&url), NULL, true, NULL, 0, false};
     if (!st) st = rest_do(rc, &cl, &r);
     if (!st && ok_status(r.status)) {
         *exists = true;
@@ -339,7 +343,7 @@ static floe_status rest_namespace_exists(floe_catalog *c, const char *ns, bool *
     floe_buf url = FLOE_BUF_INIT;
     floe_rest_response r = {0, FLOE_BUF_INIT};
     floe_status st = url_of(rc, ns, NULL, NULL, &url);
-    call cl = {"HEAD", floe_buf_cstr(&url), NULL, true, NULL, 0};
+    call cl = {"HEAD", floe_buf_cstr(&url), NULL, true, NULL, 0, false};
     if (!st) st = rest_do(rc, &cl, &r);
     if (!st) {
         if (ok_status(r.status)) *out = true;
@@ -418,7 +422,7 @@ static floe_status list_paged(rest_catalog *rc, const char *ns, const char *what
             st = floe_buf_append_str(&url, "?pageToken=");
             if (!st) st = floe_rest_url_encode(&url, token);
         }
-        call cl = {"GET", floe_buf_cstr(&url), NULL, true, NULL, 0};
+        call cl = {"GET", floe_buf_cstr(&url), NULL, true, NULL, 0, false};
         if (!st) st = rest_do(rc, &cl, &r);
         json_t *root = NULL;
         if (!st && !ok_status(r.status)) {
@@ -513,7 +517,7 @@ static floe_status rest_update_namespace_properties(floe_catalog *c, const char 
     floe_buf url = FLOE_BUF_INIT;
     floe_rest_response r = {0, FLOE_BUF_INIT};
     if (!st) st = url_of(rc, ns, NULL, "/properties", &url);
-    call cl = {"POST", floe_buf_cstr(&url), text, false, NULL, 0};
+    call cl = {"POST", floe_buf_cstr(&url), text, false, NULL, 0, false};
     if (!st) st = rest_do(rc, &cl, &r);
     json_t *root = NULL;
     if (!st && !ok_status(r.status))
@@ -871,7 +875,7 @@ static floe_status fetch_table(rest_catalog *rc, const char *ns, const char *nam
     floe_buf url = FLOE_BUF_INIT;
     floe_rest_response r = {0, FLOE_BUF_INIT};
     floe_status st = url_of(rc, ns, name, NULL, &url);
-    call cl = {"GET", floe_buf_cstr(&url), NULL, true, DELEGATION, 1};
+    call cl = {"GET", floe_buf_cstr(&url), NULL, true, DELEGATION, 1, false};
     if (!st) st = rest_do(rc, &cl, &r);
     if (!st && !ok_status(r.status))
         st = r.status == 404 ? table_missing(rc, ns, name, &r)
@@ -900,7 +904,7 @@ static floe_status refresh_credentials(void *ctx, const char *id) {
     floe_buf url = FLOE_BUF_INIT;
     floe_rest_response r = {0, FLOE_BUF_INIT};
     floe_status st = url_of(rc, t->ns, t->name, "/credentials", &url);
-    call cl = {"GET", floe_buf_cstr(&url), NULL, true, DELEGATION, 1};
+    call cl = {"GET", floe_buf_cstr(&url), NULL, true, DELEGATION, 1, false};
     if (!st) st = rest_do(rc, &cl, &r);
     json_t *root = NULL;
     bool reload = false;
@@ -940,7 +944,7 @@ static floe_status rest_table_exists(floe_catalog *c, const char *ns, const char
     floe_buf url = FLOE_BUF_INIT;
     floe_rest_response r = {0, FLOE_BUF_INIT};
     floe_status st = url_of(rc, ns, name, NULL, &url);
-    call cl = {"HEAD", floe_buf_cstr(&url), NULL, true, NULL, 0};
+    call cl = {"HEAD", floe_buf_cstr(&url), NULL, true, NULL, 0, false};
     if (!st) st = rest_do(rc, &cl, &r);
     if (!st && (r.status == 405 || r.status == 501)) { /* no HEAD: load it */
         json_t *result = NULL;
@@ -1043,7 +1047,7 @@ static floe_status rest_create_table(floe_catalog *c, const char *ns, const char
     floe_buf url = FLOE_BUF_INIT;
     floe_rest_response r = {0, FLOE_BUF_INIT};
     floe_status st = url_of(rc, ns, NULL, "/tables", &url);
-    call cl = {"POST", floe_buf_cstr(&url), text, false, DELEGATION, 1};
+    call cl = {"POST", floe_buf_cstr(&url), text, false, DELEGATION, 1, false};
     if (!st) st = rest_do(rc, &cl, &r);
     json_t *result = NULL;
     if (!st && !ok_status(r.status)) {
@@ -1150,20 +1154,30 @@ static floe_status rest_commit(floe_catalog *c, const char *ns, const char *name
     floe_buf url = FLOE_BUF_INIT;
     floe_rest_response r = {0, FLOE_BUF_INIT};
     st = url_of(rc, ns, name, NULL, &url);
-    call cl = {"POST", floe_buf_cstr(&url), text, false, NULL, 0};
+    call cl = {"POST", floe_buf_cstr(&url), text, false, NULL, 0, true};
     if (!st) st = rest_do(rc, &cl, &r);
     json_t *result = NULL;
-    if (!st && !ok_status(r.status)) {
+    bool settled = false; /* a dropped connection, but the reload shows the snapshot */
+    if (st && floe_status_code(st) == FLOE_ERR_COMMIT_UNKNOWN && adds_snapshot) {
+        st = settle_unknown(rc, ns, name, md->current_snapshot_id, st, &result);
+        settled = !st;
+    }
+    if (settled) {
+        /* result: the reloaded table */
+    } else if (!st && !ok_status(r.status)) {
         if (r.status == 404) st = table_missing(rc, ns, name, &r);
         else if (r.status == 409)
             st = floe_status_wrap(http_error(&cl, &r, FLOE_REST_OP_COMMIT),
                                   "commit to table %s.%s lost a race (its metadata moved on from '%s')", ns, name,
                                   base_location);
-        else if (r.status >= 500 && adds_snapshot)
-            st = settle_unknown(rc, ns, name, md->current_snapshot_id,
-                                floe_status_wrap(http_error(&cl, &r, FLOE_REST_OP_COMMIT), "commit to table %s.%s",
-                                                 ns, name),
-                                &result);
+        else if (r.status >= 500) {
+            floe_status he = http_error(&cl, &r, FLOE_REST_OP_COMMIT);
+            floe_status unknown =
+                floe_error(FLOE_ERR_COMMIT_UNKNOWN, "commit to table %s.%s: %s (the commit may have been applied: "
+                           "nothing it wrote is deleted)", ns, name, floe_status_message(he));
+            floe_status_free(he);
+            st = adds_snapshot ? settle_unknown(rc, ns, name, md->current_snapshot_id, unknown, &result) : unknown;
+        }
         else st = floe_status_wrap(http_error(&cl, &r, FLOE_REST_OP_COMMIT), "commit to table %s.%s", ns, name);
     } else if (!st) {
         st = response_json(&r, "a commit", &result);
@@ -1202,7 +1216,7 @@ static floe_status rest_drop_table(floe_catalog *c, const char *ns, const char *
     floe_buf url = FLOE_BUF_INIT;
     floe_rest_response r = {0, FLOE_BUF_INIT};
     floe_status st = url_of(rc, ns, name, purge ? "?purgeRequested=true" : NULL, &url);
-    call cl = {"DELETE", floe_buf_cstr(&url), NULL, false, NULL, 0};
+    call cl = {"DELETE", floe_buf_cstr(&url), NULL, false, NULL, 0, false};
     if (!st) st = rest_do(rc, &cl, &r);
     if (!st && !ok_status(r.status))
         st = r.status == 404 ? table_missing(rc, ns, name, &r)
@@ -1228,7 +1242,7 @@ static floe_status rest_rename_table(floe_catalog *c, const char *ns, const char
     floe_buf url = FLOE_BUF_INIT;
     floe_rest_response r = {0, FLOE_BUF_INIT};
     if (!st) st = url_of(rc, NULL, NULL, "/tables/rename", &url);
-    call cl = {"POST", floe_buf_cstr(&url), text, false, NULL, 0};
+    call cl = {"POST", floe_buf_cstr(&url), text, false, NULL, 0, false};
     if (!st) st = rest_do(rc, &cl, &r);
     if (!st && !ok_status(r.status)) {
         if (r.status == 409)
@@ -1259,7 +1273,7 @@ static floe_status rest_register_table(floe_catalog *c, const char *ns, const ch
     floe_buf url = FLOE_BUF_INIT;
     floe_rest_response r = {0, FLOE_BUF_INIT};
     if (!st) st = url_of(rc, ns, NULL, "/register", &url);
-    call cl = {"POST", floe_buf_cstr(&url), text, false, DELEGATION, 1};
+    call cl = {"POST", floe_buf_cstr(&url), text, false, DELEGATION, 1, false};
     if (!st) st = rest_do(rc, &cl, &r);
     json_t *result = NULL;
     if (!st && !ok_status(r.status)) {
@@ -1370,7 +1384,7 @@ static floe_status load_config(rest_catalog *rc) {
         st = floe_buf_append_str(&url, "?warehouse=");
         if (!st) st = floe_rest_url_encode(&url, wh);
     }
-    call cl = {"GET", floe_buf_cstr(&url), NULL, true, NULL, 0};
+    call cl = {"GET", floe_buf_cstr(&url), NULL, true, NULL, 0, false};
     if (!st) st = rest_do(rc, &cl, &r);
     json_t *root = NULL;
     if (!st && !ok_status(r.status))

@@ -309,7 +309,9 @@ floe_status floe_rest_http_do(floe_rest_http *h, const floe_rest_request *rq, fl
             if (!(may_retry && (rq->idempotent || never_sent(cc)))) {
                 floe_buf u = FLOE_BUF_INIT;
                 floe_status ust = floe_redact_url(&u, rq->url);
-                floe_code code = cc == CURLE_OPERATION_TIMEDOUT ? FLOE_ERR_TIMEOUT : FLOE_ERR_IO;
+                floe_code code = rq->commit && !never_sent(cc)        ? FLOE_ERR_COMMIT_UNKNOWN
+                                 : cc == CURLE_OPERATION_TIMEDOUT ? FLOE_ERR_TIMEOUT
+                                                                  : FLOE_ERR_IO;
                 st = floe_error(code, "REST %s %s failed%s: %s", rq->method, ust ? "(url)" : floe_buf_cstr(&u),
                                 tryno ? " after retries" : "", errbuf[0] ? errbuf : curl_easy_strerror(cc));
                 floe_status_free(ust);

@@ -51,6 +51,8 @@ typedef struct floe_rest_request {
     const char *const *headers; /* extra "Name: value" lines for this request */
     size_t n_headers;
     bool idempotent;           /* may be retried on 5xx / transport errors */
+    bool commit;               /* a transport failure once the request may have
+                                * reached the server is FLOE_ERR_COMMIT_UNKNOWN */
 } floe_rest_request;
 
 typedef struct floe_rest_response {

@@ -342,7 +342,7 @@ static void commit_sends_diff_and_maps_409_to_conflict_and_5xx_to_unknown(void *
     assert_string_equal(json_string_value(json_object_get(json_object_get(body, "identifier"), "name")), "t");
     json_decref(body);
 
-    assert_error(floe_catalog_commit(c, "db", "t", t->metadata_location, next, NULL), FLOE_ERR_IO,
+    assert_error(floe_catalog_commit(c, "db", "t", t->metadata_location, next, NULL), FLOE_ERR_COMMIT_UNKNOWN,
                  "commit state unknown");
     /* Two commits, two POSTs: the 500 was not retried. */
     assert_int_equal(count_reqs(&m, "POST", "/v1/pfx/namespaces/db/tables/t"), 2);
@@ -444,7 +444,7 @@ static void commit_5xx_is_settled_by_the_reloaded_snapshot(void **state) {
             assert_string_equal(loc, "/tmp/x/db/t/metadata/00001-b.metadata.json");
             floe_free(loc);
         } else {
-            assert_error(floe_catalog_commit(c, "db", "t", t->metadata_location, next, &loc), FLOE_ERR_IO,
+            assert_error(floe_catalog_commit(c, "db", "t", t->metadata_location, next, &loc), FLOE_ERR_COMMIT_UNKNOWN,
                          "commit state unknown");
         }
         assert_int_equal(count_reqs(&m, "POST", "/v1/pfx/namespaces/db/tables/t"), 1);
