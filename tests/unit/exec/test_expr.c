@@ -120,6 +120,39 @@ static void comparisons_with_null_are_null_and_is_null_is_not(void **state) {
     floe_batch_release(batch);
 }
 
+/* Column against column of the same integer width (compared in place,
+ * eight results a byte), of 8-byte width (both cast to int64) and of mixed
+ * widths (the widening path): every operator agrees with plain C over a
+ * length that is not a multiple of 8, and NULL on either side is NULL. */
+static void integer_columns_compare_at_every_width(void **state) {
+    (void)state;
+    int32_t a[11] = {1, -5, 3, NUL, 7, 7, INT32_MIN, INT32_MAX, 0, 2, 9};
+    int32_t b[11] = {2, -5, 1, 4, NUL, 7, INT32_MAX, INT32_MIN, 0, -2, 9};
+    floe_batch *batch = int_batch(a, b, 11);
+    for (int form = 0; form < 3; form++)
+        for (int op = FLOE_CMP_EQ; op <= FLOE_CMP_GE; op++) {
+            floe_expr *l = col(0), *r = col(1), *cl = NULL, *cr = NULL;
+            if (form >= 1) assert_ok(floe_expr_cast(l, floe_type_primitive(FLOE_TYPE_INT64), &cl));
+            if (form == 1) assert_ok(floe_expr_cast(r, floe_type_primitive(FLOE_TYPE_INT64), &cr));
+            floe_expr *e = cmp((floe_cmp_op)op, cl ? cl : floe_expr_retain(l), cr ? cr : floe_expr_retain(r));
+            floe_expr_release(l);
+            floe_expr_release(r);
+            floe_array *res = eval(e, batch);
+            for (int i = 0; i < 11; i++) {
+                int want = 2;
+                if (a[i] != NUL && b[i] != NUL) {
+                    int64_t x = a[i], y = b[i];
+                    want = op == FLOE_CMP_EQ ? x == y : op == FLOE_CMP_NE ? x != y : op == FLOE_CMP_LT ? x < y
+                         : op == FLOE_CMP_LE ? x <= y : op == FLOE_CMP_GT ? x > y : x >= y;
+                }
+                if (tri(res, i) != want) fail_msg("form %d op %d row %d: got %d, want %d", form, op, i, tri(res, i), want);
+            }
+            floe_array_release(res);
+            floe_expr_release(e);
+        }
+    floe_batch_release(batch);
+}
+
 static void strings_compare_bytewise(void **state) {
     (void)state;
     floe_builder *bl;
@@ -453,6 +486,7 @@ static void decimals_compare_across_scales_and_add_exactly(void **state) {
 }
 
 FLOE_TEST_MAIN(cmocka_unit_test(decimals_compare_across_scales_and_add_exactly),
+               cmocka_unit_test(integer_columns_compare_at_every_width),
                cmocka_unit_test(case_is_lazy_and_in_coalesce_follow_sql),
                cmocka_unit_test(three_valued_and_or_not_follow_sql),
                cmocka_unit_test(comparisons_with_null_are_null_and_is_null_is_not),
