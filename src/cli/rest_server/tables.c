@@ -20,8 +20,11 @@
  * A LoadTableResult is assembled as text around the metadata JSON that
  * floe writes, so the metadata is serialised once.
  */
+#include <errno.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "cli/rest_server/rest_server.h"
 #include "floe/iceberg_table_update.h"
@@ -29,7 +32,10 @@
 #include "iceberg/ice_internal.h"
 #include "iceberg/metadata_updates.h"
 
-#define COMMIT_ATTEMPTS 4
+/* A commit that loses the swap is retried this many times in all, after
+ * a jittered wait from 5 ms doubling to at most 200 ms: enough for a
+ * handful of clients committing to one table at once. */
+#define COMMIT_ATTEMPTS 12
 
 /* ---- LoadTableResult ------------------------------------------------------- */
 
@@ -376,6 +382,21 @@ static floe_status commit_once(rs_request *rq, const char *ns, const char *name,
     return st;
 }
 
+/* Wait before commit attempt `attempt` + 1: up to 5 ms * 2^(attempt-1),
+ * at most 200 ms, the lower half fixed and the upper half random so that
+ * clients that collided do not collide again. */
+static void backoff(int attempt) {
+    long max_ms = 5L << (attempt < 6 ? attempt - 1 : 5);
+    if (max_ms > 200) max_ms = 200;
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    unsigned seed = (unsigned)now.tv_nsec ^ (unsigned)(uintptr_t)&now;
+    long ms = max_ms / 2 + (long)(rand_r(&seed) % (unsigned)(max_ms / 2 + 1));
+    struct timespec d = {.tv_sec = ms / 1000, .tv_nsec = (ms % 1000) * 1000000L};
+    while (nanosleep(&d, &d) != 0 && errno == EINTR) {
+    }
+}
+
 /* Does the request assert that the table does not exist yet? */
 static bool asserts_create(json_t *requirements) {
     size_t i;
@@ -461,6 +482,7 @@ void rs_handle_commit_table(rs_request *rq, rs_response *rs, const char *ns, con
         if (!lost_swap || attempt == COMMIT_ATTEMPTS) break;
         floe_status_free(st);
         st = NULL;
+        backoff(attempt);
     }
     if (st) {
         rs_error_status(rs, floe_status_wrap(st, "commit to %s.%s", ns, name), "NoSuchTableException",
