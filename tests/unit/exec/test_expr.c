@@ -153,6 +153,29 @@ static void integer_columns_compare_at_every_width(void **state) {
     floe_batch_release(batch);
 }
 
+/* A selection over more than 64 rows (whole words, then a tail) lists
+ * exactly the rows whose predicate is TRUE, in order, NULLs left out. */
+static void selection_lists_true_rows_across_words(void **state) {
+    (void)state;
+    int32_t a[150];
+    for (int i = 0; i < 150; i++) a[i] = i % 11 == 0 ? NUL : i % 7 - 3;
+    floe_batch *batch = int_batch(a, NULL, 150);
+    floe_expr *e = cmp(FLOE_CMP_GT, col(0), lit(0));
+    uint32_t *sel;
+    int64_t n, k = 0;
+    assert_ok(floe_expr_select(e, batch, &sel, &n));
+    for (int i = 0; i < 150; i++)
+        if (a[i] != NUL && a[i] > 0) {
+            assert_true(k < n);
+            assert_int_equal(sel[k], i);
+            k++;
+        }
+    assert_int_equal(n, k);
+    floe_free(sel);
+    floe_expr_release(e);
+    floe_batch_release(batch);
+}
+
 static void strings_compare_bytewise(void **state) {
     (void)state;
     floe_builder *bl;
@@ -487,6 +510,7 @@ static void decimals_compare_across_scales_and_add_exactly(void **state) {
 
 FLOE_TEST_MAIN(cmocka_unit_test(decimals_compare_across_scales_and_add_exactly),
                cmocka_unit_test(integer_columns_compare_at_every_width),
+               cmocka_unit_test(selection_lists_true_rows_across_words),
                cmocka_unit_test(case_is_lazy_and_in_coalesce_follow_sql),
                cmocka_unit_test(three_valued_and_or_not_follow_sql),
                cmocka_unit_test(comparisons_with_null_are_null_and_is_null_is_not),
