@@ -2023,6 +2023,26 @@ floe_status floe_dist_init(int *argc, char ***argv, int *rank) {
     MPI_Comm_rank(MPI_COMM_WORLD, &g.rank);
     MPI_Comm_size(MPI_COMM_WORLD, &g.size);
     *rank = g.rank;
+    /* A launcher of another MPI library (mpiexec.mpich starting an Open MPI
+     * build, or the reverse) starts N processes that each see a world of
+     * one: every one would run the whole statement — an INSERT would commit
+     * N times.  The launcher's own size variables tell. */
+    static const char *const size_vars[] = {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_SIZE", NULL};
+    for (int i = 0; size_vars[i]; i++) {
+        const char *v = getenv(size_vars[i]);
+        int declared = v ? atoi(v) : 0;
+        if (declared > 1 && declared != g.size) {
+            char lib[MPI_MAX_LIBRARY_VERSION_STRING];
+            int ll = 0;
+            if (MPI_Get_library_version(lib, &ll) != MPI_SUCCESS) strcpy(lib, "unknown");
+            char *nl = strchr(lib, '\n');
+            if (nl) *nl = '\0';
+            return floe_error(FLOE_ERR_UNSUPPORTED,
+                              "the launcher started %d processes (%s=%d) but MPI sees %d: floe was built with "
+                              "'%s'; start it with that library's mpirun/mpiexec",
+                              declared, size_vars[i], declared, g.size, lib);
+        }
+    }
     FLOE_TRY(floe_dist_register_nodes());
     int mine = (int)floe_threadpool_default_threads();
     if (mine < 1) mine = 1;
