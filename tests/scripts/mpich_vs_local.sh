@@ -79,21 +79,30 @@ mkdir "$tmp/bin"
 cat >"$tmp/bin/mpirun" <<'EOF'
 #!/usr/bin/env bash
 # mpirun as tests/scripts/mpi_*.sh call it (Open MPI), run by MPICH's hydra.
+# Several programs separated by ':' (MPMD) keep their own -np / -wdir.
 set -euo pipefail
-args=()
+globals=() segs=() local=()
 while (($#)); do
   case $1 in
     --oversubscribe | --allow-run-as-root) shift ;;
-    -np | -n) args+=(-np "$2"); shift 2 ;;
+    -np | -n) local+=(-np "$2"); shift 2 ;;
+    -wdir) local+=(-wdir "$2"); shift 2 ;;
     -x)
-      if [[ $2 == *=* ]]; then args+=(-genv "${2%%=*}" "${2#*=}"); fi
+      if [[ $2 == *=* ]]; then globals+=(-genv "${2%%=*}" "${2#*=}"); fi
       shift 2 ;;
     -*) echo "mpirun (MPICH shim of tests/scripts/mpich_vs_local.sh): unknown option $1" >&2; exit 2 ;;
-    *) break ;;
+    *)
+      cmd=()
+      while (($#)) && [ "$1" != : ]; do cmd+=("$1"); shift; done
+      if ((${#segs[@]})); then segs+=(:); fi
+      # shellcheck disable=SC2016
+      segs+=("${local[@]}" sh -c 'OMPI_COMM_WORLD_RANK=$PMI_RANK; export OMPI_COMM_WORLD_RANK; exec "$@"' rank "${cmd[@]}")
+      local=()
+      if (($#)); then shift; fi # the ':'
+      ;;
   esac
 done
-# shellcheck disable=SC2016
-exec mpiexec.mpich "${args[@]}" sh -c 'OMPI_COMM_WORLD_RANK=$PMI_RANK; export OMPI_COMM_WORLD_RANK; exec "$@"' rank "$@"
+exec mpiexec.mpich "${globals[@]}" "${segs[@]}"
 EOF
 chmod +x "$tmp/bin/mpirun"
 got=$(PATH="$tmp/bin:$PATH" timeout 60 mpirun -np 2 "$mpich_floe" --warehouse "$tmp/wh" --format csv \
