@@ -16,7 +16,7 @@
 # it, and is measured on its own (`SELECT 1` as a whole command, wall time).
 # Configurations: local (`floe`, FLOE_THREADS threads), and `mpirun -np N`
 # with FLOE_THREADS threads in every rank (-np 1 is the local runtime under
-# mpirun; at -np 2 rank 0 coordinates and rank 1 runs the tasks).  Ranks are
+# mpirun; at -np 2 both ranks run tasks, rank 0 also coordinates).  Ranks are
 # not bound to cores (--bind-to none: Open MPI's default binding would put
 # a rank's threads on one core).  Every configuration's rows must equal the
 # local ones ("result").  The table (with machine, load and the command)
@@ -174,8 +174,10 @@ out.append(f"TPC-H SF 1 `lineitem` as an Iceberg table (`floe tpch generate --sf
            f"`\\timing` of the whole statement (plan, schedule, run on the workers, exchange, print CSV), "
            f"median of {runs} runs after a warm-up in one `floe -f` process, so MPI start-up is not in "
            "them; the last row is that start-up: `SELECT 1` as a whole command, wall time. "
-           "`-np 1` is the local runtime under mpirun; at `-np 2` rank 0 plans and coordinates and "
-           f"rank 1 runs every task on its {threads} threads. Ranks are not bound to cores. "
+           "`-np 1` is the local runtime under mpirun; at `-np 2` rank 0 plans, coordinates and runs "
+           f"tasks beside rank 1, each on {threads} threads — twice the threads of the local run on the "
+           "same cores, so this shows the runtime's overhead, not a second machine's gain. "
+           "Ranks are not bound to cores. "
            "\"rows\" says whether each configuration printed exactly the local rows.")
 out.append("")
 out.append(f"**Machine:** {os.cpu_count()} cores ({cpu}), {mem:.0f} GiB, {osname}, Open MPI {ompi}, "
