@@ -1037,6 +1037,30 @@ static floe_status create_body(rest_catalog *rc, const char *ns, const char *nam
     return st;
 }
 
+
+/* POST a new table's request (create: "/tables", register: "/register")
+ * and take the LoadTableResult: 409 is "already exists", 404 the
+ * namespace's absence.  `verb` names the act in messages ("creating"). */
+static floe_status post_new_table(rest_catalog *rc, const char *ns, const char *name, const char *suffix,
+                                  const char *text, const char *verb, floe_ice_table **out) {
+    floe_buf url = FLOE_BUF_INIT;
+    floe_rest_response r = {0, FLOE_BUF_INIT};
+    floe_status st = url_of(rc, ns, NULL, suffix, &url);
+    call cl = {"POST", floe_buf_cstr(&url), text, false, DELEGATION, 1, false};
+    if (!st) st = rest_do(rc, &cl, &r);
+    json_t *result = NULL;
+    if (!st && !ok_status(r.status)) {
+        if (r.status == 409) st = floe_error(FLOE_ERR_ALREADY_EXISTS, "table %s.%s already exists", ns, name);
+        else if (r.status == 404) st = floe_status_wrap(ns_missing(ns), "%s table %s.%s", verb, ns, name);
+        else st = floe_status_wrap(http_error(&cl, &r, FLOE_REST_OP_CREATE), "%s table %s.%s", verb, ns, name);
+    }
+    if (!st) st = response_json(&r, "a new table", &result);
+    if (!st) st = accept_result(rc, ns, name, result, true, out);
+    json_decref(result);
+    floe_rest_response_free(&r);
+    floe_buf_free(&url);
+    return st;
+}
 static floe_status rest_create_table(floe_catalog *c, const char *ns, const char *name,
                                      const floe_ice_table_metadata *md, floe_ice_table **out) {
     rest_catalog *rc = RC(c);
@@ -1044,22 +1068,7 @@ static floe_status rest_create_table(floe_catalog *c, const char *ns, const char
     FLOE_TRY(check_name("table", name));
     char *text = NULL;
     FLOE_TRY(create_body(rc, ns, name, md, &text));
-    floe_buf url = FLOE_BUF_INIT;
-    floe_rest_response r = {0, FLOE_BUF_INIT};
-    floe_status st = url_of(rc, ns, NULL, "/tables", &url);
-    call cl = {"POST", floe_buf_cstr(&url), text, false, DELEGATION, 1, false};
-    if (!st) st = rest_do(rc, &cl, &r);
-    json_t *result = NULL;
-    if (!st && !ok_status(r.status)) {
-        if (r.status == 409) st = floe_error(FLOE_ERR_ALREADY_EXISTS, "table %s.%s already exists", ns, name);
-        else if (r.status == 404) st = floe_status_wrap(ns_missing(ns), "creating table %s.%s", ns, name);
-        else st = floe_status_wrap(http_error(&cl, &r, FLOE_REST_OP_CREATE), "creating table %s.%s", ns, name);
-    }
-    if (!st) st = response_json(&r, "creating a table", &result);
-    if (!st) st = accept_result(rc, ns, name, result, true, out);
-    json_decref(result);
-    floe_rest_response_free(&r);
-    floe_buf_free(&url);
+    floe_status st = post_new_table(rc, ns, name, "/tables", text, "creating", out);
     floe_free(text);
     return st;
 }
@@ -1270,22 +1279,7 @@ static floe_status rest_register_table(floe_catalog *c, const char *ns, const ch
     char *text = NULL;
     floe_status st = floe_ice_json_dump(body, &text);
     json_decref(body);
-    floe_buf url = FLOE_BUF_INIT;
-    floe_rest_response r = {0, FLOE_BUF_INIT};
-    if (!st) st = url_of(rc, ns, NULL, "/register", &url);
-    call cl = {"POST", floe_buf_cstr(&url), text, false, DELEGATION, 1, false};
-    if (!st) st = rest_do(rc, &cl, &r);
-    json_t *result = NULL;
-    if (!st && !ok_status(r.status)) {
-        if (r.status == 409) st = floe_error(FLOE_ERR_ALREADY_EXISTS, "table %s.%s already exists", ns, name);
-        else if (r.status == 404) st = floe_status_wrap(ns_missing(ns), "registering table %s.%s", ns, name);
-        else st = floe_status_wrap(http_error(&cl, &r, FLOE_REST_OP_CREATE), "registering table %s.%s", ns, name);
-    }
-    if (!st) st = response_json(&r, "registering a table", &result);
-    if (!st) st = accept_result(rc, ns, name, result, true, out);
-    json_decref(result);
-    floe_rest_response_free(&r);
-    floe_buf_free(&url);
+    if (!st) st = post_new_table(rc, ns, name, "/register", text, "registering", out);
     floe_free(text);
     return st;
 }
