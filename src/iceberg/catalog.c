@@ -235,3 +235,31 @@ floe_status floe_catalog_register_table(floe_catalog *c, const char *ns, const c
     if (!c->ops->register_table) return unsupported(c, "register tables");
     return c->ops->register_table(c, ns, name, metadata_location, out);
 }
+
+floe_status floe_catalog_make_table(floe_ice_table_metadata *md, const char *location, floe_fileio *io,
+                                    floe_ice_table **out) {
+    *out = NULL;
+    floe_ice_table *t = floe_calloc(1, sizeof *t);
+    if (!t) {
+        floe_ice_table_metadata_free(md);
+        return floe_error(FLOE_ERR_OUT_OF_MEMORY, "out of memory in the catalog");
+    }
+    t->md = md;
+    t->io = io;
+    t->metadata_location = floe_strdup(location);
+    /* root: the directory holding metadata/ (as floe_ice_table_open). */
+    const char *slash = strrchr(location, '/');
+    t->root = slash ? floe_strndup(location, (size_t)(slash - location)) : floe_strdup(".");
+    if (!t->metadata_location || !t->root) {
+        floe_ice_table_free(t);
+        return floe_error(FLOE_ERR_OUT_OF_MEMORY, "out of memory in the catalog");
+    }
+    char *s2 = strrchr(t->root, '/');
+    const char *last = s2 ? s2 + 1 : t->root;
+    if (strcmp(last, "metadata") == 0) {
+        if (s2) *s2 = '\0';
+        else strcpy(t->root, ".");
+    }
+    *out = t;
+    return NULL;
+}

@@ -58,6 +58,11 @@ struct floe_catalog {
 /* Free the base's fields (not the object). */
 void floe_catalog_base_free(floe_catalog *c);
 
+/* A floe_ice_table over metadata `md` (taken, freed on failure) read from
+ * `location`, reading through `io` (NULL: plain local files; not owned). */
+floe_status floe_catalog_make_table(floe_ice_table_metadata *md, const char *location, floe_fileio *io,
+                                    floe_ice_table **out) FLOE_WARN_UNUSED;
+
 /* Implementations opened by floe_catalog_open_uri. */
 floe_status floe_catalog_open_sqlite_uri(const char *uri, floe_catalog **out) FLOE_WARN_UNUSED;
 /* "rest:http(s)://host[:port]/path" with optional query parameters, see

@@ -770,33 +770,6 @@ static floe_status table_io_locked(rest_catalog *rc, rest_table *t, json_t *resu
 
 /* ---- loading tables ------------------------------------------------------------------- */
 
-/* A floe_ice_table over metadata `md` (taken) read from `location`. */
-static floe_status make_table(floe_ice_table_metadata *md, const char *location, floe_fileio *io,
-                              floe_ice_table **out) {
-    *out = NULL;
-    floe_ice_table *t = floe_calloc(1, sizeof *t);
-    if (!t) {
-        floe_ice_table_metadata_free(md);
-        return oom();
-    }
-    t->md = md;
-    t->io = io;
-    t->metadata_location = floe_strdup(location);
-    const char *slash = strrchr(location, '/');
-    t->root = slash ? floe_strndup(location, (size_t)(slash - location)) : floe_strdup(".");
-    if (!t->metadata_location || !t->root) {
-        floe_ice_table_free(t);
-        return oom();
-    }
-    char *s2 = strrchr(t->root, '/');
-    const char *last = s2 ? s2 + 1 : t->root;
-    if (strcmp(last, "metadata") == 0) {
-        if (s2) *s2 = '\0';
-        else strcpy(t->root, ".");
-    }
-    *out = t;
-    return NULL;
-}
 
 /* Take in a LoadTableResult (or a commit's answer, without config):
  * update the table's cache entry and, when `out`, hand out a table. */
@@ -840,7 +813,7 @@ static floe_status accept_result(rest_catalog *rc, const char *ns, const char *n
     pthread_mutex_unlock(&rc->mu);
     floe_free(loc_copy);
     floe_free(text);
-    if (!st && out) return make_table(md, loc, io, out);
+    if (!st && out) return floe_catalog_make_table(md, loc, io, out);
     floe_ice_table_metadata_free(md);
     return st;
 }

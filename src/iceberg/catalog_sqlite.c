@@ -616,37 +616,13 @@ static floe_status table_missing_locked(floe_catalog *c, const char *ns, const c
 
 static bool is_local(const char *loc) { return !strstr(loc, "://") && strncmp(loc, "file:", 5) != 0; }
 
-/* A floe_ice_table for metadata already read from `location`.  Takes
- * ownership of md (freed on failure). */
+/* Local tables read through plain files, so they do not depend on the
+ * catalog staying open; others need the catalog's FileIO. */
 static floe_status make_table(floe_catalog *c, floe_ice_table_metadata *md, const char *location,
                               floe_ice_table **out) {
-    *out = NULL;
-    floe_ice_table *t = floe_calloc(1, sizeof *t);
-    if (!t) {
-        floe_ice_table_metadata_free(md);
-        return oom();
-    }
-    t->md = md;
-    /* Local tables read through plain files, so they do not depend on the
-     * catalog staying open; others need the catalog's FileIO. */
-    t->io = is_local(location) ? NULL : c->io;
-    t->metadata_location = floe_strdup(location);
-    /* root: the directory holding metadata/ (as floe_ice_table_open). */
-    const char *slash = strrchr(location, '/');
-    t->root = slash ? floe_strndup(location, (size_t)(slash - location)) : floe_strdup(".");
-    if (!t->metadata_location || !t->root) {
-        floe_ice_table_free(t);
-        return oom();
-    }
-    char *s2 = strrchr(t->root, '/');
-    const char *last = s2 ? s2 + 1 : t->root;
-    if (strcmp(last, "metadata") == 0) {
-        if (s2) *s2 = '\0';
-        else strcpy(t->root, ".");
-    }
-    *out = t;
-    return NULL;
+    return floe_catalog_make_table(md, location, is_local(location) ? NULL : c->io, out);
 }
+
 
 static floe_status sqlite_load_table(floe_catalog *c, const char *ns, const char *name, floe_ice_table **out) {
     *out = NULL;
