@@ -160,11 +160,6 @@ typedef struct floe_exec_ctx {
     int32_t read_ahead;               /* batches a scan reads ahead (0: 2)  */
     struct floe_exec_metrics *metrics; /* EXPLAIN ANALYZE counters; NULL: off */
     struct floe_progress *progress;   /* work done, added by the scans; NULL: off */
-    /* The exchange whose stop token `cancel` is (set by the exchange for
-     * its inputs; NULL otherwise).  An exchange created under it keeps it
-     * alive: a token's parents must outlive it, and an inner exchange held
-     * by its plan node may outlive the outer one's streams. */
-    struct floe_exchange *owner;
 } floe_exec_ctx;
 
 /* Progress of a running plan: the scans add the work they finish to one

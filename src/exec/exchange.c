@@ -59,7 +59,6 @@ struct floe_exchange {
     int32_t parked;             /* producers that returned and may be resubmitted */
     floe_status err;            /* first failure */
     bool closed;                /* shut down */
-    floe_exchange *outer;       /* the exchange owning `query` (retained), or NULL */
 };
 
 /* ------------------------------------------------------------ helpers */
@@ -269,9 +268,6 @@ floe_status floe_exchange_create(const floe_plan *child, floe_exch_route route, 
     x->cctx = *ctx;
     x->cctx.pool = pool;
     x->cctx.cancel = &x->stop;
-    x->cctx.owner = x;
-    /* Our token's parent lives in the outer exchange: keep it alive. */
-    x->outer = ctx->owner && ctx->cancel == &ctx->owner->stop ? floe_exchange_retain(ctx->owner) : NULL;
     x->n_in = child->n_partitions;
     x->n_out = n_out;
     x->in = floe_calloc((size_t)(x->n_in ? x->n_in : 1), sizeof *x->in);
@@ -402,8 +398,6 @@ void floe_exchange_release(floe_exchange *x) {
     floe_free(x->in);
     floe_status_free(x->err);
     pthread_cond_destroy(&x->changed);
-    floe_exchange *outer = x->outer;
     pthread_mutex_destroy(&x->mu);
     floe_free(x);
-    floe_exchange_release(outer); /* our token no longer reads its */
 }
