@@ -9,11 +9,10 @@
  * plan codec writes exactly those parts and decoding calls the same
  * constructor, so derived state (inferred types, output schema) is rebuilt,
  * never shipped.  Executing a node gives one stream per output partition.
- * A plan is shareable between threads, but a node instance takes part in
- * one execution at a time: the partitions of one execution of a
- * Repartition or a join share state kept on the node (the exchange, the
- * build side), so run the same plan twice at once only through two copies
- * (floe_plan_roundtrip or a second build).
+ * A node is never written after its constructor returns: what one run of
+ * a plan creates (a Repartition's exchange, a join's build side) lives in
+ * that run's floe_execution, so one plan may run in several executions at
+ * once, on any threads.
  *
  * Streams: next() gives one batch (caller owns a reference) or *out = NULL
  * at the end.  A stream never ends early as if it were empty: when a child
@@ -160,7 +159,45 @@ typedef struct floe_exec_ctx {
     int32_t read_ahead;               /* batches a scan reads ahead (0: 2)  */
     struct floe_exec_metrics *metrics; /* EXPLAIN ANALYZE counters; NULL: off */
     struct floe_progress *progress;   /* work done, added by the scans; NULL: off */
+    struct floe_execution *exec;      /* the execution the plan runs in (required) */
 } floe_exec_ctx;
+
+/* ------------------------------------------------------------ executions */
+
+/* An execution: one run of a plan (PostgreSQL's EState and PlanState tree,
+ * DuckDB's global operator states).  A plan is immutable; everything one
+ * run of it creates and shares between partitions — a Repartition's
+ * exchange, a join's collected build side, the data bound to a
+ * distributed stage's exchange sources — and every cancellation token
+ * its exchanges make lives in the execution and is freed when it ends.
+ * So one plan object may run in any number of executions, one after
+ * another or at the same time, and nothing an execution made can outlive
+ * the tokens it reads.
+ *
+ *   floe_exec_ctx ctx = {...};
+ *   floe_execution *x;
+ *   FLOE_TRY(floe_execution_begin(&ctx, &x));
+ *   ... floe_plan_execute(plan, i, &ctx, &s) for each partition i,
+ *       read, floe_stream_close(s) ...
+ *   floe_execution_end(x);
+ *
+ * Within one execution each output partition of a node is opened at most
+ * once (opening one twice is FLOE_ERR_INTERNAL): run the plan again in a
+ * new execution instead. */
+typedef struct floe_execution floe_execution;
+
+/* Begin an execution under *ctx: ctx->exec becomes the execution and
+ * ctx->cancel its own token (a child of the old ctx->cancel, which must
+ * outlive the execution). */
+floe_status floe_execution_begin(floe_exec_ctx *ctx, floe_execution **out) FLOE_WARN_UNUSED;
+/* Cancel everything running in the execution (thread-safe). */
+void floe_execution_cancel(floe_execution *x);
+/* End it: every node's shared state is shut down and freed (the newest
+ * first), then the tokens.  Every stream opened in the execution must have
+ * been closed.  NULL-safe. */
+void floe_execution_end(floe_execution *x);
+/* Node states the execution holds (for tests). */
+int32_t floe_execution_num_states(const floe_execution *x);
 
 /* Progress of a running plan: the scans add the work they finish to one
  * counter (thread-safe), in units floe_plan_progress_total() counts for
@@ -213,8 +250,45 @@ typedef struct floe_sort_key {
 typedef struct floe_plan floe_plan;
 struct floe_reader; /* codec input, see floe_codec_* below */
 
+/* How the partitions of a node read child i — what the distributed
+ * runtime cuts a plan into stages by (src/dist/stages.c), and what tools
+ * that follow a partition down the tree ask. */
+typedef enum floe_child_read {
+    FLOE_READ_UNKNOWN = 0, /* not declared: the node is never split from its
+                              child (a distributed plan runs in one process) */
+    FLOE_READ_LOCAL,       /* partition i reads partition i of the child, and
+                              nothing else (Filter, Projection, Sort ...) */
+    FLOE_READ_MAPPED,      /* partition i reads one partition of one child:
+                              the one map_partition names (Union) */
+    FLOE_READ_EXCHANGE,    /* the node's partitions together read every child
+                              partition once and deal the rows out as
+                              `route` says (Repartition, CoalescePartitions):
+                              the node IS an exchange */
+    FLOE_READ_EACH,        /* the node reads every child partition, each as a
+                              separate input (SortPreservingMerge's runs) */
+    FLOE_READ_BROADCAST,   /* every partition reads the whole child (a join's
+                              collected build side), and partitions share
+                              nothing else */
+    FLOE_READ_SHARED       /* every partition reads the whole child and the
+                              partitions share what they find (a build side
+                              whose unmatched rows the last probe partition
+                              emits): all partitions run in one process */
+} floe_child_read;
+
+/* Visitor for the files a node reads (floe_plan_vtable.local_paths). */
+typedef floe_status (*floe_path_visit)(void *arg, const char *path);
+
+/* Node flags (floe_plan_vtable.flags). */
+enum {
+    /* The node changes a table once for the whole plan (IcebergCommit):
+     * it runs once, in the coordinator, as the plan's last step. */
+    FLOE_NODE_COMMITS = 1u << 0,
+};
+
 /* What a node type provides.  Every node type registers one of these by
- * name (floe_plan_register) so the codec can decode it. */
+ * name (floe_plan_register) so the codec can decode it.  Define vtables
+ * with designated initializers: a slot left out is NULL, which every
+ * optional slot's caller treats as the default given below. */
 typedef struct floe_plan_vtable {
     const char *name; /* "Values", "Filter", ... */
     floe_status (*execute)(const floe_plan *p, int32_t partition, const floe_exec_ctx *ctx,
@@ -233,6 +307,37 @@ typedef struct floe_plan_vtable {
      * none).  The planner provides it (a Sort per partition) and no
      * optimizer step may remove it.  Keys are borrowed from the node. */
     int32_t (*required_ordering)(const floe_plan *p, int32_t child, const floe_sort_key **keys);
+
+    /* ---- per-execution state (see floe_execution) ---- */
+    /* Make the state the node's partitions share in one execution, on the
+     * first floe_exec_shared() call for the node in that execution (once;
+     * concurrent callers wait).  NULL: the node shares nothing. */
+    floe_status (*init_shared)(const floe_plan *p, const floe_exec_ctx *ctx, void **state);
+    /* Shut the state down and free it, when the execution ends (every
+     * stream of the execution is closed by then). */
+    void (*free_shared)(void *state);
+
+    /* ---- properties tools ask of any node ---- */
+    /* How child i is read (default UNKNOWN; a leaf has no children and its
+     * partitions are always independent).  For FLOE_READ_EXCHANGE,
+     * *route (may be NULL) is how rows are dealt: SINGLE (gathered into one
+     * partition), HASH on expressions borrowed from the node, or
+     * UNSPECIFIED (whole batches round-robin). */
+    floe_child_read (*child_read)(const floe_plan *p, int32_t child, floe_distribution *route);
+    /* FLOE_READ_MAPPED: the child and its partition that output partition
+     * `partition` reads. */
+    void (*map_partition)(const floe_plan *p, int32_t partition, int32_t *child, int32_t *child_partition);
+    /* Work units this node adds to floe_exec_ctx.progress when it runs in
+     * full (see floe_progress).  NULL: the sum over its children. */
+    int64_t (*progress_total)(const floe_plan *p);
+    /* The rows the node outputs, estimated before it runs from what it
+     * knows (file footers, table summaries, its literal rows); < 0 or NULL:
+     * unknown.  The SQL layer's one estimator asks leaves this. */
+    double (*estimate_rows)(const floe_plan *p);
+    /* Visit the files (local paths or URIs) the node reads itself: the
+     * distributed runtime checks node-local ones on every host. */
+    floe_status (*local_paths)(const floe_plan *p, floe_path_visit visit, void *arg);
+    uint32_t flags; /* FLOE_NODE_* */
 } floe_plan_vtable;
 
 /* The common head of every node.  Node types embed it first. */
@@ -260,7 +365,21 @@ floe_distribution floe_plan_required_input(const floe_plan *p, int32_t child);
  * *keys borrowed from the node. */
 int32_t floe_plan_required_ordering(const floe_plan *p, int32_t child, const floe_sort_key **keys);
 
-/* Open a stream over output partition `partition` (0 .. partitions-1). */
+/* Node properties with their defaults applied (see floe_plan_vtable). */
+floe_child_read floe_plan_child_read(const floe_plan *p, int32_t child, floe_distribution *route);
+/* The child and child partition output partition `partition` of a
+ * FLOE_READ_MAPPED node reads. */
+void floe_plan_map_partition(const floe_plan *p, int32_t partition, int32_t *child, int32_t *child_partition);
+/* The node's own row estimate (< 0: unknown). */
+double floe_plan_estimate_rows(const floe_plan *p);
+/* Visit the files every node of the tree reads itself. */
+floe_status floe_plan_local_paths(const floe_plan *p, floe_path_visit visit, void *arg) FLOE_WARN_UNUSED;
+static inline bool floe_plan_commits(const floe_plan *p) { return (p->vt->flags & FLOE_NODE_COMMITS) != 0; }
+/* Is there a node with `flag` in the tree? */
+bool floe_plan_tree_has_flag(const floe_plan *p, uint32_t flag);
+
+/* Open a stream over output partition `partition` (0 .. partitions-1)
+ * in ctx->exec's execution (FLOE_ERR_INVALID_ARGUMENT without one). */
 floe_status floe_plan_execute(const floe_plan *p, int32_t partition, const floe_exec_ctx *ctx,
                               floe_stream **out) FLOE_WARN_UNUSED;
 

@@ -83,9 +83,6 @@ const uint8_t *floe_iceberg_scan_group(const floe_plan *p, int32_t i, size_t *le
 /* Plan-time statistics (rows, bytes, files, per-column stats) when the node
  * was made by floe_iceberg_scan_new in this process, else NULL. */
 const floe_ice_scan_stats *floe_iceberg_scan_stats(const floe_plan *p);
-/* Progress units of the whole scan (floe_plan_progress_total): the bytes
- * of its tasks' ranges. */
-int64_t floe_iceberg_scan_progress_total(const floe_plan *p);
 
 /* ---------------------------------------------------------- Parquet scan */
 
@@ -130,9 +127,6 @@ int64_t floe_parquet_scan_estimated_rows(const floe_plan *p);
  * (max - min + 1 from the footers' statistics, at most the rows); -1
  * when unknown. */
 int64_t floe_parquet_scan_column_ndv(const floe_plan *p, int32_t column);
-/* Progress units of the whole scan (floe_plan_progress_total): its row
- * groups. */
-int64_t floe_parquet_scan_progress_total(const floe_plan *p);
 
 #ifdef __cplusplus
 }

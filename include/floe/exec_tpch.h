@@ -43,9 +43,6 @@ floe_status floe_plan_tpch_gen(const char *table, double sf, int32_t n_partition
 const char *floe_tpch_gen_table(const floe_plan *p); /* lowercase name */
 double floe_tpch_gen_scale(const floe_plan *p);
 
-/* Work units of the node for progress reports (floe_exec_ctx.progress):
- * its rows, or for lineitem its orders; the node adds them as it goes. */
-int64_t floe_tpch_gen_progress_total(const floe_plan *p);
 
 #ifdef __cplusplus
 }

@@ -81,15 +81,6 @@ floe_status floe_plan_iceberg_write(floe_plan *child, const char *location, int3
                                     const char *schema_json, const char *spec_json, int32_t sort_order_id,
                                     const char *const *properties, int32_t n_properties, const char *job_id,
                                     floe_plan **out) FLOE_WARN_UNUSED;
-/* Hand an IcebergWrite node the table's default sort order (Iceberg sort
- * order JSON; NULL or "" for none), before the plan's requirements are
- * enforced.  When every field of a non-empty order is a known transform of
- * one top-level column, the node requires each input partition ordered by
- * the partition columns and then the order's fields (fanout writers too),
- * and its files record the order's id; otherwise (and without this call)
- * files record sort order 0 — a file never claims an order its rows do
- * not keep.  The order is a part of the node (encoded, decoded). */
-floe_status floe_iceberg_write_set_sort_order(floe_plan *p, const char *order_json) FLOE_WARN_UNUSED;
 const char *floe_iceberg_write_location(const floe_plan *p);
 int32_t floe_iceberg_write_format_version(const floe_plan *p);
 const char *floe_iceberg_write_schema_json(const floe_plan *p);
@@ -100,11 +91,17 @@ const char *const *floe_iceberg_write_properties(const floe_plan *p); /* 2n stri
 const char *floe_iceberg_write_job_id(const floe_plan *p);
 /* The same with the table's FileIO properties (floe_fileio_properties of
  * the table's io; NULL/0 for local tables): the writers' FileIO is made
- * from them, they are parts, and EXPLAIN shows them redacted. */
+ * from them, they are parts, and EXPLAIN shows them redacted.  And with
+ * the table's default sort order (Iceberg sort order JSON; NULL or "" for
+ * none): when every field of a non-empty order is a known transform of
+ * one top-level column, the node requires each input partition ordered by
+ * the partition columns and then the order's fields (fanout writers too),
+ * and its files record the order's id; otherwise files record sort order
+ * 0 — a file never claims an order its rows do not keep. */
 floe_status floe_plan_iceberg_write_io(floe_plan *child, const char *location, int32_t format_version,
                                        const char *schema_json, const char *spec_json, int32_t sort_order_id,
                                        const char *const *properties, int32_t n_properties, const char *job_id,
-                                       const floe_property *io_props, size_t n_io_props,
+                                       const floe_property *io_props, size_t n_io_props, const char *order_json,
                                        floe_plan **out) FLOE_WARN_UNUSED;
 /* The node's FileIO properties (owned by the node; *n 0 for none). */
 const floe_property *floe_iceberg_write_io_properties(const floe_plan *p, size_t *n);

@@ -66,7 +66,9 @@ void floe_cancel_init(floe_cancel *c, const floe_cancel *parent) {
     c->parent = parent;
 }
 
-void floe_cancel_set(floe_cancel *c) { atomic_store_explicit(&c->flag, true, memory_order_relaxed); }
+void floe_cancel_set(floe_cancel *c) {
+    if (c) atomic_store_explicit(&c->flag, true, memory_order_relaxed);
+}
 
 floe_status floe_cancel_check(const floe_cancel *c, const char *what) {
     if (!floe_cancel_is_set(c)) return NULL;

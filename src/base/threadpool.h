@@ -51,7 +51,7 @@ typedef struct floe_cancel {
 } floe_cancel;
 
 void floe_cancel_init(floe_cancel *c, const floe_cancel *parent);
-void floe_cancel_set(floe_cancel *c);
+void floe_cancel_set(floe_cancel *c); /* NULL-safe */
 /* Cheap (one relaxed load per ancestor): poll it per batch, not per row. */
 static inline bool floe_cancel_is_set(const floe_cancel *c) {
     for (; c; c = c->parent)

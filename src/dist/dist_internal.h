@@ -86,26 +86,27 @@ typedef struct dist_stages {
 floe_status dist_split_stages(const floe_plan *plan, dist_stages **out) FLOE_WARN_UNUSED;
 void dist_stages_free(dist_stages *s);
 
-/* Is there a node of type `name` in the tree? */
-bool dist_plan_contains(const floe_plan *p, const char *name);
-
 /* The MpiExchangeSource leaf. */
 floe_status dist_exchange_source(floe_schema *schema, int32_t exchange, int32_t n_partitions,
                                  floe_plan **out) FLOE_WARN_UNUSED;
 bool dist_is_exchange_source(const floe_plan *p);
-/* Bytes of exchange data the source's streams have decoded (EXPLAIN ANALYZE). */
-int64_t dist_exchange_source_bytes_in(const floe_plan *p);
 int32_t dist_exchange_source_id(const floe_plan *p);
-/* Give the source the data of its partition `partition` (retained).
- * Execution state, not a part: bound on the copy of the plan a task runs. */
-void dist_exchange_source_bind(floe_plan *p, int32_t partition, dist_part_data *d);
+/* Bytes of exchange data the source's streams decoded in ctx's execution
+ * (EXPLAIN ANALYZE). */
+int64_t dist_exchange_source_bytes_in(const floe_exec_ctx *ctx, const floe_plan *p);
+/* Give the source the data of its partition `partition` (retained) in
+ * ctx's execution: per-execution state, never a part of the node, so one
+ * stage plan may run as many tasks at once. */
+floe_status dist_exchange_source_bind(const floe_exec_ctx *ctx, const floe_plan *p, int32_t partition,
+                                      dist_part_data *d) FLOE_WARN_UNUSED;
 struct dist_inbox;
 /* Or give it the inbox its partition streams from (retained). */
-void dist_exchange_source_bind_inbox(floe_plan *p, int32_t partition, struct dist_inbox *in);
+floe_status dist_exchange_source_bind_inbox(const floe_exec_ctx *ctx, const floe_plan *p, int32_t partition,
+                                            struct dist_inbox *in) FLOE_WARN_UNUSED;
 
 /* Call visit(arg, source, part) for every (exchange source, partition)
  * that partition `partition` of `plan` reads. */
-typedef floe_status (*dist_read_visit)(void *arg, floe_plan *source, int32_t part);
+typedef floe_status (*dist_read_visit)(void *arg, const floe_plan *source, int32_t part);
 floe_status dist_plan_reads(const floe_plan *plan, int32_t partition, dist_read_visit visit,
                             void *arg) FLOE_WARN_UNUSED;
 
@@ -190,7 +191,7 @@ floe_status dist_part_stream(dist_part_data *d, const struct floe_cancel *cancel
 #define DIST_NODE_FIELDS 5
 int32_t dist_plan_count_nodes(const floe_plan *p);
 struct floe_exec_metrics;
-floe_status dist_node_stats_put(const floe_plan *plan, const struct floe_exec_metrics *m,
+floe_status dist_node_stats_put(const floe_plan *plan, const struct floe_exec_metrics *m, const floe_exec_ctx *ctx,
                                 struct floe_buf *out) FLOE_WARN_UNUSED;
 /* The i-th node of `plan` in preorder (NULL past the end) and its depth. */
 const floe_plan *dist_plan_node_at(const floe_plan *plan, int32_t i, int32_t *depth);
@@ -198,12 +199,19 @@ const floe_plan *dist_plan_node_at(const floe_plan *plan, int32_t i, int32_t *de
 /* An input a worker fetches itself: partition `part` of the exchange that
  * `source` stands for, held by ranks holders[0..n). */
 typedef struct dist_remote_input {
-    floe_plan *source; /* borrowed from the task's plan */
+    const floe_plan *source; /* borrowed from the task's plan */
     int32_t exchange, part;
     bool streamed;     /* the producers stream it: holders[i] = rank of producer task i */
     int32_t n_holders;
     int32_t *holders;
 } dist_remote_input;
+
+/* An input carried in the task message: partition `part` of `source`. */
+typedef struct dist_inline_input {
+    const floe_plan *source; /* borrowed from the task's plan */
+    int32_t part;
+    dist_part_data *data;    /* one reference */
+} dist_inline_input;
 
 /* The task message: everything a worker needs.  An input is either inline
  * (its blobs in the message) or remote (the ranks that hold it). */
@@ -222,10 +230,15 @@ typedef struct dist_task_msg {
     const uint8_t *creds;  /* floe_credentials_export bytes (secrets: never print); encode: borrowed */
     size_t creds_len;
     uint8_t *creds_owned;  /* decode: the copy creds points into */
-    floe_plan *plan;       /* decode: the stage plan, inline inputs bound */
+    floe_plan *plan;       /* decode: the stage plan */
+    int32_t n_inline;      /* decode: inputs the message carries, bound when the task runs */
+    dist_inline_input *inline_in;
     int32_t n_remote;      /* decode: inputs to fetch before running */
     dist_remote_input *remote;
 } dist_task_msg;
+
+/* Bind the inputs the task message carries in ctx's execution. */
+floe_status dist_task_bind_inline(const dist_task_msg *t, const floe_exec_ctx *ctx) FLOE_WARN_UNUSED;
 
 /* Which ranks hold each exchange's data on the workers (n_holders[e] == 0:
  * the data is in the coordinator's store and goes inline). */
@@ -251,11 +264,13 @@ floe_status dist_store_new(const dist_stages *s, dist_part_data ****out) FLOE_WA
 void dist_store_free(const dist_stages *s, dist_part_data ***store);
 
 /* Bind every exchange source of `plan` for partition `partition` from
- * the store. */
-floe_status dist_bind_from_store(const floe_plan *plan, int32_t partition, dist_part_data **const *store) FLOE_WARN_UNUSED;
+ * the store, in ctx's execution. */
+floe_status dist_bind_from_store(const floe_exec_ctx *ctx, const floe_plan *plan, int32_t partition,
+                                 dist_part_data **const *store) FLOE_WARN_UNUSED;
 
-/* A stream that runs the root stage over a bound plan and owns the
- * stages and store (frees them at close). */
+/* A stream that runs the root stage in ctx's execution (or, without one,
+ * in an execution of its own), its sources bound from the store, and owns
+ * the stages and store (frees them at close). */
 floe_status dist_root_stream(dist_stages *stages, dist_part_data ***store, const floe_exec_ctx *ctx,
                              floe_stream **out) FLOE_WARN_UNUSED;
 

@@ -721,7 +721,7 @@ typedef struct reader_map {
     bool bad;
 } reader_map;
 
-static floe_status reader_visit(void *arg, floe_plan *source, int32_t part) {
+static floe_status reader_visit(void *arg, const floe_plan *source, int32_t part) {
     reader_map *m = arg;
     if (dist_exchange_source_id(source) != m->target) return NULL;
     if (part < 0 || part >= m->n || m->reader[part] >= 0) m->bad = true; /* read twice: not streamable */
@@ -901,15 +901,11 @@ static floe_status add_probe(probes *pr, const char *path) {
     return floe_codec_put_str(&pr->msg, fs);
 }
 
+static floe_status probe_visit(void *arg, const char *path) { return add_probe(arg, path); }
+
+/* The files the plan's nodes read themselves (their local_paths slot). */
 static floe_status collect_probes(const floe_plan *p, probes *pr) {
-    const char *type = floe_plan_type_name(p);
-    if (strcmp(type, "IcebergScan") == 0) FLOE_TRY(add_probe(pr, floe_iceberg_scan_metadata_location(p)));
-    if (strcmp(type, "ParquetScan") == 0)
-        for (int32_t k = 0; k < p->n_partitions && pr->n < MAX_PROBES; k++)
-            for (int32_t i = 0; i < floe_parquet_scan_num_partitions_parts(p, k) && pr->n < MAX_PROBES; i++)
-                FLOE_TRY(add_probe(pr, floe_parquet_scan_part(p, k, i)->path));
-    for (int32_t c = 0; c < p->n_children; c++) FLOE_TRY(collect_probes(p->children[c], pr));
-    return NULL;
+    return floe_plan_local_paths(p, probe_visit, pr);
 }
 
 static floe_status check_paths(coord *c, const floe_plan *plan) {
@@ -1012,16 +1008,19 @@ static void coord_drain(coord *c) {
 static void coord_abort_root(coord *c, floe_status err) {
     if (!c->stages || !c->store) return;
     const dist_stage *root = &c->stages->stages[c->stages->n - 1];
-    if (!dist_plan_contains(root->plan, "IcebergCommit")) return;
+    if (!floe_plan_tree_has_flag(root->plan, FLOE_NODE_COMMITS)) return;
     floe_status st = NULL;
     for (int32_t i = 0; i < root->n_deps && !st; i++) {
         const dist_stage *dep = &c->stages->stages[root->deps[i]];
         for (int32_t b = 0; b < dep->route.n_out && !st; b++)
             st = dist_part_data_fail(c->store[dep->id][b], floe_status_message(err));
     }
-    if (!st) st = dist_bind_from_store(root->plan, 0, c->store);
+    floe_exec_ctx ctx = *c->ctx;
+    floe_execution *exec = NULL;
+    if (!st) st = floe_execution_begin(&ctx, &exec);
+    if (!st) st = dist_bind_from_store(&ctx, root->plan, 0, c->store);
     floe_stream *stream = NULL;
-    if (!st) st = floe_plan_execute(root->plan, 0, c->ctx, &stream);
+    if (!st) st = floe_plan_execute(root->plan, 0, &ctx, &stream);
     while (!st) {
         floe_batch *b = NULL;
         st = floe_stream_next(stream, &b);
@@ -1029,6 +1028,7 @@ static void coord_abort_root(coord *c, floe_status err) {
         floe_batch_release(b);
     }
     floe_stream_close(stream);
+    floe_execution_end(exec);
     floe_status_free(st);
 }
 
@@ -1114,10 +1114,11 @@ static floe_status put_nodes(const floe_plan *plan, const int64_t *nstats, floe_
 }
 
 /* Per node statistics of a plan rank 0 ran itself (the root stage). */
-static floe_status root_node_stats(const floe_plan *root, const floe_exec_metrics *m, int64_t **out) {
+static floe_status root_node_stats(const floe_plan *root, const floe_exec_metrics *m, const floe_exec_ctx *ctx,
+                                   int64_t **out) {
     *out = NULL;
     floe_buf b = FLOE_BUF_INIT;
-    floe_status st = dist_node_stats_put(root, m, &b);
+    floe_status st = dist_node_stats_put(root, m, ctx, &b);
     int32_t n = dist_plan_count_nodes(root);
     int64_t *a = st ? NULL : floe_calloc((size_t)n * (size_t)g.size * NODE_STATS, sizeof *a);
     if (!st && !a) st = floe_error(FLOE_ERR_OUT_OF_MEMORY, "EXPLAIN ANALYZE: out of memory");
@@ -1191,6 +1192,8 @@ static floe_status coord_analyze(void *arg, const floe_plan *plan, const floe_ex
     floe_status st2 = floe_exec_metrics_new(&m);
     floe_exec_ctx rctx = *ctx;
     rctx.metrics = m;
+    floe_execution *exec = NULL;
+    if (!st2) st2 = floe_execution_begin(&rctx, &exec);
     floe_stream *stream = NULL;
     if (!st2) st2 = dist_root_stream(c.stages, c.store, &rctx, &stream);
     else {
@@ -1207,7 +1210,8 @@ static floe_status coord_analyze(void *arg, const floe_plan *plan, const floe_ex
     }
     floe_stream_close(stream);
     int64_t *rstats = NULL;
-    if (!st2) st2 = root_node_stats(root, m, &rstats);
+    if (!st2) st2 = root_node_stats(root, m, &rctx, &rstats);
+    floe_execution_end(exec); /* before the metrics, which pay for its states */
     if (!st && !st2)
         st = floe_buf_printf(out, "Stage %d (result, rank 0): rows=%lld; total %.3f ms\n", last, (long long)rows,
                              (double)(mono_us() - t0) / 1000.0);
@@ -1509,6 +1513,15 @@ static void *task_thread(void *arg) {
     floe_exec_metrics *metrics = NULL;
     floe_status st = t->m.analyze ? floe_exec_metrics_new(&metrics) : NULL;
     ctx.metrics = metrics;
+    /* The task's execution: its inputs are bound in it, not on the plan. */
+    floe_execution *exec = NULL;
+    if (!st) st = floe_execution_begin(&ctx, &exec);
+    if (!st) st = dist_task_bind_inline(&t->m, &ctx);
+    for (int32_t i = 0; !st && i < t->m.n_remote; i++)
+        st = t->inboxes[i] ? dist_exchange_source_bind_inbox(&ctx, t->m.remote[i].source, t->m.remote[i].part,
+                                                             t->inboxes[i])
+                           : dist_exchange_source_bind(&ctx, t->m.remote[i].source, t->m.remote[i].part,
+                                                       t->fetched[i]);
     bool streamed = t->m.n_dests > 0;
     if (!st) st = dist_task_run(t->m.plan, t->m.partition, &t->m.route, &ctx, t->m.blob_target, streamed,
                                    streamed ? emit_stream : t->m.keep_output ? emit_local : emit_out, t, &stats);
@@ -1539,12 +1552,13 @@ static void *task_thread(void *arg) {
                                    t->outlet ? dist_outlet_waited_us(t->outlet) : 0};
         s2 = NULL;
         for (int i = 0; !s2 && i < DONE_LEN / 8; i++) s2 = floe_codec_put_i64(&done, v[i]);
-        if (!s2 && metrics) s2 = dist_node_stats_put(t->m.plan, metrics, &done);
+        if (!s2 && metrics) s2 = dist_node_stats_put(t->m.plan, metrics, &ctx, &done);
         size_t len = 0;
         uint8_t *buf = s2 ? NULL : floe_buf_detach(&done, &len);
         floe_buf_free(&done);
         if (buf) s2 = enqueue(TAG_DONE, buf, len, NULL);
     }
+    floe_execution_end(exec);
     floe_exec_metrics_free(metrics);
     floe_status_free(s2);
     atomic_store(&t->finished, true);
@@ -1688,12 +1702,8 @@ static void fail_unstarted(wtask *t, const char *text) {
     wtask_free(t);
 }
 
-/* Every input is here: bind them and start the task's thread. */
+/* Every input is here: start the task's thread (which binds them). */
 static void launch(wtask *t) {
-    for (int32_t i = 0; i < t->m.n_remote; i++) {
-        if (t->inboxes[i]) dist_exchange_source_bind_inbox(t->m.remote[i].source, t->m.remote[i].part, t->inboxes[i]);
-        else dist_exchange_source_bind(t->m.remote[i].source, t->m.remote[i].part, t->fetched[i]);
-    }
     if (t->m.query_id <= w.cancelled_upto) floe_cancel_set(&t->cancel);
     if (pthread_create(&t->thread, NULL, task_thread, t) != 0) {
         fail_unstarted(t, "could not start a task thread");

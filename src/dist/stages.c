@@ -40,12 +40,45 @@
 typedef struct xsrc_plan {
     floe_plan head;
     int32_t exchange;
-    dist_part_data **bound; /* execution state: per partition, NULL until bound */
-    dist_inbox **inbox;     /* or streamed: per partition, NULL unless bound */
-    _Atomic int64_t bytes_in; /* execution state: exchange bytes its streams decoded */
 } xsrc_plan;
 
+/* Per execution: the data bound to each partition before the task runs
+ * (a task runs one partition, so a binding is only ever read by the
+ * stream that thread opens later), and the bytes its streams decoded. */
+typedef struct xsrc_state {
+    int32_t n;
+    dist_part_data **bound; /* per partition, NULL until bound */
+    dist_inbox **inbox;     /* or streamed: per partition, NULL unless bound */
+    _Atomic int64_t bytes_in;
+} xsrc_state;
+
 static const floe_plan_vtable xsrc_vt;
+
+static void xsrc_free_shared(void *state) {
+    xsrc_state *x = state;
+    for (int32_t i = 0; x->bound && i < x->n; i++) dist_part_data_release(x->bound[i]);
+    for (int32_t i = 0; x->inbox && i < x->n; i++) dist_inbox_release(x->inbox[i]);
+    floe_free(x->bound);
+    floe_free(x->inbox);
+    floe_free(x);
+}
+
+static floe_status xsrc_init_shared(const floe_plan *p, const floe_exec_ctx *ctx, void **state) {
+    (void)ctx;
+    xsrc_state *x = floe_calloc(1, sizeof *x);
+    if (x) {
+        x->n = p->n_partitions;
+        x->bound = floe_calloc((size_t)x->n, sizeof *x->bound);
+        x->inbox = floe_calloc((size_t)x->n, sizeof *x->inbox);
+        atomic_init(&x->bytes_in, 0);
+    }
+    if (!x || !x->bound || !x->inbox) {
+        if (x) xsrc_free_shared(x);
+        return floe_error(FLOE_ERR_OUT_OF_MEMORY, "MpiExchangeSource: out of memory");
+    }
+    *state = x;
+    return NULL;
+}
 
 static floe_status xsrc_execute(const floe_plan *p_, int32_t partition, const floe_exec_ctx *ctx,
                                 floe_stream **out) {
@@ -53,13 +86,15 @@ static floe_status xsrc_execute(const floe_plan *p_, int32_t partition, const fl
     *out = NULL;
     if (partition < 0 || partition >= p->head.n_partitions)
         return floe_error(FLOE_ERR_INVALID_ARGUMENT, "MpiExchangeSource %d: no partition %d", p->exchange, partition);
-    _Atomic int64_t *counter = (_Atomic int64_t *)&p->bytes_in;
-    if (p->inbox[partition]) return dist_inbox_stream(p->inbox[partition], ctx->cancel, counter, out);
-    if (!p->bound[partition])
+    void *state;
+    FLOE_TRY(floe_exec_shared(p_, ctx, &state));
+    xsrc_state *x = state;
+    if (x->inbox[partition]) return dist_inbox_stream(x->inbox[partition], ctx->cancel, &x->bytes_in, out);
+    if (!x->bound[partition])
         return floe_error(FLOE_ERR_INTERNAL,
                           "MpiExchangeSource %d: partition %d has no data bound (only the distributed runtime "
                           "runs this node)", p->exchange, partition);
-    return dist_part_stream(p->bound[partition], ctx->cancel, counter, out);
+    return dist_part_stream(x->bound[partition], ctx->cancel, &x->bytes_in, out);
 }
 
 static floe_status xsrc_encode(const floe_plan *p_, floe_buf *out) {
@@ -90,16 +125,15 @@ static floe_status xsrc_explain(const floe_plan *p_, floe_buf *out) {
     return floe_buf_printf(out, "exchange=%d", p->exchange);
 }
 
-static void xsrc_free(floe_plan *p_) {
-    xsrc_plan *p = (xsrc_plan *)p_;
-    for (int32_t i = 0; p->bound && i < p->head.n_partitions; i++) dist_part_data_release(p->bound[i]);
-    for (int32_t i = 0; p->inbox && i < p->head.n_partitions; i++) dist_inbox_release(p->inbox[i]);
-    floe_free(p->bound);
-    floe_free(p->inbox);
-}
-
-static const floe_plan_vtable xsrc_vt = {"MpiExchangeSource", xsrc_execute, xsrc_encode, xsrc_decode,
-                                         xsrc_explain, NULL, xsrc_free, NULL};
+static const floe_plan_vtable xsrc_vt = {
+    .name = "MpiExchangeSource",
+    .execute = xsrc_execute,
+    .encode_parts = xsrc_encode,
+    .decode_parts = xsrc_decode,
+    .explain_parts = xsrc_explain,
+    .init_shared = xsrc_init_shared,
+    .free_shared = xsrc_free_shared,
+};
 
 floe_status floe_dist_register_nodes(void) {
     return floe_plan_register(&xsrc_vt);
@@ -111,13 +145,7 @@ floe_status dist_exchange_source(floe_schema *schema, int32_t exchange, int32_t 
     if (!schema || schema->id != FLOE_TYPE_STRUCT || n_partitions < 1 || exchange < 0)
         return floe_error(FLOE_ERR_INVALID_ARGUMENT, "MpiExchangeSource: bad parts");
     xsrc_plan *p = floe_calloc(1, sizeof *p);
-    if (p) p->bound = floe_calloc((size_t)n_partitions, sizeof *p->bound);
-    if (p) p->inbox = floe_calloc((size_t)n_partitions, sizeof *p->inbox);
-    if (!p || !p->bound || !p->inbox) {
-        if (p) floe_free(p->bound);
-        floe_free(p);
-        return floe_error(FLOE_ERR_OUT_OF_MEMORY, "MpiExchangeSource: out of memory");
-    }
+    if (!p) return floe_error(FLOE_ERR_OUT_OF_MEMORY, "MpiExchangeSource: out of memory");
     p->exchange = exchange;
     floe_status st = floe_exec_plan_init(&p->head, &xsrc_vt, schema, n_partitions, NULL, 0);
     if (st) {
@@ -128,8 +156,14 @@ floe_status dist_exchange_source(floe_schema *schema, int32_t exchange, int32_t 
     return NULL;
 }
 
-int64_t dist_exchange_source_bytes_in(const floe_plan *p) {
-    return atomic_load(&((xsrc_plan *)p)->bytes_in);
+int64_t dist_exchange_source_bytes_in(const floe_exec_ctx *ctx, const floe_plan *p) {
+    void *state;
+    floe_status st = floe_exec_shared(p, ctx, &state);
+    if (st) {
+        floe_status_free(st);
+        return 0;
+    }
+    return atomic_load(&((xsrc_state *)state)->bytes_in);
 }
 
 bool dist_is_exchange_source(const floe_plan *p) {
@@ -140,42 +174,54 @@ int32_t dist_exchange_source_id(const floe_plan *p) {
     return ((const xsrc_plan *)p)->exchange;
 }
 
-void dist_exchange_source_bind(floe_plan *p_, int32_t partition, dist_part_data *d) {
-    xsrc_plan *p = (xsrc_plan *)p_;
-    if (partition < 0 || partition >= p->head.n_partitions) return;
-    dist_part_data_release(p->bound[partition]);
-    p->bound[partition] = dist_part_data_retain(d);
+static floe_status bind_state(const floe_exec_ctx *ctx, const floe_plan *p, int32_t partition, xsrc_state **out) {
+    if (!dist_is_exchange_source(p) || partition < 0 || partition >= p->n_partitions)
+        return floe_error(FLOE_ERR_INTERNAL, "binding exchange data to partition %d of %s", partition, p->vt->name);
+    void *state;
+    FLOE_TRY(floe_exec_shared(p, ctx, &state));
+    *out = state;
+    return NULL;
 }
 
-void dist_exchange_source_bind_inbox(floe_plan *p_, int32_t partition, dist_inbox *in) {
-    xsrc_plan *p = (xsrc_plan *)p_;
-    if (partition < 0 || partition >= p->head.n_partitions) return;
-    dist_inbox_release(p->inbox[partition]);
-    p->inbox[partition] = dist_inbox_retain(in);
+floe_status dist_exchange_source_bind(const floe_exec_ctx *ctx, const floe_plan *p, int32_t partition,
+                                      dist_part_data *d) {
+    xsrc_state *x;
+    FLOE_TRY(bind_state(ctx, p, partition, &x));
+    dist_part_data_release(x->bound[partition]);
+    x->bound[partition] = dist_part_data_retain(d);
+    return NULL;
+}
+
+floe_status dist_exchange_source_bind_inbox(const floe_exec_ctx *ctx, const floe_plan *p, int32_t partition,
+                                            dist_inbox *in) {
+    xsrc_state *x;
+    FLOE_TRY(bind_state(ctx, p, partition, &x));
+    dist_inbox_release(x->inbox[partition]);
+    x->inbox[partition] = dist_inbox_retain(in);
+    return NULL;
 }
 
 /* ------------------------------------------------------------- reads */
 
-static bool is(const floe_plan *p, const char *name) {
-    return strcmp(floe_plan_type_name(p), name) == 0;
-}
-
 static floe_status reads_all(const floe_plan *child, dist_read_visit visit, void *arg);
 
+/* What partition `partition` of `p` reads follows each node's child_read
+ * (floe_plan_vtable): a local child the same partition, a mapped one the
+ * partition map_partition names, anything else every partition. */
 floe_status dist_plan_reads(const floe_plan *p, int32_t partition, dist_read_visit visit, void *arg) {
-    if (dist_is_exchange_source(p)) return visit(arg, (floe_plan *)p, partition);
-    if ((is(p, "HashJoin") && floe_hash_join_mode(p) == FLOE_JOIN_COLLECT_LEFT) || is(p, "NestedLoopJoin")) {
-        FLOE_TRY(reads_all(p->children[0], visit, arg));
-        return dist_plan_reads(p->children[1], partition, visit, arg);
+    if (dist_is_exchange_source(p)) return visit(arg, p, partition);
+    for (int32_t c = 0; c < p->n_children; c++) {
+        switch (floe_plan_child_read(p, c, NULL)) {
+        case FLOE_READ_LOCAL: FLOE_TRY(dist_plan_reads(p->children[c], partition, visit, arg)); break;
+        case FLOE_READ_MAPPED: {
+            int32_t mc, mp;
+            floe_plan_map_partition(p, partition, &mc, &mp);
+            if (mc == c) FLOE_TRY(dist_plan_reads(p->children[c], mp, visit, arg));
+            break;
+        }
+        default: FLOE_TRY(reads_all(p->children[c], visit, arg)); break;
+        }
     }
-    if (is(p, "Union")) {
-        int32_t c = 0, part = partition;
-        while (c < p->n_children && part >= p->children[c]->n_partitions) part -= p->children[c++]->n_partitions;
-        return c < p->n_children ? dist_plan_reads(p->children[c], part, visit, arg) : NULL;
-    }
-    if (is(p, "SortPreservingMerge") || is(p, "CoalescePartitions") || is(p, "Repartition"))
-        return reads_all(p->children[0], visit, arg);
-    for (int32_t c = 0; c < p->n_children; c++) FLOE_TRY(dist_plan_reads(p->children[c], partition, visit, arg));
     return NULL;
 }
 
@@ -203,7 +249,7 @@ void dist_stages_free(dist_stages *s) {
     floe_free(s);
 }
 
-static floe_status collect_deps(void *arg, floe_plan *source, int32_t part) {
+static floe_status collect_deps(void *arg, const floe_plan *source, int32_t part) {
     (void)part;
     dist_stage *st = arg;
     int32_t id = dist_exchange_source_id(source);
@@ -269,84 +315,86 @@ static floe_status cut_to_stage(splitter *sp, const floe_plan *child, dist_route
     return dist_exchange_source(child->schema, id, n_out, out);
 }
 
-static bool partition_local(const floe_plan *p) {
-    static const char *const names[] = {"Values", "Filter", "Projection", "Limit", "Sort", "HashAggregate",
-                                        "Union", "GenerateSeries", "ParquetScan", "IcebergScan", "HashJoin",
-                                        "TpchGen", "MpiExchangeSource", "IcebergWrite", "IcebergCommit", NULL};
-    for (int32_t i = 0; names[i]; i++)
-        if (is(p, names[i])) return true;
-    return false;
+/* The route of an exchange node's stage, from the node's child_read. */
+static floe_status exchange_route(const floe_plan *p, const floe_distribution *d, dist_route *route) {
+    switch (d->kind) {
+    case FLOE_DIST_SINGLE:
+        route->kind = DIST_ROUTE_GATHER;
+        route->n_out = 1;
+        return NULL;
+    case FLOE_DIST_UNSPECIFIED:
+        route->kind = DIST_ROUTE_ROUND_ROBIN;
+        route->n_out = p->n_partitions;
+        return NULL;
+    case FLOE_DIST_HASH: break;
+    }
+    route->kind = DIST_ROUTE_HASH;
+    route->n_out = p->n_partitions;
+    if (d->n_exprs > 0) {
+        route->keys = floe_calloc((size_t)d->n_exprs, sizeof *route->keys);
+        if (!route->keys) return floe_error(FLOE_ERR_OUT_OF_MEMORY, "splitting stages");
+        for (int32_t k = 0; k < d->n_exprs; k++) route->keys[k] = floe_expr_retain(d->exprs[k]);
+        route->n_keys = d->n_exprs;
+    }
+    return NULL;
 }
 
-/* Build-side rows whose output depends on every probe partition (LEFT,
- * FULL, semi and anti on the build side) cannot be split across ranks. */
-static bool build_side_needs_all_probes(floe_join_type t) {
-    return t == FLOE_JOIN_LEFT || t == FLOE_JOIN_FULL || t == FLOE_JOIN_LEFT_SEMI || t == FLOE_JOIN_LEFT_ANTI;
-}
-
+/* A node that reads all of its only child as an exchange (Repartition,
+ * CoalescePartitions) becomes a source over a stage routed like it; a
+ * child read as separate runs (SortPreservingMerge) becomes a stage whose
+ * task i feeds source partition i; one read whole by every partition (a
+ * collected build side) becomes a gathered stage every task reads (a
+ * broadcast); a local or mapped child is cut further.  Anything else — a
+ * node that does not say how it reads a child, or whose partitions share
+ * what they read — is not split. */
 static floe_status cut(splitter *sp, const floe_plan *p, floe_plan **out) {
     *out = NULL;
+    if (p->n_children == 0) {
+        *out = floe_plan_retain((floe_plan *)p);
+        return NULL;
+    }
     dist_route route;
     memset(&route, 0, sizeof route);
-    if (is(p, "Repartition")) {
-        bool hash = floe_repartition_kind_of(p) == FLOE_REPARTITION_HASH;
-        route.kind = hash ? DIST_ROUTE_HASH : DIST_ROUTE_ROUND_ROBIN;
-        route.n_out = p->n_partitions;
-        int32_t nk = hash ? floe_repartition_num_keys(p) : 0;
-        if (nk > 0) {
-            route.keys = floe_calloc((size_t)nk, sizeof *route.keys);
-            if (!route.keys) return floe_error(FLOE_ERR_OUT_OF_MEMORY, "splitting stages");
-            for (int32_t k = 0; k < nk; k++) route.keys[k] = floe_expr_retain((floe_expr *)floe_repartition_key(p, k));
-            route.n_keys = nk;
-        }
-        return cut_to_stage(sp, p->children[0], &route, false, p->n_partitions, out);
-    }
-    if (is(p, "CoalescePartitions")) {
-        route.kind = DIST_ROUTE_GATHER;
-        route.n_out = 1;
-        return cut_to_stage(sp, p->children[0], &route, false, 1, out);
-    }
-    floe_plan *kids[2] = {NULL, NULL};
-    floe_status st = NULL;
-    if (is(p, "SortPreservingMerge")) {
-        route.kind = DIST_ROUTE_IDENTITY;
-        route.n_out = p->children[0]->n_partitions;
-        st = cut_to_stage(sp, p->children[0], &route, false, route.n_out, &kids[0]);
-    } else if ((is(p, "HashJoin") && floe_hash_join_mode(p) == FLOE_JOIN_COLLECT_LEFT) || is(p, "NestedLoopJoin")) {
-        floe_join_type t = is(p, "HashJoin") ? floe_hash_join_type(p) : floe_nested_loop_join_type(p);
-        if (build_side_needs_all_probes(t) && p->children[1]->n_partitions > 1)
-            return floe_error(FLOE_ERR_UNSUPPORTED, "%s %s with a collected build side is not distributed yet",
-                              p->vt->name, floe_join_type_name(t));
-        route.kind = DIST_ROUTE_GATHER;
-        route.n_out = 1;
-        st = cut_to_stage(sp, p->children[0], &route, true, 1, &kids[0]);
-        if (!st) st = cut(sp, p->children[1], &kids[1]);
-    } else if (partition_local(p)) {
-        if (p->n_children > 2) {
-            /* Union of many: cut each child into a temporary array. */
-            floe_plan **many = floe_calloc((size_t)p->n_children, sizeof *many);
-            if (!many) return floe_error(FLOE_ERR_OUT_OF_MEMORY, "splitting stages");
-            for (int32_t c = 0; c < p->n_children && !st; c++) st = cut(sp, p->children[c], &many[c]);
-            if (!st) st = rebuild(p, many, out);
-            for (int32_t c = 0; c < p->n_children; c++) floe_plan_release(many[c]);
-            floe_free(many);
+    floe_distribution d;
+    if (p->n_children == 1 && floe_plan_child_read(p, 0, &d) == FLOE_READ_EXCHANGE) {
+        floe_status st = exchange_route(p, &d, &route);
+        if (st) {
+            dist_route_clear(&route);
             return st;
         }
-        for (int32_t c = 0; c < p->n_children && !st; c++) st = cut(sp, p->children[c], &kids[c]);
-    } else {
-        return floe_error(FLOE_ERR_UNSUPPORTED, "node %s is not distributed yet", p->vt->name);
+        return cut_to_stage(sp, p->children[0], &route, false, route.n_out, out);
     }
-    if (!st) st = p->n_children == 0 ? (*out = floe_plan_retain((floe_plan *)p), NULL) : rebuild(p, kids, out);
-    floe_plan_release(kids[0]);
-    floe_plan_release(kids[1]);
+    floe_plan **kids = floe_calloc((size_t)p->n_children, sizeof *kids);
+    if (!kids) return floe_error(FLOE_ERR_OUT_OF_MEMORY, "splitting stages");
+    floe_status st = NULL;
+    for (int32_t c = 0; c < p->n_children && !st; c++) {
+        const floe_plan *child = p->children[c];
+        memset(&route, 0, sizeof route);
+        switch (floe_plan_child_read(p, c, NULL)) {
+        case FLOE_READ_LOCAL:
+        case FLOE_READ_MAPPED: st = cut(sp, child, &kids[c]); break;
+        case FLOE_READ_EACH:
+            route.kind = DIST_ROUTE_IDENTITY;
+            route.n_out = child->n_partitions;
+            st = cut_to_stage(sp, child, &route, false, route.n_out, &kids[c]);
+            break;
+        case FLOE_READ_BROADCAST:
+            route.kind = DIST_ROUTE_GATHER;
+            route.n_out = 1;
+            st = cut_to_stage(sp, child, &route, true, 1, &kids[c]);
+            break;
+        case FLOE_READ_SHARED:
+            st = floe_error(FLOE_ERR_UNSUPPORTED,
+                            "%s: its partitions share what they read of input %d (unmatched build rows), so it "
+                            "is not distributed yet", p->vt->name, c);
+            break;
+        default: st = floe_error(FLOE_ERR_UNSUPPORTED, "node %s is not distributed yet", p->vt->name); break;
+        }
+    }
+    if (!st) st = rebuild(p, kids, out);
+    for (int32_t c = 0; c < p->n_children; c++) floe_plan_release(kids[c]);
+    floe_free(kids);
     return st;
-}
-
-bool dist_plan_contains(const floe_plan *p, const char *name) {
-    if (is(p, name)) return true;
-    for (int32_t c = 0; c < p->n_children; c++)
-        if (dist_plan_contains(p->children[c], name)) return true;
-    return false;
 }
 
 /* Does the subtree have a leaf other than an exchange source? */
@@ -391,8 +439,8 @@ floe_status dist_split_stages(const floe_plan *plan, dist_stages **out) {
     /* The commit of a write runs once, on rank 0: it must be in the last
      * stage (IcebergWrite tasks run anywhere, IcebergCommit reads them all). */
     for (int32_t i = 0; !st && i + 1 < sp.s->n; i++)
-        if (dist_plan_contains(sp.s->stages[i].plan, "IcebergCommit"))
-            st = floe_error(FLOE_ERR_UNSUPPORTED, "an IcebergCommit below an exchange is not distributed");
+        if (floe_plan_tree_has_flag(sp.s->stages[i].plan, FLOE_NODE_COMMITS))
+            st = floe_error(FLOE_ERR_UNSUPPORTED, "a commit below an exchange is not distributed");
     if (st) {
         dist_stages_free(sp.s);
         return st;

@@ -323,7 +323,8 @@ const floe_plan *dist_plan_node_at(const floe_plan *plan, int32_t i, int32_t *de
     return i < 0 ? NULL : node_at(plan, &i, 0, depth);
 }
 
-static floe_status put_node_stats(const floe_plan *p, const floe_exec_metrics *m, floe_buf *out) {
+static floe_status put_node_stats(const floe_plan *p, const floe_exec_metrics *m, const floe_exec_ctx *ctx,
+                                  floe_buf *out) {
     floe_node_metrics total = {0, 0, 0, 0, 0};
     for (int32_t i = 0; i < p->n_partitions; i++) {
         floe_node_metrics pm;
@@ -334,15 +335,16 @@ static floe_status put_node_stats(const floe_plan *p, const floe_exec_metrics *m
         total.peak_bytes += pm.peak_bytes;
     }
     const int64_t v[DIST_NODE_FIELDS] = {total.rows, total.batches, total.elapsed_ns, total.peak_bytes,
-                                         dist_is_exchange_source(p) ? dist_exchange_source_bytes_in(p) : 0};
+                                         dist_is_exchange_source(p) ? dist_exchange_source_bytes_in(ctx, p) : 0};
     for (int i = 0; i < DIST_NODE_FIELDS; i++) FLOE_TRY(floe_codec_put_i64(out, v[i]));
-    for (int32_t c = 0; c < p->n_children; c++) FLOE_TRY(put_node_stats(p->children[c], m, out));
+    for (int32_t c = 0; c < p->n_children; c++) FLOE_TRY(put_node_stats(p->children[c], m, ctx, out));
     return NULL;
 }
 
-floe_status dist_node_stats_put(const floe_plan *plan, const floe_exec_metrics *m, floe_buf *out) {
+floe_status dist_node_stats_put(const floe_plan *plan, const floe_exec_metrics *m, const floe_exec_ctx *ctx,
+                                floe_buf *out) {
     FLOE_TRY(floe_codec_put_i64(out, dist_plan_count_nodes(plan)));
-    return put_node_stats(plan, m, out);
+    return put_node_stats(plan, m, ctx, out);
 }
 
 /* ---------------------------------------------------------------- store */
@@ -370,14 +372,26 @@ void dist_store_free(const dist_stages *s, dist_part_data ***store) {
     floe_free(store);
 }
 
-static floe_status bind_visit(void *arg, floe_plan *source, int32_t part) {
-    dist_part_data **const *store = arg;
-    dist_exchange_source_bind(source, part, store[dist_exchange_source_id(source)][part]);
-    return NULL;
+typedef struct bind_from {
+    const floe_exec_ctx *ctx;
+    dist_part_data **const *store;
+} bind_from;
+
+static floe_status bind_visit(void *arg, const floe_plan *source, int32_t part) {
+    const bind_from *b = arg;
+    return dist_exchange_source_bind(b->ctx, source, part, b->store[dist_exchange_source_id(source)][part]);
 }
 
-floe_status dist_bind_from_store(const floe_plan *plan, int32_t partition, dist_part_data **const *store) {
-    return dist_plan_reads(plan, partition, bind_visit, (void *)store);
+floe_status dist_bind_from_store(const floe_exec_ctx *ctx, const floe_plan *plan, int32_t partition,
+                                 dist_part_data **const *store) {
+    bind_from b = {ctx, store};
+    return dist_plan_reads(plan, partition, bind_visit, &b);
+}
+
+floe_status dist_task_bind_inline(const dist_task_msg *t, const floe_exec_ctx *ctx) {
+    for (int32_t i = 0; i < t->n_inline; i++)
+        FLOE_TRY(dist_exchange_source_bind(ctx, t->inline_in[i].source, t->inline_in[i].part, t->inline_in[i].data));
+    return NULL;
 }
 
 /* ---------------------------------------------------------- task codec */
@@ -389,14 +403,14 @@ typedef struct encode_inputs {
     int64_t count;
 } encode_inputs;
 
-static floe_status count_visit(void *arg, floe_plan *source, int32_t part) {
+static floe_status count_visit(void *arg, const floe_plan *source, int32_t part) {
     (void)source;
     (void)part;
     ((encode_inputs *)arg)->count++;
     return NULL;
 }
 
-static floe_status put_input_visit(void *arg, floe_plan *source, int32_t part) {
+static floe_status put_input_visit(void *arg, const floe_plan *source, int32_t part) {
     encode_inputs *e = arg;
     int32_t id = dist_exchange_source_id(source);
     FLOE_TRY(floe_codec_put_i64(e->out, id));
@@ -449,6 +463,8 @@ floe_status dist_task_encode(const dist_task_msg *t, const floe_plan *plan, dist
 }
 
 void dist_task_msg_clear(dist_task_msg *t) {
+    for (int32_t i = 0; i < t->n_inline; i++) dist_part_data_release(t->inline_in[i].data);
+    floe_free(t->inline_in);
     for (int32_t i = 0; i < t->n_remote; i++) floe_free(t->remote[i].holders);
     floe_free(t->remote);
     floe_free(t->dests);
@@ -476,16 +492,16 @@ static floe_status get_len(floe_reader *r, int64_t lo, const char *what, int64_t
 }
 
 /* Find the exchange source `id` in plan (depth first). */
-static floe_plan *find_source(floe_plan *p, int32_t id) {
+static const floe_plan *find_source(const floe_plan *p, int32_t id) {
     if (dist_is_exchange_source(p)) return dist_exchange_source_id(p) == id ? p : NULL;
     for (int32_t c = 0; c < p->n_children; c++) {
-        floe_plan *f = find_source(p->children[c], id);
+        const floe_plan *f = find_source(p->children[c], id);
         if (f) return f;
     }
     return NULL;
 }
 
-static floe_status decode_remote(floe_reader *r, dist_task_msg *t, floe_plan *src, int32_t id, int32_t part,
+static floe_status decode_remote(floe_reader *r, dist_task_msg *t, const floe_plan *src, int32_t id, int32_t part,
                                  int32_t n, bool streamed) {
     dist_remote_input *nr = floe_realloc(t->remote, (size_t)(t->n_remote + 1) * sizeof *nr);
     if (!nr) return floe_error(FLOE_ERR_OUT_OF_MEMORY, "task message: out of memory");
@@ -516,7 +532,7 @@ static floe_status decode_inputs(floe_reader *r, dist_task_msg *t) {
         FLOE_TRY(get_range(r, 0, INT32_MAX, "input partition", &part));
         FLOE_TRY(get_range(r, INPUT_INLINE, INPUT_STREAMED, "input kind", &kind));
         FLOE_TRY(get_range(r, 0, (int64_t)(r->len - r->pos), kind == INPUT_INLINE ? "blob count" : "rank count", &nb));
-        floe_plan *src = find_source(t->plan, (int32_t)id);
+        const floe_plan *src = find_source(t->plan, (int32_t)id);
         if (!src || part >= src->n_partitions)
             return floe_error(FLOE_ERR_CORRUPT, "task message: input for exchange %lld partition %lld has no source",
                               (long long)id, (long long)part);
@@ -538,7 +554,15 @@ static floe_status decode_inputs(floe_reader *r, dist_task_msg *t) {
                 st = dist_part_data_add(d, blob, (size_t)len);
             }
         }
-        if (!st) dist_exchange_source_bind(src, (int32_t)part, d);
+        if (!st) {
+            dist_inline_input *ni = floe_realloc(t->inline_in, (size_t)(t->n_inline + 1) * sizeof *ni);
+            if (!ni) st = floe_error(FLOE_ERR_OUT_OF_MEMORY, "task message: out of memory");
+            else {
+                t->inline_in = ni;
+                ni[t->n_inline++] = (dist_inline_input){src, (int32_t)part, d};
+                d = NULL;
+            }
+        }
         dist_part_data_release(d);
         FLOE_TRY(st);
     }
@@ -632,6 +656,7 @@ typedef struct root_stream {
     floe_stream base;
     dist_stages *stages;
     dist_part_data ***store;
+    floe_execution *exec; /* the root stage's own */
     floe_stream *inner;
 } root_stream;
 
@@ -643,6 +668,7 @@ static floe_status root_next(floe_stream *s_, floe_batch **out) {
 static void root_close(floe_stream *s_) {
     root_stream *s = (root_stream *)s_;
     floe_stream_close(s->inner);
+    floe_execution_end(s->exec);
     dist_store_free(s->stages, s->store);
     dist_stages_free(s->stages);
     floe_free(s);
@@ -652,11 +678,14 @@ floe_status dist_root_stream(dist_stages *stages, dist_part_data ***store, const
                              floe_stream **out) {
     *out = NULL;
     const floe_plan *root = stages->stages[stages->n - 1].plan;
-    floe_status st = dist_bind_from_store(root, 0, store);
-    root_stream *s = st ? NULL : floe_calloc(1, sizeof *s);
-    if (!st && !s) st = floe_error(FLOE_ERR_OUT_OF_MEMORY, "result stream: out of memory");
-    if (!st) st = floe_plan_execute(root, 0, ctx, &s->inner);
+    root_stream *s = floe_calloc(1, sizeof *s);
+    floe_status st = s ? NULL : floe_error(FLOE_ERR_OUT_OF_MEMORY, "result stream: out of memory");
+    floe_exec_ctx rctx = *ctx;
+    if (!st && !rctx.exec) st = floe_execution_begin(&rctx, &s->exec);
+    if (!st) st = dist_bind_from_store(&rctx, root, 0, store);
+    if (!st) st = floe_plan_execute(root, 0, &rctx, &s->inner);
     if (st) {
+        if (s) floe_execution_end(s->exec);
         floe_free(s);
         dist_store_free(stages, store);
         dist_stages_free(stages);
@@ -705,7 +734,12 @@ floe_status floe_dist_open_inprocess(const floe_plan *plan, const floe_exec_ctx 
             floe_buf_free(&msg);
             store_emit e = {store[g->id]};
             dist_task_stats stats;
-            if (!st) st = dist_task_run(got.plan, got.partition, &got.route, ctx, 0, false, emit_to_store, &e, &stats);
+            floe_exec_ctx tctx = *ctx;
+            floe_execution *x = NULL;
+            if (!st) st = floe_execution_begin(&tctx, &x);
+            if (!st) st = dist_task_bind_inline(&got, &tctx);
+            if (!st) st = dist_task_run(got.plan, got.partition, &got.route, &tctx, 0, false, emit_to_store, &e, &stats);
+            floe_execution_end(x);
             if (st) st = floe_status_wrap(st, "stage %d, partition %d", g->id, part);
             dist_task_msg_clear(&got);
         }

@@ -12,6 +12,7 @@
  * on the timeout.
  */
 #include "exec/exchange.h"
+#include "exec/plan_internal.h"
 
 #include <pthread.h>
 #include <stdio.h>
@@ -48,8 +49,10 @@ struct floe_exchange {
     int32_t n_keys;
     char what[48];
     const floe_cancel *query;   /* the caller's token */
-    floe_cancel stop;           /* set on error / shutdown; parent: query */
-    floe_exec_ctx cctx;         /* for the inputs: cancel = &stop */
+    floe_cancel *stop;          /* set on error / shutdown; parent: query.  Owned
+                                   by the execution: an inner exchange's token
+                                   may name it as parent after we are gone */
+    floe_exec_ctx cctx;         /* for the inputs: cancel = stop */
     floe_task_group *group;
     int32_t n_in, n_done, next_in;
     in_part *in;
@@ -71,7 +74,7 @@ static floe_status copy_status(floe_status st) {
 static void fail_locked(floe_exchange *x, floe_status st) {
     if (!x->err) x->err = st;
     else floe_status_free(st);
-    floe_cancel_set(&x->stop);
+    floe_cancel_set(x->stop);
     pthread_cond_broadcast(&x->changed);
 }
 
@@ -176,7 +179,7 @@ static floe_status route_hash(floe_exchange *x, floe_batch *b, floe_batch **outs
  * route it; marks the input IDLE or DONE again. */
 static void pump(floe_exchange *x, int32_t i) {
     in_part *in = &x->in[i];
-    floe_status st = floe_cancel_check(&x->stop, x->what);
+    floe_status st = floe_cancel_check(x->stop, x->what);
     floe_batch *b = NULL;
     floe_batch **outs = NULL;
     if (!st && !in->s) st = floe_plan_execute(x->child, i, &x->cctx, &in->s);
@@ -264,16 +267,16 @@ floe_status floe_exchange_create(const floe_plan *child, floe_exch_route route, 
     x->n_keys = n_keys;
     snprintf(x->what, sizeof x->what, "%s", what);
     x->query = ctx->cancel;
-    floe_cancel_init(&x->stop, ctx->cancel);
-    x->cctx = *ctx;
-    x->cctx.pool = pool;
-    x->cctx.cancel = &x->stop;
     x->n_in = child->n_partitions;
     x->n_out = n_out;
     x->in = floe_calloc((size_t)(x->n_in ? x->n_in : 1), sizeof *x->in);
     x->out = floe_calloc((size_t)n_out, sizeof *x->out);
     floe_status st = x->in && x->out ? NULL : floe_error(FLOE_ERR_OUT_OF_MEMORY, "%s: starting an exchange", what);
-    if (!st) st = floe_task_group_create(pool, &x->stop, &x->group);
+    if (!st) st = floe_exec_token(ctx, ctx->cancel, &x->stop);
+    x->cctx = *ctx;
+    x->cctx.pool = pool;
+    x->cctx.cancel = x->stop;
+    if (!st) st = floe_task_group_create(pool, x->stop, &x->group);
     if (st) {
         floe_exchange_release(x);
         return st;
@@ -339,7 +342,7 @@ floe_status floe_exchange_next(floe_exchange *x, int32_t j, floe_batch **out) {
 
 bool floe_exchange_attach(floe_exchange *x, int32_t j) {
     pthread_mutex_lock(&x->mu);
-    bool ok = j >= 0 && j < x->n_out && !x->out[j].attached && !x->closed && !x->err;
+    bool ok = j >= 0 && j < x->n_out && !x->out[j].attached;
     if (ok) x->out[j].attached = true;
     pthread_mutex_unlock(&x->mu);
     return ok;
@@ -364,7 +367,7 @@ void floe_exchange_shutdown(floe_exchange *x) {
     pthread_mutex_lock(&x->mu);
     bool first = !x->closed;
     x->closed = true;
-    floe_cancel_set(&x->stop);
+    floe_cancel_set(x->stop);
     pthread_cond_broadcast(&x->changed);
     pthread_mutex_unlock(&x->mu);
     if (!first) return;

@@ -38,7 +38,9 @@ typedef struct floe_exchange floe_exchange;
 
 /* Start an exchange over every partition of `child` (borrowed: it must
  * outlive the exchange) into n_out outputs; `keys` (HASH) are borrowed
- * likewise.  Producer tasks go to ctx->pool (NULL: the default pool).
+ * likewise.  Producer tasks go to ctx->pool (NULL: the default pool); the
+ * inputs run in ctx->exec, and the exchange's token belongs to it too, so
+ * the exchange must be released before that execution ends (or by it).
  * `what` names the node in errors.  The caller holds one reference. */
 floe_status floe_exchange_create(const floe_plan *child, floe_exch_route route, floe_expr *const *keys,
                                  int32_t n_keys, int32_t n_out, const floe_exec_ctx *ctx, const char *what,
@@ -47,8 +49,8 @@ floe_status floe_exchange_create(const floe_plan *child, floe_exch_route route, 
 /* Output j's next batch (*out NULL at the end).  One consumer per output. */
 floe_status floe_exchange_next(floe_exchange *x, int32_t j, floe_batch **out) FLOE_WARN_UNUSED;
 
-/* Claim output j for a consumer: false if it was claimed already or the exchange failed (the
- * caller then starts a fresh exchange: a new execution of the plan). */
+/* Claim output j for a consumer: false if it was claimed already (a failed
+ * exchange still hands out outputs: their next() returns the failure). */
 bool floe_exchange_attach(floe_exchange *x, int32_t j);
 /* The consumer of output j is done; when every output is done the
  * exchange shuts down. */

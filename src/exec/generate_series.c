@@ -132,8 +132,23 @@ static floe_status series_explain(const floe_plan *p_, floe_buf *out) {
 
 static void series_free(floe_plan *p_) { floe_free(((series_plan *)p_)->column); }
 
-const floe_plan_vtable floe_generate_series_vt = {"GenerateSeries", series_execute, series_encode, series_decode,
-                                                  series_explain,   NULL,           series_free, NULL};
+/* The values in [start, stop] by step: known exactly. */
+static double series_estimate_rows(const floe_plan *p_) {
+    const series_plan *p = (const series_plan *)p_;
+    if (p->step == 0) return 0;
+    double n = ((double)p->stop - (double)p->start) / (double)p->step + 1;
+    return n > 0 ? n : 0;
+}
+
+const floe_plan_vtable floe_generate_series_vt = {
+    .name = "GenerateSeries",
+    .execute = series_execute,
+    .encode_parts = series_encode,
+    .decode_parts = series_decode,
+    .explain_parts = series_explain,
+    .free_parts = series_free,
+    .estimate_rows = series_estimate_rows,
+};
 
 floe_status floe_plan_generate_series(int64_t start, int64_t stop, int64_t step, int32_t n_partitions,
                                       const char *column, floe_plan **out) {

@@ -1820,8 +1820,16 @@ static void agg_free(floe_plan *p_) {
     floe_cse_free(p->cse);
 }
 
-const floe_plan_vtable floe_hash_aggregate_vt = {"HashAggregate", agg_execute, agg_encode, agg_decode,
-                                                 agg_explain, agg_required, agg_free, NULL};
+const floe_plan_vtable floe_hash_aggregate_vt = {
+    .name = "HashAggregate",
+    .execute = agg_execute,
+    .encode_parts = agg_encode,
+    .decode_parts = agg_decode,
+    .explain_parts = agg_explain,
+    .required_input = agg_required,
+    .free_parts = agg_free,
+    .child_read = floe_exec_child_read_local,
+};
 
 /* ---------------------------------------------------------- constructor */
 

@@ -55,7 +55,6 @@ typedef struct hj_plan {
     floe_schema *pair_schema; /* left ++ right: what the filter sees */
     floe_type **key_types;    /* per key: the common type */
     bool *lconv, *rconv;      /* per key: that side is converted */
-    floe_join_shared shared;
 } hj_plan;
 
 /* ------------------------------------------------------ key conversion */
@@ -563,15 +562,26 @@ static void hj_close(floe_stream *s_) {
     drop_probe_batch(s);
     floe_join_chunker_clear(&s->chunks);
     floe_stream_close(s->probe);
-    floe_join_build_release(s->shared, s->build, s->finished);
+    floe_join_build_release(s->shared, s->build);
     floe_free(s->bidx);
     floe_free(s->pidx);
     floe_free(s->tmp);
     floe_free(s);
 }
 
+/* COLLECT_LEFT: the build every probe partition of an execution shares. */
+static floe_status hj_init_shared(const floe_plan *p, const floe_exec_ctx *ctx, void **state) {
+    (void)ctx;
+    floe_join_shared *sh;
+    FLOE_TRY(floe_join_shared_new(p->n_partitions, p->children[0]->n_partitions, &sh));
+    *state = sh;
+    return NULL;
+}
+
 static floe_status hj_execute(const floe_plan *p_, int32_t partition, const floe_exec_ctx *ctx, floe_stream **out) {
     const hj_plan *p = (const hj_plan *)p_;
+    void *shared = NULL;
+    if (p->mode == FLOE_JOIN_COLLECT_LEFT) FLOE_TRY(floe_exec_shared(p_, ctx, &shared));
     hj_stream *s = floe_calloc(1, sizeof *s);
     if (!s) return floe_error(FLOE_ERR_OUT_OF_MEMORY, "opening a HashJoin stream");
     s->base.next = hj_next;
@@ -579,14 +589,9 @@ static floe_status hj_execute(const floe_plan *p_, int32_t partition, const floe
     s->p = p;
     s->ctx = *ctx;
     s->partition = partition;
-    floe_status st;
-    if (p->mode == FLOE_JOIN_COLLECT_LEFT) {
-        s->shared = (floe_join_shared *)&p->shared; /* the node's execution registry */
-        st = floe_join_build_acquire(s->shared, partition, p->head.n_partitions, 0, p->head.children[0]->n_partitions,
-                                     &s->build);
-    } else {
-        st = floe_join_build_acquire(NULL, 0, 1, partition, 1, &s->build);
-    }
+    s->shared = shared;
+    floe_status st = shared ? floe_join_build_acquire(s->shared, partition, &s->build)
+                            : floe_join_build_private(partition, 1, &s->build);
     if (st) {
         floe_free(s);
         return st;
@@ -716,11 +721,30 @@ static void hj_free(floe_plan *p_) {
     floe_free(p->rconv);
     floe_expr_release(p->filter);
     floe_type_release(p->pair_schema);
-    floe_join_shared_destroy(&p->shared);
 }
 
-const floe_plan_vtable floe_hash_join_vt = {"HashJoin", hj_execute,  hj_encode, hj_decode,
-                                            hj_explain, hj_required_input, hj_free, NULL};
+/* A collected build side is read whole by every probe partition; when
+ * the last probe partition emits the build rows nobody matched, the probe
+ * partitions share that bookkeeping and must run in one process. */
+static floe_child_read hj_child_read(const floe_plan *p_, int32_t child, floe_distribution *route) {
+    (void)route;
+    const hj_plan *p = (const hj_plan *)p_;
+    if (p->mode != FLOE_JOIN_COLLECT_LEFT || child == 1) return FLOE_READ_LOCAL;
+    return floe_join_tracks_left(p->type) && p->head.n_partitions > 1 ? FLOE_READ_SHARED : FLOE_READ_BROADCAST;
+}
+
+const floe_plan_vtable floe_hash_join_vt = {
+    .name = "HashJoin",
+    .execute = hj_execute,
+    .encode_parts = hj_encode,
+    .decode_parts = hj_decode,
+    .explain_parts = hj_explain,
+    .required_input = hj_required_input,
+    .free_parts = hj_free,
+    .init_shared = hj_init_shared,
+    .free_shared = floe_join_shared_free,
+    .child_read = hj_child_read,
+};
 
 /* Type the keys pairwise and record the conversions. */
 static floe_status check_keys(hj_plan *p, const floe_plan *left, const floe_plan *right) {
@@ -766,7 +790,6 @@ floe_status floe_plan_hash_join(floe_plan *left, floe_plan *right, floe_join_typ
     }
     hj_plan *p = floe_calloc(1, sizeof *p);
     if (!p) return floe_error(FLOE_ERR_OUT_OF_MEMORY, "allocating a HashJoin node");
-    floe_join_shared_init(&p->shared);
     p->type = type;
     p->mode = mode;
     p->null_equals_null = null_equals_null;
@@ -775,7 +798,6 @@ floe_status floe_plan_hash_join(floe_plan *left, floe_plan *right, floe_join_typ
     floe_plan *children[2] = {left, right};
     floe_status st = floe_join_output_schema(left->schema, right->schema, type, &schema);
     if (st) {
-        floe_join_shared_destroy(&p->shared);
         floe_free(p);
         return st;
     }

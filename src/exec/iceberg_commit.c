@@ -301,8 +301,17 @@ static void commit_free(floe_plan *p_) {
     floe_exec_io_props_free(p->io_props, p->n_io_props);
 }
 
-const floe_plan_vtable floe_iceberg_commit_vt = {"IcebergCommit", commit_execute, commit_encode, commit_decode,
-                                                 commit_explain, commit_required_input, commit_free, NULL};
+const floe_plan_vtable floe_iceberg_commit_vt = {
+    .name = "IcebergCommit",
+    .execute = commit_execute,
+    .encode_parts = commit_encode,
+    .decode_parts = commit_decode,
+    .explain_parts = commit_explain,
+    .required_input = commit_required_input,
+    .free_parts = commit_free,
+    .child_read = floe_exec_child_read_local,
+    .flags = FLOE_NODE_COMMITS,
+};
 
 /* The output schema: rows, files, snapshot_id (nullable). */
 static floe_status commit_schema(floe_schema **out) {

@@ -27,7 +27,7 @@
  * partition type, settings, columnar write schema), so decode just calls
  * it again.
  *
- * The table's sort order (floe_iceberg_write_set_sort_order) is honoured
+ * The table's sort order (a constructor part) is honoured
  * by requiring each input partition ordered by the partition columns then
  * the order's fields (the planner adds the Sort), so every file's rows are
  * in that order and the file may say so (its sort_order_id); without an
@@ -80,7 +80,7 @@ typedef struct write_plan {
     int64_t memory_budget;
     floe_expr **part_exprs;          /* column refs of the partition columns */
     floe_sort_key *part_order;       /* n_part partition keys, then n_sort order keys */
-    /* the table's sort order (a part when set; see floe_iceberg_write_set_sort_order) */
+    /* the table's sort order (a part when given; see floe_plan_iceberg_write_io) */
     char *order_json;                /* NULL: none */
     int32_t n_sort;                  /* keys of the order honoured (0: files are unsorted) */
     floe_expr **sort_exprs;
@@ -634,14 +634,7 @@ static floe_status write_decode(floe_reader *r, floe_plan *const *children, int3
     if (!st) st = floe_codec_get_str(r, &order);
     if (!st)
         st = floe_plan_iceberg_write_io(children[0], loc, (int32_t)fv, schema, spec, (int32_t)so,
-                                        (const char *const *)props, (int32_t)np, job, io, n_io, out);
-    if (!st && order && *order) {
-        st = floe_iceberg_write_set_sort_order(*out, order);
-        if (st) {
-            floe_plan_release(*out);
-            *out = NULL;
-        }
-    }
+                                        (const char *const *)props, (int32_t)np, job, io, n_io, order, out);
     floe_free(order);
     floe_exec_io_props_free(io, n_io);
     for (int64_t i = 0; props && i <= got && i < 2 * np; i++) floe_free(props[i]);
@@ -719,9 +712,17 @@ static void write_free(floe_plan *p_) {
     floe_free(p->order_json);
 }
 
-const floe_plan_vtable floe_iceberg_write_vt = {"IcebergWrite", write_execute, write_encode, write_decode,
-                                                write_explain, write_required_input, write_free,
-                                                write_required_ordering};
+const floe_plan_vtable floe_iceberg_write_vt = {
+    .name = "IcebergWrite",
+    .execute = write_execute,
+    .encode_parts = write_encode,
+    .decode_parts = write_decode,
+    .explain_parts = write_explain,
+    .required_input = write_required_input,
+    .free_parts = write_free,
+    .required_ordering = write_required_ordering,
+    .child_read = floe_exec_child_read_local,
+};
 
 /* ------------------------------------------------------- constructor */
 
@@ -846,8 +847,8 @@ static floe_status sort_key_expr(const write_plan *p, const floe_ice_sort_field 
     return st;
 }
 
-floe_status floe_iceberg_write_set_sort_order(floe_plan *p_, const char *order_json) {
-    write_plan *p = (write_plan *)p_;
+/* The table's sort order, applied by the constructor. */
+static floe_status apply_sort_order(write_plan *p, const char *order_json) {
     for (int32_t j = 0; p->sort_exprs && j < p->n_sort; j++) floe_expr_release(p->sort_exprs[j]);
     floe_free(p->sort_exprs);
     p->sort_exprs = NULL;
@@ -919,13 +920,14 @@ floe_status floe_plan_iceberg_write(floe_plan *child, const char *location, int3
                                     const char *const *properties, int32_t n_properties, const char *job_id,
                                     floe_plan **out) {
     return floe_plan_iceberg_write_io(child, location, format_version, schema_json, spec_json, sort_order_id,
-                                      properties, n_properties, job_id, NULL, 0, out);
+                                      properties, n_properties, job_id, NULL, 0, NULL, out);
 }
 
 floe_status floe_plan_iceberg_write_io(floe_plan *child, const char *location, int32_t format_version,
                                        const char *schema_json, const char *spec_json, int32_t sort_order_id,
                                        const char *const *properties, int32_t n_properties, const char *job_id,
-                                       const floe_property *io_props, size_t n_io_props, floe_plan **out) {
+                                       const floe_property *io_props, size_t n_io_props, const char *order_json,
+                                       floe_plan **out) {
     *out = NULL;
     if (!child || !location || !schema_json || !spec_json || !job_id || n_properties < 0 ||
         (n_properties > 0 && !properties))
@@ -959,6 +961,7 @@ floe_status floe_plan_iceberg_write_io(floe_plan *child, const char *location, i
         if (!st) p->n_io_props = n_io_props;
     }
     if (!st) st = derive(p, child);
+    if (!st && order_json && *order_json) st = apply_sort_order(p, order_json);
     if (st) {
         floe_plan_release(&p->head);
         return st;

@@ -88,7 +88,6 @@ static void build_unref(floe_join_build *b) {
     if (b->table && b->free_table) b->free_table(b->table);
     floe_free((void *)b->matched);
     floe_status_free(b->err);
-    floe_free(b->opened);
     pthread_cond_destroy(&b->cv);
     pthread_mutex_destroy(&b->mu);
     floe_free(b);
@@ -105,8 +104,7 @@ static floe_status build_new(int32_t n_probes, int32_t unit_base, int32_t n_unit
     b->n_probes = n_probes;
     b->unit_batches = floe_calloc((size_t)n_units, sizeof *b->unit_batches);
     b->unit_n = floe_calloc((size_t)n_units, sizeof *b->unit_n);
-    b->opened = floe_calloc((size_t)n_probes, sizeof *b->opened);
-    if (!b->unit_batches || !b->unit_n || !b->opened) {
+    if (!b->unit_batches || !b->unit_n) {
         build_unref(b);
         return floe_error(FLOE_ERR_OUT_OF_MEMORY, "allocating a join build");
     }
@@ -114,65 +112,67 @@ static floe_status build_new(int32_t n_probes, int32_t unit_base, int32_t n_unit
     return NULL;
 }
 
-void floe_join_shared_init(floe_join_shared *sh) {
-    pthread_mutex_init(&sh->mu, NULL);
-    sh->cur = NULL;
+floe_status floe_join_build_private(int32_t unit_base, int32_t n_units, floe_join_build **out) {
+    return build_new(1, unit_base, n_units, out);
 }
 
-void floe_join_shared_destroy(floe_join_shared *sh) {
-    build_unref(sh->cur);
-    sh->cur = NULL;
-    pthread_mutex_destroy(&sh->mu);
-}
-
-floe_status floe_join_build_acquire(floe_join_shared *sh, int32_t part, int32_t n_probes, int32_t unit_base,
-                                    int32_t n_units, floe_join_build **out) {
+floe_status floe_join_shared_new(int32_t n_probes, int32_t n_units, floe_join_shared **out) {
     *out = NULL;
-    if (!sh) {
-        FLOE_TRY(build_new(1, unit_base, n_units, out));
-        (*out)->opened[0] = true;
-        (*out)->n_opened = (*out)->n_open = 1;
-        return NULL;
+    floe_join_shared *sh = floe_calloc(1, sizeof *sh);
+    if (!sh) return floe_error(FLOE_ERR_OUT_OF_MEMORY, "allocating a join build");
+    pthread_mutex_init(&sh->mu, NULL);
+    sh->n_probes = n_probes;
+    floe_status st = (sh->opened = floe_calloc((size_t)n_probes, sizeof *sh->opened))
+                         ? build_new(n_probes, 0, n_units, &sh->build)
+                         : floe_error(FLOE_ERR_OUT_OF_MEMORY, "allocating a join build");
+    if (st) {
+        floe_join_shared_free(sh);
+        return st;
     }
+    *out = sh;
+    return NULL;
+}
+
+void floe_join_shared_free(void *sh_) {
+    floe_join_shared *sh = sh_;
+    if (!sh) return;
+    build_unref(sh->build);
+    floe_free(sh->opened);
+    pthread_mutex_destroy(&sh->mu);
+    floe_free(sh);
+}
+
+floe_status floe_join_build_acquire(floe_join_shared *sh, int32_t part, floe_join_build **out) {
+    *out = NULL;
     floe_status st = NULL;
-    floe_join_build *old = NULL;
     pthread_mutex_lock(&sh->mu);
-    floe_join_build *b = sh->cur;
-    if (!b || b->poisoned || b->opened[part]) {
-        /* A new execution: the node holds one reference, the stream another. */
-        floe_join_build *nb;
-        st = build_new(n_probes, unit_base, n_units, &nb);
-        if (!st) {
-            old = sh->cur;
-            sh->cur = b = nb;
-        }
-    }
-    if (!st) {
-        atomic_fetch_add(&b->refs, 1);
-        b->opened[part] = true;
-        b->n_opened++;
-        b->n_open++;
-        *out = b;
+    if (part < 0 || part >= sh->n_probes || sh->opened[part] || !sh->build) {
+        st = floe_error(FLOE_ERR_INTERNAL, "join: probe partition %d opened twice in one execution", part);
+    } else {
+        sh->opened[part] = true;
+        sh->n_opened++;
+        sh->n_open++;
+        atomic_fetch_add(&sh->build->refs, 1);
+        *out = sh->build;
     }
     pthread_mutex_unlock(&sh->mu);
-    build_unref(old);
     return st;
 }
 
-void floe_join_build_release(floe_join_shared *sh, floe_join_build *b, bool finished) {
+void floe_join_build_release(floe_join_shared *sh, floe_join_build *b) {
     if (!b) return;
-    bool drop = false;
+    floe_join_build *drop = NULL;
     if (sh) {
+        /* Every probe partition has been and gone: the rows and the table
+         * go now rather than when the execution ends. */
         pthread_mutex_lock(&sh->mu);
-        b->n_open--;
-        if (!finished) b->poisoned = true;
-        if (sh->cur == b && b->n_open == 0 && (b->poisoned || b->n_opened == b->n_probes)) {
-            sh->cur = NULL;
-            drop = true;
+        if (--sh->n_open == 0 && sh->n_opened == sh->n_probes) {
+            drop = sh->build;
+            sh->build = NULL;
         }
         pthread_mutex_unlock(&sh->mu);
     }
-    if (drop) build_unref(b);
+    build_unref(drop);
     build_unref(b);
 }
 

@@ -5,12 +5,10 @@
  * joined output batches.
  *
  * COLLECT_LEFT: every probe (right) partition of one execution uses the
- * same floe_join_build.  Executions are told apart per node: a build is
- * the node's current one until every probe partition has opened a stream
- * on it (a partition opening a second time starts a new execution), or
- * until all its streams are closed after a failure or an early close.
- * Two executions of the same node object running at the same time are not
- * supported (the physical planner builds one plan per query).
+ * same floe_join_build, held by the node's per-execution state (a
+ * floe_join_shared, see floe_execution).  Once every probe partition has
+ * opened and closed its stream the build is freed, before the execution
+ * ends.  Another execution of the same node has a build of its own.
  *
  * The build reads the left partitions as units of work: whichever probe
  * streams are waiting take unread partitions and read them, so a waiting
@@ -57,29 +55,30 @@ struct floe_join_build {
     _Atomic int32_t probes_done;
     atomic_bool probe_null_key; /* null-aware: a probe row had a NULL key */
     atomic_bool probe_any;      /* a probe row was seen */
-    /* execution bookkeeping (under the node's mutex) */
     int32_t n_probes;
-    bool *opened;
-    int32_t n_opened, n_open;
-    bool poisoned;
 };
 
-/* The per-node registry of the current execution's build. */
+/* A COLLECT_LEFT node's per-execution state: the build its probe
+ * partitions share, and which of them have opened. */
 typedef struct floe_join_shared {
     pthread_mutex_t mu;
-    floe_join_build *cur;
+    floe_join_build *build; /* NULL once every probe partition has closed */
+    int32_t n_probes, n_opened, n_open;
+    bool *opened;
 } floe_join_shared;
 
-void floe_join_shared_init(floe_join_shared *sh);
-void floe_join_shared_destroy(floe_join_shared *sh);
+/* The state for a node with `n_probes` probe partitions reading left
+ * partitions [0, n_units) (the node's init_shared), and its free_shared. */
+floe_status floe_join_shared_new(int32_t n_probes, int32_t n_units, floe_join_shared **out) FLOE_WARN_UNUSED;
+void floe_join_shared_free(void *sh);
 
-/* The build for probe partition `part` of `n_probes` (shared through `sh`,
- * or a private one when sh is NULL), reading left partitions [unit_base,
- * unit_base + n_units).  track_matched allocates the matched flags. */
-floe_status floe_join_build_acquire(floe_join_shared *sh, int32_t part, int32_t n_probes, int32_t unit_base,
-                                    int32_t n_units, floe_join_build **out) FLOE_WARN_UNUSED;
-/* Drop a stream's hold; `finished` = the stream reached its end. */
-void floe_join_build_release(floe_join_shared *sh, floe_join_build *b, bool finished);
+/* The shared build for probe partition `part` (each partition once). */
+floe_status floe_join_build_acquire(floe_join_shared *sh, int32_t part, floe_join_build **out) FLOE_WARN_UNUSED;
+/* A build of one probe partition's own, reading left partitions
+ * [unit_base, unit_base + n_units) (PARTITIONED joins). */
+floe_status floe_join_build_private(int32_t unit_base, int32_t n_units, floe_join_build **out) FLOE_WARN_UNUSED;
+/* Drop a stream's hold (sh: NULL for a private build). */
+void floe_join_build_release(floe_join_shared *sh, floe_join_build *b);
 
 /* Make the build ready: read unread units (helping), wait for the others,
  * finish once.  Returns a copy of the build's error if it failed. */

@@ -27,7 +27,6 @@ typedef struct nlj_plan {
     floe_join_type type;
     floe_expr *filter;        /* NULL: every pair */
     floe_schema *pair_schema; /* left ++ right */
-    floe_join_shared shared;
 } nlj_plan;
 
 typedef struct nlj_stream {
@@ -35,6 +34,7 @@ typedef struct nlj_stream {
     const nlj_plan *p;
     floe_exec_ctx ctx;
     int32_t partition;
+    floe_join_shared *shared; /* the execution's */
     floe_join_build *build;
     bool built, probe_done, emit_build, finished, failed;
     floe_stream *probe;
@@ -187,15 +187,26 @@ static void nlj_close(floe_stream *s_) {
     drop_probe_batch(s);
     floe_join_chunker_clear(&s->chunks);
     floe_stream_close(s->probe);
-    floe_join_build_release((floe_join_shared *)&s->p->shared, s->build, s->finished);
+    floe_join_build_release(s->shared, s->build);
     floe_free(s->bidx);
     floe_free(s->pidx);
     floe_free(s->tmp);
     floe_free(s);
 }
 
+/* The build every probe partition of an execution shares. */
+static floe_status nlj_init_shared(const floe_plan *p, const floe_exec_ctx *ctx, void **state) {
+    (void)ctx;
+    floe_join_shared *sh;
+    FLOE_TRY(floe_join_shared_new(p->n_partitions, p->children[0]->n_partitions, &sh));
+    *state = sh;
+    return NULL;
+}
+
 static floe_status nlj_execute(const floe_plan *p_, int32_t partition, const floe_exec_ctx *ctx, floe_stream **out) {
     const nlj_plan *p = (const nlj_plan *)p_;
+    void *shared;
+    FLOE_TRY(floe_exec_shared(p_, ctx, &shared));
     nlj_stream *s = floe_calloc(1, sizeof *s);
     if (!s) return floe_error(FLOE_ERR_OUT_OF_MEMORY, "opening a NestedLoopJoin stream");
     s->base.next = nlj_next;
@@ -203,8 +214,8 @@ static floe_status nlj_execute(const floe_plan *p_, int32_t partition, const flo
     s->p = p;
     s->ctx = *ctx;
     s->partition = partition;
-    floe_status st = floe_join_build_acquire((floe_join_shared *)&p->shared, partition, p->head.n_partitions, 0,
-                                             p->head.children[0]->n_partitions, &s->build);
+    s->shared = shared;
+    floe_status st = floe_join_build_acquire(s->shared, partition, &s->build);
     if (st) {
         floe_free(s);
         return st;
@@ -251,11 +262,28 @@ static void nlj_free(floe_plan *p_) {
     nlj_plan *p = (nlj_plan *)p_;
     floe_expr_release(p->filter);
     floe_type_release(p->pair_schema);
-    floe_join_shared_destroy(&p->shared);
 }
 
-const floe_plan_vtable floe_nested_loop_join_vt = {"NestedLoopJoin", nlj_execute, nlj_encode, nlj_decode,
-                                                   nlj_explain,      NULL,        nlj_free, NULL};
+/* As HashJoin's COLLECT_LEFT: the build side is read whole by every probe
+ * partition, and shared by them when unmatched build rows are emitted. */
+static floe_child_read nlj_child_read(const floe_plan *p_, int32_t child, floe_distribution *route) {
+    (void)route;
+    const nlj_plan *p = (const nlj_plan *)p_;
+    if (child == 1) return FLOE_READ_LOCAL;
+    return floe_join_tracks_left(p->type) && p->head.n_partitions > 1 ? FLOE_READ_SHARED : FLOE_READ_BROADCAST;
+}
+
+const floe_plan_vtable floe_nested_loop_join_vt = {
+    .name = "NestedLoopJoin",
+    .execute = nlj_execute,
+    .encode_parts = nlj_encode,
+    .decode_parts = nlj_decode,
+    .explain_parts = nlj_explain,
+    .free_parts = nlj_free,
+    .init_shared = nlj_init_shared,
+    .free_shared = floe_join_shared_free,
+    .child_read = nlj_child_read,
+};
 
 floe_status floe_plan_nested_loop_join(floe_plan *left, floe_plan *right, floe_join_type type, floe_expr *filter,
                                        floe_plan **out) {
@@ -269,7 +297,6 @@ floe_status floe_plan_nested_loop_join(floe_plan *left, floe_plan *right, floe_j
         floe_type_release(schema);
         return floe_error(FLOE_ERR_OUT_OF_MEMORY, "allocating a NestedLoopJoin node");
     }
-    floe_join_shared_init(&p->shared);
     p->type = type;
     floe_plan *children[2] = {left, right};
     floe_status st = floe_exec_plan_init(&p->head, &floe_nested_loop_join_vt, schema, right->n_partitions, children, 2);

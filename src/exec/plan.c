@@ -89,9 +89,52 @@ int32_t floe_plan_required_ordering(const floe_plan *p, int32_t child, const flo
     return n;
 }
 
+floe_child_read floe_exec_child_read_local(const floe_plan *p, int32_t child, floe_distribution *route) {
+    (void)p;
+    (void)child;
+    (void)route;
+    return FLOE_READ_LOCAL;
+}
+
+floe_child_read floe_plan_child_read(const floe_plan *p, int32_t child, floe_distribution *route) {
+    floe_distribution none = {FLOE_DIST_UNSPECIFIED, 0, NULL};
+    if (route) *route = none;
+    if (child < 0 || child >= p->n_children || !p->vt->child_read) return FLOE_READ_UNKNOWN;
+    floe_distribution r = none;
+    floe_child_read how = p->vt->child_read(p, child, &r);
+    if (route) *route = r;
+    return how;
+}
+
+void floe_plan_map_partition(const floe_plan *p, int32_t partition, int32_t *child, int32_t *child_partition) {
+    *child = 0;
+    *child_partition = partition;
+    if (p->vt->map_partition) p->vt->map_partition(p, partition, child, child_partition);
+}
+
+double floe_plan_estimate_rows(const floe_plan *p) {
+    return p->vt->estimate_rows ? p->vt->estimate_rows(p) : -1;
+}
+
+floe_status floe_plan_local_paths(const floe_plan *p, floe_path_visit visit, void *arg) {
+    if (p->vt->local_paths) FLOE_TRY(p->vt->local_paths(p, visit, arg));
+    for (int32_t c = 0; c < p->n_children; c++) FLOE_TRY(floe_plan_local_paths(p->children[c], visit, arg));
+    return NULL;
+}
+
+bool floe_plan_tree_has_flag(const floe_plan *p, uint32_t flag) {
+    if (p->vt->flags & flag) return true;
+    for (int32_t c = 0; c < p->n_children; c++)
+        if (floe_plan_tree_has_flag(p->children[c], flag)) return true;
+    return false;
+}
+
 floe_status floe_plan_execute(const floe_plan *p, int32_t partition, const floe_exec_ctx *ctx,
                               floe_stream **out) {
     *out = NULL;
+    if (!ctx->exec)
+        return floe_error(FLOE_ERR_INVALID_ARGUMENT,
+                          "%s: executed outside an execution (begin one with floe_execution_begin)", p->vt->name);
     if (partition < 0 || partition >= p->n_partitions)
         return floe_error(FLOE_ERR_INVALID_ARGUMENT, "%s: partition %d out of range (0..%d)", p->vt->name,
                           partition, p->n_partitions - 1);
@@ -217,8 +260,22 @@ static void values_free(floe_plan *p_) {
     floe_free(p->batches);
 }
 
-static const floe_plan_vtable values_vt = {"Values", values_execute, values_encode, values_decode,
-                                           values_explain, NULL, values_free, NULL};
+static double values_estimate_rows(const floe_plan *p_) {
+    const values_plan *p = (const values_plan *)p_;
+    double n = 0;
+    for (int32_t i = 0; i < p->n_batches; i++) n += (double)p->batches[i]->num_rows;
+    return n;
+}
+
+static const floe_plan_vtable values_vt = {
+    .name = "Values",
+    .execute = values_execute,
+    .encode_parts = values_encode,
+    .decode_parts = values_decode,
+    .explain_parts = values_explain,
+    .free_parts = values_free,
+    .estimate_rows = values_estimate_rows,
+};
 
 floe_status floe_plan_values(floe_schema *schema, floe_batch *const *batches, int32_t n_batches,
                              int32_t n_partitions, floe_plan **out) {
@@ -366,8 +423,15 @@ static floe_status filter_explain(const floe_plan *p, floe_buf *out) {
 
 static void filter_free(floe_plan *p) { floe_expr_release(((filter_plan *)p)->predicate); }
 
-static const floe_plan_vtable filter_vt = {"Filter", filter_execute, filter_encode, filter_decode,
-                                           filter_explain, NULL, filter_free, NULL};
+static const floe_plan_vtable filter_vt = {
+    .name = "Filter",
+    .execute = filter_execute,
+    .encode_parts = filter_encode,
+    .decode_parts = filter_decode,
+    .explain_parts = filter_explain,
+    .free_parts = filter_free,
+    .child_read = floe_exec_child_read_local,
+};
 
 floe_status floe_plan_filter(floe_plan *child, floe_expr *predicate, floe_plan **out) {
     floe_type *t;
@@ -490,8 +554,15 @@ static void projection_free(floe_plan *p_) {
     floe_cse_free(p->cse);
 }
 
-static const floe_plan_vtable projection_vt = {"Projection", projection_execute, projection_encode,
-                                               projection_decode, projection_explain, NULL, projection_free, NULL};
+static const floe_plan_vtable projection_vt = {
+    .name = "Projection",
+    .execute = projection_execute,
+    .encode_parts = projection_encode,
+    .decode_parts = projection_decode,
+    .explain_parts = projection_explain,
+    .free_parts = projection_free,
+    .child_read = floe_exec_child_read_local,
+};
 
 floe_status floe_plan_projection(floe_plan *child, floe_expr *const *exprs, const char *const *names,
                                  int32_t n, floe_plan **out) {
@@ -595,8 +666,14 @@ static floe_status limit_explain(const floe_plan *p, floe_buf *out) {
                            (long long)((const limit_plan *)p)->fetch);
 }
 
-static const floe_plan_vtable limit_vt = {"Limit", limit_execute, limit_encode, limit_decode, limit_explain,
-                                          NULL, NULL, NULL};
+static const floe_plan_vtable limit_vt = {
+    .name = "Limit",
+    .execute = limit_execute,
+    .encode_parts = limit_encode,
+    .decode_parts = limit_decode,
+    .explain_parts = limit_explain,
+    .child_read = floe_exec_child_read_local,
+};
 
 floe_status floe_plan_limit(floe_plan *child, int64_t offset, int64_t fetch, floe_plan **out) {
     *out = NULL;
@@ -676,8 +753,22 @@ static floe_status coalesce_explain(const floe_plan *p, floe_buf *out) {
     return floe_buf_printf(out, "inputs=%d", p->children[0]->n_partitions);
 }
 
-static const floe_plan_vtable coalesce_vt = {"CoalescePartitions", coalesce_execute, coalesce_encode,
-                                             coalesce_decode, coalesce_explain, NULL, NULL, NULL};
+/* The node is an exchange gathering every child partition into one. */
+static floe_child_read coalesce_child_read(const floe_plan *p, int32_t child, floe_distribution *route) {
+    (void)p;
+    (void)child;
+    route->kind = FLOE_DIST_SINGLE;
+    return FLOE_READ_EXCHANGE;
+}
+
+static const floe_plan_vtable coalesce_vt = {
+    .name = "CoalescePartitions",
+    .execute = coalesce_execute,
+    .encode_parts = coalesce_encode,
+    .decode_parts = coalesce_decode,
+    .explain_parts = coalesce_explain,
+    .child_read = coalesce_child_read,
+};
 
 floe_status floe_plan_coalesce(floe_plan *child, floe_plan **out) {
     *out = NULL;
@@ -733,18 +824,28 @@ floe_status floe_plan_register(const floe_plan_vtable *vt) {
 
 typedef struct part_result {
     const floe_plan *p;
-    const floe_exec_ctx *ctx;
+    const floe_exec_ctx *ctx; /* cancel: set by the first partition that fails */
     int32_t partition;
     floe_batch **batches;
     int64_t n, cap;
 } part_result;
 
+static floe_status read_partition(part_result *r);
+
+/* A pool task: one partition; its failure stops the others.  The token the
+ * partitions run under is the execution's (not the task group's, which is
+ * freed before the execution ends while state made under it may live on). */
 static floe_status run_partition(void *arg, const floe_cancel *cancel) {
+    (void)cancel;
     part_result *r = arg;
-    floe_exec_ctx ctx = *r->ctx;
-    if (cancel) ctx.cancel = cancel;
+    floe_status st = read_partition(r);
+    if (st) floe_cancel_set((floe_cancel *)r->ctx->cancel);
+    return st;
+}
+
+static floe_status read_partition(part_result *r) {
     floe_stream *s;
-    FLOE_TRY(floe_plan_execute(r->p, r->partition, &ctx, &s));
+    FLOE_TRY(floe_plan_execute(r->p, r->partition, r->ctx, &s));
     floe_status st = NULL;
     for (;;) {
         floe_batch *b;
@@ -775,19 +876,23 @@ static floe_status collect(const floe_plan *p, const floe_exec_ctx *ctx, floe_ba
     int32_t np = p->n_partitions;
     part_result *res = floe_calloc((size_t)np, sizeof *res);
     if (!res) return floe_error(FLOE_ERR_OUT_OF_MEMORY, "collecting %d partitions", np);
+    floe_exec_ctx pctx = *ctx;
     for (int32_t i = 0; i < np; i++) {
         res[i].p = p;
-        res[i].ctx = ctx;
+        res[i].ctx = &pctx;
         res[i].partition = i;
     }
     floe_status st = NULL;
     if (np == 1) {
-        st = run_partition(&res[0], NULL);
+        st = read_partition(&res[0]);
     } else {
         floe_threadpool *pool = ctx->pool;
         floe_task_group *g = NULL;
+        floe_cancel *stop = NULL;
         if (!pool) st = floe_threadpool_default(&pool);
-        if (!st) st = floe_task_group_create(pool, ctx->cancel, &g);
+        if (!st) st = floe_exec_token(ctx, NULL, &stop);
+        if (!st) pctx.cancel = stop;
+        if (!st) st = floe_task_group_create(pool, stop, &g);
         for (int32_t i = 0; !st && i < np; i++)
             if (!floe_task_group_submit(g, run_partition, &res[i])) break;
         if (g) {
@@ -816,6 +921,18 @@ static floe_status collect(const floe_plan *p, const floe_exec_ctx *ctx, floe_ba
     return NULL;
 }
 
+/* collect() in the caller's execution, or in one of its own. */
+static floe_status collect_in_execution(const floe_plan *p, const floe_exec_ctx *ctx, floe_batch ***batches,
+                                        int64_t *n_batches) {
+    if (ctx->exec) return collect(p, ctx, batches, n_batches);
+    floe_exec_ctx c = *ctx;
+    floe_execution *x;
+    FLOE_TRY(floe_execution_begin(&c, &x));
+    floe_status st = collect(p, &c, batches, n_batches);
+    floe_execution_end(x);
+    return st;
+}
+
 floe_status floe_exec_collect(const floe_plan *p, const floe_exec_ctx *ctx, floe_batch ***batches,
                               int64_t *n_batches) {
     *batches = NULL;
@@ -824,11 +941,11 @@ floe_status floe_exec_collect(const floe_plan *p, const floe_exec_ctx *ctx, floe
     if (rt && strcmp(rt, "1") == 0) {
         floe_plan *copy;
         FLOE_TRY_CTX(floe_plan_roundtrip(p, &copy), "FLOE_PLAN_ROUNDTRIP");
-        floe_status st = collect(copy, ctx, batches, n_batches);
+        floe_status st = collect_in_execution(copy, ctx, batches, n_batches);
         floe_plan_release(copy);
         return st;
     }
-    return collect(p, ctx, batches, n_batches);
+    return collect_in_execution(p, ctx, batches, n_batches);
 }
 
 /* -------------------------------------------------------------- EXPLAIN */

@@ -25,6 +25,22 @@ floe_status floe_exec_plan_set_ordering(floe_plan *p, const floe_sort_key *keys,
  * partitions=2\n". */
 floe_status floe_exec_explain_line(const floe_plan *p, struct floe_buf *out) FLOE_WARN_UNUSED;
 
+/* child_read for nodes whose partition i reads partition i of each child. */
+floe_child_read floe_exec_child_read_local(const floe_plan *p, int32_t child, floe_distribution *route);
+
+/* The state node `p` shares in ctx's execution (vt->init_shared makes it
+ * on first use, once; concurrent callers wait for it).  Fails when the
+ * node's type has no init_shared, or with init_shared's error (which
+ * every later caller in that execution gets too). */
+floe_status floe_exec_shared(const floe_plan *p, const floe_exec_ctx *ctx, void **state) FLOE_WARN_UNUSED;
+
+/* A cancellation token owned by ctx's execution, whose parent is
+ * `parent` (NULL: ctx->cancel).  It lives until the execution ends, so
+ * work that reads it — a producer still queued on the pool, an inner
+ * exchange's token whose parent it is — can never see it freed. */
+floe_status floe_exec_token(const floe_exec_ctx *ctx, const struct floe_cancel *parent,
+                            struct floe_cancel **out) FLOE_WARN_UNUSED;
+
 /* Every node type defined outside plan.c, NULL-terminated (node_types.c):
  * the codec finds them by name in any process, whether or not this process
  * has built such a node. */

@@ -5,11 +5,8 @@
  * from another thread to draw a progress bar; the scans only ever add.
  */
 #include <stdatomic.h>
-#include <string.h>
 
 #include "floe/exec.h"
-#include "floe/exec_scan.h"
-#include "floe/exec_tpch.h"
 
 struct floe_progress {
     _Atomic int64_t done;
@@ -34,10 +31,7 @@ int64_t floe_progress_done(const floe_progress *p) {
 
 int64_t floe_plan_progress_total(const floe_plan *p) {
     if (!p) return 0;
-    const char *name = floe_plan_type_name(p);
-    if (strcmp(name, "IcebergScan") == 0) return floe_iceberg_scan_progress_total(p);
-    if (strcmp(name, "ParquetScan") == 0) return floe_parquet_scan_progress_total(p);
-    if (strcmp(name, "TpchGen") == 0) return floe_tpch_gen_progress_total(p);
+    if (p->vt->progress_total) return p->vt->progress_total(p);
     int64_t total = 0;
     for (int32_t i = 0; i < floe_plan_num_children(p); i++) total += floe_plan_progress_total(floe_plan_child(p, i));
     return total;

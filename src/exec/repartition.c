@@ -5,17 +5,15 @@
  * batches round-robin.
  *
  * The output partitions of one execution share one exchange
- * (exec/exchange.h) that reads every child partition once.  The node
- * keeps the exchange of the current execution: execute(j) joins it when
- * output j has not been claimed there yet, and otherwise starts a fresh
- * one (a new execution of the same plan).  An exchange is also fresh when
- * the caller's pool or cancellation token differ, since the exchange uses
- * the first caller's.  Streams hold a reference; the exchange shuts down
- * when every output has been closed (or the node is freed), so the
- * outputs of one execution may be opened one after another (a one-thread
- * pool runs them in turn; batches for the later ones wait in memory).
+ * (exec/exchange.h) that reads every child partition once.  The exchange
+ * is the node's per-execution state (floe_execution): made by the first
+ * output opened in an execution, with that caller's pool and token, and
+ * shut down when every output has been closed or, at the latest, when
+ * the execution ends (a consumer that never opened some output, say after
+ * an error).  Outputs of one execution may be opened one after another (a
+ * one-thread pool runs them in turn; batches for the later ones wait in
+ * memory); an output opened twice in one execution is an error.
  */
-#include <pthread.h>
 #include <string.h>
 
 #include "base/buffer.h"
@@ -30,10 +28,6 @@ typedef struct repart_plan {
     floe_repartition_kind kind;
     int32_t n_keys;
     floe_expr **keys;
-    /* execution state (not a part): the current exchange */
-    pthread_mutex_t mu;
-    floe_exchange *current;
-    const void *current_pool, *current_cancel;
 } repart_plan;
 
 typedef struct repart_stream {
@@ -57,35 +51,33 @@ static void repart_close(floe_stream *s_) {
     floe_free(s);
 }
 
-static floe_status repart_execute(const floe_plan *p_, int32_t partition, const floe_exec_ctx *ctx, floe_stream **out) {
-    repart_plan *p = (repart_plan *)p_; /* only the execution state changes */
-    repart_stream *s = floe_calloc(1, sizeof *s);
-    if (!s) return floe_error(FLOE_ERR_OUT_OF_MEMORY, "opening a Repartition stream");
-    floe_status st = NULL;
-    pthread_mutex_lock(&p->mu);
-    floe_exchange *x = p->current;
-    bool same = x && p->current_pool == (const void *)ctx->pool && p->current_cancel == (const void *)ctx->cancel;
-    if (!same || !floe_exchange_attach(x, partition)) {
-        floe_exchange *nx = NULL;
-        st = floe_exchange_create(p->head.children[0],
+/* The execution's exchange (its state). */
+static floe_status repart_init_shared(const floe_plan *p_, const floe_exec_ctx *ctx, void **state) {
+    const repart_plan *p = (const repart_plan *)p_;
+    floe_exchange *x = NULL;
+    FLOE_TRY(floe_exchange_create(p->head.children[0],
                                   p->kind == FLOE_REPARTITION_HASH ? FLOE_EXCH_HASH : FLOE_EXCH_ROUND_ROBIN, p->keys,
-                                  p->n_keys, p->head.n_partitions, ctx, "Repartition", &nx);
-        if (!st) {
-            (void)floe_exchange_attach(nx, partition);
-            floe_exchange_release(p->current);
-            p->current = nx;
-            p->current_pool = ctx->pool;
-            p->current_cancel = ctx->cancel;
-        }
-    }
-    if (!st) s->x = floe_exchange_retain(p->current);
-    pthread_mutex_unlock(&p->mu);
-    if (st) {
-        floe_free(s);
-        return st;
+                                  p->n_keys, p->head.n_partitions, ctx, "Repartition", &x));
+    *state = x;
+    return NULL;
+}
+
+static void repart_free_shared(void *state) { floe_exchange_release(state); }
+
+static floe_status repart_execute(const floe_plan *p, int32_t partition, const floe_exec_ctx *ctx, floe_stream **out) {
+    void *state;
+    FLOE_TRY(floe_exec_shared(p, ctx, &state));
+    floe_exchange *x = state;
+    if (!floe_exchange_attach(x, partition))
+        return floe_error(FLOE_ERR_INTERNAL, "Repartition: output %d opened twice in one execution", partition);
+    repart_stream *s = floe_calloc(1, sizeof *s);
+    if (!s) {
+        floe_exchange_detach(x, partition);
+        return floe_error(FLOE_ERR_OUT_OF_MEMORY, "opening a Repartition stream");
     }
     s->base.next = repart_next;
     s->base.close = repart_close;
+    s->x = floe_exchange_retain(x);
     s->j = partition;
     s->cancel = ctx->cancel;
     *out = &s->base;
@@ -133,14 +125,33 @@ static floe_status repart_explain(const floe_plan *p_, floe_buf *out) {
 
 static void repart_free(floe_plan *p_) {
     repart_plan *p = (repart_plan *)p_;
-    floe_exchange_release(p->current);
     for (int32_t i = 0; i < p->n_keys; i++) floe_expr_release(p->keys[i]);
     floe_free(p->keys);
-    pthread_mutex_destroy(&p->mu);
 }
 
-const floe_plan_vtable floe_repartition_vt = {"Repartition", repart_execute, repart_encode, repart_decode,
-                                              repart_explain, NULL, repart_free, NULL};
+/* The node is an exchange: its partitions together read the child once. */
+static floe_child_read repart_child_read(const floe_plan *p_, int32_t child, floe_distribution *route) {
+    (void)child;
+    const repart_plan *p = (const repart_plan *)p_;
+    if (p->kind == FLOE_REPARTITION_HASH) {
+        route->kind = FLOE_DIST_HASH;
+        route->n_exprs = p->n_keys;
+        route->exprs = p->keys;
+    }
+    return FLOE_READ_EXCHANGE;
+}
+
+const floe_plan_vtable floe_repartition_vt = {
+    .name = "Repartition",
+    .execute = repart_execute,
+    .encode_parts = repart_encode,
+    .decode_parts = repart_decode,
+    .explain_parts = repart_explain,
+    .free_parts = repart_free,
+    .init_shared = repart_init_shared,
+    .free_shared = repart_free_shared,
+    .child_read = repart_child_read,
+};
 
 floe_status floe_plan_repartition(floe_plan *child, floe_repartition_kind kind, floe_expr *const *keys,
                                   int32_t n_keys, int32_t n_partitions, floe_plan **out) {
@@ -162,7 +173,6 @@ floe_status floe_plan_repartition(floe_plan *child, floe_repartition_kind kind, 
     }
     repart_plan *p = floe_calloc(1, sizeof *p);
     if (!p) return floe_error(FLOE_ERR_OUT_OF_MEMORY, "allocating a Repartition node");
-    pthread_mutex_init(&p->mu, NULL);
     p->kind = kind;
     floe_status st = floe_exec_plan_init(&p->head, &floe_repartition_vt, child->schema, n_partitions, &child, 1);
     if (!st && n_keys && !(p->keys = floe_calloc((size_t)n_keys, sizeof *p->keys)))

@@ -825,8 +825,32 @@ floe_status floe_iceberg_scan_new(const floe_ice_table *table, const floe_ice_sn
 
 /* ------------------------------------------------------------ accessors */
 
-const floe_plan_vtable floe_iceberg_scan_vt = {"IcebergScan", ice_execute, iceberg_encode, iceberg_decode,
-                                               iceberg_explain, NULL, iceberg_free, NULL};
+static int64_t iceberg_progress_total(const floe_plan *p);
+
+/* The rows of the files its tasks read (before deletes and residuals). */
+static double iceberg_estimate_rows(const floe_plan *p_) {
+    const iceberg_plan *p = (const iceberg_plan *)p_;
+    double n = 0;
+    for (int32_t i = 0; i < p->n_groups; i++) n += (double)p->summary[i].rows;
+    return n;
+}
+
+/* The metadata file; the data files it names are checked through it. */
+static floe_status iceberg_local_paths(const floe_plan *p, floe_path_visit visit, void *arg) {
+    return visit(arg, ((const iceberg_plan *)p)->metadata_location);
+}
+
+const floe_plan_vtable floe_iceberg_scan_vt = {
+    .name = "IcebergScan",
+    .execute = ice_execute,
+    .encode_parts = iceberg_encode,
+    .decode_parts = iceberg_decode,
+    .explain_parts = iceberg_explain,
+    .free_parts = iceberg_free,
+    .progress_total = iceberg_progress_total,
+    .estimate_rows = iceberg_estimate_rows,
+    .local_paths = iceberg_local_paths,
+};
 
 static const floe_plan_vtable *iceberg_vt_ptr(void) { return &floe_iceberg_scan_vt; }
 
@@ -858,7 +882,7 @@ const floe_ice_scan_stats *floe_iceberg_scan_stats(const floe_plan *p_) {
     return p->plan ? &p->plan->stats : NULL;
 }
 
-int64_t floe_iceberg_scan_progress_total(const floe_plan *p_) {
+static int64_t iceberg_progress_total(const floe_plan *p_) {
     const iceberg_plan *p = (const iceberg_plan *)p_;
     int64_t n = 0;
     for (int32_t i = 0; i < p->n_groups; i++)

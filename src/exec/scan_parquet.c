@@ -916,8 +916,32 @@ static floe_status parquet_explain(const floe_plan *p_, floe_buf *out) {
     return floe_buf_append_str(out, "]");
 }
 
-const floe_plan_vtable floe_parquet_scan_vt = {"ParquetScan", pq_execute, parquet_encode, parquet_decode,
-                                               parquet_explain, NULL, parquet_free, NULL};
+static int64_t parquet_progress_total(const floe_plan *p);
+
+/* Rows of the footers read when planning (unknown in a decoded copy). */
+static double parquet_estimate_rows(const floe_plan *p) {
+    int64_t n = ((const parquet_plan *)p)->est_rows;
+    return n >= 0 ? (double)n : -1;
+}
+
+static floe_status parquet_local_paths(const floe_plan *p_, floe_path_visit visit, void *arg) {
+    const parquet_plan *p = (const parquet_plan *)p_;
+    for (int32_t i = 0; i < p->head.n_partitions; i++)
+        for (int32_t k = 0; k < p->partitions[i].n_parts; k++) FLOE_TRY(visit(arg, p->partitions[i].parts[k].path));
+    return NULL;
+}
+
+const floe_plan_vtable floe_parquet_scan_vt = {
+    .name = "ParquetScan",
+    .execute = pq_execute,
+    .encode_parts = parquet_encode,
+    .decode_parts = parquet_decode,
+    .explain_parts = parquet_explain,
+    .free_parts = parquet_free,
+    .progress_total = parquet_progress_total,
+    .estimate_rows = parquet_estimate_rows,
+    .local_paths = parquet_local_paths,
+};
 
 /* ---------------------------------------------------------- constructors */
 
@@ -1045,7 +1069,7 @@ int64_t floe_parquet_scan_column_ndv(const floe_plan *p_, int32_t column) {
     return p->col_ndv[column];
 }
 
-int64_t floe_parquet_scan_progress_total(const floe_plan *p_) {
+static int64_t parquet_progress_total(const floe_plan *p_) {
     const parquet_plan *p = (const parquet_plan *)p_;
     int64_t n = 0;
     for (int32_t i = 0; i < p->head.n_partitions; i++)

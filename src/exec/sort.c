@@ -405,7 +405,15 @@ static void sort_free(floe_plan *p_) {
     floe_sk_free_keys(p->keys, p->n_keys);
 }
 
-const floe_plan_vtable floe_sort_vt = {"Sort", sort_execute, sort_encode, sort_decode, sort_explain, NULL, sort_free, NULL};
+const floe_plan_vtable floe_sort_vt = {
+    .name = "Sort",
+    .execute = sort_execute,
+    .encode_parts = sort_encode,
+    .decode_parts = sort_decode,
+    .explain_parts = sort_explain,
+    .free_parts = sort_free,
+    .child_read = floe_exec_child_read_local,
+};
 
 floe_status floe_plan_sort(floe_plan *child, const floe_sort_key *keys, int32_t n_keys, int64_t fetch,
                            floe_plan **out) {

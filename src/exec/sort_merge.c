@@ -286,8 +286,23 @@ static void merge_free(floe_plan *p_) {
     floe_sk_free_keys(p->keys, p->n_keys);
 }
 
-const floe_plan_vtable floe_sort_merge_vt = {"SortPreservingMerge", merge_execute, merge_encode, merge_decode,
-                                             merge_explain, NULL, merge_free, NULL};
+/* Each child partition is a sorted run, read as an input of its own. */
+static floe_child_read merge_child_read(const floe_plan *p, int32_t child, floe_distribution *route) {
+    (void)p;
+    (void)child;
+    (void)route;
+    return FLOE_READ_EACH;
+}
+
+const floe_plan_vtable floe_sort_merge_vt = {
+    .name = "SortPreservingMerge",
+    .execute = merge_execute,
+    .encode_parts = merge_encode,
+    .decode_parts = merge_decode,
+    .explain_parts = merge_explain,
+    .free_parts = merge_free,
+    .child_read = merge_child_read,
+};
 
 floe_status floe_plan_sort_merge(floe_plan *child, const floe_sort_key *keys, int32_t n_keys, int64_t fetch,
                                  floe_plan **out) {

@@ -615,7 +615,24 @@ static floe_status gen_explain(const floe_plan *p_, floe_buf *out) {
     return floe_buf_printf(out, "table=%s, sf=%g", floe_tpch_tables[p->table], p->sf);
 }
 
-const floe_plan_vtable floe_tpch_gen_vt = {"TpchGen", gen_execute, gen_encode, gen_decode, gen_explain, NULL, NULL, NULL};
+/* Progress is counted in the units the generator produces (rows, or
+ * orders for orders and lineitem). */
+static int64_t gen_progress_total(const floe_plan *p) { return ((const gen_plan *)p)->units; }
+
+static double gen_estimate_rows(const floe_plan *p) {
+    const gen_plan *g = (const gen_plan *)p;
+    return (double)g->units * (g->table == T_LINEITEM ? 4 : 1);
+}
+
+const floe_plan_vtable floe_tpch_gen_vt = {
+    .name = "TpchGen",
+    .execute = gen_execute,
+    .encode_parts = gen_encode,
+    .decode_parts = gen_decode,
+    .explain_parts = gen_explain,
+    .progress_total = gen_progress_total,
+    .estimate_rows = gen_estimate_rows,
+};
 
 static int find_table(const char *name) {
     for (int i = 0; i < T_COUNT_; i++)
@@ -708,7 +725,6 @@ floe_status floe_plan_tpch_gen(const char *table, double sf, int32_t n_partition
 
 const char *floe_tpch_gen_table(const floe_plan *p) { return floe_tpch_tables[((const gen_plan *)p)->table]; }
 double floe_tpch_gen_scale(const floe_plan *p) { return ((const gen_plan *)p)->sf; }
-int64_t floe_tpch_gen_progress_total(const floe_plan *p) { return ((const gen_plan *)p)->units; }
 
 int64_t floe_tpch_table_rows(const char *table, double sf) {
     switch (find_table(table)) {

@@ -35,9 +35,24 @@ static void union_close(floe_stream *s_) {
     floe_free(s);
 }
 
+/* Output partition `partition` is partition *part of child *c (*c ==
+ * n_children when out of range). */
+static void union_map_partition(const floe_plan *p, int32_t partition, int32_t *c, int32_t *part) {
+    *c = 0;
+    *part = partition;
+    while (*c < p->n_children && *part >= p->children[*c]->n_partitions) *part -= p->children[(*c)++]->n_partitions;
+}
+
+static floe_child_read union_child_read(const floe_plan *p, int32_t child, floe_distribution *route) {
+    (void)p;
+    (void)child;
+    (void)route;
+    return FLOE_READ_MAPPED;
+}
+
 static floe_status union_execute(const floe_plan *p, int32_t partition, const floe_exec_ctx *ctx, floe_stream **out) {
-    int32_t c = 0, part = partition;
-    while (c < p->n_children && part >= p->children[c]->n_partitions) part -= p->children[c++]->n_partitions;
+    int32_t c, part;
+    union_map_partition(p, partition, &c, &part);
     if (c == p->n_children) return floe_error(FLOE_ERR_INTERNAL, "Union: partition %d has no child", partition);
     union_stream *s = floe_calloc(1, sizeof *s);
     if (!s) return floe_error(FLOE_ERR_OUT_OF_MEMORY, "opening a Union stream");
@@ -69,7 +84,15 @@ static floe_status union_explain(const floe_plan *p, floe_buf *out) {
     return floe_buf_printf(out, "inputs=%d", p->n_children);
 }
 
-const floe_plan_vtable floe_union_vt = {"Union", union_execute, union_encode, union_decode, union_explain, NULL, NULL, NULL};
+const floe_plan_vtable floe_union_vt = {
+    .name = "Union",
+    .execute = union_execute,
+    .encode_parts = union_encode,
+    .decode_parts = union_decode,
+    .explain_parts = union_explain,
+    .child_read = union_child_read,
+    .map_partition = union_map_partition,
+};
 
 /* The union's schema: child 0's fields, nullable if nullable anywhere;
  * every child must have as many columns of compatible types. */

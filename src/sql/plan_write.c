@@ -64,19 +64,16 @@ floe_status floe_sql_plan_write(floe_session *s, floe_plan *input, const floe_ic
     const floe_property *io_props = NULL;
     size_t n_io_props = 0;
     floe_fileio_properties(t->io, &io_props, &n_io_props);
-    if (!st)
-        st = floe_plan_iceberg_write_io(input, md->location, md->format_version, schema_json, spec_json,
-                                        md->default_sort_order_id, props, md->n_properties, job, io_props,
-                                        n_io_props, &write);
     /* The default sort order: the writer sorts by it (and only then do its
      * files record it). */
     const floe_ice_sort_order *order = floe_ice_tm_sort_order(md, md->default_sort_order_id);
-    if (!st && order && order->n_fields > 0) {
-        char *order_json = NULL;
-        st = floe_ice_sort_order_to_json_text(order, &order_json);
-        if (!st) st = floe_iceberg_write_set_sort_order(write, order_json);
-        floe_free(order_json);
-    }
+    char *order_json = NULL;
+    if (!st && order && order->n_fields > 0) st = floe_ice_sort_order_to_json_text(order, &order_json);
+    if (!st)
+        st = floe_plan_iceberg_write_io(input, md->location, md->format_version, schema_json, spec_json,
+                                        md->default_sort_order_id, props, md->n_properties, job, io_props,
+                                        n_io_props, order_json, &write);
+    floe_free(order_json);
     if (!st) st = floe_sql_enforce_requirements(write, s->opts.target_partitions, &ready);
     if (!st) st = floe_plan_coalesce(ready, &merged);
     if (!st)

@@ -287,10 +287,13 @@ floe_status floe_session_run_plan(floe_session *s, const floe_plan *plan, const 
     *rows = 0;
     floe_exec_ctx ctx;
     floe_session_exec_ctx(s, &ctx);
+    floe_execution *x;
+    FLOE_TRY(floe_execution_begin(&ctx, &x));
     floe_sql_progress prog; /* the sink's progress bar, when it has one */
     floe_sql_progress_start(&prog, plan, &ctx, &sink);
     floe_status st = run_streams(s, plan, &ctx, sink, rows);
     floe_sql_progress_stop(&prog, st == NULL);
+    floe_execution_end(x);
     return st;
 }
 
@@ -376,11 +379,13 @@ static floe_status exec_explain(floe_session *s, const json_t *body, const floe_
         if (!st) st = s->executor->analyze(s->executor->arg, plan, &ctx, &text);
     } else {
         floe_exec_metrics *m = NULL;
+        floe_execution *x = NULL;
         st = floe_exec_metrics_new(&m);
         if (!st) {
             floe_exec_ctx ctx;
             floe_session_exec_ctx(s, &ctx);
             ctx.metrics = m;
+            st = floe_execution_begin(&ctx, &x);
             /* Run every partition (the result is thrown away). */
             for (int32_t p = 0; p < floe_plan_partitions(plan) && !st; p++) {
                 floe_stream *stream = NULL;
@@ -393,6 +398,7 @@ static floe_status exec_explain(floe_session *s, const json_t *body, const floe_
                 }
                 floe_stream_close(stream);
             }
+            floe_execution_end(x); /* before the metrics: they pay for its states */
             if (!st) st = floe_plan_explain_analyze(plan, m, &text);
         }
         floe_exec_metrics_free(m);
@@ -507,6 +513,8 @@ static floe_status exec_copy(floe_session *s, const json_t *body, const floe_res
     }
     floe_exec_ctx ctx;
     floe_session_exec_ctx(s, &ctx);
+    floe_execution *x = NULL;
+    if (!st) st = floe_execution_begin(&ctx, &x);
     const floe_result_sink *user_sink = sink;
     floe_sql_progress prog; /* the sink's progress bar, when it has one */
     floe_sql_progress_start(&prog, plan, &ctx, &sink);
@@ -528,6 +536,7 @@ static floe_status exec_copy(floe_session *s, const json_t *body, const floe_res
         else st = floe_pq_writer_close(w, NULL);
     }
     floe_sql_progress_stop(&prog, st == NULL);
+    floe_execution_end(x);
     floe_plan_release(plan);
     if (st) return floe_status_wrap(st, "COPY TO '%s'", file);
     char tag[48];

@@ -304,7 +304,11 @@ static void truncated_task_message_is_an_error(void **state) {
     memset(&ctx, 0, sizeof ctx);
     ctx.batch_size = 100;
     dist_task_stats stats;
+    floe_execution *x = NULL;
+    assert_ok(floe_execution_begin(&ctx, &x));
+    assert_ok(dist_task_bind_inline(&got, &ctx));
     floe_status st = dist_task_run(got.plan, got.partition, &got.route, &ctx, 0, false, NULL, NULL, &stats);
+    floe_execution_end(x);
     assert_non_null(st);
     assert_non_null(strstr(floe_status_message(st), "exchange data blob 0"));
     floe_status_free(st);
@@ -471,7 +475,11 @@ static void unbound_exchange_source_is_an_error(void **state) {
     floe_exec_ctx ctx;
     memset(&ctx, 0, sizeof ctx);
     floe_stream *st = NULL;
+    assert_error(floe_plan_execute(copy, 1, &ctx, &st), FLOE_ERR_INVALID_ARGUMENT, "outside an execution");
+    floe_execution *x = NULL;
+    assert_ok(floe_execution_begin(&ctx, &x));
     assert_error(floe_plan_execute(copy, 1, &ctx, &st), FLOE_ERR_INTERNAL, "no data bound");
+    floe_execution_end(x);
     floe_plan_release(copy);
     floe_plan_release(src);
     floe_type_release(schema);

@@ -57,6 +57,58 @@ static inline floe_exec_ctx test_ctx(floe_threadpool *pool, int64_t batch_size) 
     return c;
 }
 
+/* A stream over one partition run in an execution of its own, ended when
+ * the stream closes (for tests that read partitions one run at a time). */
+typedef struct test_owned_stream {
+    floe_stream base;
+    floe_stream *inner;
+    floe_execution *exec;
+} test_owned_stream;
+
+static inline floe_status test_owned_next(floe_stream *s, floe_batch **out) {
+    return floe_stream_next(((test_owned_stream *)s)->inner, out);
+}
+
+static inline void test_owned_close(floe_stream *s_) {
+    test_owned_stream *s = (test_owned_stream *)s_;
+    floe_stream_close(s->inner);
+    floe_execution_end(s->exec);
+    floe_free(s);
+}
+
+/* floe_plan_execute in ctx's execution, or (none) in one of its own. */
+static inline floe_status test_execute(const floe_plan *p, int32_t partition, const floe_exec_ctx *ctx,
+                                       floe_stream **out) {
+    if (ctx->exec) return floe_plan_execute(p, partition, ctx, out);
+    test_owned_stream *s = floe_calloc(1, sizeof *s);
+    if (!s) return floe_error(FLOE_ERR_OUT_OF_MEMORY, "test stream");
+    floe_exec_ctx c = *ctx;
+    floe_status st = floe_execution_begin(&c, &s->exec);
+    if (!st) st = floe_plan_execute(p, partition, &c, &s->inner);
+    if (st) {
+        floe_execution_end(s->exec);
+        floe_free(s);
+        return st;
+    }
+    s->base.next = test_owned_next;
+    s->base.close = test_owned_close;
+    *out = &s->base;
+    return NULL;
+}
+
+/* Begin an execution on a copy of ctx (*ectx), for a test that opens
+ * several partitions of one run by hand; end it with floe_execution_end. */
+static inline floe_execution *test_begin(const floe_exec_ctx *ctx, floe_exec_ctx *ectx) {
+    *ectx = *ctx;
+    floe_execution *x = NULL;
+    floe_status st = floe_execution_begin(ectx, &x);
+    if (st) {
+        floe_status_free(st);
+        return NULL;
+    }
+    return x;
+}
+
 /* Run a plan and concatenate every batch (NULL when there are none). */
 static inline floe_status run_plan(const floe_plan *p, const floe_exec_ctx *ctx, floe_batch **out) {
     floe_batch **bs;

@@ -171,7 +171,7 @@ static void slow_consumer_parks_and_resumes_producers(void **state) {
     floe_plan *p = coalesce(values(64, 10, 16));
     floe_exec_ctx ctx = test_ctx(pool, 64);
     floe_stream *s;
-    assert_ok(floe_plan_execute(p, 0, &ctx, &s));
+    assert_ok(test_execute(p, 0, &ctx, &s));
     int64_t rows = 0;
     for (int k = 0;; k++) {
         floe_batch *b;

@@ -303,9 +303,9 @@ static void collect_under_plan_roundtrip_env_gives_same_rows(void **state) {
 
 static void registry_refuses_a_second_type_with_a_known_name(void **state) {
     (void)state;
-    static const floe_plan_vtable fake = {"Filter", NULL, NULL, NULL, NULL, NULL, NULL, NULL};
+    static const floe_plan_vtable fake = {.name = "Filter"};
     assert_error(floe_plan_register(&fake), FLOE_ERR_ALREADY_EXISTS, "'Filter'");
-    static const floe_plan_vtable mine = {"TestOnlyNode", NULL, NULL, NULL, NULL, NULL, NULL, NULL};
+    static const floe_plan_vtable mine = {.name = "TestOnlyNode"};
     assert_ok(floe_plan_register(&mine));
     assert_ptr_equal(floe_plan_lookup("TestOnlyNode"), &mine);
     assert_ok(floe_plan_register(&mine)); /* same vtable again is fine */

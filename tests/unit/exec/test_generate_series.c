@@ -28,7 +28,7 @@ static void run_partitions(const floe_plan *p, int64_t batch_size, int64_t *out,
     *n = 0;
     for (int32_t i = 0; i < floe_plan_partitions(p); i++) {
         floe_stream *s;
-        assert_ok(floe_plan_execute(p, i, &ctx, &s));
+        assert_ok(test_execute(p, i, &ctx, &s));
         int64_t before = *n;
         for (;;) {
             floe_batch *b;
@@ -182,7 +182,7 @@ static void cancelled_stream_returns_cancelled(void **state) {
     ctx.cancel = &cancel;
     floe_stream *s;
     floe_batch *b;
-    assert_ok(floe_plan_execute(p, 0, &ctx, &s));
+    assert_ok(test_execute(p, 0, &ctx, &s));
     assert_ok(floe_stream_next(s, &b));
     assert_non_null(b);
     floe_batch_release(b);

@@ -993,9 +993,10 @@ static void filter_stream_hands_out_its_input_and_the_selected_rows(void **state
     assert_ok(floe_expr_lit_int32(0, &zero));
     assert_ok(floe_expr_cmp(FLOE_CMP_NE, c0, zero, &pred));
     assert_ok(floe_plan_filter(v, pred, &f));
-    floe_exec_ctx ctx = test_ctx(pool, 1024);
+    floe_exec_ctx ctx = test_ctx(pool, 1024), ectx;
+    floe_execution *run = test_begin(&ctx, &ectx);
     floe_stream *s;
-    assert_ok(floe_plan_execute(f, 0, &ctx, &s));
+    assert_ok(floe_plan_execute(f, 0, &ectx, &s));
     assert_true(floe_filter_stream_selects(s));
     floe_batch *got;
     uint32_t *sel;
@@ -1013,10 +1014,11 @@ static void filter_stream_hands_out_its_input_and_the_selected_rows(void **state
     assert_null(sel);
     floe_stream_close(s);
     /* a stream that is not a Filter's is refused */
-    assert_ok(floe_plan_execute(v, 0, &ctx, &s));
+    assert_ok(floe_plan_execute(v, 0, &ectx, &s));
     assert_false(floe_filter_stream_selects(s));
     assert_error(floe_filter_next_sel(s, &got, &sel, &k), FLOE_ERR_INVALID_ARGUMENT, "not a Filter");
     floe_stream_close(s);
+    floe_execution_end(run);
     floe_plan_release(f);
     floe_plan_release(v);
     floe_expr_release(c0);

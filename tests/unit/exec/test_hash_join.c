@@ -386,16 +386,22 @@ static void early_close_and_cancel_then_full_execution(void **state) {
     jcase c = {200, 200, 2, 3, 10, 10, 1, false, false, false, FLOE_JOIN_COLLECT_LEFT, 16, false};
     floe_plan *j = make_join(&c, FLOE_JOIN_FULL, l, r);
     floe_exec_ctx ctx = test_ctx(pool2, 16);
-    /* partition 1 alone, one batch, closed; then partition 0 opened and closed unread */
+    /* partition 1 alone, one batch, closed; then partition 0 opened and
+     * closed unread; opening partition 1 again in that execution is refused */
     floe_stream *st;
     floe_batch *b;
-    assert_ok(floe_plan_execute(j, 1, &ctx, &st));
+    floe_exec_ctx ectx;
+    floe_execution *x = test_begin(&ctx, &ectx);
+    assert_non_null(x);
+    assert_ok(floe_plan_execute(j, 1, &ectx, &st));
     assert_ok(floe_stream_next(st, &b));
     assert_non_null(b);
     floe_batch_release(b);
     floe_stream_close(st);
-    assert_ok(floe_plan_execute(j, 0, &ctx, &st));
+    assert_ok(floe_plan_execute(j, 0, &ectx, &st));
     floe_stream_close(st);
+    assert_error(floe_plan_execute(j, 1, &ectx, &st), FLOE_ERR_INTERNAL, "opened twice in one execution");
+    floe_execution_end(x);
     int64_t nw, ng;
     jpair *want = jreference(FLOE_JOIN_FULL, L, 200, R, 200, 1, false, false, false, &nw);
     jpair *got = jresult(j, &ctx, FLOE_JOIN_FULL, &ng);

@@ -50,6 +50,7 @@ typedef struct fx {
     const char *spec_json;
     floe_ice_partition_spec *spec;
     char job[64];
+    const char *order; /* the sort order JSON write_plan's writer gets (NULL: none) */
 } fx;
 
 static void fx_setup(fx *f, const char *test, const char *spec_json) {
@@ -161,7 +162,7 @@ static floe_plan *write_plan_io(fx *f, floe_plan *input, const char *const *prop
         floe_plan_release(proj);
     }
     assert_ok(floe_plan_iceberg_write_io(below, f->location, 2, SCHEMA, f->spec_json, 0, props, n_props, f->job, io,
-                                         n_io, &w));
+                                         n_io, f->order, &w));
     floe_plan_release(below);
     assert_ok(floe_plan_coalesce(w, &co));
     floe_plan_release(w);
@@ -851,10 +852,12 @@ static void a_sort_order_is_required_after_the_partition_columns(void **state) {
     fx f;
     fx_setup(&f, "iw_sort_order", SPEC_CAT);
     floe_plan *p = write_plan(&f, values_of(1, 10, 3, 2, -1, 1), NULL, 0, 0);
-    floe_plan *w = (floe_plan *)writer_of(p);
     const floe_sort_key *keys = NULL;
-    assert_int_equal(floe_plan_required_ordering(w, 0, &keys), 0); /* fanout, no order */
-    assert_ok(floe_iceberg_write_set_sort_order(w, ORDER));
+    assert_int_equal(floe_plan_required_ordering(writer_of(p), 0, &keys), 0); /* fanout, no order */
+    floe_plan_release(p);
+    f.order = ORDER;
+    p = write_plan(&f, values_of(1, 10, 3, 2, -1, 1), NULL, 0, 0);
+    const floe_plan *w = writer_of(p);
     assert_int_equal(floe_plan_required_ordering(w, 0, &keys), 3);
     assert_int_equal(keys[0].expr->column, 3); /* the partition value of cat */
     assert_false(keys[0].descending);
@@ -869,18 +872,17 @@ static void a_sort_order_is_required_after_the_partition_columns(void **state) {
     assert_int_equal(floe_plan_required_ordering(writer_of(copy), 0, &keys), 3);
     assert_true(keys[1].descending);
     floe_plan_release(copy);
-    assert_ok(floe_iceberg_write_set_sort_order(w, BAD));
-    assert_int_equal(floe_plan_required_ordering(w, 0, &keys), 0);
-    assert_ok(floe_iceberg_write_set_sort_order(w, NULL));
-    assert_int_equal(floe_plan_required_ordering(w, 0, &keys), 0);
+    floe_plan_release(p);
+    f.order = BAD;
+    p = write_plan(&f, values_of(1, 10, 3, 2, -1, 1), NULL, 0, 0);
+    assert_int_equal(floe_plan_required_ordering(writer_of(p), 0, &keys), 0);
     floe_plan_release(p);
     fx_free(&f);
 
     fx_setup(&f, "iw_sort_order2", SPEC_NONE);
+    f.order = ORDER;
     p = write_plan(&f, values_of(1, 10, 3, 2, -1, 1), NULL, 0, 0);
-    w = (floe_plan *)writer_of(p);
-    assert_ok(floe_iceberg_write_set_sort_order(w, ORDER));
-    assert_int_equal(floe_plan_required_ordering(w, 0, &keys), 2);
+    assert_int_equal(floe_plan_required_ordering(writer_of(p), 0, &keys), 2);
     assert_int_equal(keys[0].expr->column, 2);
     floe_plan_release(p);
     fx_free(&f);

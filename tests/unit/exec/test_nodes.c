@@ -189,7 +189,7 @@ static void cancelled_query_returns_cancelled_not_empty(void **state) {
     /* cancel after the first batch of an open stream */
     floe_stream *s;
     floe_batch *b;
-    assert_ok(floe_plan_execute(c, 0, &ctx, &s));
+    assert_ok(test_execute(c, 0, &ctx, &s));
     assert_ok(floe_stream_next(s, &b));
     assert_non_null(b);
     floe_batch_release(b);
@@ -219,7 +219,7 @@ static void closing_a_coalesce_stream_early_stops_its_producers(void **state) {
     for (int round = 0; round < 20; round++) {
         floe_stream *s;
         floe_batch *b;
-        assert_ok(floe_plan_execute(c, 0, &ctx, &s));
+        assert_ok(test_execute(c, 0, &ctx, &s));
         assert_ok(floe_stream_next(s, &b));
         floe_batch_release(b);
         floe_stream_close(s); /* producers blocked on the full queue must exit */

@@ -87,9 +87,15 @@ static void hash_sends_equal_keys_to_one_partition_and_keeps_every_row(void **st
     for (int i = 0; i <= 1000; i++) part_of_key[i] = -1;
     int64_t rows = 0, asum = 0;
     int32_t batches = 0;
-    /* outputs read one after another on this thread: the first drives
-     * the inputs and the others' rows wait in their queues */
-    for (int32_t j = 0; j < 4; j++) drain(r, j, &ctx, part_of_key, &rows, &asum, &batches);
+    /* outputs of one execution read one after another on this thread: the
+     * first drives the inputs and the others' rows wait in their queues */
+    floe_exec_ctx ectx;
+    floe_execution *x = test_begin(&ctx, &ectx);
+    for (int32_t j = 0; j < 4; j++) drain(r, j, &ectx, part_of_key, &rows, &asum, &batches);
+    floe_stream *again;
+    assert_error(floe_plan_execute(r, 2, &ectx, &again), FLOE_ERR_INTERNAL, "output 2 opened twice in one execution");
+    assert_int_equal(floe_execution_num_states(x), 1);
+    floe_execution_end(x);
     assert_int_equal(rows, 6000);
     assert_int_equal(asum, 6000LL * 5999 / 2);
     int used[4] = {0};
@@ -115,11 +121,10 @@ static void round_robin_deals_batches_evenly(void **state) {
     floe_exec_ctx ctx = test_ctx(pool, 1000);
     int64_t rows = 0, asum = 0;
     int32_t per[3] = {0};
-    for (int32_t j = 0; j < 3; j++) {
-        int64_t r0 = rows;
-        drain(r, j, &ctx, NULL, &rows, &asum, &per[j]);
-        (void)r0;
-    }
+    floe_exec_ctx ectx;
+    floe_execution *x = test_begin(&ctx, &ectx);
+    for (int32_t j = 0; j < 3; j++) drain(r, j, &ectx, NULL, &rows, &asum, &per[j]);
+    floe_execution_end(x);
     assert_int_equal(rows, 1000);
     assert_int_equal(asum, 1000LL * 999 / 2);
     for (int j = 0; j < 3; j++) assert_true(per[j] == 3 || per[j] == 4); /* 10 batches dealt over 3 */
@@ -148,10 +153,11 @@ static floe_plan *failing(floe_plan *child) {
 static void a_failing_input_fails_every_output_partition(void **state) {
     (void)state;
     floe_plan *v = values(6, 50, 7, 3), *f = failing(v), *r = hash_on_b(f, 3);
-    floe_exec_ctx ctx = test_ctx(pool, 1024);
+    floe_exec_ctx ctx = test_ctx(pool, 1024), ectx;
+    floe_execution *x = test_begin(&ctx, &ectx);
     for (int32_t j = 0; j < 3; j++) {
         floe_stream *s;
-        assert_ok(floe_plan_execute(r, j, &ctx, &s));
+        assert_ok(floe_plan_execute(r, j, &ectx, &s));
         floe_status st = NULL;
         for (;;) {
             floe_batch *b = NULL;
@@ -165,6 +171,7 @@ static void a_failing_input_fails_every_output_partition(void **state) {
         floe_status_free(st);
         floe_stream_close(s);
     }
+    floe_execution_end(x);
     floe_batch *out = NULL;
     assert_error(run_plan(r, &ctx, &out), FLOE_ERR_INVALID_ARGUMENT, "division by zero");
     assert_null(out);
@@ -178,11 +185,12 @@ static void cancellation_is_an_error_in_every_partition(void **state) {
     floe_plan *v = values(6, 50, 7, 3), *r = hash_on_b(v, 2);
     floe_cancel cancel;
     floe_cancel_init(&cancel, NULL);
-    floe_exec_ctx ctx = test_ctx(pool, 16);
+    floe_exec_ctx ctx = test_ctx(pool, 16), ectx;
     ctx.cancel = &cancel;
+    floe_execution *x = test_begin(&ctx, &ectx);
     floe_stream *s[2];
-    assert_ok(floe_plan_execute(r, 0, &ctx, &s[0]));
-    assert_ok(floe_plan_execute(r, 1, &ctx, &s[1]));
+    assert_ok(floe_plan_execute(r, 0, &ectx, &s[0]));
+    assert_ok(floe_plan_execute(r, 1, &ectx, &s[1]));
     floe_batch *b;
     assert_ok(floe_stream_next(s[0], &b));
     assert_non_null(b);
@@ -200,6 +208,7 @@ static void cancellation_is_an_error_in_every_partition(void **state) {
         floe_status_free(st);
         floe_stream_close(s[j]);
     }
+    floe_execution_end(x);
     floe_plan_release(r);
     floe_plan_release(v);
 }
@@ -207,13 +216,23 @@ static void cancellation_is_an_error_in_every_partition(void **state) {
 static void closing_outputs_early_releases_everything(void **state) {
     (void)state;
     floe_plan *v = values(40, 100, 7, 4), *r = hash_on_b(v, 3);
-    floe_exec_ctx ctx = test_ctx(pool, 10);
+    floe_exec_ctx ctx = test_ctx(pool, 10), ectx;
+    floe_execution *x = test_begin(&ctx, &ectx);
     floe_stream *s[3];
-    for (int j = 0; j < 3; j++) assert_ok(floe_plan_execute(r, j, &ctx, &s[j]));
+    for (int j = 0; j < 3; j++) assert_ok(floe_plan_execute(r, j, &ectx, &s[j]));
     floe_batch *b;
     assert_ok(floe_stream_next(s[1], &b));
     floe_batch_release(b);
     for (int j = 0; j < 3; j++) floe_stream_close(s[j]); /* leaks show under ASan */
+    floe_execution_end(x);
+    /* only one output of an execution opened, one batch read: the
+     * execution's end stops the exchange's producers */
+    x = test_begin(&ctx, &ectx);
+    assert_ok(floe_plan_execute(r, 0, &ectx, &s[0]));
+    assert_ok(floe_stream_next(s[0], &b));
+    floe_batch_release(b);
+    floe_stream_close(s[0]);
+    floe_execution_end(x);
     /* a new execution after all closed starts afresh and sees every row */
     floe_batch *all;
     assert_ok(run_plan(r, &ctx, &all));

@@ -126,7 +126,7 @@ static void read_directly(const floe_ice_table *t, const int32_t *ids, int32_t n
 /* Read one partition of a node with the given context. */
 static floe_status read_partition(const floe_plan *p, int32_t part, const floe_exec_ctx *ctx, rows *out) {
     floe_stream *s;
-    FLOE_TRY(floe_plan_execute(p, part, ctx, &s));
+    FLOE_TRY(test_execute(p, part, ctx, &s));
     floe_status st = NULL;
     for (;;) {
         floe_batch *b = NULL;
@@ -574,7 +574,7 @@ static void cancelled_scan_returns_cancelled_and_closing_early_is_clean(void **s
     ctx.read_ahead = 3;
     floe_stream *s;
     floe_batch *b;
-    assert_ok(floe_plan_execute(p, 0, &ctx, &s));
+    assert_ok(test_execute(p, 0, &ctx, &s));
     assert_ok(floe_stream_next(s, &b));
     assert_non_null(b);
     floe_batch_release(b);
@@ -585,7 +585,7 @@ static void cancelled_scan_returns_cancelled_and_closing_early_is_clean(void **s
     floe_exec_ctx ctx2 = test_ctx(pool, 500);
     ctx2.scan_concurrency = 2;
     ctx2.read_ahead = 4;
-    assert_ok(floe_plan_execute(p, 0, &ctx2, &s));
+    assert_ok(test_execute(p, 0, &ctx2, &s));
     assert_ok(floe_stream_next(s, &b));
     floe_batch_release(b);
     usleep(20000);
@@ -844,7 +844,7 @@ static int32_t claimed_ordering(const char *md, const int32_t *ids, int32_t n_id
         floe_exec_ctx ctx = test_ctx(pool, 7);
         for (int32_t i = 0; i < floe_plan_partitions(copy); i++) {
             floe_stream *s;
-            assert_ok(floe_plan_execute(copy, i, &ctx, &s));
+            assert_ok(test_execute(copy, i, &ctx, &s));
             int64_t prev = INT64_MIN;
             for (;;) {
                 floe_batch *b;

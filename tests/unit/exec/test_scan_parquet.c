@@ -502,7 +502,7 @@ static floe_status read_in_order(const floe_plan *p, floe_threadpool *pl, int32_
     ctx.read_ahead = ahead;
     floe_stream *s;
     *n = 0;
-    FLOE_TRY(floe_plan_execute(p, 0, &ctx, &s));
+    FLOE_TRY(test_execute(p, 0, &ctx, &s));
     floe_status st = NULL;
     for (;;) {
         floe_batch *b = NULL;
@@ -566,7 +566,7 @@ static void cancelled_scan_returns_cancelled(void **state) {
     ctx.cancel = &cancel;
     floe_stream *s;
     floe_batch *b;
-    assert_ok(floe_plan_execute(p, 0, &ctx, &s));
+    assert_ok(test_execute(p, 0, &ctx, &s));
     assert_ok(floe_stream_next(s, &b));
     assert_non_null(b);
     floe_batch_release(b);

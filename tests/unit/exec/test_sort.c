@@ -142,7 +142,7 @@ static void sort_keeps_partitions_and_sorts_each(void **state) {
             if ((i / 100) % 3 == part) mine[m++] = r[i];
         qsort(mine, (size_t)m, sizeof *mine, ref_cmp);
         floe_stream *st;
-        assert_ok(floe_plan_execute(s, part, &ctx, &st));
+        assert_ok(test_execute(s, part, &ctx, &st));
         int64_t got = 0;
         for (;;) {
             floe_batch *b;
@@ -404,7 +404,7 @@ static void sort_reports_cancellation(void **state) {
         ctx.cancel = &cancel;
         floe_stream *st;
         floe_batch *b;
-        assert_ok(floe_plan_execute(s, 0, &ctx, &st));
+        assert_ok(test_execute(s, 0, &ctx, &st));
         assert_ok(floe_stream_next(st, &b));
         assert_non_null(b);
         floe_batch_release(b);
