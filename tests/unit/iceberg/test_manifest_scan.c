@@ -11,7 +11,7 @@
 
 #include "floe/iceberg_manifest.h"
 #include "floe/memory.h"
-#include "iceberg/scan_internal.h"
+#include "iceberg/scan/scan_internal.h"
 
 static floe_ice_schema *schema_of_test(void) {
     floe_ice_schema *s = NULL;

@@ -13,8 +13,8 @@
 #include <jansson.h>
 
 #include "floe/iceberg_table_update.h"
-#include "iceberg/metadata_updates.h"
-#include "iceberg/table_update_internal.h"
+#include "iceberg/rest/metadata_updates.h"
+#include "iceberg/update/table_update_internal.h"
 
 /* ---- helpers ------------------------------------------------------------------ */
 
