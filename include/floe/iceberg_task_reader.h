@@ -43,7 +43,7 @@
  * with the local reader and URIs (file:, s3:) through a FileIO configured
  * from the AWS_* environment.
  *
- * The residual is evaluated a batch at a time (src/iceberg/expr_batch.h)
+ * The residual is evaluated a batch at a time (src/iceberg/expr/expr_batch.h)
  * when it reads only top-level columns, else row by row through struct
  * paths with floe_ice_expr_eval_row.
  *

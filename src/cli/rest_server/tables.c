@@ -29,8 +29,8 @@
 #include "cli/rest_server/rest_server.h"
 #include "floe/iceberg_table_update.h"
 #include "floe/memory.h"
-#include "iceberg/ice_internal.h"
-#include "iceberg/metadata_updates.h"
+#include "iceberg/spec/ice_internal.h"
+#include "iceberg/rest/metadata_updates.h"
 
 /* A commit that loses the swap is retried this many times in all, after
  * a jittered wait from 5 ms doubling to at most 200 ms: enough for a

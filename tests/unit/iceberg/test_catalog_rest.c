@@ -15,8 +15,8 @@
 #include "floe/iceberg_table_update.h"
 #include "floe/memory.h"
 #include "floe_test.h"
-#include "iceberg/rest_auth.h"
-#include "iceberg/rest_http.h"
+#include "iceberg/rest/rest_auth.h"
+#include "iceberg/rest/rest_http.h"
 #include "io/credentials.h"
 
 /* ---- the scripted server ---------------------------------------------------- */

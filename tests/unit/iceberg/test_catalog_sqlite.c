@@ -19,7 +19,7 @@
 #include "floe/iceberg_manifest.h"
 #include "floe/iceberg_table_update.h"
 #include "floe/memory.h"
-#include "iceberg/table_update_internal.h"
+#include "iceberg/update/table_update_internal.h"
 
 static const char *SCHEMA =
     "{\"type\":\"struct\",\"fields\":["

@@ -13,7 +13,7 @@
 #include "floe/iceberg_scan.h"
 #include "floe/iceberg_task_reader.h"
 #include "floe/memory.h"
-#include "iceberg/expr_batch.h"
+#include "iceberg/expr/expr_batch.h"
 
 static void check_agrees(const floe_ice_expr *bound, const floe_batch *b, const floe_ice_schema *s) {
     int32_t n = b->num_columns;

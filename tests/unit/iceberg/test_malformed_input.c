@@ -11,7 +11,7 @@
 #include "floe/iceberg_sort_order.h"
 #include "floe/iceberg_transform.h"
 #include "floe/memory.h"
-#include "iceberg/ice_internal.h"
+#include "iceberg/spec/ice_internal.h"
 
 static const char *SCHEMA =
     "{\"type\":\"struct\",\"schema-id\":2,\"identifier-field-ids\":[1],\"fields\":["

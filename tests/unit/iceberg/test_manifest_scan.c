@@ -1,6 +1,6 @@
 /*
  * test_manifest_scan.c — the planner's compact form of a manifest
- * (src/iceberg/manifest_scan.c): it must say exactly what the full form
+ * (src/iceberg/scan/manifest_scan.c): it must say exactly what the full form
  * says about every field planning uses (paths, sizes, inherited sequence
  * numbers and row ids, partition tuples, split offsets, delete-file fields
  * and every column's metrics), share equal partition tuples and formats
@@ -11,7 +11,7 @@
 
 #include "floe/iceberg_manifest.h"
 #include "floe/memory.h"
-#include "iceberg/scan_internal.h"
+#include "iceberg/scan/scan_internal.h"
 
 static floe_ice_schema *schema_of_test(void) {
     floe_ice_schema *s = NULL;

@@ -1,6 +1,6 @@
 /*
  * test_metadata_updates.c — REST requirements and updates
- * (src/iceberg/metadata_updates.h): for metadata changes made by floe's
+ * (src/iceberg/rest/metadata_updates.h): for metadata changes made by floe's
  * own producers and by other writers (Spark, PyIceberg), applying
  * diff(base, next) to base gives next; requirements hold against the base
  * and fail (CONFLICT) against a table that moved; malformed updates and
@@ -13,8 +13,8 @@
 #include <jansson.h>
 
 #include "floe/iceberg_table_update.h"
-#include "iceberg/metadata_updates.h"
-#include "iceberg/table_update_internal.h"
+#include "iceberg/rest/metadata_updates.h"
+#include "iceberg/update/table_update_internal.h"
 
 /* ---- helpers ------------------------------------------------------------------ */
 

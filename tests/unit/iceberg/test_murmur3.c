@@ -6,7 +6,7 @@
 #include "floe/iceberg_types.h"
 #include "floe/iceberg_value.h"
 #include "floe/memory.h"
-#include "iceberg/murmur3.h"
+#include "iceberg/spec/murmur3.h"
 
 /* Parse `text` as a value of type `type` and return its bucket hash. */
 static int32_t hash_of(const char *type, const char *text) {

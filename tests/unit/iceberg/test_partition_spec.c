@@ -9,7 +9,7 @@
 
 #include "floe/iceberg_partition_spec.h"
 #include "floe/memory.h"
-#include "iceberg/ice_internal.h"
+#include "iceberg/spec/ice_internal.h"
 
 static const char *SCHEMA =
     "{\"type\":\"struct\",\"schema-id\":0,\"fields\":["

@@ -9,7 +9,7 @@
 
 #include "floe/fileio.h"
 #include "floe/memory.h"
-#include "iceberg/roaring.h"
+#include "iceberg/deletes/roaring.h"
 
 #define DELETES_DIR "apache__iceberg/core/src/test/resources/org/apache/iceberg/deletes/"
 

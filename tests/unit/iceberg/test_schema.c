@@ -9,7 +9,7 @@
 
 #include "floe/iceberg_schema.h"
 #include "floe/memory.h"
-#include "iceberg/ice_internal.h"
+#include "iceberg/spec/ice_internal.h"
 
 static const char *SAMPLE =
     "{\"type\":\"struct\",\"schema-id\":2,\"identifier-field-ids\":[1,9],\"fields\":["

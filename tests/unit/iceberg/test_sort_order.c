@@ -8,7 +8,7 @@
 
 #include "floe/iceberg_sort_order.h"
 #include "floe/memory.h"
-#include "iceberg/ice_internal.h"
+#include "iceberg/spec/ice_internal.h"
 
 static floe_ice_sort_order *order_of(const char *json) {
     floe_ice_sort_order *o = NULL;

@@ -10,7 +10,7 @@
 #include "table_commit_util.h"
 
 #include "floe/iceberg_expr.h"
-#include "iceberg/snapshot_producer.h"
+#include "iceberg/snapshot/snapshot_producer.h"
 
 /* DELETE FROM db.t WHERE `filter` (consumed); returns the snapshot id. */
 static int64_t delete_where(floe_catalog *c, floe_ice_expr *filter, int64_t *rows) {

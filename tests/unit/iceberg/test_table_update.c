@@ -10,7 +10,7 @@
 
 #include "floe/iceberg_table_update.h"
 #include "floe/memory.h"
-#include "iceberg/table_update_internal.h"
+#include "iceberg/update/table_update_internal.h"
 
 /* Ids chosen far from 1..n so that fresh assignment is visible. */
 static const char *SCHEMA =

@@ -6,7 +6,7 @@
 
 #include "floe/iceberg_types.h"
 #include "floe/memory.h"
-#include "iceberg/ice_internal.h"
+#include "iceberg/spec/ice_internal.h"
 
 static floe_ice_type *parse(const char *s) {
     floe_ice_type *t = NULL;

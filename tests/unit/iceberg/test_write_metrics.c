@@ -15,7 +15,7 @@
 #include "floe/iceberg_data_writer.h"
 #include "floe/iceberg_manifest.h"
 #include "floe/memory.h"
-#include "iceberg/data_writer_internal.h"
+#include "iceberg/write/data_writer_internal.h"
 
 /* ---- truncation vectors ----------------------------------------------------------- */
 

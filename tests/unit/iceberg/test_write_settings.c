@@ -10,7 +10,7 @@
 #include "floe/iceberg_data_writer.h"
 #include "floe/iceberg_sort_order.h"
 #include "floe/memory.h"
-#include "iceberg/data_writer_internal.h"
+#include "iceberg/write/data_writer_internal.h"
 
 static const char *SCHEMA =
     "{\"type\":\"struct\",\"schema-id\":0,\"fields\":["
