@@ -283,6 +283,10 @@ enum {
     /* The node changes a table once for the whole plan (IcebergCommit):
      * it runs once, in the coordinator, as the plan's last step. */
     FLOE_NODE_COMMITS = 1u << 0,
+    /* The node writes table files, one writer per input partition
+     * (IcebergWrite): the planner spreads even a one-partition input over
+     * target_partitions writers. */
+    FLOE_NODE_WRITES_FILES = 1u << 1,
 };
 
 /* What a node type provides.  Every node type registers one of these by
@@ -390,6 +394,7 @@ floe_status floe_plan_execute(const floe_plan *p, int32_t partition, const floe_
  * i % n_partitions); batches longer than ctx->batch_size are sliced. */
 floe_status floe_plan_values(floe_schema *schema, floe_batch *const *batches, int32_t n_batches,
                              int32_t n_partitions, floe_plan **out) FLOE_WARN_UNUSED;
+bool floe_plan_is_values(const floe_plan *p);
 int32_t floe_values_num_batches(const floe_plan *p);
 floe_batch *floe_values_batch(const floe_plan *p, int32_t i); /* borrowed */
 

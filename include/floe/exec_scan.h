@@ -119,11 +119,10 @@ floe_status floe_parquet_scan_project(const floe_plan *p, const int32_t *columns
 int32_t floe_parquet_scan_num_partitions_parts(const floe_plan *p, int32_t partition);
 const floe_pq_scan_part *floe_parquet_scan_part(const floe_plan *p, int32_t partition, int32_t i);
 const floe_expr *floe_parquet_scan_prune(const floe_plan *p); /* may be NULL */
-/* The rows of the files' footers, known when the node was made by
- * floe_parquet_scan_new (or projected from one) in this process; -1 otherwise
- * (a decoded plan).  For the planner's estimates only. */
-int64_t floe_parquet_scan_estimated_rows(const floe_plan *p);
-/* Likewise, a bound on the distinct values of integer column `column`
+/* Its row estimate (floe_plan_estimate_rows) is the rows of the files'
+ * footers, known when the node was made by floe_parquet_scan_new (or
+ * projected from one) in this process; unknown in a decoded plan.
+ * Likewise, a bound on the distinct values of integer column `column`
  * (max - min + 1 from the footers' statistics, at most the rows); -1
  * when unknown. */
 int64_t floe_parquet_scan_column_ndv(const floe_plan *p, int32_t column);

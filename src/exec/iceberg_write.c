@@ -722,6 +722,7 @@ const floe_plan_vtable floe_iceberg_write_vt = {
     .free_parts = write_free,
     .required_ordering = write_required_ordering,
     .child_read = floe_exec_child_read_local,
+    .flags = FLOE_NODE_WRITES_FILES,
 };
 
 /* ------------------------------------------------------- constructor */

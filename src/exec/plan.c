@@ -277,6 +277,8 @@ static const floe_plan_vtable values_vt = {
     .estimate_rows = values_estimate_rows,
 };
 
+bool floe_plan_is_values(const floe_plan *p) { return p->vt == &values_vt; }
+
 floe_status floe_plan_values(floe_schema *schema, floe_batch *const *batches, int32_t n_batches,
                              int32_t n_partitions, floe_plan **out) {
     *out = NULL;

@@ -1058,10 +1058,6 @@ const floe_pq_scan_part *floe_parquet_scan_part(const floe_plan *p, int32_t part
 
 const floe_expr *floe_parquet_scan_prune(const floe_plan *p) { return ((const parquet_plan *)p)->prune; }
 
-int64_t floe_parquet_scan_estimated_rows(const floe_plan *p) {
-    return p->vt == &floe_parquet_scan_vt ? ((const parquet_plan *)p)->est_rows : -1;
-}
-
 int64_t floe_parquet_scan_column_ndv(const floe_plan *p_, int32_t column) {
     if (p_->vt != &floe_parquet_scan_vt) return -1;
     const parquet_plan *p = (const parquet_plan *)p_;

@@ -108,9 +108,7 @@ static bool assignable(const floe_type *from, const floe_type *to) {
  * in the select list)?  An expression over constants ('a' || 'b',
  * CAST(1 AS double) * 2) has a type of its own, as in PostgreSQL. */
 static bool constant_column(const floe_lplan *query, int32_t i) {
-    if (query->kind == FLOE_L_PHYSICAL && query->physical &&
-        strcmp(floe_plan_type_name(query->physical), "Values") == 0)
-        return true;
+    if (query->kind == FLOE_L_PHYSICAL && query->physical && floe_plan_is_values(query->physical)) return true;
     if (query->kind == FLOE_L_PROJECT && i < query->n_exprs) return query->exprs[i]->kind == FLOE_EXPR_LITERAL;
     return false;
 }

@@ -537,8 +537,13 @@ static void free_join_nodes(floe_lplan *p) {
 static double base_rows(const floe_lplan *p) {
     switch (p->kind) {
     case FLOE_L_PARQUET_SCAN: {
-        int64_t r = p->physical ? floe_parquet_scan_estimated_rows(p->physical) : -1;
-        return r >= 0 ? (double)r : 1e6;
+        double r = p->physical ? floe_plan_estimate_rows(p->physical) : -1;
+        return r >= 0 ? r : 1e6;
+    }
+    case FLOE_L_PHYSICAL: {
+        /* VALUES and the like know their rows; metadata tables do not */
+        double r = p->physical ? floe_plan_estimate_rows(p->physical) : -1;
+        return r >= 0 ? r : 1000;
     }
     case FLOE_L_ICEBERG_SCAN: {
         const floe_ice_snapshot *snap = p->table && p->table->md ? floe_ice_tm_current_snapshot(p->table->md) : NULL;

@@ -38,51 +38,6 @@ typedef struct phys_ctx {
 
 static floe_status plan_node(const phys_ctx *c, const floe_lplan *p, floe_plan **out);
 
-/* Row estimate of a physical subtree, for choosing a join's build side:
- * scans know their size; filters are guessed to keep a third; aggregates a
- * tenth. */
-static double estimate_rows(const floe_plan *p) {
-    const char *t = floe_plan_type_name(p);
-    if (strcmp(t, "IcebergScan") == 0) {
-        const floe_ice_scan_stats *s = floe_iceberg_scan_stats(p);
-        return s ? (double)s->rows : 1e6;
-    }
-    if (strcmp(t, "Values") == 0) {
-        double n = 0;
-        for (int32_t i = 0; i < floe_values_num_batches(p); i++) n += (double)floe_values_batch(p, i)->num_rows;
-        return n;
-    }
-    if (strcmp(t, "GenerateSeries") == 0) return 1e5;
-    if (strcmp(t, "ParquetScan") == 0) {
-        int64_t n = floe_parquet_scan_estimated_rows(p);
-        return n >= 0 ? (double)n : 1e6;
-    }
-    if (floe_plan_num_children(p) == 0) return 1e6;
-    if (strcmp(t, "HashJoin") == 0) {
-        /* A semi or anti join outputs at most its preserved side. */
-        switch (floe_hash_join_type(p)) {
-        case FLOE_JOIN_LEFT_SEMI:
-        case FLOE_JOIN_LEFT_ANTI: return estimate_rows(floe_plan_child(p, 0));
-        case FLOE_JOIN_RIGHT_SEMI:
-        case FLOE_JOIN_RIGHT_ANTI: return estimate_rows(floe_plan_child(p, 1));
-        default: break;
-        }
-    }
-    double child = 0;
-    for (int32_t i = 0; i < floe_plan_num_children(p); i++) {
-        double r = estimate_rows(floe_plan_child(p, i));
-        if (strcmp(t, "HashJoin") == 0 || strcmp(t, "NestedLoopJoin") == 0) child = r > child ? r : child;
-        else child += r;
-    }
-    if (strcmp(t, "Filter") == 0) return child * floe_sqlx_selectivity(floe_filter_predicate(p));
-    if (strcmp(t, "HashAggregate") == 0) return child / 10;
-    if (strcmp(t, "Limit") == 0) {
-        int64_t f = floe_limit_fetch(p);
-        return f >= 0 && (double)f < child ? (double)f : child;
-    }
-    return child;
-}
-
 static floe_status coalesce_if_needed(floe_plan *p, floe_plan **out) {
     if (floe_plan_partitions(p) == 1) {
         *out = floe_plan_retain(p);
@@ -286,11 +241,11 @@ static floe_status plan_join(const floe_lplan *p, floe_plan *left, floe_plan *ri
     }
     if (!st) st = align_keys(lk, rk, n, left->schema, right->schema);
     /* Build the smaller side: the left child is the build side.  A join
-     * the join orderer made carries its estimate; others are estimated
-     * from the physical subtree. */
+     * the join orderer made carries its estimate; others get the same
+     * estimator's figure for their input. */
     double el = logical_estimate(p->inputs[0]), er = logical_estimate(p->inputs[1]);
-    if (el <= 0) el = estimate_rows(left);
-    if (er <= 0) er = estimate_rows(right);
+    if (el <= 0) el = floe_sqlo_estimate_rows(p->inputs[0]);
+    if (er <= 0) er = floe_sqlo_estimate_rows(p->inputs[1]);
     bool swap = !st && el > 2 * er && !p->null_aware;
     floe_plan *j = NULL;
     if (!st && !swap) {
@@ -436,16 +391,20 @@ static bool distribution_satisfied(const floe_plan *node, const floe_plan *k, co
     case FLOE_DIST_SINGLE: return floe_plan_partitions(k) == 1;
     case FLOE_DIST_HASH: break;
     }
-    if (strcmp(floe_plan_type_name(k), "Repartition") != 0) {
-        if (strcmp(floe_plan_type_name(node), "IcebergWrite") != 0) return inputs_single(node);
+    /* Is k an exchange that deals rows out over several partitions (a
+     * Repartition), and how? */
+    floe_distribution r;
+    bool spreads = floe_plan_num_children(k) == 1 && floe_plan_child_read(k, 0, &r) == FLOE_READ_EXCHANGE &&
+                   r.kind != FLOE_DIST_SINGLE;
+    if (!spreads) {
+        if (!(node->vt->flags & FLOE_NODE_WRITES_FILES)) return inputs_single(node);
         return d->n_exprs > 0 && target_partitions == 1 && floe_plan_partitions(k) == 1 &&
                floe_plan_num_children(node) == 1;
     }
-    if (d->n_exprs == 0) return floe_repartition_kind_of(k) == FLOE_REPARTITION_ROUND_ROBIN;
-    if (floe_repartition_kind_of(k) != FLOE_REPARTITION_HASH || floe_repartition_num_keys(k) != d->n_exprs)
-        return false;
+    if (d->n_exprs == 0) return r.kind == FLOE_DIST_UNSPECIFIED; /* round robin */
+    if (r.kind != FLOE_DIST_HASH || r.n_exprs != d->n_exprs) return false;
     for (int32_t i = 0; i < d->n_exprs; i++)
-        if (!same_expr(floe_repartition_key(k, i), d->exprs[i])) return false;
+        if (!same_expr(r.exprs[i], d->exprs[i])) return false;
     return true;
 }
 
