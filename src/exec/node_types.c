@@ -1,5 +1,5 @@
 /*
- * node_types.c — the list of plan node types defined outside plan.c, so
+ * node_types.c — the list of every plan node type of the engine, so
  * the plan codec can decode any of them by type name in a fresh process
  * (a worker that has never built such a node).
  *
@@ -11,7 +11,11 @@
 
 #include "exec/plan_internal.h"
 
-/* extern const floe_plan_vtable floe_sort_vt; */
+extern const floe_plan_vtable floe_values_vt;
+extern const floe_plan_vtable floe_filter_vt;
+extern const floe_plan_vtable floe_projection_vt;
+extern const floe_plan_vtable floe_limit_vt;
+extern const floe_plan_vtable floe_coalesce_vt;
 extern const floe_plan_vtable floe_generate_series_vt;
 extern const floe_plan_vtable floe_tpch_gen_vt;
 extern const floe_plan_vtable floe_parquet_scan_vt;
@@ -27,9 +31,13 @@ extern const floe_plan_vtable floe_union_vt;
 extern const floe_plan_vtable floe_iceberg_write_vt;
 extern const floe_plan_vtable floe_iceberg_commit_vt;
 const floe_plan_vtable *const floe_exec_node_types[] = {
+    &floe_values_vt,
+    &floe_filter_vt,
+    &floe_projection_vt,
+    &floe_limit_vt,
+    &floe_coalesce_vt,
     &floe_repartition_vt,
     &floe_hash_aggregate_vt,
-    /* &floe_sort_vt, */
     &floe_generate_series_vt,
     &floe_tpch_gen_vt,
     &floe_parquet_scan_vt,

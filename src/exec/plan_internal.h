@@ -41,7 +41,7 @@ floe_status floe_exec_shared(const floe_plan *p, const floe_exec_ctx *ctx, void 
 floe_status floe_exec_token(const floe_exec_ctx *ctx, const struct floe_cancel *parent,
                             struct floe_cancel **out) FLOE_WARN_UNUSED;
 
-/* Every node type defined outside plan.c, NULL-terminated (node_types.c):
+/* Every node type of the engine, NULL-terminated (node_types.c):
  * the codec finds them by name in any process, whether or not this process
  * has built such a node. */
 extern const floe_plan_vtable *const floe_exec_node_types[];

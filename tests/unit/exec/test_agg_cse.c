@@ -7,7 +7,7 @@
  */
 #include <string.h>
 
-#include "exec/agg_cse.h"
+#include "exec/expr/agg_cse.h"
 #include "exec_util.h"
 #include "floe/exec_ops.h"
 

@@ -8,7 +8,7 @@
  */
 #include <math.h>
 
-#include "exec/functions.h"
+#include "exec/func/functions.h"
 #include "fn_util.h"
 
 enum { ROWS = 5 };

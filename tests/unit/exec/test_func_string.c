@@ -6,7 +6,7 @@
  * exhaustively against a reference over a small alphabet), and the optimizer's pure-prefix
  * test for LIKE patterns.
  */
-#include "exec/functions.h"
+#include "exec/func/functions.h"
 #include "fn_util.h"
 
 static void length_counts_characters_and_octets_bytes(void **state) {

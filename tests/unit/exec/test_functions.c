@@ -4,7 +4,7 @@
  * named in the error), EXPLAIN text, the plan codec round trip of a
  * Projection over calls, and vectorised evaluation with NULLs.
  */
-#include "exec/functions.h"
+#include "exec/func/functions.h"
 #include "fn_util.h"
 
 static floe_threadpool *pool;

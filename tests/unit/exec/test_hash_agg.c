@@ -8,7 +8,7 @@
 #include <math.h>
 
 #include "exec_util.h"
-#include "exec/filter_sel.h"
+#include "exec/basic/filter_sel.h"
 #include "floe/exec_ops.h"
 
 typedef __int128 i128;

@@ -6,7 +6,7 @@
  */
 #include <math.h>
 
-#include "exec/row_hash.h"
+#include "exec/exchange/row_hash.h"
 #include "exec_util.h"
 #include "floe/exec_ops.h"
 

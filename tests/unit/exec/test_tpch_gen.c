@@ -9,8 +9,8 @@
 #include <math.h>
 #include <string.h>
 
-#include "exec/tpch_dists.h"
-#include "exec/tpch_text.h"
+#include "exec/tpch/tpch_dists.h"
+#include "exec/tpch/tpch_text.h"
 #include "exec_util.h"
 #include "floe/exec_tpch.h"
 
