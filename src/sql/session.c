@@ -282,9 +282,31 @@ static floe_status run_streams(floe_session *s, const floe_plan *plan, const flo
     return NULL;
 }
 
+/* FLOE_PLAN_ROUNDTRIP=1: every plan a statement runs goes through the
+ * plan codec first and the decoded copy runs instead (docs/ARCHITECTURE.md,
+ * PostgreSQL's WRITE_READ_PARSE_PLAN_TREES): a node that forgets a part
+ * fails the SQL tests the day it is written (CI runs them so). */
+static bool plan_roundtrip_on(void) {
+    const char *rt = getenv("FLOE_PLAN_ROUNDTRIP");
+    return rt && strcmp(rt, "1") == 0;
+}
+
+static floe_status run_plan_now(floe_session *s, const floe_plan *plan, const floe_result_sink *sink,
+                                int64_t *rows);
+
 floe_status floe_session_run_plan(floe_session *s, const floe_plan *plan, const floe_result_sink *sink,
                                   int64_t *rows) {
     *rows = 0;
+    if (!plan_roundtrip_on()) return run_plan_now(s, plan, sink, rows);
+    floe_plan *copy = NULL;
+    FLOE_TRY_CTX(floe_plan_roundtrip(plan, &copy), "FLOE_PLAN_ROUNDTRIP");
+    floe_status st = run_plan_now(s, copy, sink, rows);
+    floe_plan_release(copy);
+    return st;
+}
+
+static floe_status run_plan_now(floe_session *s, const floe_plan *plan, const floe_result_sink *sink,
+                                int64_t *rows) {
     floe_exec_ctx ctx;
     floe_session_exec_ctx(s, &ctx);
     floe_execution *x;

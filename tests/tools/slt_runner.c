@@ -1,7 +1,9 @@
 /*
  * slt_runner.c — runs sqllogictest files (the .slt files in tests/sql) against floe.
  *
- * usage: slt_runner [--testdata DIR] [--verbose] FILE.slt...
+ * usage: slt_runner [--testdata DIR] [--verbose] [--repeat N] FILE.slt...
+ * (--repeat: run each file N times, each on a fresh warehouse — for an
+ * error path that failed only now and then)
  *
  * Each file gets a fresh session on a new warehouse in its own temporary
  * directory (removed afterwards).  Records are separated by blank lines:
@@ -577,13 +579,15 @@ int main(int argc, char **argv) {
     runner rn = {0};
     const char *td = NULL;
     int first = 1;
+    long repeat = 1;
     for (; first < argc && argv[first][0] == '-'; first++) {
         if (!strcmp(argv[first], "--testdata") && first + 1 < argc) td = argv[++first];
         else if (!strcmp(argv[first], "--verbose")) rn.verbose = true;
+        else if (!strcmp(argv[first], "--repeat") && first + 1 < argc) repeat = strtol(argv[++first], NULL, 10);
         else break;
     }
-    if (first >= argc) {
-        fputs("usage: slt_runner [--testdata DIR] [--verbose] FILE.slt...\n", stderr);
+    if (first >= argc || repeat < 1) {
+        fputs("usage: slt_runner [--testdata DIR] [--verbose] [--repeat N] FILE.slt...\n", stderr);
         return 2;
     }
     char *abs_td = NULL;
@@ -591,12 +595,15 @@ int main(int argc, char **argv) {
     if (td) abs_td = realpath(td, NULL);
     rn.testdata = abs_td;
     int failed = 0, skipped = 0, n = argc - first;
-    for (int i = first; i < argc; i++) {
-        file_result r = run_file(&rn, argv[i]);
-        failed += r == FILE_FAIL;
-        skipped += r == FILE_SKIP;
-    }
+    for (int i = first; i < argc; i++)
+        for (long k = 0; k < repeat; k++) {
+            file_result r = run_file(&rn, argv[i]);
+            failed += r == FILE_FAIL;
+            skipped += r == FILE_SKIP;
+            if (r != FILE_PASS) break; /* the first failure (or a skip) is the answer */
+        }
     free(abs_td);
+    if (repeat > 1) printf("%s %ld runs of each file\n", failed ? "FAILED within" : "PASSED", repeat);
     if (failed) return 1;
     return skipped == n ? 77 : 0;
 }
