@@ -1,5 +1,5 @@
 /*
- * dist.h — floe's distributed runtime on MPI (DESIGN.md §3).
+ * dist.h — floe's distributed runtime on MPI (docs/ARCHITECTURE.md, dist).
  *
  * `mpirun -np N floe -c "..."` runs the same program on N ranks.  Rank 0
  * is the coordinator: it runs the CLI as usual (reads -c / -f / stdin),

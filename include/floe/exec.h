@@ -3,7 +3,7 @@
  * streams of record batches, the plan codec and a small local runtime.
  *
  * Plan nodes follow DataFusion's ExecutionPlan and PostgreSQL's node
- * functions (DESIGN.md §2).  A node is immutable and reference-counted.  It
+ * functions (docs/ARCHITECTURE.md, exec).  A node is immutable and reference-counted.  It
  * is made by a constructor from its PARTS alone (children, expressions,
  * batches, limits ...), and those parts are readable through accessors; the
  * plan codec writes exactly those parts and decoding calls the same
@@ -472,7 +472,7 @@ floe_status floe_codec_get_expr(floe_reader *r, floe_expr **e) FLOE_WARN_UNUSED;
  * collect the batches in partition order.  *batches is floe_malloc'd;
  * release each batch and free the array (floe_exec_batches_free).  With
  * FLOE_PLAN_ROUNDTRIP=1 in the environment the plan is first encoded,
- * decoded and the copy executed instead (DESIGN.md §2). */
+ * decoded and the copy executed instead (docs/ARCHITECTURE.md, exec). */
 floe_status floe_exec_collect(const floe_plan *p, const floe_exec_ctx *ctx, floe_batch ***batches,
                               int64_t *n_batches) FLOE_WARN_UNUSED;
 void floe_exec_batches_free(floe_batch **batches, int64_t n);

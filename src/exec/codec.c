@@ -1,5 +1,5 @@
 /*
- * codec.c — the binary plan codec (DESIGN.md §2).
+ * codec.c — the binary plan codec (docs/ARCHITECTURE.md, exec).
  *
  * A plan is written as "FLOEPLAN", a u32 version, then its node tree in
  * pre-order: each node's type name, child count, children, and then its
