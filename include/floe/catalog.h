@@ -142,6 +142,20 @@ floe_status floe_catalog_register_table(floe_catalog *c, const char *ns, const c
 floe_status floe_catalog_rename_table(floe_catalog *c, const char *ns, const char *name, const char *new_ns,
                                       const char *new_name) FLOE_WARN_UNUSED;
 
+/* ---- retrying a commit that lost the swap ------------------------------- */
+
+/* A table's commit.retry.* settings (Java's defaults for those unset or
+ * not a number; num_retries at most 100). */
+typedef struct floe_commit_retry {
+    int32_t num_retries;
+    int64_t min_wait_ms, max_wait_ms, total_timeout_ms;
+} floe_commit_retry;
+floe_commit_retry floe_catalog_retry_settings(const floe_ice_table_metadata *md); /* md may be NULL */
+/* Sleep before retry `attempt` (1, 2, ...): jittered exponential backoff. */
+void floe_catalog_retry_backoff(const floe_commit_retry *r, int attempt);
+/* A monotonic clock in ms, for total-timeout-ms. */
+int64_t floe_catalog_now_ms(void);
+
 /* ---- appending data files (INSERT's commit) ----------------------------- */
 
 /* Append `n` data files, given as Avro data_file records (see

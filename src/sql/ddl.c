@@ -8,7 +8,8 @@
  * apply the statement's changes one after another to new metadata
  * (iceberg_table_update.h), and commit it against the loaded metadata
  * file.  Losing the race to another writer (FLOE_ERR_CONFLICT) reloads and
- * re-applies, a few times, so a concurrent INSERT does not make an ALTER
+ * re-applies, as often and with the backoff the table's commit.retry.*
+ * settings say (catalog_retry.c), so a concurrent INSERT does not make an ALTER
  * fail and nothing another writer did is lost.
  *
  * Names: [catalog.][schema.]table; the schema defaults to "default" and a
@@ -36,8 +37,6 @@
 
 #define DEFAULT_NAMESPACE "default"
 #define CATALOG_NAME "floe"
-/* Commit attempts when other writers keep winning the race. */
-#define COMMIT_ATTEMPTS 8
 #define NAME_MAX_LEN 255
 
 typedef struct ddl {
@@ -981,24 +980,26 @@ static floe_status alter_table(const ddl *d, const qname *q, bool if_exists, alt
         if (!exists) return end_tag(d, "ALTER TABLE");
     }
     floe_status st = NULL;
-    for (int attempt = 0; attempt < COMMIT_ATTEMPTS; attempt++) {
+    floe_commit_retry retry = floe_catalog_retry_settings(NULL);
+    int attempt = 0;
+    for (;; attempt++) {
+        if (attempt > 0) floe_catalog_retry_backoff(&retry, attempt);
         floe_ice_table *t = NULL;
         FLOE_TRY(load(d, q, &t));
+        retry = floe_catalog_retry_settings(t->md); /* as Java: the table's commit.retry.* */
         floe_ice_table_metadata *md = NULL;
         st = fn(d, arg, t->md, &md);
         if (!st && md)
             st = floe_catalog_commit(d->s->catalog, q->ns, q->name, t->metadata_location, md, NULL);
         floe_ice_table_metadata_free(md);
         floe_ice_table_free(t);
-        if (floe_status_code(st) != FLOE_ERR_CONFLICT) break;
-        if (attempt + 1 < COMMIT_ATTEMPTS) {
-            floe_status_free(st);
-            st = NULL;
-        }
+        if (floe_status_code(st) != FLOE_ERR_CONFLICT || attempt >= retry.num_retries) break;
+        floe_status_free(st);
+        st = NULL;
     }
     if (floe_status_code(st) == FLOE_ERR_CONFLICT)
         st = floe_status_wrap(st, "ALTER TABLE %s.%s: gave up after %d conflicting commits", q->ns, q->name,
-                              COMMIT_ATTEMPTS);
+                              attempt + 1);
     FLOE_TRY(st);
     return end_tag(d, "ALTER TABLE");
 }

@@ -23,24 +23,6 @@
 #include "sql/dml.h"
 #include "sql/session_internal.h"
 
-/* Commit attempts when other writers win: Iceberg Java's
- * commit.retry.num-retries, default 4. */
-#define DEFAULT_COMMIT_RETRIES 4
-
-static int32_t commit_retries(const floe_ice_table_metadata *md) {
-    for (int32_t i = 0; i < md->n_properties; i++) {
-        if (strcmp(md->properties[i].key, "commit.retry.num-retries") != 0) continue;
-        int64_t v = 0;
-        floe_status st = floe_parse_int64(floe_str_c(md->properties[i].value), "commit.retry.num-retries", &v);
-        if (st) {
-            floe_status_free(st);
-            return DEFAULT_COMMIT_RETRIES;
-        }
-        return v < 0 ? 0 : v > 100 ? 100 : (int32_t)v;
-    }
-    return DEFAULT_COMMIT_RETRIES;
-}
-
 floe_status floe_sql_plan_write(floe_session *s, floe_plan *input, const floe_ice_table *t, const char *ns,
                                 const char *name, floe_commit_kind kind, int64_t base_snapshot_id,
                                 floe_plan **out) {
@@ -78,7 +60,7 @@ floe_status floe_sql_plan_write(floe_session *s, floe_plan *input, const floe_ic
     if (!st) st = floe_plan_coalesce(ready, &merged);
     if (!st)
         st = floe_plan_iceberg_commit_io(merged, floe_catalog_uri(s->catalog), ns, name, kind, base_snapshot_id,
-                                         job, commit_retries(md), io_props, n_io_props, out);
+                                         job, floe_catalog_retry_settings(md).num_retries, io_props, n_io_props, out);
     floe_plan_release(write);
     floe_plan_release(ready);
     floe_plan_release(merged);

@@ -12,74 +12,25 @@
  * losing attempt's manifest and list are deleted before the next one; the
  * data files belong to the caller and are reused as they are.
  */
-#include <errno.h>
 #include <stdint.h>
-#include <stdlib.h>
 #include <string.h>
-#include <sys/random.h>
-#include <time.h>
 
 #include "floe/catalog.h"
 #include "floe/iceberg_table_update.h"
 #include "floe/memory.h"
 #include "iceberg/catalog/catalog_commit_internal.h"
 
-/* Iceberg's commit.retry.* table properties, with Java's defaults. */
-typedef struct retry_policy {
-    int64_t min_wait_ms, max_wait_ms, total_timeout_ms;
-} retry_policy;
-
-static int64_t prop_ms(const floe_ice_table *t, const char *key, int64_t dflt) {
-    const char *v = floe_ice_tm_property(t->md, key);
-    if (!v || !*v) return dflt;
-    char *end = NULL;
-    long long x = strtoll(v, &end, 10);
-    return (end && *end == '\0' && x >= 0) ? (int64_t)x : dflt; /* a bad value keeps the default */
-}
-
-static retry_policy policy_of(const floe_ice_table *t) {
-    retry_policy p;
-    p.min_wait_ms = prop_ms(t, "commit.retry.min-wait-ms", 100);
-    p.max_wait_ms = prop_ms(t, "commit.retry.max-wait-ms", 60000);
-    p.total_timeout_ms = prop_ms(t, "commit.retry.total-timeout-ms", 1800000);
-    if (p.max_wait_ms < p.min_wait_ms) p.max_wait_ms = p.min_wait_ms;
-    return p;
-}
-
-static int64_t now_ms(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-/* Sleep before retry `attempt` (1, 2, ...): a random time in
- * [base/2, base] with base = min-wait * 2^(attempt-1), capped at
- * max-wait, so writers that collided spread out instead of colliding
- * again (Java's Tasks backoff, with more jitter: losers of one race must
- * not meet again at the same instant). */
-static void backoff(int attempt, const retry_policy *p) {
-    int64_t base_ms = p->min_wait_ms > 0 ? p->min_wait_ms : 1;
-    for (int i = 1; i < attempt && base_ms < p->max_wait_ms; i++) base_ms *= 2;
-    if (base_ms > p->max_wait_ms) base_ms = p->max_wait_ms;
-    uint32_t r = 0;
-    if (getrandom(&r, sizeof r, GRND_NONBLOCK) != (ssize_t)sizeof r) r = (uint32_t)time(NULL) * 2654435761u;
-    int64_t ms = base_ms / 2 + (int64_t)(r % (uint32_t)(base_ms / 2 + 1));
-    struct timespec ts = {(time_t)(ms / 1000), (long)(ms % 1000) * 1000000L};
-    while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {
-    }
-}
-
 floe_status floe_catalog_commit_retrying(floe_catalog *c, const char *ns, const char *name, const char *what,
                                          int max_retries, floe_catalog_build_fn build, void *ctx,
                                          int64_t *snapshot_id) {
     if (snapshot_id) *snapshot_id = -1;
-    retry_policy policy = {100, 60000, 1800000};
-    int64_t start = now_ms();
+    floe_commit_retry policy = floe_catalog_retry_settings(NULL);
+    int64_t start = floe_catalog_now_ms();
     for (int attempt = 0;; attempt++) {
-        if (attempt > 0) backoff(attempt, &policy);
+        if (attempt > 0) floe_catalog_retry_backoff(&policy, attempt);
         floe_ice_table *t = NULL;
         FLOE_TRY_CTX(floe_catalog_load_table(c, ns, name, &t), "%s %s.%s", what, ns, name);
-        policy = policy_of(t); /* the table's current settings */
+        policy = floe_catalog_retry_settings(t->md); /* the table's current settings */
         floe_ice_table_metadata *md = NULL;
         floe_ice_append_files written;
         memset(&written, 0, sizeof written);
@@ -110,9 +61,10 @@ floe_status floe_catalog_commit_retrying(floe_catalog *c, const char *ns, const 
         floe_ice_table_free(t);
         if (floe_status_code(st) != FLOE_ERR_CONFLICT || attempt >= max_retries)
             return floe_status_wrap(st, "%s %s.%s (attempt %d of %d)", what, ns, name, attempt + 1, max_retries + 1);
-        if (now_ms() - start > policy.total_timeout_ms)
+        int64_t spent = floe_catalog_now_ms() - start;
+        if (spent > policy.total_timeout_ms)
             return floe_status_wrap(st, "%s %s.%s (gave up after %lld ms: commit.retry.total-timeout-ms)", what, ns,
-                                    name, (long long)(now_ms() - start));
+                                    name, (long long)spent);
         floe_status_free(st);
     }
 }

@@ -6,6 +6,7 @@
 #include <jansson.h>
 #include <netinet/in.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -46,7 +47,7 @@ struct mock {
     int tokens_issued;
     int counter; /* free for handlers */
     char body_buf[8192];
-    volatile bool stop;
+    atomic_bool stop; /* the main thread asks the server thread to end */
 };
 
 static void read_request(int c, req *r) {
