@@ -19,34 +19,11 @@
  * while it sends, so two ranks sending large messages to each other never
  * deadlock.
  *
- * Messages (MPI_BYTE, tag = kind; numbers little-endian int64):
- *   TASK      0 → w   the task codec's bytes (task.c): inputs inline,
- *                     named by the ranks holding them, or streamed
- *   OUT       w → 0   query, task, bucket, then one blob of encoded batches
- *                     (output of a stage the last stage reads)
- *   DONE      w → 0   query, task, rows, bytes, batches, elapsed µs, peak
- *                     streamed bytes, µs waited for credits; then
- *                     (EXPLAIN ANALYZE) the metrics of each plan node
- *   ERROR     w → 0   query, task, then the error text
- *   FETCH     w → w   query, fetch id, exchange, partition: send me what
- *                     you hold of it
- *   DATA      w → w   query, fetch id, then one blob
- *   FETCH_END w → w   query, fetch id, failed (0/1): no more DATA
- *   STREAM    w → w   query, exchange, partition, producer task, end flag,
- *                     then one blob (none with the end flag)
- *   CREDIT    w → w   query, exchange, producer task, partition, n: room
- *                     for n more blobs
- *   CHECK     0 → w   query, count, then per file: size, mtime, path
- *                     length, path — do you see these local files as I do?
- *   CHECKED   w → 0   query, ok (0/1), then what differs
- *   CANCEL    0 → w   query: it is over — cancel its running tasks, drop
- *                     the exchange data held or queued for it
- *   STOP      0 → w   finish, answer BYE, leave the loop
- *   BYE       w → 0
- * ("w" is any rank running tasks, rank 0 included.)  Every TASK is
- * answered by exactly one DONE or ERROR (also when it is cancelled or
- * cannot be decoded), which is how rank 0 counts free threads.  Messages
- * of an earlier query (one that failed) are dropped by query id.
+ * Messages (dist/messages.h lists every kind, its fields and their
+ * encoding): every TASK is answered by exactly one DONE or ERROR (also
+ * when it is cancelled or cannot be decoded), which is how rank 0 counts
+ * free threads.  Messages of an earlier query (one that failed) are
+ * dropped by query id.
  *
  * Scheduling: a hash or round-robin exchange between two stages that run
  * on the ranks streams (exchange.c): producer and consumer stages form a
@@ -79,6 +56,7 @@
 #include "base/log.h"
 #include "base/threadpool.h"
 #include "dist/dist_internal.h"
+#include "dist/messages.h"
 #include "exec/plan_internal.h"
 #include "floe/exec_metrics.h"
 #include "floe/exec_ops.h"
@@ -117,19 +95,6 @@ int32_t floe_dist_total_threads(void) { return 0; }
 #include <mpi.h>
 #include <pthread.h>
 
-enum {
-    TAG_TASK = 1, TAG_OUT, TAG_DONE, TAG_ERROR, TAG_CANCEL, TAG_STOP, TAG_BYE, TAG_FETCH, TAG_DATA, TAG_FETCH_END,
-    TAG_STREAM, TAG_CREDIT, TAG_CHECK, TAG_CHECKED
-};
-
-/* The numbers leading a STREAM message: query, exchange, partition,
- * producer task, end flag. */
-#define STREAM_HEAD 40
-
-/* DONE: query, task, rows, bytes, batches, elapsed µs, the rank's peak
- * streamed exchange bytes in this query, µs the task waited for credits. */
-#define DONE_LEN 64
-
 #define OUT_LIMIT ((int64_t)64 << 20)
 
 /* ------------------------------------------------------------- globals */
@@ -146,16 +111,6 @@ static struct {
     char (*hosts)[MPI_MAX_PROCESSOR_NAME]; /* rank 0: each rank's host */
     floe_plan_executor executor;
 } g;
-
-static void put64(uint8_t *p, int64_t v) {
-    for (int i = 0; i < 8; i++) p[i] = (uint8_t)((uint64_t)v >> (8 * i));
-}
-
-static int64_t get64(const uint8_t *p) {
-    uint64_t v = 0;
-    for (int i = 0; i < 8; i++) v |= (uint64_t)p[i] << (8 * i);
-    return (int64_t)v;
-}
 
 static void nap(int *idle) {
     /* back off from 20 µs to 1 ms while nothing happens */
@@ -224,13 +179,18 @@ static floe_status send_async(int dest, int tag, uint8_t *buf, size_t len, bool 
     return send_async_x(dest, tag, buf, len, counted, 0);
 }
 
-static floe_status send_small(int dest, int tag, const int64_t *v, int n, const char *text) {
-    size_t tl = text ? strlen(text) : 0;
-    uint8_t *buf = floe_malloc((size_t)n * 8 + tl + 1);
-    if (!buf) return floe_error(FLOE_ERR_OUT_OF_MEMORY, "sending to rank %d", dest);
-    for (int i = 0; i < n; i++) put64(buf + 8 * i, v[i]);
-    if (tl) memcpy(buf + 8 * n, text, tl);
-    return send_async(dest, tag, buf, (size_t)n * 8 + tl, false);
+/* Send a message just encoded (st: the encoder's status). */
+static floe_status send_encoded(floe_status st, int dest, int tag, uint8_t *buf, size_t len) {
+    if (st) return floe_status_wrap(st, "sending to rank %d", dest);
+    return send_async(dest, tag, buf, len, false);
+}
+
+/* STOP, BYE: no fields. */
+static floe_status send_empty(int dest, int tag) {
+    uint8_t *buf = NULL;
+    size_t len = 0;
+    floe_status st = dist_msg_empty_encode(tag, &buf, &len);
+    return send_encoded(st, dest, tag, buf, len);
 }
 
 /* Free the buffers of completed sends; true if any completed. */
@@ -480,7 +440,7 @@ static floe_status dispatch(coord *c, int64_t t, int rank, bool placed) {
         start_task(buf, len);
         floe_free(buf);
     } else {
-        FLOE_TRY(send_async(rank, TAG_TASK, buf, len, false));
+        FLOE_TRY(send_async(rank, DIST_MSG_TASK, buf, len, false));
     }
     task->state = T_RUNNING;
     task->rank = rank;
@@ -503,13 +463,14 @@ static const char *host_hint(int src, const char *text, size_t n, char *buf, siz
     return buf;
 }
 
-static floe_status task_error(const coord *c, int src, int64_t t, const char *text, size_t n) {
+/* The error a worker's ERROR stands for, naming rank, task, stage and
+ * partition (the task is one of query c's). */
+static floe_status task_error(const coord *c, int src, const dist_msg_error *m) {
     char hint[2 * MPI_MAX_PROCESSOR_NAME + 200];
-    host_hint(src, text, n, hint, sizeof hint);
-    if (t >= 0 && t < c->n_tasks)
-        return floe_error(FLOE_ERR_IO, "rank %d, task %lld (stage %d, partition %d): %.*s%s", src, (long long)t,
-                          c->tasks[t].stage, c->tasks[t].partition, (int)n, text, hint);
-    return floe_error(FLOE_ERR_IO, "rank %d, task %lld: %.*s%s", src, (long long)t, (int)n, text, hint);
+    host_hint(src, m->text, m->text_len, hint, sizeof hint);
+    const coord_task *task = &c->tasks[m->task];
+    return floe_error(FLOE_ERR_IO, "rank %d, task %lld (stage %d, partition %d): %.*s%s", src, (long long)m->task,
+                      task->stage, task->partition, (int)m->text_len, m->text, hint);
 }
 
 /* Stage s finished with its output kept on the workers that ran it:
@@ -532,79 +493,125 @@ static floe_status note_holders(coord *c, int32_t s) {
 /* The per node metrics following a DONE (EXPLAIN ANALYZE): summed per
  * stage, node and rank.  A count that does not match the stage is ignored. */
 static void add_node_stats(coord *c, int src, int32_t s, const uint8_t *p, size_t n) {
-    if (!c->analyze || n < 8 || src < 0 || src >= g.size) return;
-    int64_t count = get64(p);
-    if (count != c->n_nodes[s] || (n - 8) / 8 / DIST_NODE_FIELDS < (size_t)count) return;
-    for (int64_t i = 0; i < count; i++) {
-        int64_t *acc = c->nstats[s] + ((size_t)i * (size_t)g.size + (size_t)src) * NODE_STATS;
-        const uint8_t *v = p + 8 + (size_t)i * DIST_NODE_FIELDS * 8;
-        acc[0]++;
-        acc[1] += get64(v);      /* rows */
-        acc[2] += get64(v + 8);  /* batches */
-        acc[3] += get64(v + 16); /* ns */
-        if (get64(v + 24) > acc[4]) acc[4] = get64(v + 24); /* peak: the largest task's */
-        acc[5] += get64(v + 32); /* exchange bytes read */
+    if (!c->analyze || !p || src < 0 || src >= g.size) return;
+    dist_msg_node_stats ns;
+    floe_status st = dist_msg_node_stats_decode(p, n, &ns);
+    if (st || ns.count != c->n_nodes[s]) {
+        floe_status_free(st);
+        return;
     }
+    for (int64_t i = 0; i < ns.count; i++) {
+        int64_t *acc = c->nstats[s] + ((size_t)i * (size_t)g.size + (size_t)src) * NODE_STATS;
+        acc[0]++;
+        acc[1] += dist_msg_node_stat(&ns, i, 0); /* rows */
+        acc[2] += dist_msg_node_stat(&ns, i, 1); /* batches */
+        acc[3] += dist_msg_node_stat(&ns, i, 2); /* ns */
+        int64_t peak = dist_msg_node_stat(&ns, i, 3);
+        if (peak > acc[4]) acc[4] = peak;        /* peak: the largest task's */
+        acc[5] += dist_msg_node_stat(&ns, i, 4); /* exchange bytes read */
+    }
+}
+
+/* A DONE or ERROR answered task t of query c: its thread is free again. */
+static coord_task *answered(coord *c, int src, int64_t q, int64_t t) {
+    if (src >= 0 && src < g.size) g.free_slots[src]++;
+    if (!c || q != c->query || t < 0 || t >= c->n_tasks || c->tasks[t].state != T_RUNNING) return NULL;
+    c->tasks[t].state = T_DONE; /* answered, if not successfully */
+    return &c->tasks[t];
+}
+
+/* A task of query c finished: a stage whose tasks are all done and whose
+ * output stays on the workers is held by the ranks that ran it. */
+static floe_status got_done(coord *c, int src, const dist_msg_done *m) {
+    coord_task *task = answered(c, src, m->query, m->task);
+    if (!task) return NULL;
+    task->stats.rows_out = m->rows;
+    task->stats.bytes_out = m->bytes;
+    task->stats.batches_out = m->batches;
+    task->stats.elapsed_us = m->elapsed_us;
+    if (src >= 0 && src < g.size && m->peak_xbytes > c->peak[src]) c->peak[src] = m->peak_xbytes;
+    c->waited_us[task->stage] += m->waited_us;
+    add_node_stats(c, src, task->stage, m->node_stats, m->node_stats_len);
+    int32_t s = task->stage;
+    if (--c->remaining[s] == 0 && !c->to_root[s] && !c->streamed[s]) return note_holders(c, s);
+    return NULL;
+}
+
+/* OUT: a blob of a stage the root stage reads, into the store (the
+ * buffer is taken over). */
+static floe_status got_out(coord *c, int src, uint8_t *buf, size_t len) {
+    dist_msg_out m;
+    floe_status st = dist_msg_out_decode(buf, len, &m);
+    if (st || m.query != c->query || m.task < 0 || m.task >= c->n_tasks) {
+        floe_status_free(st); /* not this query's */
+        floe_free(buf);
+        return NULL;
+    }
+    const dist_stage *gst = &c->stages->stages[c->tasks[m.task].stage];
+    if (m.bucket < 0 || m.bucket >= gst->route.n_out) {
+        floe_free(buf);
+        return floe_error(FLOE_ERR_INTERNAL, "rank %d sent data for bucket %lld of %d", src, (long long)m.bucket,
+                          gst->route.n_out);
+    }
+    size_t n = m.blob_len;
+    return dist_part_data_add(c->store[gst->id][m.bucket], dist_msg_blob_in_place(buf, m.blob, n), n);
+}
+
+/* A DONE or ERROR that cannot be read still frees its rank's thread; the
+ * query cannot know which task it answered, so it fails. */
+static floe_status malformed(coord *c, int src, int tag, floe_status st) {
+    if (src >= 0 && src < g.size) g.free_slots[src]++;
+    if (!c) {
+        floe_status_free(st);
+        return NULL;
+    }
+    return floe_status_wrap(st, "rank %d sent a malformed %s message", src, dist_msg_name(tag));
 }
 
 /* Handle one message from a worker during query c (c may be NULL: only
  * bookkeeping).  The buffer is taken over. */
 static floe_status coord_handle(coord *c, int src, int tag, uint8_t *buf, size_t len, int *byes) {
     floe_status st = NULL;
-    int64_t q = len >= 8 ? get64(buf) : -1;
-    bool mine = c && q == c->query;
-    int64_t t = len >= 16 ? get64(buf + 8) : -1;
     switch (tag) {
-    case TAG_OUT:
-        if (mine && len >= 24 && t >= 0 && t < c->n_tasks) {
-            int64_t bucket = get64(buf + 16);
-            const dist_stage *gst = &c->stages->stages[c->tasks[t].stage];
-            if (bucket < 0 || bucket >= gst->route.n_out) {
-                st = floe_error(FLOE_ERR_INTERNAL, "rank %d sent data for bucket %lld of %d", src,
-                                (long long)bucket, gst->route.n_out);
-                break;
-            }
-            memmove(buf, buf + 24, len - 24);
-            st = dist_part_data_add(c->store[gst->id][bucket], buf, len - 24);
-            return st;
-        }
+    case DIST_MSG_OUT:
+        if (c) return got_out(c, src, buf, len);
         break;
-    case TAG_DONE:
-    case TAG_ERROR:
-        if (src >= 0 && src < g.size) g.free_slots[src]++;
-        if (!mine || t < 0 || t >= c->n_tasks || c->tasks[t].state != T_RUNNING) break;
-        if (tag == TAG_ERROR) {
-            c->tasks[t].state = T_DONE; /* answered, if not successfully */
-            st = task_error(c, src, t, (const char *)buf + 16, len - 16);
+    case DIST_MSG_DONE: {
+        dist_msg_done m;
+        st = dist_msg_done_decode(buf, len, &m);
+        st = st ? malformed(c, src, tag, st) : got_done(c, src, &m);
+        break;
+    }
+    case DIST_MSG_ERROR: {
+        dist_msg_error m;
+        st = dist_msg_error_decode(buf, len, &m);
+        if (st) {
+            st = malformed(c, src, tag, st);
             break;
         }
-        c->tasks[t].state = T_DONE;
-        if (len >= DONE_LEN) {
-            c->tasks[t].stats.rows_out = get64(buf + 16);
-            c->tasks[t].stats.bytes_out = get64(buf + 24);
-            c->tasks[t].stats.batches_out = get64(buf + 32);
-            c->tasks[t].stats.elapsed_us = get64(buf + 40);
-            int64_t peak = get64(buf + 48);
-            if (src >= 0 && src < g.size && peak > c->peak[src]) c->peak[src] = peak;
-            c->waited_us[c->tasks[t].stage] += get64(buf + 56);
-            add_node_stats(c, src, c->tasks[t].stage, buf + DONE_LEN, len - DONE_LEN);
-        }
-        int32_t s = c->tasks[t].stage;
-        if (--c->remaining[s] == 0 && !c->to_root[s] && !c->streamed[s]) st = note_holders(c, s);
+        if (answered(c, src, m.query, m.task)) st = task_error(c, src, &m);
         break;
-    case TAG_BYE:
+    }
+    case DIST_MSG_BYE:
         if (byes) (*byes)++;
         break;
-    case TAG_CHECKED:
-        if (!mine || len < 16) break;
+    case DIST_MSG_CHECKED: {
+        dist_msg_checked m;
+        st = dist_msg_checked_decode(buf, len, &m);
+        if (st || !c || m.query != c->query) {
+            floe_status_free(st); /* not this query's */
+            st = NULL;
+            break;
+        }
         c->checks_pending--;
-        if (get64(buf + 8) == 0 && !c->check_err)
+        if (!m.ok && !c->check_err)
             c->check_err = floe_error(FLOE_ERR_IO,
                                       "rank %d on host '%s' does not see the files rank 0 (host '%s') planned from: "
                                       "%.*s — under mpirun every rank must see the same files: use a shared file "
                                       "system or S3, not a node-local path",
-                                      src, g.hosts[src], g.hosts[0], (int)(len - 16), (const char *)buf + 16);
+                                      src, g.hosts[src], g.hosts[0], (int)m.why_len, m.why);
         break;
+    }
     default:
         break;
     }
@@ -883,22 +890,19 @@ static const char *local_fs_path(const char *p) {
 }
 
 typedef struct probes {
-    floe_buf msg;
     int32_t n;
-    const char *seen[MAX_PROBES];
+    dist_msg_check_file files[MAX_PROBES]; /* paths borrowed from the plan */
 } probes;
 
 static floe_status add_probe(probes *pr, const char *path) {
     const char *fs = local_fs_path(path);
     if (!fs || pr->n >= MAX_PROBES) return NULL;
     for (int32_t i = 0; i < pr->n; i++)
-        if (strcmp(pr->seen[i], fs) == 0) return NULL;
+        if (strcmp(pr->files[i].path, fs) == 0) return NULL;
     struct stat sb;
     if (stat(fs, &sb) != 0) return NULL; /* rank 0 cannot see it either: the query fails as it would locally */
-    pr->seen[pr->n++] = fs;
-    FLOE_TRY(floe_codec_put_i64(&pr->msg, (int64_t)sb.st_size));
-    FLOE_TRY(floe_codec_put_i64(&pr->msg, (int64_t)sb.st_mtime));
-    return floe_codec_put_str(&pr->msg, fs);
+    pr->files[pr->n++] = (dist_msg_check_file){(int64_t)sb.st_size, (int64_t)sb.st_mtime, (char *)fs};
+    return NULL;
 }
 
 static floe_status collect_probes(const floe_plan *p, probes *pr) {
@@ -921,25 +925,23 @@ static floe_status check_paths(coord *c, const floe_plan *plan) {
     if (!any) return NULL;
     probes pr;
     memset(&pr, 0, sizeof pr);
-    floe_buf_init(&pr.msg);
     floe_status st = collect_probes(plan, &pr);
-    floe_buf head = FLOE_BUF_INIT;
-    if (!st) st = floe_codec_put_i64(&head, c->query);
-    if (!st) st = floe_codec_put_i64(&head, pr.n);
-    if (!st) st = floe_buf_append(&head, pr.msg.data, pr.msg.len);
-    floe_buf_free(&pr.msg);
+    uint8_t *msg = NULL;
+    size_t len = 0;
+    dist_msg_check m = {c->query, pr.n, pr.files};
+    if (!st && pr.n > 0) st = dist_msg_check_encode(&m, &msg, &len);
     for (int r = 1; r < g.size && !st && pr.n > 0; r++) {
         if (!all && strcmp(g.hosts[r], g.hosts[0]) == 0) continue;
-        uint8_t *copy = floe_malloc(head.len);
+        uint8_t *copy = floe_malloc(len);
         if (!copy) {
             st = floe_error(FLOE_ERR_OUT_OF_MEMORY, "checking paths");
             break;
         }
-        memcpy(copy, head.data, head.len);
-        st = send_async(r, TAG_CHECK, copy, head.len, false);
+        memcpy(copy, msg, len);
+        st = send_async(r, DIST_MSG_CHECK, copy, len, false);
         if (!st) c->checks_pending++;
     }
-    floe_buf_free(&head);
+    floe_free(msg);
     int idle = 0;
     while (!st && c->checks_pending > 0) {
         st = floe_cancel_check(c->ctx->cancel, "distributed query");
@@ -1059,7 +1061,10 @@ static floe_status coord_start(const floe_plan *plan, const floe_exec_ctx *ctx, 
      * the query are dropped by id. */
     int64_t q = c->query;
     for (int r = 1; r < g.size; r++) {
-        floe_status s2 = send_small(r, TAG_CANCEL, &q, 1, NULL);
+        uint8_t *buf = NULL;
+        size_t len = 0;
+        floe_status s2 = dist_msg_cancel_encode(q, &buf, &len);
+        s2 = send_encoded(s2, r, DIST_MSG_CANCEL, buf, len);
         floe_status_free(s2);
     }
     end_query(q); /* rank 0's own part */
@@ -1118,14 +1123,17 @@ static floe_status root_node_stats(const floe_plan *root, const floe_exec_metric
     *out = NULL;
     floe_buf b = FLOE_BUF_INIT;
     floe_status st = dist_node_stats_put(root, m, &b);
+    dist_msg_node_stats ns;
+    if (!st) st = dist_msg_node_stats_decode(b.data, b.len, &ns);
     int32_t n = dist_plan_count_nodes(root);
+    if (!st && ns.count != n)
+        st = floe_error(FLOE_ERR_INTERNAL, "EXPLAIN ANALYZE: %lld node statistics for %d nodes", (long long)ns.count, n);
     int64_t *a = st ? NULL : floe_calloc((size_t)n * (size_t)g.size * NODE_STATS, sizeof *a);
     if (!st && !a) st = floe_error(FLOE_ERR_OUT_OF_MEMORY, "EXPLAIN ANALYZE: out of memory");
     for (int32_t i = 0; !st && i < n; i++) {
         int64_t *acc = a + (size_t)i * (size_t)g.size * NODE_STATS; /* rank 0 */
-        const uint8_t *v = b.data + 8 + (size_t)i * DIST_NODE_FIELDS * 8;
         acc[0] = 1;
-        for (int k = 0; k < DIST_NODE_FIELDS; k++) acc[1 + k] = get64(v + 8 * k);
+        for (int k = 0; k < DIST_NODE_FIELDS; k++) acc[1 + k] = dist_msg_node_stat(&ns, i, k);
     }
     floe_buf_free(&b);
     if (st) floe_free(a);
@@ -1436,19 +1444,17 @@ static floe_status send_stream(wtask *t, int32_t bucket, uint8_t *blob, size_t l
     }
     /* the copy with its header is counted while both exist */
     dist_xbytes_add((int64_t)len);
-    uint8_t *buf = floe_malloc(STREAM_HEAD + len);
-    if (buf) {
-        int64_t head[5] = {t->m.query_id, t->m.stage_id, bucket, t->m.partition, blob ? 0 : 1};
-        for (int i = 0; i < 5; i++) put64(buf + 8 * i, head[i]);
-        if (len) memcpy(buf + STREAM_HEAD, blob, len);
-    }
+    dist_msg_stream m = {t->m.query_id, t->m.stage_id, bucket, t->m.partition, blob == NULL, blob, len};
+    uint8_t *buf = NULL;
+    size_t n = 0;
+    floe_status st = dist_msg_stream_encode(&m, &buf, &n);
     dist_xbytes_add(-(int64_t)len);
     floe_free(blob);
-    if (!buf) {
+    if (st) {
         dist_xbytes_add(-(int64_t)len);
-        return floe_error(FLOE_ERR_OUT_OF_MEMORY, "streaming task output");
+        return floe_status_wrap(st, "streaming task output");
     }
-    return enqueue_to(t->m.dests[bucket], TAG_STREAM, buf, STREAM_HEAD + len, &t->cancel, true, (int64_t)len);
+    return enqueue_to(t->m.dests[bucket], DIST_MSG_STREAM, buf, n, &t->cancel, true, (int64_t)len);
 }
 
 static floe_status emit_stream(void *arg, int32_t bucket, uint8_t *blob, size_t len) {
@@ -1470,30 +1476,25 @@ static void credit_back(void *arg, dist_inbox *in, int32_t producer, int32_t n) 
     /* called inside the consumer's next(): the message outlives the
      * task's EXPLAIN ANALYZE trackers, so charge it to the root */
     floe_mem_tracker *prev = floe_mem_set_current(NULL);
-    uint8_t *buf = floe_malloc(40);
-    if (buf) {
-        int64_t v[5] = {dist_inbox_query(in), dist_inbox_exchange(in), producer, dist_inbox_part(in), n};
-        for (int i = 0; i < 5; i++) put64(buf + 8 * i, v[i]);
-        floe_status st = enqueue_to(rank, TAG_CREDIT, buf, 40, NULL, false, 0);
-        floe_status_free(st);
-    }
+    dist_msg_credit m = {dist_inbox_query(in), dist_inbox_exchange(in), producer, dist_inbox_part(in), n};
+    uint8_t *buf = NULL;
+    size_t len = 0;
+    floe_status st = dist_msg_credit_encode(&m, &buf, &len);
+    if (!st) st = enqueue_to(rank, DIST_MSG_CREDIT, buf, len, NULL, false, 0);
     /* without memory the producer waits until the query is cancelled */
+    floe_status_free(st);
     floe_mem_set_current(prev);
 }
 
 static floe_status emit_out(void *arg, int32_t bucket, uint8_t *blob, size_t len) {
     wtask *t = arg;
-    uint8_t *buf = floe_malloc(len + 24);
-    if (!buf) {
-        floe_free(blob);
-        return floe_error(FLOE_ERR_OUT_OF_MEMORY, "sending task output");
-    }
-    put64(buf, t->m.query_id);
-    put64(buf + 8, t->m.task_id);
-    put64(buf + 16, bucket);
-    memcpy(buf + 24, blob, len);
+    dist_msg_out m = {t->m.query_id, t->m.task_id, bucket, blob, len};
+    uint8_t *buf = NULL;
+    size_t n = 0;
+    floe_status st = dist_msg_out_encode(&m, &buf, &n);
     floe_free(blob);
-    return enqueue(TAG_OUT, buf, len + 24, &t->cancel);
+    if (st) return floe_status_wrap(st, "sending task output");
+    return enqueue(DIST_MSG_OUT, buf, n, &t->cancel);
 }
 
 static void *task_thread(void *arg) {
@@ -1520,30 +1521,25 @@ static void *task_thread(void *arg) {
         if (t->inboxes[i]) dist_inbox_close(t->inboxes[i]);
     floe_status s2;
     if (st) {
-        int64_t v[2] = {t->m.query_id, t->m.task_id};
         const char *msg = floe_status_message(st);
-        size_t tl = strlen(msg);
-        uint8_t *buf = floe_malloc(16 + tl);
-        if (buf) {
-            put64(buf, v[0]);
-            put64(buf + 8, v[1]);
-            memcpy(buf + 16, msg, tl);
-        }
-        s2 = buf ? enqueue(TAG_ERROR, buf, 16 + tl, NULL) : NULL;
+        dist_msg_error m = {t->m.query_id, t->m.task_id, msg, strlen(msg)};
+        uint8_t *buf = NULL;
+        size_t len = 0;
+        s2 = dist_msg_error_encode(&m, &buf, &len);
+        if (!s2) s2 = enqueue(DIST_MSG_ERROR, buf, len, NULL);
         floe_status_free(st);
     } else {
         /* DONE, then (EXPLAIN ANALYZE) the metrics of each node */
         floe_buf done = FLOE_BUF_INIT;
-        int64_t v[DONE_LEN / 8] = {t->m.query_id, t->m.task_id, stats.rows_out, stats.bytes_out, stats.batches_out,
-                                   stats.elapsed_us, dist_xbytes_peak(),
-                                   t->outlet ? dist_outlet_waited_us(t->outlet) : 0};
-        s2 = NULL;
-        for (int i = 0; !s2 && i < DONE_LEN / 8; i++) s2 = floe_codec_put_i64(&done, v[i]);
+        dist_msg_done m = {t->m.query_id,     t->m.task_id,       stats.rows_out, stats.bytes_out,
+                           stats.batches_out, stats.elapsed_us,   dist_xbytes_peak(),
+                           t->outlet ? dist_outlet_waited_us(t->outlet) : 0, NULL, 0};
+        s2 = dist_msg_done_put(&m, &done);
         if (!s2 && metrics) s2 = dist_node_stats_put(t->m.plan, metrics, &done);
         size_t len = 0;
         uint8_t *buf = s2 ? NULL : floe_buf_detach(&done, &len);
         floe_buf_free(&done);
-        if (buf) s2 = enqueue(TAG_DONE, buf, len, NULL);
+        if (buf) s2 = enqueue(DIST_MSG_DONE, buf, len, NULL);
     }
     floe_exec_metrics_free(metrics);
     floe_status_free(s2);
@@ -1555,37 +1551,34 @@ static void *task_thread(void *arg) {
  * buffer is taken over).  `local`: from a task of this rank, its bytes
  * already in the gauge. */
 static void got_stream(uint8_t *buf, size_t len, bool local) {
-    if (len < STREAM_HEAD) {
-        floe_free(buf);
-        return;
-    }
-    int64_t q = get64(buf), x = get64(buf + 8), part = get64(buf + 16), producer = get64(buf + 24);
-    bool end = get64(buf + 32) != 0;
-    size_t n = len - STREAM_HEAD;
+    dist_msg_stream m;
+    floe_status st = dist_msg_stream_decode(buf, len, &m);
+    size_t n = len >= DIST_MSG_STREAM_HEAD ? len - DIST_MSG_STREAM_HEAD : 0;
     if (!local) dist_xbytes_add((int64_t)n);
-    dist_inbox *in = q > w.cancelled_upto && x >= 0 && x <= INT32_MAX && part >= 0 && part <= INT32_MAX
-                         ? inbox_find(q, (int32_t)x, (int32_t)part)
-                         : NULL;
-    if (!in || end) {
-        if (in) dist_inbox_end(in, (int32_t)producer);
+    dist_inbox *in = !st && m.query > w.cancelled_upto ? inbox_find(m.query, m.exchange, m.part) : NULL;
+    floe_status_free(st);
+    if (!in || m.end) {
+        if (in) dist_inbox_end(in, m.producer);
         /* a query that is over, or no memory for an inbox (then the
          * consumer waits until the query is cancelled) */
         dist_xbytes_add(-(int64_t)n);
         floe_free(buf);
         return;
     }
-    memmove(buf, buf + STREAM_HEAD, n);
-    dist_inbox_push(in, (int32_t)producer, buf, n);
+    dist_inbox_push(in, m.producer, dist_msg_blob_in_place(buf, m.blob, m.blob_len), m.blob_len);
 }
 
 /* CREDIT: a consumer has room again for a producer task of this rank. */
 static void got_credit(const uint8_t *buf, size_t len) {
-    if (len < 40) return;
-    int64_t q = get64(buf), x = get64(buf + 8), producer = get64(buf + 16), bucket = get64(buf + 24);
-    int64_t n = get64(buf + 32);
+    dist_msg_credit m;
+    floe_status st = dist_msg_credit_decode(buf, len, &m);
+    if (st) {
+        floe_status_free(st);
+        return;
+    }
     for (wtask *t = w.tasks; t; t = t->next)
-        if (t->outlet && t->m.query_id == q && t->m.stage_id == x && t->m.partition == producer) {
-            dist_outlet_grant(t->outlet, (int32_t)bucket, (int32_t)n);
+        if (t->outlet && t->m.query_id == m.query && t->m.stage_id == m.exchange && t->m.partition == m.producer) {
+            dist_outlet_grant(t->outlet, m.part, m.n);
             return;
         }
 }
@@ -1602,9 +1595,9 @@ static bool drain_queue(void) {
         out_msg *next = m->next;
         if (m->dest == g.rank) {
             atomic_fetch_sub(&g_sends_bytes, (int64_t)m->len);
-            if (m->tag == TAG_STREAM) {
+            if (m->tag == DIST_MSG_STREAM) {
                 got_stream(m->buf, m->len, true);
-            } else if (m->tag == TAG_CREDIT) {
+            } else if (m->tag == DIST_MSG_CREDIT) {
                 got_credit(m->buf, m->len);
                 floe_free(m->buf);
             } else {
@@ -1653,13 +1646,12 @@ static void reap_tasks(void) {
 }
 
 static void answer_error(int64_t q, int64_t task, const char *text) {
-    size_t tl = text ? strlen(text) : 0;
-    uint8_t *buf = floe_malloc(16 + tl + 1);
-    if (!buf) return; /* rank 0 then waits for this task until the query is cancelled */
-    put64(buf, q);
-    put64(buf + 8, task);
-    if (tl) memcpy(buf + 16, text, tl);
-    floe_status st = enqueue_to(0, TAG_ERROR, buf, 16 + tl, NULL, false, 0);
+    dist_msg_error m = {q, task, text, text ? strlen(text) : 0};
+    uint8_t *buf = NULL;
+    size_t len = 0;
+    floe_status st = dist_msg_error_encode(&m, &buf, &len);
+    /* without memory rank 0 waits for this task until the query is cancelled */
+    if (!st) st = enqueue_to(0, DIST_MSG_ERROR, buf, len, NULL, false, 0);
     floe_status_free(st);
 }
 
@@ -1754,8 +1746,11 @@ static floe_status request_inputs(wtask *t) {
             f->input = i;
             f->next = w.fetches;
             w.fetches = f;
-            int64_t v[4] = {t->m.query_id, f->id, in->exchange, in->part};
-            FLOE_TRY(send_small(h, TAG_FETCH, v, 4, NULL));
+            dist_msg_fetch m = {t->m.query_id, f->id, in->exchange, in->part};
+            uint8_t *buf = NULL;
+            size_t len = 0;
+            floe_status st = dist_msg_fetch_encode(&m, &buf, &len);
+            FLOE_TRY(send_encoded(st, h, DIST_MSG_FETCH, buf, len));
             t->pending++;
         }
     }
@@ -1767,7 +1762,9 @@ static void start_task(const uint8_t *buf, size_t len) {
     floe_status st = t ? dist_task_decode(buf, len, &t->m) : floe_error(FLOE_ERR_OUT_OF_MEMORY, "starting a task");
     if (st) {
         /* answer with an error so rank 0 frees the slot */
-        answer_error(len >= 32 ? get64(buf + 16) : -1, len >= 32 ? get64(buf + 24) : -1, floe_status_message(st));
+        int64_t q, task;
+        dist_msg_task_ids(buf, len, &q, &task);
+        answer_error(q, task, floe_status_message(st));
         floe_status_free(st);
         if (t) dist_task_msg_clear(&t->m);
         floe_free(t);
@@ -1809,31 +1806,32 @@ static void start_task(const uint8_t *buf, size_t len) {
 /* Another rank asks for what this one holds of (query, exchange, part):
  * DATA messages, then FETCH_END. */
 static void serve_fetch(int src, const uint8_t *buf, size_t len) {
-    if (len < 32) return;
-    int64_t q = get64(buf), id = get64(buf + 8);
-    int32_t x = (int32_t)get64(buf + 16), part = (int32_t)get64(buf + 24);
-    floe_status st = NULL;
-    pthread_mutex_lock(&w.mu);
-    const dist_part_data *h = held_find(q, x, part, false);
-    for (int64_t i = 0; h && i < h->n && !st; i++) {
-        uint8_t *m = floe_malloc(16 + h->lens[i]);
-        if (!m) {
-            st = floe_error(FLOE_ERR_OUT_OF_MEMORY, "answering a fetch");
-            break;
-        }
-        put64(m, q);
-        put64(m + 8, id);
-        memcpy(m + 16, h->blobs[i], h->lens[i]);
-        st = send_async(src, TAG_DATA, m, 16 + h->lens[i], false);
+    dist_msg_fetch f;
+    floe_status st = dist_msg_fetch_decode(buf, len, &f);
+    if (st) {
+        floe_status_free(st);
+        return;
     }
-    FLOE_LOG_DEBUG("dist", "rank %d: exchange %d partition %d of query %lld to rank %d (%lld blobs)", g.rank, x, part,
-                   (long long)q, src, (long long)(h ? h->n : 0));
+    pthread_mutex_lock(&w.mu);
+    const dist_part_data *h = held_find(f.query, f.exchange, f.part, false);
+    for (int64_t i = 0; h && i < h->n && !st; i++) {
+        dist_msg_data m = {f.query, f.id, h->blobs[i], h->lens[i]};
+        uint8_t *out = NULL;
+        size_t n = 0;
+        st = dist_msg_data_encode(&m, &out, &n);
+        if (!st) st = send_async(src, DIST_MSG_DATA, out, n, false);
+    }
+    FLOE_LOG_DEBUG("dist", "rank %d: exchange %d partition %d of query %lld to rank %d (%lld blobs)", g.rank,
+                   f.exchange, f.part, (long long)f.query, src, (long long)(h ? h->n : 0));
     pthread_mutex_unlock(&w.mu);
-    /* an error ends the fetch early; the consumer then sees an error
-     * flag in FETCH_END (third number 1) */
-    int64_t v[3] = {q, id, st ? 1 : 0};
+    /* an error ends the fetch early; the consumer then sees the failed
+     * flag in FETCH_END */
+    dist_msg_fetch_end e = {f.query, f.id, st != NULL};
     floe_status_free(st);
-    st = send_small(src, TAG_FETCH_END, v, 3, NULL);
+    uint8_t *out = NULL;
+    size_t n = 0;
+    st = dist_msg_fetch_end_encode(&e, &out, &n);
+    st = send_encoded(st, src, DIST_MSG_FETCH_END, out, n);
     floe_status_free(st);
 }
 
@@ -1849,13 +1847,15 @@ static fetch_rec *find_fetch(int64_t id, bool unlink) {
 
 /* DATA: one blob of a fetch (the buffer is taken over). */
 static void got_data(uint8_t *buf, size_t len) {
-    fetch_rec *f = len >= 16 ? find_fetch(get64(buf + 8), false) : NULL;
+    dist_msg_data m;
+    floe_status st = dist_msg_data_decode(buf, len, &m);
+    fetch_rec *f = st ? NULL : find_fetch(m.id, false);
+    floe_status_free(st);
     if (!f) {
         floe_free(buf);
         return;
     }
-    memmove(buf, buf + 16, len - 16);
-    floe_status st = dist_part_data_add(f->task->fetched[f->input], buf, len - 16);
+    st = dist_part_data_add(f->task->fetched[f->input], dist_msg_blob_in_place(buf, m.blob, m.blob_len), m.blob_len);
     if (st) {
         /* out of memory: fail the task when its fetches end */
         floe_cancel_set(&f->task->cancel);
@@ -1864,12 +1864,14 @@ static void got_data(uint8_t *buf, size_t len) {
 }
 
 static void got_fetch_end(int src, const uint8_t *buf, size_t len) {
-    fetch_rec *f = len >= 24 ? find_fetch(get64(buf + 8), true) : NULL;
+    dist_msg_fetch_end m;
+    floe_status st = dist_msg_fetch_end_decode(buf, len, &m);
+    fetch_rec *f = st ? NULL : find_fetch(m.id, true);
+    floe_status_free(st);
     if (!f) return;
     wtask *t = f->task;
-    bool failed = get64(buf + 16) != 0;
     floe_free(f);
-    if (failed) floe_cancel_set(&t->cancel);
+    if (m.failed) floe_cancel_set(&t->cancel);
     if (--t->pending > 0) return;
     if (floe_cancel_is_set(&t->cancel) && t->m.query_id > w.cancelled_upto) {
         char text[96];
@@ -1900,15 +1902,19 @@ static void check_files(const uint8_t *buf, size_t len);
  * true; false for a tag it does not know (the buffer stays the caller's). */
 static bool worker_handle(int src, int tag, uint8_t *buf, size_t len) {
     switch (tag) {
-    case TAG_FETCH: serve_fetch(src, buf, len); break;
-    case TAG_DATA: got_data(buf, len); return true;
-    case TAG_FETCH_END: got_fetch_end(src, buf, len); break;
-    case TAG_STREAM: got_stream(buf, len, false); return true;
-    case TAG_CREDIT: got_credit(buf, len); break;
-    case TAG_CHECK: check_files(buf, len); break;
-    case TAG_CANCEL:
-        if (len >= 8) end_query(get64(buf));
+    case DIST_MSG_FETCH: serve_fetch(src, buf, len); break;
+    case DIST_MSG_DATA: got_data(buf, len); return true;
+    case DIST_MSG_FETCH_END: got_fetch_end(src, buf, len); break;
+    case DIST_MSG_STREAM: got_stream(buf, len, false); return true;
+    case DIST_MSG_CREDIT: got_credit(buf, len); break;
+    case DIST_MSG_CHECK: check_files(buf, len); break;
+    case DIST_MSG_CANCEL: {
+        int64_t q;
+        floe_status st = dist_msg_cancel_decode(buf, len, &q);
+        if (!st) end_query(q);
+        floe_status_free(st);
         break;
+    }
     default: return false;
     }
     floe_free(buf);
@@ -1918,29 +1924,28 @@ static bool worker_handle(int src, int tag, uint8_t *buf, size_t len) {
 /* CHECK: compare the local files rank 0 planned from with what this rank
  * sees; answer CHECKED. */
 static void check_files(const uint8_t *buf, size_t len) {
-    if (len < 16) return;
-    floe_reader r = {buf, len, 0};
-    int64_t q = 0, n = 0;
-    floe_status st = floe_codec_get_i64(&r, &q);
-    if (!st) st = floe_codec_get_i64(&r, &n);
+    dist_msg_check m;
+    floe_status st = dist_msg_check_decode(buf, len, &m);
+    int64_t q = m.query;
     floe_buf why = FLOE_BUF_INIT;
-    for (int64_t i = 0; !st && i < n && why.len == 0; i++) {
-        int64_t size = 0, mtime = 0;
-        char *path = NULL;
-        st = floe_codec_get_i64(&r, &size);
-        if (!st) st = floe_codec_get_i64(&r, &mtime);
-        if (!st) st = floe_codec_get_str(&r, &path);
-        if (st || !path) break;
+    for (int32_t i = 0; !st && i < m.n && why.len == 0; i++) {
+        const dist_msg_check_file *f = &m.files[i];
         struct stat sb;
-        if (stat(path, &sb) != 0)
-            st = floe_buf_printf(&why, "'%s' cannot be opened here (%s)", path, strerror(errno));
-        else if ((int64_t)sb.st_size != size || (int64_t)sb.st_mtime != mtime)
+        if (stat(f->path, &sb) != 0)
+            st = floe_buf_printf(&why, "'%s' cannot be opened here (%s)", f->path, strerror(errno));
+        else if ((int64_t)sb.st_size != f->size || (int64_t)sb.st_mtime != f->mtime)
             st = floe_buf_printf(&why,
                                  "'%s' is another file here (%lld bytes, modified at %lld; rank 0 sees %lld bytes, "
                                  "modified at %lld)",
-                                 path, (long long)sb.st_size, (long long)sb.st_mtime, (long long)size,
-                                 (long long)mtime);
-        floe_free(path);
+                                 f->path, (long long)sb.st_size, (long long)sb.st_mtime, (long long)f->size,
+                                 (long long)f->mtime);
+    }
+    dist_msg_check_clear(&m);
+    if (q < 0) {
+        /* not even a query id: nothing to answer */
+        floe_status_free(st);
+        floe_buf_free(&why);
+        return;
     }
     if (st) {
         /* a message rank 0 made cannot be read: say so rather than pass */
@@ -1949,15 +1954,12 @@ static void check_files(const uint8_t *buf, size_t len) {
         floe_status_free(s2);
         floe_status_free(st);
     }
-    size_t tl = why.len;
-    uint8_t *out = floe_malloc(16 + tl + 1);
-    if (out) {
-        put64(out, q);
-        put64(out + 8, tl == 0);
-        if (tl) memcpy(out + 16, why.data, tl);
-        st = enqueue_to(0, TAG_CHECKED, out, 16 + tl, NULL, false, 0);
-        floe_status_free(st);
-    }
+    dist_msg_checked a = {q, why.len == 0, (const char *)why.data, why.len};
+    uint8_t *out = NULL;
+    size_t n = 0;
+    st = dist_msg_checked_encode(&a, &out, &n);
+    if (!st) st = enqueue_to(0, DIST_MSG_CHECKED, out, n, NULL, false, 0);
+    floe_status_free(st);
     floe_buf_free(&why);
 }
 
@@ -1986,10 +1988,10 @@ int floe_dist_worker_main(void) {
         }
         if (got) {
             busy = true;
-            if (tag == TAG_TASK && !stopping) {
+            if (tag == DIST_MSG_TASK && !stopping) {
                 start_task(buf, len);
                 floe_free(buf);
-            } else if (tag == TAG_STOP) {
+            } else if (tag == DIST_MSG_STOP) {
                 end_query(INT64_MAX);
                 stopping = true;
                 floe_free(buf);
@@ -2001,7 +2003,7 @@ int floe_dist_worker_main(void) {
         else nap(&idle);
     }
     /* Say goodbye and wait until rank 0 has it. */
-    floe_status st = send_small(0, TAG_BYE, NULL, 0, NULL);
+    floe_status st = send_empty(0, DIST_MSG_BYE);
     floe_status_free(st);
     int idle2 = 0;
     while (g_sends) {
@@ -2102,7 +2104,7 @@ void floe_dist_finalize(void) {
     if (g.rank == 0 && g.size > 1) {
         floe_session_set_default_executor(NULL);
         for (int r = 1; r < g.size; r++) {
-            floe_status st = send_small(r, TAG_STOP, NULL, 0, NULL);
+            floe_status st = send_empty(r, DIST_MSG_STOP);
             floe_status_free(st);
         }
         end_query(INT64_MAX);
