@@ -97,20 +97,48 @@ int32_t floe_dist_total_threads(void) { return 0; }
 
 #define OUT_LIMIT ((int64_t)64 << 20)
 
-/* ------------------------------------------------------------- globals */
+/* ------------------------------------------------------ the runtime object */
 
-/* Touched only by the main thread (the one that called MPI_Init_thread),
- * except where noted. */
-static struct {
-    bool on, finalized;
+struct pending_send;
+struct self_msg;
+struct out_msg;
+struct held;
+struct wtask;
+struct fetch_rec;
+struct inbox_rec;
+
+/* Everything the runtime of this process keeps, made by floe_dist_init and
+ * passed to every function that needs it.  Touched only by the main
+ * thread (the one that called MPI_Init_thread), except where noted. */
+typedef struct dist_rt {
     int rank, size;
     int32_t *threads;    /* rank 0: each rank's thread count */
     int32_t *free_slots; /* rank 0: threads not running a task */
     int32_t total;       /* rank 0: threads of all ranks (rank 0 runs tasks too) */
     int64_t next_query;
     char (*hosts)[MPI_MAX_PROCESSOR_NAME]; /* rank 0: each rank's host */
-    floe_plan_executor executor;
-} g;
+    floe_plan_executor executor;           /* rank 0: its arg is this object */
+    struct {
+        struct pending_send *sends;             /* MPI_Isend not yet complete */
+        _Atomic int64_t bytes;                  /* any thread: bytes queued by tasks or being sent */
+        struct self_msg *self_head, *self_tail; /* rank 0's tasks' messages to its coordinator */
+        pthread_mutex_t mu;                     /* the queue of messages task threads hand the loop: */
+        pthread_cond_t cv;                      /* space in it */
+        struct out_msg *head, *tail;            /* under mu */
+    } net;
+    struct {
+        pthread_mutex_t mu;
+        struct held *held;          /* under mu: exchange data this rank holds for others to fetch */
+        struct inbox_rec *inboxes;  /* streamed partitions this rank consumes */
+    } store;
+    struct {
+        struct wtask *tasks;        /* running or fetching their inputs */
+        struct fetch_rec *fetches;  /* asked of other ranks, not yet ended */
+        int64_t next_fetch;
+        int64_t cancelled_upto;     /* queries <= this are over */
+        int64_t last_query;         /* the newest query a task arrived for (resets the gauge's peak) */
+    } worker;
+} dist_rt;
 
 static void nap(int *idle) {
     /* back off from 20 µs to 1 ms while nothing happens */
@@ -130,8 +158,6 @@ typedef struct pending_send {
     struct pending_send *next;
 } pending_send;
 
-static pending_send *g_sends;
-static _Atomic int64_t g_sends_bytes; /* worker: bytes queued or sending */
 
 static floe_status mpi_error(int rc, const char *what) {
     char text[MPI_MAX_ERROR_STRING];
@@ -141,10 +167,11 @@ static floe_status mpi_error(int rc, const char *what) {
 }
 
 /* Send `buf` (taken over) to `dest` without blocking; `counted`: its
- * bytes are in g_sends_bytes already (queued by a task); `xbytes`: the
+ * bytes are in rt->net.bytes already (queued by a task); `xbytes`: the
  * streamed exchange bytes in it, dropped from the gauge once sent. */
-static floe_status send_async_x(int dest, int tag, uint8_t *buf, size_t len, bool counted, int64_t xbytes) {
-    if (counted && len > (size_t)INT32_MAX) atomic_fetch_sub(&g_sends_bytes, (int64_t)len);
+static floe_status send_async_x(dist_rt *rt, int dest, int tag, uint8_t *buf, size_t len, bool counted,
+                                int64_t xbytes) {
+    if (counted && len > (size_t)INT32_MAX) atomic_fetch_sub(&rt->net.bytes, (int64_t)len);
     if (len > (size_t)INT32_MAX) {
         dist_xbytes_add(-xbytes);
         floe_free(buf);
@@ -153,7 +180,7 @@ static floe_status send_async_x(int dest, int tag, uint8_t *buf, size_t len, boo
     }
     pending_send *p = floe_calloc(1, sizeof *p);
     if (!p) {
-        if (counted) atomic_fetch_sub(&g_sends_bytes, (int64_t)len);
+        if (counted) atomic_fetch_sub(&rt->net.bytes, (int64_t)len);
         dist_xbytes_add(-xbytes);
         floe_free(buf);
         return floe_error(FLOE_ERR_OUT_OF_MEMORY, "sending to rank %d", dest);
@@ -163,40 +190,40 @@ static floe_status send_async_x(int dest, int tag, uint8_t *buf, size_t len, boo
     p->xbytes = xbytes;
     int rc = MPI_Isend(buf ? buf : (uint8_t *)"", (int)len, MPI_BYTE, dest, tag, MPI_COMM_WORLD, &p->req);
     if (rc != MPI_SUCCESS) {
-        if (counted) atomic_fetch_sub(&g_sends_bytes, (int64_t)len);
+        if (counted) atomic_fetch_sub(&rt->net.bytes, (int64_t)len);
         dist_xbytes_add(-xbytes);
         floe_free(buf);
         floe_free(p);
         return mpi_error(rc, "Isend");
     }
-    if (!counted) atomic_fetch_add(&g_sends_bytes, (int64_t)len);
-    p->next = g_sends;
-    g_sends = p;
+    if (!counted) atomic_fetch_add(&rt->net.bytes, (int64_t)len);
+    p->next = rt->net.sends;
+    rt->net.sends = p;
     return NULL;
 }
 
-static floe_status send_async(int dest, int tag, uint8_t *buf, size_t len, bool counted) {
-    return send_async_x(dest, tag, buf, len, counted, 0);
+static floe_status send_async(dist_rt *rt, int dest, int tag, uint8_t *buf, size_t len, bool counted) {
+    return send_async_x(rt, dest, tag, buf, len, counted, 0);
 }
 
 /* Send a message just encoded (st: the encoder's status). */
-static floe_status send_encoded(floe_status st, int dest, int tag, uint8_t *buf, size_t len) {
+static floe_status send_encoded(dist_rt *rt, floe_status st, int dest, int tag, uint8_t *buf, size_t len) {
     if (st) return floe_status_wrap(st, "sending to rank %d", dest);
-    return send_async(dest, tag, buf, len, false);
+    return send_async(rt, dest, tag, buf, len, false);
 }
 
 /* STOP, BYE: no fields. */
-static floe_status send_empty(int dest, int tag) {
+static floe_status send_empty(dist_rt *rt, int dest, int tag) {
     uint8_t *buf = NULL;
     size_t len = 0;
     floe_status st = dist_msg_empty_encode(tag, &buf, &len);
-    return send_encoded(st, dest, tag, buf, len);
+    return send_encoded(rt, st, dest, tag, buf, len);
 }
 
 /* Free the buffers of completed sends; true if any completed. */
-static bool progress_sends(void) {
+static bool progress_sends(dist_rt *rt) {
     bool any = false;
-    for (pending_send **pp = &g_sends; *pp;) {
+    for (pending_send **pp = &rt->net.sends; *pp;) {
         pending_send *p = *pp;
         int done = 0;
         MPI_Test(&p->req, &done, MPI_STATUS_IGNORE);
@@ -205,7 +232,7 @@ static bool progress_sends(void) {
             continue;
         }
         *pp = p->next;
-        atomic_fetch_sub(&g_sends_bytes, (int64_t)p->len);
+        atomic_fetch_sub(&rt->net.bytes, (int64_t)p->len);
         dist_xbytes_add(-p->xbytes);
         floe_free(p->buf);
         floe_free(p);
@@ -249,9 +276,8 @@ typedef struct self_msg {
     struct self_msg *next;
 } self_msg;
 
-static self_msg *g_self_head, *g_self_tail;
 
-static void self_push(int tag, uint8_t *buf, size_t len) {
+static void self_push(dist_rt *rt, int tag, uint8_t *buf, size_t len) {
     self_msg *m = floe_calloc(1, sizeof *m);
     if (!m) {
         /* without memory the coordinator misses this message: say so */
@@ -262,19 +288,19 @@ static void self_push(int tag, uint8_t *buf, size_t len) {
     m->tag = tag;
     m->buf = buf;
     m->len = len;
-    if (g_self_tail) g_self_tail->next = m;
-    else g_self_head = m;
-    g_self_tail = m;
+    if (rt->net.self_tail) rt->net.self_tail->next = m;
+    else rt->net.self_head = m;
+    rt->net.self_tail = m;
 }
 
 /* The next message for this rank: its own first, then MPI's. */
-static floe_status recv_next(bool *got, int *src, int *tag, uint8_t **buf, size_t *len) {
-    if (g_self_head) {
-        self_msg *m = g_self_head;
-        g_self_head = m->next;
-        if (!g_self_head) g_self_tail = NULL;
+static floe_status recv_next(dist_rt *rt, bool *got, int *src, int *tag, uint8_t **buf, size_t *len) {
+    if (rt->net.self_head) {
+        self_msg *m = rt->net.self_head;
+        rt->net.self_head = m->next;
+        if (!rt->net.self_head) rt->net.self_tail = NULL;
         *got = true;
-        *src = g.rank;
+        *src = rt->rank;
         *tag = m->tag;
         *buf = m->buf;
         *len = m->len;
@@ -285,12 +311,12 @@ static floe_status recv_next(bool *got, int *src, int *tag, uint8_t **buf, size_
 }
 
 /* The worker side, which rank 0 runs too (defined below). */
-static void reap_tasks(void);
-static bool drain_queue(void);
-static void start_task(const uint8_t *buf, size_t len);
-static bool worker_handle(int src, int tag, uint8_t *buf, size_t len);
-static void end_query(int64_t q);
-static bool worker_idle(void);
+static void reap_tasks(dist_rt *rt);
+static bool drain_queue(dist_rt *rt);
+static void start_task(dist_rt *rt, const uint8_t *buf, size_t len);
+static bool worker_handle(dist_rt *rt, int src, int tag, uint8_t *buf, size_t len);
+static void end_query(dist_rt *rt, int64_t q);
+static bool worker_idle(dist_rt *rt);
 
 /* ============================================================ coordinator */
 
@@ -304,6 +330,7 @@ typedef struct coord_task {
 } coord_task;
 
 typedef struct coord {
+    dist_rt *rt;
     int64_t query;
     dist_stages *stages;
     dist_part_data ***store;
@@ -372,24 +399,25 @@ static bool stage_ready(const coord *c, int32_t s) {
     return true;
 }
 
-static int best_rank(void) {
+static int best_rank(dist_rt *rt) {
     int best = -1;
-    for (int r = 0; r < g.size; r++)
-        if (g.free_slots[r] > 0 && (best < 0 || g.free_slots[r] > g.free_slots[best])) best = r;
+    for (int r = 0; r < rt->size; r++)
+        if (rt->free_slots[r] > 0 && (best < 0 || rt->free_slots[r] > rt->free_slots[best])) best = r;
     return best;
 }
 
 /* The rank with the most free threads, even when none has any (tasks of
  * a pipelined group must all run at once). */
-static int best_rank_any(void) {
+static int best_rank_any(dist_rt *rt) {
     int best = 0;
-    for (int r = 1; r < g.size; r++)
-        if (g.free_slots[r] > g.free_slots[best]) best = r;
+    for (int r = 1; r < rt->size; r++)
+        if (rt->free_slots[r] > rt->free_slots[best]) best = r;
     return best;
 }
 
 /* Send task t to `rank` (placed: its rank and slot were taken already). */
 static floe_status dispatch(coord *c, int64_t t, int rank, bool placed) {
+    dist_rt *rt = c->rt;
     coord_task *task = &c->tasks[t];
     const dist_stage *gst = &c->stages->stages[task->stage];
     int32_t dests_buf[1];
@@ -435,16 +463,16 @@ static floe_status dispatch(coord *c, int64_t t, int rank, bool placed) {
     }
     size_t len = 0;
     uint8_t *buf = floe_buf_detach(&out, &len);
-    if (rank == g.rank) {
+    if (rank == rt->rank) {
         /* rank 0's own threads: the same message, started here */
-        start_task(buf, len);
+        start_task(rt, buf, len);
         floe_free(buf);
     } else {
-        FLOE_TRY(send_async(rank, DIST_MSG_TASK, buf, len, false));
+        FLOE_TRY(send_async(rt, rank, DIST_MSG_TASK, buf, len, false));
     }
     task->state = T_RUNNING;
     task->rank = rank;
-    if (!placed) g.free_slots[rank]--;
+    if (!placed) rt->free_slots[rank]--;
     FLOE_LOG_DEBUG("dist", "query %lld task %lld (stage %d, partition %d) to rank %d, %zu bytes",
                    (long long)c->query, (long long)t, task->stage, task->partition, rank, len);
     return NULL;
@@ -452,22 +480,23 @@ static floe_status dispatch(coord *c, int64_t t, int rank, bool placed) {
 
 /* A file rank 0 planned from but another host cannot see is most likely
  * a node-local path: say so. */
-static const char *host_hint(int src, const char *text, size_t n, char *buf, size_t cap) {
+static const char *host_hint(dist_rt *rt, int src, const char *text, size_t n, char *buf, size_t cap) {
     buf[0] = 0;
-    if (!g.hosts || src <= 0 || src >= g.size || strcmp(g.hosts[src], g.hosts[0]) == 0) return buf;
+    if (!rt->hosts || src <= 0 || src >= rt->size || strcmp(rt->hosts[src], rt->hosts[0]) == 0) return buf;
     if (!memmem(text, n, "No such file", 12) && !memmem(text, n, "not found", 9)) return buf;
     snprintf(buf, cap,
              " (rank %d runs on host '%s', rank 0 on '%s': under mpirun every rank must see the same files — "
              "use shared storage or S3, not a node-local path)",
-             src, g.hosts[src], g.hosts[0]);
+             src, rt->hosts[src], rt->hosts[0]);
     return buf;
 }
 
 /* The error a worker's ERROR stands for, naming rank, task, stage and
  * partition (the task is one of query c's). */
 static floe_status task_error(const coord *c, int src, const dist_msg_error *m) {
+    dist_rt *rt = c->rt;
     char hint[2 * MPI_MAX_PROCESSOR_NAME + 200];
-    host_hint(src, m->text, m->text_len, hint, sizeof hint);
+    host_hint(rt, src, m->text, m->text_len, hint, sizeof hint);
     const coord_task *task = &c->tasks[m->task];
     return floe_error(FLOE_ERR_IO, "rank %d, task %lld (stage %d, partition %d): %.*s%s", src, (long long)m->task,
                       task->stage, task->partition, (int)m->text_len, m->text, hint);
@@ -476,7 +505,8 @@ static floe_status task_error(const coord *c, int src, const dist_msg_error *m) 
 /* Stage s finished with its output kept on the workers that ran it:
  * consumers fetch from those ranks. */
 static floe_status note_holders(coord *c, int32_t s) {
-    int32_t *ranks = floe_calloc((size_t)g.size, sizeof *ranks);
+    dist_rt *rt = c->rt;
+    int32_t *ranks = floe_calloc((size_t)rt->size, sizeof *ranks);
     if (!ranks) return floe_error(FLOE_ERR_OUT_OF_MEMORY, "scheduling: out of memory");
     int32_t n = 0;
     for (int64_t t = 0; t < c->n_tasks; t++) {
@@ -493,7 +523,8 @@ static floe_status note_holders(coord *c, int32_t s) {
 /* The per node metrics following a DONE (EXPLAIN ANALYZE): summed per
  * stage, node and rank.  A count that does not match the stage is ignored. */
 static void add_node_stats(coord *c, int src, int32_t s, const uint8_t *p, size_t n) {
-    if (!c->analyze || !p || src < 0 || src >= g.size) return;
+    dist_rt *rt = c->rt;
+    if (!c->analyze || !p || src < 0 || src >= rt->size) return;
     dist_msg_node_stats ns;
     floe_status st = dist_msg_node_stats_decode(p, n, &ns);
     if (st || ns.count != c->n_nodes[s]) {
@@ -501,7 +532,7 @@ static void add_node_stats(coord *c, int src, int32_t s, const uint8_t *p, size_
         return;
     }
     for (int64_t i = 0; i < ns.count; i++) {
-        int64_t *acc = c->nstats[s] + ((size_t)i * (size_t)g.size + (size_t)src) * NODE_STATS;
+        int64_t *acc = c->nstats[s] + ((size_t)i * (size_t)rt->size + (size_t)src) * NODE_STATS;
         acc[0]++;
         acc[1] += dist_msg_node_stat(&ns, i, 0); /* rows */
         acc[2] += dist_msg_node_stat(&ns, i, 1); /* batches */
@@ -513,8 +544,8 @@ static void add_node_stats(coord *c, int src, int32_t s, const uint8_t *p, size_
 }
 
 /* A DONE or ERROR answered task t of query c: its thread is free again. */
-static coord_task *answered(coord *c, int src, int64_t q, int64_t t) {
-    if (src >= 0 && src < g.size) g.free_slots[src]++;
+static coord_task *answered(dist_rt *rt, coord *c, int src, int64_t q, int64_t t) {
+    if (src >= 0 && src < rt->size) rt->free_slots[src]++;
     if (!c || q != c->query || t < 0 || t >= c->n_tasks || c->tasks[t].state != T_RUNNING) return NULL;
     c->tasks[t].state = T_DONE; /* answered, if not successfully */
     return &c->tasks[t];
@@ -523,13 +554,14 @@ static coord_task *answered(coord *c, int src, int64_t q, int64_t t) {
 /* A task of query c finished: a stage whose tasks are all done and whose
  * output stays on the workers is held by the ranks that ran it. */
 static floe_status got_done(coord *c, int src, const dist_msg_done *m) {
-    coord_task *task = answered(c, src, m->query, m->task);
+    dist_rt *rt = c->rt;
+    coord_task *task = answered(rt, c, src, m->query, m->task);
     if (!task) return NULL;
     task->stats.rows_out = m->rows;
     task->stats.bytes_out = m->bytes;
     task->stats.batches_out = m->batches;
     task->stats.elapsed_us = m->elapsed_us;
-    if (src >= 0 && src < g.size && m->peak_xbytes > c->peak[src]) c->peak[src] = m->peak_xbytes;
+    if (src >= 0 && src < rt->size && m->peak_xbytes > c->peak[src]) c->peak[src] = m->peak_xbytes;
     c->waited_us[task->stage] += m->waited_us;
     add_node_stats(c, src, task->stage, m->node_stats, m->node_stats_len);
     int32_t s = task->stage;
@@ -559,8 +591,8 @@ static floe_status got_out(coord *c, int src, uint8_t *buf, size_t len) {
 
 /* A DONE or ERROR that cannot be read still frees its rank's thread; the
  * query cannot know which task it answered, so it fails. */
-static floe_status malformed(coord *c, int src, int tag, floe_status st) {
-    if (src >= 0 && src < g.size) g.free_slots[src]++;
+static floe_status malformed(dist_rt *rt, coord *c, int src, int tag, floe_status st) {
+    if (src >= 0 && src < rt->size) rt->free_slots[src]++;
     if (!c) {
         floe_status_free(st);
         return NULL;
@@ -570,7 +602,7 @@ static floe_status malformed(coord *c, int src, int tag, floe_status st) {
 
 /* Handle one message from a worker during query c (c may be NULL: only
  * bookkeeping).  The buffer is taken over. */
-static floe_status coord_handle(coord *c, int src, int tag, uint8_t *buf, size_t len, int *byes) {
+static floe_status coord_handle(dist_rt *rt, coord *c, int src, int tag, uint8_t *buf, size_t len, int *byes) {
     floe_status st = NULL;
     switch (tag) {
     case DIST_MSG_OUT:
@@ -579,17 +611,17 @@ static floe_status coord_handle(coord *c, int src, int tag, uint8_t *buf, size_t
     case DIST_MSG_DONE: {
         dist_msg_done m;
         st = dist_msg_done_decode(buf, len, &m);
-        st = st ? malformed(c, src, tag, st) : got_done(c, src, &m);
+        st = st ? malformed(rt, c, src, tag, st) : got_done(c, src, &m);
         break;
     }
     case DIST_MSG_ERROR: {
         dist_msg_error m;
         st = dist_msg_error_decode(buf, len, &m);
         if (st) {
-            st = malformed(c, src, tag, st);
+            st = malformed(rt, c, src, tag, st);
             break;
         }
-        if (answered(c, src, m.query, m.task)) st = task_error(c, src, &m);
+        if (answered(rt, c, src, m.query, m.task)) st = task_error(c, src, &m);
         break;
     }
     case DIST_MSG_BYE:
@@ -609,7 +641,7 @@ static floe_status coord_handle(coord *c, int src, int tag, uint8_t *buf, size_t
                                       "rank %d on host '%s' does not see the files rank 0 (host '%s') planned from: "
                                       "%.*s — under mpirun every rank must see the same files: use a shared file "
                                       "system or S3, not a node-local path",
-                                      src, g.hosts[src], g.hosts[0], (int)m.why_len, m.why);
+                                      src, rt->hosts[src], rt->hosts[0], (int)m.why_len, m.why);
         break;
     }
     default:
@@ -662,6 +694,7 @@ static void coord_free(coord *c) {
 static floe_status plan_pipelines(coord *c, bool streaming);
 
 static floe_status coord_setup(coord *c) {
+    dist_rt *rt = c->rt;
     int32_t ns = c->stages->n;
     c->remaining = floe_calloc((size_t)ns, sizeof *c->remaining);
     c->to_root = floe_calloc((size_t)ns, sizeof *c->to_root);
@@ -676,7 +709,7 @@ static floe_status coord_setup(coord *c) {
     c->reader = floe_calloc((size_t)ns, sizeof *c->reader);
     c->blob_target = floe_calloc((size_t)ns, sizeof *c->blob_target);
     c->waited_us = floe_calloc((size_t)ns, sizeof *c->waited_us);
-    c->peak = floe_calloc((size_t)g.size, sizeof *c->peak);
+    c->peak = floe_calloc((size_t)rt->size, sizeof *c->peak);
     if (!c->remaining || !c->to_root || !c->holders.n_holders || !c->holders.holders || !c->streamed ||
         !c->consumer || !c->group || !c->multi || !c->group_sent || !c->first_task || !c->reader ||
         !c->blob_target || !c->waited_us || !c->peak)
@@ -689,7 +722,7 @@ static floe_status coord_setup(coord *c) {
         if (!c->n_nodes || !c->nstats) return floe_error(FLOE_ERR_OUT_OF_MEMORY, "scheduling: out of memory");
         for (int32_t s = 0; s < ns; s++) {
             c->n_nodes[s] = dist_plan_count_nodes(c->stages->stages[s].plan);
-            c->nstats[s] = floe_calloc((size_t)c->n_nodes[s] * (size_t)g.size * NODE_STATS, sizeof(int64_t));
+            c->nstats[s] = floe_calloc((size_t)c->n_nodes[s] * (size_t)rt->size * NODE_STATS, sizeof(int64_t));
             if (!c->nstats[s]) return floe_error(FLOE_ERR_OUT_OF_MEMORY, "scheduling: out of memory");
         }
     }
@@ -793,16 +826,17 @@ static bool group_ready(const coord *c, int32_t head) {
  * least busy rank first), size the blobs so the worst-placed rank stays
  * within the exchange bound, then send. */
 static floe_status dispatch_group(coord *c, int32_t head) {
+    dist_rt *rt = c->rt;
     int32_t ns = c->stages->n;
     for (int32_t s = 0; s < ns; s++) {
         if (c->group[s] != head) continue;
         for (int32_t p = 0; p < c->stages->stages[s].plan->n_partitions; p++) {
-            int r = best_rank_any();
+            int r = best_rank_any(rt);
             c->tasks[c->first_task[s] + p].rank = r;
-            g.free_slots[r]--;
+            rt->free_slots[r]--;
         }
     }
-    double *coef = floe_calloc((size_t)g.size, sizeof *coef);
+    double *coef = floe_calloc((size_t)rt->size, sizeof *coef);
     if (!coef) return floe_error(FLOE_ERR_OUT_OF_MEMORY, "scheduling: out of memory");
     for (int32_t s = 0; s < ns; s++) {
         if (c->group[s] != head || !c->streamed[s]) continue;
@@ -824,7 +858,7 @@ static floe_status dispatch_group(coord *c, int32_t head) {
         c->holders.n_holders[s] = np;
     }
     double worst = 1;
-    for (int r = 0; r < g.size; r++)
+    for (int r = 0; r < rt->size; r++)
         if (coef[r] > worst) worst = coef[r];
     floe_free(coef);
     int64_t blob = (int64_t)((double)c->bound / worst);
@@ -853,20 +887,20 @@ static floe_status dispatch_group(coord *c, int32_t head) {
  * sent or delivered to itself), sends, then what arrived — worker
  * messages to the worker side, the rest to the coordinator (c may be NULL:
  * bookkeeping only). */
-static floe_status coord_poll(coord *c, bool *busy, int *byes, bool keep_going) {
-    reap_tasks();
-    *busy |= drain_queue();
-    *busy |= progress_sends();
+static floe_status coord_poll(dist_rt *rt, coord *c, bool *busy, int *byes, bool keep_going) {
+    reap_tasks(rt);
+    *busy |= drain_queue(rt);
+    *busy |= progress_sends(rt);
     for (int k = 0; k < 64; k++) {
         bool got;
         int src, tag;
         uint8_t *buf = NULL;
         size_t len = 0;
-        FLOE_TRY(recv_next(&got, &src, &tag, &buf, &len));
+        FLOE_TRY(recv_next(rt, &got, &src, &tag, &buf, &len));
         if (!got) break;
         *busy = true;
-        if (worker_handle(src, tag, buf, len)) continue;
-        floe_status st = coord_handle(c, src, tag, buf, len, byes);
+        if (worker_handle(rt, src, tag, buf, len)) continue;
+        floe_status st = coord_handle(rt, c, src, tag, buf, len, byes);
         if (st && !keep_going) return st;
         floe_status_free(st);
     }
@@ -917,11 +951,12 @@ static floe_status collect_probes(const floe_plan *p, probes *pr) {
 }
 
 static floe_status check_paths(coord *c, const floe_plan *plan) {
+    dist_rt *rt = c->rt;
     const char *env = getenv("FLOE_DIST_CHECK_PATHS");
     bool all = env && strcmp(env, "1") == 0;
     if (env && strcmp(env, "0") == 0) return NULL;
     bool any = false;
-    for (int r = 1; r < g.size && !any; r++) any = all || strcmp(g.hosts[r], g.hosts[0]) != 0;
+    for (int r = 1; r < rt->size && !any; r++) any = all || strcmp(rt->hosts[r], rt->hosts[0]) != 0;
     if (!any) return NULL;
     probes pr;
     memset(&pr, 0, sizeof pr);
@@ -930,15 +965,15 @@ static floe_status check_paths(coord *c, const floe_plan *plan) {
     size_t len = 0;
     dist_msg_check m = {c->query, pr.n, pr.files};
     if (!st && pr.n > 0) st = dist_msg_check_encode(&m, &msg, &len);
-    for (int r = 1; r < g.size && !st && pr.n > 0; r++) {
-        if (!all && strcmp(g.hosts[r], g.hosts[0]) == 0) continue;
+    for (int r = 1; r < rt->size && !st && pr.n > 0; r++) {
+        if (!all && strcmp(rt->hosts[r], rt->hosts[0]) == 0) continue;
         uint8_t *copy = floe_malloc(len);
         if (!copy) {
             st = floe_error(FLOE_ERR_OUT_OF_MEMORY, "checking paths");
             break;
         }
         memcpy(copy, msg, len);
-        st = send_async(r, DIST_MSG_CHECK, copy, len, false);
+        st = send_async(rt, r, DIST_MSG_CHECK, copy, len, false);
         if (!st) c->checks_pending++;
     }
     floe_free(msg);
@@ -946,7 +981,7 @@ static floe_status check_paths(coord *c, const floe_plan *plan) {
     while (!st && c->checks_pending > 0) {
         st = floe_cancel_check(c->ctx->cancel, "distributed query");
         bool busy = false;
-        if (!st) st = coord_poll(c, &busy, NULL, false);
+        if (!st) st = coord_poll(rt, c, &busy, NULL, false);
         if (!busy) nap(&idle);
     }
     if (!st && c->check_err) {
@@ -958,6 +993,7 @@ static floe_status check_paths(coord *c, const floe_plan *plan) {
 
 /* Run every stage but the root to completion. */
 static floe_status coord_run(coord *c) {
+    dist_rt *rt = c->rt;
     int32_t last = c->stages->n - 1;
     int idle = 0;
     for (;;) {
@@ -974,12 +1010,12 @@ static floe_status coord_run(coord *c) {
             if (c->tasks[t].state != T_WAITING || c->multi[c->group[c->tasks[t].stage]] ||
                 !stage_ready(c, c->tasks[t].stage))
                 continue;
-            int r = best_rank();
+            int r = best_rank(rt);
             if (r < 0) break;
             FLOE_TRY(dispatch(c, t, r, false));
             busy = true;
         }
-        FLOE_TRY(coord_poll(c, &busy, NULL, false));
+        FLOE_TRY(coord_poll(rt, c, &busy, NULL, false));
         if (busy) idle = 0;
         else nap(&idle);
     }
@@ -989,6 +1025,7 @@ static floe_status coord_run(coord *c) {
  * running tasks to answer, keeping the data they send meanwhile — a write
  * task that finished reports its files, so nothing is left unknown. */
 static void coord_drain(coord *c) {
+    dist_rt *rt = c->rt;
     if (!c->tasks) return;
     int idle = 0;
     struct timespec t0, now;
@@ -999,7 +1036,7 @@ static void coord_drain(coord *c) {
         clock_gettime(CLOCK_MONOTONIC, &now);
         if (!running || now.tv_sec - t0.tv_sec > 60) return;
         bool busy = false;
-        floe_status st = coord_poll(c, &busy, NULL, true); /* ERROR answers count as done */
+        floe_status st = coord_poll(rt, c, &busy, NULL, true); /* ERROR answers count as done */
         if (st) {
             floe_status_free(st); /* MPI itself failed */
             return;
@@ -1037,9 +1074,10 @@ static void coord_abort_root(coord *c, floe_status err) {
 /* Run every stage of `plan` but the last on the workers.  *local: the
  * plan is not distributable (then nothing ran and c is empty).  On success
  * c holds the stages, the store and the tasks' statistics. */
-static floe_status coord_start(const floe_plan *plan, const floe_exec_ctx *ctx, coord *c, bool *local,
+static floe_status coord_start(dist_rt *rt, const floe_plan *plan, const floe_exec_ctx *ctx, coord *c, bool *local,
                                bool analyze) {
     memset(c, 0, sizeof *c);
+    c->rt = rt;
     *local = false;
     c->ctx = ctx;
     c->analyze = analyze;
@@ -1052,7 +1090,7 @@ static floe_status coord_start(const floe_plan *plan, const floe_exec_ctx *ctx, 
         return NULL;
     }
     FLOE_TRY(st);
-    c->query = ++g.next_query;
+    c->query = ++rt->next_query;
     st = coord_setup(c);
     if (!st) st = check_paths(c, plan);
     if (!st) st = coord_run(c);
@@ -1060,14 +1098,14 @@ static floe_status coord_start(const floe_plan *plan, const floe_exec_ctx *ctx, 
      * an error) and drops the exchange data they hold.  Late messages of
      * the query are dropped by id. */
     int64_t q = c->query;
-    for (int r = 1; r < g.size; r++) {
+    for (int r = 1; r < rt->size; r++) {
         uint8_t *buf = NULL;
         size_t len = 0;
         floe_status s2 = dist_msg_cancel_encode(q, &buf, &len);
-        s2 = send_encoded(s2, r, DIST_MSG_CANCEL, buf, len);
+        s2 = send_encoded(rt, s2, r, DIST_MSG_CANCEL, buf, len);
         floe_status_free(s2);
     }
-    end_query(q); /* rank 0's own part */
+    end_query(rt, q); /* rank 0's own part */
     if (st) {
         coord_drain(c);
         coord_abort_root(c, st);
@@ -1077,11 +1115,11 @@ static floe_status coord_start(const floe_plan *plan, const floe_exec_ctx *ctx, 
 }
 
 static floe_status coord_open(void *arg, const floe_plan *plan, const floe_exec_ctx *ctx, floe_stream **out) {
-    (void)arg;
+    dist_rt *rt = arg;
     *out = NULL;
     coord c;
     bool local;
-    FLOE_TRY(coord_start(plan, ctx, &c, &local, false));
+    FLOE_TRY(coord_start(rt, plan, ctx, &c, &local, false));
     if (local) return floe_plan_execute(plan, 0, ctx, out);
     coord_free_sched(&c);
     return dist_root_stream(c.stages, c.store, ctx, out);
@@ -1096,16 +1134,16 @@ static floe_status put_size(floe_buf *out, const char *name, int64_t b) {
 /* A stage's plan, each node followed by one line per rank that ran it:
  * tasks, rows, batches, time inside the node (children included), the
  * largest task's peak memory and, for an exchange source, the exchange
- * bytes it read.  nstats: n_nodes x g.size x NODE_STATS. */
-static floe_status put_nodes(const floe_plan *plan, const int64_t *nstats, floe_buf *out) {
+ * bytes it read.  nstats: n_nodes x rt->size x NODE_STATS. */
+static floe_status put_nodes(dist_rt *rt, const floe_plan *plan, const int64_t *nstats, floe_buf *out) {
     int32_t n = dist_plan_count_nodes(plan);
     for (int32_t i = 0; i < n; i++) {
         int32_t depth = 0;
         const floe_plan *node = dist_plan_node_at(plan, i, &depth);
         for (int32_t d = 0; d <= depth; d++) FLOE_TRY(floe_buf_append_str(out, "  "));
         FLOE_TRY(floe_exec_explain_line(node, out));
-        for (int r = 0; r < g.size; r++) {
-            const int64_t *a = nstats + ((size_t)i * (size_t)g.size + (size_t)r) * NODE_STATS;
+        for (int r = 0; r < rt->size; r++) {
+            const int64_t *a = nstats + ((size_t)i * (size_t)rt->size + (size_t)r) * NODE_STATS;
             if (a[0] == 0) continue;
             for (int32_t d = 0; d <= depth + 1; d++) FLOE_TRY(floe_buf_append_str(out, "  "));
             FLOE_TRY(floe_buf_printf(out, "rank %d: tasks=%lld rows=%lld batches=%lld time=%.2fms", r,
@@ -1119,7 +1157,7 @@ static floe_status put_nodes(const floe_plan *plan, const int64_t *nstats, floe_
 }
 
 /* Per node statistics of a plan rank 0 ran itself (the root stage). */
-static floe_status root_node_stats(const floe_plan *root, const floe_exec_metrics *m, int64_t **out) {
+static floe_status root_node_stats(dist_rt *rt, const floe_plan *root, const floe_exec_metrics *m, int64_t **out) {
     *out = NULL;
     floe_buf b = FLOE_BUF_INIT;
     floe_status st = dist_node_stats_put(root, m, &b);
@@ -1127,11 +1165,12 @@ static floe_status root_node_stats(const floe_plan *root, const floe_exec_metric
     if (!st) st = dist_msg_node_stats_decode(b.data, b.len, &ns);
     int32_t n = dist_plan_count_nodes(root);
     if (!st && ns.count != n)
-        st = floe_error(FLOE_ERR_INTERNAL, "EXPLAIN ANALYZE: %lld node statistics for %d nodes", (long long)ns.count, n);
-    int64_t *a = st ? NULL : floe_calloc((size_t)n * (size_t)g.size * NODE_STATS, sizeof *a);
+        st = floe_error(FLOE_ERR_INTERNAL, "EXPLAIN ANALYZE: %lld node statistics for %d nodes", (long long)ns.count,
+                        n);
+    int64_t *a = st ? NULL : floe_calloc((size_t)n * (size_t)rt->size * NODE_STATS, sizeof *a);
     if (!st && !a) st = floe_error(FLOE_ERR_OUT_OF_MEMORY, "EXPLAIN ANALYZE: out of memory");
     for (int32_t i = 0; !st && i < n; i++) {
-        int64_t *acc = a + (size_t)i * (size_t)g.size * NODE_STATS; /* rank 0 */
+        int64_t *acc = a + (size_t)i * (size_t)rt->size * NODE_STATS; /* rank 0 */
         acc[0] = 1;
         for (int k = 0; k < DIST_NODE_FIELDS; k++) acc[1 + k] = dist_msg_node_stat(&ns, i, k);
     }
@@ -1152,14 +1191,14 @@ static int64_t mono_us(void) {
  * and per node of the stage's plan what each rank did (rows, batches,
  * time, peak memory, exchange bytes read). */
 static floe_status coord_analyze(void *arg, const floe_plan *plan, const floe_exec_ctx *ctx, floe_buf *out) {
-    (void)arg;
+    dist_rt *rt = arg;
     coord c;
     bool local;
     int64_t t0 = mono_us();
-    FLOE_TRY(coord_start(plan, ctx, &c, &local, true));
+    FLOE_TRY(coord_start(rt, plan, ctx, &c, &local, true));
     if (local) return floe_buf_printf(out, "Distributed: no (the plan runs on rank 0 only)\n");
     /* statistics first: the root stream takes the stages over */
-    floe_status st = floe_buf_printf(out, "Distributed over %d ranks (%d threads):\n", g.size, (int)g.total);
+    floe_status st = floe_buf_printf(out, "Distributed over %d ranks (%d threads):\n", rt->size, (int)rt->total);
     int32_t last = c.stages->n - 1;
     for (int32_t s = 0; s < last && !st; s++) {
         const dist_stage *stage = &c.stages->stages[s];
@@ -1170,7 +1209,7 @@ static floe_status coord_analyze(void *arg, const floe_plan *plan, const floe_ex
         if (!st && c.streamed[s])
             st = floe_buf_printf(out, "  blobs of %lld bytes, %d credits per channel, waited for credits %.3f ms\n",
                                  (long long)c.blob_target[s], CREDIT_WINDOW, (double)c.waited_us[s] / 1000.0);
-        for (int r = 0; r < g.size && !st; r++) {
+        for (int r = 0; r < rt->size && !st; r++) {
             int64_t n = 0, rows = 0, bytes = 0, us = 0;
             for (int64_t t = 0; t < c.n_tasks; t++) {
                 if (c.tasks[t].stage != s || c.tasks[t].rank != r) continue;
@@ -1183,13 +1222,13 @@ static floe_status coord_analyze(void *arg, const floe_plan *plan, const floe_ex
                 st = floe_buf_printf(out, "  rank %d: tasks=%lld, rows=%lld, bytes=%lld, task_time=%.3f ms\n", r,
                                      (long long)n, (long long)rows, (long long)bytes, (double)us / 1000.0);
         }
-        if (!st) st = put_nodes(stage->plan, c.nstats[s], out);
+        if (!st) st = put_nodes(rt, stage->plan, c.nstats[s], out);
     }
     bool any_streamed = false;
     for (int32_t s = 0; s < last; s++) any_streamed = any_streamed || c.streamed[s];
     if (!st && any_streamed) {
         st = floe_buf_printf(out, "Exchange buffers: bound %lld bytes per rank; peak", (long long)c.bound);
-        for (int r = 0; r < g.size && !st; r++) st = floe_buf_printf(out, " rank %d=%lld", r, (long long)c.peak[r]);
+        for (int r = 0; r < rt->size && !st; r++) st = floe_buf_printf(out, " rank %d=%lld", r, (long long)c.peak[r]);
         if (!st) st = floe_buf_append_byte(out, '\n');
     }
     coord_free_sched(&c);
@@ -1215,11 +1254,11 @@ static floe_status coord_analyze(void *arg, const floe_plan *plan, const floe_ex
     }
     floe_stream_close(stream);
     int64_t *rstats = NULL;
-    if (!st2) st2 = root_node_stats(root, m, &rstats);
+    if (!st2) st2 = root_node_stats(rt, root, m, &rstats);
     if (!st && !st2)
         st = floe_buf_printf(out, "Stage %d (result, rank 0): rows=%lld; total %.3f ms\n", last, (long long)rows,
                              (double)(mono_us() - t0) / 1000.0);
-    if (!st && !st2) st = put_nodes(root, rstats, out);
+    if (!st && !st2) st = put_nodes(rt, root, rstats, out);
     floe_free(rstats);
     floe_plan_release(root);
     floe_exec_metrics_free(m);
@@ -1233,8 +1272,8 @@ static floe_status coord_analyze(void *arg, const floe_plan *plan, const floe_ex
 /* EXPLAIN under mpirun: the stages the plan runs as, or why it stays on
  * rank 0. */
 static floe_status coord_explain(void *arg, const floe_plan *plan, floe_buf *out) {
-    (void)arg;
-    FLOE_TRY(floe_buf_printf(out, "Distributed over %d ranks (%d threads):\n", g.size, (int)g.total));
+    dist_rt *rt = arg;
+    FLOE_TRY(floe_buf_printf(out, "Distributed over %d ranks (%d threads):\n", rt->size, (int)rt->total));
     floe_buf stages = FLOE_BUF_INIT;
     floe_status st = floe_dist_explain_stages(plan, &stages);
     if (st && floe_status_code(st) == FLOE_ERR_UNSUPPORTED) {
@@ -1259,6 +1298,7 @@ typedef struct out_msg {
 } out_msg;
 
 typedef struct wtask {
+    dist_rt *rt;
     dist_task_msg m;
     floe_cancel cancel;
     pthread_t thread;
@@ -1294,22 +1334,10 @@ typedef struct fetch_rec {
     struct fetch_rec *next;
 } fetch_rec;
 
-static struct {
-    pthread_mutex_t mu;
-    pthread_cond_t cv;   /* space in the queue */
-    out_msg *head, *tail;
-    held *held;          /* under mu */
-    wtask *tasks;        /* main thread only, from here on */
-    fetch_rec *fetches;
-    int64_t next_fetch;
-    int64_t cancelled_upto; /* queries <= this are over */
-    inbox_rec *inboxes;
-    int64_t last_query;     /* the newest query a task arrived for (resets the gauge's peak) */
-} w = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, NULL, NULL, NULL, NULL, NULL, 0, 0, NULL, 0};
 
 /* The inbox of (q, x, part), created when missing (main thread). */
-static dist_inbox *inbox_find(int64_t q, int32_t x, int32_t part) {
-    for (inbox_rec *r = w.inboxes; r; r = r->next)
+static dist_inbox *inbox_find(dist_rt *rt, int64_t q, int32_t x, int32_t part) {
+    for (inbox_rec *r = rt->store.inboxes; r; r = r->next)
         if (dist_inbox_query(r->in) == q && dist_inbox_exchange(r->in) == x && dist_inbox_part(r->in) == part)
             return r->in;
     inbox_rec *r = floe_calloc(1, sizeof *r);
@@ -1320,14 +1348,14 @@ static dist_inbox *inbox_find(int64_t q, int32_t x, int32_t part) {
         floe_free(r);
         return NULL;
     }
-    r->next = w.inboxes;
-    w.inboxes = r;
+    r->next = rt->store.inboxes;
+    rt->store.inboxes = r;
     return r->in;
 }
 
 /* Fail (waking their consumers) and drop the inboxes of queries <= q. */
-static void inboxes_drop(int64_t q) {
-    for (inbox_rec **pp = &w.inboxes; *pp;) {
+static void inboxes_drop(dist_rt *rt, int64_t q) {
+    for (inbox_rec **pp = &rt->store.inboxes; *pp;) {
         inbox_rec *r = *pp;
         if (dist_inbox_query(r->in) > q) {
             pp = &r->next;
@@ -1341,9 +1369,9 @@ static void inboxes_drop(int64_t q) {
 }
 
 /* The held data of (query, exchange, part); created when `create`.  Call
- * with w.mu held. */
-static dist_part_data *held_find(int64_t q, int32_t x, int32_t part, bool create) {
-    for (held *h = w.held; h; h = h->next)
+ * with rt->store.mu held. */
+static dist_part_data *held_find(dist_rt *rt, int64_t q, int32_t x, int32_t part, bool create) {
+    for (held *h = rt->store.held; h; h = h->next)
         if (h->query == q && h->exchange == x && h->part == part) return h->data;
     if (!create) return NULL;
     held *h = floe_calloc(1, sizeof *h);
@@ -1355,15 +1383,15 @@ static dist_part_data *held_find(int64_t q, int32_t x, int32_t part, bool create
     h->query = q;
     h->exchange = x;
     h->part = part;
-    h->next = w.held;
-    w.held = h;
+    h->next = rt->store.held;
+    rt->store.held = h;
     return h->data;
 }
 
 /* Drop the data of every query <= q. */
-static void held_drop(int64_t q) {
-    pthread_mutex_lock(&w.mu);
-    for (held **pp = &w.held; *pp;) {
+static void held_drop(dist_rt *rt, int64_t q) {
+    pthread_mutex_lock(&rt->store.mu);
+    for (held **pp = &rt->store.held; *pp;) {
         held *h = *pp;
         if (h->query > q) {
             pp = &h->next;
@@ -1373,16 +1401,17 @@ static void held_drop(int64_t q) {
         dist_part_data_release(h->data);
         floe_free(h);
     }
-    pthread_mutex_unlock(&w.mu);
+    pthread_mutex_unlock(&rt->store.mu);
 }
 
 /* Task output kept here (keep_output): no message at all. */
 static floe_status emit_local(void *arg, int32_t bucket, uint8_t *blob, size_t len) {
     wtask *t = arg;
-    pthread_mutex_lock(&w.mu);
-    dist_part_data *d = held_find(t->m.query_id, t->m.stage_id, bucket, true);
+    dist_rt *rt = t->rt;
+    pthread_mutex_lock(&rt->store.mu);
+    dist_part_data *d = held_find(rt, t->m.query_id, t->m.stage_id, bucket, true);
     floe_status st = d ? dist_part_data_add(d, blob, len) : NULL;
-    pthread_mutex_unlock(&w.mu);
+    pthread_mutex_unlock(&rt->store.mu);
     if (!d) {
         floe_free(blob);
         return floe_error(FLOE_ERR_OUT_OF_MEMORY, "keeping task output");
@@ -1394,8 +1423,8 @@ static floe_status emit_local(void *arg, int32_t bucket, uint8_t *blob, size_t l
  * delivers it itself).  From a task thread (`wait`): waits while the rank
  * has OUT_LIMIT bytes unsent, unless the task is cancelled.  `xbytes`:
  * streamed exchange bytes in it (the gauge keeps them until sent). */
-static floe_status enqueue_to(int dest, int tag, uint8_t *buf, size_t len, const floe_cancel *cancel, bool wait,
-                              int64_t xbytes) {
+static floe_status enqueue_to(dist_rt *rt, int dest, int tag, uint8_t *buf, size_t len, const floe_cancel *cancel,
+                              bool wait, int64_t xbytes) {
     out_msg *m = floe_calloc(1, sizeof *m);
     if (!m) {
         dist_xbytes_add(-xbytes);
@@ -1407,8 +1436,8 @@ static floe_status enqueue_to(int dest, int tag, uint8_t *buf, size_t len, const
     m->buf = buf;
     m->len = len;
     m->xbytes = xbytes;
-    pthread_mutex_lock(&w.mu);
-    while (wait && atomic_load(&g_sends_bytes) > OUT_LIMIT && !(cancel && floe_cancel_is_set(cancel))) {
+    pthread_mutex_lock(&rt->net.mu);
+    while (wait && atomic_load(&rt->net.bytes) > OUT_LIMIT && !(cancel && floe_cancel_is_set(cancel))) {
         struct timespec ts;
         clock_gettime(CLOCK_REALTIME, &ts);
         ts.tv_nsec += 2000000;
@@ -1416,24 +1445,25 @@ static floe_status enqueue_to(int dest, int tag, uint8_t *buf, size_t len, const
             ts.tv_sec++;
             ts.tv_nsec -= 1000000000L;
         }
-        pthread_cond_timedwait(&w.cv, &w.mu, &ts);
+        pthread_cond_timedwait(&rt->net.cv, &rt->net.mu, &ts);
     }
-    atomic_fetch_add(&g_sends_bytes, (int64_t)len);
-    if (w.tail) w.tail->next = m;
-    else w.head = m;
-    w.tail = m;
-    pthread_mutex_unlock(&w.mu);
+    atomic_fetch_add(&rt->net.bytes, (int64_t)len);
+    if (rt->net.tail) rt->net.tail->next = m;
+    else rt->net.head = m;
+    rt->net.tail = m;
+    pthread_mutex_unlock(&rt->net.mu);
     return NULL;
 }
 
 /* From a task thread: a message for rank 0. */
-static floe_status enqueue(int tag, uint8_t *buf, size_t len, const floe_cancel *cancel) {
-    return enqueue_to(0, tag, buf, len, cancel, true, 0);
+static floe_status enqueue(dist_rt *rt, int tag, uint8_t *buf, size_t len, const floe_cancel *cancel) {
+    return enqueue_to(rt, 0, tag, buf, len, cancel, true, 0);
 }
 
 /* A streamed blob (or, blob NULL, the end) for partition `bucket` of the
  * task's exchange, once the consumer has room for it. */
 static floe_status send_stream(wtask *t, int32_t bucket, uint8_t *blob, size_t len) {
+    dist_rt *rt = t->rt;
     if (blob) {
         floe_status st = dist_outlet_acquire(t->outlet, bucket, &t->cancel);
         if (st) {
@@ -1454,7 +1484,7 @@ static floe_status send_stream(wtask *t, int32_t bucket, uint8_t *blob, size_t l
         dist_xbytes_add(-(int64_t)len);
         return floe_status_wrap(st, "streaming task output");
     }
-    return enqueue_to(t->m.dests[bucket], DIST_MSG_STREAM, buf, n, &t->cancel, true, (int64_t)len);
+    return enqueue_to(rt, t->m.dests[bucket], DIST_MSG_STREAM, buf, n, &t->cancel, true, (int64_t)len);
 }
 
 static floe_status emit_stream(void *arg, int32_t bucket, uint8_t *blob, size_t len) {
@@ -1470,9 +1500,9 @@ static floe_status emit_stream(void *arg, int32_t bucket, uint8_t *blob, size_t 
 /* From the consumer's thread (or the main thread): give credits back to
  * the producer task of an inbox's blob. */
 static void credit_back(void *arg, dist_inbox *in, int32_t producer, int32_t n) {
-    (void)arg;
+    dist_rt *rt = arg;
     int32_t rank = dist_inbox_producer_rank(in, producer);
-    if (rank < 0 || rank >= g.size) return;
+    if (rank < 0 || rank >= rt->size) return;
     /* called inside the consumer's next(): the message outlives the
      * task's EXPLAIN ANALYZE trackers, so charge it to the root */
     floe_mem_tracker *prev = floe_mem_set_current(NULL);
@@ -1480,7 +1510,7 @@ static void credit_back(void *arg, dist_inbox *in, int32_t producer, int32_t n) 
     uint8_t *buf = NULL;
     size_t len = 0;
     floe_status st = dist_msg_credit_encode(&m, &buf, &len);
-    if (!st) st = enqueue_to(rank, DIST_MSG_CREDIT, buf, len, NULL, false, 0);
+    if (!st) st = enqueue_to(rt, rank, DIST_MSG_CREDIT, buf, len, NULL, false, 0);
     /* without memory the producer waits until the query is cancelled */
     floe_status_free(st);
     floe_mem_set_current(prev);
@@ -1488,17 +1518,19 @@ static void credit_back(void *arg, dist_inbox *in, int32_t producer, int32_t n) 
 
 static floe_status emit_out(void *arg, int32_t bucket, uint8_t *blob, size_t len) {
     wtask *t = arg;
+    dist_rt *rt = t->rt;
     dist_msg_out m = {t->m.query_id, t->m.task_id, bucket, blob, len};
     uint8_t *buf = NULL;
     size_t n = 0;
     floe_status st = dist_msg_out_encode(&m, &buf, &n);
     floe_free(blob);
     if (st) return floe_status_wrap(st, "sending task output");
-    return enqueue(DIST_MSG_OUT, buf, n, &t->cancel);
+    return enqueue(rt, DIST_MSG_OUT, buf, n, &t->cancel);
 }
 
 static void *task_thread(void *arg) {
     wtask *t = arg;
+    dist_rt *rt = t->rt;
     floe_exec_ctx ctx;
     memset(&ctx, 0, sizeof ctx);
     ctx.batch_size = t->m.batch_size;
@@ -1526,7 +1558,7 @@ static void *task_thread(void *arg) {
         uint8_t *buf = NULL;
         size_t len = 0;
         s2 = dist_msg_error_encode(&m, &buf, &len);
-        if (!s2) s2 = enqueue(DIST_MSG_ERROR, buf, len, NULL);
+        if (!s2) s2 = enqueue(rt, DIST_MSG_ERROR, buf, len, NULL);
         floe_status_free(st);
     } else {
         /* DONE, then (EXPLAIN ANALYZE) the metrics of each node */
@@ -1539,7 +1571,7 @@ static void *task_thread(void *arg) {
         size_t len = 0;
         uint8_t *buf = s2 ? NULL : floe_buf_detach(&done, &len);
         floe_buf_free(&done);
-        if (buf) s2 = enqueue(DIST_MSG_DONE, buf, len, NULL);
+        if (buf) s2 = enqueue(rt, DIST_MSG_DONE, buf, len, NULL);
     }
     floe_exec_metrics_free(metrics);
     floe_status_free(s2);
@@ -1550,12 +1582,12 @@ static void *task_thread(void *arg) {
 /* STREAM: a blob (or the end) of a partition this rank consumes (the
  * buffer is taken over).  `local`: from a task of this rank, its bytes
  * already in the gauge. */
-static void got_stream(uint8_t *buf, size_t len, bool local) {
+static void got_stream(dist_rt *rt, uint8_t *buf, size_t len, bool local) {
     dist_msg_stream m;
     floe_status st = dist_msg_stream_decode(buf, len, &m);
     size_t n = len >= DIST_MSG_STREAM_HEAD ? len - DIST_MSG_STREAM_HEAD : 0;
     if (!local) dist_xbytes_add((int64_t)n);
-    dist_inbox *in = !st && m.query > w.cancelled_upto ? inbox_find(m.query, m.exchange, m.part) : NULL;
+    dist_inbox *in = !st && m.query > rt->worker.cancelled_upto ? inbox_find(rt, m.query, m.exchange, m.part) : NULL;
     floe_status_free(st);
     if (!in || m.end) {
         if (in) dist_inbox_end(in, m.producer);
@@ -1569,14 +1601,14 @@ static void got_stream(uint8_t *buf, size_t len, bool local) {
 }
 
 /* CREDIT: a consumer has room again for a producer task of this rank. */
-static void got_credit(const uint8_t *buf, size_t len) {
+static void got_credit(dist_rt *rt, const uint8_t *buf, size_t len) {
     dist_msg_credit m;
     floe_status st = dist_msg_credit_decode(buf, len, &m);
     if (st) {
         floe_status_free(st);
         return;
     }
-    for (wtask *t = w.tasks; t; t = t->next)
+    for (wtask *t = rt->worker.tasks; t; t = t->next)
         if (t->outlet && t->m.query_id == m.query && t->m.stage_id == m.exchange && t->m.partition == m.producer) {
             dist_outlet_grant(t->outlet, m.part, m.n);
             return;
@@ -1585,32 +1617,32 @@ static void got_credit(const uint8_t *buf, size_t len) {
 
 /* Send the queued messages (main thread); this rank's own are handled
  * here. */
-static bool drain_queue(void) {
-    pthread_mutex_lock(&w.mu);
-    out_msg *m = w.head;
-    w.head = w.tail = NULL;
-    pthread_mutex_unlock(&w.mu);
+static bool drain_queue(dist_rt *rt) {
+    pthread_mutex_lock(&rt->net.mu);
+    out_msg *m = rt->net.head;
+    rt->net.head = rt->net.tail = NULL;
+    pthread_mutex_unlock(&rt->net.mu);
     bool any = m != NULL;
     while (m) {
         out_msg *next = m->next;
-        if (m->dest == g.rank) {
-            atomic_fetch_sub(&g_sends_bytes, (int64_t)m->len);
+        if (m->dest == rt->rank) {
+            atomic_fetch_sub(&rt->net.bytes, (int64_t)m->len);
             if (m->tag == DIST_MSG_STREAM) {
-                got_stream(m->buf, m->len, true);
+                got_stream(rt, m->buf, m->len, true);
             } else if (m->tag == DIST_MSG_CREDIT) {
-                got_credit(m->buf, m->len);
+                got_credit(rt, m->buf, m->len);
                 floe_free(m->buf);
             } else {
-                self_push(m->tag, m->buf, m->len); /* rank 0's tasks to its coordinator */
+                self_push(rt, m->tag, m->buf, m->len); /* rank 0's tasks to its coordinator */
             }
             floe_free(m);
             m = next;
             continue;
         }
-        floe_status st = send_async_x(m->dest, m->tag, m->buf, m->len, true, m->xbytes);
+        floe_status st = send_async_x(rt, m->dest, m->tag, m->buf, m->len, true, m->xbytes);
         if (st) {
             /* nothing better to do than log it: rank 0 will miss a DONE */
-            FLOE_LOG_ERROR("dist", "rank %d: %s", g.rank, floe_status_message(st));
+            FLOE_LOG_ERROR("dist", "rank %d: %s", rt->rank, floe_status_message(st));
             floe_status_free(st);
         }
         floe_free(m);
@@ -1629,8 +1661,8 @@ static void wtask_free(wtask *t) {
     floe_free(t);
 }
 
-static void reap_tasks(void) {
-    for (wtask **pp = &w.tasks; *pp;) {
+static void reap_tasks(dist_rt *rt) {
+    for (wtask **pp = &rt->worker.tasks; *pp;) {
         wtask *t = *pp;
         if (!t->started || !atomic_load(&t->finished)) {
             pp = &t->next;
@@ -1640,23 +1672,23 @@ static void reap_tasks(void) {
         *pp = t->next;
         wtask_free(t);
     }
-    pthread_mutex_lock(&w.mu);
-    pthread_cond_broadcast(&w.cv);
-    pthread_mutex_unlock(&w.mu);
+    pthread_mutex_lock(&rt->net.mu);
+    pthread_cond_broadcast(&rt->net.cv);
+    pthread_mutex_unlock(&rt->net.mu);
 }
 
-static void answer_error(int64_t q, int64_t task, const char *text) {
+static void answer_error(dist_rt *rt, int64_t q, int64_t task, const char *text) {
     dist_msg_error m = {q, task, text, text ? strlen(text) : 0};
     uint8_t *buf = NULL;
     size_t len = 0;
     floe_status st = dist_msg_error_encode(&m, &buf, &len);
     /* without memory rank 0 waits for this task until the query is cancelled */
-    if (!st) st = enqueue_to(0, DIST_MSG_ERROR, buf, len, NULL, false, 0);
+    if (!st) st = enqueue_to(rt, 0, DIST_MSG_ERROR, buf, len, NULL, false, 0);
     floe_status_free(st);
 }
 
-static void unlink_task(wtask *t) {
-    for (wtask **pp = &w.tasks; *pp; pp = &(*pp)->next)
+static void unlink_task(dist_rt *rt, wtask *t) {
+    for (wtask **pp = &rt->worker.tasks; *pp; pp = &(*pp)->next)
         if (*pp == t) {
             *pp = t->next;
             return;
@@ -1666,8 +1698,9 @@ static void unlink_task(wtask *t) {
 /* A task that never started: answer ERROR (rank 0 frees the slot), forget
  * its fetches, free it. */
 static void fail_unstarted(wtask *t, const char *text) {
-    answer_error(t->m.query_id, t->m.task_id, text);
-    for (fetch_rec **pp = &w.fetches; *pp;) {
+    dist_rt *rt = t->rt;
+    answer_error(rt, t->m.query_id, t->m.task_id, text);
+    for (fetch_rec **pp = &rt->worker.fetches; *pp;) {
         fetch_rec *f = *pp;
         if (f->task != t) {
             pp = &f->next;
@@ -1676,17 +1709,18 @@ static void fail_unstarted(wtask *t, const char *text) {
         *pp = f->next;
         floe_free(f);
     }
-    unlink_task(t);
+    unlink_task(rt, t);
     wtask_free(t);
 }
 
 /* Every input is here: bind them and start the task's thread. */
 static void launch(wtask *t) {
+    dist_rt *rt = t->rt;
     for (int32_t i = 0; i < t->m.n_remote; i++) {
         if (t->inboxes[i]) dist_exchange_source_bind_inbox(t->m.remote[i].source, t->m.remote[i].part, t->inboxes[i]);
         else dist_exchange_source_bind(t->m.remote[i].source, t->m.remote[i].part, t->fetched[i]);
     }
-    if (t->m.query_id <= w.cancelled_upto) floe_cancel_set(&t->cancel);
+    if (t->m.query_id <= rt->worker.cancelled_upto) floe_cancel_set(&t->cancel);
     if (pthread_create(&t->thread, NULL, task_thread, t) != 0) {
         fail_unstarted(t, "could not start a task thread");
         return;
@@ -1695,10 +1729,10 @@ static void launch(wtask *t) {
 }
 
 /* Copy what this rank holds of (q, x, part) into d. */
-static floe_status copy_held(int64_t q, int32_t x, int32_t part, dist_part_data *d) {
+static floe_status copy_held(dist_rt *rt, int64_t q, int32_t x, int32_t part, dist_part_data *d) {
     floe_status st = NULL;
-    pthread_mutex_lock(&w.mu);
-    const dist_part_data *h = held_find(q, x, part, false);
+    pthread_mutex_lock(&rt->store.mu);
+    const dist_part_data *h = held_find(rt, q, x, part, false);
     for (int64_t i = 0; h && i < h->n && !st; i++) {
         uint8_t *c = floe_malloc(h->lens[i] ? h->lens[i] : 1);
         if (!c) {
@@ -1708,12 +1742,13 @@ static floe_status copy_held(int64_t q, int32_t x, int32_t part, dist_part_data 
         memcpy(c, h->blobs[i], h->lens[i]);
         st = dist_part_data_add(d, c, h->lens[i]);
     }
-    pthread_mutex_unlock(&w.mu);
+    pthread_mutex_unlock(&rt->store.mu);
     return st;
 }
 
 /* Ask every holder of every remote input for its part. */
 static floe_status request_inputs(wtask *t) {
+    dist_rt *rt = t->rt;
     t->fetched = floe_calloc((size_t)(t->m.n_remote ? t->m.n_remote : 1), sizeof *t->fetched);
     t->inboxes = floe_calloc((size_t)(t->m.n_remote ? t->m.n_remote : 1), sizeof *t->inboxes);
     if (!t->fetched || !t->inboxes) return floe_error(FLOE_ERR_OUT_OF_MEMORY, "starting a task");
@@ -1723,77 +1758,78 @@ static floe_status request_inputs(wtask *t) {
         if (in->streamed) {
             /* the producers send it as they run: no fetch, just an inbox */
             for (int32_t k = 0; k < in->n_holders; k++)
-                if (in->holders[k] < 0 || in->holders[k] >= g.size)
+                if (in->holders[k] < 0 || in->holders[k] >= rt->size)
                     return floe_error(FLOE_ERR_CORRUPT, "task names rank %d as a producer", in->holders[k]);
-            dist_inbox *box = inbox_find(t->m.query_id, in->exchange, in->part);
+            dist_inbox *box = inbox_find(rt, t->m.query_id, in->exchange, in->part);
             if (!box) return floe_error(FLOE_ERR_OUT_OF_MEMORY, "starting a task");
             t->inboxes[i] = dist_inbox_retain(box);
-            FLOE_TRY(dist_inbox_attach(box, in->n_holders, in->holders, credit_back, NULL));
+            FLOE_TRY(dist_inbox_attach(box, in->n_holders, in->holders, credit_back, rt));
             continue;
         }
         FLOE_TRY(dist_part_data_new(&t->fetched[i]));
         for (int32_t k = 0; k < in->n_holders; k++) {
             int h = in->holders[k];
-            if (h == g.rank) {
-                FLOE_TRY(copy_held(t->m.query_id, in->exchange, in->part, t->fetched[i]));
+            if (h == rt->rank) {
+                FLOE_TRY(copy_held(rt, t->m.query_id, in->exchange, in->part, t->fetched[i]));
                 continue;
             }
-            if (h < 0 || h >= g.size) return floe_error(FLOE_ERR_CORRUPT, "task names rank %d as a holder", h);
+            if (h < 0 || h >= rt->size) return floe_error(FLOE_ERR_CORRUPT, "task names rank %d as a holder", h);
             fetch_rec *f = floe_calloc(1, sizeof *f);
             if (!f) return floe_error(FLOE_ERR_OUT_OF_MEMORY, "starting a task");
-            f->id = ++w.next_fetch;
+            f->id = ++rt->worker.next_fetch;
             f->task = t;
             f->input = i;
-            f->next = w.fetches;
-            w.fetches = f;
+            f->next = rt->worker.fetches;
+            rt->worker.fetches = f;
             dist_msg_fetch m = {t->m.query_id, f->id, in->exchange, in->part};
             uint8_t *buf = NULL;
             size_t len = 0;
             floe_status st = dist_msg_fetch_encode(&m, &buf, &len);
-            FLOE_TRY(send_encoded(st, h, DIST_MSG_FETCH, buf, len));
+            FLOE_TRY(send_encoded(rt, st, h, DIST_MSG_FETCH, buf, len));
             t->pending++;
         }
     }
     return NULL;
 }
 
-static void start_task(const uint8_t *buf, size_t len) {
+static void start_task(dist_rt *rt, const uint8_t *buf, size_t len) {
     wtask *t = floe_calloc(1, sizeof *t);
     floe_status st = t ? dist_task_decode(buf, len, &t->m) : floe_error(FLOE_ERR_OUT_OF_MEMORY, "starting a task");
     if (st) {
         /* answer with an error so rank 0 frees the slot */
         int64_t q, task;
         dist_msg_task_ids(buf, len, &q, &task);
-        answer_error(q, task, floe_status_message(st));
+        answer_error(rt, q, task, floe_status_message(st));
         floe_status_free(st);
         if (t) dist_task_msg_clear(&t->m);
         floe_free(t);
         return;
     }
+    t->rt = rt;
     floe_cancel_init(&t->cancel, NULL);
     atomic_init(&t->finished, false);
-    if (g.rank != 0 && t->m.creds_len > 0) {
+    if (rt->rank != 0 && t->m.creds_len > 0) {
         /* the coordinator's current storage credentials (rank 0's own
          * tasks already share its store) */
         st = floe_credentials_import(t->m.creds, t->m.creds_len);
         if (st) st = floe_status_wrap(st, "importing the coordinator's storage credentials");
-        else FLOE_LOG_DEBUG("dist", "rank %d: storage credentials of rank 0 imported (%zu bytes)", g.rank,
+        else FLOE_LOG_DEBUG("dist", "rank %d: storage credentials of rank 0 imported (%zu bytes)", rt->rank,
                             t->m.creds_len);
         if (st) {
-            t->next = w.tasks;
-            w.tasks = t;
+            t->next = rt->worker.tasks;
+            rt->worker.tasks = t;
             fail_unstarted(t, floe_status_message(st));
             floe_status_free(st);
             return;
         }
     }
-    if (t->m.query_id > w.last_query) {
+    if (t->m.query_id > rt->worker.last_query) {
         /* a new query: its peak of streamed exchange bytes starts now */
-        w.last_query = t->m.query_id;
+        rt->worker.last_query = t->m.query_id;
         dist_xbytes_reset_peak();
     }
-    t->next = w.tasks;
-    w.tasks = t;
+    t->next = rt->worker.tasks;
+    rt->worker.tasks = t;
     st = request_inputs(t);
     if (st) {
         fail_unstarted(t, floe_status_message(st));
@@ -1805,25 +1841,25 @@ static void start_task(const uint8_t *buf, size_t len) {
 
 /* Another rank asks for what this one holds of (query, exchange, part):
  * DATA messages, then FETCH_END. */
-static void serve_fetch(int src, const uint8_t *buf, size_t len) {
+static void serve_fetch(dist_rt *rt, int src, const uint8_t *buf, size_t len) {
     dist_msg_fetch f;
     floe_status st = dist_msg_fetch_decode(buf, len, &f);
     if (st) {
         floe_status_free(st);
         return;
     }
-    pthread_mutex_lock(&w.mu);
-    const dist_part_data *h = held_find(f.query, f.exchange, f.part, false);
+    pthread_mutex_lock(&rt->store.mu);
+    const dist_part_data *h = held_find(rt, f.query, f.exchange, f.part, false);
     for (int64_t i = 0; h && i < h->n && !st; i++) {
         dist_msg_data m = {f.query, f.id, h->blobs[i], h->lens[i]};
         uint8_t *out = NULL;
         size_t n = 0;
         st = dist_msg_data_encode(&m, &out, &n);
-        if (!st) st = send_async(src, DIST_MSG_DATA, out, n, false);
+        if (!st) st = send_async(rt, src, DIST_MSG_DATA, out, n, false);
     }
-    FLOE_LOG_DEBUG("dist", "rank %d: exchange %d partition %d of query %lld to rank %d (%lld blobs)", g.rank,
+    FLOE_LOG_DEBUG("dist", "rank %d: exchange %d partition %d of query %lld to rank %d (%lld blobs)", rt->rank,
                    f.exchange, f.part, (long long)f.query, src, (long long)(h ? h->n : 0));
-    pthread_mutex_unlock(&w.mu);
+    pthread_mutex_unlock(&rt->store.mu);
     /* an error ends the fetch early; the consumer then sees the failed
      * flag in FETCH_END */
     dist_msg_fetch_end e = {f.query, f.id, st != NULL};
@@ -1831,12 +1867,12 @@ static void serve_fetch(int src, const uint8_t *buf, size_t len) {
     uint8_t *out = NULL;
     size_t n = 0;
     st = dist_msg_fetch_end_encode(&e, &out, &n);
-    st = send_encoded(st, src, DIST_MSG_FETCH_END, out, n);
+    st = send_encoded(rt, st, src, DIST_MSG_FETCH_END, out, n);
     floe_status_free(st);
 }
 
-static fetch_rec *find_fetch(int64_t id, bool unlink) {
-    for (fetch_rec **pp = &w.fetches; *pp; pp = &(*pp)->next) {
+static fetch_rec *find_fetch(dist_rt *rt, int64_t id, bool unlink) {
+    for (fetch_rec **pp = &rt->worker.fetches; *pp; pp = &(*pp)->next) {
         fetch_rec *f = *pp;
         if (f->id != id) continue;
         if (unlink) *pp = f->next;
@@ -1846,10 +1882,10 @@ static fetch_rec *find_fetch(int64_t id, bool unlink) {
 }
 
 /* DATA: one blob of a fetch (the buffer is taken over). */
-static void got_data(uint8_t *buf, size_t len) {
+static void got_data(dist_rt *rt, uint8_t *buf, size_t len) {
     dist_msg_data m;
     floe_status st = dist_msg_data_decode(buf, len, &m);
-    fetch_rec *f = st ? NULL : find_fetch(m.id, false);
+    fetch_rec *f = st ? NULL : find_fetch(rt, m.id, false);
     floe_status_free(st);
     if (!f) {
         floe_free(buf);
@@ -1863,17 +1899,17 @@ static void got_data(uint8_t *buf, size_t len) {
     }
 }
 
-static void got_fetch_end(int src, const uint8_t *buf, size_t len) {
+static void got_fetch_end(dist_rt *rt, int src, const uint8_t *buf, size_t len) {
     dist_msg_fetch_end m;
     floe_status st = dist_msg_fetch_end_decode(buf, len, &m);
-    fetch_rec *f = st ? NULL : find_fetch(m.id, true);
+    fetch_rec *f = st ? NULL : find_fetch(rt, m.id, true);
     floe_status_free(st);
     if (!f) return;
     wtask *t = f->task;
     floe_free(f);
     if (m.failed) floe_cancel_set(&t->cancel);
     if (--t->pending > 0) return;
-    if (floe_cancel_is_set(&t->cancel) && t->m.query_id > w.cancelled_upto) {
+    if (floe_cancel_is_set(&t->cancel) && t->m.query_id > rt->worker.cancelled_upto) {
         char text[96];
         snprintf(text, sizeof text, "fetching exchange data from rank %d failed", src);
         fail_unstarted(t, text);
@@ -1884,34 +1920,34 @@ static void got_fetch_end(int src, const uint8_t *buf, size_t len) {
 
 /* CANCEL(q): query q (and older) is over here: cancel its running tasks,
  * fail those still fetching, drop the data held for it. */
-static void end_query(int64_t q) {
-    if (q > w.cancelled_upto) w.cancelled_upto = q;
-    for (wtask *t = w.tasks, *next; t; t = next) {
+static void end_query(dist_rt *rt, int64_t q) {
+    if (q > rt->worker.cancelled_upto) rt->worker.cancelled_upto = q;
+    for (wtask *t = rt->worker.tasks, *next; t; t = next) {
         next = t->next;
         if (t->m.query_id > q) continue;
         if (t->started) floe_cancel_set(&t->cancel);
         else fail_unstarted(t, "cancelled");
     }
-    held_drop(q);
-    inboxes_drop(q);
+    held_drop(rt, q);
+    inboxes_drop(rt, q);
 }
 
-static void check_files(const uint8_t *buf, size_t len);
+static void check_files(dist_rt *rt, const uint8_t *buf, size_t len);
 
 /* A message for the worker side (any rank): handled, buffer taken over,
  * true; false for a tag it does not know (the buffer stays the caller's). */
-static bool worker_handle(int src, int tag, uint8_t *buf, size_t len) {
+static bool worker_handle(dist_rt *rt, int src, int tag, uint8_t *buf, size_t len) {
     switch (tag) {
-    case DIST_MSG_FETCH: serve_fetch(src, buf, len); break;
-    case DIST_MSG_DATA: got_data(buf, len); return true;
-    case DIST_MSG_FETCH_END: got_fetch_end(src, buf, len); break;
-    case DIST_MSG_STREAM: got_stream(buf, len, false); return true;
-    case DIST_MSG_CREDIT: got_credit(buf, len); break;
-    case DIST_MSG_CHECK: check_files(buf, len); break;
+    case DIST_MSG_FETCH: serve_fetch(rt, src, buf, len); break;
+    case DIST_MSG_DATA: got_data(rt, buf, len); return true;
+    case DIST_MSG_FETCH_END: got_fetch_end(rt, src, buf, len); break;
+    case DIST_MSG_STREAM: got_stream(rt, buf, len, false); return true;
+    case DIST_MSG_CREDIT: got_credit(rt, buf, len); break;
+    case DIST_MSG_CHECK: check_files(rt, buf, len); break;
     case DIST_MSG_CANCEL: {
         int64_t q;
         floe_status st = dist_msg_cancel_decode(buf, len, &q);
-        if (!st) end_query(q);
+        if (!st) end_query(rt, q);
         floe_status_free(st);
         break;
     }
@@ -1923,7 +1959,7 @@ static bool worker_handle(int src, int tag, uint8_t *buf, size_t len) {
 
 /* CHECK: compare the local files rank 0 planned from with what this rank
  * sees; answer CHECKED. */
-static void check_files(const uint8_t *buf, size_t len) {
+static void check_files(dist_rt *rt, const uint8_t *buf, size_t len) {
     dist_msg_check m;
     floe_status st = dist_msg_check_decode(buf, len, &m);
     int64_t q = m.query;
@@ -1958,44 +1994,45 @@ static void check_files(const uint8_t *buf, size_t len) {
     uint8_t *out = NULL;
     size_t n = 0;
     st = dist_msg_checked_encode(&a, &out, &n);
-    if (!st) st = enqueue_to(0, DIST_MSG_CHECKED, out, n, NULL, false, 0);
+    if (!st) st = enqueue_to(rt, 0, DIST_MSG_CHECKED, out, n, NULL, false, 0);
     floe_status_free(st);
     floe_buf_free(&why);
 }
 
-static bool worker_idle(void) {
-    return !w.tasks && !w.head;
+static bool worker_idle(dist_rt *rt) {
+    return !rt->worker.tasks && !rt->net.head;
 }
 
-int floe_dist_worker_main(void) {
+/* The loop of a rank > 0: tasks until rank 0's STOP; the exit code. */
+static int worker_main(dist_rt *rt) {
     bool stopping = false;
     int idle = 0;
     for (;;) {
         bool busy = false;
-        reap_tasks();
-        busy |= drain_queue();
-        busy |= progress_sends();
-        if (stopping && !w.tasks && !w.head && !g_sends) break;
+        reap_tasks(rt);
+        busy |= drain_queue(rt);
+        busy |= progress_sends(rt);
+        if (stopping && !rt->worker.tasks && !rt->net.head && !rt->net.sends) break;
         bool got;
         int src, tag;
         uint8_t *buf = NULL;
         size_t len = 0;
         floe_status st = recv_any(&got, &src, &tag, &buf, &len);
         if (st) {
-            FLOE_LOG_ERROR("dist", "rank %d: %s", g.rank, floe_status_message(st));
+            FLOE_LOG_ERROR("dist", "rank %d: %s", rt->rank, floe_status_message(st));
             floe_status_free(st);
             return 1;
         }
         if (got) {
             busy = true;
             if (tag == DIST_MSG_TASK && !stopping) {
-                start_task(buf, len);
+                start_task(rt, buf, len);
                 floe_free(buf);
             } else if (tag == DIST_MSG_STOP) {
-                end_query(INT64_MAX);
+                end_query(rt, INT64_MAX);
                 stopping = true;
                 floe_free(buf);
-            } else if (!worker_handle(src, tag, buf, len)) {
+            } else if (!worker_handle(rt, src, tag, buf, len)) {
                 floe_free(buf);
             }
         }
@@ -2003,28 +2040,54 @@ int floe_dist_worker_main(void) {
         else nap(&idle);
     }
     /* Say goodbye and wait until rank 0 has it. */
-    floe_status st = send_empty(0, DIST_MSG_BYE);
+    floe_status st = send_empty(rt, 0, DIST_MSG_BYE);
     floe_status_free(st);
     int idle2 = 0;
-    while (g_sends) {
-        if (!progress_sends()) nap(&idle2);
+    while (rt->net.sends) {
+        if (!progress_sends(rt)) nap(&idle2);
     }
     return 0;
 }
 
 /* ================================================================= launch */
 
-floe_status floe_dist_init(int *argc, char ***argv, int *rank) {
-    *rank = 0;
-    int provided = 0;
-    int rc = MPI_Init_thread(argc, argv, MPI_THREAD_FUNNELED, &provided);
-    if (rc != MPI_SUCCESS) return mpi_error(rc, "Init_thread");
-    g.on = true;
+/* The runtime of this process.  MPI makes it one per process
+ * (MPI_Init_thread and MPI_Finalize may each be called once, and rank,
+ * size and MPI_COMM_WORLD belong to the process), which is why the entry
+ * points of dist.h take no handle: they alone find the object here.
+ * Everything below them is passed it — the executor's arg, each task,
+ * each inbox's credit callback. */
+static dist_rt *g_rt;
+
+static void rt_free(dist_rt *rt) {
+    if (!rt) return;
+    pthread_mutex_destroy(&rt->net.mu);
+    pthread_cond_destroy(&rt->net.cv);
+    pthread_mutex_destroy(&rt->store.mu);
+    floe_free(rt->threads);
+    floe_free(rt->free_slots);
+    floe_free(rt->hosts);
+    floe_free(rt);
+}
+
+static dist_rt *rt_new(void) {
+    dist_rt *rt = floe_calloc(1, sizeof *rt);
+    if (!rt) return NULL;
+    pthread_mutex_init(&rt->net.mu, NULL);
+    pthread_cond_init(&rt->net.cv, NULL);
+    pthread_mutex_init(&rt->store.mu, NULL);
+    atomic_init(&rt->net.bytes, 0);
+    return rt;
+}
+
+/* Ranks, sizes, threads and hosts of the run, gathered on rank 0, and
+ * rank 0's executor. */
+static floe_status rt_start(dist_rt *rt, int provided, int *rank) {
     if (provided < MPI_THREAD_FUNNELED)
         return floe_error(FLOE_ERR_UNSUPPORTED, "this MPI library does not provide MPI_THREAD_FUNNELED");
-    MPI_Comm_rank(MPI_COMM_WORLD, &g.rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &g.size);
-    *rank = g.rank;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rt->rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &rt->size);
+    *rank = rt->rank;
     /* A launcher of another MPI library (mpiexec.mpich starting an Open MPI
      * build, or the reverse) starts N processes that each see a world of
      * one: every one would run the whole statement — an INSERT would commit
@@ -2033,7 +2096,7 @@ floe_status floe_dist_init(int *argc, char ***argv, int *rank) {
     for (int i = 0; size_vars[i]; i++) {
         const char *v = getenv(size_vars[i]);
         int declared = v ? atoi(v) : 0;
-        if (declared > 1 && declared != g.size) {
+        if (declared > 1 && declared != rt->size) {
             char lib[MPI_MAX_LIBRARY_VERSION_STRING];
             int ll = 0;
             if (MPI_Get_library_version(lib, &ll) != MPI_SUCCESS) strcpy(lib, "unknown");
@@ -2042,15 +2105,15 @@ floe_status floe_dist_init(int *argc, char ***argv, int *rank) {
             return floe_error(FLOE_ERR_UNSUPPORTED,
                               "the launcher started %d processes (%s=%d) but MPI sees %d: floe was built with "
                               "'%s'; start it with that library's mpirun/mpiexec",
-                              declared, size_vars[i], declared, g.size, lib);
+                              declared, size_vars[i], declared, rt->size, lib);
         }
     }
     FLOE_TRY(floe_dist_register_nodes());
     int mine = (int)floe_threadpool_default_threads();
     if (mine < 1) mine = 1;
-    int *all = g.rank == 0 ? floe_calloc((size_t)g.size, sizeof *all) : NULL;
-    if (g.rank == 0 && !all) return floe_error(FLOE_ERR_OUT_OF_MEMORY, "starting MPI");
-    rc = MPI_Gather(&mine, 1, MPI_INT, all, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    int *all = rt->rank == 0 ? floe_calloc((size_t)rt->size, sizeof *all) : NULL;
+    if (rt->rank == 0 && !all) return floe_error(FLOE_ERR_OUT_OF_MEMORY, "starting MPI");
+    int rc = MPI_Gather(&mine, 1, MPI_INT, all, 1, MPI_INT, 0, MPI_COMM_WORLD);
     if (rc != MPI_SUCCESS) {
         floe_free(all);
         return mpi_error(rc, "Gather");
@@ -2060,60 +2123,80 @@ floe_status floe_dist_init(int *argc, char ***argv, int *rank) {
     memset(host, 0, sizeof host);
     int hl = 0;
     MPI_Get_processor_name(host, &hl);
-    if (g.rank == 0) g.hosts = floe_calloc((size_t)g.size, sizeof *g.hosts);
-    if (g.rank == 0 && !g.hosts) MPI_Abort(MPI_COMM_WORLD, 1); /* the others wait in the Gather */
-    rc = MPI_Gather(host, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, g.hosts, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, 0,
+    if (rt->rank == 0) rt->hosts = floe_calloc((size_t)rt->size, sizeof *rt->hosts);
+    if (rt->rank == 0 && !rt->hosts) MPI_Abort(MPI_COMM_WORLD, 1); /* the others wait in the Gather */
+    rc = MPI_Gather(host, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, rt->hosts, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, 0,
                     MPI_COMM_WORLD);
     if (rc != MPI_SUCCESS) {
         floe_free(all);
         return mpi_error(rc, "Gather");
     }
-    if (g.rank == 0) {
-        g.threads = floe_calloc((size_t)g.size, sizeof *g.threads);
-        g.free_slots = floe_calloc((size_t)g.size, sizeof *g.free_slots);
-        if (!g.threads || !g.free_slots) {
+    if (rt->rank == 0) {
+        rt->threads = floe_calloc((size_t)rt->size, sizeof *rt->threads);
+        rt->free_slots = floe_calloc((size_t)rt->size, sizeof *rt->free_slots);
+        if (!rt->threads || !rt->free_slots) {
             floe_free(all);
             return floe_error(FLOE_ERR_OUT_OF_MEMORY, "starting MPI");
         }
         /* rank 0 runs tasks too, beside coordinating (its main thread
          * coordinates; the tasks run on threads of their own) */
-        for (int r = 0; r < g.size; r++) {
-            g.threads[r] = g.free_slots[r] = all[r];
-            g.total += all[r];
+        for (int r = 0; r < rt->size; r++) {
+            rt->threads[r] = rt->free_slots[r] = all[r];
+            rt->total += all[r];
         }
-        if (g.size > 1) {
-            g.executor.open = coord_open;
-            g.executor.explain = coord_explain;
-            g.executor.analyze = coord_analyze;
-            g.executor.target_partitions = g.total;
-            floe_session_set_default_executor(&g.executor);
+        if (rt->size > 1) {
+            rt->executor.arg = rt;
+            rt->executor.open = coord_open;
+            rt->executor.explain = coord_explain;
+            rt->executor.analyze = coord_analyze;
+            rt->executor.target_partitions = rt->total;
+            floe_session_set_default_executor(&rt->executor);
         }
     }
     floe_free(all);
-    FLOE_LOG_DEBUG("dist", "rank %d of %d, %d threads", g.rank, g.size, mine);
+    FLOE_LOG_DEBUG("dist", "rank %d of %d, %d threads", rt->rank, rt->size, mine);
     return NULL;
 }
 
+floe_status floe_dist_init(int *argc, char ***argv, int *rank) {
+    *rank = 0;
+    if (g_rt) return floe_error(FLOE_ERR_INVALID_ARGUMENT, "floe_dist_init: MPI is initialised already");
+    dist_rt *rt = rt_new();
+    if (!rt) return floe_error(FLOE_ERR_OUT_OF_MEMORY, "starting MPI");
+    int provided = 0;
+    int rc = MPI_Init_thread(argc, argv, MPI_THREAD_FUNNELED, &provided);
+    if (rc != MPI_SUCCESS) {
+        rt_free(rt);
+        return mpi_error(rc, "Init_thread");
+    }
+    g_rt = rt; /* from here on floe_dist_finalize finalises MPI */
+    return rt_start(rt, provided, rank);
+}
+
+int floe_dist_worker_main(void) {
+    return g_rt ? worker_main(g_rt) : 1;
+}
+
 int32_t floe_dist_total_threads(void) {
-    return g.on ? g.total : 0;
+    return g_rt ? g_rt->total : 0;
 }
 
 void floe_dist_finalize(void) {
-    if (!g.on || g.finalized) return;
-    g.finalized = true;
-    if (g.rank == 0 && g.size > 1) {
+    dist_rt *rt = g_rt;
+    if (!rt) return;
+    if (rt->rank == 0 && rt->size > 1) {
         floe_session_set_default_executor(NULL);
-        for (int r = 1; r < g.size; r++) {
-            floe_status st = send_empty(r, DIST_MSG_STOP);
+        for (int r = 1; r < rt->size; r++) {
+            floe_status st = send_empty(rt, r, DIST_MSG_STOP);
             floe_status_free(st);
         }
-        end_query(INT64_MAX);
+        end_query(rt, INT64_MAX);
         /* wait for every BYE and for rank 0's own tasks, dropping late
          * messages of failed queries */
         int byes = 0, idle = 0;
-        while (byes < g.size - 1 || g_sends || !worker_idle()) {
+        while (byes < rt->size - 1 || rt->net.sends || !worker_idle(rt)) {
             bool busy = false;
-            floe_status st = coord_poll(NULL, &busy, &byes, true);
+            floe_status st = coord_poll(rt, NULL, &busy, &byes, true);
             if (st) {
                 floe_status_free(st);
                 break;
@@ -2121,12 +2204,9 @@ void floe_dist_finalize(void) {
             if (!busy) nap(&idle);
         }
     }
-    floe_free(g.threads);
-    floe_free(g.free_slots);
-    floe_free(g.hosts);
-    g.threads = g.free_slots = NULL;
-    g.hosts = NULL;
     MPI_Finalize();
+    g_rt = NULL;
+    rt_free(rt);
 }
 
 #endif
