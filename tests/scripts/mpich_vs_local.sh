@@ -59,9 +59,9 @@ grep -q '^MPI_C_LIB_NAMES:STRING=mpich$' "$build/CMakeCache.txt" ||
   fail "FindMPI did not pick MPICH: $(grep '^MPI_C_LIB_NAMES' "$build/CMakeCache.txt")"
 cmd=$(python3 -c 'import json, sys
 print(next((e.get("command") or " ".join(e.get("arguments", [])) for e in json.load(open(sys.argv[1]))
-            if e["file"].endswith("src/dist/runtime.c")), ""))' "$build/compile_commands.json")
+            if e["file"].endswith("src/dist/transport.c")), ""))' "$build/compile_commands.json")
 if [[ $cmd != *"isystem /usr/include/"*"/mpich"* ]] || [[ $cmd == *openmpi* ]]; then
-  fail "src/dist/runtime.c is not compiled with MPICH's mpi.h: $cmd"
+  fail "src/dist/transport.c is not compiled with MPICH's mpi.h: $cmd"
 fi
 libs=$(ldd "$mpich_floe")
 grep -q 'libmpich\.so' <<<"$libs" || fail "$mpich_floe does not link libmpich: $libs"
