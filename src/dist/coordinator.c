@@ -154,14 +154,14 @@ static floe_status dispatch(coord *c, int64_t t, int rank, bool placed) {
     return NULL;
 }
 
-/* The error a worker's ERROR stands for, naming rank, task, stage and
- * partition (the task is one of query c's). */
+/* The error a worker's ERROR stands for: its code and its text, after
+ * the rank, task, stage and partition (the task is one of query c's). */
 static floe_status task_error(const coord *c, int src, const dist_msg_error *m) {
     dist_rt *rt = c->rt;
     char hint[2 * MPI_MAX_PROCESSOR_NAME + 200];
     dist_paths_hint(rt, src, m->text, m->text_len, hint, sizeof hint);
     const coord_task *task = &c->tasks[m->task];
-    return floe_error(FLOE_ERR_IO, "rank %d, task %lld (stage %d, partition %d): %.*s%s", src, (long long)m->task,
+    return floe_error(m->code, "rank %d, task %lld (stage %d, partition %d): %.*s%s", src, (long long)m->task,
                       task->stage, task->partition, (int)m->text_len, m->text, hint);
 }
 

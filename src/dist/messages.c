@@ -12,10 +12,14 @@
 #include "floe/exec.h"
 #include "floe/memory.h"
 
+/* The last code of floe_code (include/floe/status.h): an ERROR carrying a
+ * larger one, or FLOE_OK, is decoded as FLOE_ERR_INTERNAL. */
+#define LAST_CODE FLOE_ERR_COMMIT_UNKNOWN
+
 /* The fixed heads, in numbers. */
 #define OUT_HEAD 3
 #define DONE_HEAD 8
-#define ERROR_HEAD 2
+#define ERROR_HEAD 3
 #define FETCH_HEAD 4
 #define DATA_HEAD 2
 #define FETCH_END_HEAD 3
@@ -160,7 +164,7 @@ int64_t dist_msg_node_stat(const dist_msg_node_stats *s, int64_t node, int field
 /* ----------------------------------------------------------------- ERROR */
 
 floe_status dist_msg_error_encode(const dist_msg_error *m, uint8_t **buf, size_t *len) {
-    const int64_t head[ERROR_HEAD] = {m->query, m->task};
+    const int64_t head[ERROR_HEAD] = {m->query, m->task, (int64_t)m->code};
     return make(DIST_MSG_ERROR, head, ERROR_HEAD, m->text, m->text ? m->text_len : 0, buf, len);
 }
 
@@ -169,6 +173,7 @@ floe_status dist_msg_error_decode(const uint8_t *buf, size_t len, dist_msg_error
     FLOE_TRY(head_get(DIST_MSG_ERROR, buf, len, h, ERROR_HEAD));
     m->query = h[0];
     m->task = h[1];
+    m->code = h[2] > FLOE_OK && h[2] <= LAST_CODE ? (floe_code)h[2] : FLOE_ERR_INTERNAL;
     m->text = (const char *)buf + 8 * ERROR_HEAD;
     m->text_len = len - 8 * ERROR_HEAD;
     return NULL;

@@ -15,7 +15,7 @@
  *                     streamed bytes, µs waited for credits; then
  *                     (EXPLAIN ANALYZE) the metrics of each plan node
  *                     (dist_node_stats_put's form)
- *   ERROR     w → 0   query, task, then the error text
+ *   ERROR     w → 0   query, task, the error's floe_code, then its text
  *   FETCH     w → w   query, fetch id, exchange, partition: send me what
  *                     you hold of it
  *   DATA      w → w   query, fetch id, then one blob
@@ -119,8 +119,11 @@ int64_t dist_msg_node_stat(const dist_msg_node_stats *s, int64_t node, int field
 
 /* ---- ERROR ---------------------------------------------------------------- */
 
+/* A task failed (or could not start): the coordinator returns an error
+ * with the same code and text, naming the rank and the task. */
 typedef struct dist_msg_error {
     int64_t query, task;
+    floe_code code; /* never FLOE_OK: decoding makes an unknown one FLOE_ERR_INTERNAL */
     const char *text; /* text_len bytes, not NUL-terminated (decode: into the message) */
     size_t text_len;
 } dist_msg_error;

@@ -159,8 +159,9 @@ static void *task_thread(void *arg) {
         if (t->inboxes[i]) dist_inbox_close(t->inboxes[i]);
     floe_status s2;
     if (st) {
+        /* the code travels with the text: rank 0 fails the query with it */
         const char *msg = floe_status_message(st);
-        dist_msg_error m = {t->m.query_id, t->m.task_id, msg, strlen(msg)};
+        dist_msg_error m = {t->m.query_id, t->m.task_id, floe_status_code(st), msg, strlen(msg)};
         uint8_t *buf = NULL;
         size_t len = 0;
         s2 = dist_msg_error_encode(&m, &buf, &len);
@@ -211,8 +212,9 @@ void dist_worker_reap(dist_rt *rt) {
     dist_net_wake(rt);
 }
 
-static void answer_error(dist_rt *rt, int64_t q, int64_t task, const char *text) {
-    dist_msg_error m = {q, task, text, text ? strlen(text) : 0};
+/* ERROR for a task that did not run: `code` and `text` say why. */
+static void answer_error(dist_rt *rt, int64_t q, int64_t task, floe_code code, const char *text) {
+    dist_msg_error m = {q, task, code, text, text ? strlen(text) : 0};
     uint8_t *buf = NULL;
     size_t len = 0;
     floe_status st = dist_msg_error_encode(&m, &buf, &len);
@@ -231,9 +233,9 @@ static void unlink_task(dist_rt *rt, wtask *t) {
 
 /* A task that never started: answer ERROR (rank 0 frees the slot), forget
  * its fetches, free it. */
-static void fail_unstarted(wtask *t, const char *text) {
+static void fail_unstarted(wtask *t, floe_code code, const char *text) {
     dist_rt *rt = t->rt;
-    answer_error(rt, t->m.query_id, t->m.task_id, text);
+    answer_error(rt, t->m.query_id, t->m.task_id, code, text);
     for (fetch_rec **pp = &rt->worker.fetches; *pp;) {
         fetch_rec *f = *pp;
         if (f->task != t) {
@@ -258,7 +260,7 @@ static void start_thread(wtask *t) {
     }
     if (t->m.query_id <= rt->worker.cancelled_upto) floe_cancel_set(&t->cancel);
     if (pthread_create(&t->thread, NULL, task_thread, t) != 0) {
-        fail_unstarted(t, "could not start a task thread");
+        fail_unstarted(t, FLOE_ERR_OUT_OF_MEMORY, "could not start a task thread");
         return;
     }
     t->started = true;
@@ -317,7 +319,7 @@ void dist_worker_start_task(dist_rt *rt, const uint8_t *buf, size_t len) {
         /* answer with an error so rank 0 frees the slot */
         int64_t q, task;
         dist_msg_task_ids(buf, len, &q, &task);
-        answer_error(rt, q, task, floe_status_message(st));
+        answer_error(rt, q, task, floe_status_code(st), floe_status_message(st));
         floe_status_free(st);
         if (t) dist_task_msg_clear(&t->m);
         floe_free(t);
@@ -336,7 +338,7 @@ void dist_worker_start_task(dist_rt *rt, const uint8_t *buf, size_t len) {
         if (st) {
             t->next = rt->worker.tasks;
             rt->worker.tasks = t;
-            fail_unstarted(t, floe_status_message(st));
+            fail_unstarted(t, floe_status_code(st), floe_status_message(st));
             floe_status_free(st);
             return;
         }
@@ -350,7 +352,7 @@ void dist_worker_start_task(dist_rt *rt, const uint8_t *buf, size_t len) {
     rt->worker.tasks = t;
     st = request_inputs(t);
     if (st) {
-        fail_unstarted(t, floe_status_message(st));
+        fail_unstarted(t, floe_status_code(st), floe_status_message(st));
         floe_status_free(st);
         return;
     }
@@ -398,7 +400,7 @@ static void got_fetch_end(dist_rt *rt, int src, const uint8_t *buf, size_t len) 
     if (floe_cancel_is_set(&t->cancel) && t->m.query_id > rt->worker.cancelled_upto) {
         char text[96];
         snprintf(text, sizeof text, "fetching exchange data from rank %d failed", src);
-        fail_unstarted(t, text);
+        fail_unstarted(t, FLOE_ERR_IO, text);
         return;
     }
     start_thread(t);
@@ -414,7 +416,7 @@ void dist_worker_end_query(dist_rt *rt, int64_t q) {
         next = t->next;
         if (t->m.query_id > q) continue;
         if (t->started) floe_cancel_set(&t->cancel);
-        else fail_unstarted(t, "cancelled");
+        else fail_unstarted(t, FLOE_ERR_CANCELLED, "cancelled");
     }
     dist_store_drop(rt, q);
 }

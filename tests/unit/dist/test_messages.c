@@ -1,8 +1,9 @@
 /*
  * test_messages.c — the messages of the MPI runtime (src/dist/messages.c)
  * without MPI: every kind encoded and decoded back to the same fields,
- * blobs and texts intact and moved in place, and short or out-of-range
- * messages refused as corrupt rather than read past their end.
+ * blobs and texts intact and moved in place, a worker's error with its
+ * floe_code, and short or out-of-range messages refused as corrupt rather
+ * than read past their end.
  */
 #include "floe_test.h"
 
@@ -84,10 +85,10 @@ static void done_keeps_its_statistics_and_node_metrics(void **state) {
     floe_buf_free(&b);
 }
 
-static void error_keeps_its_text(void **state) {
+static void error_keeps_its_code_and_text(void **state) {
     (void)state;
     const char *text = "reading 'x.parquet': column 'a': bad RLE run";
-    dist_msg_error m = {9, 4, text, strlen(text)};
+    dist_msg_error m = {9, 4, FLOE_ERR_CORRUPT, text, strlen(text)};
     uint8_t *buf = NULL;
     size_t len = 0;
     assert_ok(dist_msg_error_encode(&m, &buf, &len));
@@ -95,10 +96,39 @@ static void error_keeps_its_text(void **state) {
     assert_ok(dist_msg_error_decode(buf, len, &d));
     assert_int_equal(d.query, 9);
     assert_int_equal(d.task, 4);
+    assert_int_equal(d.code, FLOE_ERR_CORRUPT);
     assert_int_equal(d.text_len, strlen(text));
     assert_memory_equal(d.text, text, strlen(text));
-    assert_error(dist_msg_error_decode(buf, 8, &d), FLOE_ERR_CORRUPT, "ERROR message");
+    assert_error(dist_msg_error_decode(buf, 16, &d), FLOE_ERR_CORRUPT, "ERROR message of 16 bytes");
     floe_free(buf);
+}
+
+/* Every code a worker can fail with reaches the coordinator as itself; a
+ * code the coordinator does not know (or none) is an internal error. */
+static void error_carries_every_code(void **state) {
+    (void)state;
+    /* the last code: if floe_code grows, messages.c's LAST_CODE must too */
+    assert_string_equal(floe_code_name((floe_code)(FLOE_ERR_COMMIT_UNKNOWN + 1)), "unknown error");
+    for (int c = FLOE_ERR_INVALID_ARGUMENT; c <= FLOE_ERR_COMMIT_UNKNOWN; c++) {
+        dist_msg_error m = {1, 2, (floe_code)c, "x", 1}, d;
+        uint8_t *buf = NULL;
+        size_t len = 0;
+        assert_ok(dist_msg_error_encode(&m, &buf, &len));
+        assert_ok(dist_msg_error_decode(buf, len, &d));
+        assert_int_equal(d.code, c);
+        floe_free(buf);
+    }
+    const floe_code odd[] = {FLOE_OK, (floe_code)(FLOE_ERR_COMMIT_UNKNOWN + 1), (floe_code)-3};
+    for (size_t i = 0; i < sizeof odd / sizeof odd[0]; i++) {
+        dist_msg_error m = {1, 2, odd[i], NULL, 0}, d;
+        uint8_t *buf = NULL;
+        size_t len = 0;
+        assert_ok(dist_msg_error_encode(&m, &buf, &len));
+        assert_ok(dist_msg_error_decode(buf, len, &d));
+        assert_int_equal(d.code, FLOE_ERR_INTERNAL);
+        assert_int_equal(d.text_len, 0);
+        floe_free(buf);
+    }
 }
 
 static void small_messages_round_trip(void **state) {
@@ -257,7 +287,8 @@ static void task_ids_are_read_from_a_task_message(void **state) {
 }
 
 FLOE_TEST_MAIN(cmocka_unit_test(every_tag_has_a_name), cmocka_unit_test(out_and_data_carry_their_blob),
-               cmocka_unit_test(done_keeps_its_statistics_and_node_metrics), cmocka_unit_test(error_keeps_its_text),
+               cmocka_unit_test(done_keeps_its_statistics_and_node_metrics), cmocka_unit_test(error_keeps_its_code_and_text),
+               cmocka_unit_test(error_carries_every_code),
                cmocka_unit_test(small_messages_round_trip), cmocka_unit_test(stream_carries_a_blob_or_the_end),
                cmocka_unit_test(check_and_checked_round_trip),
                cmocka_unit_test(task_ids_are_read_from_a_task_message))
