@@ -198,7 +198,9 @@ void floe_dist_finalize(void) {
     }
     MPI_Finalize();
     g_rt = NULL;
-    rt_free(rt);
+    /* after an MPI failure a task thread may still hold the object: the
+     * process is ending, leave it to the process then */
+    if (!rt->worker.tasks) rt_free(rt);
 }
 
 #endif
