@@ -9,7 +9,9 @@
  *               the exchange store; the in-process runner;
  *   exchange.c  streamed exchanges with credits (bounded memory between
  *               pipelined stages), without MPI;
- *   runtime.c   MPI: launch, the coordinator's scheduler, the worker loop.
+ *   messages.c  the runtime's messages and their encoding (messages.h);
+ *   the MPI runtime — launch.c, transport.c, coordinator.c, analyze.c,
+ *               paths.c, worker.c, store.c — shares runtime_internal.h.
  *
  * Data between stages travels as "blobs": batches encoded one after
  * another with floe_codec_put_batch (the plan codec's batch form), a few

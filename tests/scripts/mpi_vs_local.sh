@@ -11,7 +11,8 @@
 # in a required column and a Parquet file whose pages are corrupt fail on
 # the worker that meets them with an error naming the rank and the task,
 # exit status non-zero, nothing committed, no file left, no hang
-# (timeouts); a killed rank ends the run.
+# (timeouts); a worker's error keeps its code (a division by zero fails as
+# it does locally); a killed rank ends the run.
 #
 # Skips when mpirun is missing, except under CI=true.  Under ASan
 # (FLOE_SANITIZE builds) the ranks keep leak checking, with
@@ -290,6 +291,58 @@ rc=$?
 set -e
 [ "$rc" -ne 0 ] || fail "a failing -c then another -c exited 0"
 [ "$rc" -ne 124 ] || fail "a failing statement followed by another hung"
+
+# ---- a worker's error keeps its code -----------------------------------------
+# A division by zero (FLOE_ERR_INVALID_ARGUMENT, src/exec/expr.c) met by the
+# one task of a one-file query, which runs on rank 1: rank 0 has one thread
+# and rank 1 two, and a task goes to the rank with the most free threads.
+# Under mpirun the statement fails as it does locally — exit status 1, the
+# same message after "rank 1, task T (stage S, partition P): " — and with
+# the same code, which sql_status (tests/tools) prints beside the message
+# (the CLI prints only the message).  The corrupt file above fails with the
+# same code too.
+q="SELECT sum(100 / (id - 777)) FROM read_parquet('$tmp/f1.parquet')"
+mpmd() { # PROGRAM ARGS...: rank 0 with one thread, rank 1 with two
+  timeout 180 "${mpi[@]}" -x LSAN_OPTIONS -x ASAN_OPTIONS -np 1 env FLOE_THREADS=1 "$@" : \
+    -np 1 env FLOE_THREADS=2 "$@"
+}
+prefix="rank 1, task [0-9]+ \(stage [0-9]+, partition [0-9]+\): "
+set +e
+local_err=$(floe -c "$q" 2>&1 >/dev/null)
+local_rc=$?
+np_err=$(mpmd "$FLOE_BIN" --warehouse "$tmp/wh" --format csv -c "$q" 2>&1 >/dev/null)
+np_rc=$?
+set -e
+[ "$local_rc" = 1 ] || fail "a division by zero locally: exit $local_rc: $local_err"
+[ "$np_rc" = "$local_rc" ] || fail "a division by zero on rank 1: exit $np_rc, locally $local_rc: $np_err"
+want="${local_err#Error: }"
+[[ "$want" == *"division by zero"* ]] || fail "a division by zero locally: $local_err"
+got=$(grep '^Error: ' <<<"$np_err" | sed -E "s/^Error: $prefix//") || true
+[ "$got" = "$want" ] && grep -Eq "^Error: $prefix" <<<"$np_err" ||
+  fail "a division by zero on rank 1 does not fail as locally ($want): $np_err"
+sql_status=$(dirname "$FLOE_BIN")/sql_status
+if [ -x "$sql_status" ]; then
+  set +e
+  local_err=$(ASAN_OPTIONS=$asan_local "$sql_status" "$tmp/wh" "$q" 2>&1 >/dev/null)
+  np_err=$(mpmd "$sql_status" "$tmp/wh" "$q" 2>&1 >/dev/null)
+  set -e
+  [[ "$local_err" == "error [invalid argument]: "*"division by zero"* ]] ||
+    fail "sql_status: a division by zero locally: $local_err"
+  got=$(grep '^error \[' <<<"$np_err" | sed -E "s/^(error \[[^]]*\]: )$prefix/\1/") || true
+  [ "$got" = "$local_err" ] && grep -Eq "^error \[invalid argument\]: $prefix" <<<"$np_err" ||
+    fail "a division by zero on rank 1 does not keep its code ($local_err): $np_err"
+  set +e
+  local_code=$(ASAN_OPTIONS=$asan_local "$sql_status" "$tmp/wh" "SELECT sum(id) FROM $bad" 2>&1 | grep -o '^error \[[^]]*\]')
+  np_code=$(mpmd "$sql_status" "$tmp/wh" "SELECT sum(id) FROM $bad" 2>&1 | grep -o '^error \[[^]]*\]')
+  set -e
+  [ -n "$local_code" ] && [ "$np_code" = "$local_code" ] ||
+    fail "a corrupt file: '$np_code' under mpirun, '$local_code' locally"
+  echo "worker errors keep their code: division by zero $(grep -o '^error \[[^]]*\]' <<<"$np_err"), corrupt file $np_code"
+elif [ "${CI:-}" = true ]; then
+  fail "$sql_status is not built (tests/tools/sql_status.c)"
+else
+  echo "note: $sql_status not built: the error codes across ranks are not checked"
+fi
 
 # A worker killed in the middle of a query ends the run with an error exit
 # status, not a hang (Open MPI aborts the job when a rank dies).

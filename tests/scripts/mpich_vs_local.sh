@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The MPI runtime under MPICH: floe is built a second time against Debian's
-# MPICH (cmake -DMPI_C_COMPILER=mpicc.mpich, only the `floe` target, -j2,
-# into $FLOE_BINARY_DIR/mpich so later runs rebuild only what changed;
+# MPICH (cmake -DMPI_C_COMPILER=mpicc.mpich, only the `floe` target and the
+# sql_status tool that mpi_vs_local.sh also runs under mpirun, -j2, into
+# $FLOE_BINARY_DIR/mpich so later runs rebuild only what changed;
 # build type None — no optimisation, no debug info — compiles in half the
 # time of Release, and the queries here are small), and
 # tests/scripts/mpi_vs_local.sh — every query, EXPLAIN, INSERT and failure
@@ -43,13 +44,13 @@ done
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-# ---- build: only the floe program, cached in $build ----------------------
+# ---- build: only the floe program and sql_status, cached in $build --------
 t0=$SECONDS
 if [ ! -f "$build/CMakeCache.txt" ]; then
   cmake -S "$src" -B "$build" -DCMAKE_BUILD_TYPE=None -DMPI_C_COMPILER="$(command -v mpicc.mpich)" \
     >"$tmp/configure.log" 2>&1 || { tail -30 "$tmp/configure.log"; fail "configuring the MPICH build"; }
 fi
-cmake --build "$build" -j2 --target floe >"$tmp/build.log" 2>&1 ||
+cmake --build "$build" -j2 --target floe sql_status >"$tmp/build.log" 2>&1 ||
   { tail -30 "$tmp/build.log"; fail "building floe against MPICH in $build"; }
 echo "note: MPICH build in $build took $((SECONDS - t0)) s"
 mpich_floe=$build/floe
@@ -59,9 +60,9 @@ grep -q '^MPI_C_LIB_NAMES:STRING=mpich$' "$build/CMakeCache.txt" ||
   fail "FindMPI did not pick MPICH: $(grep '^MPI_C_LIB_NAMES' "$build/CMakeCache.txt")"
 cmd=$(python3 -c 'import json, sys
 print(next((e.get("command") or " ".join(e.get("arguments", [])) for e in json.load(open(sys.argv[1]))
-            if e["file"].endswith("src/dist/runtime.c")), ""))' "$build/compile_commands.json")
+            if e["file"].endswith("src/dist/transport.c")), ""))' "$build/compile_commands.json")
 if [[ $cmd != *"isystem /usr/include/"*"/mpich"* ]] || [[ $cmd == *openmpi* ]]; then
-  fail "src/dist/runtime.c is not compiled with MPICH's mpi.h: $cmd"
+  fail "src/dist/transport.c is not compiled with MPICH's mpi.h: $cmd"
 fi
 libs=$(ldd "$mpich_floe")
 grep -q 'libmpich\.so' <<<"$libs" || fail "$mpich_floe does not link libmpich: $libs"
