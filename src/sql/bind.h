@@ -1,7 +1,9 @@
 /*
- * bind.h — the binder's internal interfaces, shared by bind_expr.c
- * (expressions), bind_query.c (SELECT, set operations, VALUES, grouping,
- * ordering, subqueries) and bind_from.c (tables, table functions, joins).
+ * bind.h — the binder's internal interfaces, shared by the expression
+ * files (bind_expr.c and the pieces bind_expr_internal.h lists; scopes,
+ * errors and contexts in bind_common.c), bind_query.c (SELECT, set
+ * operations, VALUES, grouping, ordering, subqueries) and bind_from.c
+ * (tables, table functions, joins).
  *
  * Names.  A scope lists the columns a query level can see, in the order of
  * the plan's output columns (a join: left then right).  Each column has its
