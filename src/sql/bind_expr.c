@@ -4,7 +4,7 @@
  * them are bound in the files bind_expr_internal.h lists (operators, CASE
  * and CAST in bind_operator.c, function and aggregate calls in
  * bind_func.c, literals and implicit conversions in bind_literal.c), and
- * scalar subqueries in bind_query.c.  Here: column references (the scope,
+ * scalar subqueries in bind_subquery.c.  Here: column references (the scope,
  * the outer scope, struct field paths), constants, AND/OR/NOT, IS tests,
  * COALESCE and GREATEST/LEAST, bind_predicate and the output names of
  * select-list expressions.
