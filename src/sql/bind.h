@@ -1,7 +1,10 @@
 /*
- * bind.h — the binder's internal interfaces, shared by bind_expr.c
- * (expressions), bind_query.c (SELECT, set operations, VALUES, grouping,
- * ordering, subqueries) and bind_from.c (tables, table functions, joins).
+ * bind.h — the binder's internal interfaces, shared by the expression
+ * files (bind_expr.c and the pieces bind_expr_internal.h lists; scopes,
+ * errors and contexts in bind_common.c), the query files (bind_query.c:
+ * SELECT, grouping, WITH; bind_order.c, bind_subquery.c, bind_setop.c:
+ * see bind_query_internal.h) and bind_from.c (tables, table functions,
+ * joins).
  *
  * Names.  A scope lists the columns a query level can see, in the order of
  * the plan's output columns (a join: left then right).  Each column has its
@@ -123,7 +126,7 @@ floe_status bind_coerce(bind_ectx *c, floe_expr *e, const floe_type *type, int32
 /* Evaluate an expression without columns (one slot). */
 floe_status bind_eval_const(const floe_expr *e, floe_array **out) FLOE_WARN_UNUSED;
 
-/* ---- queries (bind_query.c) -------------------------------------------- */
+/* ---- queries (bind_query.c; subqueries: bind_subquery.c) --------------- */
 
 typedef struct bind_result {
     floe_lplan *plan;

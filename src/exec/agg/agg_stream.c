@@ -1,0 +1,399 @@
+/*
+ * agg_stream.c — executing HashAggregate: the stream of one partition,
+ * its accumulators' state rows, and consuming input batches (evaluate the
+ * keys and arguments, give rows their group ids, filter DISTINCT pairs,
+ * fold the arguments in, chunk by chunk, through agg_kernels.c).
+ */
+#include <string.h>
+
+#include "base/buffer.h"
+#include "exec/agg/hash_agg_internal.h"
+#include "exec/basic/filter_sel.h"
+#include "exec/exchange/row_hash.h"
+#include "floe/memory.h"
+
+/* ------------------------------------------------------------- streams */
+
+/* agg_stream is in hash_agg_internal.h: the kernels and the output read it. */
+
+int64_t hagg_n_groups_of(const agg_stream *s) { return s->p->n_groups ? (s->packed ? s->pt.n : s->gt.n) : 1; }
+
+/* " in group (k1, k2)" for error messages: the key values of row r. */
+static void describe_group(const agg_stream *s, int64_t r, floe_buf *b) {
+    if (!s->keys || s->p->n_groups == 0) return;
+    floe_status st = floe_buf_append_str(b, " in group (");
+    for (int32_t c = 0; c < s->p->n_groups && !st; c++) {
+        if (c) st = floe_buf_append_str(b, ", ");
+        if (!st) st = floe_format_value(s->keys[c], r, b);
+    }
+    if (!st) st = floe_buf_append_str(b, ")");
+    floe_status_free(st);
+}
+
+floe_status hagg_overflow_error(const agg_stream *s, const acc *a, int64_t r, const char *what) {
+    floe_buf b = FLOE_BUF_INIT;
+    describe_group(s, r, &b);
+    floe_status st = floe_error(FLOE_ERR_INVALID_ARGUMENT, "%s(...) AS %s: %s overflow%s", floe_agg_fn_name(a->call->fn),
+                                a->call->name, what, floe_buf_cstr(&b));
+    floe_buf_free(&b);
+    return st;
+}
+
+/* Place every call's fields in the state row (once, at open). */
+static void layout_accs(agg_stream *s) {
+    size_t off = 0;
+    for (int32_t i = 0; i < s->p->n_calls; i++) {
+        acc *a = &s->accs[i];
+        if (a->esz) {
+            size_t al = a->esz >= 16 ? 16 : a->esz >= 8 ? 8 : a->esz >= 4 ? 4 : 1;
+            off = (off + al - 1) / al * al;
+            a->off_v = off;
+            off += a->esz;
+        }
+        if (needs_cnt(a->kind)) {
+            off = (off + 7) / 8 * 8;
+            a->off_c = off;
+            off += 8;
+        }
+        if (needs_seen(a->kind)) a->off_s = off++;
+    }
+    s->stride = (off + 15) / 16 * 16;
+    if (!s->stride) s->stride = 16;
+}
+
+/* State rows for every group created so far: grow the rows (capacity
+ * doubling, not zeroed) and zero the rows of the groups new since the
+ * last call (ids are dense, so they are one range). */
+static floe_status init_rows(agg_stream *s) {
+    int64_t need = hagg_n_groups_of(s);
+    if (need > s->acc_cap) {
+        int64_t cap = s->acc_cap ? s->acc_cap : 64;
+        while (cap < need) cap *= 2;
+        uint8_t *st = floe_realloc(s->states, (size_t)cap * s->stride);
+        if (!st) return floe_error(FLOE_ERR_OUT_OF_MEMORY, "HashAggregate: accumulators for %lld groups", (long long)cap);
+        s->states = st;
+        s->acc_cap = cap;
+        for (int32_t i = 0; i < s->p->n_calls; i++) {
+            acc *a = &s->accs[i];
+            a->stride = s->stride;
+            a->pv = st + a->off_v;
+            a->pc = st + a->off_c;
+            a->ps = st + a->off_s;
+        }
+    }
+    if (need > s->init_rows) {
+        memset(s->states + (size_t)s->init_rows * s->stride, 0, (size_t)(need - s->init_rows) * s->stride);
+        s->init_rows = need;
+    }
+    return NULL;
+}
+
+/* ------------------------------------------------------------ consuming */
+
+/* Keep only rows whose (group, argument value) pair is new for a
+ * DISTINCT call: fills s->sc.rows / sub_ids, returns the count. */
+static floe_status distinct_filter(agg_stream *s, acc *a, floe_array *arg, int64_t n, int64_t *kept) {
+    scratch *sc = &s->sc;
+    int64_t m = 0;
+    for (int64_t r = 0; r < n; r++)
+        if (!floe_array_is_null(arg, r)) {
+            sc->rows[m] = (uint32_t)r;
+            sc->sub_ids[m] = sc->ids[r];
+            m++;
+        }
+    /* hashes of the (group, value) pairs */
+    uint64_t *h = sc->hashes;
+    FLOE_TRY(floe_hash_rows(&arg, 1, n, h));
+    for (int64_t k = 0; k < m; k++) h[k] = floe_hash_combine(floe_hash_u64(sc->sub_ids[k]), h[sc->rows[k]]);
+    FLOE_TRY(hagg_encode_keys(sc, &arg, 1, sc->rows, m, sc->sub_ids, a->dset->kw));
+    FLOE_TRY(hagg_gt_reserve(a->dset, m));
+    uint32_t *ids = sc->pos; /* pos is free again after encoding */
+    FLOE_TRY(hagg_gt_probe(a->dset, m, h, sc->bytes, sc->offs, ids, sc->is_new));
+    int64_t out = 0;
+    for (int64_t k = 0; k < m; k++)
+        if (sc->is_new[k]) {
+            sc->rows[out] = sc->rows[k];
+            sc->sub_ids[out] = sc->sub_ids[k];
+            out++;
+        }
+    *kept = out;
+    return NULL;
+}
+
+/* Evaluate the batch's group keys and aggregate arguments into s->keys
+ * and s->args (FINAL: the key columns only; the state columns are read
+ * in place). */
+static floe_status eval_inputs(agg_stream *s, floe_batch *b) {
+    const agg_plan *p = s->p;
+    bool final = p->mode == FLOE_AGG_MODE_FINAL;
+    floe_batch *x = NULL; /* b with the shared subexpressions' columns */
+    floe_status st = NULL;
+    if (p->cse) {
+        int32_t failed;
+        st = floe_cse_extend(p->cse, b, &x, &failed);
+        if (st && failed >= 0 && failed < p->n_groups)
+            return floe_status_wrap(st, "group key '%s'", p->group_names[failed]);
+        if (st && failed >= p->n_groups)
+            return floe_status_wrap(st, "aggregate '%s'", p->calls[failed - p->n_groups].name);
+        if (st) return st;
+    }
+    for (int32_t c = 0; c < p->n_groups && !st; c++) {
+        if (final) s->keys[c] = floe_array_retain(b->columns[c]);
+        else if (x) st = floe_expr_eval(p->cse->rewritten[c], x, &s->keys[c]);
+        else st = floe_expr_eval(p->groups[c], b, &s->keys[c]);
+        if (st) st = floe_status_wrap(st, "group key '%s'", p->group_names[c]);
+    }
+    for (int32_t i = 0; i < p->n_calls && !final && !st; i++) {
+        const floe_agg_call *c = &p->calls[i];
+        if (!c->arg) continue;
+        if (x) st = floe_expr_eval(p->cse->rewritten[p->n_groups + i], x, &s->args[i]);
+        else st = floe_expr_eval(c->arg, b, &s->args[i]);
+        if (st) st = floe_status_wrap(st, "aggregate '%s'", c->name);
+    }
+    floe_batch_release(x);
+    return st;
+}
+
+static void release_inputs(agg_stream *s) {
+    for (int32_t i = 0; i < s->p->n_calls; i++) {
+        floe_array_release(s->args[i]);
+        s->args[i] = NULL;
+    }
+    for (int32_t c = 0; c < s->p->n_groups; c++) {
+        floe_array_release(s->keys[c]);
+        s->keys[c] = NULL;
+    }
+}
+
+/* The packed keys stopped fitting (a longer string): move the groups to
+ * the general table, in id order, so every group keeps its id and state. */
+static floe_status unpack_groups(agg_stream *s) {
+    const agg_plan *p = s->p;
+    int64_t n = s->pt.n;
+    scratch *sc = &s->sc;
+    floe_array **cols = floe_calloc((size_t)p->n_groups, sizeof *cols);
+    if (!cols) return floe_error(FLOE_ERR_OUT_OF_MEMORY, "HashAggregate: moving %lld groups", (long long)n);
+    floe_status st = floe_pk_decode(&s->pl, &s->pt, s->key_types, 0, n, cols);
+    if (!st) st = hagg_scratch_reserve(sc, n);
+    if (!st) st = floe_hash_rows(cols, p->n_groups, n, sc->hashes);
+    if (!st) st = hagg_encode_keys(sc, cols, p->n_groups, NULL, n, NULL, s->gt.kw);
+    if (!st) st = hagg_gt_reserve(&s->gt, n);
+    if (!st) st = hagg_gt_probe(&s->gt, n, sc->hashes, sc->bytes, sc->offs, sc->ids, NULL);
+    for (int64_t g = 0; !st && g < n; g++)
+        if (sc->ids[g] != (uint32_t)g)
+            st = floe_error(FLOE_ERR_INTERNAL, "HashAggregate: group %lld changed id moving to the general table", (long long)g);
+    for (int32_t c = 0; c < p->n_groups; c++) floe_array_release(cols[c]);
+    floe_free(cols);
+    if (st) return st;
+    floe_pk_table_free(&s->pt);
+    s->packed = false;
+    return NULL;
+}
+
+/* The group id of each selected row (sel NULL: rows 0..m-1 of n) into
+ * s->sc.ids[0..m), inserting new groups. */
+static floe_status group_ids(agg_stream *s, int64_t n, const uint32_t *sel, int64_t m) {
+    const agg_plan *p = s->p;
+    scratch *sc = &s->sc;
+    if (!p->n_groups) {
+        memset(sc->ids, 0, (size_t)m * sizeof *sc->ids);
+        return NULL;
+    }
+    if (s->packed) {
+        bool fits;
+        floe_pk_encode(&s->pl, s->keys, sel, m, sc->pkeys, &fits);
+        if (fits) return floe_pk_probe(&s->pt, sc->pkeys, m, sc->ids);
+        FLOE_TRY(unpack_groups(s));
+    }
+    FLOE_TRY(floe_hash_rows(s->keys, p->n_groups, n, sc->hashes));
+    if (sel)
+        for (int64_t k = 0; k < m; k++) sc->hashes[k] = sc->hashes[sel[k]]; /* sel[k] >= k */
+    FLOE_TRY(hagg_encode_keys(sc, s->keys, p->n_groups, sel, m, NULL, s->gt.kw));
+    FLOE_TRY(hagg_gt_reserve(&s->gt, m));
+    return hagg_gt_probe(&s->gt, m, sc->hashes, sc->bytes, sc->offs, sc->ids, NULL);
+}
+
+/* Fold the rows sel[0..m) of batch b (sel NULL: all m rows) in. */
+static floe_status consume_batch(agg_stream *s, floe_batch *b, const uint32_t *sel, int64_t m) {
+    const agg_plan *p = s->p;
+    int64_t n = b->num_rows;
+    if (m == 0) return NULL;
+    FLOE_TRY(hagg_scratch_reserve(&s->sc, n));
+    scratch *sc = &s->sc;
+    bool final = p->mode == FLOE_AGG_MODE_FINAL;
+    floe_status st = eval_inputs(s, b);
+    if (st && sel) {
+        /* Maybe a row the filter dropped failed (overflow, division by
+         * zero): redo the batch on the selected rows alone, which fails
+         * only if a selected row does. */
+        release_inputs(s);
+        floe_status_free(st);
+        floe_batch *t = NULL;
+        st = floe_batch_take(b, sel, m, &t);
+        if (!st) st = consume_batch(s, t, NULL, m);
+        floe_batch_release(t);
+        return st;
+    }
+    /* 1-3: group ids */
+    if (!st) st = group_ids(s, n, sel, m);
+    if (!st) st = init_rows(s);
+    /* DISTINCT calls (never with a selection: see hagg_execute) */
+    floe_array **args = s->args;
+    for (int32_t i = 0; i < p->n_calls && !st; i++) {
+        if (s->accs[i].dset) {
+            int64_t kept;
+            st = distinct_filter(s, &s->accs[i], args[i], n, &kept);
+            if (!st) st = hagg_acc_update(s, &s->accs[i], args[i], sc->sub_ids, sc->rows, 0, kept);
+            if (st) st = floe_status_wrap(st, "aggregate '%s'", p->calls[i].name);
+        }
+    }
+    /* 4: accumulators, in chunks of rows whose state rows stay in cache
+     * while every aggregate folds them in */
+    int64_t ng = hagg_n_groups_of(s);
+    bool grouped = !final && ng <= FEW_GROUPS && m >= 64;
+    if (grouped && !s->co && !(s->co = floe_malloc(sizeof *s->co)))
+        st = floe_error(FLOE_ERR_OUT_OF_MEMORY, "HashAggregate: chunk order");
+    for (int64_t c0 = 0; c0 < m && !st; c0 += AGG_CHUNK) {
+        int64_t len = m - c0 < AGG_CHUNK ? m - c0 : AGG_CHUNK;
+        int32_t col = p->n_groups;
+        const uint32_t *rows = sel ? sel + c0 : NULL;
+        if (grouped) hagg_order_chunk(s->co, ng, sc->ids + c0, rows, c0, len);
+        for (int32_t i = 0; i < p->n_calls; i++) s->twin_done[i] = false;
+        for (int32_t i = 0; i < p->n_calls && !st; i++) {
+            acc *a = &s->accs[i];
+            bool done = false, twin_done = false;
+            if (final) {
+                st = hagg_acc_merge(s, a, b->columns + col, sc->ids + c0, c0, len);
+                col += hagg_acc_state_cols(a);
+            } else if (!a->dset && !s->twin_done[i]) {
+                if (grouped) st = hagg_acc_update_grouped(s, a, args[i], s->co, &done, &twin_done);
+                if (!st && !done) st = hagg_acc_update(s, a, args[i], sc->ids + c0, rows, c0, len);
+                if (!st && twin_done) s->twin_done[a->twin] = true;
+            }
+            if (st) st = floe_status_wrap(st, "aggregate '%s'", p->calls[i].name);
+        }
+    }
+    release_inputs(s);
+    return st;
+}
+
+static floe_status agg_next(floe_stream *s_, floe_batch **out) {
+    agg_stream *s = (agg_stream *)s_;
+    *out = NULL;
+    if (s->err) return floe_error(floe_status_code(s->err), "%s", floe_status_message(s->err));
+    floe_status st = NULL;
+    while (!s->consumed && !st) {
+        floe_batch *b = NULL;
+        st = floe_cancel_check(s->cancel, "HashAggregate");
+        uint32_t *sel = NULL;
+        int64_t m = 0;
+        if (!st && s->sel_input) st = floe_filter_next_sel(s->child, &b, &sel, &m);
+        else if (!st) st = floe_stream_next(s->child, &b);
+        if (!st && !b) s->consumed = true;
+        if (!st && b) st = consume_batch(s, b, sel, sel ? m : b->num_rows);
+        floe_free(sel);
+        floe_batch_release(b);
+    }
+    if (!st) st = floe_cancel_check(s->cancel, "HashAggregate");
+    if (!st) st = hagg_emit_batch(s, out);
+    if (st) {
+        s->err = floe_error(floe_status_code(st), "%s", floe_status_message(st));
+        if (!s->err) s->err = floe_error(FLOE_ERR_OUT_OF_MEMORY, "HashAggregate failed");
+    }
+    return st;
+}
+
+static void agg_close(floe_stream *s_) {
+    agg_stream *s = (agg_stream *)s_;
+    floe_stream_close(s->child);
+    for (int32_t i = 0; s->accs && i < s->p->n_calls; i++) {
+        acc *a = &s->accs[i];
+        if ((a->kind == ACC_MIN || a->kind == ACC_MAX) && a->ph == PHYS_BYTES && s->states)
+            for (int64_t g = 0; g < s->init_rows; g++) floe_free(AV(bval, a, g).p);
+        floe_type_release(a->out_type);
+        floe_type_release(a->state_type);
+        hagg_gt_free(a->dset);
+        floe_free(a->dset);
+    }
+    floe_free(s->accs);
+    floe_free(s->states);
+    for (int32_t i = 0; s->args && i < s->p->n_calls; i++) floe_array_release(s->args[i]);
+    floe_free(s->args);
+    if (s->keys)
+        for (int32_t c = 0; c < s->p->n_groups; c++) floe_array_release(s->keys[c]);
+    floe_free(s->keys);
+    hagg_gt_free(&s->gt);
+    floe_pk_table_free(&s->pt);
+    floe_free(s->key_types);
+    floe_free(s->co);
+    floe_free(s->twin_done);
+    hagg_scratch_free(&s->sc);
+    floe_status_free(s->err);
+    floe_free(s);
+}
+
+floe_status hagg_execute(const floe_plan *p_, int32_t partition, const floe_exec_ctx *ctx, floe_stream **out) {
+    const agg_plan *p = (const agg_plan *)p_;
+    agg_stream *s = floe_calloc(1, sizeof *s);
+    if (!s) return floe_error(FLOE_ERR_OUT_OF_MEMORY, "opening a HashAggregate stream");
+    s->base.next = agg_next;
+    s->base.close = agg_close;
+    s->p = p;
+    s->cancel = ctx->cancel;
+    s->batch_size = ctx->batch_size > 0 ? ctx->batch_size : 8192;
+    floe_status st = NULL;
+    s->accs = floe_calloc((size_t)(p->n_calls ? p->n_calls : 1), sizeof *s->accs);
+    s->keys = floe_calloc((size_t)(p->n_groups ? p->n_groups : 1), sizeof *s->keys);
+    if (!s->accs || !s->keys) st = floe_error(FLOE_ERR_OUT_OF_MEMORY, "opening a HashAggregate stream");
+    for (int32_t i = 0; i < p->n_calls && !st; i++) {
+        st = hagg_acc_setup(&s->accs[i], &p->calls[i], p->arg_types[i]);
+        if (!st && p->calls[i].distinct && !(s->accs[i].dset = floe_calloc(1, sizeof(gtable))))
+            st = floe_error(FLOE_ERR_OUT_OF_MEMORY, "opening a HashAggregate stream");
+        if (!st && s->accs[i].dset) s->accs[i].dset->kw = hagg_fixed_key_width(&p->arg_types[i], 1, true);
+    }
+    if (!st && p->n_groups) {
+        floe_type **kt = floe_calloc((size_t)p->n_groups, sizeof *kt);
+        if (!kt) st = floe_error(FLOE_ERR_OUT_OF_MEMORY, "opening a HashAggregate stream");
+        for (int32_t c = 0; kt && c < p->n_groups; c++) kt[c] = p->head.schema->children[c].type;
+        if (kt) s->gt.kw = hagg_fixed_key_width(kt, p->n_groups, false);
+        if (kt) s->packed = floe_pk_layout_init(&s->pl, kt, p->n_groups);
+        s->key_types = kt;
+    }
+    if (!st && !(s->args = floe_calloc((size_t)(p->n_calls ? p->n_calls : 1), sizeof *s->args)))
+        st = floe_error(FLOE_ERR_OUT_OF_MEMORY, "opening a HashAggregate stream");
+    if (!st && !(s->twin_done = floe_calloc((size_t)(p->n_calls ? p->n_calls : 1), sizeof *s->twin_done)))
+        st = floe_error(FLOE_ERR_OUT_OF_MEMORY, "opening a HashAggregate stream");
+    for (int32_t i = 0; s->accs && i < p->n_calls; i++) s->accs[i].twin = -1;
+    for (int32_t i = 0; !st && p->mode != FLOE_AGG_MODE_FINAL && i < p->n_calls; i++) {
+        /* sum(x) next to avg(x): one loop folds both (twin_sums) */
+        acc *a = &s->accs[i];
+        bool dec = a->kind == ACC_SUM_I128 || a->kind == ACC_AVG_I128;
+        bool flt = a->kind == ACC_SUM_F64 || a->kind == ACC_AVG_F64;
+        if ((!dec && !flt) || a->dset || a->is_twin) continue;
+        for (int32_t j = i + 1; j < p->n_calls && a->twin < 0; j++) {
+            acc *b = &s->accs[j];
+            bool bdec = b->kind == ACC_SUM_I128 || b->kind == ACC_AVG_I128;
+            bool bflt = b->kind == ACC_SUM_F64 || b->kind == ACC_AVG_F64;
+            if (b->dset || b->is_twin || (dec ? !bdec : !bflt) || !floe_expr_same(p->calls[i].arg, p->calls[j].arg))
+                continue;
+            a->twin = j;
+            b->is_twin = true;
+        }
+    }
+    if (!st) {
+        layout_accs(s);
+        st = init_rows(s); /* the one group of an aggregate without keys */
+    }
+    if (!st) st = floe_plan_execute(p->head.children[0], partition, ctx, &s->child);
+    if (!st && p->mode != FLOE_AGG_MODE_FINAL && floe_filter_stream_selects(s->child)) {
+        s->sel_input = true;
+        for (int32_t i = 0; i < p->n_calls; i++)
+            if (s->accs[i].dset) s->sel_input = false; /* distinct_filter works on whole batches */
+    }
+    if (st) {
+        agg_close(&s->base);
+        return st;
+    }
+    *out = &s->base;
+    return NULL;
+}

@@ -1,0 +1,78 @@
+/*
+ * bind_expr_internal.h — what the files that bind expressions share
+ * (bind.h is the binder's interface; this is only for its expression
+ * pieces):
+ *
+ *   bind_expr.c      bind_expr: the dispatch by node kind; column
+ *                    references, constants, AND/OR/NOT, IS tests,
+ *                    COALESCE, GREATEST/LEAST; output names
+ *   bind_common.c    scopes, positioned errors, helpers over bound
+ *                    expressions, expression contexts
+ *   bind_literal.c   literals typed like PostgreSQL's and the implicit
+ *                    conversions of operands
+ *   bind_operator.c  operators (comparison, arithmetic with dates and
+ *                    intervals, LIKE, IN lists, IS DISTINCT, NULLIF,
+ *                    BETWEEN), CASE, CAST
+ *   bind_func.c      function calls and aggregate calls
+ */
+#ifndef FLOE_SQL_BIND_EXPR_INTERNAL_H
+#define FLOE_SQL_BIND_EXPR_INTERNAL_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "base/buffer.h"
+#include "sql/bind.h"
+
+/* ---- literals and conversions (bind_literal.c) ------------------------------ */
+
+/* Numeric text of the scanner (fval): "3000000000", "1.50", "1e3". */
+floe_status bind_lit_numeric_text(const char *text, floe_expr **out) FLOE_WARN_UNUSED;
+/* A literal of a temporal type from its int value. */
+floe_status bind_lit_typed_int(floe_type_id id, int64_t v, floe_expr **out) FLOE_WARN_UNUSED;
+/* Is `e` a string literal written as a quoted constant? (Those take the
+ * type of what they are compared with, as PostgreSQL's unknown literals.) */
+bool bind_is_string_literal(const floe_expr *e);
+/* A literal of `type` from SQL text (typed string constants, string
+ * literals compared with typed columns). */
+floe_status bind_literal_from_text(const char *text, const floe_type *type, floe_expr **out) FLOE_WARN_UNUSED;
+/* The text of a string literal expression (copied into buf). */
+floe_status bind_literal_text(const floe_expr *e, floe_buf *buf) FLOE_WARN_UNUSED;
+/* Integer, float or decimal. */
+bool bind_is_num(floe_type_id id);
+/* Make the two operands of a comparison or arithmetic agree where
+ * PostgreSQL would convert implicitly. */
+floe_status bind_unify_pair(bind_ectx *c, floe_expr **l, floe_expr **r, int32_t location) FLOE_WARN_UNUSED;
+/* Type-check a freshly built node, positioning any error. */
+floe_status bind_check(bind_ectx *c, floe_expr *e, int32_t location) FLOE_WARN_UNUSED;
+
+/* ---- operators, CASE, CAST (bind_operator.c) ---------------------------------- */
+
+/* Bind two nodes (both, or neither on failure). */
+floe_status bind_two(bind_ectx *c, const json_t *a, const json_t *b, floe_expr **ea, floe_expr **eb) FLOE_WARN_UNUSED;
+/* l op r with implicit conversions, type-checked. */
+floe_status bind_make_cmp(bind_ectx *c, floe_cmp_op op, floe_expr *l, floe_expr *r, int32_t loc,
+                          floe_expr **out) FLOE_WARN_UNUSED;
+/* A call of a registered scalar function, type-checked. */
+floe_status bind_make_call(bind_ectx *c, const char *name, floe_expr *const *args, int32_t n, int32_t loc,
+                           floe_expr **out) FLOE_WARN_UNUSED;
+/* An A_Expr node: operators, LIKE, IN, IS DISTINCT, NULLIF, BETWEEN. */
+floe_status bind_a_expr(bind_ectx *c, const json_t *body, floe_expr **out) FLOE_WARN_UNUSED;
+/* Convert a list of branch values to one type (string literals and NULLs
+ * take the others' type, mixed numbers widen). */
+floe_status bind_unify_list(bind_ectx *c, floe_expr **v, int32_t n, int32_t loc) FLOE_WARN_UNUSED;
+floe_status bind_case(bind_ectx *c, const json_t *body, floe_expr **out) FLOE_WARN_UNUSED;
+floe_status bind_type_cast(bind_ectx *c, const json_t *body, floe_expr **out) FLOE_WARN_UNUSED;
+
+/* ---- functions and aggregates (bind_func.c) ------------------------------------ */
+
+/* The function's name without a pg_catalog qualifier. */
+const char *bind_func_name(const json_t *fc);
+/* now(), current_date ...: fixed per statement. */
+floe_status bind_statement_time(bind_ectx *c, bool date, floe_expr **out) FLOE_WARN_UNUSED;
+/* A FuncCall node: an aggregate call (collected as an extra) or a scalar
+ * function. */
+floe_status bind_func(bind_ectx *c, const json_t *fc, floe_expr **out) FLOE_WARN_UNUSED;
+
+#endif

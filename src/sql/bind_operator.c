@@ -1,0 +1,632 @@
+/*
+ * bind_operator.c — binding operator expressions: comparisons and
+ * arithmetic with PostgreSQL's implicit conversions, date arithmetic and
+ * constant INTERVALs, LIKE / ILIKE, IN lists, IS [NOT] DISTINCT FROM,
+ * NULLIF, BETWEEN [SYMMETRIC]; CASE (branch values unified to one type)
+ * and CAST.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/str.h"
+#include "floe/memory.h"
+#include "sql/bind.h"
+#include "sql/bind_expr_internal.h"
+#include "sql/pgnode.h"
+
+/* ------------------------------------------------------- operators */
+
+floe_status bind_two(bind_ectx *c, const json_t *a, const json_t *b, floe_expr **ea, floe_expr **eb) {
+    *ea = *eb = NULL;
+    FLOE_TRY(bind_expr(c, a, ea));
+    floe_status st = bind_expr(c, b, eb);
+    if (st) {
+        floe_expr_release(*ea);
+        *ea = NULL;
+    }
+    return st;
+}
+
+floe_status bind_make_cmp(bind_ectx *c, floe_cmp_op op, floe_expr *l, floe_expr *r, int32_t loc, floe_expr **out) {
+    floe_expr *L = floe_expr_retain(l), *R = floe_expr_retain(r);
+    floe_status st = bind_unify_pair(c, &L, &R, loc);
+    if (!st) st = floe_expr_cmp(op, L, R, out);
+    floe_expr_release(L);
+    floe_expr_release(R);
+    if (!st && (st = bind_check(c, *out, loc))) {
+        floe_expr_release(*out);
+        *out = NULL;
+    }
+    return st;
+}
+
+/* An INTERVAL constant as (months, days, micros). */
+typedef struct interval {
+    int32_t months, days;
+    int64_t micros;
+} interval;
+
+static floe_status parse_interval(floe_session *s, const char *text, int64_t field_mask, int32_t loc, interval *iv) {
+    memset(iv, 0, sizeof(*iv));
+    const char *p = text;
+    bool any = false;
+    while (*p) {
+        while (floe_ascii_isspace(*p)) p++;
+        if (!*p) break;
+        char *end;
+        errno = 0;
+        double v = strtod(p, &end);
+        if (end == p) goto bad;
+        p = end;
+        while (floe_ascii_isspace(*p)) p++;
+        const char *u = p;
+        while (*p && !floe_ascii_isspace(*p) && !floe_ascii_isdigit(*p) && *p != '-' && *p != '+') p++;
+        size_t ul = (size_t)(p - u);
+        char unit[16] = {0};
+        if (ul >= sizeof unit) goto bad;
+        for (size_t i = 0; i < ul; i++) unit[i] = floe_ascii_lower(u[i]);
+        if (ul == 0) {
+            /* A bare number: the unit comes from the qualifier
+             * (INTERVAL '90' DAY); PostgreSQL's masks: YEAR 4, MONTH 2,
+             * DAY 8, HOUR 1024, MINUTE 2048, SECOND 4096. */
+            if (field_mask & 4) strcpy(unit, "year");
+            else if (field_mask & 2) strcpy(unit, "month");
+            else if (field_mask & 8) strcpy(unit, "day");
+            else if (field_mask & 1024) strcpy(unit, "hour");
+            else if (field_mask & 2048) strcpy(unit, "minute");
+            else strcpy(unit, "second");
+        }
+        size_t n = strlen(unit);
+        if (n > 1 && unit[n - 1] == 's') unit[--n] = 0;
+        if (!strcmp(unit, "year") || !strcmp(unit, "y")) iv->months += (int32_t)(v * 12);
+        else if (!strcmp(unit, "month") || !strcmp(unit, "mon")) iv->months += (int32_t)v;
+        else if (!strcmp(unit, "week") || !strcmp(unit, "w")) iv->days += (int32_t)(v * 7);
+        else if (!strcmp(unit, "day") || !strcmp(unit, "d")) iv->days += (int32_t)v;
+        else if (!strcmp(unit, "hour") || !strcmp(unit, "h")) iv->micros += (int64_t)(v * 3600e6);
+        else if (!strcmp(unit, "minute") || !strcmp(unit, "min") || !strcmp(unit, "m")) iv->micros += (int64_t)(v * 60e6);
+        else if (!strcmp(unit, "second") || !strcmp(unit, "sec") || !strcmp(unit, "s")) iv->micros += (int64_t)(v * 1e6);
+        else if (!strcmp(unit, "millisecond") || !strcmp(unit, "m")) iv->micros += (int64_t)(v * 1e3);
+        else if (!strcmp(unit, "microsecond")) iv->micros += (int64_t)v;
+        else goto bad;
+        any = true;
+    }
+    if (!any) goto bad;
+    return NULL;
+bad:
+    return bind_error(s, loc, FLOE_ERR_INVALID_ARGUMENT, "invalid interval '%s'", text);
+}
+
+/* Is the node INTERVAL '...' (a TypeCast of a string to interval)? */
+static bool node_interval(bind_ectx *c, const json_t *node, interval *iv, floe_status *st) {
+    json_t *tc = floe_pg_as(node, "TypeCast");
+    if (!tc) return false;
+    floe_pg_type_name tn;
+    floe_status s2 = floe_pg_type_name_of(floe_pg_get(tc, "typeName"), &tn);
+    if (s2) {
+        floe_status_free(s2);
+        return false;
+    }
+    if (strcmp(tn.name, "interval") != 0) return false;
+    floe_pg_const k = floe_pg_const_of(floe_pg_get(tc, "arg"));
+    if (k.kind != FLOE_PG_CONST_STRING) {
+        *st = bind_error(c->s, floe_pg_location(node), FLOE_ERR_UNSUPPORTED, "only constant intervals are supported");
+        return true;
+    }
+    *st = parse_interval(c->s, k.text, tn.n_mods > 0 ? tn.mods[0] : 0, floe_pg_location(node), iv);
+    return true;
+}
+
+floe_status bind_make_call(bind_ectx *c, const char *name, floe_expr *const *args, int32_t n, int32_t loc,
+                             floe_expr **out) {
+    FLOE_TRY(bind_at(c->s, loc, floe_expr_call(name, args, n, out)));
+    floe_status st = bind_check(c, *out, loc);
+    if (st) {
+        floe_expr_release(*out);
+        *out = NULL;
+    }
+    return st;
+}
+
+static floe_status add_interval(bind_ectx *c, floe_expr *x, const interval *iv, bool negate, int32_t loc,
+                                floe_expr **out) {
+    floe_expr *args[4] = {x, NULL, NULL, NULL};
+    floe_status st = floe_expr_lit_int32(negate ? -iv->months : iv->months, &args[1]);
+    if (!st) st = floe_expr_lit_int32(negate ? -iv->days : iv->days, &args[2]);
+    if (!st) st = floe_expr_lit_int64(negate ? -iv->micros : iv->micros, &args[3]);
+    if (!st) st = bind_make_call(c, "add_interval", args, 4, loc, out);
+    for (int i = 1; i < 4; i++) floe_expr_release(args[i]);
+    return st;
+}
+
+static int cmp_op_of(const char *op) {
+    if (!strcmp(op, "=")) return FLOE_CMP_EQ;
+    if (!strcmp(op, "<>") || !strcmp(op, "!=")) return FLOE_CMP_NE;
+    if (!strcmp(op, "<")) return FLOE_CMP_LT;
+    if (!strcmp(op, "<=")) return FLOE_CMP_LE;
+    if (!strcmp(op, ">")) return FLOE_CMP_GT;
+    if (!strcmp(op, ">=")) return FLOE_CMP_GE;
+    return -1;
+}
+
+static int arith_op_of(const char *op) {
+    if (!strcmp(op, "+")) return FLOE_ARITH_ADD;
+    if (!strcmp(op, "-")) return FLOE_ARITH_SUB;
+    if (!strcmp(op, "*")) return FLOE_ARITH_MUL;
+    if (!strcmp(op, "/")) return FLOE_ARITH_DIV;
+    if (!strcmp(op, "%")) return FLOE_ARITH_MOD;
+    return -1;
+}
+
+/* LIKE / ILIKE, with an optional ESCAPE (rexpr = like_escape(p, e)). */
+static floe_status bind_like(bind_ectx *c, const json_t *body, bool ilike, bool negate, floe_expr **out) {
+    int32_t loc = (int32_t)floe_pg_get_int(body, "location", -1);
+    json_t *rexpr = floe_pg_get(body, "rexpr");
+    json_t *fc = floe_pg_as(rexpr, "FuncCall");
+    floe_expr *args[3] = {NULL, NULL, NULL};
+    int32_t n = 2;
+    floe_status st = bind_expr(c, floe_pg_get(body, "lexpr"), &args[0]);
+    if (!st && fc) {
+        floe_buf fn = FLOE_BUF_INIT;
+        st = floe_pg_name_list(floe_pg_get(fc, "funcname"), &fn);
+        bool esc = !st && strstr(floe_buf_cstr(&fn), "like_escape") != NULL;
+        floe_buf_free(&fn);
+        if (esc) {
+            json_t *fa = floe_pg_get(fc, "args");
+            st = bind_two(c, floe_pg_list_at(fa, 0), floe_pg_list_at(fa, 1), &args[1], &args[2]);
+            n = 3;
+        } else if (!st) {
+            st = bind_expr(c, rexpr, &args[1]);
+        }
+    } else if (!st) {
+        st = bind_expr(c, rexpr, &args[1]);
+    }
+    floe_expr *call = NULL;
+    if (!st) st = bind_make_call(c, ilike ? "ilike" : "like", args, n, loc, &call);
+    if (!st && negate) {
+        st = floe_expr_not(call, out);
+        floe_expr_release(call);
+    } else if (!st) {
+        *out = call;
+    }
+    for (int i = 0; i < 3; i++) floe_expr_release(args[i]);
+    return st;
+}
+
+/* IS [NOT] DISTINCT FROM as CASE over the NULL cases. */
+static floe_status make_distinct(bind_ectx *c, floe_expr *a, floe_expr *b, bool not_distinct, int32_t loc,
+                                 floe_expr **out) {
+    floe_expr *an = NULL, *bn = NULL, *bnn = NULL, *eq = NULL, *res = NULL, *lit = NULL;
+    floe_status st = floe_expr_is_null(a, false, &an);
+    if (!st) st = floe_expr_is_null(b, false, &bn);
+    if (!st) st = floe_expr_is_null(b, !not_distinct ? true : false, &bnn);
+    if (!st) st = bind_make_cmp(c, not_distinct ? FLOE_CMP_EQ : FLOE_CMP_NE, a, b, loc, &eq);
+    if (!st) st = floe_expr_lit_bool(!not_distinct, &lit);
+    if (!st) {
+        /* CASE WHEN a IS NULL THEN (b IS [NOT] NULL) WHEN b IS NULL THEN lit ELSE a op b END */
+        floe_expr *whens[2] = {an, bn}, *thens[2] = {bnn, lit};
+        st = floe_expr_case(whens, thens, 2, eq, &res);
+    }
+    floe_expr_release(an);
+    floe_expr_release(bn);
+    floe_expr_release(bnn);
+    floe_expr_release(eq);
+    floe_expr_release(lit);
+    if (!st) *out = res;
+    return st;
+}
+
+static floe_status bind_in_list(bind_ectx *c, const json_t *body, bool negate, floe_expr **out) {
+    int32_t loc = (int32_t)floe_pg_get_int(body, "location", -1);
+    json_t *items = floe_pg_get(body, "rexpr");
+    if (floe_pg_as(items, "List")) items = floe_pg_get(floe_pg_as(items, "List"), "items");
+    int32_t n = floe_pg_list_len(items);
+    floe_expr *value = NULL, *res = NULL;
+    floe_expr **ev = floe_calloc((size_t)n + 1, sizeof(floe_expr *));
+    if (!ev) return floe_error(FLOE_ERR_OUT_OF_MEMORY, "binding: out of memory");
+    floe_status st = bind_expr(c, floe_pg_get(body, "lexpr"), &value);
+    floe_type *vt = NULL;
+    if (!st) st = bind_type_of(c, value, &vt);
+    for (int32_t i = 0; i < n && !st; i++) {
+        floe_expr *e = NULL;
+        st = bind_expr(c, floe_pg_list_at(items, i), &e);
+        if (!st) {
+            if (bind_is_string_literal(e) && vt->id != FLOE_TYPE_STRING)
+                st = bind_coerce(c, e, vt, floe_pg_location(floe_pg_list_at(items, i)), &ev[i]);
+            else
+                ev[i] = floe_expr_retain(e);
+        }
+        floe_expr_release(e);
+    }
+    if (!st) st = floe_expr_in(value, ev, n, &res);
+    if (!st) st = bind_check(c, res, loc);
+    if (!st && negate) {
+        floe_expr *nres = NULL;
+        st = floe_expr_not(res, &nres);
+        floe_expr_release(res);
+        res = nres;
+    }
+    if (!st) *out = res;
+    else floe_expr_release(res);
+    floe_type_release(vt);
+    floe_expr_release(value);
+    for (int32_t i = 0; i < n; i++) floe_expr_release(ev[i]);
+    floe_free(ev);
+    return st;
+}
+
+/* date ± integer (days) and date - date (days), as PostgreSQL. */
+static floe_status date_arith(bind_ectx *c, int aop, floe_expr *l, floe_expr *r, int32_t loc, floe_expr **out,
+                              bool *done) {
+    *done = false;
+    if (aop != FLOE_ARITH_ADD && aop != FLOE_ARITH_SUB) return NULL;
+    floe_type *tl = NULL, *tr = NULL;
+    floe_status st = bind_type_of(c, l, &tl);
+    if (!st) st = bind_type_of(c, r, &tr);
+    bool li = tl && (tl->id == FLOE_TYPE_INT32 || tl->id == FLOE_TYPE_INT64);
+    bool ri = tr && (tr->id == FLOE_TYPE_INT32 || tr->id == FLOE_TYPE_INT64);
+    bool ld = tl && tl->id == FLOE_TYPE_DATE32, rd = tr && tr->id == FLOE_TYPE_DATE32;
+    if (!st && ((ld && ri) || (li && rd && aop == FLOE_ARITH_ADD))) {
+        floe_expr *d = ld ? l : r, *n = ld ? r : l, *days = NULL, *zero = NULL, *zl = NULL, *zm = NULL, *ts = NULL;
+        if (aop == FLOE_ARITH_SUB) {
+            st = floe_expr_lit_int32(0, &zero);
+            if (!st) st = floe_expr_arith(FLOE_ARITH_SUB, zero, n, &days);
+        } else {
+            days = floe_expr_retain(n);
+        }
+        if (!st) st = floe_expr_lit_int32(0, &zl);
+        if (!st) st = floe_expr_lit_int64(0, &zm);
+        floe_expr *args[4] = {d, zl, days, zm};
+        if (!st) st = bind_make_call(c, "add_interval", args, 4, loc, &ts);
+        if (!st) st = floe_expr_cast(ts, floe_type_primitive(FLOE_TYPE_DATE32), out);
+        floe_expr_release(days);
+        floe_expr_release(zero);
+        floe_expr_release(zl);
+        floe_expr_release(zm);
+        floe_expr_release(ts);
+        if (!st) *done = true;
+    } else if (!st && ld && rd && aop == FLOE_ARITH_SUB) {
+        floe_expr *unit = NULL, *diff = NULL;
+        st = floe_expr_lit_string("day", &unit);
+        floe_expr *args[3] = {unit, r, l};
+        if (!st) st = bind_make_call(c, "date_diff", args, 3, loc, &diff);
+        if (!st) st = floe_expr_cast(diff, floe_type_primitive(FLOE_TYPE_INT32), out);
+        floe_expr_release(unit);
+        floe_expr_release(diff);
+        if (!st) *done = true;
+    }
+    floe_type_release(tl);
+    floe_type_release(tr);
+    return st;
+}
+
+static floe_status bind_arith(bind_ectx *c, const json_t *body, const char *op, floe_expr **out) {
+    int32_t loc = (int32_t)floe_pg_get_int(body, "location", -1);
+    json_t *lx = floe_pg_get(body, "lexpr"), *rx = floe_pg_get(body, "rexpr");
+    int aop = arith_op_of(op);
+    /* x ± INTERVAL '...' → add_interval */
+    interval iv;
+    floe_status ist = NULL;
+    if (lx && (aop == FLOE_ARITH_ADD || aop == FLOE_ARITH_SUB) && node_interval(c, rx, &iv, &ist)) {
+        if (ist) return ist;
+        floe_expr *x = NULL;
+        FLOE_TRY(bind_expr(c, lx, &x));
+        if (bind_is_string_literal(x)) {
+            floe_expr *t = NULL;
+            floe_status st = bind_coerce(c, x, floe_type_primitive(FLOE_TYPE_TIMESTAMP_US), loc, &t);
+            floe_expr_release(x);
+            if (st) return st;
+            x = t;
+        }
+        floe_status st = add_interval(c, x, &iv, aop == FLOE_ARITH_SUB, loc, out);
+        floe_expr_release(x);
+        return st;
+    }
+    if (lx && aop == FLOE_ARITH_ADD && node_interval(c, lx, &iv, &ist)) {
+        if (ist) return ist;
+        floe_expr *x = NULL;
+        FLOE_TRY(bind_expr(c, rx, &x));
+        floe_status st = add_interval(c, x, &iv, false, loc, out);
+        floe_expr_release(x);
+        return st;
+    }
+    if (!lx) {
+        /* Unary minus / plus. */
+        floe_expr *x = NULL;
+        FLOE_TRY(bind_expr(c, rx, &x));
+        if (aop == FLOE_ARITH_ADD) {
+            *out = x;
+            return NULL;
+        }
+        floe_expr *zero = NULL;
+        floe_type *t = NULL;
+        floe_status st = bind_type_of(c, x, &t);
+        if (!st) {
+            if (t->id == FLOE_TYPE_INT64) st = floe_expr_lit_int64(0, &zero);
+            else if (t->id == FLOE_TYPE_FLOAT32 || t->id == FLOE_TYPE_FLOAT64) st = floe_expr_lit_double(0, &zero);
+            else st = floe_expr_lit_int32(0, &zero);
+        }
+        if (!st) st = floe_expr_arith(FLOE_ARITH_SUB, zero, x, out);
+        if (!st && (st = bind_check(c, *out, loc))) {
+            floe_expr_release(*out);
+            *out = NULL;
+        }
+        /* Fold a negated constant right away. */
+        if (!st && !bind_expr_has_columns(*out)) {
+            floe_array *v = NULL;
+            floe_status es = bind_eval_const(*out, &v);
+            if (!es) {
+                floe_expr *lit = NULL;
+                if (!floe_expr_literal(v, &lit)) {
+                    floe_expr_release(*out);
+                    *out = lit;
+                }
+            }
+            floe_status_free(es);
+            floe_array_release(v);
+        }
+        floe_type_release(t);
+        floe_expr_release(zero);
+        floe_expr_release(x);
+        return st;
+    }
+    floe_expr *l = NULL, *r = NULL;
+    FLOE_TRY(bind_two(c, lx, rx, &l, &r));
+    bool done = false;
+    floe_status st = date_arith(c, aop, l, r, loc, out, &done);
+    if (!st && done) {
+        floe_expr_release(l);
+        floe_expr_release(r);
+        return NULL;
+    }
+    if (!st) st = bind_unify_pair(c, &l, &r, loc);
+    if (!st) {
+        if (!strcmp(op, "||")) {
+            floe_expr *args[2] = {l, r};
+            st = bind_make_call(c, "textcat", args, 2, loc, out);
+        } else {
+            st = floe_expr_arith((floe_arith_op)aop, l, r, out);
+            if (!st && (st = bind_check(c, *out, loc))) {
+                floe_expr_release(*out);
+                *out = NULL;
+            }
+        }
+    }
+    floe_expr_release(l);
+    floe_expr_release(r);
+    return st;
+}
+
+floe_status bind_a_expr(bind_ectx *c, const json_t *body, floe_expr **out) {
+    const char *kind = floe_pg_get_str(body, "kind");
+    json_t *names = floe_pg_get(body, "name");
+    const char *op = floe_pg_string(floe_pg_list_at(names, floe_pg_list_len(names) - 1));
+    int32_t loc = (int32_t)floe_pg_get_int(body, "location", -1);
+    if (!kind || !op) return bind_error(c->s, loc, FLOE_ERR_UNSUPPORTED, "unsupported operator expression");
+    if (!strcmp(kind, "AEXPR_OP")) {
+        int cop = cmp_op_of(op);
+        if (cop >= 0) {
+            floe_expr *l = NULL, *r = NULL;
+            FLOE_TRY(bind_two(c, floe_pg_get(body, "lexpr"), floe_pg_get(body, "rexpr"), &l, &r));
+            floe_status st = bind_make_cmp(c, (floe_cmp_op)cop, l, r, loc, out);
+            floe_expr_release(l);
+            floe_expr_release(r);
+            return st;
+        }
+        if (arith_op_of(op) >= 0 || !strcmp(op, "||")) return bind_arith(c, body, op, out);
+        if (!strcmp(op, "~~") || !strcmp(op, "!~~")) return bind_like(c, body, false, op[0] == '!', out);
+        if (!strcmp(op, "~~*") || !strcmp(op, "!~~*")) return bind_like(c, body, true, op[0] == '!', out);
+        return bind_error(c->s, loc, FLOE_ERR_UNSUPPORTED, "operator %s is not supported", op);
+    }
+    if (!strcmp(kind, "AEXPR_LIKE")) return bind_like(c, body, false, op[0] == '!', out);
+    if (!strcmp(kind, "AEXPR_ILIKE")) return bind_like(c, body, true, op[0] == '!', out);
+    if (!strcmp(kind, "AEXPR_IN")) return bind_in_list(c, body, strcmp(op, "<>") == 0, out);
+    if (!strcmp(kind, "AEXPR_DISTINCT") || !strcmp(kind, "AEXPR_NOT_DISTINCT")) {
+        floe_expr *l = NULL, *r = NULL;
+        FLOE_TRY(bind_two(c, floe_pg_get(body, "lexpr"), floe_pg_get(body, "rexpr"), &l, &r));
+        floe_status st = bind_unify_pair(c, &l, &r, loc);
+        if (!st) st = make_distinct(c, l, r, kind[6] == 'N', loc, out);
+        floe_expr_release(l);
+        floe_expr_release(r);
+        return st;
+    }
+    if (!strcmp(kind, "AEXPR_NULLIF")) {
+        floe_expr *l = NULL, *r = NULL, *eq = NULL, *nul = NULL;
+        FLOE_TRY(bind_two(c, floe_pg_get(body, "lexpr"), floe_pg_get(body, "rexpr"), &l, &r));
+        floe_type *lt = NULL;
+        floe_status st = bind_make_cmp(c, FLOE_CMP_EQ, l, r, loc, &eq);
+        if (!st) st = bind_type_of(c, l, &lt);
+        if (!st) st = floe_expr_lit_null(lt, &nul);
+        if (!st) st = floe_expr_case(&eq, &nul, 1, l, out);
+        floe_type_release(lt);
+        floe_expr_release(l);
+        floe_expr_release(r);
+        floe_expr_release(eq);
+        floe_expr_release(nul);
+        return st;
+    }
+    if (!strncmp(kind, "AEXPR_BETWEEN", 13) || !strncmp(kind, "AEXPR_NOT_BETWEEN", 17)) {
+        bool negate = strstr(kind, "NOT") != NULL, sym = strstr(kind, "SYM") != NULL;
+        json_t *items = floe_pg_get(body, "rexpr");
+        if (floe_pg_as(items, "List")) items = floe_pg_get(floe_pg_as(items, "List"), "items");
+        floe_expr *x = NULL, *lo = NULL, *hi = NULL, *ge = NULL, *le = NULL, *res = NULL;
+        floe_status st = bind_expr(c, floe_pg_get(body, "lexpr"), &x);
+        if (!st) st = bind_two(c, floe_pg_list_at(items, 0), floe_pg_list_at(items, 1), &lo, &hi);
+        if (!st) st = bind_make_cmp(c, FLOE_CMP_GE, x, lo, loc, &ge);
+        if (!st) st = bind_make_cmp(c, FLOE_CMP_LE, x, hi, loc, &le);
+        if (!st) st = floe_expr_and(ge, le, &res);
+        if (!st && sym) {
+            /* BETWEEN SYMMETRIC: either order of the bounds. */
+            floe_expr *ge2 = NULL, *le2 = NULL, *r2 = NULL, *both = NULL;
+            st = bind_make_cmp(c, FLOE_CMP_GE, x, hi, loc, &ge2);
+            if (!st) st = bind_make_cmp(c, FLOE_CMP_LE, x, lo, loc, &le2);
+            if (!st) st = floe_expr_and(ge2, le2, &r2);
+            if (!st) st = floe_expr_or(res, r2, &both);
+            if (!st) {
+                floe_expr_release(res);
+                res = both;
+            }
+            floe_expr_release(ge2);
+            floe_expr_release(le2);
+            floe_expr_release(r2);
+        }
+        if (!st && negate) {
+            floe_expr *n = NULL;
+            st = floe_expr_not(res, &n);
+            floe_expr_release(res);
+            res = n;
+        }
+        if (!st) *out = res;
+        else floe_expr_release(res);
+        floe_expr_release(x);
+        floe_expr_release(lo);
+        floe_expr_release(hi);
+        floe_expr_release(ge);
+        floe_expr_release(le);
+        return st;
+    }
+    if (!strcmp(kind, "AEXPR_OP_ANY") || !strcmp(kind, "AEXPR_OP_ALL"))
+        return bind_error(c->s, loc, FLOE_ERR_UNSUPPORTED, "%s with an array is not supported", op);
+    return bind_error(c->s, loc, FLOE_ERR_UNSUPPORTED, "expression kind %s is not supported", kind);
+}
+
+/* ----------------------------------------------------------- CASE */
+
+/* Convert a list of branch values to one type (string literals and NULLs
+ * take the others' type, mixed numbers widen). */
+floe_status bind_unify_list(bind_ectx *c, floe_expr **v, int32_t n, int32_t loc) {
+    floe_type *target = NULL;
+    floe_status st = NULL;
+    /* Pick the target: first non-literal-string, non-null type, widened. */
+    for (int32_t i = 0; i < n && !st; i++) {
+        if (!v[i]) continue;
+        floe_type *t = NULL;
+        st = bind_type_of(c, v[i], &t);
+        if (st) break;
+        if (t->id == FLOE_TYPE_NULL || (bind_is_string_literal(v[i]))) {
+            floe_type_release(t);
+            continue;
+        }
+        if (!target) {
+            target = t;
+            continue;
+        }
+        if (!floe_type_equals(target, t) && bind_is_num(target->id) && bind_is_num(t->id)) {
+            floe_type_id a = target->id, b = t->id;
+            floe_type *w = NULL;
+            if (a == FLOE_TYPE_FLOAT64 || b == FLOE_TYPE_FLOAT64 || a == FLOE_TYPE_FLOAT32 || b == FLOE_TYPE_FLOAT32)
+                w = floe_type_primitive(FLOE_TYPE_FLOAT64);
+            else if (a == FLOE_TYPE_DECIMAL128 || b == FLOE_TYPE_DECIMAL128) {
+                /* decimal wins: widen scale and integer digits */
+                int32_t s1 = a == FLOE_TYPE_DECIMAL128 ? target->scale : 0, s2 = b == FLOE_TYPE_DECIMAL128 ? t->scale : 0;
+                int32_t i1 = a == FLOE_TYPE_DECIMAL128 ? target->precision - s1 : (a == FLOE_TYPE_INT32 ? 10 : 19);
+                int32_t i2 = b == FLOE_TYPE_DECIMAL128 ? t->precision - s2 : (b == FLOE_TYPE_INT32 ? 10 : 19);
+                int32_t sc = s1 > s2 ? s1 : s2, ip = i1 > i2 ? i1 : i2;
+                if (ip + sc > 38) ip = 38 - sc;
+                st = floe_type_decimal(ip + sc, sc, &w);
+            } else
+                w = floe_type_primitive(FLOE_TYPE_INT64);
+            floe_type_release(target);
+            target = w;
+        }
+        floe_type_release(t);
+    }
+    if (!st && !target) {
+        /* only string literals / NULLs */
+        floe_type_release(target);
+        return NULL;
+    }
+    for (int32_t i = 0; i < n && !st; i++) {
+        if (!v[i]) continue;
+        floe_expr *nv = NULL;
+        st = bind_coerce(c, v[i], target, loc, &nv);
+        if (!st) {
+            floe_expr_release(v[i]);
+            v[i] = nv;
+        }
+    }
+    floe_type_release(target);
+    return st;
+}
+
+floe_status bind_case(bind_ectx *c, const json_t *body, floe_expr **out) {
+    int32_t loc = (int32_t)floe_pg_get_int(body, "location", -1);
+    json_t *args = floe_pg_get(body, "args");
+    int32_t n = floe_pg_list_len(args);
+    floe_expr **whens = floe_calloc((size_t)n + 1, sizeof(floe_expr *));
+    floe_expr **vals = floe_calloc((size_t)n + 2, sizeof(floe_expr *)); /* thens ++ else */
+    floe_expr *subject = NULL;
+    floe_status st = (!whens || !vals) ? floe_error(FLOE_ERR_OUT_OF_MEMORY, "binding: out of memory") : NULL;
+    if (!st && floe_pg_get(body, "arg")) st = bind_expr(c, floe_pg_get(body, "arg"), &subject);
+    for (int32_t i = 0; i < n && !st; i++) {
+        json_t *w = floe_pg_as(floe_pg_list_at(args, i), "CaseWhen");
+        if (subject) {
+            floe_expr *v = NULL;
+            st = bind_expr(c, floe_pg_get(w, "expr"), &v);
+            if (!st) st = bind_make_cmp(c, FLOE_CMP_EQ, subject, v, loc, &whens[i]);
+            floe_expr_release(v);
+        } else {
+            st = bind_predicate(c, floe_pg_get(w, "expr"), &whens[i]);
+        }
+        if (!st) st = bind_expr(c, floe_pg_get(w, "result"), &vals[i]);
+    }
+    json_t *def = floe_pg_get(body, "defresult");
+    if (!st && def) st = bind_expr(c, def, &vals[n]);
+    if (!st) st = bind_unify_list(c, vals, n + 1, loc);
+    if (!st) st = floe_expr_case(whens, vals, n, vals[n], out);
+    if (!st && (st = bind_check(c, *out, loc))) {
+        floe_expr_release(*out);
+        *out = NULL;
+    }
+    for (int32_t i = 0; i <= n; i++) {
+        if (whens && i < n) floe_expr_release(whens[i]);
+        if (vals) floe_expr_release(vals[i]);
+    }
+    floe_free(whens);
+    floe_free(vals);
+    floe_expr_release(subject);
+    return st;
+}
+
+/* ------------------------------------------------------------- casts */
+
+floe_status bind_type_cast(bind_ectx *c, const json_t *body, floe_expr **out) {
+    int32_t loc = (int32_t)floe_pg_get_int(body, "location", -1);
+    floe_pg_type_name tn;
+    FLOE_TRY(bind_at(c->s, loc, floe_pg_type_name_of(floe_pg_get(body, "typeName"), &tn)));
+    if (tn.location >= 0) loc = tn.location;
+    json_t *arg = floe_pg_get(body, "arg");
+    if (!strcmp(tn.name, "interval"))
+        return bind_error(c->s, loc, FLOE_ERR_UNSUPPORTED,
+                          "INTERVAL values are only supported added to or subtracted from a date or timestamp");
+    floe_type *t = NULL;
+    FLOE_TRY(bind_at(c->s, loc, floe_pg_type_to_floe(&tn, c->sql, &t)));
+    floe_expr *x = NULL;
+    floe_status st = bind_expr(c, arg, &x);
+    if (!st) {
+        if (bind_is_string_literal(x)) {
+            floe_buf tx = FLOE_BUF_INIT;
+            st = bind_literal_text(x, &tx);
+            if (!st) st = bind_at(c->s, loc, bind_literal_from_text(floe_buf_cstr(&tx), t, out));
+            floe_buf_free(&tx);
+        } else {
+            floe_type *xt = NULL;
+            st = bind_type_of(c, x, &xt);
+            if (!st && floe_type_equals(xt, t)) {
+                *out = floe_expr_retain(x);
+            } else if (!st && xt->id == FLOE_TYPE_NULL) {
+                st = floe_expr_lit_null(t, out);
+            } else if (!st) {
+                st = floe_expr_cast(x, t, out);
+                if (!st && (st = bind_check(c, *out, loc))) {
+                    floe_expr_release(*out);
+                    *out = NULL;
+                }
+            }
+            floe_type_release(xt);
+        }
+    }
+    floe_expr_release(x);
+    floe_type_release(t);
+    return st;
+}

@@ -1,0 +1,67 @@
+/*
+ * bind_query_internal.h — what the files that bind queries share (bind.h
+ * is the binder's interface; this is only for its query pieces):
+ *
+ *   bind_query.c     SELECT: FROM, WHERE, GROUP BY / aggregates / HAVING,
+ *                    the select list, DISTINCT; bind_select and WITH
+ *   bind_order.c     ORDER BY, LIMIT / OFFSET, select-list references
+ *   bind_subquery.c  scalar subqueries, [NOT] IN / EXISTS as semi and anti
+ *                    joins
+ *   bind_setop.c     VALUES and set operations
+ */
+#ifndef FLOE_SQL_BIND_QUERY_INTERNAL_H
+#define FLOE_SQL_BIND_QUERY_INTERNAL_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "sql/bind.h"
+
+/* ---- SELECT (bind_query.c) ------------------------------------------------------ */
+
+/* One select-list item (a star expands to one item per column). */
+typedef struct sel_item {
+    const json_t *node;  /* expression node, or NULL for a star column   */
+    int32_t column;      /* star expansion: the FROM column              */
+    char *name;
+    int32_t location;
+} sel_item;
+
+void bind_items_free(sel_item *items, int32_t n);
+/* Free a bind_result's plan and scope. */
+void bind_result_free(bind_result *r);
+/* The SelectStmt body of a query node (or a set operation's arm), or NULL. */
+const json_t *bind_select_body(const json_t *node);
+/* A FILTER of `input` by `pred` (pred retained; input consumed). */
+floe_status bind_filter_node(floe_lplan *input, floe_expr *pred, floe_lplan **out) FLOE_WARN_UNUSED;
+/* Rewrite an expression bound over FROM ++ extras into one over the
+ * aggregate's output: group keys → their column, aggregate extras →
+ * theirs, subquery extras → theirs (after the aggregates). */
+floe_status bind_rewrite_over_agg(bind_ectx *c, const floe_expr *e, floe_expr *const *groups, int32_t ng,
+                                  const int32_t *extra_col, const sel_item *item, floe_expr **out) FLOE_WARN_UNUSED;
+
+/* ---- ORDER BY, LIMIT (bind_order.c) ---------------------------------------------- */
+
+/* Resolve an ORDER BY / GROUP BY item to a select-list index: an ordinal
+ * or (by_name) a bare name equal to one output name.  -1: neither. */
+floe_status bind_output_ref(floe_session *s, const json_t *node, const sel_item *items, int32_t n, bool by_name,
+                            int32_t *idx) FLOE_WARN_UNUSED;
+/* A bare name that is not a FROM column but is an output alias (-1: not). */
+int32_t bind_alias_ref(const json_t *node, const bind_scope *sc, const sel_item *items, int32_t n);
+/* The sort key of a SortBy node over expression `e` (direction, NULLs). */
+floe_status bind_sort_key_of(const json_t *sortby, floe_expr *e, floe_sort_key *k) FLOE_WARN_UNUSED;
+/* ORDER BY, LIMIT and OFFSET over a plan whose output is `n_out` visible
+ * columns followed by hidden sort columns; drops the hidden columns. */
+floe_status bind_finish_query(floe_session *s, const json_t *body, floe_lplan **plan, const floe_sort_key *keys,
+                              int32_t n_keys, int32_t n_out, const bind_scope *outsc) FLOE_WARN_UNUSED;
+/* ORDER BY / LIMIT of a set operation or VALUES: over the output columns. */
+floe_status bind_order_over_output(floe_session *s, const json_t *body, bind_result *r) FLOE_WARN_UNUSED;
+
+/* ---- VALUES and set operations (bind_setop.c) ------------------------------------ */
+
+floe_status bind_values(floe_session *s, const json_t *body, bind_result *out) FLOE_WARN_UNUSED;
+/* UNION [ALL], INTERSECT, EXCEPT of the body's two arms. */
+floe_status bind_set_op(floe_session *s, const json_t *body, bind_result *out) FLOE_WARN_UNUSED;
+
+#endif
