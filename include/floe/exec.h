@@ -183,7 +183,8 @@ typedef struct floe_exec_ctx {
  *
  * Within one execution each output partition of a node is opened at most
  * once (opening one twice is FLOE_ERR_INTERNAL): run the plan again in a
- * new execution instead. */
+ * new execution instead.  A plan must outlive every execution of it (an
+ * execution's states borrow the nodes' parts). */
 typedef struct floe_execution floe_execution;
 
 /* Begin an execution under *ctx: ctx->exec becomes the execution and

@@ -157,7 +157,7 @@ floe_status dist_coord_analyze(void *arg, const floe_plan *plan, const floe_exec
     floe_execution *exec = NULL;
     if (!st2) st2 = floe_execution_begin(&rctx, &exec);
     floe_stream *stream = NULL;
-    if (!st2) st2 = dist_root_stream(c.stages, c.store, &rctx, &stream);
+    if (!st2) st2 = dist_root_stream(c.stages, c.store, &rctx, true, &stream);
     else {
         dist_store_free(c.stages, c.store);
         dist_stages_free(c.stages);

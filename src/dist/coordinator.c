@@ -689,7 +689,7 @@ floe_status dist_coord_open(void *arg, const floe_plan *plan, const floe_exec_ct
     FLOE_TRY(dist_coord_start(rt, plan, ctx, &c, &local, false));
     if (local) return floe_plan_execute(plan, 0, ctx, out);
     dist_coord_free_sched(&c);
-    return dist_root_stream(c.stages, c.store, ctx, out);
+    return dist_root_stream(c.stages, c.store, ctx, false, out);
 }
 
 /* EXPLAIN under mpirun: the stages the plan runs as, or why it stays on

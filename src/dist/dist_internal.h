@@ -270,10 +270,13 @@ void dist_store_free(const dist_stages *s, dist_part_data ***store);
 floe_status dist_bind_from_store(const floe_exec_ctx *ctx, const floe_plan *plan, int32_t partition,
                                  dist_part_data **const *store) FLOE_WARN_UNUSED;
 
-/* A stream that runs the root stage in ctx's execution (or, without one,
- * in an execution of its own), its sources bound from the store, and owns
- * the stages and store (frees them at close). */
-floe_status dist_root_stream(dist_stages *stages, dist_part_data ***store, const floe_exec_ctx *ctx,
+/* A stream that runs the root stage, its sources bound from the store, and
+ * owns the stages and store (frees them at close).  It runs in an
+ * execution of its own, ended at close before the stages are freed — or,
+ * when `in_ctx` is set, in ctx's execution (EXPLAIN ANALYZE reads node
+ * statistics from it after the close: the caller keeps the root plan
+ * alive until it ends that execution). */
+floe_status dist_root_stream(dist_stages *stages, dist_part_data ***store, const floe_exec_ctx *ctx, bool in_ctx,
                              floe_stream **out) FLOE_WARN_UNUSED;
 
 #endif

@@ -674,14 +674,14 @@ static void root_close(floe_stream *s_) {
     floe_free(s);
 }
 
-floe_status dist_root_stream(dist_stages *stages, dist_part_data ***store, const floe_exec_ctx *ctx,
+floe_status dist_root_stream(dist_stages *stages, dist_part_data ***store, const floe_exec_ctx *ctx, bool in_ctx,
                              floe_stream **out) {
     *out = NULL;
     const floe_plan *root = stages->stages[stages->n - 1].plan;
     root_stream *s = floe_calloc(1, sizeof *s);
     floe_status st = s ? NULL : floe_error(FLOE_ERR_OUT_OF_MEMORY, "result stream: out of memory");
     floe_exec_ctx rctx = *ctx;
-    if (!st && !rctx.exec) st = floe_execution_begin(&rctx, &s->exec);
+    if (!st && !(in_ctx && rctx.exec)) st = floe_execution_begin(&rctx, &s->exec);
     if (!st) st = dist_bind_from_store(&rctx, root, 0, store);
     if (!st) st = floe_plan_execute(root, 0, &rctx, &s->inner);
     if (st) {
@@ -749,5 +749,5 @@ floe_status floe_dist_open_inprocess(const floe_plan *plan, const floe_exec_ctx 
         dist_stages_free(stages);
         return st;
     }
-    return dist_root_stream(stages, store, ctx, out);
+    return dist_root_stream(stages, store, ctx, false, out);
 }

@@ -11,6 +11,7 @@
  * partitions of one run share; nodes are immutable and shareable.
  */
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -188,18 +189,44 @@ typedef struct part_result {
     int32_t partition;
     floe_batch **batches;
     int64_t n, cap;
+    _Atomic int64_t *fail_seq; /* numbers the partitions' failures in order */
+    floe_status err;           /* this partition's failure (a copy) */
+    int64_t err_seq;
 } part_result;
 
 static floe_status read_partition(part_result *r);
 
 /* A pool task: one partition; its failure stops the others.  The token the
  * partitions run under is the execution's (not the task group's, which is
- * freed before the execution ends while state made under it may live on). */
+ * freed before the execution ends while state made under it may live on).
+ * The failure is numbered before the others are stopped, so the cause —
+ * not a sibling's "cancelled" — is what the query reports. */
 static floe_status run_partition(void *arg, const floe_cancel *cancel) {
     (void)cancel;
     part_result *r = arg;
     floe_status st = read_partition(r);
-    if (st) floe_cancel_set((floe_cancel *)r->ctx->cancel);
+    if (st) {
+        r->err = floe_error(floe_status_code(st), "%s", floe_status_message(st));
+        r->err_seq = atomic_fetch_add(r->fail_seq, 1);
+        floe_cancel_set((floe_cancel *)r->ctx->cancel);
+    }
+    return st;
+}
+
+/* The first failure that is not a cancellation (then the first of any),
+ * taken out of res; NULL when no partition failed. */
+static floe_status first_failure(part_result *res, int32_t np) {
+    int32_t best = -1;
+    for (int32_t i = 0; i < np; i++) {
+        if (!res[i].err) continue;
+        bool cancel = floe_status_code(res[i].err) == FLOE_ERR_CANCELLED;
+        if (best < 0) { best = i; continue; }
+        bool best_cancel = floe_status_code(res[best].err) == FLOE_ERR_CANCELLED;
+        if ((best_cancel && !cancel) || (best_cancel == cancel && res[i].err_seq < res[best].err_seq)) best = i;
+    }
+    if (best < 0) return NULL;
+    floe_status st = res[best].err;
+    res[best].err = NULL;
     return st;
 }
 
@@ -237,10 +264,12 @@ static floe_status collect(const floe_plan *p, const floe_exec_ctx *ctx, floe_ba
     part_result *res = floe_calloc((size_t)np, sizeof *res);
     if (!res) return floe_error(FLOE_ERR_OUT_OF_MEMORY, "collecting %d partitions", np);
     floe_exec_ctx pctx = *ctx;
+    _Atomic int64_t fail_seq = 0;
     for (int32_t i = 0; i < np; i++) {
         res[i].p = p;
         res[i].ctx = &pctx;
         res[i].partition = i;
+        res[i].fail_seq = &fail_seq;
     }
     floe_status st = NULL;
     if (np == 1) {
@@ -257,7 +286,13 @@ static floe_status collect(const floe_plan *p, const floe_exec_ctx *ctx, floe_ba
             if (!floe_task_group_submit(g, run_partition, &res[i])) break;
         if (g) {
             floe_status w = floe_task_group_wait(g);
-            if (!st) st = w; else floe_status_free(w);
+            floe_status cause = first_failure(res, np);
+            if (cause) {
+                floe_status_free(w);
+                w = cause;
+            }
+            if (!st) st = w;
+            else floe_status_free(w);
             floe_task_group_destroy(g);
         }
     }
@@ -273,6 +308,7 @@ static floe_status collect(const floe_plan *p, const floe_exec_ctx *ctx, floe_ba
             else all[k++] = res[i].batches[j];
         }
         floe_free(res[i].batches);
+        floe_status_free(res[i].err);
     }
     floe_free(res);
     if (st) return st;

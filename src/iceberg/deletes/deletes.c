@@ -208,9 +208,10 @@ static floe_status scan_posdel_batch(floe_ice_posdel *pd, const floe_batch *b, c
      * string compared is remembered so a run costs one memcmp per row only
      * when the path differs in length or bytes. */
     for (int64_t i = 0; i < b->num_rows; i++) {
-        if (has_nulls && (floe_array_is_null(fp, i) || floe_array_is_null(ps, i)))
-            return floe_error(FLOE_ERR_CORRUPT, "position delete file '%s': null file_path or pos in row %lld of a batch",
-                              fpath, (long long)i);
+        /* A row with a NULL file_path or pos deletes nothing (Java's
+         * reader filters on file_path = the data file, Impala skips them):
+         * never an error that would make the table unreadable. */
+        if (has_nulls && (floe_array_is_null(fp, i) || floe_array_is_null(ps, i))) continue;
         floe_strview s = floe_array_get_str(fp, i);
         bool hit = match ? match(ctx, s.data, (size_t)s.len)
                          : ((size_t)s.len == dlen && memcmp(s.data, data_path, dlen) == 0);

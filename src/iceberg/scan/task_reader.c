@@ -130,6 +130,7 @@ struct floe_ice_task_reader {
     const floe_ice_partition_spec *spec;
     nm_node mapping;
     bool use_mapping;
+    bool fallback_ids;               /* mapping = top-level ids by position (no ids, no name mapping) */
     floe_pq_file *file;
     floe_pq_reader *pq;
     /* Read columns: the table fields read (projection, then filter and
@@ -379,6 +380,16 @@ static floe_status conform_children(const floe_ice_task_reader *r, const floe_ar
                 found = j;
                 cnm = x;
             }
+        }
+        if (found < 0 && r->fallback_ids) {
+            /* The file has no ids and the table no name mapping: a struct's
+             * fields cannot be told apart, and NULLs would be a silent
+             * wrong answer. */
+            return floe_error(FLOE_ERR_UNSUPPORTED,
+                              "data file '%s' has no field ids and the table no schema.name-mapping.default: "
+                              "struct field '%s' (id %d) cannot be resolved (columns are matched by position only "
+                              "at the top level; set schema.name-mapping.default)",
+                              r->task->resolved_path ? r->task->resolved_path : r->task->path, cf->name, cf->id);
         }
         if (found < 0) FLOE_TRY(missing_array(r, cf, ct, full, false, &kids[i]));
         else FLOE_TRY(conform(r, a->children[found], cnm, cf, ct, &kids[i]));
@@ -714,13 +725,34 @@ static floe_status open_parquet(floe_ice_task_reader *r) {
     return NULL;
 }
 
+/* Iceberg Java's fallback for a file with neither field ids nor a name
+ * mapping (ParquetSchemaUtil.addFallbackIds): top-level column k has id
+ * k + 1.  Nested fields get no ids (conform_children refuses to guess). */
+static floe_status fallback_mapping(floe_ice_task_reader *r, const floe_pq_field *root) {
+    nm_node *m = &r->mapping;
+    m->children = floe_calloc((size_t)root->num_children + 1, sizeof *m->children);
+    if (!m->children) return floe_error(FLOE_ERR_OUT_OF_MEMORY, "fallback field ids");
+    for (int k = 0; k < root->num_children; k++) {
+        nm_node *c = &m->children[k];
+        c->id = k + 1;
+        c->names = floe_calloc(2, sizeof *c->names);
+        if (!c->names || !(c->names[0] = floe_strdup(root->children[k]->name)))
+            return floe_error(FLOE_ERR_OUT_OF_MEMORY, "fallback field ids");
+        c->n_names = 1;
+        m->n_children = k + 1;
+    }
+    r->use_mapping = true;
+    r->fallback_ids = true;
+    return NULL;
+}
+
 /* The name mapping, when the file has no field ids at top level. */
 static floe_status load_mapping(floe_ice_task_reader *r) {
     const floe_pq_field *root = floe_pq_schema_root(r->file->schema);
     for (int i = 0; i < root->num_children; i++)
         if (root->children[i]->has_field_id) return NULL;
     const char *text = r->table ? floe_ice_tm_property(r->table->md, "schema.name-mapping.default") : NULL;
-    if (!text) return NULL; /* no ids, no mapping: every column is missing */
+    if (!text) return fallback_mapping(r, root);
     json_error_t err;
     json_t *j = json_loads(text, 0, &err);
     if (!j) return floe_error(FLOE_ERR_CORRUPT, "schema.name-mapping.default: %s", err.text);

@@ -1,6 +1,7 @@
 /*
  * table.c — an Iceberg table on storage: finding its current metadata file
- * (version-hint.text, else the highest-numbered metadata file) and mapping
+ * (version-hint.text and any newer v<N>.metadata.json the hint lags
+ * behind, else the highest-numbered metadata file) and mapping
  * the paths recorded inside it to where the table is now.
  *
  * Tables get copied and moved (and test tables are committed with paths
@@ -148,6 +149,15 @@ static floe_status first_existing(floe_fileio *io, const char *dir, const char *
     return NULL;
 }
 
+/* v<version>.metadata.json (or its .gz form) in mdir when it exists. */
+static floe_status hadoop_version(floe_fileio *io, const char *mdir, int64_t version, char **out) {
+    char c1[64], c2[64];
+    snprintf(c1, sizeof c1, "v%lld.metadata.json", (long long)version);
+    snprintf(c2, sizeof c2, "v%lld.gz.metadata.json", (long long)version);
+    const char *names[] = {c1, c2};
+    return first_existing(io, mdir, names, 2, out);
+}
+
 static floe_status from_hint(floe_fileio *io, const char *mdir, char **out) {
     *out = NULL;
     char *hint_path = join(mdir, "version-hint.text");
@@ -186,12 +196,19 @@ static floe_status from_hint(floe_fileio *io, const char *mdir, char **out) {
         if (!isdigit((unsigned char)*p)) numeric = false;
     char c1[600], c2[600], c3[600];
     if (numeric) {
-        snprintf(c1, sizeof c1, "v%s.metadata.json", text);
-        snprintf(c2, sizeof c2, "v%s.gz.metadata.json", text);
-        const char *names[] = {c1, c2};
-        FLOE_TRY(first_existing(io, mdir, names, 2, out));
-        if (*out) return NULL;
-        return scan_dir(io, mdir, strtoll(text, NULL, 10), out);
+        int64_t v = strtoll(text, NULL, 10);
+        FLOE_TRY(hadoop_version(io, mdir, v, out));
+        if (!*out) return scan_dir(io, mdir, v, out);
+        /* A writer commits v<N+1> and then rewrites the hint, so the hint
+         * may lag behind: newer versions win, as in Iceberg Java's
+         * HadoopTableOperations. */
+        for (;;) {
+            char *next = NULL;
+            FLOE_TRY(hadoop_version(io, mdir, ++v, &next));
+            if (!next) return NULL;
+            floe_free(*out);
+            *out = next;
+        }
     }
     snprintf(c1, sizeof c1, "%s", text);
     snprintf(c2, sizeof c2, "%s.metadata.json", text);

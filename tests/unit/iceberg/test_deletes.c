@@ -200,23 +200,27 @@ static bool match_any(void *ctx, const char *path, size_t len) {
 }
 
 /* A position delete file of three 4-row groups, partly out of order (a
- * path reappears in the last group, positions unsorted and repeated). */
-static void write_posdel_file(const char *path) {
+ * path reappears in the last group, positions unsorted and repeated).
+ * with_nulls: the columns are optional and row 2 has a NULL file_path,
+ * row 5 a NULL pos (files other engines wrote do). */
+static void write_posdel_file(const char *path, bool with_nulls) {
     static const char *paths[12] = {"s3://x/a", "s3://x/a", "s3://x/a", "s3://x/a", "s3://x/b", "s3://x/b",
                                     "s3://x/c", "s3://x/c", "s3://x/a", "s3://x/d", "s3://x/a", "s3://x/d"};
     static const int64_t pos[12] = {0, 1, 2, 3, 5, 1, 7, 2, 9, 1, 3, 0};
     floe_field f[2];
-    assert_ok(floe_field_init(&f[0], "file_path", floe_type_primitive(FLOE_TYPE_STRING), false,
+    assert_ok(floe_field_init(&f[0], "file_path", floe_type_primitive(FLOE_TYPE_STRING), with_nulls,
                               FLOE_ICE_POSDEL_FILE_PATH_ID));
-    assert_ok(floe_field_init(&f[1], "pos", floe_type_primitive(FLOE_TYPE_INT64), false, FLOE_ICE_POSDEL_POS_ID));
+    assert_ok(floe_field_init(&f[1], "pos", floe_type_primitive(FLOE_TYPE_INT64), with_nulls, FLOE_ICE_POSDEL_POS_ID));
     floe_schema *schema;
     assert_ok(floe_type_struct(f, 2, &schema));
     floe_builder *bp, *bo;
     assert_ok(floe_builder_new(floe_type_primitive(FLOE_TYPE_STRING), 12, &bp));
     assert_ok(floe_builder_new(floe_type_primitive(FLOE_TYPE_INT64), 12, &bo));
     for (int i = 0; i < 12; i++) {
-        assert_ok(floe_builder_append_string(bp, paths[i]));
-        assert_ok(floe_builder_append_int64(bo, pos[i]));
+        if (with_nulls && i == 2) assert_ok(floe_builder_append_null(bp));
+        else assert_ok(floe_builder_append_string(bp, paths[i]));
+        if (with_nulls && i == 5) assert_ok(floe_builder_append_null(bo));
+        else assert_ok(floe_builder_append_int64(bo, pos[i]));
     }
     floe_array *cols[2];
     assert_ok(floe_builder_finish(bp, &cols[0]));
@@ -264,7 +268,7 @@ static void position_delete_files_are_not_trusted_to_be_sorted(void **state) {
     char tmp[1024], file[1200];
     floe_test_tmpdir(tmp, sizeof tmp, "posdel_unsorted");
     snprintf(file, sizeof file, "%s/deletes.parquet", tmp);
-    write_posdel_file(file);
+    write_posdel_file(file, false);
     assert_int_equal(posdel_count_for(file, "s3://x/a", 0, 9), 5); /* 0 1 2 3 9 */
     assert_int_equal(posdel_count_for(file, "s3://x/b", 1, 5), 2);
     assert_int_equal(posdel_count_for(file, "s3://x/c", 2, 7), 2);
@@ -281,6 +285,19 @@ static void position_delete_files_are_not_trusted_to_be_sorted(void **state) {
     assert_int_equal(seen, 12);
     floe_ice_posdel_free(pd);
     floe_input_close(in);
+}
+
+/* Rows with a NULL file_path or pos delete nothing and are no error (as
+ * in Java and Impala); the other rows still apply. */
+static void null_rows_of_a_position_delete_file_are_ignored(void **state) {
+    (void)state;
+    char tmp[1024], file[1200];
+    floe_test_tmpdir(tmp, sizeof tmp, "posdel_nulls");
+    snprintf(file, sizeof file, "%s/deletes.parquet", tmp);
+    write_posdel_file(file, true);
+    assert_int_equal(posdel_count_for(file, "s3://x/a", 0, 9), 4); /* 0 1 3 9: the NULL path of row 2 is skipped */
+    assert_int_equal(posdel_count_for(file, "s3://x/b", 5, 5), 1); /* pos 1 was the NULL pos */
+    assert_int_equal(posdel_count_for(file, "s3://x/c", 2, 7), 2);
 }
 
 /* ---- the duckdb-iceberg tables with deletes ---------------------------------- */
@@ -420,6 +437,7 @@ static void unknown_puffin_table_has_no_deletes_to_apply(void **state) {
 }
 
 FLOE_TEST_MAIN(cmocka_unit_test(position_delete_files_are_not_trusted_to_be_sorted),
+               cmocka_unit_test(null_rows_of_a_position_delete_file_are_ignored),
                cmocka_unit_test(unknown_puffin_table_has_no_deletes_to_apply),
                cmocka_unit_test(java_dv_blobs_decode_and_reencode_byte_exact),
                cmocka_unit_test(damaged_dv_framing_is_reported),

@@ -7,6 +7,8 @@
  */
 #include <ftw.h>
 #include <glob.h>
+#include <stdio.h>
+#include <sys/stat.h>
 
 #include "floe_test.h"
 
@@ -329,6 +331,44 @@ static void tables_are_located_by_hint_or_highest_version(void **state) {
     assert_error(floe_ice_table_find_metadata(NULL, "/nonexistent/table", &got), FLOE_ERR_NOT_FOUND, "/nonexistent");
 }
 
+static void write_text(const char *dir, const char *name, const char *text) {
+    char p[1200];
+    snprintf(p, sizeof p, "%s/%s", dir, name);
+    FILE *f = fopen(p, "w");
+    assert_non_null(f);
+    fputs(text, f);
+    fclose(f);
+}
+
+/* A Hadoop-style writer commits v<N+1>.metadata.json and only then
+ * rewrites version-hint.text: a reader that trusts a lagging hint reads an
+ * old snapshot.  Java's HadoopTableOperations looks for newer versions
+ * after the hint; so does floe (plain and gzip names alike). */
+static void a_lagging_version_hint_is_passed_by_newer_versions(void **state) {
+    (void)state;
+    char dir[1024], mdir[1100];
+    floe_test_tmpdir(dir, sizeof dir, "lagging_hint");
+    snprintf(mdir, sizeof mdir, "%s/metadata", dir);
+    assert_int_equal(mkdir(mdir, 0755), 0);
+    write_text(mdir, "version-hint.text", "2\n");
+    write_text(mdir, "v1.metadata.json", "{}");
+    write_text(mdir, "v2.metadata.json", "{}");
+    char *got = NULL;
+    assert_ok(floe_ice_table_find_metadata(NULL, dir, &got));
+    assert_non_null(strstr(got, "/v2.metadata.json"));
+    floe_free(got);
+    write_text(mdir, "v3.metadata.json", "{}");
+    write_text(mdir, "v4.gz.metadata.json", "{}");
+    assert_ok(floe_ice_table_find_metadata(NULL, dir, &got));
+    if (!strstr(got, "/v4.gz.metadata.json")) fail_msg("a hint of 2 with v3 and v4 present found %s", got);
+    floe_free(got);
+    /* a gap ends the search: v6 alone is not reached from v4 */
+    write_text(mdir, "v6.metadata.json", "{}");
+    assert_ok(floe_ice_table_find_metadata(NULL, dir, &got));
+    assert_non_null(strstr(got, "/v4.gz.metadata.json"));
+    floe_free(got);
+}
+
 static void moved_paths_resolve_to_the_table_root(void **state) {
     (void)state;
     FLOE_NEED_TESTDATA(td);
@@ -460,4 +500,5 @@ FLOE_TEST_MAIN(cmocka_unit_test(mutated_metadata_never_crashes),
                cmocka_unit_test(refs_tags_and_v3_fields_read),
                cmocka_unit_test(snapshot_ids_beyond_64_bits_wrap_as_java_reads_them),
                cmocka_unit_test(tables_are_located_by_hint_or_highest_version),
+               cmocka_unit_test(a_lagging_version_hint_is_passed_by_newer_versions),
                cmocka_unit_test(moved_paths_resolve_to_the_table_root))

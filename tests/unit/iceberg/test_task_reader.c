@@ -7,6 +7,7 @@
  */
 #include "floe_test.h"
 
+#include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -170,6 +171,52 @@ static void files_without_field_ids_resolve_through_the_name_mapping(void **stat
     floe_ice_table_free(t);
 }
 
+/* The same file with no name mapping either: top-level columns get
+ * Iceberg Java's fallback ids by position (ParquetSchemaUtil.addFallback-
+ * Ids); a struct's fields cannot be resolved that way and the read says so
+ * instead of returning NULLs. */
+static void files_without_ids_or_mapping_use_fallback_ids_by_position(void **state) {
+    (void)state;
+    FLOE_NEED_TESTDATA(td);
+    char tmp[1024], cmd[4096];
+    floe_test_tmpdir(tmp, sizeof tmp, "fallback_ids");
+    snprintf(cmd, sizeof cmd, "cp -r '%s/duckdb__duckdb-iceberg/data/persistent/column_mapping/warehouse' '%s/'", td,
+             tmp);
+    assert_int_equal(system(cmd), 0);
+    char dir[1200];
+    snprintf(dir, sizeof dir, "%s/warehouse/default.db/my_table", tmp);
+    char *mdp = NULL;
+    assert_ok(floe_ice_table_find_metadata(NULL, dir, &mdp));
+    json_error_t err;
+    json_t *md = json_load_file(mdp, 0, &err);
+    assert_non_null(md);
+    assert_int_equal(json_object_del(json_object_get(md, "properties"), "schema.name-mapping.default"), 0);
+    assert_int_equal(json_dump_file(md, mdp, 0), 0);
+    json_decref(md);
+    floe_free(mdp);
+    floe_ice_table *t = NULL;
+    assert_ok(floe_ice_table_open(NULL, dir, true, &t));
+    assert_null(floe_ice_tm_property(t->md, "schema.name-mapping.default"));
+    static const int32_t top[] = {1, 2, 3, 5};
+    scan_result r = scan(t, top, 4, NULL, 0, -1);
+    assert_string_equal(r.text, "1|Alice|25|[85, 90];2|Bob|30|[78, 82, 88];3|Charlie|35|[92]");
+    floe_free(r.text);
+    /* the struct column: a clear error, not NULLs */
+    floe_ice_scan_plan *p = NULL;
+    assert_ok(floe_ice_scan_plan_new(t, NULL, NULL, 0, NULL, NULL, &p));
+    floe_ice_task_read_options ro = {0};
+    ro.table = t;
+    ro.schema = floe_ice_tm_schema(t->md, p->schema_id);
+    floe_ice_task_reader *rd = NULL;
+    assert_ok(floe_ice_task_reader_open(&ro, &p->groups[0]->tasks[0], &rd));
+    floe_batch *b = NULL;
+    assert_error(floe_ice_task_reader_next(rd, &b), FLOE_ERR_UNSUPPORTED,
+                 "no field ids and the table no schema.name-mapping.default: struct field 'email' (id 10)");
+    floe_ice_task_reader_close(rd);
+    floe_ice_scan_plan_free(p);
+    floe_ice_table_free(t);
+}
+
 static void residual_filter_drops_rows_and_batches_respect_batch_size(void **state) {
     (void)state;
     FLOE_NEED_TESTDATA(td);
@@ -257,6 +304,7 @@ FLOE_TEST_MAIN(cmocka_unit_test(residual_on_a_struct_field_reads_through_the_str
                cmocka_unit_test(equality_delete_on_a_dropped_column_still_applies),
                cmocka_unit_test(deletion_vector_removes_its_rows),
                cmocka_unit_test(files_without_field_ids_resolve_through_the_name_mapping),
+               cmocka_unit_test(files_without_ids_or_mapping_use_fallback_ids_by_position),
                cmocka_unit_test(residual_filter_drops_rows_and_batches_respect_batch_size),
                cmocka_unit_test(byte_range_reads_only_row_groups_starting_inside_it),
                cmocka_unit_test(columns_added_with_defaults_read_their_initial_default))
