@@ -21,8 +21,10 @@
 #include "floe/iceberg_task_reader.h"
 #include "floe/memory.h"
 #include "iceberg/expr/expr_batch.h"
-#include "formats/parquet/file.h"
-#include "formats/parquet/reader.h"
+#include "iceberg/scan/task_source.h"
+
+/* Rows per batch when the caller gives none (the Parquet reader's default). */
+#define TASK_DEFAULT_BATCH_SIZE 8192
 
 
 /* ---------------------------------------------------------- name mapping */
@@ -131,22 +133,16 @@ struct floe_ice_task_reader {
     nm_node mapping;
     bool use_mapping;
     bool fallback_ids;               /* mapping = top-level ids by position (no ids, no name mapping) */
-    floe_pq_file *file;
-    floe_pq_reader *pq;
+    floe_ice_source *src;            /* the data file; NULL when it holds no rows */
     /* Read columns: the table fields read (projection, then filter and
-     * equality columns), their index in the Parquet reader's output or -1
-     * when the file lacks them. */
+     * equality columns), their index in the source's batches or -1 when
+     * the file lacks them. */
     int32_t n_read;
     const floe_ice_field **read_fields;
-    int32_t *pq_col;
+    int32_t *src_col;
     int32_t n_out;               /* the first n_out read columns are output */
     floe_type **read_types;
     floe_schema *out_schema;
-    /* Row groups in the task's byte range.  Row positions (for position
-     * deletes) come from the Parquet reader's row spans, since pages may
-     * be skipped inside a row group. */
-    int *row_groups;
-    int n_row_groups;
     /* Deletes. */
     floe_ice_posdel *posdel;     /* NULL when no position deletes */
     floe_fileio *own_io;         /* local FileIO when the table has none */
@@ -155,7 +151,8 @@ struct floe_ice_task_reader {
     eq_set *eq;
     int32_t n_eq;
     int64_t batch_size;
-    int64_t rows_read;           /* rows the Parquet reader produced */
+    int64_t rows_read;           /* rows the source produced */
+    int64_t next_row;            /* file row after the last batch (sources without spans) */
     uint32_t *sel;
     size_t sel_cap;
 };
@@ -498,31 +495,13 @@ static floe_status task_io(floe_ice_task_reader *r, floe_fileio **io) {
     return NULL;
 }
 
-/* Open a Parquet file of the task (data or equality deletes) at its
- * resolved location.  `size` is the size the manifest records (> 0), which
- * spares S3 a HEAD request.  A table without a FileIO reads plain paths
- * with the local reader directly, as it always did (no FileIO to make, no
- * environment to parse); only a URI needs one then. */
-static floe_status open_task_parquet(floe_ice_task_reader *r, const char *location, int64_t size,
-                                     floe_pq_file **out) {
-    *out = NULL;
-    floe_input *in = NULL;
-    bool uri = strstr(location, "://") != NULL || strncmp(location, "file:", 5) == 0;
-    if (!(r->table && r->table->io) && !uri) {
-        FLOE_TRY(floe_input_open_local(location, &in));
-    } else {
-        floe_fileio *io = NULL;
-        FLOE_TRY(task_io(r, &io));
-        FLOE_TRY(size > 0 ? floe_fileio_open_input_sized(io, location, (uint64_t)size, &in)
-                          : floe_fileio_open_input(io, location, &in));
-    }
-    floe_status st = floe_pq_file_open(in, out);
-    if (st) {
-        floe_input_close(in);
-        return st;
-    }
-    (*out)->owns_input = true;
-    return NULL;
+/* The FileIO to open `location` through: the table's; without one, none
+ * for a plain path (the local reader, no environment read) and a local
+ * FileIO made on first use for a URI. */
+static floe_status source_io(floe_ice_task_reader *r, const char *location, floe_fileio **io) {
+    *io = r->table ? r->table->io : NULL;
+    if (*io || (!strstr(location, "://") && strncmp(location, "file:", 5) != 0)) return NULL;
+    return task_io(r, io);
 }
 
 /* Position deletes and deletion vectors of the task's data file go into
@@ -571,27 +550,31 @@ static floe_status load_eq_deletes(floe_ice_task_reader *r, const floe_ice_scan_
             return floe_error(FLOE_ERR_UNSUPPORTED, "equality delete file '%s': field id %d is not a top-level column",
                               d->resolved_path, e->ids[k]);
     }
-    floe_pq_file *pf = NULL;
-    FLOE_TRY_CTX(open_task_parquet(r, d->resolved_path, d->file_size_in_bytes, &pf), "equality delete file '%s'",
-                 d->resolved_path);
-    /* Read the columns the delete file has; conform them to the table. */
+    floe_fileio *io = NULL;
+    FLOE_TRY(source_io(r, d->resolved_path, &io));
+    floe_ice_source *src = NULL;
+    FLOE_TRY_CTX(floe_ice_source_open(d->format, io, d->resolved_path, d->file_size_in_bytes, &src),
+                 "equality delete file '%s'", d->resolved_path);
+    /* Read the columns the delete file has (by their field ids, which
+     * delete files always carry); conform them to the table. */
     int32_t *have = floe_calloc((size_t)e->n_ids, sizeof *have);
     int32_t n_have = 0;
     int32_t *pos_of = floe_calloc((size_t)e->n_ids, sizeof *pos_of);
     floe_status st = (!have || !pos_of) ? floe_error(FLOE_ERR_OUT_OF_MEMORY, "equality deletes") : NULL;
     for (int32_t k = 0; k < e->n_ids && !st; k++) {
         pos_of[k] = -1;
-        if (floe_pq_schema_find_field_id(pf->schema, e->ids[k])) {
-            pos_of[k] = n_have;
-            have[n_have++] = e->ids[k];
-        }
+        for (int32_t c = 0; c < src->n_columns && pos_of[k] < 0; c++)
+            if (src->field_ids[c] == e->ids[k]) {
+                pos_of[k] = n_have;
+                have[n_have++] = c;
+            }
     }
-    floe_pq_reader *pr = NULL;
     if (!st) {
-        floe_pq_read_options o = {0};
-        o.field_ids = have;
-        o.num_field_ids = n_have;
-        st = floe_pq_reader_open(pf, &o, &pr);
+        floe_ice_source_hints h = {0};
+        h.length = -1;
+        h.batch_size = r->batch_size;
+        h.by_id = true;
+        st = src->vt->start(src, have, n_have, &h);
     }
     floe_buf key;
     floe_buf_init(&key);
@@ -600,7 +583,9 @@ static floe_status load_eq_deletes(floe_ice_task_reader *r, const floe_ice_scan_
     if (!st && !cols) st = floe_error(FLOE_ERR_OUT_OF_MEMORY, "equality deletes");
     while (!st) {
         floe_batch *b = NULL;
-        st = floe_pq_reader_next(pr, &b);
+        const floe_ice_row_span *spans;
+        int nspans;
+        st = src->vt->next(src, &b, &spans, &nspans);
         if (st || !b) break;
         for (int32_t k = 0; k < e->n_ids && !st; k++) {
             int32_t c = e->cols[k];
@@ -638,8 +623,7 @@ static floe_status load_eq_deletes(floe_ice_task_reader *r, const floe_ice_scan_
     floe_free(cols);
     floe_free(have);
     floe_free(pos_of);
-    floe_pq_reader_close(pr);
-    floe_pq_file_close(pf);
+    floe_ice_source_close(src);
     return st ? floe_status_wrap(st, "equality delete file '%s'", d->resolved_path) : NULL;
 }
 
@@ -699,44 +683,19 @@ static floe_status add_filter_term(floe_ice_task_reader *r, int32_t id) {
     return NULL;
 }
 
-/* Start offset of a row group, as Iceberg Java computes split membership. */
-static int64_t rg_start(const floe_pq_row_group *rg) {
-    if (rg->num_columns > 0 && rg->columns[0].has_meta_data) {
-        const floe_pq_column_meta *m = &rg->columns[0].meta_data;
-        int64_t s = m->data_page_offset;
-        if (m->has_dictionary_page_offset && m->dictionary_page_offset > 0 && m->dictionary_page_offset < s)
-            s = m->dictionary_page_offset;
-        return s;
-    }
-    return rg->has_file_offset ? rg->file_offset : 4;
-}
-
-static floe_status open_parquet(floe_ice_task_reader *r) {
-    floe_pq_file *pf = r->file;
-    const floe_pq_file_metadata *md = pf->meta;
-    /* Row groups in range. */
-    r->row_groups = floe_calloc((size_t)md->num_row_groups + 1, sizeof *r->row_groups);
-    if (!r->row_groups) return floe_error(FLOE_ERR_OUT_OF_MEMORY, "task reader");
-    const floe_ice_scan_task *t = r->task;
-    for (uint32_t i = 0; i < md->num_row_groups; i++) {
-        int64_t s = rg_start(&md->row_groups[i]);
-        if (t->length < 0 || (s >= t->start && s < t->start + t->length)) r->row_groups[r->n_row_groups++] = (int)i;
-    }
-    return NULL;
-}
-
 /* Iceberg Java's fallback for a file with neither field ids nor a name
  * mapping (ParquetSchemaUtil.addFallbackIds): top-level column k has id
  * k + 1.  Nested fields get no ids (conform_children refuses to guess). */
-static floe_status fallback_mapping(floe_ice_task_reader *r, const floe_pq_field *root) {
+static floe_status fallback_mapping(floe_ice_task_reader *r) {
     nm_node *m = &r->mapping;
-    m->children = floe_calloc((size_t)root->num_children + 1, sizeof *m->children);
+    const floe_ice_source *src = r->src;
+    m->children = floe_calloc((size_t)src->n_columns + 1, sizeof *m->children);
     if (!m->children) return floe_error(FLOE_ERR_OUT_OF_MEMORY, "fallback field ids");
-    for (int k = 0; k < root->num_children; k++) {
+    for (int32_t k = 0; k < src->n_columns; k++) {
         nm_node *c = &m->children[k];
         c->id = k + 1;
         c->names = floe_calloc(2, sizeof *c->names);
-        if (!c->names || !(c->names[0] = floe_strdup(root->children[k]->name)))
+        if (!c->names || !(c->names[0] = floe_strdup(src->names[k])))
             return floe_error(FLOE_ERR_OUT_OF_MEMORY, "fallback field ids");
         c->n_names = 1;
         m->n_children = k + 1;
@@ -748,11 +707,9 @@ static floe_status fallback_mapping(floe_ice_task_reader *r, const floe_pq_field
 
 /* The name mapping, when the file has no field ids at top level. */
 static floe_status load_mapping(floe_ice_task_reader *r) {
-    const floe_pq_field *root = floe_pq_schema_root(r->file->schema);
-    for (int i = 0; i < root->num_children; i++)
-        if (root->children[i]->has_field_id) return NULL;
+    if (r->src->any_field_id) return NULL;
     const char *text = r->table ? floe_ice_tm_property(r->table->md, "schema.name-mapping.default") : NULL;
-    if (!text) return fallback_mapping(r, root);
+    if (!text) return fallback_mapping(r);
     json_error_t err;
     json_t *j = json_loads(text, 0, &err);
     if (!j) return floe_error(FLOE_ERR_CORRUPT, "schema.name-mapping.default: %s", err.text);
@@ -762,210 +719,53 @@ static floe_status load_mapping(floe_ice_task_reader *r) {
     return st;
 }
 
-/* ------------------------------------------------------- page skipping */
-
-/* The residual's AND-ed simple terms as Parquet page predicates, so the
- * reader skips pages (and row groups) whose page index proves no row can
- * match.  A term goes in only when it is exactly representable on the
- * file's leaf in the reader's value domain; the residual itself is still
- * evaluated on every row read, so skipping only has to be conservative. */
-typedef struct page_preds {
-    floe_pq_predicate *preds;
-    floe_pq_value *vals;
-    int n, nvals, cap, vcap;
-} page_preds;
-
-static void page_preds_free(page_preds *pp) {
-    floe_free(pp->preds);
-    floe_free(pp->vals);
-    memset(pp, 0, sizeof *pp);
+/* The file's top-level column serving field `id`, or -1: by its field
+ * id, or through the name mapping (any of the mapped names). */
+static int32_t source_column_of(const floe_ice_task_reader *r, int32_t id) {
+    const floe_ice_source *src = r->src;
+    if (!r->use_mapping) {
+        for (int32_t k = 0; k < src->n_columns; k++)
+            if (src->field_ids[k] == id) return k;
+        return -1;
+    }
+    const nm_node *m = nm_by_id(&r->mapping, id);
+    for (int32_t k = 0; m && k < src->n_columns; k++)
+        for (int32_t j = 0; j < m->n_names; j++)
+            if (strcmp(m->names[j], src->names[k]) == 0) return k;
+    return -1;
 }
 
-static void count_terms(const floe_ice_expr *e, int *n, int *nvals) {
-    if (e->op == FLOE_ICE_EXPR_AND) {
-        count_terms(e->left, n, nvals);
-        count_terms(e->right, n, nvals);
-        return;
-    }
-    (*n)++;
-    *nvals += e->n_values;
-}
+static int32_t hint_column_of(void *ctx, int32_t id) { return source_column_of(ctx, id); }
 
-/* Does table type `it` read from a leaf of this kind keep the leaf's
- * values as they are (so bounds in the leaf's domain bound the table's)? */
-static bool leaf_domain_matches(const floe_ice_type *it, const floe_pq_column *col) {
-    switch (it->id) {
-    case FLOE_ICE_BOOLEAN: return col->kind == FLOE_PQ_KIND_BOOL;
-    case FLOE_ICE_INT: case FLOE_ICE_LONG:
-        return col->kind == FLOE_PQ_KIND_INT8 || col->kind == FLOE_PQ_KIND_INT16 || col->kind == FLOE_PQ_KIND_INT32 ||
-               col->kind == FLOE_PQ_KIND_INT64 || col->kind == FLOE_PQ_KIND_UINT8 ||
-               col->kind == FLOE_PQ_KIND_UINT16 || col->kind == FLOE_PQ_KIND_UINT32;
-    case FLOE_ICE_FLOAT: case FLOE_ICE_DOUBLE:
-        return col->kind == FLOE_PQ_KIND_FLOAT || col->kind == FLOE_PQ_KIND_DOUBLE;
-    case FLOE_ICE_DATE: return col->kind == FLOE_PQ_KIND_DATE;
-    case FLOE_ICE_TIME: return col->kind == FLOE_PQ_KIND_TIME_MS || col->kind == FLOE_PQ_KIND_TIME_US;
-    case FLOE_ICE_TIMESTAMP: case FLOE_ICE_TIMESTAMPTZ:
-        return (col->kind == FLOE_PQ_KIND_TIMESTAMP_MS || col->kind == FLOE_PQ_KIND_TIMESTAMP_US) &&
-               col->physical == FLOE_PQ_INT64;
-    case FLOE_ICE_TIMESTAMP_NS: case FLOE_ICE_TIMESTAMPTZ_NS:
-        return col->kind == FLOE_PQ_KIND_TIMESTAMP_NS && col->physical == FLOE_PQ_INT64;
-    case FLOE_ICE_STRING: case FLOE_ICE_BINARY:
-        return col->kind == FLOE_PQ_KIND_STRING || col->kind == FLOE_PQ_KIND_BINARY;
-    case FLOE_ICE_DECIMAL: return col->kind == FLOE_PQ_KIND_DECIMAL && col->scale == it->scale;
-    default: return false;
-    }
-}
-
-/* A bound literal as a reader value; false when it has no usable form. */
-static bool ice_page_value(const floe_ice_value *v, floe_pq_value *out) {
-    memset(out, 0, sizeof *out);
-    if (v->is_null) return false;
-    switch (v->type) {
-    case FLOE_ICE_BOOLEAN: out->kind = FLOE_PQ_VAL_INT; out->i = v->v.b; return true;
-    case FLOE_ICE_INT: case FLOE_ICE_DATE: out->kind = FLOE_PQ_VAL_INT; out->i = v->v.i32; return true;
-    case FLOE_ICE_LONG: case FLOE_ICE_TIME: case FLOE_ICE_TIMESTAMP: case FLOE_ICE_TIMESTAMPTZ:
-    case FLOE_ICE_TIMESTAMP_NS: case FLOE_ICE_TIMESTAMPTZ_NS:
-        out->kind = FLOE_PQ_VAL_INT;
-        out->i = v->v.i64;
-        return true;
-    case FLOE_ICE_FLOAT:
-        if (v->v.f32 != v->v.f32) return false; /* NaN */
-        out->kind = FLOE_PQ_VAL_DOUBLE;
-        out->d = v->v.f32;
-        return true;
-    case FLOE_ICE_DOUBLE:
-        if (v->v.f64 != v->v.f64) return false;
-        out->kind = FLOE_PQ_VAL_DOUBLE;
-        out->d = v->v.f64;
-        return true;
-    case FLOE_ICE_STRING: case FLOE_ICE_BINARY:
-        out->kind = FLOE_PQ_VAL_BYTES;
-        out->bytes = v->v.bytes.data;
-        out->len = v->v.bytes.len;
-        return out->bytes || !out->len;
-    case FLOE_ICE_DECIMAL:
-        out->kind = FLOE_PQ_VAL_DECIMAL;
-        out->hi = (int64_t)(v->v.dec >> 64);
-        out->lo = (uint64_t)v->v.dec;
-        return true;
-    default: return false;
-    }
-}
-
-/* The file leaf a residual term's field id reads: by id, or at top level
- * through the name mapping; NULL when there is no plain (struct-only) leaf.
- * `*path` is set for a mapped name. */
-static const floe_pq_field *term_leaf(const floe_ice_task_reader *r, int32_t id, const char **path) {
-    *path = NULL;
-    const floe_pq_field *f = NULL;
-    if (r->use_mapping) {
-        const nm_node *m = nm_by_id(&r->mapping, id);
-        const floe_pq_field *root = floe_pq_schema_root(r->file->schema);
-        for (int k = 0; m && !f && k < root->num_children; k++)
-            for (int32_t j = 0; j < m->n_names; j++)
-                if (strcmp(m->names[j], root->children[k]->name) == 0 && !strchr(root->children[k]->name, '.')) {
-                    f = root->children[k];
-                    *path = f->name;
-                    break;
-                }
-    } else {
-        f = floe_pq_schema_find_field_id(r->file->schema, id);
-    }
-    if (!f || !f->column || f->column->max_rep_level > 0) return NULL;
-    return f;
-}
-
-static void add_term(const floe_ice_task_reader *r, const floe_ice_expr *e, page_preds *pp) {
-    if (e->op == FLOE_ICE_EXPR_AND) {
-        add_term(r, e->left, pp);
-        add_term(r, e->right, pp);
-        return;
-    }
-    if (!e->bound || e->in_collection || !e->field_type || e->field_id < 0) return;
-    floe_pq_predicate *pr = &pp->preds[pp->n];
-    floe_pq_value *vals = &pp->vals[pp->nvals];
-    memset(pr, 0, sizeof *pr);
-    int want = 1;
-    switch (e->op) {
-    case FLOE_ICE_EXPR_IS_NULL: pr->op = FLOE_PQ_OP_IS_NULL; want = 0; break;
-    case FLOE_ICE_EXPR_NOT_NULL: pr->op = FLOE_PQ_OP_NOT_NULL; want = 0; break;
-    case FLOE_ICE_EXPR_LT: pr->op = FLOE_PQ_OP_LT; break;
-    case FLOE_ICE_EXPR_LT_EQ: pr->op = FLOE_PQ_OP_LE; break;
-    case FLOE_ICE_EXPR_GT: pr->op = FLOE_PQ_OP_GT; break;
-    case FLOE_ICE_EXPR_GT_EQ: pr->op = FLOE_PQ_OP_GE; break;
-    case FLOE_ICE_EXPR_EQ: pr->op = FLOE_PQ_OP_EQ; break;
-    case FLOE_ICE_EXPR_IN: pr->op = FLOE_PQ_OP_IN; want = -1; break;
-    default: return; /* NaN tests, negations, prefixes: no page bound */
-    }
-    if ((want >= 0 && e->n_values != want) || (want < 0 && e->n_values < 1)) return;
-    const char *path = NULL;
-    const floe_pq_field *leaf = term_leaf(r, e->field_id, &path);
-    if (!leaf || !leaf_domain_matches(e->field_type, leaf->column)) return;
-    for (int32_t i = 0; i < e->n_values; i++)
-        if (!ice_page_value(&e->values[i], &vals[i])) return;
-    pr->path = path;
-    pr->field_id = e->field_id;
-    pr->values = e->n_values ? vals : NULL;
-    pr->num_values = e->n_values;
-    pp->n++;
-    pp->nvals += e->n_values;
-}
-
-static floe_status page_preds_make(const floe_ice_task_reader *r, page_preds *pp) {
-    memset(pp, 0, sizeof *pp);
-    const floe_ice_expr *res = r->task->residual;
-    if (!res || res->op == FLOE_ICE_EXPR_TRUE) return NULL;
-    int n = 0, nvals = 0;
-    count_terms(res, &n, &nvals);
-    pp->preds = floe_calloc((size_t)n + 1, sizeof *pp->preds);
-    pp->vals = floe_calloc((size_t)nvals + 1, sizeof *pp->vals);
-    if (!pp->preds || !pp->vals) {
-        page_preds_free(pp);
-        return floe_error(FLOE_ERR_OUT_OF_MEMORY, "task reader");
-    }
-    add_term(r, res, pp);
-    return NULL;
-}
-
-/* Decide which Parquet column serves each read field. */
-static floe_status plan_columns(floe_ice_task_reader *r, floe_pq_read_options *o, const char ***names_out,
-                                int32_t **ids_out) {
-    const floe_pq_field *root = floe_pq_schema_root(r->file->schema);
-    int32_t *ids = floe_calloc((size_t)r->n_read + 1, sizeof *ids);
-    const char **names = floe_calloc((size_t)r->n_read + 1, sizeof *names);
-    *names_out = names;
-    *ids_out = ids;
-    if (!ids || !names) return floe_error(FLOE_ERR_OUT_OF_MEMORY, "task reader");
+/* Decide which file column serves each read field (r->src_col: its index
+ * in the source's batches, -1 when the file lacks it), and start the
+ * source on those columns. */
+static floe_status start_source(floe_ice_task_reader *r) {
+    int32_t *cols = floe_calloc((size_t)r->n_read + 1, sizeof *cols);
+    if (!cols) return floe_error(FLOE_ERR_OUT_OF_MEMORY, "task reader");
     int32_t n = 0;
     for (int32_t i = 0; i < r->n_read; i++) {
-        int32_t id = r->read_fields[i]->id;
-        r->pq_col[i] = -1;
-        if (r->use_mapping) {
-            const nm_node *m = nm_by_id(&r->mapping, id);
-            for (int k = 0; m && k < root->num_children && r->pq_col[i] < 0; k++)
-                for (int32_t j = 0; j < m->n_names; j++)
-                    if (strcmp(m->names[j], root->children[k]->name) == 0) {
-                        names[n] = root->children[k]->name;
-                        r->pq_col[i] = n++;
-                        break;
-                    }
-        } else {
-            for (int k = 0; k < root->num_children; k++)
-                if (root->children[k]->has_field_id && root->children[k]->field_id == id) {
-                    ids[n] = id;
-                    r->pq_col[i] = n++;
-                    break;
-                }
+        int32_t k = source_column_of(r, r->read_fields[i]->id);
+        r->src_col[i] = -1;
+        if (k < 0) continue;
+        for (int32_t j = 0; j < n && r->src_col[i] < 0; j++)
+            if (cols[j] == k) r->src_col[i] = j; /* two fields, one column: read it once */
+        if (r->src_col[i] < 0) {
+            cols[n] = k;
+            r->src_col[i] = n++;
         }
     }
-    if (r->use_mapping) {
-        o->columns = names;
-        o->num_columns = n;
-    } else {
-        o->field_ids = ids;
-        o->num_field_ids = n;
-    }
-    return NULL;
+    floe_ice_source_hints h = {0};
+    h.start = r->task->start;
+    h.length = r->task->length;
+    h.batch_size = r->batch_size;
+    h.residual = r->residual;
+    h.column_of = hint_column_of;
+    h.ctx = r;
+    h.by_id = !r->use_mapping;
+    floe_status st = r->src->vt->start(r->src, cols, n, &h);
+    floe_free(cols);
+    return st;
 }
 
 floe_status floe_ice_task_reader_open(const floe_ice_task_read_options *opts, const floe_ice_scan_task *task,
@@ -976,7 +776,7 @@ floe_status floe_ice_task_reader_open(const floe_ice_task_read_options *opts, co
     r->table = opts->table;
     r->schema = opts->schema;
     r->task = task;
-    r->batch_size = opts->batch_size > 0 ? opts->batch_size : FLOE_PQ_DEFAULT_BATCH_SIZE;
+    r->batch_size = opts->batch_size > 0 ? opts->batch_size : TASK_DEFAULT_BATCH_SIZE;
     if (r->table) r->spec = floe_ice_tm_spec(r->table->md, task->spec_id);
     const floe_ice_type *root = r->schema->root;
     int32_t n_proj = opts->field_ids ? opts->n_field_ids : root->n_fields;
@@ -989,9 +789,9 @@ floe_status floe_ice_task_reader_open(const floe_ice_task_read_options *opts, co
         if (task->deletes[i]->content == FLOE_ICE_CONTENT_EQUALITY_DELETES && task->deletes[i]->n_equality_ids > 0)
             max_read += task->deletes[i]->n_equality_ids;
     r->read_fields = floe_calloc((size_t)max_read + 1, sizeof *r->read_fields);
-    r->pq_col = floe_calloc((size_t)max_read + 1, sizeof *r->pq_col);
+    r->src_col = floe_calloc((size_t)max_read + 1, sizeof *r->src_col);
     r->read_types = floe_calloc((size_t)max_read + 1, sizeof *r->read_types);
-    if (!st && (!r->read_fields || !r->pq_col || !r->read_types)) st = floe_error(FLOE_ERR_OUT_OF_MEMORY, "task reader");
+    if (!st && (!r->read_fields || !r->src_col || !r->read_types)) st = floe_error(FLOE_ERR_OUT_OF_MEMORY, "task reader");
     for (int32_t i = 0; i < n_proj && !st; i++) {
         int32_t id = opts->field_ids ? opts->field_ids[i] : root->fields[i].id;
         /* Projection may repeat nothing; a second request is an error. */
@@ -1027,8 +827,6 @@ floe_status floe_ice_task_reader_open(const floe_ice_task_read_options *opts, co
     /* A Puffin file registered as data (some writers so register index
      * blobs) holds no table rows: read it as empty, as DuckDB does. */
     bool no_rows = task->format && strcasecmp(task->format, "puffin") == 0;
-    if (!st && task->format && !no_rows && strcasecmp(task->format, "parquet") != 0)
-        st = floe_error(FLOE_ERR_UNSUPPORTED, "%s data files are not supported", task->format);
     if (no_rows) {
         if (st) {
             floe_ice_task_reader_close(r);
@@ -1037,27 +835,11 @@ floe_status floe_ice_task_reader_open(const floe_ice_task_read_options *opts, co
         *out = r;
         return NULL;
     }
-    if (!st) st = open_task_parquet(r, task->resolved_path, task->file_size_in_bytes, &r->file);
-    if (!st) st = open_parquet(r);
+    floe_fileio *io = NULL;
+    if (!st) st = source_io(r, task->resolved_path, &io);
+    if (!st) st = floe_ice_source_open(task->format, io, task->resolved_path, task->file_size_in_bytes, &r->src);
     if (!st) st = load_mapping(r);
-    const char **names = NULL;
-    int32_t *ids = NULL;
-    floe_pq_read_options o = {0};
-    if (!st) st = plan_columns(r, &o, &names, &ids);
-    page_preds pp = {0};
-    if (!st) st = page_preds_make(r, &pp);
-    if (!st) {
-        o.row_groups = r->row_groups;
-        o.num_row_groups = r->n_row_groups;
-        o.batch_size = r->batch_size;
-        o.predicates = pp.n ? pp.preds : NULL;
-        o.num_predicates = pp.n;
-        if (r->n_row_groups == 0) o.row_groups = NULL;
-        if (r->n_row_groups > 0) st = floe_pq_reader_open(r->file, &o, &r->pq);
-    }
-    page_preds_free(&pp); /* the reader copied the values */
-    floe_free(names);
-    floe_free(ids);
+    if (!st) st = start_source(r);
     /* Deletes. */
     for (int32_t d = 0; d < task->n_deletes && !st; d++)
         if (task->deletes[d]->content == FLOE_ICE_CONTENT_POSITION_DELETES)
@@ -1091,15 +873,13 @@ floe_status floe_ice_task_reader_open(const floe_ice_task_read_options *opts, co
 
 void floe_ice_task_reader_close(floe_ice_task_reader *r) {
     if (!r) return;
-    floe_pq_reader_close(r->pq);
-    floe_pq_file_close(r->file);
+    floe_ice_source_close(r->src);
     nm_free_children(&r->mapping);
     for (int32_t i = 0; i < r->n_read; i++) floe_type_release(r->read_types[i]);
     floe_free(r->read_types);
     floe_free(r->read_fields);
-    floe_free(r->pq_col);
+    floe_free(r->src_col);
     floe_type_release(r->out_schema);
-    floe_free(r->row_groups);
     floe_ice_posdel_free(r->posdel);
     floe_fileio_free(r->own_io);
     for (int32_t i = 0; i < r->n_eq; i++) {
@@ -1119,14 +899,8 @@ floe_schema *floe_ice_task_reader_schema(const floe_ice_task_reader *r) { return
 
 void floe_ice_task_reader_stats(const floe_ice_task_reader *r, floe_ice_task_read_stats *out) {
     memset(out, 0, sizeof *out);
+    if (r->src) r->src->vt->stats(r->src, out);
     out->rows_read = r->rows_read;
-    if (r->pq) {
-        floe_pq_skip_stats s;
-        floe_pq_reader_skip_stats(r->pq, &s);
-        out->pages_total = s.pages_total;
-        out->pages_skipped = s.pages_skipped;
-        out->row_groups_skipped = s.row_groups_skipped;
-    }
 }
 
 /* ------------------------------------------------------------- batches */
@@ -1135,7 +909,7 @@ void floe_ice_task_reader_stats(const floe_ice_task_reader *r, floe_ice_task_rea
  * accepted by the residual.  The batch's rows are the file rows of
  * spans[0], spans[1], ... in order.  Fills r->sel, returns the count. */
 static floe_status select_rows(floe_ice_task_reader *r, floe_array *const *cols, int64_t n,
-                               const floe_pq_row_span *spans, int nspans, int64_t *n_sel) {
+                               const floe_ice_row_span *spans, int nspans, int64_t *n_sel) {
     int64_t pos0 = nspans > 0 ? spans[0].first_row : 0;
     if ((size_t)n > r->sel_cap) {
         uint32_t *ns = floe_realloc(r->sel, (size_t)n * sizeof *ns);
@@ -1255,23 +1029,28 @@ static floe_status select_rows(floe_ice_task_reader *r, floe_array *const *cols,
 
 floe_status floe_ice_task_reader_next(floe_ice_task_reader *r, floe_batch **out) {
     *out = NULL;
-    if (!r->pq) return NULL;
+    if (!r->src) return NULL;
     floe_array **cols = floe_calloc((size_t)r->n_read + 1, sizeof *cols);
     if (!cols) return floe_error(FLOE_ERR_OUT_OF_MEMORY, "task reader");
     floe_status st = NULL;
     for (;;) {
         floe_batch *b = NULL;
-        st = floe_pq_reader_next(r->pq, &b);
-        if (st || !b) break;
-        /* The file rows of this batch (pages may have been skipped). */
-        const floe_pq_row_span *spans = NULL;
+        /* The file rows of this batch (a source may have skipped some). */
+        const floe_ice_row_span *spans = NULL;
         int nspans = 0;
-        floe_pq_reader_last_rows(r->pq, &spans, &nspans);
+        st = r->src->vt->next(r->src, &b, &spans, &nspans);
+        if (st || !b) break;
         int64_t n = b->num_rows;
+        floe_ice_row_span seq = {r->next_row, n};
+        if (nspans == 0) { /* a plain sequence: these rows follow the last batch's */
+            spans = &seq;
+            nspans = 1;
+        }
+        r->next_row = spans[nspans - 1].first_row + spans[nspans - 1].num_rows;
         r->rows_read += n;
         for (int32_t c = 0; c < r->n_read && !st; c++) {
-            if (r->pq_col[c] >= 0)
-                st = conform(r, b->columns[r->pq_col[c]], r->use_mapping ? nm_by_id(&r->mapping, r->read_fields[c]->id) : NULL,
+            if (r->src_col[c] >= 0)
+                st = conform(r, b->columns[r->src_col[c]], r->use_mapping ? nm_by_id(&r->mapping, r->read_fields[c]->id) : NULL,
                              r->read_fields[c], r->read_types[c], &cols[c]);
             else
                 st = missing_array(r, r->read_fields[c], r->read_types[c], n, true, &cols[c]);
