@@ -164,6 +164,14 @@ floe_status floe_ice_posdel_add_dv(floe_ice_posdel *pd, floe_input *puffin, int6
 floe_status floe_ice_posdel_add_file(floe_ice_posdel *pd, floe_input *delete_file, const char *data_file_path,
                                      floe_ice_path_match_fn match, void *match_ctx) FLOE_WARN_UNUSED;
 
+/* Add one batch of position delete rows — column 0 file_path (string),
+ * column 1 pos (long) — as floe_ice_posdel_add_file adds a Parquet file's:
+ * for position delete files of other formats, which the task reader reads
+ * through its sources.  `what` names the file in errors. */
+floe_status floe_ice_posdel_add_batch(floe_ice_posdel *pd, const floe_batch *rows, const char *data_file_path,
+                                      floe_ice_path_match_fn match, void *match_ctx,
+                                      const char *what) FLOE_WARN_UNUSED;
+
 /* Dispatch on a delete file entry (content must be POSITION_DELETES): a
  * DV when content_offset is set (its cardinality must equal record_count),
  * else a position delete file.  `location`

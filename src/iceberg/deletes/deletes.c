@@ -224,6 +224,21 @@ static floe_status scan_posdel_batch(floe_ice_posdel *pd, const floe_batch *b, c
     return NULL;
 }
 
+floe_status floe_ice_posdel_add_batch(floe_ice_posdel *pd, const floe_batch *rows, const char *data_file_path,
+                                      floe_ice_path_match_fn match, void *match_ctx, const char *what) {
+    if (!match && !data_file_path)
+        return floe_error(FLOE_ERR_INVALID_ARGUMENT, "position deletes: no data file path and no matcher");
+    if (rows->num_columns != 2)
+        return floe_error(FLOE_ERR_INVALID_ARGUMENT, "position delete rows of %d columns, not file_path and pos",
+                          rows->num_columns);
+    size_t before = pd->pos.n;
+    floe_status st = scan_posdel_batch(pd, rows, data_file_path, data_file_path ? strlen(data_file_path) : 0, match,
+                                       match_ctx, what ? what : "?");
+    if (st) pd->pos.n = before;
+    pd->finished = false;
+    return st;
+}
+
 floe_status floe_ice_posdel_add_file(floe_ice_posdel *pd, floe_input *in, const char *data_file_path,
                                      floe_ice_path_match_fn match, void *match_ctx) {
     static const int32_t ids[2] = {FLOE_ICE_POSDEL_FILE_PATH_ID, FLOE_ICE_POSDEL_POS_ID};

@@ -507,10 +507,51 @@ static floe_status source_io(floe_ice_task_reader *r, const char *location, floe
 /* Position deletes and deletion vectors of the task's data file go into
  * one floe_ice_posdel (iceberg_deletes.h); its sorted positions are then
  * walked batch by batch. */
+/* A position delete file in a format other than Parquet (Avro, ORC):
+ * read through a source, its (file_path, pos) rows added batch by batch. */
+static floe_status load_pos_deletes_source(floe_ice_task_reader *r, const floe_ice_scan_delete *d) {
+    if (d->referenced_data_file && strcmp(d->referenced_data_file, r->task->path) != 0) return NULL;
+    floe_fileio *io = NULL;
+    FLOE_TRY(source_io(r, d->resolved_path, &io));
+    floe_ice_source *src = NULL;
+    FLOE_TRY(floe_ice_source_open(d->format, io, d->resolved_path, d->file_size_in_bytes, &src));
+    int32_t cols[2] = {-1, -1};
+    static const int32_t ids[2] = {FLOE_ICE_POSDEL_FILE_PATH_ID, FLOE_ICE_POSDEL_POS_ID};
+    static const char *const names[2] = {"file_path", "pos"};
+    for (int k = 0; k < 2; k++) {
+        for (int32_t c = 0; c < src->n_columns && cols[k] < 0; c++)
+            if (src->field_ids[c] == ids[k]) cols[k] = c;
+        for (int32_t c = 0; c < src->n_columns && cols[k] < 0; c++)
+            if (src->field_ids[c] < 0 && strcmp(src->names[c], names[k]) == 0) cols[k] = c;
+    }
+    floe_status st = cols[0] < 0 || cols[1] < 0
+                         ? floe_error(FLOE_ERR_CORRUPT, "position delete file '%s' has no %s column", d->resolved_path,
+                                      cols[0] < 0 ? "file_path" : "pos")
+                         : NULL;
+    floe_ice_source_hints h = {0};
+    h.length = -1;
+    h.batch_size = r->batch_size;
+    h.by_id = true;
+    if (!st) st = src->vt->start(src, cols, 2, &h);
+    while (!st) {
+        floe_batch *b = NULL;
+        const floe_ice_row_span *spans;
+        int nspans;
+        st = src->vt->next(src, &b, &spans, &nspans);
+        if (st || !b) break;
+        st = floe_ice_posdel_add_batch(r->posdel, b, r->task->path, NULL, NULL, d->resolved_path);
+        floe_batch_release(b);
+    }
+    floe_ice_source_close(src);
+    return st ? floe_status_wrap(st, "position delete file '%s'", d->resolved_path) : NULL;
+}
+
 static floe_status load_pos_deletes(floe_ice_task_reader *r, const floe_ice_scan_delete *d) {
     floe_fileio *io = NULL;
     FLOE_TRY(task_io(r, &io));
     if (!r->posdel) FLOE_TRY(floe_ice_posdel_new(&r->posdel));
+    bool dv = d->content_offset >= 0 || d->content_size_in_bytes >= 0;
+    if (!dv && d->format && strcasecmp(d->format, "parquet") != 0) return load_pos_deletes_source(r, d);
     floe_ice_data_file df;
     floe_ice_data_file_init(&df);
     df.content = FLOE_ICE_CONTENT_POSITION_DELETES;

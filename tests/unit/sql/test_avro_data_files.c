@@ -9,14 +9,18 @@
  * catalog API; SQL then reads it by field id: a column the file names
  * differently, columns in another order, a column the table no longer has,
  * a column the file lacks (NULL), filters, and an INSERTed Parquet file in
- * the same snapshot.
+ * the same snapshot.  Position and equality delete files in Avro apply to
+ * it like Parquet ones.
  */
 #include <string.h>
 
 #include "base/buffer.h"
 #include "floe/catalog.h"
 #include "floe/iceberg_manifest.h"
+#include "floe/iceberg_expr.h"
 #include "floe/iceberg_partition_spec.h"
+#include "floe/iceberg_scan.h"
+#include "floe/iceberg_task_reader.h"
 #include "floe/iceberg_table_update.h"
 #include "floe/memory.h"
 #include "floe/session.h"
@@ -229,4 +233,94 @@ static void avro_data_files_read_by_field_id_beside_parquet(void **state) {
     floe_session_close(s);
 }
 
-FLOE_TEST_MAIN(cmocka_unit_test(avro_data_files_read_by_field_id_beside_parquet))
+/* ---- delete files in Avro ------------------------------------------------ */
+
+static const char *POSDEL_SCHEMA =
+    "{\"type\":\"record\",\"name\":\"position_delete\",\"fields\":["
+    "{\"name\":\"file_path\",\"type\":\"string\",\"field-id\":2147483546},"
+    "{\"name\":\"pos\",\"type\":\"long\",\"field-id\":2147483545}]}";
+static const char *EQDEL_SCHEMA =
+    "{\"type\":\"record\",\"name\":\"eq_delete\",\"fields\":["
+    "{\"name\":\"id\",\"type\":\"long\",\"field-id\":1}]}";
+
+static void write_rows(const char *path, const char *schema_json, floe_avro_value *rows, int n) {
+    floe_avro_schema *schema = NULL;
+    assert_ok(floe_avro_schema_parse(schema_json, strlen(schema_json), &schema));
+    floe_output *out = NULL;
+    assert_ok(floe_output_create_local(path, 1, &out));
+    floe_avro_writer *w = NULL;
+    assert_ok(floe_avro_writer_open(out, schema, NULL, 0, NULL, &w));
+    for (int i = 0; i < n; i++) assert_ok(floe_avro_writer_append(w, &rows[i]));
+    assert_ok(floe_avro_writer_finish(w));
+    assert_ok(floe_output_close(out));
+    floe_avro_schema_free(schema);
+}
+
+/* An Avro position delete file (rows for this data file and for another)
+ * and an Avro equality delete file apply to the Avro data file's task as
+ * Parquet ones would. */
+static void avro_position_and_equality_delete_files_apply(void **state) {
+    (void)state;
+    char wh[1024], data[1200], pd[1200], ed[1200];
+    floe_test_tmpdir(wh, sizeof wh, "avro_delete_files");
+    snprintf(data, sizeof data, "%s/data.avro", wh);
+    snprintf(pd, sizeof pd, "%s/pos-deletes.avro", wh);
+    snprintf(ed, sizeof ed, "%s/eq-deletes.avro", wh);
+    int64_t size = write_avro_file(data);
+    floe_avro_value p0[2] = {STR(data), LONG(FLOE_AVRO_LONG, 0)};
+    floe_avro_value p1[2] = {STR("/elsewhere/other.avro"), LONG(FLOE_AVRO_LONG, 1)};
+    floe_avro_value prow[2] = {floe_avro_items(FLOE_AVRO_RECORD, p0, 2), floe_avro_items(FLOE_AVRO_RECORD, p1, 2)};
+    write_rows(pd, POSDEL_SCHEMA, prow, 2);
+    floe_avro_value e0[1] = {LONG(FLOE_AVRO_LONG, 3)};
+    floe_avro_value erow[1] = {floe_avro_items(FLOE_AVRO_RECORD, e0, 1)};
+    write_rows(ed, EQDEL_SCHEMA, erow, 1);
+
+    floe_ice_schema *schema = NULL;
+    assert_ok(floe_ice_schema_from_json_text(TABLE_SCHEMA, &schema));
+    static const int32_t eq_ids[1] = {1};
+    floe_ice_scan_delete dels[2] = {
+        {FLOE_ICE_CONTENT_POSITION_DELETES, false, pd, pd, "AVRO", 2, 0, 0, 2, 2, 0, NULL, NULL, -1, -1},
+        {FLOE_ICE_CONTENT_EQUALITY_DELETES, false, ed, ed, "avro", 1, 0, 0, 2, 2, 1, eq_ids, NULL, -1, -1},
+    };
+    const floe_ice_scan_delete *dp[2] = {&dels[0], &dels[1]};
+    floe_ice_expr *always = NULL;
+    assert_ok(floe_ice_expr_from_json_text("true", &always));
+    floe_ice_scan_task task;
+    memset(&task, 0, sizeof task);
+    task.path = task.resolved_path = data;
+    task.format = "AVRO";
+    task.record_count = 3;
+    task.file_size_in_bytes = size;
+    task.sequence_number = task.file_sequence_number = 1;
+    task.length = size;
+    task.n_splits = 1;
+    task.residual = always;
+    task.n_deletes = 2;
+    task.deletes = dp;
+    static const int32_t ids[2] = {1, 2};
+    floe_ice_task_read_options ro = {0};
+    ro.schema = schema;
+    ro.field_ids = ids;
+    ro.n_field_ids = 2;
+    floe_ice_task_reader *r = NULL;
+    assert_ok(floe_ice_task_reader_open(&ro, &task, &r));
+    int64_t rows = 0;
+    for (;;) {
+        floe_batch *b = NULL;
+        assert_ok(floe_ice_task_reader_next(r, &b));
+        if (!b) break;
+        for (int64_t i = 0; i < b->num_rows; i++) {
+            assert_int_equal(floe_array_get_int64(b->columns[0], i), 2); /* 1: position-deleted, 3: by equality */
+            assert_true(floe_array_is_null(b->columns[1], i));
+            rows++;
+        }
+        floe_batch_release(b);
+    }
+    assert_int_equal(rows, 1);
+    floe_ice_task_reader_close(r);
+    floe_ice_expr_free(always);
+    floe_ice_schema_free(schema);
+}
+
+FLOE_TEST_MAIN(cmocka_unit_test(avro_data_files_read_by_field_id_beside_parquet),
+               cmocka_unit_test(avro_position_and_equality_delete_files_apply))
