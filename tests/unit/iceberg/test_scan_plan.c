@@ -117,6 +117,24 @@ static size_t check_deletes_against_oracle(const char *td, const char *rel) {
     return pairs;
 }
 
+/* A v3 table with encryption keys whose snapshot's manifest list is
+ * encrypted: planning refuses, naming encryption, instead of failing on
+ * undecodable bytes (or reading anything wrong). */
+static void encrypted_snapshots_are_refused_by_name(void **state) {
+    (void)state;
+    FLOE_NEED_TESTDATA(td);
+    char p[4096];
+    snprintf(p, sizeof p, "%s/apache__iceberg-rust/crates/iceberg/testdata/table_metadata/TableMetadataV3ValidEncryption.json",
+             td);
+    floe_ice_table *t = NULL;
+    assert_ok(floe_ice_table_open(NULL, p, false, &t));
+    floe_ice_scan_plan *plan = NULL;
+    assert_error(floe_ice_scan_plan_new(t, NULL, NULL, 0, NULL, NULL, &plan), FLOE_ERR_UNSUPPORTED,
+                 "snapshot 1 is encrypted (its manifest list uses encryption key '1fb95f04-7f98-4b1f-a08f-e810cfb907ff'):"
+                 " reading encrypted Iceberg tables is not supported");
+    floe_ice_table_free(t);
+}
+
 static void deletes_of_every_kind_attach_as_the_spec_says(void **state) {
     (void)state;
     FLOE_NEED_TESTDATA(td);
@@ -590,4 +608,5 @@ FLOE_TEST_MAIN(cmocka_unit_test(deletes_of_every_kind_attach_as_the_spec_says),
                cmocka_unit_test(bin_packing_is_balanced_and_deterministic),
                cmocka_unit_test(splits_cover_each_file_at_row_group_boundaries),
                cmocka_unit_test(task_groups_round_trip_through_bytes),
-               cmocka_unit_test(manifest_cache_serves_repeated_plans))
+               cmocka_unit_test(manifest_cache_serves_repeated_plans),
+               cmocka_unit_test(encrypted_snapshots_are_refused_by_name))
