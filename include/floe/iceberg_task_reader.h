@@ -105,6 +105,12 @@ void floe_ice_task_reader_stats(const floe_ice_task_reader *r, floe_ice_task_rea
 
 /* The columnar type of an Iceberg type (field ids carried). */
 floe_status floe_ice_type_to_columnar(const floe_ice_type *t, floe_type **out) FLOE_WARN_UNUSED;
+/* An array of n copies of `v` (NULL or a null value: n nulls) of Iceberg
+ * type `it`, promoted to it, as columnar type `t` (its
+ * floe_ice_type_to_columnar): partition constants, defaults.  Nested
+ * types give nulls. */
+floe_status floe_ice_value_array(const floe_ice_value *v, const floe_ice_type *it, floe_type *t, int64_t n,
+                                 floe_array **out) FLOE_WARN_UNUSED;
 /* The columnar schema of the top-level fields `ids` (NULL = all) of `s`. */
 floe_status floe_ice_schema_to_columnar(const floe_ice_schema *s, const int32_t *ids, int32_t n,
                                         floe_schema **out) FLOE_WARN_UNUSED;

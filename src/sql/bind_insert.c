@@ -266,12 +266,22 @@ static floe_status table_columns(floe_session *s, const floe_ice_type *root, con
         floe_type *to = NULL;
         st = floe_ice_type_to_columnar(f->type, &to);
         if (!st && map[t] < 0) {
-            if (f->required)
+            /* A column the INSERT leaves out gets its write-default (Iceberg
+             * v3's, which pyiceberg also writes on v2 tables), else NULL. */
+            const floe_ice_value *wd = f->write_default && !f->write_default->is_null ? f->write_default : NULL;
+            if (wd && !floe_ice_type_is_nested(f->type)) {
+                floe_array *one = NULL;
+                st = floe_ice_value_array(wd, f->type, to, 1, &one);
+                if (!st) st = floe_expr_literal(one, &exprs[t]);
+                floe_array_release(one);
+                if (st) st = floe_status_wrap(st, "column '%s' of table %s: its write-default", f->name, label);
+            } else if (f->required) {
                 st = floe_error(FLOE_ERR_CONSTRAINT,
                                 "column '%s' of table %s is required (NOT NULL) but the INSERT gives it no value",
                                 f->name, label);
-            else
+            } else {
                 st = floe_expr_lit_null(to, &exprs[t]);
+            }
         } else if (!st) {
             const floe_type *from = floe_schema_field(query->schema, map[t])->type;
             st = assign(f->name, from, to, constant_column(query, map[t]), map[t], query->schema, &exprs[t]);

@@ -232,9 +232,8 @@ floe_status floe_ice_schema_to_columnar(const floe_ice_schema *s, const int32_t 
 
 /* ------------------------------------------------- constants and casts */
 
-/* An array of n copies of `v` (null or of the field's type, promoted). */
-static floe_status const_array(const floe_ice_value *v0, const floe_ice_type *it, floe_type *t, int64_t n,
-                               floe_array **out) {
+floe_status floe_ice_value_array(const floe_ice_value *v0, const floe_ice_type *it, floe_type *t, int64_t n,
+                                 floe_array **out) {
     if (!v0 || v0->is_null || floe_ice_type_is_nested(it)) return floe_array_new_nulls(t, n, out);
     floe_ice_value v;
     FLOE_TRY(floe_ice_value_promote(v0, it, &v));
@@ -342,10 +341,10 @@ static floe_status missing_array(const floe_ice_task_reader *r, const floe_ice_f
         for (int32_t i = 0; i < r->spec->n_fields && i < df->n_partition; i++) {
             const floe_ice_partition_field *pf = &r->spec->fields[i];
             if (pf->transform.kind == FLOE_ICE_TRANSFORM_IDENTITY && pf->source_id == f->id)
-                return const_array(&df->partition[i], f->type, t, n, out);
+                return floe_ice_value_array(&df->partition[i], f->type, t, n, out);
         }
     }
-    return const_array(f->initial_default, f->type, t, n, out);
+    return floe_ice_value_array(f->initial_default, f->type, t, n, out);
 }
 
 /* Id of a source field: its own, else through the name mapping. */
@@ -633,7 +632,7 @@ static floe_status load_eq_deletes(floe_ice_task_reader *r, const floe_ice_scan_
             if (pos_of[k] >= 0)
                 st = conform(r, b->columns[pos_of[k]], NULL, r->read_fields[c], r->read_types[c], &cols[c]);
             else
-                st = const_array(NULL, r->read_fields[c]->type, r->read_types[c], b->num_rows, &cols[c]);
+                st = floe_ice_value_array(NULL, r->read_fields[c]->type, r->read_types[c], b->num_rows, &cols[c]);
         }
         for (int64_t i = 0; i < b->num_rows && !st; i++) {
             st = row_key(cols, e->cols, e->n_ids, i, &key);
