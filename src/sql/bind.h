@@ -37,6 +37,9 @@ typedef struct bind_col {
     char *name;
     bool hidden;  /* not found unqualified, not part of `*` (USING duplicate,
                      scalar-subquery and sort helper columns) */
+    bool system;  /* found by name but not part of `*`: a table's metadata
+                     columns (_file, _pos, _row_id ...), like PostgreSQL's
+                     system columns */
 } bind_col;
 
 typedef struct bind_scope {
@@ -47,6 +50,8 @@ typedef struct bind_scope {
 void bind_scope_free(bind_scope *sc);
 floe_status bind_scope_add(bind_scope *sc, const char *qual, const char *name, bool hidden) FLOE_WARN_UNUSED;
 floe_status bind_scope_append(bind_scope *dst, const bind_scope *src) FLOE_WARN_UNUSED;
+/* Mark columns [from, n) of the scope as system columns. */
+void bind_scope_mark_system(bind_scope *sc, int32_t from);
 /* A scope naming every column of `schema` with relation name `qual`. */
 floe_status bind_scope_from_schema(const floe_schema *schema, const char *qual, bind_scope *out) FLOE_WARN_UNUSED;
 

@@ -37,6 +37,7 @@ floe_status bind_scope_add(bind_scope *sc, const char *qual, const char *name, b
     c->qual = qual ? floe_strdup(qual) : NULL;
     c->name = floe_strdup(name ? name : "?column?");
     c->hidden = hidden;
+    c->system = false;
     if ((qual && !c->qual) || !c->name) {
         floe_free(c->qual);
         floe_free(c->name);
@@ -47,9 +48,15 @@ floe_status bind_scope_add(bind_scope *sc, const char *qual, const char *name, b
 }
 
 floe_status bind_scope_append(bind_scope *dst, const bind_scope *src) {
-    for (int32_t i = 0; i < src->n; i++)
+    for (int32_t i = 0; i < src->n; i++) {
         FLOE_TRY(bind_scope_add(dst, src->cols[i].qual, src->cols[i].name, src->cols[i].hidden));
+        dst->cols[dst->n - 1].system = src->cols[i].system;
+    }
     return NULL;
+}
+
+void bind_scope_mark_system(bind_scope *sc, int32_t from) {
+    for (int32_t i = from; i < sc->n; i++) sc->cols[i].system = true;
 }
 
 floe_status bind_scope_from_schema(const floe_schema *schema, const char *qual, bind_scope *out) {

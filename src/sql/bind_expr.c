@@ -26,13 +26,17 @@ static bool name_eq(const char *a, const char *b, bool ci) {
 }
 
 /* Find `name` (qualified by `qual` when not NULL) in `sc`: index, -1 not
- * found, -2 ambiguous. */
+ * found, -2 ambiguous.  A table's own columns come before its metadata
+ * (system) columns: a data column named _file hides the metadata one. */
 static int32_t scope_find(const bind_scope *sc, const char *qual, const char *name) {
-    for (int ci = 0; ci < 2; ci++) {
+    for (int pass = 0; pass < 4; pass++) {
+        int ci = pass % 2;
+        bool system = pass >= 2;
         int32_t found = -1;
         for (int32_t i = 0; i < sc->n; i++) {
             const bind_col *col = &sc->cols[i];
             if (!qual && col->hidden) continue;
+            if (col->system != system) continue;
             if (qual && (!col->qual || !name_eq(col->qual, qual, ci))) continue;
             if (!name_eq(col->name, name, ci)) continue;
             if (found >= 0) return -2;

@@ -14,6 +14,7 @@
 #include "floe/exec_tpch.h"
 #include "floe/iceberg_task_reader.h"
 #include "floe/memory.h"
+#include "floe/iceberg_metadata_columns.h"
 #include "sql/bind.h"
 #include "sql/metadata_tables.h"
 #include "sql/pgnode.h"
@@ -206,12 +207,25 @@ static floe_status iceberg_node(floe_session *s, floe_ice_table *t, const char *
     }
     if (!st && snap) schema = floe_ice_tm_snapshot_schema(t->md, snap);
     if (!st && !schema) st = floe_error(FLOE_ERR_CORRUPT, "table %s has no schema", display);
+    /* The table's columns, then its metadata columns (_file, _pos, _row_id
+     * ...; iceberg_metadata_columns.h) that no column of its own hides:
+     * found by name, never part of `*` (bind_scope_mark_system), and read
+     * only when a query names them (projection pruning drops the rest). */
+    int32_t nf = schema ? schema->root->n_fields : 0, n_ids = 0;
+    int32_t *ids = st ? NULL : floe_calloc((size_t)nf + (size_t)floe_ice_metadata_field_count() + 1, sizeof *ids);
+    if (!st && !ids) st = floe_error(FLOE_ERR_OUT_OF_MEMORY, "binding: out of memory");
+    for (int32_t i = 0; !st && i < nf; i++) ids[n_ids++] = schema->root->fields[i].id;
+    for (int32_t m = 0; !st && m < floe_ice_metadata_field_count(); m++) {
+        const floe_ice_field *mf = floe_ice_metadata_field_at(m);
+        if (!floe_ice_schema_find_by_name(schema, mf->name, true)) ids[n_ids++] = mf->id;
+    }
     floe_schema *cs = NULL;
-    if (!st) st = floe_ice_schema_to_columnar(schema, NULL, 0, &cs);
+    if (!st) st = floe_ice_schema_to_columnar(schema, ids, n_ids, &cs);
     floe_lplan *p = NULL;
     if (!st) st = floe_lplan_new(FLOE_L_ICEBERG_SCAN, cs, NULL, 0, &p);
     floe_type_release(cs);
     if (st) {
+        floe_free(ids);
         floe_free(ref);
         floe_ice_table_free(t);
         return bind_at(s, location, st);
@@ -219,15 +233,21 @@ static floe_status iceberg_node(floe_session *s, floe_ice_table *t, const char *
     p->table = t;
     p->snapshot = sel;
     p->table_name = floe_strdup(display);
-    int32_t nf = schema->root->n_fields;
-    p->field_ids = floe_calloc((size_t)nf + 1, sizeof(int32_t));
-    if (!p->table_name || !p->field_ids) {
+    p->field_ids = ids;
+    p->n_field_ids = n_ids;
+    if (!p->table_name) {
         floe_lplan_free(p);
         return floe_error(FLOE_ERR_OUT_OF_MEMORY, "binding: out of memory");
     }
-    for (int32_t i = 0; i < nf; i++) p->field_ids[i] = schema->root->fields[i].id;
-    p->n_field_ids = nf;
     *out = p;
+    return NULL;
+}
+
+/* The scope of an Iceberg scan: its metadata columns are system columns. */
+static floe_status iceberg_scope(const floe_lplan *p, const char *qual, bind_scope *out) {
+    FLOE_TRY(bind_scope_from_schema(p->schema, qual, out));
+    for (int32_t i = 0; i < p->n_field_ids && i < out->n; i++)
+        if (floe_ice_metadata_field(p->field_ids[i])) out->cols[i].system = true;
     return NULL;
 }
 
@@ -278,6 +298,7 @@ static floe_status bind_range_var(floe_session *s, const json_t *rv, bind_result
         st = iceberg_node(s, t, display, v, tm, loc, &out->plan);
         if (st) return bind_at(s, loc, st);
     }
+    if (out->plan->kind == FLOE_L_ICEBERG_SCAN) return iceberg_scope(out->plan, qual, &out->scope);
     return bind_scope_from_schema(out->plan->schema, qual, &out->scope);
 }
 
@@ -503,7 +524,7 @@ static floe_status bind_table_function(floe_session *s, const json_t *rf, bind_r
         }
         floe_free(pathz);
         if (st) return st;
-        return bind_scope_from_schema(out->plan->schema, qual ? qual : "iceberg_scan", &out->scope);
+        return iceberg_scope(out->plan, qual ? qual : "iceberg_scan", &out->scope);
     }
     if (fname && !strcmp(fname, "tpch_gen")) {
         FLOE_TRY(bind_tpch_gen(s, args, n, loc, out));
@@ -584,7 +605,8 @@ static floe_status bind_join(floe_session *s, const json_t *je, bind_result *out
         if (!st && natural) {
             for (int32_t i = 0; i < nl; i++)
                 for (int32_t k = 0; k < r.scope.n; k++)
-                    if (!l.scope.cols[i].hidden && !r.scope.cols[k].hidden &&
+                    if (!l.scope.cols[i].hidden && !r.scope.cols[k].hidden && !l.scope.cols[i].system &&
+                        !r.scope.cols[k].system &&
                         !strcmp(l.scope.cols[i].name, r.scope.cols[k].name)) {
                         cols[nu++] = l.scope.cols[i].name;
                         break;

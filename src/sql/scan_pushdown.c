@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "floe/exec_scan.h"
+#include "floe/iceberg_metadata_columns.h"
 #include "sql/expr_util.h"
 #include "sql/optimize_internal.h"
 
@@ -346,6 +347,7 @@ floe_status floe_sqlo_to_iceberg(const floe_expr *e, const floe_schema *s, floe_
  * reads an older schema whose names may mean other fields today. */
 static bool names_agree(const floe_lplan *scan, const floe_ice_schema *current) {
     for (int32_t i = 0; i < scan->n_field_ids; i++) {
+        if (floe_ice_metadata_field(scan->field_ids[i])) continue; /* _file, _pos ...: never pushed (no field binds) */
         const char *name = floe_schema_field(scan->schema, i)->name;
         const floe_ice_field *f = floe_ice_schema_find_by_name(current, name, true);
         if (!f || f->id != scan->field_ids[i]) return false;

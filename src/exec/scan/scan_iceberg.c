@@ -37,6 +37,7 @@
 #include "exec/scan/scan_prefetch.h"
 #include "floe/exec_scan.h"
 #include "floe/iceberg_manifest.h"
+#include "floe/iceberg_metadata_columns.h"
 #include "floe/iceberg_task_reader.h"
 
 /* ---------------------------------------------------------- table cache */
@@ -447,6 +448,8 @@ static floe_status iceberg_explain(const floe_plan *p_, floe_buf *out) {
     FLOE_TRY(floe_buf_append_str(out, ", projection=["));
     for (int32_t i = 0; i < p->n_field_ids; i++) {
         const char *name = floe_ice_schema_field_name(p->schema, p->field_ids[i]);
+        const floe_ice_field *mf = name ? NULL : floe_ice_metadata_field(p->field_ids[i]);
+        if (mf) name = mf->name;
         FLOE_TRY(floe_buf_printf(out, "%s%s", i ? ", " : "", name ? name : "?"));
     }
     FLOE_TRY(floe_buf_append_str(out, "]"));
@@ -538,6 +541,7 @@ static floe_status iceberg_build(const char *metadata_location, const char *root
         return floe_error(FLOE_ERR_OUT_OF_MEMORY, "allocating an IcebergScan node");
     FLOE_TRY_CTX(floe_ice_schema_from_json_text(schema_json, &p->schema), "IcebergScan read schema");
     for (int32_t i = 0; i < n_field_ids; i++) {
+        if (floe_ice_metadata_field(field_ids[i])) continue; /* _file, _pos, _row_id ...: the reader fills them */
         const floe_ice_field *f = floe_ice_schema_find_field(p->schema, field_ids[i]);
         if (!f || floe_ice_schema_parent_id(p->schema, field_ids[i]) != -1)
             return floe_error(FLOE_ERR_INVALID_ARGUMENT, "IcebergScan: field id %d is not a top-level column of the read schema",

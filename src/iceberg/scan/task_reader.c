@@ -21,6 +21,7 @@
 #include "floe/iceberg_task_reader.h"
 #include "floe/memory.h"
 #include "iceberg/expr/expr_batch.h"
+#include "floe/iceberg_metadata_columns.h"
 #include "iceberg/scan/task_source.h"
 
 /* Rows per batch when the caller gives none (the Parquet reader's default). */
@@ -215,6 +216,7 @@ floe_status floe_ice_schema_to_columnar(const floe_ice_schema *s, const int32_t 
     floe_status st = NULL;
     for (int32_t i = 0; i < n && !st; i++) {
         const floe_ice_field *f = ids ? floe_ice_schema_find_field(s, ids[i]) : &root->fields[i];
+        if (!f && ids) f = floe_ice_metadata_field(ids[i]); /* _file, _pos, _row_id ... */
         if (!f) {
             st = floe_error(FLOE_ERR_NOT_FOUND, "no field with id %d in schema %d", ids[i], s->schema_id);
             break;
@@ -682,10 +684,54 @@ static floe_status add_read_field(floe_ice_task_reader *r, int32_t id) {
         for (int32_t i = 0; i < rt->n_fields; i++)
             if (rt->fields[i].id == id) f = &rt->fields[i];
     }
+    if (!f) f = floe_ice_metadata_field(id);
     if (!f) return floe_error(FLOE_ERR_UNSUPPORTED, "field id %d is not a top-level column of schema %d", id,
                               r->schema->schema_id);
     r->read_fields[r->n_read++] = f;
     return NULL;
+}
+
+/* ------------------------------------------------------ metadata columns */
+
+/* Metadata column `f` (iceberg_metadata_columns.h) for rows at file
+ * positions given by the spans; `file_col` is the file's own column of
+ * that id (NULL when it has none: _row_id and the sequence number are then
+ * inherited, when the table tracks row lineage). */
+static floe_status metadata_array(const floe_ice_task_reader *r, const floe_ice_field *f, floe_type *t, int64_t n,
+                                  const floe_ice_row_span *spans, int nspans, const floe_array *file_col,
+                                  floe_array **out) {
+    const floe_ice_scan_task *task = r->task;
+    floe_builder *b = NULL;
+    FLOE_TRY(floe_builder_new(t, n, &b));
+    floe_status st = NULL;
+    int si = 0;
+    int64_t span_end = nspans > 0 ? spans[0].num_rows : n, base = nspans > 0 ? spans[0].first_row : 0;
+    for (int64_t i = 0; i < n && !st; i++) {
+        while (i >= span_end && si + 1 < nspans) {
+            si++;
+            base = spans[si].first_row - span_end;
+            span_end += spans[si].num_rows;
+        }
+        int64_t pos = base + i;
+        switch (f->id) {
+        case FLOE_ICE_MD_FILE_ID: st = floe_builder_append_string(b, task->path); break;
+        case FLOE_ICE_MD_POS_ID: st = floe_builder_append_int64(b, pos); break;
+        case FLOE_ICE_MD_SPEC_ID_ID: st = floe_builder_append_int32(b, task->spec_id); break;
+        default: /* _row_id, _last_updated_sequence_number */
+            if (file_col && !floe_array_is_null(file_col, i))
+                st = floe_builder_append_int64(b, floe_array_get_int64(file_col, i));
+            else if (!task->has_first_row_id)
+                st = floe_builder_append_null(b);
+            else if (f->id == FLOE_ICE_MD_ROW_ID_ID)
+                st = floe_builder_append_int64(b, task->first_row_id + pos);
+            else
+                st = floe_builder_append_int64(b, task->sequence_number);
+            break;
+        }
+    }
+    if (!st) st = floe_builder_finish(b, out);
+    floe_builder_free(b);
+    return st;
 }
 
 /* Resolve a residual column to its top-level read column and struct path.
@@ -1089,7 +1135,13 @@ floe_status floe_ice_task_reader_next(floe_ice_task_reader *r, floe_batch **out)
         r->next_row = spans[nspans - 1].first_row + spans[nspans - 1].num_rows;
         r->rows_read += n;
         for (int32_t c = 0; c < r->n_read && !st; c++) {
-            if (r->src_col[c] >= 0)
+            const floe_ice_field *rf = r->read_fields[c];
+            if (floe_ice_metadata_field(rf->id) == rf) {
+                floe_array *own = NULL; /* the file's _row_id / sequence number column */
+                if (r->src_col[c] >= 0) st = promote_prim(b->columns[r->src_col[c]], r->read_types[c], &own);
+                if (!st) st = metadata_array(r, rf, r->read_types[c], n, spans, nspans, own, &cols[c]);
+                floe_array_release(own);
+            } else if (r->src_col[c] >= 0)
                 st = conform(r, b->columns[r->src_col[c]], r->use_mapping ? nm_by_id(&r->mapping, r->read_fields[c]->id) : NULL,
                              r->read_fields[c], r->read_types[c], &cols[c]);
             else

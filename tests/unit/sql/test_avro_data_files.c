@@ -18,6 +18,7 @@
 #include "floe/catalog.h"
 #include "floe/iceberg_manifest.h"
 #include "floe/iceberg_expr.h"
+#include "floe/iceberg_metadata_columns.h"
 #include "floe/iceberg_partition_spec.h"
 #include "floe/iceberg_scan.h"
 #include "floe/iceberg_task_reader.h"
@@ -322,5 +323,95 @@ static void avro_position_and_equality_delete_files_apply(void **state) {
     floe_ice_schema_free(schema);
 }
 
+/* ---- metadata columns and row lineage -------------------------------------- */
+
+/* _file, _pos, _spec_id, and v3 row lineage: a file without _row_id values
+ * inherits first_row_id + _pos and the file's data sequence number; one
+ * that carries them (rows a compaction rewrote) keeps its own, except
+ * where they are NULL.  A task without first_row_id (a table that predates
+ * row lineage) gives NULL. */
+static const char *LINEAGE_SCHEMA =
+    "{\"type\":\"record\",\"name\":\"r\",\"fields\":["
+    "{\"name\":\"id\",\"type\":\"long\",\"field-id\":1},"
+    "{\"name\":\"_row_id\",\"type\":[\"null\",\"long\"],\"default\":null,\"field-id\":2147483540},"
+    "{\"name\":\"_last_updated_sequence_number\",\"type\":[\"null\",\"long\"],\"default\":null,"
+    "\"field-id\":2147483539}]}";
+
+static void read_lineage(const char *path, int64_t size, bool has_first_row_id, char *text, size_t cap) {
+    floe_ice_schema *schema = NULL;
+    assert_ok(floe_ice_schema_from_json_text(TABLE_SCHEMA, &schema));
+    floe_ice_expr *always = NULL;
+    assert_ok(floe_ice_expr_from_json_text("true", &always));
+    floe_ice_scan_task task;
+    memset(&task, 0, sizeof task);
+    task.path = task.resolved_path = path;
+    task.format = "avro";
+    task.record_count = 3;
+    task.file_size_in_bytes = size;
+    task.spec_id = 4;
+    task.sequence_number = task.file_sequence_number = 7;
+    task.has_first_row_id = has_first_row_id;
+    task.first_row_id = 100;
+    task.length = size;
+    task.n_splits = 1;
+    task.residual = always;
+    static const int32_t ids[5] = {1, FLOE_ICE_MD_POS_ID, FLOE_ICE_MD_ROW_ID_ID, FLOE_ICE_MD_LAST_UPDATED_SEQ_ID,
+                                   FLOE_ICE_MD_SPEC_ID_ID};
+    floe_ice_task_read_options ro = {0};
+    ro.schema = schema;
+    ro.field_ids = ids;
+    ro.n_field_ids = 5;
+    floe_ice_task_reader *r = NULL;
+    assert_ok(floe_ice_task_reader_open(&ro, &task, &r));
+    floe_buf b;
+    floe_buf_init(&b);
+    for (;;) {
+        floe_batch *batch = NULL;
+        assert_ok(floe_ice_task_reader_next(r, &batch));
+        if (!batch) break;
+        assert_int_equal(batch->num_columns, 5);
+        for (int64_t i = 0; i < batch->num_rows; i++)
+            for (int32_t c = 0; c < 5; c++) {
+                assert_ok(floe_format_value(batch->columns[c], i, &b));
+                assert_ok(floe_buf_append_byte(&b, c == 4 ? ';' : '|'));
+            }
+        floe_batch_release(batch);
+    }
+    assert_ok(floe_buf_append_byte(&b, 0));
+    snprintf(text, cap, "%s", (const char *)b.data);
+    floe_buf_free(&b);
+    floe_ice_task_reader_close(r);
+    floe_ice_expr_free(always);
+    floe_ice_schema_free(schema);
+}
+
+static void metadata_columns_and_row_lineage_are_filled(void **state) {
+    (void)state;
+    char wh[1024], plain[1200], own[1200], text[1024];
+    floe_test_tmpdir(wh, sizeof wh, "avro_lineage");
+    snprintf(plain, sizeof plain, "%s/data.avro", wh);
+    snprintf(own, sizeof own, "%s/compacted.avro", wh);
+    int64_t size = write_avro_file(plain);
+    read_lineage(plain, size, true, text, sizeof text);
+    assert_string_equal(text, "1|0|100|7|4;2|1|101|7|4;3|2|102|7|4;");
+    read_lineage(plain, size, false, text, sizeof text);
+    assert_string_equal(text, "1|0|NULL|NULL|4;2|1|NULL|NULL|4;3|2|NULL|NULL|4;");
+    /* a file with its own lineage columns, one row's values NULL */
+    floe_avro_value a[3] = {LONG(FLOE_AVRO_LONG, 1), LONG(FLOE_AVRO_LONG, 555), LONG(FLOE_AVRO_LONG, 3)};
+    floe_avro_value b[3] = {LONG(FLOE_AVRO_LONG, 2), NUL, NUL};
+    floe_avro_value c[3] = {LONG(FLOE_AVRO_LONG, 3), LONG(FLOE_AVRO_LONG, 557), LONG(FLOE_AVRO_LONG, 5)};
+    floe_avro_value rows[3] = {floe_avro_items(FLOE_AVRO_RECORD, a, 3), floe_avro_items(FLOE_AVRO_RECORD, b, 3),
+                               floe_avro_items(FLOE_AVRO_RECORD, c, 3)};
+    write_rows(own, LINEAGE_SCHEMA, rows, 3);
+    FILE *f = fopen(own, "rb");
+    assert_non_null(f);
+    fseek(f, 0, SEEK_END);
+    int64_t own_size = ftell(f);
+    fclose(f);
+    read_lineage(own, own_size, true, text, sizeof text);
+    assert_string_equal(text, "1|0|555|3|4;2|1|101|7|4;3|2|557|5|4;");
+}
+
 FLOE_TEST_MAIN(cmocka_unit_test(avro_data_files_read_by_field_id_beside_parquet),
-               cmocka_unit_test(avro_position_and_equality_delete_files_apply))
+               cmocka_unit_test(avro_position_and_equality_delete_files_apply),
+               cmocka_unit_test(metadata_columns_and_row_lineage_are_filled))
