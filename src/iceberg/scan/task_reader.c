@@ -178,6 +178,10 @@ floe_status floe_ice_type_to_columnar(const floe_ice_type *t, floe_type **out) {
     case FLOE_ICE_STRING: *out = floe_type_primitive(FLOE_TYPE_STRING); return NULL;
     case FLOE_ICE_UUID: *out = floe_type_primitive(FLOE_TYPE_UUID); return NULL;
     case FLOE_ICE_BINARY: *out = floe_type_primitive(FLOE_TYPE_BINARY); return NULL;
+    /* v3 geometry / geography: their values are WKB (the spec's and
+     * Parquet's GEOMETRY/GEOGRAPHY logical types), read as binary. */
+    case FLOE_ICE_GEOMETRY:
+    case FLOE_ICE_GEOGRAPHY: *out = floe_type_primitive(FLOE_TYPE_BINARY); return NULL;
     case FLOE_ICE_FIXED: return floe_type_fixed_binary(t->length, out);
     case FLOE_ICE_DECIMAL: return floe_type_decimal(t->precision, t->scale, out);
     case FLOE_ICE_STRUCT:

@@ -412,6 +412,69 @@ static void metadata_columns_and_row_lineage_are_filled(void **state) {
     assert_string_equal(text, "1|0|555|3|4;2|1|101|7|4;3|2|557|5|4;");
 }
 
+/* v3 geometry and geography columns read as their WKB bytes; unknown
+ * reads as NULL; variant is refused by name. */
+static void v3_geometry_reads_as_wkb_and_variant_is_named(void **state) {
+    (void)state;
+    static const char *SCHEMA_JSON =
+        "{\"type\":\"struct\",\"schema-id\":0,\"fields\":["
+        "{\"id\":1,\"name\":\"id\",\"required\":true,\"type\":\"long\"},"
+        "{\"id\":2,\"name\":\"shape\",\"required\":false,\"type\":\"geometry\"},"
+        "{\"id\":3,\"name\":\"area\",\"required\":false,\"type\":\"geography(srid:4326, karney)\"},"
+        "{\"id\":4,\"name\":\"nothing\",\"required\":false,\"type\":\"unknown\"},"
+        "{\"id\":5,\"name\":\"doc\",\"required\":false,\"type\":\"variant\"}]}";
+    static const char *FILE_JSON =
+        "{\"type\":\"record\",\"name\":\"r\",\"fields\":["
+        "{\"name\":\"id\",\"type\":\"long\",\"field-id\":1},"
+        "{\"name\":\"shape\",\"type\":[\"null\",\"bytes\"],\"default\":null,\"field-id\":2},"
+        "{\"name\":\"area\",\"type\":[\"null\",\"bytes\"],\"default\":null,\"field-id\":3}]}";
+    /* POINT(1 2), little-endian WKB */
+    static const uint8_t pt[21] = {1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xf0, 0x3f, 0, 0, 0, 0, 0, 0, 0, 0x40};
+    char wh[1024], path[1200];
+    floe_test_tmpdir(wh, sizeof wh, "avro_geometry");
+    snprintf(path, sizeof path, "%s/geo.avro", wh);
+    floe_avro_value r0[3] = {LONG(FLOE_AVRO_LONG, 1), floe_avro_bytes(FLOE_AVRO_BYTES, pt, sizeof pt), NUL};
+    floe_avro_value rows[1] = {floe_avro_items(FLOE_AVRO_RECORD, r0, 3)};
+    write_rows(path, FILE_JSON, rows, 1);
+    floe_ice_schema *schema = NULL;
+    assert_ok(floe_ice_schema_from_json_text(SCHEMA_JSON, &schema));
+    floe_ice_expr *always = NULL;
+    assert_ok(floe_ice_expr_from_json_text("true", &always));
+    floe_ice_scan_task task;
+    memset(&task, 0, sizeof task);
+    task.path = task.resolved_path = path;
+    task.format = "avro";
+    task.record_count = 1;
+    task.length = -1;
+    task.n_splits = 1;
+    task.residual = always;
+    static const int32_t ids[4] = {1, 2, 3, 4};
+    floe_ice_task_read_options ro = {0};
+    ro.schema = schema;
+    ro.field_ids = ids;
+    ro.n_field_ids = 4;
+    floe_ice_task_reader *r = NULL;
+    assert_ok(floe_ice_task_reader_open(&ro, &task, &r));
+    floe_batch *b = NULL;
+    assert_ok(floe_ice_task_reader_next(r, &b));
+    assert_non_null(b);
+    assert_int_equal(b->columns[1]->type->id, FLOE_TYPE_BINARY);
+    floe_strview v = floe_array_get_str(b->columns[1], 0);
+    assert_int_equal(v.len, sizeof pt);
+    assert_memory_equal(v.data, pt, sizeof pt);
+    assert_true(floe_array_is_null(b->columns[2], 0));
+    assert_true(floe_array_is_null(b->columns[3], 0));
+    floe_batch_release(b);
+    floe_ice_task_reader_close(r);
+    static const int32_t with_variant[2] = {1, 5};
+    ro.field_ids = with_variant;
+    ro.n_field_ids = 2;
+    assert_error(floe_ice_task_reader_open(&ro, &task, &r), FLOE_ERR_UNSUPPORTED, "variant");
+    floe_ice_expr_free(always);
+    floe_ice_schema_free(schema);
+}
+
 FLOE_TEST_MAIN(cmocka_unit_test(avro_data_files_read_by_field_id_beside_parquet),
+               cmocka_unit_test(v3_geometry_reads_as_wkb_and_variant_is_named),
                cmocka_unit_test(avro_position_and_equality_delete_files_apply),
                cmocka_unit_test(metadata_columns_and_row_lineage_are_filled))
