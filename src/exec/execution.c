@@ -81,8 +81,19 @@ void floe_execution_end(floe_execution *x) {
     /* Whatever is still running (producers of an exchange no consumer
      * finished) stops: the states below shut it down and wait for it. */
     floe_cancel_set(&x->root);
-    for (exec_entry *e = x->entries, *n; e; e = n) {
-        n = e->next;
+    /* One entry at a time, newest first, taken off under the lock: while a
+     * state shuts down, work it waits for may still open a child and so
+     * add an entry (or be making one); that one is freed in its turn. */
+    for (;;) {
+        pthread_mutex_lock(&x->mu);
+        while (x->entries && x->entries->phase == ENTRY_MAKING) pthread_cond_wait(&x->made, &x->mu);
+        exec_entry *e = x->entries;
+        if (e) {
+            x->entries = e->next;
+            x->n_entries--;
+        }
+        pthread_mutex_unlock(&x->mu);
+        if (!e) break;
         if (e->phase == ENTRY_READY && e->free_shared) e->free_shared(e->state);
         floe_status_free(e->err);
         floe_free(e);
