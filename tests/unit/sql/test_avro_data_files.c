@@ -26,6 +26,7 @@
 #include "floe/memory.h"
 #include "floe/session.h"
 #include "floe_test.h"
+#include "sql_capture.h"
 #include "formats/avro/avro.h"
 
 /* Ids as floe_ice_tm_new assigns them (Java's assignFreshIds: a struct's
@@ -74,33 +75,6 @@ static const char *FILE_SCHEMA =
     "{\"name\":\"value\",\"type\":\"long\",\"field-id\":17}]}}],\"default\":null,\"field-id\":10},"
     "{\"name\":\"extra\",\"type\":[\"null\",\"string\"],\"default\":null,\"field-id\":99}]}";
 
-typedef struct capture {
-    floe_buf text;
-} capture;
-
-static floe_status cap_batch(void *arg, const floe_batch *b) {
-    capture *c = arg;
-    for (int64_t r = 0; r < b->num_rows; r++) {
-        for (int32_t i = 0; i < b->num_columns; i++) {
-            if (i) FLOE_TRY(floe_buf_append_byte(&c->text, '|'));
-            FLOE_TRY(floe_format_value(b->columns[i], r, &c->text));
-        }
-        FLOE_TRY(floe_buf_append_byte(&c->text, '\n'));
-    }
-    return NULL;
-}
-
-/* Run `sql`; its rows as text (caller frees). */
-static char *query(floe_session *s, const char *sql) {
-    capture c;
-    floe_buf_init(&c.text);
-    floe_result_sink sink = {0};
-    sink.arg = &c;
-    sink.batch = cap_batch;
-    assert_ok(floe_session_execute(s, sql, &sink));
-    assert_ok(floe_buf_append_byte(&c.text, 0));
-    return (char *)floe_buf_detach(&c.text, NULL);
-}
 
 #define STR(x) floe_avro_bytes(FLOE_AVRO_STRING, x, strlen(x))
 #define LONG(t, x) floe_avro_long(t, x)
@@ -209,7 +183,7 @@ static void avro_data_files_read_by_field_id_beside_parquet(void **state) {
     floe_free(loc);
     append_avro(c, path, write_avro_file(path), 3);
 
-    char *got = query(s, "SELECT id, name, price, day, ts, tags, attrs, point, flag, counts FROM db.t ORDER BY id");
+    char *got = sql_query_text(s, "SELECT id, name, price, day, ts, tags, attrs, point, flag, counts FROM db.t ORDER BY id");
     assert_string_equal(got,
                         "1|a|12.34|2022-01-08|2023-11-14 22:13:20.000000+00|['x', NULL]|{'k': 5, 'n': NULL}|"
                         "{x: 1.5, y: NULL}|NULL|{1: 10, 2: 20}\n"
@@ -217,7 +191,7 @@ static void avro_data_files_read_by_field_id_beside_parquet(void **state) {
                         "3|c|-0.05|NULL|NULL|[]|{}|{x: -2.0, y: 3.0}|NULL|{}\n");
     floe_free(got);
     /* a filter and a nested field, through the scan */
-    got = query(s, "SELECT id, (point).x FROM db.t WHERE price > 0 OR name = 'c' ORDER BY id");
+    got = sql_query_text(s, "SELECT id, (point).x FROM db.t WHERE price > 0 OR name = 'c' ORDER BY id");
     assert_string_equal(got, "1|1.5\n3|-2.0\n");
     floe_free(got);
 
@@ -225,16 +199,32 @@ static void avro_data_files_read_by_field_id_beside_parquet(void **state) {
      * formats; and a column renamed afterwards still reads by id. */
     assert_ok(floe_session_execute(s, "INSERT INTO db.t (id, name, flag) VALUES (4, 'parquet', true)", NULL));
     assert_ok(floe_session_execute(s, "ALTER TABLE db.t RENAME COLUMN name TO title", NULL));
-    got = query(s, "SELECT id, title, flag FROM db.t ORDER BY id");
+    got = sql_query_text(s, "SELECT id, title, flag FROM db.t ORDER BY id");
     assert_string_equal(got, "1|a|NULL\n2|NULL|NULL\n3|c|NULL\n4|parquet|true\n");
     floe_free(got);
-    got = query(s, "SELECT count(*), sum(id) FROM db.t");
+    got = sql_query_text(s, "SELECT count(*), sum(id) FROM db.t");
     assert_string_equal(got, "4|10\n");
     floe_free(got);
     floe_session_close(s);
 }
 
 /* ---- delete files in Avro ------------------------------------------------ */
+
+/* A scan task over one whole data file of `format`, residual TRUE. */
+static floe_ice_scan_task whole_file_task(const char *path, const char *format, int64_t rows, int64_t size,
+                                          const floe_ice_expr *always) {
+    floe_ice_scan_task task;
+    memset(&task, 0, sizeof task);
+    task.path = task.resolved_path = path;
+    task.format = format;
+    task.record_count = rows;
+    task.file_size_in_bytes = size;
+    task.length = size;
+    task.n_splits = 1;
+    task.residual = always;
+    return task;
+}
+
 
 static const char *POSDEL_SCHEMA =
     "{\"type\":\"record\",\"name\":\"position_delete\",\"fields\":["
@@ -286,16 +276,8 @@ static void avro_position_and_equality_delete_files_apply(void **state) {
     const floe_ice_scan_delete *dp[2] = {&dels[0], &dels[1]};
     floe_ice_expr *always = NULL;
     assert_ok(floe_ice_expr_from_json_text("true", &always));
-    floe_ice_scan_task task;
-    memset(&task, 0, sizeof task);
-    task.path = task.resolved_path = data;
-    task.format = "AVRO";
-    task.record_count = 3;
-    task.file_size_in_bytes = size;
+    floe_ice_scan_task task = whole_file_task(data, "AVRO", 3, size, always);
     task.sequence_number = task.file_sequence_number = 1;
-    task.length = size;
-    task.n_splits = 1;
-    task.residual = always;
     task.n_deletes = 2;
     task.deletes = dp;
     static const int32_t ids[2] = {1, 2};
@@ -342,19 +324,11 @@ static void read_lineage(const char *path, int64_t size, bool has_first_row_id, 
     assert_ok(floe_ice_schema_from_json_text(TABLE_SCHEMA, &schema));
     floe_ice_expr *always = NULL;
     assert_ok(floe_ice_expr_from_json_text("true", &always));
-    floe_ice_scan_task task;
-    memset(&task, 0, sizeof task);
-    task.path = task.resolved_path = path;
-    task.format = "avro";
-    task.record_count = 3;
-    task.file_size_in_bytes = size;
+    floe_ice_scan_task task = whole_file_task(path, "avro", 3, size, always);
     task.spec_id = 4;
     task.sequence_number = task.file_sequence_number = 7;
     task.has_first_row_id = has_first_row_id;
     task.first_row_id = 100;
-    task.length = size;
-    task.n_splits = 1;
-    task.residual = always;
     static const int32_t ids[5] = {1, FLOE_ICE_MD_POS_ID, FLOE_ICE_MD_ROW_ID_ID, FLOE_ICE_MD_LAST_UPDATED_SEQ_ID,
                                    FLOE_ICE_MD_SPEC_ID_ID};
     floe_ice_task_read_options ro = {0};
@@ -440,14 +414,7 @@ static void v3_geometry_reads_as_wkb_and_variant_is_named(void **state) {
     assert_ok(floe_ice_schema_from_json_text(SCHEMA_JSON, &schema));
     floe_ice_expr *always = NULL;
     assert_ok(floe_ice_expr_from_json_text("true", &always));
-    floe_ice_scan_task task;
-    memset(&task, 0, sizeof task);
-    task.path = task.resolved_path = path;
-    task.format = "avro";
-    task.record_count = 1;
-    task.length = -1;
-    task.n_splits = 1;
-    task.residual = always;
+    floe_ice_scan_task task = whole_file_task(path, "avro", 1, -1, always);
     static const int32_t ids[4] = {1, 2, 3, 4};
     floe_ice_task_read_options ro = {0};
     ro.schema = schema;

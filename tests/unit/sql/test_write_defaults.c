@@ -15,33 +15,8 @@
 #include "floe/memory.h"
 #include "floe/session.h"
 #include "floe_test.h"
+#include "sql_capture.h"
 
-typedef struct capture {
-    floe_buf text;
-} capture;
-
-static floe_status cap_batch(void *arg, const floe_batch *b) {
-    capture *c = arg;
-    for (int64_t r = 0; r < b->num_rows; r++) {
-        for (int32_t i = 0; i < b->num_columns; i++) {
-            if (i) FLOE_TRY(floe_buf_append_byte(&c->text, '|'));
-            FLOE_TRY(floe_format_value(b->columns[i], r, &c->text));
-        }
-        FLOE_TRY(floe_buf_append_byte(&c->text, '\n'));
-    }
-    return NULL;
-}
-
-static char *query(floe_session *s, const char *sql) {
-    capture c;
-    floe_buf_init(&c.text);
-    floe_result_sink sink = {0};
-    sink.arg = &c;
-    sink.batch = cap_batch;
-    assert_ok(floe_session_execute(s, sql, &sink));
-    assert_ok(floe_buf_append_byte(&c.text, 0));
-    return (char *)floe_buf_detach(&c.text, NULL);
-}
 
 static void omitted_columns_get_their_write_default(void **state) {
     (void)state;
@@ -68,9 +43,9 @@ static void omitted_columns_get_their_write_default(void **state) {
     assert_ok(floe_catalog_register_table(c, "db", "t", md, NULL));
     floe_free(md);
 
-    char *before = query(s, "SELECT count(*) FROM db.t");
+    char *before = sql_query_text(s, "SELECT count(*) FROM db.t");
     assert_ok(floe_session_execute(s, "INSERT INTO db.t (col1) VALUES ('added by floe')", NULL));
-    char *got = query(s, "SELECT col_boolean, col_integer, col_long, col_decimal, col_date, col_time, col_timestamp "
+    char *got = sql_query_text(s, "SELECT col_boolean, col_integer, col_long, col_decimal, col_date, col_time, col_timestamp "
                          "FROM db.t WHERE col1 = 'added by floe'");
     assert_string_equal(got, "true|342342|-9223372036854775808|12345.00|2003-10-20|00:00:00.012345|"
                              "1970-01-01 00:00:00.012345\n");
@@ -78,11 +53,11 @@ static void omitted_columns_get_their_write_default(void **state) {
     /* a column given explicitly as NULL stays NULL: the default is only
      * for columns the INSERT leaves out */
     assert_ok(floe_session_execute(s, "INSERT INTO db.t (col1, col_integer) VALUES ('explicit null', NULL)", NULL));
-    got = query(s, "SELECT col_integer, col_boolean FROM db.t WHERE col1 = 'explicit null'");
+    got = sql_query_text(s, "SELECT col_integer, col_boolean FROM db.t WHERE col1 = 'explicit null'");
     assert_string_equal(got, "NULL|true\n");
     floe_free(got);
     /* the old rows still read their initial-default, and are all there */
-    char *after = query(s, "SELECT count(*) - 2 FROM db.t");
+    char *after = sql_query_text(s, "SELECT count(*) - 2 FROM db.t");
     assert_string_equal(after, before);
     floe_free(before);
     floe_free(after);
