@@ -14,6 +14,10 @@
  *   UINT64 -> decimal(20, 0), since no signed 64-bit type holds 2^63 and up;
  *   FLOAT16 -> float32;  FLOAT, DOUBLE as is;
  *   DECIMAL (INT32, INT64, FIXED, BYTE_ARRAY) -> decimal128(p, s), p <= 38;
+ *   DECIMAL(p > 38) (FIXED, BYTE_ARRAY: pandas / Arrow decimal256) -> float64,
+ *     as DuckDB reads them: the nearest double of unscaled / 10^s, so only
+ *     about 16 significant digits survive (the loss is the price of a type
+ *     floe can compute with; no decimal wider than 38 digits exists here);
  *   TIME(MILLIS) -> time64 µs (x1000);  TIME(MICROS) as is;
  *   TIME(NANOS) -> time64 µs (/1000, truncating: floe has no ns time);
  *   TIMESTAMP(MILLIS) -> timestamp µs (x1000);  TIMESTAMP(MICROS) -> µs;
@@ -60,7 +64,9 @@ typedef enum pq_conv {
     PQ_CONV_DEC32,
     PQ_CONV_DEC64,
     PQ_CONV_DEC_FIXED,     /* big-endian two's complement, FIXED */
-    PQ_CONV_DEC_BINARY     /* same, BYTE_ARRAY */
+    PQ_CONV_DEC_BINARY,    /* same, BYTE_ARRAY */
+    PQ_CONV_DEC_FIXED_F64, /* precision > 38: FIXED -> float64 */
+    PQ_CONV_DEC_BINARY_F64 /* precision > 38: BYTE_ARRAY -> float64 */
 } pq_conv;
 
 /* Mapping flags. */
