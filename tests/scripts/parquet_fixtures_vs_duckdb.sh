@@ -7,7 +7,11 @@
 #   - big_decimals: precision above 38 reads as a double in both (DuckDB's
 #     rule); DuckDB 1.5 misreads widths that are not a multiple of 8 bytes,
 #     so only the FIXED[32] column is compared (the unit test
-#     formats.parquet_decimals checks every column against the exact value).
+#     formats.parquet_decimals checks every column against the exact value);
+#   - int96_range / int96_in_range: INT96 timestamps before 1677 and after
+#     2262 (old Hive / Impala files) and inside that range read at
+#     microseconds in both (floe: timestamptz, DuckDB: a naive timestamp;
+#     the '+00' is not compared).
 # Numbers compare to 15 significant digits, text exactly.
 set -euo pipefail
 FLOE_BIN=${FLOE_BIN:?FLOE_BIN not set}
@@ -27,6 +31,8 @@ cd "$TMP"   # floe's default warehouse (./warehouse) lands here
 CHECKS=(
     "decimals|*"
     "big_decimals|fx32_76_0"
+    "int96_range|*"
+    "int96_in_range|*"
 )
 for c in "${CHECKS[@]}"; do "$TOOL" "${c%%|*}" "$TMP/${c%%|*}.parquet"; done
 

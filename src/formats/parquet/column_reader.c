@@ -110,7 +110,7 @@ static floe_status leaf_plan(const floe_pq_column *col, int flags, pq_target *ta
         t = prim(utc ? FLOE_TYPE_TIMESTAMP_US_TZ : FLOE_TYPE_TIMESTAMP_US);
         break;
     case FLOE_PQ_KIND_TIMESTAMP_NS:
-        if (p == FLOE_PQ_INT96 && (flags & PQ_INT96_AS_US)) {
+        if (p == FLOE_PQ_INT96 && !(flags & PQ_INT96_AS_NS)) {
             *conv = PQ_CONV_INT96_US;
             t = prim(utc ? FLOE_TYPE_TIMESTAMP_US_TZ : FLOE_TYPE_TIMESTAMP_US);
             break;
@@ -334,7 +334,7 @@ static floe_status convert(const pq_column_reader *c, const uint8_t *src, const 
                 return floe_error(FLOE_ERR_UNSUPPORTED,
                                   "column '%s': INT96 timestamp (julian day %d) is outside the "
                                   "nanosecond range (years 1677-2262); read it with INT96 as "
-                                  "microseconds",
+                                  "microseconds (the default)",
                                   c->name, jd);
             }
             memcpy(dst + 8 * i, &v, 8);

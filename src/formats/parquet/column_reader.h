@@ -21,9 +21,12 @@
  *   TIME(MILLIS) -> time64 µs (x1000);  TIME(MICROS) as is;
  *   TIME(NANOS) -> time64 µs (/1000, truncating: floe has no ns time);
  *   TIMESTAMP(MILLIS) -> timestamp µs (x1000);  TIMESTAMP(MICROS) -> µs;
- *   TIMESTAMP(NANOS) and INT96 -> timestamp ns;  (_tz variants when UTC)
- *     an INT96 outside the ns range (years 1677-2262) is an UNSUPPORTED
- *     error, unless PQ_INT96_AS_US maps INT96 to timestamp µs (Spark does);
+ *   TIMESTAMP(NANOS) -> timestamp ns;  (_tz variants when UTC)
+ *   INT96 (Impala / Hive / Spark instants) -> timestamptz µs, as Spark,
+ *     DuckDB and Iceberg (whose timestamps are µs) read it: every date from
+ *     year 1 to 9999 and beyond fits, nanoseconds below the µs are dropped;
+ *     with PQ_INT96_AS_NS -> timestamptz ns, and a value outside the ns
+ *     range (years 1677-2262) is an UNSUPPORTED error;
  *   STRING/ENUM/JSON -> string;  BINARY -> binary;  FIXED -> fixed[n];
  *   UUID -> uuid;  UNKNOWN (null type) -> null.
  * Values are converted once per dictionary, not per row, for dictionary
@@ -70,7 +73,7 @@ typedef enum pq_conv {
 } pq_conv;
 
 /* Mapping flags. */
-#define PQ_INT96_AS_US 1  /* INT96 -> timestamp µs (Spark's range) instead of ns */
+#define PQ_INT96_AS_NS 1  /* INT96 -> timestamp ns (range 1677-2262) instead of µs */
 
 /* The engine type of a leaf (one new reference). */
 floe_status pq_leaf_type(const floe_pq_column *col, int flags, floe_type **out) FLOE_WARN_UNUSED;

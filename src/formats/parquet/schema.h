@@ -59,7 +59,7 @@ typedef enum floe_pq_kind {
     FLOE_PQ_KIND_TIME_NS,   /* INT64 */
     FLOE_PQ_KIND_TIMESTAMP_MS,
     FLOE_PQ_KIND_TIMESTAMP_US,
-    FLOE_PQ_KIND_TIMESTAMP_NS, /* INT64, or INT96 (Impala/Spark legacy) */
+    FLOE_PQ_KIND_TIMESTAMP_NS, /* INT64, or INT96 (Impala/Spark legacy; read as µs by default) */
     FLOE_PQ_KIND_STRING,    /* BYTE_ARRAY UTF-8: STRING, ENUM, JSON, UTF8 */
     FLOE_PQ_KIND_BINARY,    /* BYTE_ARRAY (incl. BSON) */
     FLOE_PQ_KIND_FIXED,     /* FIXED_LEN_BYTE_ARRAY (incl. INTERVAL) */
