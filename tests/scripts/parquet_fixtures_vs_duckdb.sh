@@ -11,7 +11,17 @@
 #   - int96_range / int96_in_range: INT96 timestamps before 1677 and after
 #     2262 (old Hive / Impala files) and inside that range read at
 #     microseconds in both (floe: timestamptz, DuckDB: a naive timestamp;
-#     the '+00' is not compared).
+#     the '+00' is not compared);
+#   - unusual: valid but unusual annotations (converted types alone, INT_8,
+#     UINT_8, UINT_32, TIME_MILLIS, DATE, TIMESTAMP_MILLIS, UTF8, UUID,
+#     FLOAT16) read as meant;
+#   - bad_*: an annotation that does not fit its physical type (TIMESTAMP on
+#     INT32, UINT_64 on INT32, DATE on BYTE_ARRAY, DECIMAL(4,6), STRING on
+#     INT64) makes floe's read fail naming the file, the column and the
+#     annotation (DuckDB errors on some, reads others as the physical type;
+#     printed, not compared).  read_parquet needs every column's type, so
+#     the whole scan fails; the Parquet reader still reads the file's other
+#     columns (formats.parquet_annotations).
 # Numbers compare to 15 significant digits, text exactly.
 set -euo pipefail
 FLOE_BIN=${FLOE_BIN:?FLOE_BIN not set}
@@ -33,7 +43,30 @@ CHECKS=(
     "big_decimals|fx32_76_0"
     "int96_range|*"
     "int96_in_range|*"
+    "unusual|*"
 )
+# fixture|column|annotation named in floe's error
+BAD=(
+    "bad_timestamp_int32|ts|TIMESTAMP(MILLIS,utc) is not valid on INT32"
+    "bad_uint64_int32|u|UINT_64 is not valid on INT32"
+    "bad_date_binary|d|DATE is not valid on BYTE_ARRAY"
+    "bad_decimal_scale|dec|DECIMAL(4,6): scale 6 exceeds precision 4"
+    "bad_string_int64|s|STRING is not valid on INT64"
+)
+fail=0
+for b in "${BAD[@]}"; do
+    IFS='|' read -r name col ann <<< "$b"
+    f="$TMP/$name.parquet"
+    "$TOOL" "$name" "$f"
+    if out=$("$FLOE_BIN" -c "SELECT * FROM read_parquet('$f')" 2>&1); then
+        echo "FAIL $name: floe read it: $out"; fail=1; continue
+    fi
+    for want in "$f" "column '$col'" "$ann"; do
+        [[ $out == *"$want"* ]] || { echo "FAIL $name: error lacks '$want': $out"; fail=1; }
+    done
+    echo "ok   $name: $out"
+done
+[ "$fail" = 0 ] || exit 1
 for c in "${CHECKS[@]}"; do "$TOOL" "${c%%|*}" "$TMP/${c%%|*}.parquet"; done
 
 cat > "$TMP/cmp.mjs" <<JS
@@ -82,3 +115,12 @@ console.log(cells + ' cells compared, ' + bad + ' mismatches');
 process.exit(bad ? 1 : 0);
 JS
 node "$TMP/cmp.mjs" "$FLOE_BIN" "$TMP" "${CHECKS[@]}"
+cat > "$TMP/duck_bad.mjs" <<JS
+import { DuckDBInstance } from '$SRC/tests/peers/duckdb.mjs';
+const con = await (await DuckDBInstance.create(':memory:')).connect();
+for (const f of process.argv.slice(2)) {
+  try { await con.runAndReadAll("SELECT * FROM read_parquet('" + f + "')"); console.log('DuckDB reads', f.replace(/.*\//, '')); }
+  catch (e) { console.log('DuckDB fails', f.replace(/.*\//, '') + ':', e.message.split('\n')[0]); }
+}
+JS
+node "$TMP/duck_bad.mjs" "$TMP"/bad_*.parquet

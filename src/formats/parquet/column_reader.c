@@ -30,6 +30,7 @@ static floe_status leaf_plan(const floe_pq_column *col, int flags, pq_target *ta
     *target = PQ_T_FIXED;
     *width = 0;
     floe_type *t = NULL;
+    if (col->invalid) return floe_error(FLOE_ERR_CORRUPT, "column '%s': %s", col->path, col->invalid);
     switch (col->kind) {
     case FLOE_PQ_KIND_BOOL:
         if (p != FLOE_PQ_BOOLEAN) goto bad;
