@@ -114,7 +114,8 @@ static floe_status walk(const char *dir, const char *pat, int depth, scan_file_l
             st = floe_error(FLOE_ERR_OUT_OF_MEMORY, "listing '%s'", dir);
             break;
         }
-        snprintf(p, n, "%s%s%s", dir, dir[strlen(dir) - 1] == '/' ? "" : "/", de->d_name);
+        if (strcmp(dir, ".") == 0) snprintf(p, n, "%s", de->d_name); /* a relative pattern: relative paths */
+        else snprintf(p, n, "%s%s%s", dir, dir[strlen(dir) - 1] == '/' ? "" : "/", de->d_name);
         struct stat sb;
         if (stat(p, &sb) == 0) {
             if (S_ISDIR(sb.st_mode)) st = walk(p, pat, depth + 1, out);
@@ -461,7 +462,7 @@ floe_status scan_hive_parse(const scan_file_list *files, floe_hive_mode mode, sc
     floe_status st = NULL;
     for (int32_t f = 0; !st && f < files->n; f++) st = path_pairs(files->v[f], &pairs[f]);
     /* Every file must have the first file's keys, and no others. */
-    bool same = !st && pairs[0].n > 0;
+    bool same = !st;
     for (int32_t f = 1; !st && same && f < files->n; f++) {
         same = pairs[f].n == pairs[0].n;
         const char *missing = NULL;
@@ -481,7 +482,7 @@ floe_status scan_hive_parse(const scan_file_list *files, floe_hive_mode mode, sc
                             "Hive partition mismatch between file '%s' and '%s': key '%s' is not in both",
                             files->v[0], files->v[f], missing ? missing : "?");
     }
-    if (!st && same) {
+    if (!st && same && pairs[0].n > 0) {
         int32_t nk = pairs[0].n;
         h->keys = floe_calloc((size_t)nk, sizeof *h->keys);
         h->types = floe_calloc((size_t)nk, sizeof *h->types);
