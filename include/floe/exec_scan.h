@@ -87,11 +87,24 @@ const floe_ice_scan_stats *floe_iceberg_scan_stats(const floe_plan *p);
 /* ---------------------------------------------------------- Parquet scan */
 
 /* One unit of a ParquetScan partition: row groups [rg_begin, rg_end) of
- * one file. */
+ * one file; rg_end FLOE_PQ_SCAN_WHOLE_FILE (rg_begin 0) reads every row
+ * group, counted when the file is opened (a Hive-partitioned scan plans so,
+ * opening no file but the first until it is read).  hive_values: the
+ * file's value for each of the node's Hive keys (NULL entry: SQL NULL; the
+ * array itself NULL when the node has no keys). */
+#define FLOE_PQ_SCAN_WHOLE_FILE (-1)
 typedef struct floe_pq_scan_part {
     char *path;
     int32_t rg_begin, rg_end;
+    char **hive_values;
 } floe_pq_scan_part;
+
+/* Hive partitioning of read_parquet (hive_partitioning => true/false). */
+typedef enum floe_hive_mode {
+    FLOE_HIVE_AUTO = 0, /* on when every file's path has the same key=value folders */
+    FLOE_HIVE_ON,       /* on; files whose keys differ are an error */
+    FLOE_HIVE_OFF
+} floe_hive_mode;
 
 /* Expand `patterns` (paths or globs with * ? [..], local or s3://; an
  * unmatched pattern is FLOE_ERR_NOT_FOUND naming it), read each footer,
@@ -101,6 +114,18 @@ typedef struct floe_pq_scan_part {
  * reading every top-level column. */
 floe_status floe_parquet_scan_new(const char *const *patterns, int32_t n_patterns, int32_t target_partitions,
                                   floe_plan **out) FLOE_WARN_UNUSED;
+/* The same with Hive partitioning (floe_parquet_scan_new is FLOE_HIVE_AUTO).
+ * With partitions, the key=value folders of each path become columns after
+ * the file's (keys sorted by name; a file column of a key's name takes the
+ * path's value and type, in its place), typed as DuckDB types them (int64,
+ * date, timestamp, else string; see src/exec/scan/scan_files.h), and the
+ * plan reads only the first file's footer: every file is one part
+ * (FLOE_PQ_SCAN_WHOLE_FILE), parts are dealt to partitions by file size, the
+ * row estimate is the first file's rows scaled by bytes, and a file whose
+ * partition values make a conjunct of the pruning predicate FALSE or NULL
+ * is dropped by floe_parquet_scan_project — never opened. */
+floe_status floe_parquet_scan_new_hive(const char *const *patterns, int32_t n_patterns, int32_t target_partitions,
+                                       floe_hive_mode hive, floe_plan **out) FLOE_WARN_UNUSED;
 
 /* ParquetScan ("ParquetScan") from its parts alone: the output schema
  * (top-level file columns read by name, in this order), the parts of each
@@ -111,6 +136,12 @@ floe_status floe_parquet_scan_new(const char *const *patterns, int32_t n_pattern
 floe_status floe_plan_parquet_scan(floe_schema *schema, const floe_pq_scan_part *const *partitions,
                                    const int32_t *n_parts, int32_t n_partitions, floe_expr *prune,
                                    floe_plan **out) FLOE_WARN_UNUSED;
+/* The same with Hive keys: an output column named like a key takes each
+ * part's value (hive_values[k], text typed as the column) instead of being
+ * read from the file. */
+floe_status floe_plan_parquet_scan_hive(floe_schema *schema, const char *const *hive_keys, int32_t n_keys,
+                                        const floe_pq_scan_part *const *partitions, const int32_t *n_parts,
+                                        int32_t n_partitions, floe_expr *prune, floe_plan **out) FLOE_WARN_UNUSED;
 /* The same scan reading only columns `columns` (indices into p's schema,
  * in output order) with pruning predicate `prune` (over the NEW schema,
  * may be NULL). */

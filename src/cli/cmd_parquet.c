@@ -111,7 +111,9 @@ static void print_elements(const floe_pq_file_metadata *md, uint32_t *i, int cou
 }
 
 static void kind_text(floe_pq_kind kind, const floe_pq_column *c, char *buf, size_t cap) {
-    if (c && kind == FLOE_PQ_KIND_DECIMAL)
+    if (c && c->invalid)
+        snprintf(buf, cap, "invalid");
+    else if (c && kind == FLOE_PQ_KIND_DECIMAL)
         snprintf(buf, cap, "decimal(%d,%d)", (int)c->precision, (int)c->scale);
     else if (c && kind >= FLOE_PQ_KIND_TIME_MS && kind <= FLOE_PQ_KIND_TIMESTAMP_NS && c->utc)
         snprintf(buf, cap, "%s utc", floe_pq_kind_name(kind));
@@ -130,8 +132,9 @@ static void print_field(const floe_pq_field *f, int depth) {
                  f->def_level, f->rep_level, f->elem_def_level, f->elem_rep_level);
     else
         snprintf(levels, sizeof levels, " def=%d rep=%d", f->def_level, f->rep_level);
-    printf("%*s%s: %s%s%s%s\n", depth * 2, "", f->name, kind,
-           f->nullable ? " nullable" : " not null", id, levels);
+    printf("%*s%s: %s%s%s%s%s%s%s\n", depth * 2, "", f->name, kind,
+           f->nullable ? " nullable" : " not null", id, levels, f->column && f->column->invalid ? " (" : "",
+           f->column && f->column->invalid ? f->column->invalid : "", f->column && f->column->invalid ? ")" : "");
     for (int i = 0; i < f->num_children; i++) print_field(f->children[i], depth + 1);
 }
 

@@ -446,12 +446,36 @@ static floe_status bind_table_function(floe_session *s, const json_t *rf, bind_r
         return bind_scope_from_schema(out->plan->schema, qual ? qual : "generate_series", &out->scope);
     }
     if (fname && !strcmp(fname, "read_parquet")) {
-        if (n != 1) return bind_error(s, loc, FLOE_ERR_INVALID_ARGUMENT, "read_parquet takes one argument (a path, glob or ARRAY of them)");
+        /* read_parquet(paths [, hive_partitioning => true|false]) */
+        floe_hive_mode hive = FLOE_HIVE_AUTO;
+        for (int32_t i = 1; i < n; i++) {
+            json_t *a = floe_pg_list_at(args, i);
+            json_t *named = floe_pg_as(a, "NamedArgExpr");
+            const char *an = named ? floe_pg_get_str(named, "name") : NULL;
+            if (!named)
+                return bind_error(s, floe_pg_location(a), FLOE_ERR_INVALID_ARGUMENT,
+                                  "read_parquet takes one argument (a path, glob or ARRAY of them) and named options");
+            if (!an || strcmp(an, "hive_partitioning") != 0) {
+                const char *cands[] = {"hive_partitioning"};
+                return bind_at(s, floe_pg_location(a),
+                               floe_unknown_name_error(FLOE_ERR_NOT_FOUND, "read_parquet option", floe_str_c(an), cands, 1));
+            }
+            floe_array *v = NULL;
+            json_t *av = floe_pg_get(named, "arg");
+            FLOE_TRY(const_arg(s, av, &v));
+            if (v->type->id != FLOE_TYPE_BOOL || floe_array_is_null(v, 0))
+                st = bind_error(s, floe_pg_location(av), FLOE_ERR_TYPE, "hive_partitioning must be true or false");
+            else hive = floe_array_get_bool(v, 0) ? FLOE_HIVE_ON : FLOE_HIVE_OFF;
+            floe_array_release(v);
+            FLOE_TRY(st);
+        }
+        if (n < 1 || floe_pg_as(floe_pg_list_at(args, 0), "NamedArgExpr"))
+            return bind_error(s, loc, FLOE_ERR_INVALID_ARGUMENT, "read_parquet takes one argument (a path, glob or ARRAY of them)");
         char **paths = NULL;
         int32_t np = 0;
         FLOE_TRY(string_list_arg(s, floe_pg_list_at(args, 0), &paths, &np));
         floe_plan *phys = NULL;
-        st = floe_parquet_scan_new((const char *const *)paths, np, s->opts.target_partitions, &phys);
+        st = floe_parquet_scan_new_hive((const char *const *)paths, np, s->opts.target_partitions, hive, &phys);
         for (int32_t i = 0; i < np; i++) floe_free(paths[i]);
         floe_free(paths);
         if (st) return bind_at(s, loc, st);

@@ -2,9 +2,9 @@
 # The MPI runtime (include/floe/dist.h) against the local one: the same
 # queries under `mpirun -np 2` and `-np 3` (oversubscribed: this machine
 # may have 2 cores) print exactly what `floe -c` prints alone — filters and
-# projections over read_parquet and iceberg_scan, GROUP BY (partial on the
-# workers, final after a hash exchange), ORDER BY (sorted per task, merged
-# on rank 0), joins (broadcast and hashed).  Rows are compared sorted
+# projections over read_parquet (also Hive-partitioned) and iceberg_scan,
+# GROUP BY (partial on the workers, final after a hash exchange), ORDER BY
+# (sorted per task, merged on rank 0), joins (broadcast and hashed).  Rows are compared sorted
 # unless the query has an ORDER BY.  EXPLAIN [ANALYZE] shows the stages and
 # what each rank did.  A partitioned INSERT runs its writers on the workers
 # (one file per partition value) and commits once.  Then failures: a NULL
@@ -61,8 +61,13 @@ floe -c "COPY (SELECT x AS id, NULL::bigint AS k, 'z' AS tag, x * 0.5 AS v
                FROM generate_series(70001, 75000) t(x)) TO '$tmp/f3.parquet'" >/dev/null
 floe -c "COPY (SELECT x AS k, 'name' || CAST(x AS varchar) AS name FROM generate_series(0, 60) t(x))
          TO '$tmp/dim.parquet'" >/dev/null
+for p in 1 2 3; do # Hive partitions: the ParquetScan's parts carry their values to the workers
+  floe -c "COPY (SELECT x AS id, x * 0.25 AS v FROM generate_series($p * 1000, $p * 1000 + 999) t(x))
+           TO '$tmp/h/p=$p/day=2024-01-0$p/f.parquet'" >/dev/null
+done
 fact="read_parquet('$tmp/f*.parquet')"
 dim="read_parquet('$tmp/dim.parquet')"
+hive="read_parquet('$tmp/h/**/*.parquet')"
 
 queries=(
   "SELECT id, k, tag FROM $fact WHERE k = 5 OR tag = 'z' AND id % 100 = 0"
@@ -75,6 +80,8 @@ queries=(
   "SELECT d.name, count(*) FROM $fact f JOIN $dim d ON f.k = d.k GROUP BY d.name ORDER BY 2 DESC, 1"
   "SELECT count(*), sum(a.v + b.v) FROM $fact a JOIN $fact b ON a.id = b.id + 1"
   "SELECT DISTINCT tag FROM $fact"
+  "SELECT p, day, count(*), sum(v), min(id) FROM $hive GROUP BY p, day"
+  "SELECT id, p FROM $hive WHERE p >= 2 AND day < DATE '2024-01-03' AND id % 100 = 1"
 )
 
 td=${FLOE_TESTDATA:-${FLOE_TESTDATA_DEFAULT:-$FLOE_SOURCE_DIR/../shared/testdata}}

@@ -21,18 +21,24 @@
  *
  * Paths may be local (globs through glob(3)) or s3:// (globs matched with
  * fnmatch(3) against a listing of the longest literal prefix, through the
- * FileIO configured from the environment).
+ * FileIO configured from the environment); `**` matches any number of
+ * folders (scan_files.c).
+ *
+ * Hive partitions (key=value folders) are columns whose values each part
+ * carries as text: they are typed and made constant columns when the part
+ * is read, and a part whose values make a conjunct of the pruning
+ * predicate FALSE or NULL is skipped before its file is opened (dropped
+ * from the plan by floe_parquet_scan_project, checked again at open).
  */
-#include <fnmatch.h>
-#include <glob.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "base/buffer.h"
 #include "base/threadpool.h"
 #include "exec/plan_internal.h"
+#include "exec/scan/scan_files.h"
+#include "exec/scan/scan_parquet_internal.h"
 #include "exec/scan/scan_prefetch.h"
 #include "floe/exec_scan.h"
 #include "floe/fileio.h"
@@ -40,18 +46,6 @@
 #include "formats/parquet/reader.h"
 
 /* ------------------------------------------------------- opening a file */
-
-static bool is_remote(const char *path) {
-    return strncmp(path, "s3://", 5) == 0 || strncmp(path, "s3a://", 6) == 0 || strncmp(path, "s3n://", 6) == 0;
-}
-
-/* A local path without a "file:" scheme ("file:///a/b" and "file:/a/b"
- * are "/a/b"). */
-static const char *local_path(const char *path) {
-    if (strncmp(path, "file://", 7) == 0) return path + 7;
-    if (strncmp(path, "file:", 5) == 0) return path + 5;
-    return path;
-}
 
 /* A Parquet file and, for remote files, the input it reads through. */
 typedef struct open_file {
@@ -70,7 +64,7 @@ static void open_file_close(open_file *f) {
 static floe_status open_file_at(const char *path, floe_fileio **io, open_file *out) {
     out->file = NULL;
     out->in = NULL;
-    if (!is_remote(path)) return floe_pq_file_open_path(local_path(path), &out->file);
+    if (!scan_is_remote(path)) return floe_pq_file_open_path(scan_local_path(path), &out->file);
     if (!*io) FLOE_TRY(floe_fileio_new(NULL, 0, io));
     FLOE_TRY(floe_fileio_open_input(*io, path, &out->in));
     floe_status st = floe_pq_file_open(out->in, &out->file);
@@ -80,525 +74,94 @@ static floe_status open_file_at(const char *path, floe_fileio **io, open_file *o
 
 /* --------------------------------------------------------------- the node */
 
-typedef struct pq_partition {
-    int32_t n_parts;
-    floe_pq_scan_part *parts;
-} pq_partition;
-
-typedef struct parquet_plan {
-    floe_plan head;
-    pq_partition *partitions; /* head.n_partitions */
-    floe_expr *prune;         /* may be NULL */
-    int64_t est_rows;         /* derived, plan time only: rows of the footers read (-1 unknown) */
-    int64_t *col_ndv;         /* derived, plan time only: per column, a bound on its distinct
-                               * values from integer min/max statistics (-1 unknown); or NULL */
-} parquet_plan;
+static void part_clear(floe_pq_scan_part *pt, int32_t n_keys) {
+    floe_free(pt->path);
+    for (int32_t k = 0; pt->hive_values && k < n_keys; k++) floe_free(pt->hive_values[k]);
+    floe_free(pt->hive_values);
+    memset(pt, 0, sizeof *pt);
+}
 
 static void parquet_free(floe_plan *p_) {
     parquet_plan *p = (parquet_plan *)p_;
     for (int32_t i = 0; p->partitions && i < p->head.n_partitions; i++) {
-        for (int32_t k = 0; k < p->partitions[i].n_parts; k++) floe_free(p->partitions[i].parts[k].path);
+        for (int32_t k = 0; k < p->partitions[i].n_parts; k++) part_clear(&p->partitions[i].parts[k], p->n_keys);
         floe_free(p->partitions[i].parts);
     }
     floe_free(p->partitions);
     floe_free(p->col_ndv);
+    for (int32_t k = 0; k < p->n_keys; k++) floe_free(p->keys[k]);
+    floe_free(p->keys);
+    floe_free(p->col_key);
+    floe_type_release(p->file_schema);
     floe_expr_release(p->prune);
 }
 
-/* ---------------------------------------------------------------- pruning */
+/* ----------------------------------------------------- Hive partitions */
 
-/* A statistics bound or a literal, in a domain where they compare: signed
- * 64-bit integers, doubles, or unsigned byte strings. */
-typedef enum { SV_NONE = 0, SV_I64, SV_F64, SV_BYTES } sv_kind;
-typedef struct sval {
-    sv_kind k;
-    int64_t i;
-    double d;
-    const uint8_t *p;
-    uint32_t n;
-} sval;
-
-static int32_t le32(const uint8_t *p) { return (int32_t)((uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24); }
-static int64_t le64(const uint8_t *p) {
-    uint64_t v = 0;
-    for (int i = 7; i >= 0; i--) v = v << 8 | p[i];
-    return (int64_t)v;
-}
-
-/* A chunk statistic (plain-encoded bytes of the physical type) as a value
- * of the engine type `t` the reader makes of this column. */
-static sval stat_value(const floe_pq_column *col, const floe_pq_bytes *b, const floe_type *t) {
-    sval v = {0};
-    if (!b || !b->set) return v;
-    switch (col->kind) {
-    case FLOE_PQ_KIND_BOOL:
-        if (col->physical != FLOE_PQ_BOOLEAN || b->len < 1 || t->id != FLOE_TYPE_BOOL) break;
-        v.k = SV_I64;
-        v.i = b->data[0] & 1;
-        break;
-    case FLOE_PQ_KIND_INT8: case FLOE_PQ_KIND_INT16: case FLOE_PQ_KIND_INT32:
-    case FLOE_PQ_KIND_UINT8: case FLOE_PQ_KIND_UINT16: case FLOE_PQ_KIND_DATE:
-        if (col->physical != FLOE_PQ_INT32 || b->len != 4) break;
-        if (col->kind == FLOE_PQ_KIND_DATE ? t->id != FLOE_TYPE_DATE32 : (t->id != FLOE_TYPE_INT32 && t->id != FLOE_TYPE_INT64))
-            break;
-        v.k = SV_I64;
-        v.i = le32(b->data);
-        break;
-    case FLOE_PQ_KIND_UINT32:
-        if (col->physical != FLOE_PQ_INT32 || b->len != 4 || t->id != FLOE_TYPE_INT64) break;
-        v.k = SV_I64;
-        v.i = (int64_t)(uint32_t)le32(b->data);
-        break;
-    case FLOE_PQ_KIND_INT64:
-        if (col->physical != FLOE_PQ_INT64 || b->len != 8 || t->id != FLOE_TYPE_INT64) break;
-        v.k = SV_I64;
-        v.i = le64(b->data);
-        break;
-    case FLOE_PQ_KIND_TIMESTAMP_MS: case FLOE_PQ_KIND_TIMESTAMP_US: case FLOE_PQ_KIND_TIMESTAMP_NS: {
-        if (col->physical != FLOE_PQ_INT64 || b->len != 8) break; /* INT96: no usable order */
-        int64_t x = le64(b->data);
-        bool us = t->id == FLOE_TYPE_TIMESTAMP_US || t->id == FLOE_TYPE_TIMESTAMP_US_TZ;
-        bool ns = t->id == FLOE_TYPE_TIMESTAMP_NS || t->id == FLOE_TYPE_TIMESTAMP_NS_TZ;
-        if (col->kind == FLOE_PQ_KIND_TIMESTAMP_MS && us) {
-            if (x > INT64_MAX / 1000 || x < INT64_MIN / 1000) break;
-            x *= 1000;
-        } else if (!((col->kind == FLOE_PQ_KIND_TIMESTAMP_US && us) || (col->kind == FLOE_PQ_KIND_TIMESTAMP_NS && ns))) {
-            break;
-        }
-        v.k = SV_I64;
-        v.i = x;
-        break;
+/* Does `e` read only partition columns (and at least one)? */
+static bool only_keys(const parquet_plan *p, const floe_expr *e, bool *any) {
+    if (e->kind == FLOE_EXPR_COLUMN) {
+        *any = true;
+        return key_of(p, e->column) >= 0;
     }
-    case FLOE_PQ_KIND_TIME_MS:
-        if (col->physical != FLOE_PQ_INT32 || b->len != 4 || t->id != FLOE_TYPE_TIME64_US) break;
-        v.k = SV_I64;
-        v.i = (int64_t)le32(b->data) * 1000;
-        break;
-    case FLOE_PQ_KIND_TIME_US:
-        if (col->physical != FLOE_PQ_INT64 || b->len != 8 || t->id != FLOE_TYPE_TIME64_US) break;
-        v.k = SV_I64;
-        v.i = le64(b->data);
-        break;
-    case FLOE_PQ_KIND_FLOAT: {
-        if (col->physical != FLOE_PQ_FLOAT || b->len != 4 || t->id != FLOE_TYPE_FLOAT32) break;
-        float f;
-        memcpy(&f, b->data, 4);
-        if (isnan(f)) break;
-        v.k = SV_F64;
-        v.d = f;
-        break;
-    }
-    case FLOE_PQ_KIND_DOUBLE: {
-        if (col->physical != FLOE_PQ_DOUBLE || b->len != 8 || t->id != FLOE_TYPE_FLOAT64) break;
-        double d;
-        memcpy(&d, b->data, 8);
-        if (isnan(d)) break;
-        v.k = SV_F64;
-        v.d = d;
-        break;
-    }
-    case FLOE_PQ_KIND_STRING: case FLOE_PQ_KIND_BINARY:
-        if (col->physical != FLOE_PQ_BYTE_ARRAY || (t->id != FLOE_TYPE_STRING && t->id != FLOE_TYPE_BINARY)) break;
-        v.k = SV_BYTES;
-        v.p = b->data;
-        v.n = b->len;
-        break;
-    default: break;
-    }
-    return v;
-}
-
-static bool is_int_type(floe_type_id id) { return id == FLOE_TYPE_INT32 || id == FLOE_TYPE_INT64; }
-static bool is_float_type(floe_type_id id) { return id == FLOE_TYPE_FLOAT32 || id == FLOE_TYPE_FLOAT64; }
-
-/* The literal `a` (one slot, not null) in the domain of a column of type
- * `ct`; SV_NONE when they are not compared in a domain handled here. */
-static sval literal_value(const floe_array *a, const floe_type *ct) {
-    sval v = {0};
-    floe_type_id lt = a->type->id, c = ct->id;
-    bool numeric = (is_int_type(lt) || is_float_type(lt)) && (is_int_type(c) || is_float_type(c));
-    if (numeric && (is_float_type(lt) || is_float_type(c))) {
-        /* The engine compares mixed numerics as doubles. */
-        double d = lt == FLOE_TYPE_INT32 ? floe_array_get_int32(a, 0)
-                 : lt == FLOE_TYPE_INT64 ? (double)floe_array_get_int64(a, 0)
-                 : lt == FLOE_TYPE_FLOAT32 ? floe_array_get_float(a, 0) : floe_array_get_double(a, 0);
-        if (isnan(d)) return v;
-        v.k = SV_F64;
-        v.d = d;
-        return v;
-    }
-    if (numeric) {
-        v.k = SV_I64;
-        v.i = lt == FLOE_TYPE_INT32 ? floe_array_get_int32(a, 0) : floe_array_get_int64(a, 0);
-        return v;
-    }
-    if (lt != c) return v;
-    switch (lt) {
-    case FLOE_TYPE_BOOL: v.k = SV_I64; v.i = floe_array_get_bool(a, 0); break;
-    case FLOE_TYPE_DATE32: v.k = SV_I64; v.i = floe_array_get_int32(a, 0); break;
-    case FLOE_TYPE_TIME64_US: case FLOE_TYPE_TIMESTAMP_US: case FLOE_TYPE_TIMESTAMP_US_TZ:
-    case FLOE_TYPE_TIMESTAMP_NS: case FLOE_TYPE_TIMESTAMP_NS_TZ:
-        v.k = SV_I64;
-        v.i = floe_array_get_int64(a, 0);
-        break;
-    case FLOE_TYPE_STRING: case FLOE_TYPE_BINARY: {
-        floe_strview s = floe_array_get_str(a, 0);
-        v.k = SV_BYTES;
-        v.p = (const uint8_t *)s.data;
-        v.n = (uint32_t)s.len;
-        break;
-    }
-    default: break;
-    }
-    return v;
-}
-
-/* Bring a statistic into the literal's domain (ints widen to doubles). */
-static bool same_domain(sval *stat, const sval *lit) {
-    if (stat->k == SV_I64 && lit->k == SV_F64) {
-        stat->k = SV_F64;
-        stat->d = (double)stat->i; /* monotonic, so bounds stay bounds */
-    }
-    return stat->k != SV_NONE && stat->k == lit->k;
-}
-
-static int sval_cmp(const sval *a, const sval *b) {
-    switch (a->k) {
-    case SV_I64: return a->i < b->i ? -1 : a->i > b->i;
-    case SV_F64: return a->d < b->d ? -1 : a->d > b->d;
-    case SV_BYTES: {
-        uint32_t n = a->n < b->n ? a->n : b->n;
-        int c = n ? memcmp(a->p, b->p, n) : 0;
-        if (c) return c < 0 ? -1 : 1;
-        return a->n < b->n ? -1 : a->n > b->n;
-    }
-    default: return 0;
-    }
-}
-
-/* What the statistics of one column chunk say. */
-typedef struct chunk_facts {
-    bool known;           /* a plain top-level leaf with usable metadata */
-    const floe_pq_column *col;
-    const floe_pq_statistics *stats;
-    int64_t rows;         /* rows in the row group */
-} chunk_facts;
-
-typedef struct prune_ctx {
-    const floe_schema *schema; /* the node's output schema */
-    chunk_facts *facts;        /* per output column */
-} prune_ctx;
-
-static bool all_null(const chunk_facts *f) {
-    return f->known && f->stats && f->stats->has_null_count && f->stats->null_count == f->rows;
-}
-
-/* Can a comparison `col op lit` (column on the left) be TRUE for some row? */
-static bool cmp_may_match(const prune_ctx *c, int32_t col, floe_cmp_op op, const floe_array *lit) {
-    const chunk_facts *f = &c->facts[col];
-    if (floe_array_is_null(lit, 0)) return false; /* NULL: never TRUE */
-    if (!f->known || !f->stats) return true;
-    if (all_null(f)) return false;               /* no non-null value to compare */
-    const floe_type *ct = floe_schema_field(c->schema, col)->type;
-    sval l = literal_value(lit, ct);
-    if (l.k == SV_NONE) return true;
-    const floe_pq_bytes *bmin = NULL, *bmax = NULL;
-    if (!floe_pq_column_stats_bounds(f->col, f->stats, &bmin, &bmax)) return true;
-    sval lo = stat_value(f->col, bmin, ct), hi = stat_value(f->col, bmax, ct);
-    if (!same_domain(&lo, &l) || !same_domain(&hi, &l)) return true;
-    if (sval_cmp(&lo, &hi) > 0) return true; /* nonsense statistics: trust nothing */
-    if (l.k == SV_F64 && (op == FLOE_CMP_GT || op == FLOE_CMP_GE || op == FLOE_CMP_NE)) {
-        /* NaN is not in the bounds; whether NaN > x depends on the
-         * comparison semantics, so only prune when there is no NaN. */
-        if (!f->stats->has_nan_count || f->stats->nan_count != 0) return true;
-    }
-    switch (op) {
-    case FLOE_CMP_EQ: return sval_cmp(&l, &lo) >= 0 && sval_cmp(&l, &hi) <= 0;
-    case FLOE_CMP_LT: return sval_cmp(&lo, &l) < 0;
-    case FLOE_CMP_LE: return sval_cmp(&lo, &l) <= 0;
-    case FLOE_CMP_GT: return sval_cmp(&hi, &l) > 0;
-    case FLOE_CMP_GE: return sval_cmp(&hi, &l) >= 0;
-    case FLOE_CMP_NE: {
-        /* Only exact bounds (not truncated strings) prove every value equal. */
-        bool exact = (!f->stats->has_is_min_value_exact || f->stats->is_min_value_exact) &&
-                     (!f->stats->has_is_max_value_exact || f->stats->is_max_value_exact);
-        if (l.k == SV_BYTES) exact = exact && f->stats->has_is_min_value_exact && f->stats->has_is_max_value_exact;
-        return !(exact && sval_cmp(&lo, &l) == 0 && sval_cmp(&hi, &l) == 0);
-    }
-    }
+    for (int32_t i = 0; i < e->n_args; i++)
+        if (!only_keys(p, e->args[i], any)) return false;
     return true;
 }
 
-static floe_cmp_op flip(floe_cmp_op op) {
-    switch (op) {
-    case FLOE_CMP_LT: return FLOE_CMP_GT;
-    case FLOE_CMP_LE: return FLOE_CMP_GE;
-    case FLOE_CMP_GT: return FLOE_CMP_LT;
-    case FLOE_CMP_GE: return FLOE_CMP_LE;
-    default: return op;
+/* One row of the output schema: the part's partition values, NULL for the
+ * file's columns (which the conjuncts evaluated on it do not read). */
+static floe_status part_row(const parquet_plan *p, const floe_pq_scan_part *pt, floe_batch **out) {
+    int32_t n = floe_schema_num_fields(p->head.schema);
+    floe_array **cols = floe_calloc((size_t)(n ? n : 1), sizeof *cols);
+    if (!cols) return floe_error(FLOE_ERR_OUT_OF_MEMORY, "evaluating partition values");
+    floe_status st = NULL;
+    for (int32_t i = 0; !st && i < n; i++) {
+        floe_type *t = floe_schema_field(p->head.schema, i)->type;
+        int32_t k = key_of(p, i);
+        st = k >= 0 ? scan_hive_value(pt->hive_values ? pt->hive_values[k] : NULL, t, &cols[i])
+                    : floe_array_new_nulls(t, 1, &cols[i]);
     }
+    if (!st) st = floe_batch_new(p->head.schema, cols, n, 1, out);
+    for (int32_t i = 0; i < n; i++) floe_array_release(cols[i]);
+    floe_free(cols);
+    return st;
 }
 
-/* May some row of the row group make `e` TRUE?  `true` whenever unsure. */
-static bool may_match(const prune_ctx *c, const floe_expr *e) {
-    switch (e->kind) {
-    case FLOE_EXPR_AND: return may_match(c, e->args[0]) && may_match(c, e->args[1]);
-    case FLOE_EXPR_OR: return may_match(c, e->args[0]) || may_match(c, e->args[1]);
-    case FLOE_EXPR_LITERAL:
-        /* A constant FALSE or NULL predicate matches nothing. */
-        if (e->literal->type->id == FLOE_TYPE_NULL || floe_array_is_null(e->literal, 0)) return false;
-        if (e->literal->type->id == FLOE_TYPE_BOOL) return floe_array_get_bool(e->literal, 0);
-        return true;
-    case FLOE_EXPR_CMP: {
-        const floe_expr *a = e->args[0], *b = e->args[1];
-        if (a->kind == FLOE_EXPR_COLUMN && b->kind == FLOE_EXPR_LITERAL)
-            return cmp_may_match(c, a->column, (floe_cmp_op)e->op, b->literal);
-        if (b->kind == FLOE_EXPR_COLUMN && a->kind == FLOE_EXPR_LITERAL)
-            return cmp_may_match(c, b->column, flip((floe_cmp_op)e->op), a->literal);
-        return true;
-    }
-    case FLOE_EXPR_IS_NULL: {
-        const floe_expr *a = e->args[0];
-        if (a->kind != FLOE_EXPR_COLUMN) return true;
-        const chunk_facts *f = &c->facts[a->column];
-        return !(f->known && f->stats && f->stats->has_null_count && f->stats->null_count == 0);
-    }
-    case FLOE_EXPR_IS_NOT_NULL: {
-        const floe_expr *a = e->args[0];
-        if (a->kind != FLOE_EXPR_COLUMN) return true;
-        return !all_null(&c->facts[a->column]);
-    }
-    case FLOE_EXPR_IN: {
-        const floe_expr *v = e->args[0];
-        if (v->kind != FLOE_EXPR_COLUMN) return true;
-        for (int32_t i = 1; i < e->n_args; i++) {
-            if (e->args[i]->kind != FLOE_EXPR_LITERAL) return true;
-            if (cmp_may_match(c, v->column, FLOE_CMP_EQ, e->args[i]->literal)) return true;
-        }
-        return false;
-    }
-    default: return true;
-    }
-}
-
-/* The row groups of [begin, end) in `f` that the predicate may match,
- * into rgs (n out).  Column facts are found by output column name among
- * the file's top-level leaf fields. */
-static floe_status select_row_groups(const parquet_plan *p, const floe_pq_file *f, int32_t begin, int32_t end,
-                                     int *rgs, int *n) {
-    *n = 0;
-    int32_t ncols = floe_schema_num_fields(p->head.schema);
-    chunk_facts *facts = NULL;
-    const floe_pq_field **leaves = NULL;
-    if (p->prune) {
-        facts = floe_calloc((size_t)(ncols ? ncols : 1), sizeof *facts);
-        leaves = floe_calloc((size_t)(ncols ? ncols : 1), sizeof *leaves);
-        if (!facts || !leaves) {
-            floe_free(facts);
-            floe_free(leaves);
-            return floe_error(FLOE_ERR_OUT_OF_MEMORY, "pruning row groups of '%s'", f->path);
-        }
-        const floe_pq_field *root = floe_pq_schema_root(f->schema);
-        for (int32_t i = 0; i < ncols; i++) {
-            const char *name = floe_schema_field(p->head.schema, i)->name;
-            for (int k = 0; k < root->num_children; k++) {
-                const floe_pq_field *fld = root->children[k];
-                if (strcmp(fld->name, name) == 0 && fld->column && fld->column->max_rep_level == 0) leaves[i] = fld;
-            }
-        }
-    }
-    for (int32_t g = begin; g < end; g++) {
-        bool keep = true;
-        if (p->prune) {
-            const floe_pq_row_group *rg = &f->meta->row_groups[g];
-            for (int32_t i = 0; i < ncols; i++) {
-                memset(&facts[i], 0, sizeof facts[i]);
-                if (!leaves[i]) continue;
-                const floe_pq_column_chunk *ch = floe_pq_file_chunk(f, g, leaves[i]->column->index);
-                if (!ch || !ch->has_meta_data || ch->encrypted) continue;
-                facts[i].known = true;
-                facts[i].col = leaves[i]->column;
-                facts[i].stats = ch->meta_data.has_statistics ? &ch->meta_data.statistics : NULL;
-                facts[i].rows = rg->num_rows;
-            }
-            prune_ctx c = {p->head.schema, facts};
-            keep = may_match(&c, p->prune);
-        }
-        if (keep) rgs[(*n)++] = (int)g;
-    }
-    floe_free(facts);
-    floe_free(leaves);
-    return NULL;
-}
-
-/* ---------------------------------------------------------- page skipping */
-
-/* The conjuncts of the pruning predicate that the Parquet reader's page
- * index filter understands (reader.h), as floe_pq_predicate's on plain
- * top-level leaves.  Only AND-ed terms are taken, each one either exactly
- * representable or left out, so the rows the reader keeps are a superset of
- * the rows the predicate makes TRUE; the Filter above still decides. */
-typedef struct page_preds {
-    floe_pq_predicate *preds;
-    floe_pq_value *vals;      /* storage for every predicate's values */
-    int n, nvals;
-} page_preds;
-
-static void page_preds_free(page_preds *pp) {
-    floe_free(pp->preds);
-    floe_free(pp->vals);
-    memset(pp, 0, sizeof *pp);
-}
-
-/* Does a leaf of this kind take values of this kind without the reader
- * calling them incomparable? */
-static bool leaf_takes(const floe_pq_column *col, floe_pq_value_kind k) {
-    switch (col->kind) {
-    case FLOE_PQ_KIND_STRING: case FLOE_PQ_KIND_BINARY: return k == FLOE_PQ_VAL_BYTES;
-    case FLOE_PQ_KIND_FIXED: case FLOE_PQ_KIND_UUID: case FLOE_PQ_KIND_NULL: case FLOE_PQ_KIND_DECIMAL:
-    case FLOE_PQ_KIND_UINT64: case FLOE_PQ_KIND_FLOAT16: case FLOE_PQ_KIND_STRUCT: case FLOE_PQ_KIND_LIST:
-    case FLOE_PQ_KIND_MAP:
-        return false;
-    default: return k == FLOE_PQ_VAL_INT || k == FLOE_PQ_VAL_DOUBLE;
-    }
-}
-
-/* A non-null literal as a reader value for a column of type `ct`. */
-static bool page_value(const floe_array *lit, const floe_type *ct, const floe_pq_column *col, floe_pq_value *out) {
-    memset(out, 0, sizeof *out);
-    if (floe_array_is_null(lit, 0)) return false;
-    sval v = literal_value(lit, ct);
-    switch (v.k) {
-    case SV_I64: out->kind = FLOE_PQ_VAL_INT; out->i = v.i; break;
-    case SV_F64: out->kind = FLOE_PQ_VAL_DOUBLE; out->d = v.d; break;
-    case SV_BYTES: out->kind = FLOE_PQ_VAL_BYTES; out->bytes = v.p; out->len = v.n; break;
-    default: return false;
-    }
-    return leaf_takes(col, out->kind);
-}
-
-/* Count the conjuncts and the literal slots they may need. */
-static void count_conjuncts(const floe_expr *e, int *n, int *nvals) {
+/* Is a conjunct over partition columns only FALSE or NULL on this row? */
+static floe_status conjuncts_fail(const parquet_plan *p, const floe_expr *e, const floe_batch *row, bool *fails) {
+    if (*fails) return NULL;
     if (e->kind == FLOE_EXPR_AND) {
-        count_conjuncts(e->args[0], n, nvals);
-        count_conjuncts(e->args[1], n, nvals);
-        return;
+        FLOE_TRY(conjuncts_fail(p, e->args[0], row, fails));
+        return conjuncts_fail(p, e->args[1], row, fails);
     }
-    (*n)++;
-    *nvals += e->n_args > 0 ? e->n_args : 1;
-}
-
-static floe_pq_pred_op page_op(floe_cmp_op op, bool *ok) {
-    *ok = true;
-    switch (op) {
-    case FLOE_CMP_EQ: return FLOE_PQ_OP_EQ;
-    case FLOE_CMP_LT: return FLOE_PQ_OP_LT;
-    case FLOE_CMP_LE: return FLOE_PQ_OP_LE;
-    case FLOE_CMP_GT: return FLOE_PQ_OP_GT;
-    case FLOE_CMP_GE: return FLOE_PQ_OP_GE;
-    default: *ok = false; return FLOE_PQ_OP_EQ; /* <> says nothing about pages */
+    bool any = false;
+    if (!only_keys(p, e, &any) || !any) return NULL;
+    floe_array *r = NULL;
+    floe_status st = floe_expr_eval(e, row, &r);
+    if (st) { /* an error on these values is the Filter's to raise, on real rows */
+        floe_status_free(st);
+        return NULL;
     }
-}
-
-/* Add `e` (one conjunct) when it is representable.  leaves[c] is the
- * Parquet leaf field of output column c, or NULL. */
-static void add_conjunct(const parquet_plan *p, const floe_pq_field *const *leaves, const floe_expr *e,
-                         page_preds *pp) {
-    if (e->kind == FLOE_EXPR_AND) {
-        add_conjunct(p, leaves, e->args[0], pp);
-        add_conjunct(p, leaves, e->args[1], pp);
-        return;
-    }
-    const floe_expr *c = NULL;
-    floe_pq_predicate *pr = &pp->preds[pp->n];
-    floe_pq_value *vals = &pp->vals[pp->nvals];
-    int nv = 0;
-    memset(pr, 0, sizeof *pr);
-    switch (e->kind) {
-    case FLOE_EXPR_IS_NULL: case FLOE_EXPR_IS_NOT_NULL:
-        c = e->args[0];
-        pr->op = e->kind == FLOE_EXPR_IS_NULL ? FLOE_PQ_OP_IS_NULL : FLOE_PQ_OP_NOT_NULL;
-        if (c->kind != FLOE_EXPR_COLUMN || !leaves[c->column]) return;
-        break;
-    case FLOE_EXPR_CMP: {
-        const floe_expr *a = e->args[0], *b = e->args[1];
-        floe_cmp_op op = (floe_cmp_op)e->op;
-        if (a->kind == FLOE_EXPR_LITERAL && b->kind == FLOE_EXPR_COLUMN) {
-            const floe_expr *t = a;
-            a = b;
-            b = t;
-            op = flip(op);
-        }
-        bool ok;
-        pr->op = page_op(op, &ok);
-        if (!ok || a->kind != FLOE_EXPR_COLUMN || b->kind != FLOE_EXPR_LITERAL || !leaves[a->column]) return;
-        c = a;
-        if (!page_value(b->literal, floe_schema_field(p->head.schema, c->column)->type, leaves[c->column]->column, &vals[0]))
-            return;
-        nv = 1;
-        break;
-    }
-    case FLOE_EXPR_IN: {
-        c = e->args[0];
-        if (c->kind != FLOE_EXPR_COLUMN || !leaves[c->column]) return;
-        pr->op = FLOE_PQ_OP_IN;
-        const floe_type *ct = floe_schema_field(p->head.schema, c->column)->type;
-        for (int32_t i = 1; i < e->n_args; i++) {
-            const floe_expr *it = e->args[i];
-            if (it->kind != FLOE_EXPR_LITERAL) return;
-            if (floe_array_is_null(it->literal, 0)) continue; /* never equal */
-            if (!page_value(it->literal, ct, leaves[c->column]->column, &vals[nv])) return;
-            nv++;
-        }
-        if (nv == 0) return; /* only NULLs: leave it to the Filter */
-        break;
-    }
-    default: return;
-    }
-    pr->path = leaves[c->column]->name;
-    pr->field_id = -1;
-    pr->values = nv ? vals : NULL;
-    pr->num_values = nv;
-    pp->n++;
-    pp->nvals += nv;
-}
-
-/* The output columns that are plain top-level Parquet leaves of `f`,
- * found by name (names holding a dot would be read as paths: left out). */
-static floe_status top_leaves(const parquet_plan *p, const floe_pq_file *f, const floe_pq_field ***out) {
-    int32_t ncols = floe_schema_num_fields(p->head.schema);
-    const floe_pq_field **leaves = floe_calloc((size_t)(ncols ? ncols : 1), sizeof *leaves);
-    if (!leaves) return floe_error(FLOE_ERR_OUT_OF_MEMORY, "reading '%s'", f->path);
-    const floe_pq_field *root = floe_pq_schema_root(f->schema);
-    for (int32_t i = 0; i < ncols; i++) {
-        const char *name = floe_schema_field(p->head.schema, i)->name;
-        for (int k = 0; !strchr(name, '.') && k < root->num_children; k++) {
-            const floe_pq_field *fld = root->children[k];
-            if (strcmp(fld->name, name) == 0 && fld->column && fld->column->max_rep_level == 0) leaves[i] = fld;
-        }
-    }
-    *out = leaves;
+    if (r->type->id == FLOE_TYPE_NULL || floe_array_is_null(r, 0) ||
+        (r->type->id == FLOE_TYPE_BOOL && !floe_array_get_bool(r, 0)))
+        *fails = true;
+    floe_array_release(r);
     return NULL;
 }
 
-/* The page predicates for reading `f` (none without a pruning predicate). */
-static floe_status page_preds_make(const parquet_plan *p, const floe_pq_file *f, page_preds *pp) {
-    memset(pp, 0, sizeof *pp);
-    if (!p->prune) return NULL;
-    int n = 0, nvals = 0;
-    count_conjuncts(p->prune, &n, &nvals);
-    const floe_pq_field **leaves = NULL;
-    FLOE_TRY(top_leaves(p, f, &leaves));
-    pp->preds = floe_calloc((size_t)n, sizeof *pp->preds);
-    pp->vals = floe_calloc((size_t)nvals, sizeof *pp->vals);
-    if (!pp->preds || !pp->vals) {
-        floe_free(leaves);
-        page_preds_free(pp);
-        return floe_error(FLOE_ERR_OUT_OF_MEMORY, "reading '%s'", f->path);
-    }
-    add_conjunct(p, leaves, p->prune, pp);
-    floe_free(leaves);
-    return NULL;
+/* May the part hold a row making `prune` TRUE, going by its partition
+ * values alone? */
+static floe_status part_may_match(const parquet_plan *p, const floe_expr *prune, const floe_pq_scan_part *pt, bool *may) {
+    *may = true;
+    if (!prune || p->n_keys == 0) return NULL;
+    floe_batch *row = NULL;
+    FLOE_TRY(part_row(p, pt, &row));
+    bool fails = false;
+    floe_status st = conjuncts_fail(p, prune, row, &fails);
+    floe_batch_release(row);
+    *may = !fails;
+    return st;
 }
 
 /* ----------------------------------------------------------- the stream */
@@ -612,7 +175,9 @@ typedef struct pq_stream {
     const pq_partition *part;
     int64_t batch_size;
     floe_fileio *io;           /* shared by the units (thread-safe); remote parts only */
-    const char **names;        /* output column names */
+    const char **names;        /* names of the output columns read from the files */
+    int32_t n_names;
+    uint32_t *zeros;           /* batch_size zero indices: a partition value repeated */
     floe_prefetch *pf;
     floe_progress *progress;   /* row groups finished are added here; may be NULL */
 } pq_stream;
@@ -627,16 +192,20 @@ typedef struct pq_unit {
     int64_t rg_done;           /* rows of rgs[rg_pos] already emitted (no columns) */
     int64_t *rg_first;         /* file row of the first row of each rgs[k] */
     int prog_rg;               /* rgs[0 .. prog_rg) are counted as done */
+    bool whole;                /* a FLOE_PQ_SCAN_WHOLE_FILE part: one unit of progress */
+    floe_array **keyvals;      /* per output column: its partition value (one row), or NULL */
 } pq_unit;
 
 static void pq_unit_close(void *ctx, void *state) {
-    (void)ctx;
     pq_unit *u = state;
     if (!u) return;
     floe_pq_reader_close(u->reader);
     open_file_close(&u->file);
     floe_free(u->rgs);
     floe_free(u->rg_first);
+    const pq_stream *s = ctx;
+    for (int32_t i = 0; u->keyvals && i < floe_schema_num_fields(s->p->head.schema); i++) floe_array_release(u->keyvals[i]);
+    floe_free(u->keyvals);
     floe_free(u);
 }
 
@@ -650,19 +219,34 @@ static floe_status part_error(const floe_pq_scan_part *pt, floe_status st) {
 static floe_status open_part(pq_stream *s, pq_unit *u) {
     const floe_pq_scan_part *pt = u->pt;
     const parquet_plan *p = s->p;
+    u->whole = pt->rg_end == FLOE_PQ_SCAN_WHOLE_FILE;
+    if (p->n_keys) {
+        bool may = true;
+        FLOE_TRY(part_may_match(p, p->prune, pt, &may));
+        if (!may) return NULL; /* its partition values rule it out: never opened */
+        int32_t nf = floe_schema_num_fields(p->head.schema);
+        if (!(u->keyvals = floe_calloc((size_t)(nf ? nf : 1), sizeof *u->keyvals)))
+            return floe_error(FLOE_ERR_OUT_OF_MEMORY, "reading '%s'", pt->path);
+        for (int32_t i = 0; i < nf; i++)
+            if (key_of(p, i) >= 0)
+                FLOE_TRY_CTX(scan_hive_value(pt->hive_values ? pt->hive_values[key_of(p, i)] : NULL,
+                                             floe_schema_field(p->head.schema, i)->type, &u->keyvals[i]),
+                             "partition '%s'", p->keys[key_of(p, i)]);
+    }
     floe_fileio *io = s->io; /* made at execute when a part is remote */
     floe_status st = open_file_at(pt->path, &io, &u->file);
     if (io != s->io) floe_fileio_free(io); /* inputs keep what they need */
     FLOE_TRY(st);
     const floe_pq_file *f = u->file.file;
-    if ((uint32_t)pt->rg_end > f->meta->num_row_groups)
+    int32_t rg_end = u->whole ? (int32_t)f->meta->num_row_groups : pt->rg_end;
+    if ((uint32_t)rg_end > f->meta->num_row_groups)
         return floe_error(FLOE_ERR_CORRUPT, "'%s' has %u row groups; the scan expects at least %d (did the file change?)",
                           pt->path, f->meta->num_row_groups, pt->rg_end);
-    int n_cand = pt->rg_end - pt->rg_begin;
+    int n_cand = rg_end - pt->rg_begin;
     u->rgs = floe_calloc((size_t)(n_cand > 0 ? n_cand : 1), sizeof *u->rgs);
     if (!u->rgs) return floe_error(FLOE_ERR_OUT_OF_MEMORY, "reading '%s'", pt->path);
-    FLOE_TRY(select_row_groups(p, f, pt->rg_begin, pt->rg_end, u->rgs, &u->n_rgs));
-    floe_progress_add(s->progress, n_cand - u->n_rgs); /* pruned: done without reading */
+    FLOE_TRY(pqs_select_row_groups(p, f, pt->rg_begin, rg_end, u->rgs, &u->n_rgs));
+    if (!u->whole) floe_progress_add(s->progress, n_cand - u->n_rgs); /* pruned: done without reading */
     if (!(u->rg_first = floe_calloc((size_t)(u->n_rgs ? u->n_rgs : 1), sizeof *u->rg_first)))
         return floe_error(FLOE_ERR_OUT_OF_MEMORY, "reading '%s'", pt->path);
     int64_t row = 0;
@@ -670,7 +254,7 @@ static floe_status open_part(pq_stream *s, pq_unit *u) {
         if (g == u->rgs[k]) u->rg_first[k++] = row;
         row += f->meta->row_groups[g].num_rows;
     }
-    int32_t ncols = floe_schema_num_fields(p->head.schema);
+    int32_t ncols = s->n_names;
     if (u->n_rgs == 0 || ncols == 0) return NULL; /* nothing to read, or only row counts */
     floe_pq_read_options o = {0};
     o.columns = s->names;
@@ -678,19 +262,19 @@ static floe_status open_part(pq_stream *s, pq_unit *u) {
     o.row_groups = u->rgs;
     o.num_row_groups = u->n_rgs;
     o.batch_size = s->batch_size;
-    page_preds pp;
-    FLOE_TRY(page_preds_make(p, f, &pp));
+    pqs_page_preds pp;
+    FLOE_TRY(pqs_page_preds_make(p, f, &pp));
     o.predicates = pp.n ? pp.preds : NULL;
     o.num_predicates = pp.n;
     st = floe_pq_reader_open(u->file.file, &o, &u->reader);
-    page_preds_free(&pp); /* the reader copied the values */
+    pqs_page_preds_free(&pp); /* the reader copied the values */
     FLOE_TRY(st);
     const floe_schema *rs = floe_pq_reader_schema(u->reader);
-    if (!floe_type_compatible(rs, p->head.schema)) {
+    if (!floe_type_compatible(rs, p->file_schema)) {
         floe_buf want, got;
         floe_buf_init(&want);
         floe_buf_init(&got);
-        floe_status_free(floe_type_to_string(p->head.schema, &want));
+        floe_status_free(floe_type_to_string(p->file_schema, &want));
         floe_status_free(floe_type_to_string(rs, &got));
         st = floe_error(FLOE_ERR_TYPE, "'%s' holds %s, not the scan's %s", pt->path, floe_buf_cstr(&got),
                                     floe_buf_cstr(&want));
@@ -732,15 +316,39 @@ static floe_status count_only_batch(pq_stream *s, pq_unit *u, floe_batch **out) 
         int64_t n = rows - u->rg_done;
         if (n > s->batch_size) n = s->batch_size;
         u->rg_done += n;
-        return floe_batch_new(s->p->head.schema, NULL, 0, n, out);
+        return floe_batch_new(s->p->file_schema, NULL, 0, n, out);
     }
     return NULL;
+}
+
+/* The output batch: the file columns of `b` (n rows, the reader's order)
+ * with the part's partition values as constant columns in their places. */
+static floe_status assemble_batch(pq_stream *s, pq_unit *u, floe_batch *b, floe_batch **out) {
+    const parquet_plan *p = s->p;
+    int32_t nf = floe_schema_num_fields(p->head.schema);
+    if (!p->n_keys) return floe_batch_new(p->head.schema, b->columns, b->num_columns, b->num_rows, out);
+    floe_array **cols = floe_calloc((size_t)(nf ? nf : 1), sizeof *cols);
+    if (!cols) return floe_error(FLOE_ERR_OUT_OF_MEMORY, "reading '%s'", u->pt->path);
+    floe_status st = NULL;
+    for (int32_t i = 0, j = 0; !st && i < nf; i++) {
+        if (key_of(p, i) < 0) cols[i] = floe_array_retain(b->columns[j++]);
+        else st = floe_array_take(u->keyvals[i], s->zeros, b->num_rows, &cols[i]);
+    }
+    if (!st) st = floe_batch_new(p->head.schema, cols, nf, b->num_rows, out);
+    for (int32_t i = 0; i < nf; i++) floe_array_release(cols[i]);
+    floe_free(cols);
+    return st;
 }
 
 /* Count the row groups the batch just read has finished (all of them at
  * the end of the part).  The reader's row spans tell where it is: a row
  * group is done once a later one's rows come, or its last row came. */
 static void pq_unit_progress(pq_stream *s, pq_unit *u, bool end) {
+    if (u->whole) { /* a whole file is one unit */
+        if (end && u->prog_rg == 0) floe_progress_add(s->progress, 1);
+        if (end) u->prog_rg = 1;
+        return;
+    }
     int done = u->prog_rg;
     if (end) {
         done = u->n_rgs;
@@ -762,19 +370,17 @@ static floe_status pq_unit_next(void *ctx, void *state, floe_batch **out) {
     pq_stream *s = ctx;
     pq_unit *u = state;
     *out = NULL;
-    if (!u->reader) {
-        floe_status st = floe_schema_num_fields(s->p->head.schema) == 0 ? count_only_batch(s, u, out) : NULL;
-        if (!st && !*out) pq_unit_progress(s, u, true);
-        return st;
-    }
     floe_batch *b = NULL;
-    floe_status st = floe_pq_reader_next(u->reader, &b);
-    if (!st) pq_unit_progress(s, u, b == NULL);
-    if (!st && b) {
-        /* The node's schema (names, ids), the reader's arrays. */
-        st = floe_batch_new(s->p->head.schema, b->columns, b->num_columns, b->num_rows, out);
-        floe_batch_release(b);
+    floe_status st = NULL;
+    if (!u->reader) {
+        st = s->n_names == 0 ? count_only_batch(s, u, &b) : NULL;
+        if (!st && !b) pq_unit_progress(s, u, true);
+    } else {
+        st = floe_pq_reader_next(u->reader, &b);
+        if (!st) pq_unit_progress(s, u, b == NULL);
     }
+    if (!st && b) st = assemble_batch(s, u, b, out); /* the node's schema (names, ids), the reader's arrays */
+    floe_batch_release(b);
     return part_error(u->pt, st);
 }
 
@@ -791,6 +397,7 @@ static void pq_close(floe_stream *s_) {
     floe_prefetch_close(s->pf); /* waits for reads in flight */
     if (s->io) floe_fileio_free(s->io);
     floe_free(s->names);
+    floe_free(s->zeros);
     floe_free(s);
 }
 
@@ -804,14 +411,17 @@ static floe_status pq_execute(const floe_plan *p_, int32_t partition, const floe
     s->part = &p->partitions[partition];
     s->batch_size = ctx->batch_size > 0 ? ctx->batch_size : FLOE_PQ_DEFAULT_BATCH_SIZE;
     s->progress = ctx->progress;
-    int32_t ncols = floe_schema_num_fields(p->head.schema);
+    int32_t ncols = floe_schema_num_fields(p->file_schema);
     floe_status st = NULL;
     s->names = floe_calloc((size_t)(ncols ? ncols : 1), sizeof *s->names);
     if (!s->names) st = floe_error(FLOE_ERR_OUT_OF_MEMORY, "opening a ParquetScan stream");
-    for (int32_t i = 0; !st && i < ncols; i++) s->names[i] = floe_schema_field(p->head.schema, i)->name;
+    for (int32_t i = 0; !st && i < ncols; i++) s->names[i] = floe_schema_field(p->file_schema, i)->name;
+    s->n_names = ncols;
+    if (!st && p->n_keys && !(s->zeros = floe_calloc((size_t)s->batch_size, sizeof *s->zeros)))
+        st = floe_error(FLOE_ERR_OUT_OF_MEMORY, "opening a ParquetScan stream");
     /* One FileIO for the remote parts, shared by the units. */
     for (int32_t k = 0; !st && !s->io && k < s->part->n_parts; k++)
-        if (is_remote(s->part->parts[k].path)) st = floe_fileio_new(NULL, 0, &s->io);
+        if (scan_is_remote(s->part->parts[k].path)) st = floe_fileio_new(NULL, 0, &s->io);
     if (!st) st = floe_prefetch_open(&pq_unit_ops, s, s->part->n_parts, ctx, "ParquetScan", &s->pf);
     if (st) {
         pq_close(&s->base);
@@ -826,6 +436,8 @@ static floe_status pq_execute(const floe_plan *p_, int32_t partition, const floe
 static floe_status parquet_encode(const floe_plan *p_, floe_buf *out) {
     const parquet_plan *p = (const parquet_plan *)p_;
     FLOE_TRY(floe_codec_put_type(out, p->head.schema));
+    FLOE_TRY(floe_codec_put_i64(out, p->n_keys));
+    for (int32_t k = 0; k < p->n_keys; k++) FLOE_TRY(floe_codec_put_str(out, p->keys[k]));
     FLOE_TRY(floe_codec_put_i64(out, p->head.n_partitions));
     for (int32_t i = 0; i < p->head.n_partitions; i++) {
         const pq_partition *pp = &p->partitions[i];
@@ -834,6 +446,11 @@ static floe_status parquet_encode(const floe_plan *p_, floe_buf *out) {
             FLOE_TRY(floe_codec_put_str(out, pp->parts[k].path));
             FLOE_TRY(floe_codec_put_i64(out, pp->parts[k].rg_begin));
             FLOE_TRY(floe_codec_put_i64(out, pp->parts[k].rg_end));
+            for (int32_t v = 0; v < p->n_keys; v++) { /* a flag, then the text when not NULL */
+                const char *t = pp->parts[k].hive_values ? pp->parts[k].hive_values[v] : NULL;
+                FLOE_TRY(floe_codec_put_i64(out, t != NULL));
+                if (t) FLOE_TRY(floe_codec_put_str(out, t));
+            }
         }
     }
     FLOE_TRY(floe_codec_put_i64(out, p->prune != NULL));
@@ -852,12 +469,16 @@ static floe_status parquet_decode(floe_reader *r, floe_plan *const *children, in
     (void)children;
     if (n_children != 0) return floe_error(FLOE_ERR_CORRUPT, "ParquetScan with %d children", n_children);
     floe_type *schema = NULL;
-    int64_t np = 0, has_prune = 0;
+    int64_t np = 0, has_prune = 0, nk = 0;
     floe_pq_scan_part **parts = NULL;
     int32_t *counts = NULL;
+    char **keys = NULL;
     floe_expr *prune = NULL;
-    int64_t done = 0;
+    int64_t done = 0, keys_done = 0;
     floe_status st = floe_codec_get_type(r, &schema);
+    if (!st) st = get_bounded(r, 0, (int64_t)(r->len - r->pos), "key count", &nk);
+    if (!st && nk && !(keys = floe_calloc((size_t)nk, sizeof *keys))) st = floe_error(FLOE_ERR_OUT_OF_MEMORY, "decoding ParquetScan");
+    for (; !st && keys_done < nk; keys_done++) st = floe_codec_get_str(r, &keys[keys_done]);
     if (!st) st = get_bounded(r, 1, (int64_t)(r->len - r->pos), "partition count", &np);
     if (!st && (!(parts = floe_calloc((size_t)np, sizeof *parts)) || !(counts = floe_calloc((size_t)np, sizeof *counts))))
         st = floe_error(FLOE_ERR_OUT_OF_MEMORY, "decoding ParquetScan");
@@ -868,12 +489,20 @@ static floe_status parquet_decode(floe_reader *r, floe_plan *const *children, in
             st = floe_error(FLOE_ERR_OUT_OF_MEMORY, "decoding ParquetScan");
         for (int64_t k = 0; !st && k < n; k++) {
             int64_t b = 0, e = 0;
-            st = floe_codec_get_str(r, &parts[done][k].path);
+            floe_pq_scan_part *pt = &parts[done][k];
+            st = floe_codec_get_str(r, &pt->path);
             counts[done] = (int32_t)(k + 1);
             if (!st) st = get_bounded(r, 0, INT32_MAX, "row group", &b);
-            if (!st) st = get_bounded(r, 0, INT32_MAX, "row group", &e);
-            parts[done][k].rg_begin = (int32_t)b;
-            parts[done][k].rg_end = (int32_t)e;
+            if (!st) st = get_bounded(r, FLOE_PQ_SCAN_WHOLE_FILE, INT32_MAX, "row group", &e);
+            pt->rg_begin = (int32_t)b;
+            pt->rg_end = (int32_t)e;
+            if (!st && nk && !(pt->hive_values = floe_calloc((size_t)nk, sizeof *pt->hive_values)))
+                st = floe_error(FLOE_ERR_OUT_OF_MEMORY, "decoding ParquetScan");
+            for (int64_t v = 0; !st && v < nk; v++) {
+                int64_t set = 0;
+                st = get_bounded(r, 0, 1, "partition value flag", &set);
+                if (!st && set) st = floe_codec_get_str(r, &pt->hive_values[v]);
+            }
         }
         if (st) {
             done++;
@@ -882,11 +511,15 @@ static floe_status parquet_decode(floe_reader *r, floe_plan *const *children, in
     }
     if (!st) st = get_bounded(r, 0, 1, "prune flag", &has_prune);
     if (!st && has_prune) st = floe_codec_get_expr(r, &prune);
-    if (!st) st = floe_plan_parquet_scan(schema, (const floe_pq_scan_part *const *)parts, counts, (int32_t)np, prune, out);
+    if (!st)
+        st = floe_plan_parquet_scan_hive(schema, (const char *const *)keys, (int32_t)nk,
+                                         (const floe_pq_scan_part *const *)parts, counts, (int32_t)np, prune, out);
     for (int64_t i = 0; i < done; i++) {
-        for (int32_t k = 0; k < counts[i]; k++) floe_free(parts[i][k].path);
+        for (int32_t k = 0; k < counts[i]; k++) part_clear(&parts[i][k], (int32_t)nk);
         floe_free(parts[i]);
     }
+    for (int64_t k = 0; k < keys_done; k++) floe_free(keys[k]);
+    floe_free(keys);
     floe_free(parts);
     floe_free(counts);
     floe_expr_release(prune);
@@ -906,12 +539,17 @@ static floe_status parquet_explain(const floe_plan *p_, floe_buf *out) {
         FLOE_TRY(floe_buf_append_str(out, ", prune="));
         FLOE_TRY(floe_expr_to_string(p->prune, out));
     }
+    for (int32_t k = 0; k < p->n_keys; k++) FLOE_TRY(floe_buf_printf(out, "%s%s", k ? ", " : ", hive=[", p->keys[k]));
+    if (p->n_keys) FLOE_TRY(floe_buf_append_str(out, "]"));
     FLOE_TRY(floe_buf_append_str(out, ", files=["));
     for (int32_t i = 0; i < p->head.n_partitions; i++) {
         const pq_partition *pp = &p->partitions[i];
         FLOE_TRY(floe_buf_printf(out, "%s#%d:", i ? "; " : "", i));
-        for (int32_t k = 0; k < pp->n_parts; k++)
-            FLOE_TRY(floe_buf_printf(out, " %s[%d..%d)", pp->parts[k].path, pp->parts[k].rg_begin, pp->parts[k].rg_end));
+        for (int32_t k = 0; k < pp->n_parts; k++) {
+            const floe_pq_scan_part *pt = &pp->parts[k];
+            if (pt->rg_end == FLOE_PQ_SCAN_WHOLE_FILE) FLOE_TRY(floe_buf_printf(out, " %s", pt->path));
+            else FLOE_TRY(floe_buf_printf(out, " %s[%d..%d)", pt->path, pt->rg_begin, pt->rg_end));
+        }
     }
     return floe_buf_append_str(out, "]");
 }
@@ -945,12 +583,48 @@ const floe_plan_vtable floe_parquet_scan_vt = {
 
 /* ---------------------------------------------------------- constructors */
 
-static floe_status parquet_build(parquet_plan *p, floe_schema *schema, const floe_pq_scan_part *const *partitions,
-                                 const int32_t *n_parts, int32_t n_partitions, floe_expr *prune) {
+static floe_status build_oom(void) { return floe_error(FLOE_ERR_OUT_OF_MEMORY, "allocating a ParquetScan node"); }
+
+/* The keys, each output column's key, and the schema of the columns read
+ * from the files. */
+static floe_status build_keys(parquet_plan *p, floe_schema *schema, const char *const *keys, int32_t n_keys) {
+    int32_t nf = floe_schema_num_fields(schema);
+    if (n_keys < 0 || (n_keys && !keys)) return floe_error(FLOE_ERR_INVALID_ARGUMENT, "ParquetScan: %d Hive keys", n_keys);
+    if (n_keys) {
+        if (!(p->keys = floe_calloc((size_t)n_keys, sizeof *p->keys))) return build_oom();
+        for (int32_t k = 0; k < n_keys; k++) {
+            if (!keys[k]) return floe_error(FLOE_ERR_INVALID_ARGUMENT, "ParquetScan: Hive key %d has no name", k);
+            if (!(p->keys[k] = floe_strdup(keys[k]))) return build_oom();
+            p->n_keys = k + 1;
+        }
+        if (!(p->col_key = floe_calloc((size_t)(nf ? nf : 1), sizeof *p->col_key))) return build_oom();
+    }
+    floe_field *ff = floe_calloc((size_t)(nf ? nf : 1), sizeof *ff);
+    if (!ff) return build_oom();
+    floe_status st = NULL;
+    int32_t n = 0;
+    for (int32_t i = 0; !st && i < nf; i++) {
+        const floe_field *f = floe_schema_field(schema, i);
+        int32_t key = -1;
+        for (int32_t k = 0; k < p->n_keys; k++)
+            if (strcmp(f->name, p->keys[k]) == 0) key = k;
+        if (p->col_key) p->col_key[i] = key;
+        if (key < 0 && !(st = floe_field_copy(&ff[n], f))) n++;
+    }
+    if (!st) st = floe_type_struct(ff, n, &p->file_schema);
+    for (int32_t i = 0; i < n; i++) floe_field_clear(&ff[i]);
+    floe_free(ff);
+    return st;
+}
+
+static floe_status parquet_build(parquet_plan *p, floe_schema *schema, const char *const *keys, int32_t n_keys,
+                                 const floe_pq_scan_part *const *partitions, const int32_t *n_parts,
+                                 int32_t n_partitions, floe_expr *prune) {
     if (!schema || schema->id != FLOE_TYPE_STRUCT)
         return floe_error(FLOE_ERR_INVALID_ARGUMENT, "ParquetScan: the schema must be a struct type");
     if (n_partitions < 1) return floe_error(FLOE_ERR_INVALID_ARGUMENT, "ParquetScan: %d partitions", n_partitions);
     FLOE_TRY(floe_exec_plan_init(&p->head, &floe_parquet_scan_vt, schema, n_partitions, NULL, 0));
+    FLOE_TRY(build_keys(p, schema, keys, n_keys));
     if (prune) {
         floe_type *t = NULL;
         FLOE_TRY_CTX(floe_expr_type(prune, schema, &t), "ParquetScan pruning predicate");
@@ -960,45 +634,93 @@ static floe_status parquet_build(parquet_plan *p, floe_schema *schema, const flo
             return floe_error(FLOE_ERR_TYPE, "ParquetScan pruning predicate must be bool, not %s", floe_type_id_name(id));
         p->prune = floe_expr_retain(prune);
     }
-    if (!(p->partitions = floe_calloc((size_t)n_partitions, sizeof *p->partitions)))
-        return floe_error(FLOE_ERR_OUT_OF_MEMORY, "allocating a ParquetScan node");
+    if (!(p->partitions = floe_calloc((size_t)n_partitions, sizeof *p->partitions))) return build_oom();
     for (int32_t i = 0; i < n_partitions; i++) {
         int32_t n = n_parts[i];
         if (n < 0) return floe_error(FLOE_ERR_INVALID_ARGUMENT, "ParquetScan: partition %d has %d parts", i, n);
         if (n && !partitions[i]) return floe_error(FLOE_ERR_INVALID_ARGUMENT, "ParquetScan: partition %d has no parts", i);
-        if (!(p->partitions[i].parts = floe_calloc((size_t)(n ? n : 1), sizeof *p->partitions[i].parts)))
-            return floe_error(FLOE_ERR_OUT_OF_MEMORY, "allocating a ParquetScan node");
+        if (!(p->partitions[i].parts = floe_calloc((size_t)(n ? n : 1), sizeof *p->partitions[i].parts))) return build_oom();
         for (int32_t k = 0; k < n; k++) {
             const floe_pq_scan_part *src = &partitions[i][k];
-            if (!src->path || src->rg_begin < 0 || src->rg_end < src->rg_begin)
+            bool whole = src->rg_end == FLOE_PQ_SCAN_WHOLE_FILE && src->rg_begin == 0;
+            if (!src->path || src->rg_begin < 0 || (src->rg_end < src->rg_begin && !whole))
                 return floe_error(FLOE_ERR_INVALID_ARGUMENT, "ParquetScan: partition %d part %d: bad file or row groups [%d, %d)",
                                   i, k, src->rg_begin, src->rg_end);
             floe_pq_scan_part *dst = &p->partitions[i].parts[k];
-            if (!(dst->path = floe_strdup(src->path)))
-                return floe_error(FLOE_ERR_OUT_OF_MEMORY, "allocating a ParquetScan node");
+            p->partitions[i].n_parts = k + 1;
+            if (!(dst->path = floe_strdup(src->path))) return build_oom();
             dst->rg_begin = src->rg_begin;
             dst->rg_end = src->rg_end;
-            p->partitions[i].n_parts = k + 1;
+            if (!p->n_keys) continue;
+            if (!(dst->hive_values = floe_calloc((size_t)p->n_keys, sizeof *dst->hive_values))) return build_oom();
+            for (int32_t v = 0; src->hive_values && v < p->n_keys; v++)
+                if (src->hive_values[v] && !(dst->hive_values[v] = floe_strdup(src->hive_values[v]))) return build_oom();
         }
     }
     return NULL;
 }
 
-floe_status floe_plan_parquet_scan(floe_schema *schema, const floe_pq_scan_part *const *partitions,
-                                   const int32_t *n_parts, int32_t n_partitions, floe_expr *prune, floe_plan **out) {
+floe_status floe_plan_parquet_scan_hive(floe_schema *schema, const char *const *hive_keys, int32_t n_keys,
+                                        const floe_pq_scan_part *const *partitions, const int32_t *n_parts,
+                                        int32_t n_partitions, floe_expr *prune, floe_plan **out) {
     *out = NULL;
     parquet_plan *p = floe_calloc(1, sizeof *p);
-    if (!p) return floe_error(FLOE_ERR_OUT_OF_MEMORY, "allocating a ParquetScan node");
+    if (!p) return build_oom();
     p->head.vt = &floe_parquet_scan_vt; /* releasable whatever fails below */
     p->est_rows = -1;
     atomic_init(&p->head.refcount_, 1);
-    floe_status st = parquet_build(p, schema, partitions, n_parts, n_partitions, prune);
+    floe_status st = parquet_build(p, schema, hive_keys, n_keys, partitions, n_parts, n_partitions, prune);
     if (st) {
         floe_plan_release(&p->head);
         return st;
     }
     *out = &p->head;
     return NULL;
+}
+
+floe_status floe_plan_parquet_scan(floe_schema *schema, const floe_pq_scan_part *const *partitions,
+                                   const int32_t *n_parts, int32_t n_partitions, floe_expr *prune, floe_plan **out) {
+    return floe_plan_parquet_scan_hive(schema, NULL, 0, partitions, n_parts, n_partitions, prune, out);
+}
+
+/* The scan without the parts whose partition values rule out its pruning
+ * predicate (replaces *plan).  Partitions keep their number; a partition
+ * may become empty. */
+static floe_status drop_pruned_parts(floe_plan **plan) {
+    const parquet_plan *p = (const parquet_plan *)*plan;
+    int32_t np = p->head.n_partitions;
+    const floe_pq_scan_part **parts = floe_calloc((size_t)np, sizeof *parts);
+    floe_pq_scan_part **kept = floe_calloc((size_t)np, sizeof *kept);
+    int32_t *counts = floe_calloc((size_t)np, sizeof *counts);
+    floe_status st = parts && kept && counts ? NULL : floe_error(FLOE_ERR_OUT_OF_MEMORY, "pruning Hive partitions");
+    bool dropped = false;
+    for (int32_t i = 0; !st && i < np; i++) {
+        const pq_partition *pp = &p->partitions[i];
+        if (!(kept[i] = floe_calloc((size_t)(pp->n_parts ? pp->n_parts : 1), sizeof *kept[i]))) {
+            st = floe_error(FLOE_ERR_OUT_OF_MEMORY, "pruning Hive partitions");
+            break;
+        }
+        for (int32_t k = 0; !st && k < pp->n_parts; k++) {
+            bool may = true;
+            st = part_may_match(p, p->prune, &pp->parts[k], &may);
+            if (may) kept[i][counts[i]++] = pp->parts[k]; /* shallow: copied by the constructor */
+            else dropped = true;
+        }
+        parts[i] = kept[i];
+    }
+    floe_plan *np_plan = NULL;
+    if (!st && dropped)
+        st = floe_plan_parquet_scan_hive(p->head.schema, (const char *const *)p->keys, p->n_keys, parts, counts, np,
+                                         p->prune, &np_plan);
+    if (np_plan) {
+        floe_plan_release(*plan);
+        *plan = np_plan;
+    }
+    for (int32_t i = 0; kept && i < np; i++) floe_free(kept[i]);
+    floe_free(kept);
+    floe_free((void *)parts);
+    floe_free(counts);
+    return st;
 }
 
 floe_status floe_parquet_scan_project(const floe_plan *p_, const int32_t *columns, int32_t n_columns, floe_expr *prune,
@@ -1031,8 +753,16 @@ floe_status floe_parquet_scan_project(const floe_plan *p_, const int32_t *column
         parts[i] = p->partitions[i].parts;
         counts[i] = p->partitions[i].n_parts;
     }
-    if (!st) st = floe_plan_parquet_scan(schema, parts, counts, p->head.n_partitions, prune, out);
-    if (!st) ((parquet_plan *)*out)->est_rows = p->est_rows;
+    if (!st)
+        st = floe_plan_parquet_scan_hive(schema, (const char *const *)p->keys, p->n_keys, parts, counts,
+                                         p->head.n_partitions, prune, out);
+    if (!st && p->n_keys && prune) st = drop_pruned_parts(out);
+    if (!st && p->est_rows >= 0) {
+        int64_t before = 0, after = 0;
+        for (int32_t i = 0; i < p->head.n_partitions; i++) before += p->partitions[i].n_parts;
+        for (int32_t i = 0; i < (*out)->n_partitions; i++) after += ((parquet_plan *)*out)->partitions[i].n_parts;
+        ((parquet_plan *)*out)->est_rows = before ? (int64_t)((double)p->est_rows * (double)after / (double)before) : 0;
+    }
     if (!st && p->col_ndv && n_columns > 0 &&
         (((parquet_plan *)*out)->col_ndv = floe_calloc((size_t)n_columns, sizeof(int64_t))))
         for (int32_t i = 0; i < n_columns; i++) ((parquet_plan *)*out)->col_ndv[i] = p->col_ndv[columns[i]];
@@ -1069,91 +799,14 @@ static int64_t parquet_progress_total(const floe_plan *p_) {
     const parquet_plan *p = (const parquet_plan *)p_;
     int64_t n = 0;
     for (int32_t i = 0; i < p->head.n_partitions; i++)
-        for (int32_t k = 0; k < p->partitions[i].n_parts; k++)
-            n += p->partitions[i].parts[k].rg_end - p->partitions[i].parts[k].rg_begin;
+        for (int32_t k = 0; k < p->partitions[i].n_parts; k++) {
+            const floe_pq_scan_part *pt = &p->partitions[i].parts[k];
+            n += pt->rg_end == FLOE_PQ_SCAN_WHOLE_FILE ? 1 : pt->rg_end - pt->rg_begin; /* a whole file: one unit */
+        }
     return n;
 }
 
 /* ------------------------------------------------------- planning a scan */
-
-typedef struct path_list {
-    char **v;
-    int32_t n, cap;
-} path_list;
-
-static void path_list_free(path_list *l) {
-    for (int32_t i = 0; i < l->n; i++) floe_free(l->v[i]);
-    floe_free(l->v);
-    memset(l, 0, sizeof *l);
-}
-
-static floe_status path_list_add(path_list *l, const char *path) {
-    for (int32_t i = 0; i < l->n; i++)
-        if (strcmp(l->v[i], path) == 0) return NULL; /* matched twice: read once */
-    if (l->n == l->cap) {
-        int32_t cap = l->cap ? l->cap * 2 : 16;
-        char **nv = floe_realloc(l->v, (size_t)cap * sizeof *nv);
-        if (!nv) return floe_error(FLOE_ERR_OUT_OF_MEMORY, "listing Parquet files");
-        l->v = nv;
-        l->cap = cap;
-    }
-    if (!(l->v[l->n] = floe_strdup(path))) return floe_error(FLOE_ERR_OUT_OF_MEMORY, "listing Parquet files");
-    l->n++;
-    return NULL;
-}
-
-static bool has_glob_chars(const char *s) { return strpbrk(s, "*?[") != NULL; }
-
-static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
-
-typedef struct s3_match {
-    const char *pattern;
-    path_list *found;
-} s3_match;
-
-static floe_status s3_list_fn(void *ctx, const floe_file_info *info) {
-    s3_match *m = ctx;
-    return fnmatch(m->pattern, info->location, FNM_PATHNAME) == 0 ? path_list_add(m->found, info->location) : NULL;
-}
-
-/* Add the files `pattern` names to `out` (sorted within the pattern). */
-static floe_status expand_pattern(const char *pattern, floe_fileio **io, path_list *out) {
-    path_list found = {0};
-    floe_status st = NULL;
-    if (is_remote(pattern)) {
-        if (!*io) FLOE_TRY(floe_fileio_new(NULL, 0, io));
-        if (!has_glob_chars(pattern)) {
-            int exists = 0;
-            st = floe_fileio_exists(*io, pattern, &exists);
-            if (!st && exists) st = path_list_add(&found, pattern);
-        } else {
-            size_t pre = strcspn(pattern, "*?[");
-            char *prefix = floe_strndup(pattern, pre);
-            if (!prefix) return floe_error(FLOE_ERR_OUT_OF_MEMORY, "listing '%s'", pattern);
-            s3_match m = {pattern, &found};
-            st = floe_fileio_list(*io, prefix, s3_list_fn, &m);
-            floe_free(prefix);
-        }
-    } else if (!has_glob_chars(pattern)) {
-        struct stat sb;
-        if (stat(local_path(pattern), &sb) == 0 && S_ISREG(sb.st_mode)) st = path_list_add(&found, local_path(pattern));
-    } else {
-        glob_t g;
-        int rc = glob(local_path(pattern), 0, NULL, &g);
-        if (rc == GLOB_NOSPACE) st = floe_error(FLOE_ERR_OUT_OF_MEMORY, "expanding '%s'", pattern);
-        else if (rc == GLOB_ABORTED) st = floe_error(FLOE_ERR_IO, "expanding '%s': a directory could not be read", pattern);
-        for (size_t i = 0; rc == 0 && !st && i < g.gl_pathc; i++) {
-            struct stat sb;
-            if (stat(g.gl_pathv[i], &sb) == 0 && S_ISREG(sb.st_mode)) st = path_list_add(&found, g.gl_pathv[i]);
-        }
-        if (rc == 0 || rc == GLOB_NOMATCH) globfree(&g);
-    }
-    if (!st && found.n == 0) st = floe_error(FLOE_ERR_NOT_FOUND, "no file matches '%s'", pattern);
-    if (!st && found.n > 1) qsort(found.v, (size_t)found.n, sizeof *found.v, cmp_str);
-    for (int32_t i = 0; !st && i < found.n; i++) st = path_list_add(out, found.v[i]);
-    path_list_free(&found);
-    return st;
-}
 
 /* One row group as a unit of work. */
 typedef struct rg_unit {
@@ -1236,7 +889,7 @@ typedef struct footer_info {
 } footer_info;
 
 typedef struct footer_job {
-    const path_list *files;
+    const scan_file_list *files;
     floe_fileio *io;     /* shared; made beforehand when a path is remote */
     footer_info *info;
 } footer_job;
@@ -1266,9 +919,9 @@ static void column_ranges(const open_file *f, footer_info *fi) {
             const floe_pq_bytes *bmin = NULL, *bmax = NULL;
             ok = ch && ch->has_meta_data && !ch->encrypted && ch->meta_data.has_statistics &&
                  floe_pq_column_stats_bounds(leaf->column, &ch->meta_data.statistics, &bmin, &bmax);
-            sval lo = ok ? stat_value(leaf->column, bmin, fld->type) : (sval){0};
-            sval hi = ok ? stat_value(leaf->column, bmax, fld->type) : (sval){0};
-            ok = ok && lo.k == SV_I64 && hi.k == SV_I64 && lo.i <= hi.i;
+            pqs_sval lo = ok ? pqs_stat_value(leaf->column, bmin, fld->type) : (pqs_sval){0};
+            pqs_sval hi = ok ? pqs_stat_value(leaf->column, bmax, fld->type) : (pqs_sval){0};
+            ok = ok && lo.k == PQS_I64 && hi.k == PQS_I64 && lo.i <= hi.i;
             if (!ok) break;
             if (g == 0 || lo.i < fi->lo[i]) fi->lo[i] = lo.i;
             if (g == 0 || hi.i > fi->hi[i]) fi->hi[i] = hi.i;
@@ -1310,14 +963,105 @@ static floe_status read_footers(void *ctx, size_t begin, size_t end, const floe_
     return NULL;
 }
 
+/* A Hive-partitioned scan: the first file's footer gives the file columns
+ * (every column nullable: the other files are not read), the partition
+ * columns follow, every file is a whole-file part dealt out by size. */
+static floe_status plan_hive(const scan_file_list *files, const scan_hive *h, floe_fileio *io, int32_t target_partitions,
+                             floe_plan **out) {
+    footer_info fi = {0};
+    floe_status st = read_one_footer(files->v[0], io, &fi);
+    int32_t nf = fi.schema ? floe_schema_num_fields(fi.schema) : 0;
+    floe_field *f = st ? NULL : floe_calloc((size_t)(nf + h->n_keys + 1), sizeof *f);
+    if (!st && !f) st = floe_error(FLOE_ERR_OUT_OF_MEMORY, "planning a Parquet scan");
+    int32_t made = 0;
+    bool *in_file = st ? NULL : floe_calloc((size_t)h->n_keys + 1, sizeof *in_file);
+    if (!st && !in_file) st = floe_error(FLOE_ERR_OUT_OF_MEMORY, "planning a Parquet scan");
+    for (int32_t i = 0; !st && i < nf; i++, made++) {
+        const floe_field *src = floe_schema_field(fi.schema, i);
+        int32_t key = -1;
+        for (int32_t k = 0; k < h->n_keys; k++)
+            if (strcmp(src->name, h->keys[k]) == 0) key = k;
+        if (key >= 0) { /* the path's value, as DuckDB reads it */
+            in_file[key] = true;
+            st = floe_field_init(&f[made], src->name, h->types[key], true, -1);
+        } else if (!(st = floe_field_copy(&f[made], src))) {
+            f[made].nullable = true;
+        }
+        if (st) break;
+    }
+    for (int32_t k = 0; !st && k < h->n_keys; k++) {
+        if (in_file[k]) continue;
+        if ((st = floe_field_init(&f[made], h->keys[k], h->types[k], true, -1))) break;
+        made++;
+    }
+    floe_schema *schema = NULL;
+    if (!st) st = floe_type_struct(f, made, &schema);
+    for (int32_t i = 0; f && i < made; i++) floe_field_clear(&f[i]);
+    floe_free(f);
+    floe_free(in_file);
+    /* Files by size (unknown: as large as the first), contiguous runs. */
+    rg_unit *units = st ? NULL : floe_calloc((size_t)files->n, sizeof *units);
+    int32_t want = target_partitions > 0 ? target_partitions : 1;
+    int32_t *bounds = st ? NULL : floe_calloc((size_t)want + 1, sizeof *bounds);
+    if (!st && (!units || !bounds)) st = floe_error(FLOE_ERR_OUT_OF_MEMORY, "planning a Parquet scan");
+    uint64_t first = files->size[0] ? files->size[0] : 1;
+    double total = 0;
+    for (int32_t i = 0; !st && i < files->n; i++) {
+        units[i] = (rg_unit){i, 0, (int64_t)(files->size[i] ? files->size[i] : first)};
+        total += (double)units[i].bytes;
+    }
+    int32_t np = st ? 0 : balance(units, files->n, want, bounds);
+    floe_pq_scan_part **parts = st ? NULL : floe_calloc((size_t)np, sizeof *parts);
+    int32_t *counts = st ? NULL : floe_calloc((size_t)np, sizeof *counts);
+    if (!st && (!parts || !counts)) st = floe_error(FLOE_ERR_OUT_OF_MEMORY, "planning a Parquet scan");
+    for (int32_t k = 0; !st && k < np; k++) {
+        if (!(parts[k] = floe_calloc((size_t)(bounds[k + 1] - bounds[k] + 1), sizeof *parts[k]))) {
+            st = floe_error(FLOE_ERR_OUT_OF_MEMORY, "planning a Parquet scan");
+            break;
+        }
+        for (int32_t i = bounds[k]; i < bounds[k + 1]; i++)
+            parts[k][counts[k]++] = (floe_pq_scan_part){files->v[i], 0, FLOE_PQ_SCAN_WHOLE_FILE, h->values[i]};
+    }
+    if (!st)
+        st = floe_plan_parquet_scan_hive(schema, (const char *const *)h->keys, h->n_keys,
+                                         (const floe_pq_scan_part *const *)parts, counts, np, NULL, out);
+    if (!st) ((parquet_plan *)*out)->est_rows = (int64_t)((double)fi.rows * total / (double)first);
+    for (int32_t k = 0; parts && k < np; k++) floe_free(parts[k]);
+    floe_free(parts);
+    floe_free(counts);
+    floe_free(bounds);
+    floe_free(units);
+    floe_type_release(schema);
+    floe_type_release(fi.schema);
+    floe_free(fi.rg_bytes);
+    floe_free(fi.lo);
+    floe_free(fi.hi);
+    floe_free(fi.ranged);
+    return st;
+}
+
 floe_status floe_parquet_scan_new(const char *const *patterns, int32_t n_patterns, int32_t target_partitions,
                                   floe_plan **out) {
+    return floe_parquet_scan_new_hive(patterns, n_patterns, target_partitions, FLOE_HIVE_AUTO, out);
+}
+
+floe_status floe_parquet_scan_new_hive(const char *const *patterns, int32_t n_patterns, int32_t target_partitions,
+                                       floe_hive_mode hive, floe_plan **out) {
     *out = NULL;
     if (n_patterns < 1) return floe_error(FLOE_ERR_INVALID_ARGUMENT, "ParquetScan: no files given");
     floe_fileio *io = NULL;
-    path_list files = {0};
+    scan_file_list files = {0};
     floe_status st = NULL;
-    for (int32_t i = 0; !st && i < n_patterns; i++) st = expand_pattern(patterns[i], &io, &files);
+    for (int32_t i = 0; !st && i < n_patterns; i++) st = scan_expand_pattern(patterns[i], &io, &files);
+    scan_hive h = {0};
+    if (!st) st = scan_hive_parse(&files, hive, &h);
+    if (!st && h.n_keys > 0) {
+        st = plan_hive(&files, &h, io, target_partitions, out);
+        scan_hive_free(&h);
+        scan_file_list_free(&files);
+        if (io) floe_fileio_free(io);
+        return st;
+    }
     floe_schema *schema = NULL;
     rg_unit *units = NULL;
     int32_t n_units = 0;
@@ -1436,7 +1180,7 @@ floe_status floe_parquet_scan_new(const char *const *patterns, int32_t n_pattern
     floe_free(bounds);
     floe_free(units);
     floe_type_release(schema);
-    path_list_free(&files);
+    scan_file_list_free(&files);
     if (io) floe_fileio_free(io);
     return st;
 }

@@ -30,6 +30,7 @@ static floe_status leaf_plan(const floe_pq_column *col, int flags, pq_target *ta
     *target = PQ_T_FIXED;
     *width = 0;
     floe_type *t = NULL;
+    if (col->invalid) return floe_error(FLOE_ERR_CORRUPT, "column '%s': %s", col->path, col->invalid);
     switch (col->kind) {
     case FLOE_PQ_KIND_BOOL:
         if (p != FLOE_PQ_BOOLEAN) goto bad;
@@ -73,10 +74,18 @@ static floe_status leaf_plan(const floe_pq_column *col, int flags, pq_target *ta
         t = prim(FLOE_TYPE_FLOAT64);
         break;
     case FLOE_PQ_KIND_DECIMAL:
-        if (col->precision < 1 || col->precision > 38)
-            return floe_error(FLOE_ERR_UNSUPPORTED,
-                              "column '%s': decimal precision %d (floe supports 1..38)",
-                              col->path, col->precision);
+        if (col->precision < 1)
+            return floe_error(FLOE_ERR_CORRUPT, "column '%s': decimal precision %d", col->path,
+                              col->precision);
+        if (col->precision > 38) {
+            /* Wider than decimal128 (pandas / Arrow decimal256): a double,
+             * as DuckDB reads them — about 16 significant digits kept. */
+            if (p == FLOE_PQ_FIXED_LEN_BYTE_ARRAY) *conv = PQ_CONV_DEC_FIXED_F64;
+            else if (p == FLOE_PQ_BYTE_ARRAY) *conv = PQ_CONV_DEC_BINARY_F64;
+            else goto bad;
+            t = prim(FLOE_TYPE_FLOAT64);
+            break;
+        }
         switch (p) {
         case FLOE_PQ_INT32: *conv = PQ_CONV_DEC32; break;
         case FLOE_PQ_INT64: *conv = PQ_CONV_DEC64; break;
@@ -102,7 +111,7 @@ static floe_status leaf_plan(const floe_pq_column *col, int flags, pq_target *ta
         t = prim(utc ? FLOE_TYPE_TIMESTAMP_US_TZ : FLOE_TYPE_TIMESTAMP_US);
         break;
     case FLOE_PQ_KIND_TIMESTAMP_NS:
-        if (p == FLOE_PQ_INT96 && (flags & PQ_INT96_AS_US)) {
+        if (p == FLOE_PQ_INT96 && !(flags & PQ_INT96_AS_NS)) {
             *conv = PQ_CONV_INT96_US;
             t = prim(utc ? FLOE_TYPE_TIMESTAMP_US_TZ : FLOE_TYPE_TIMESTAMP_US);
             break;
@@ -265,6 +274,17 @@ static floe_status be_to_decimal(const uint8_t *b, size_t len, floe_decimal128 *
     return NULL;
 }
 
+/* Big-endian two's complement of `len` bytes, over 10^scale, as the
+ * nearest double (accumulated in long double, then rounded once). */
+static double be_to_double(const uint8_t *b, size_t len, int32_t scale) {
+    if (len == 0) return 0.0;
+    bool neg = (b[0] & 0x80) != 0;
+    long double v = 0;
+    for (size_t i = 0; i < len; i++) v = v * 256.0L + (long double)(uint8_t)(neg ? ~b[i] : b[i]);
+    if (neg) v = -(v + 1.0L); /* -x = ~x + 1 */
+    return (double)(v / powl(10.0L, (long double)scale));
+}
+
 /* Convert n physical values (fixed layout in `src`, or binary offsets/data)
  * into the target layout at dst. */
 static floe_status convert(const pq_column_reader *c, const uint8_t *src, const int32_t *offs,
@@ -315,7 +335,7 @@ static floe_status convert(const pq_column_reader *c, const uint8_t *src, const 
                 return floe_error(FLOE_ERR_UNSUPPORTED,
                                   "column '%s': INT96 timestamp (julian day %d) is outside the "
                                   "nanosecond range (years 1677-2262); read it with INT96 as "
-                                  "microseconds",
+                                  "microseconds (the default)",
                                   c->name, jd);
             }
             memcpy(dst + 8 * i, &v, 8);
@@ -366,8 +386,25 @@ static floe_status convert(const pq_column_reader *c, const uint8_t *src, const 
             memcpy(dst + 16 * i, &d, 16);
         }
         break;
+    case PQ_CONV_DEC_FIXED_F64:
+        for (size_t i = 0; i < n; i++) {
+            double d = be_to_double(src + c->phys_width * i, c->phys_width, c->col->scale);
+            memcpy(dst + 8 * i, &d, 8);
+        }
+        break;
+    case PQ_CONV_DEC_BINARY_F64:
+        for (size_t i = 0; i < n; i++) {
+            double d = be_to_double(bdata + offs[i], (size_t)(offs[i + 1] - offs[i]), c->col->scale);
+            memcpy(dst + 8 * i, &d, 8);
+        }
+        break;
     }
     return NULL;
+}
+
+/* BYTE_ARRAY values converted into a fixed-width target (decimals). */
+static bool binary_source(const pq_column_reader *c) {
+    return c->conv == PQ_CONV_DEC_BINARY || c->conv == PQ_CONV_DEC_BINARY_F64;
 }
 
 /* ------------------------------------------------------------------ setup */
@@ -478,7 +515,7 @@ static floe_status load_dictionary(pq_column_reader *c, const pq_page *p) {
                           c->name);
     size_t n = (size_t)p->num_values;
     /* Check the count against the bytes before sizing anything by it. */
-    size_t min_bytes = c->target == PQ_T_BINARY || c->conv == PQ_CONV_DEC_BINARY ? 4 : c->phys_width;
+    size_t min_bytes = c->target == PQ_T_BINARY || binary_source(c) ? 4 : c->phys_width;
     if (min_bytes && n > p->values_len / min_bytes)
         return floe_error(FLOE_ERR_CORRUPT,
                           "column '%s': dictionary page at offset %llu claims %zu values in %zu "
@@ -512,7 +549,7 @@ static floe_status load_dictionary(pq_column_reader *c, const pq_page *p) {
         uint8_t *dst = floe_buf_extend(&c->dict_vals, n * c->width + 1);
         if (!dst) return floe_error(FLOE_ERR_OUT_OF_MEMORY, "out of memory for a dictionary");
         c->dict_vals.len = n * c->width;
-        if (c->conv == PQ_CONV_DEC_BINARY) {
+        if (binary_source(c)) {
             floe_buf_clear(&c->phys);
             floe_buf_clear(&c->phys_data);
             int32_t *off = (int32_t *)(void *)floe_buf_extend(&c->phys, (n + 1) * 4);
@@ -790,7 +827,7 @@ static floe_status decode_values(pq_column_reader *c, size_t n, pq_leaf_out *out
             pq_dict_gather_fixed_checked(c->dict_vals.data, c->width, idx, n, dst);
         } else if (c->conv == PQ_CONV_NONE) {
             FLOE_TRY(decode_phys_fixed(c, n, dst));
-        } else if (c->conv == PQ_CONV_DEC_BINARY) {
+        } else if (binary_source(c)) {
             floe_buf_clear(&c->phys);
             floe_buf_clear(&c->phys_data);
             int32_t *offs = (int32_t *)(void *)floe_buf_extend(&c->phys, (n + 1) * 4);

@@ -14,12 +14,19 @@
  *   UINT64 -> decimal(20, 0), since no signed 64-bit type holds 2^63 and up;
  *   FLOAT16 -> float32;  FLOAT, DOUBLE as is;
  *   DECIMAL (INT32, INT64, FIXED, BYTE_ARRAY) -> decimal128(p, s), p <= 38;
+ *   DECIMAL(p > 38) (FIXED, BYTE_ARRAY: pandas / Arrow decimal256) -> float64,
+ *     as DuckDB reads them: the nearest double of unscaled / 10^s, so only
+ *     about 16 significant digits survive (the loss is the price of a type
+ *     floe can compute with; no decimal wider than 38 digits exists here);
  *   TIME(MILLIS) -> time64 µs (x1000);  TIME(MICROS) as is;
  *   TIME(NANOS) -> time64 µs (/1000, truncating: floe has no ns time);
  *   TIMESTAMP(MILLIS) -> timestamp µs (x1000);  TIMESTAMP(MICROS) -> µs;
- *   TIMESTAMP(NANOS) and INT96 -> timestamp ns;  (_tz variants when UTC)
- *     an INT96 outside the ns range (years 1677-2262) is an UNSUPPORTED
- *     error, unless PQ_INT96_AS_US maps INT96 to timestamp µs (Spark does);
+ *   TIMESTAMP(NANOS) -> timestamp ns;  (_tz variants when UTC)
+ *   INT96 (Impala / Hive / Spark instants) -> timestamptz µs, as Spark,
+ *     DuckDB and Iceberg (whose timestamps are µs) read it: every date from
+ *     year 1 to 9999 and beyond fits, nanoseconds below the µs are dropped;
+ *     with PQ_INT96_AS_NS -> timestamptz ns, and a value outside the ns
+ *     range (years 1677-2262) is an UNSUPPORTED error;
  *   STRING/ENUM/JSON -> string;  BINARY -> binary;  FIXED -> fixed[n];
  *   UUID -> uuid;  UNKNOWN (null type) -> null.
  * Values are converted once per dictionary, not per row, for dictionary
@@ -60,11 +67,13 @@ typedef enum pq_conv {
     PQ_CONV_DEC32,
     PQ_CONV_DEC64,
     PQ_CONV_DEC_FIXED,     /* big-endian two's complement, FIXED */
-    PQ_CONV_DEC_BINARY     /* same, BYTE_ARRAY */
+    PQ_CONV_DEC_BINARY,    /* same, BYTE_ARRAY */
+    PQ_CONV_DEC_FIXED_F64, /* precision > 38: FIXED -> float64 */
+    PQ_CONV_DEC_BINARY_F64 /* precision > 38: BYTE_ARRAY -> float64 */
 } pq_conv;
 
 /* Mapping flags. */
-#define PQ_INT96_AS_US 1  /* INT96 -> timestamp µs (Spark's range) instead of ns */
+#define PQ_INT96_AS_NS 1  /* INT96 -> timestamp ns (range 1677-2262) instead of µs */
 
 /* The engine type of a leaf (one new reference). */
 floe_status pq_leaf_type(const floe_pq_column *col, int flags, floe_type **out) FLOE_WARN_UNUSED;

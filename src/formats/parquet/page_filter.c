@@ -202,7 +202,9 @@ static pq_dom column_domain(const floe_pq_column *col) {
     switch (col->kind) {
     case FLOE_PQ_KIND_FLOAT: case FLOE_PQ_KIND_DOUBLE: case FLOE_PQ_KIND_FLOAT16:
         return PQ_DOM_DOUBLE;
-    case FLOE_PQ_KIND_DECIMAL: case FLOE_PQ_KIND_UINT64:
+    case FLOE_PQ_KIND_DECIMAL:
+        return col->precision <= 38 ? PQ_DOM_DEC : PQ_DOM_NONE; /* wider: read as doubles */
+    case FLOE_PQ_KIND_UINT64:
         return PQ_DOM_DEC;
     case FLOE_PQ_KIND_STRING: case FLOE_PQ_KIND_BINARY: case FLOE_PQ_KIND_FIXED:
     case FLOE_PQ_KIND_UUID:

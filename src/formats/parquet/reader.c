@@ -73,7 +73,7 @@ struct floe_pq_reader {
     int64_t batch_size, max_gap;
     int64_t rg_batch;              /* batch rows for the current row group */
     bool verify_crc;
-    int flags;                     /* PQ_INT96_AS_US */
+    int flags;                     /* PQ_INT96_AS_NS */
 
     /* The current row group. */
     int rg;                        /* -1 before the first */
@@ -768,7 +768,7 @@ floe_status floe_pq_reader_open(floe_pq_file *file, const floe_pq_read_options *
     r->read_ahead = o && o->read_ahead > 0 ? o->read_ahead : 0;
     if (r->read_ahead > 64) r->read_ahead = 64;
     r->verify_crc = !(o && o->skip_crc);
-    r->flags = o && o->int96_as_us ? PQ_INT96_AS_US : 0;
+    r->flags = o && o->int96_as_ns ? PQ_INT96_AS_NS : 0;
     r->nleaves = floe_pq_schema_num_columns(file->schema);
     size_t nl = (size_t)r->nleaves + 1;
     r->selected = floe_calloc(nl, sizeof *r->selected);

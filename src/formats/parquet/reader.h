@@ -148,7 +148,8 @@ typedef struct floe_pq_read_options {
     int64_t batch_size;           /* rows per batch; 0 = FLOE_PQ_DEFAULT_BATCH_SIZE */
     int64_t max_gap;              /* coalescing gap in bytes; 0 = default, <0 = never merge */
     bool skip_crc;                /* don't verify page CRCs */
-    bool int96_as_us;             /* INT96 -> timestamp µs (else ns; out-of-range is an error) */
+    bool int96_as_ns;             /* INT96 -> timestamptz ns (values outside 1677-2262 are an
+                                     error); default: timestamptz µs, Spark's range */
     const floe_pq_predicate *predicates; /* AND-ed; for page skipping; NULL = none */
     int num_predicates;
     int read_ahead;               /* row groups whose chunks are fetched ahead on

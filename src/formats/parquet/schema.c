@@ -11,6 +11,7 @@
  */
 #include "formats/parquet/schema.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -274,8 +275,11 @@ static int logical_kind(const floe_pq_schema_element *e, floe_pq_column *c) {
     case FLOE_PQ_LT_FLOAT16:
         return t == FLOE_PQ_FIXED_LEN_BYTE_ARRAY && e->type_length == 2
                    ? FLOE_PQ_KIND_FLOAT16 : -1;
+    case FLOE_PQ_LT_GEOMETRY:
+    case FLOE_PQ_LT_GEOGRAPHY:
+        return t == FLOE_PQ_BYTE_ARRAY ? FLOE_PQ_KIND_BINARY : -1; /* WKB */
     default:
-        return -1;
+        return -1; /* MAP, LIST, VARIANT annotate groups, not leaves */
     }
 }
 
@@ -320,30 +324,91 @@ static int converted_kind(const floe_pq_schema_element *e, floe_pq_column *c) {
     case FLOE_PQ_CT_UINT_32: return t == FLOE_PQ_INT32 ? FLOE_PQ_KIND_UINT32 : -1;
     case FLOE_PQ_CT_INT_64: return t == FLOE_PQ_INT64 ? FLOE_PQ_KIND_INT64 : -1;
     case FLOE_PQ_CT_UINT_64: return t == FLOE_PQ_INT64 ? FLOE_PQ_KIND_UINT64 : -1;
-    default: return -1;
+    case FLOE_PQ_CT_INTERVAL:
+        return t == FLOE_PQ_FIXED_LEN_BYTE_ARRAY && e->type_length == 12 ? FLOE_PQ_KIND_FIXED : -1;
+    default: return -1; /* MAP, MAP_KEY_VALUE, LIST annotate groups, not leaves */
     }
 }
 
-/* Decide a leaf's kind: the logical type when floe knows it and it fits the
- * physical type, else the converted type, else the physical type itself. */
-static floe_status classify_leaf(floe_pq_column *c) {
+/* The physical type for messages: "INT32", "FIXED_LEN_BYTE_ARRAY(8)". */
+static void physical_text(const floe_pq_schema_element *e, char *buf, size_t cap) {
+    if (e->type == FLOE_PQ_FIXED_LEN_BYTE_ARRAY)
+        snprintf(buf, cap, "%s(%d)", floe_pq_type_name(e->type), (int)e->type_length);
+    else
+        snprintf(buf, cap, "%s", floe_pq_type_name(e->type));
+}
+
+/* Mark `c` unreadable: reading it is an error saying `msg` (see
+ * floe_pq_column.invalid).  The kind falls back to the physical type's so
+ * nothing that only inspects the schema trips over it. */
+static floe_status set_invalid(floe_pq_schema *s, floe_pq_column *c, const char *msg) {
+    size_t n = strlen(msg) + 1;
+    char *m = salloc(s, n);
+    if (!m) return oom();
+    memcpy(m, msg, n);
+    c->invalid = m;
+    c->kind = physical_kind(c->element->type);
+    c->utc = false;
+    c->precision = c->scale = 0;
+    return NULL;
+}
+
+/* Decide a leaf's kind: the logical type when floe knows it, else the
+ * converted type, else the physical type itself.  An annotation that does
+ * not fit the physical type (TIMESTAMP on INT32, UINT_64 on INT32, DATE on
+ * BYTE_ARRAY, DECIMAL with scale > precision ...) is never read as the
+ * physical type: the column is marked invalid, naming the annotation. */
+static floe_status classify_leaf(floe_pq_schema *s, floe_pq_column *c) {
     const floe_pq_schema_element *e = c->element;
-    int k = logical_kind(e, c);
-    if (k < 0) k = converted_kind(e, c);
+    char ann[96], phys[64], msg[400];
+    physical_text(e, phys, sizeof phys);
+    int k = -1;
+    bool logical = e->logical.kind != FLOE_PQ_LT_NONE && e->logical.kind != FLOE_PQ_LT_UNRECOGNIZED;
+    bool converted = !logical && e->converted_type >= FLOE_PQ_CT_UTF8 && e->converted_type <= FLOE_PQ_CT_INTERVAL;
+    if (logical) {
+        floe_pq_logical_type_format(&e->logical, ann, sizeof ann);
+        k = logical_kind(e, c);
+        if (k < 0) {
+            snprintf(msg, sizeof msg, "annotation %s is not valid on %s", ann, phys);
+            return set_invalid(s, c, msg);
+        }
+    } else if (converted) {
+        if (e->converted_type == FLOE_PQ_CT_DECIMAL)
+            snprintf(ann, sizeof ann, "DECIMAL(%d,%d)", e->has_precision ? (int)e->precision : 0,
+                     e->has_scale ? (int)e->scale : 0);
+        else
+            snprintf(ann, sizeof ann, "%s", floe_pq_converted_type_name(e->converted_type));
+        k = converted_kind(e, c);
+        if (k < 0) {
+            snprintf(msg, sizeof msg, "converted type %s is not valid on %s", ann, phys);
+            return set_invalid(s, c, msg);
+        }
+    }
     if (k < 0) k = (int)physical_kind(e->type);
     c->kind = (floe_pq_kind)k;
     if (c->kind == FLOE_PQ_KIND_TIMESTAMP_NS && e->type == FLOE_PQ_INT96)
         c->utc = true; /* INT96 holds instants (Impala/Spark; Iceberg: timestamptz) */
     if (c->kind == FLOE_PQ_KIND_DECIMAL) {
-        if (c->precision < 1 || c->scale < 0 || c->scale > c->precision)
-            return floe_error(FLOE_ERR_CORRUPT,
-                              "column '%s': invalid DECIMAL precision %d / scale %d",
-                              c->path, (int)c->precision, (int)c->scale);
-        if ((e->type == FLOE_PQ_INT32 && c->precision > 9) ||
-            (e->type == FLOE_PQ_INT64 && c->precision > 18))
-            return floe_error(FLOE_ERR_CORRUPT,
-                              "column '%s': DECIMAL precision %d too large for %s", c->path,
-                              (int)c->precision, floe_pq_type_name(e->type));
+        const char *pre = logical ? "annotation" : "converted type";
+        const char *why = NULL;
+        char whybuf[160];
+        if (c->precision < 1) {
+            snprintf(whybuf, sizeof whybuf, "precision %d (must be at least 1)", (int)c->precision);
+            why = whybuf;
+        } else if (c->scale < 0) {
+            why = "negative scale";
+        } else if (c->scale > c->precision) {
+            snprintf(whybuf, sizeof whybuf, "scale %d exceeds precision %d", (int)c->scale, (int)c->precision);
+            why = whybuf;
+        } else if ((e->type == FLOE_PQ_INT32 && c->precision > 9) ||
+                   (e->type == FLOE_PQ_INT64 && c->precision > 18)) {
+            snprintf(whybuf, sizeof whybuf, "precision %d is too large for %s", (int)c->precision, phys);
+            why = whybuf;
+        }
+        if (why) {
+            snprintf(msg, sizeof msg, "%s %s: %s", pre, ann, why);
+            return set_invalid(s, c, msg);
+        }
     }
     return NULL;
 }
@@ -570,7 +635,7 @@ floe_status floe_pq_schema_build(const floe_pq_file_metadata *md, floe_pq_schema
     floe_pq_arena_init(&s->arena);
     floe_status st = build_physical(s, md);
     if (!st) st = build_columns(s);
-    for (int i = 0; !st && i < s->num_columns; i++) st = classify_leaf(&s->columns[i]);
+    for (int i = 0; !st && i < s->num_columns; i++) st = classify_leaf(s, &s->columns[i]);
     if (!st) {
         /* The root is a struct of its children, never null. */
         const pnode *root = &s->nodes[0];

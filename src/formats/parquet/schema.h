@@ -59,7 +59,7 @@ typedef enum floe_pq_kind {
     FLOE_PQ_KIND_TIME_NS,   /* INT64 */
     FLOE_PQ_KIND_TIMESTAMP_MS,
     FLOE_PQ_KIND_TIMESTAMP_US,
-    FLOE_PQ_KIND_TIMESTAMP_NS, /* INT64, or INT96 (Impala/Spark legacy) */
+    FLOE_PQ_KIND_TIMESTAMP_NS, /* INT64, or INT96 (Impala/Spark legacy; read as µs by default) */
     FLOE_PQ_KIND_STRING,    /* BYTE_ARRAY UTF-8: STRING, ENUM, JSON, UTF8 */
     FLOE_PQ_KIND_BINARY,    /* BYTE_ARRAY (incl. BSON) */
     FLOE_PQ_KIND_FIXED,     /* FIXED_LEN_BYTE_ARRAY (incl. INTERVAL) */
@@ -87,6 +87,12 @@ typedef struct floe_pq_column {
     floe_pq_kind kind;
     bool utc;                        /* TIMESTAMP/TIME adjusted to UTC */
     int32_t precision, scale;        /* DECIMAL */
+    /* Set when the column's annotation does not fit its physical type
+     * ("annotation TIMESTAMP(MILLIS,utc) is not valid on INT32", "converted
+     * type DECIMAL(4,6): scale 6 exceeds precision 4"): reading the column
+     * is then a CORRUPT error saying so (kind is the physical type's, for
+     * tools that only show the schema).  NULL for a readable column. */
+    const char *invalid;
     int16_t max_def_level;
     int16_t max_rep_level;
     const floe_pq_field *field;      /* the logical leaf field it feeds */
@@ -117,9 +123,11 @@ typedef struct floe_pq_schema floe_pq_schema;
 
 /* Build from FileMetaData.schema; checks the tree is well formed (children
  * counts add up, the root is not repeated, leaves have a physical type,
- * FIXED widths are positive, annotations fit their physical type where the
- * engine relies on it, nesting depth is bounded).  Errors are CORRUPT or
- * UNSUPPORTED naming the element. */
+ * FIXED widths are positive, nesting depth is bounded).  Errors are CORRUPT
+ * or UNSUPPORTED naming the element.  A leaf whose logical or converted
+ * type does not fit its physical type is not an error here: its column is
+ * marked `invalid`, and reading it fails naming the annotation, so the
+ * file's other columns (and tools showing the schema) still work. */
 floe_status floe_pq_schema_build(const floe_pq_file_metadata *md,
                                  floe_pq_schema **out) FLOE_WARN_UNUSED;
 void floe_pq_schema_free(floe_pq_schema *s);

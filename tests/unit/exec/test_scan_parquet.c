@@ -3,7 +3,9 @@
  * floe's Parquet writer: globs and path lists, balancing row groups over
  * partitions, projection, row-group pruning that skips what statistics
  * exclude and never drops a matching row, schema mismatches, missing and
- * corrupt files, the codec roundtrip, EXPLAIN and cancellation.
+ * corrupt files, the codec roundtrip, EXPLAIN and cancellation; Hive
+ * partitions (key=value folders) as typed columns whose predicates drop
+ * whole files from the plan without opening them, through the codec.
  */
 #include "exec_util.h"
 #include "floe/exec_scan.h"
@@ -463,6 +465,85 @@ static void roundtrip_keeps_parts_and_prune_and_gives_the_same_rows(void **state
     floe_plan_release(p);
 }
 
+/* k=1/a_0, k=2/a_1 and k=3/bad (not a Parquet file at all): a predicate
+ * on k that rules out k=3 reads the others and never opens it. */
+static void hive_partitions_are_columns_and_prune_whole_files(void **state) {
+    (void)state;
+    floe_test_tmpdir(dir, sizeof dir, "pq_scan_hive");
+    char d[1200];
+    snprintf(d, sizeof d, "%s/k=1", dir);
+    assert_int_equal(mkdir(d, 0777), 0);
+    snprintf(d, sizeof d, "%s/k=2", dir);
+    assert_int_equal(mkdir(d, 0777), 0);
+    snprintf(d, sizeof d, "%s/k=3", dir);
+    assert_int_equal(mkdir(d, 0777), 0);
+    write_file("k=1/a_0.parquet", 0, 400, false);
+    write_file("k=2/a_1.parquet", 400, 300, false);
+    char bad[1300];
+    snprintf(bad, sizeof bad, "%s/k=3/bad.parquet", dir);
+    FILE *f = fopen(bad, "w");
+    assert_non_null(f);
+    fputs("not parquet", f);
+    fclose(f);
+    char a[1200];
+    const char *pats[1] = {in_dir(a, sizeof a, "**/*.parquet")};
+    floe_plan *p, *q, *copy;
+    assert_ok(floe_parquet_scan_new(pats, 1, 2, &p)); /* reads only k=1's footer */
+    const floe_schema *sc = floe_plan_schema(p);
+    assert_int_equal(floe_schema_num_fields(sc), 4);
+    assert_string_equal(floe_schema_field(sc, 3)->name, "k");
+    assert_int_equal(floe_schema_field(sc, 3)->type->id, FLOE_TYPE_INT64);
+    floe_exec_ctx ctx = test_ctx(pool, 64);
+    floe_batch **bs;
+    int64_t n;
+    floe_status st = floe_exec_collect(p, &ctx, &bs, &n);
+    assert_non_null(st); /* the whole scan opens bad.parquet */
+    assert_non_null(strstr(floe_status_message(st), "bad.parquet"));
+    floe_status_free(st);
+    /* k < 3 AND id >= 350: k=3 dropped from the plan, rows of k=1 and 2. */
+    const int32_t cols[2] = {0, 3};
+    floe_expr *pred = and_(cmp(FLOE_CMP_LT, col(1), i64(3)), cmp(FLOE_CMP_GE, col(0), i64(350)));
+    assert_ok(floe_parquet_scan_project(p, cols, 2, pred, &q));
+    int32_t files = 0;
+    for (int32_t i = 0; i < floe_plan_partitions(q); i++)
+        for (int32_t k = 0; k < floe_parquet_scan_num_partitions_parts(q, i); k++) {
+            const floe_pq_scan_part *pt = floe_parquet_scan_part(q, i, k);
+            assert_null(strstr(pt->path, "bad"));
+            assert_int_equal(pt->rg_end, FLOE_PQ_SCAN_WHOLE_FILE);
+            assert_non_null(pt->hive_values);
+            files++;
+        }
+    assert_int_equal(files, 2);
+    assert_ok(floe_plan_roundtrip(q, &copy));
+    for (int32_t i = 0; i < floe_plan_partitions(q); i++)
+        for (int32_t k = 0; k < floe_parquet_scan_num_partitions_parts(q, i); k++)
+            assert_string_equal(floe_parquet_scan_part(copy, i, k)->hive_values[0],
+                                floe_parquet_scan_part(q, i, k)->hive_values[0]);
+    assert_ok(floe_exec_collect(copy, &ctx, &bs, &n));
+    int64_t rows = 0;
+    for (int64_t i = 0; i < n; i++) {
+        for (int64_t r = 0; r < bs[i]->num_rows; r++) {
+            int64_t id = floe_array_get_int64(bs[i]->columns[0], r), k = floe_array_get_int64(bs[i]->columns[1], r);
+            assert_int_equal(k, id < 400 ? 1 : 2);
+            rows++;
+        }
+    }
+    floe_exec_batches_free(bs, n);
+    assert_int_equal(rows, 400); /* row group 3 of k=1 and all of k=2: the rest is the Filter's */
+    floe_buf e;
+    floe_buf_init(&e);
+    assert_ok(floe_plan_explain(copy, &e));
+    assert_non_null(strstr(floe_buf_cstr(&e), "hive=[k]"));
+    assert_null(strstr(floe_buf_cstr(&e), "bad.parquet"));
+    floe_buf_free(&e);
+    floe_expr_release(pred);
+    floe_plan_release(copy);
+    floe_plan_release(q);
+    floe_plan_release(p);
+    /* Off: the corrupt file is just another file; on with a mismatch: an error. */
+    assert_error(floe_parquet_scan_new_hive(pats, 1, 2, FLOE_HIVE_OFF, &p), FLOE_ERR_CORRUPT, "bad.parquet");
+}
+
 static void corrupt_or_changed_file_is_an_error_naming_it(void **state) {
     (void)state;
     make_files("pq_scan_corrupt");
@@ -584,5 +665,6 @@ FLOE_TEST_MAIN(T(glob_reads_every_row_once_balanced_over_partitions), T(several_
                T(a_column_optional_in_any_file_is_nullable_in_the_scan),
                T(pruning_skips_row_groups_and_never_drops_a_matching_row), T(page_index_skips_pages_and_never_drops_a_matching_row),
                T(roundtrip_keeps_parts_and_prune_and_gives_the_same_rows),
+               T(hive_partitions_are_columns_and_prune_whole_files),
                T(corrupt_or_changed_file_is_an_error_naming_it),
                T(read_ahead_keeps_file_order_and_reports_errors_in_order), T(cancelled_scan_returns_cancelled))

@@ -23,8 +23,6 @@ static const struct {
 } skip_list[] = {
     {"datapage_v1-corrupt-checksum.parquet", "CRC mismatch on purpose"},
     {"rle-dict-uncompressed-corrupt-checksum.parquet", "CRC mismatch on purpose"},
-    {"int96_from_spark.parquet",
-     "timestamps beyond 2262 do not fit ns; readable with int96_as_us (tested below)"},
     {NULL, NULL},
 };
 
@@ -358,17 +356,21 @@ static void small_batches_never_span_row_groups(void **state) {
     assert_int_equal(rows2, 7300);
 }
 
+/* INT96 reads as timestamptz in microseconds (Spark's range, Iceberg's
+ * unit), so instants beyond 2262 read; int96_as_ns asks for nanoseconds,
+ * where they do not fit. */
 static void int96_spark_timestamps_read_as_micros(void **state) {
     (void)state;
     FLOE_NEED_TESTDATA(td);
     char path[4096];
     floe_test_path(path, sizeof path, td, PT "int96_from_spark.parquet");
     int64_t rows;
-    assert_error(read_all(path, NULL, &rows), FLOE_ERR_UNSUPPORTED, "nanosecond range");
-    floe_pq_read_options o = {0};
-    o.int96_as_us = true;
+    floe_pq_read_options ns = {0};
+    ns.int96_as_ns = true;
+    assert_error(read_all(path, &ns, &rows), FLOE_ERR_UNSUPPORTED, "nanosecond range");
     floe_pq_reader *r;
-    assert_ok(floe_pq_reader_open_path(path, &o, &r));
+    assert_ok(floe_pq_reader_open_path(path, NULL, &r));
+    assert_int_equal(floe_schema_field(floe_pq_reader_schema(r), 0)->type->id, FLOE_TYPE_TIMESTAMP_US_TZ);
     floe_batch *b;
     assert_ok(floe_pq_reader_next(r, &b));
     assert_non_null(b);
@@ -385,6 +387,35 @@ static void int96_spark_timestamps_read_as_micros(void **state) {
     }
     floe_batch_release(b);
     floe_pq_reader_close(r);
+}
+
+/* Impala's INT96 (alltypes_plain): the same instants in either unit. */
+static void int96_in_range_reads_the_same_instants(void **state) {
+    (void)state;
+    FLOE_NEED_TESTDATA(td);
+    char path[4096];
+    floe_test_path(path, sizeof path, td, PT "alltypes_plain.parquet");
+    const char *col[] = {"timestamp_col"};
+    floe_pq_read_options us = {0}, ns = {0};
+    us.columns = ns.columns = col;
+    us.num_columns = ns.num_columns = 1;
+    ns.int96_as_ns = true;
+    floe_pq_reader *ru, *rn;
+    assert_ok(floe_pq_reader_open_path(path, &us, &ru));
+    assert_ok(floe_pq_reader_open_path(path, &ns, &rn));
+    assert_int_equal(floe_schema_field(floe_pq_reader_schema(ru), 0)->type->id, FLOE_TYPE_TIMESTAMP_US_TZ);
+    assert_int_equal(floe_schema_field(floe_pq_reader_schema(rn), 0)->type->id, FLOE_TYPE_TIMESTAMP_NS_TZ);
+    floe_batch *bu, *bn;
+    assert_ok(floe_pq_reader_next(ru, &bu));
+    assert_ok(floe_pq_reader_next(rn, &bn));
+    assert_int_equal(bu->num_rows, bn->num_rows);
+    assert_true(bu->num_rows > 0);
+    for (int64_t i = 0; i < bu->num_rows; i++)
+        assert_true(floe_array_get_int64(bu->columns[0], i) * 1000 == floe_array_get_int64(bn->columns[0], i));
+    floe_batch_release(bu);
+    floe_batch_release(bn);
+    floe_pq_reader_close(ru);
+    floe_pq_reader_close(rn);
 }
 
 static void expect_column(const char *td, const char *file, const char *col, const char *want) {
@@ -545,6 +576,7 @@ FLOE_TEST_MAIN(cmocka_unit_test(projection_by_field_id_keeps_the_asked_order),
                cmocka_unit_test(nested_files_assemble_expected_values),
                cmocka_unit_test(data_page_v2_and_codecs_decode_known_values),
                cmocka_unit_test(int96_spark_timestamps_read_as_micros),
+               cmocka_unit_test(int96_in_range_reads_the_same_instants),
                cmocka_unit_test(every_parquet_testing_file_decodes),
                cmocka_unit_test(alltypes_plain_spot_values),
                cmocka_unit_test(delta_files_match_expected_csv),

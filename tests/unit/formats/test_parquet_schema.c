@@ -134,6 +134,8 @@ static void logical_and_converted_types_map_to_engine_kinds(void **state) {
             fail_msg("%s: kind %s, want %s", c->path, floe_pq_kind_name(c->kind),
                      floe_pq_kind_name(want[i]));
         if (c->utc != utc[i]) fail_msg("%s: utc %d", c->path, c->utc);
+        /* STRING on INT32 does not fit: marked, never read as an int32. */
+        if ((c->invalid != NULL) != (strcmp(c->path, "misfit") == 0)) fail_msg("%s: invalid '%s'", c->path, c->invalid);
         assert_ptr_equal(c->field->column, c);
     }
     const floe_pq_column *dec = floe_pq_schema_find_column(s, "dec");
@@ -146,19 +148,29 @@ static void logical_and_converted_types_map_to_engine_kinds(void **state) {
     floe_pq_schema_free(s);
 }
 
-static void invalid_decimals_are_rejected(void **state) {
+/* Impossible decimals build (the file's other columns stay readable), but
+ * the column is marked invalid, naming the annotation; reading it fails. */
+static void invalid_decimals_are_marked(void **state) {
     (void)state;
     floe_pq_schema_element e[] = {group("root", NOREP, 1),
                                   with_lt(leaf("d", 1, FLOE_PQ_INT32), FLOE_PQ_LT_DECIMAL)};
-    floe_pq_schema *s;
-    e[1].logical.precision = 0;
-    assert_error(build(e, N(e), &s), FLOE_ERR_CORRUPT, "column 'd': invalid DECIMAL precision 0");
-    e[1].logical.precision = 4;
-    e[1].logical.scale = 5;
-    assert_error(build(e, N(e), &s), FLOE_ERR_CORRUPT, "scale 5");
-    e[1].logical.precision = 10;
-    e[1].logical.scale = 0;
-    assert_error(build(e, N(e), &s), FLOE_ERR_CORRUPT, "precision 10 too large for INT32");
+    static const struct {
+        int p, s;
+        const char *want;
+    } cases[] = {{0, 0, "annotation DECIMAL(0,0): precision 0"},
+                 {4, 5, "annotation DECIMAL(4,5): scale 5 exceeds precision 4"},
+                 {10, 0, "annotation DECIMAL(10,0): precision 10 is too large for INT32"}};
+    for (int i = 0; i < 3; i++) {
+        e[1].logical.precision = cases[i].p;
+        e[1].logical.scale = cases[i].s;
+        floe_pq_schema *s;
+        assert_ok(build(e, N(e), &s));
+        const floe_pq_column *c = floe_pq_schema_column(s, 0);
+        assert_non_null(c->invalid);
+        if (!strstr(c->invalid, cases[i].want)) fail_msg("got '%s', want '%s'", c->invalid, cases[i].want);
+        assert_int_equal(c->kind, FLOE_PQ_KIND_INT32);
+        floe_pq_schema_free(s);
+    }
 }
 
 static void malformed_trees_are_rejected(void **state) {
@@ -463,7 +475,7 @@ static void statistics_bounds_respect_the_column_order(void **state) {
 FLOE_TEST_MAIN(cmocka_unit_test(statistics_bounds_respect_the_column_order),
                cmocka_unit_test(iceberg_written_file_resolves_field_ids),
                cmocka_unit_test(logical_and_converted_types_map_to_engine_kinds),
-               cmocka_unit_test(invalid_decimals_are_rejected),
+               cmocka_unit_test(invalid_decimals_are_marked),
                cmocka_unit_test(malformed_trees_are_rejected),
                cmocka_unit_test(list_layouts_follow_the_compatibility_rules),
                cmocka_unit_test(lookups_by_path_and_field_id),
