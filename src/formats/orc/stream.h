@@ -1,0 +1,33 @@
+/*
+ * stream.h — an ORC stream's bytes, decompressed.
+ *
+ * With a codec every ORC stream (and the footer and metadata) is a
+ * sequence of chunks, each behind a 3-byte little-endian header holding
+ * (length << 1 | original): original chunks are stored as they are, the
+ * others are one independent block of the codec (ZLIB = raw deflate,
+ * SNAPPY, LZ4 = one raw LZ4 block, ZSTD = a zstd frame) that expands to at
+ * most the compression block size.  Without a codec the stream is its own
+ * bytes.  LZO has no decoder on this platform: FLOE_ERR_UNSUPPORTED naming
+ * LZO.
+ *
+ * floe decompresses a whole stream at once: decoders then run over one
+ * contiguous buffer with no chunk-boundary checks in their loops.
+ */
+#ifndef FLOE_FORMATS_ORC_STREAM_H
+#define FLOE_FORMATS_ORC_STREAM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "floe/status.h"
+
+/* Expand `src` (a stream, footer or metadata section) into *out (malloc'd
+ * via floe_malloc, NUL-padded by 8 bytes so decoders may over-read), its
+ * length in *out_len.  compression is a floe_orc_compression; block_size
+ * bounds each chunk's expansion (0 = no bound).  Errors are CORRUPT or
+ * UNSUPPORTED and name the chunk's offset within the stream. */
+floe_status floe_orc_decompress(int compression, uint64_t block_size, const uint8_t *src,
+                                size_t len, uint8_t **out, size_t *out_len) FLOE_WARN_UNUSED;
+
+#endif
