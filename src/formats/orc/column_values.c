@@ -234,10 +234,7 @@ floe_status floe_orc_col_read_decimals(floe_orc_col_reader *r, int64_t n, int64_
             if (d > 38) {
                 v = 0;
             } else {
-                __int128 m = pow10_128(d), q = v / m, rem = v % m;
-                if (rem < 0) rem = -rem;
-                if (rem * 2 >= m) q += v < 0 ? -1 : 1; /* half up, away from zero */
-                v = q;
+                v /= pow10_128(d); /* cut toward zero, as ORC's C++ reader */
             }
         }
         if (v >= limit || v <= -limit)

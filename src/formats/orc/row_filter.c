@@ -139,7 +139,7 @@ bool floe_orc_stats_may_match(const floe_orc_column *col, floe_orc_ts_unit unit,
     case FLOE_ORC_DECIMAL: {
         if (s->kind != FLOE_ORC_STATS_DECIMAL) return true;
         __int128 a, b;
-        int scale = col->precision ? (int)col->scale : 18;
+        int scale = col->precision ? (int)col->scale : FLOE_ORC_HIVE11_DECIMAL_SCALE;
         if (!parse_decimal(&s->str_min, scale, &xlo, &a) || !parse_decimal(&s->str_max, scale, &b, &xhi))
             return true;
         break;
@@ -162,9 +162,9 @@ bool floe_orc_stats_may_match(const floe_orc_column *col, floe_orc_ts_unit unit,
             c_lo = cmp_b(v->bytes, v->len, blo->data, blo->len);
             c_hi = cmp_b(v->bytes, v->len, bhi->data, bhi->len);
         } else {
-            __int128 x = v->kind == FLOE_ORC_VAL_INT ? (__int128)v->i
-                                                     : (__int128)((unsigned __int128)(uint64_t)v->hi << 64 | v->lo);
-            if (v->kind == FLOE_ORC_VAL_DECIMAL) x = (__int128)(((unsigned __int128)(uint64_t)v->hi << 64) | v->lo);
+            __int128 x = v->kind == FLOE_ORC_VAL_INT
+                             ? (__int128)v->i
+                             : (__int128)((unsigned __int128)(uint64_t)v->hi << 64 | v->lo);
             c_lo = cmp_128(x, xlo);
             c_hi = cmp_128(x, xhi);
         }

@@ -211,7 +211,7 @@ floe_status floe_orc_column_type(const floe_orc_column *c, floe_orc_ts_unit unit
         *out = floe_type_primitive(ns ? FLOE_TYPE_TIMESTAMP_NS_TZ : FLOE_TYPE_TIMESTAMP_US_TZ);
         return NULL;
     case FLOE_ORC_DECIMAL:
-        if (c->precision == 0) return floe_type_decimal(38, 18, out);
+        if (c->precision == 0) return floe_type_decimal(38, FLOE_ORC_HIVE11_DECIMAL_SCALE, out);
         return floe_type_decimal((int32_t)c->precision, (int32_t)c->scale, out);
     case FLOE_ORC_LIST: {
         floe_field el;

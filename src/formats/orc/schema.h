@@ -24,7 +24,9 @@
  *   boolean -> bool; tinyint, smallint, int -> int32; bigint -> int64;
  *   float -> float32; double -> float64; string, varchar, char -> string;
  *   binary -> binary; date -> date32; decimal(p, s) -> decimal128(p, s)
- *   (an old file's decimal without precision -> decimal128(38, 18));
+ *   (a Hive 0.11 decimal, which has no precision, -> decimal128(38, 6):
+ *   values with more fraction digits are cut to 6, as ORC's C++ reader
+ *   does);
  *   timestamp -> timestamp_us (ns with FLOE_ORC_TS_NS), read as if UTC
  *   (wall clock, as Iceberg's timestamp); timestamp with local time zone ->
  *   timestamp_us_tz (ns_tz); struct -> struct; array -> list<element>;
@@ -43,6 +45,8 @@
 #include "floe/columnar.h"
 #include "floe/status.h"
 #include "formats/orc/orc_meta.h"
+
+#define FLOE_ORC_HIVE11_DECIMAL_SCALE 6
 
 /* Timestamp unit of the batches. */
 typedef enum floe_orc_ts_unit {
