@@ -20,10 +20,18 @@ const floe_orc_stream_buf *floe_orc_stripe_stream(const floe_orc_stripe_streams 
 floe_status floe_orc_col_error(const floe_orc_col_reader *r, const char *stream, floe_status st) {
     if (!st) return NULL;
     const floe_orc_stripe_streams *s = r->ss;
-    return floe_status_wrap(st, "'%s': stripe %zu: column %u '%s' (%s, %s)%s%s", s->file->path,
+    /* "DATA stream ..." names a kind: say so when the stripe has none */
+    const char *absent = "";
+    for (int k = 0; stream && k <= FLOE_ORC_S_SECONDARY; k++) {
+        const char *name = floe_orc_stream_kind_name(k);
+        size_t n = strlen(name);
+        if (!strncmp(stream, name, n) && stream[n] == ' ' && !floe_orc_stripe_stream(s, r->col->id, k))
+            absent = " (the stripe has no such stream)";
+    }
+    return floe_status_wrap(st, "'%s': stripe %zu: column %u '%s' (%s, %s)%s%s%s", s->file->path,
                             s->stripe, r->col->id, r->col->path, floe_orc_kind_name(r->col->kind),
                             floe_orc_encoding_name(r->encoding), stream ? ": " : "",
-                            stream ? stream : "");
+                            stream ? stream : "", absent);
 }
 
 floe_status floe_orc_col_scratch(floe_orc_col_reader *r, size_t n) {

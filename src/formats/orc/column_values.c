@@ -45,7 +45,7 @@ floe_status floe_orc_col_prepare_dictionary(floe_orc_col_reader *r) {
     for (uint32_t i = 0; i < n; i++) {
         uint64_t l = (uint64_t)r->scratch[i];
         if (l > have - sum)
-            return corrupt(r, dict ? "DICTIONARY_DATA stream" : "DICTIONARY_DATA stream (missing)",
+            return corrupt(r, "DICTIONARY_DATA stream",
                            "dictionary entry %u has length %" PRId64 " but only %" PRIu64
                            " bytes remain",
                            i, r->scratch[i], (uint64_t)(have - sum));

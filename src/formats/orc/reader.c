@@ -529,6 +529,29 @@ static bool stripe_may_match(const floe_orc_reader *r, int s) {
     return true;
 }
 
+/* A dictionary with entries needs its LENGTH stream: checked before any
+ * fetch, so a stripe footer that lost it is named for what it is. */
+static floe_status check_dictionaries(const floe_orc_reader *r) {
+    const floe_orc_schema *sc = r->file->schema;
+    for (uint32_t id = 0; id < sc->num_columns; id++) {
+        const floe_orc_col_encoding *e = &r->sf.encodings[id];
+        if (!r->include[id] || e->dictionary_size == 0 ||
+            (e->kind != FLOE_ORC_ENC_DICTIONARY && e->kind != FLOE_ORC_ENC_DICTIONARY_V2))
+            continue;
+        bool found = false;
+        for (size_t i = 0; i < r->sf.num_streams && !found; i++)
+            found = r->sf.streams[i].column == id && r->sf.streams[i].kind == FLOE_ORC_S_LENGTH;
+        if (!found)
+            return floe_error(FLOE_ERR_CORRUPT,
+                              "'%s': stripe %d: column %u '%s' (%s, %s): LENGTH stream is missing, "
+                              "but the dictionary has %u entries",
+                              r->file->path, r->stripe, id, sc->columns[id].path,
+                              floe_orc_kind_name(sc->columns[id].kind),
+                              floe_orc_encoding_name(e->kind), e->dictionary_size);
+    }
+    return NULL;
+}
+
 static floe_status begin_stripe(floe_orc_reader *r, int s) {
     r->stripe = s;
     const floe_orc_stripe_info *si = floe_orc_file_stripe(r->file, (size_t)s);
@@ -553,6 +576,7 @@ static floe_status begin_stripe(floe_orc_reader *r, int s) {
             FLOE_TRY_CTX(get_tz(r, r->sf.writer_timezone, &r->ss.writer_tz), "'%s': stripe %d",
                          r->file->path, s);
     }
+    FLOE_TRY(check_dictionaries(r));
     FLOE_TRY(fetch_streams(r));
     r->readers = floe_calloc((size_t)r->num_tops + 1, sizeof *r->readers);
     if (!r->readers) return floe_error(FLOE_ERR_OUT_OF_MEMORY, "out of memory");

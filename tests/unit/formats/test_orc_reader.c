@@ -1,0 +1,460 @@
+/* ORC reader behaviour beyond the expected rows: every example file reads
+ * or fails cleanly with an error naming the file (and stripe, column and
+ * stream where there is one); unsupported features say which; projection
+ * by path, column id and Iceberg field id; stripe selection by byte range;
+ * row-group skipping by predicates; file row positions of every batch. */
+#include "floe_test.h"
+
+#include <dirent.h>
+
+#include "base/buffer.h"
+#include "floe/columnar.h"
+#include "floe/memory.h"
+#include "formats/orc/reader.h"
+
+#define EX "apache__orc/examples/"
+
+static const char *ex(const char *dir, const char *name) {
+    static char buf[4096];
+    snprintf(buf, sizeof buf, "%s/" EX "%s", dir, name);
+    return buf;
+}
+
+static floe_status read_count(const char *path, const floe_orc_read_options *o, int64_t *rows) {
+    floe_orc_reader *r;
+    *rows = 0;
+    FLOE_TRY(floe_orc_reader_open_path(path, o, &r));
+    floe_status st = NULL;
+    for (;;) {
+        floe_batch *b;
+        st = floe_orc_reader_next(r, &b);
+        if (st || !b) break;
+        st = floe_batch_validate(b);
+        *rows += b->num_rows;
+        floe_batch_release(b);
+        if (st) break;
+    }
+    floe_orc_reader_close(r);
+    return st;
+}
+
+static void test_every_example_reads(void **state) {
+    (void)state;
+    FLOE_NEED_TESTDATA(dir);
+    static const struct {
+        const char *name;
+        floe_code code;
+        const char *needle;
+    } fails[] = {
+        {"TestVectorOrcFile.testLzo.orc", FLOE_ERR_UNSUPPORTED, "LZO"},
+        {"version1999.orc", FLOE_ERR_UNSUPPORTED, "future ORC version 19.99"},
+        {"zero.orc", FLOE_ERR_CORRUPT, "empty file"},
+        {NULL, 0, NULL}};
+    DIR *d = opendir(ex(dir, ""));
+    assert_non_null(d);
+    struct dirent *e;
+    int n = 0;
+    while ((e = readdir(d))) {
+        size_t l = strlen(e->d_name);
+        if (l < 5 || strcmp(e->d_name + l - 4, ".orc")) continue;
+        int64_t rows;
+        floe_status st = read_count(ex(dir, e->d_name), NULL, &rows);
+        int k = 0;
+        while (fails[k].name && strcmp(fails[k].name, e->d_name)) k++;
+        if (fails[k].name) {
+            if (!st) fail_msg("%s read, expected an error", e->d_name);
+            assert_int_equal(floe_status_code(st), fails[k].code);
+            if (!strstr(floe_status_message(st), fails[k].needle) || !strstr(floe_status_message(st), e->d_name))
+                fail_msg("%s: message '%s'", e->d_name, floe_status_message(st));
+            floe_status_free(st);
+        } else if (st) {
+            fail_msg("%s: %s", e->d_name, floe_status_message(st));
+        }
+        n++;
+    }
+    closedir(d);
+    assert_true(n >= 40);
+}
+
+static void test_corrupt_and_encrypted(void **state) {
+    (void)state;
+    FLOE_NEED_TESTDATA(dir);
+    static const struct {
+        const char *name;
+        floe_code code;
+        const char *needles[3];
+    } cases[] = {
+        {"corrupt/missing_blob_stream_in_string_dict.orc", FLOE_ERR_CORRUPT,
+         {"stripe 0: column 10 'string_col'", "DICTIONARY_DATA stream (the stripe has no such stream)", NULL}},
+        {"corrupt/missing_length_stream_in_string_dict.orc", FLOE_ERR_CORRUPT,
+         {"stripe 0: column 9 'date_string_col'", "LENGTH stream is missing", NULL}},
+        {"corrupt/negative_dict_entry_lengths.orc", FLOE_ERR_CORRUPT,
+         {"stripe 0: column 9 'date_string_col'", "DICTIONARY_DATA stream", "length -17"}},
+        {"corrupt/stripe_footer_bad_column_encodings.orc", FLOE_ERR_CORRUPT,
+         {"stripe 0: stripe footer at offset 336", "StripeFooter", NULL}},
+        {"encrypted/sample1.orc", FLOE_ERR_UNSUPPORTED, {"encryption", NULL, NULL}},
+        {"encrypted/sample2.orc", FLOE_ERR_UNSUPPORTED, {"encryption", NULL, NULL}},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        int64_t rows;
+        floe_status st = read_count(ex(dir, cases[i].name), NULL, &rows);
+        if (!st) fail_msg("%s read", cases[i].name);
+        if (floe_status_code(st) != cases[i].code) fail_msg("%s: %s", cases[i].name, floe_status_message(st));
+        const char *m = floe_status_message(st);
+        if (!strstr(m, cases[i].name)) fail_msg("%s: message lacks the file: %s", cases[i].name, m);
+        for (int k = 0; k < 3 && cases[i].needles[k]; k++)
+            if (!strstr(m, cases[i].needles[k])) fail_msg("%s: '%s' lacks '%s'", cases[i].name, m, cases[i].needles[k]);
+        floe_status_free(st);
+    }
+}
+
+/* ------------------------------------------------------------ projection */
+
+static floe_batch *first_batch(const char *path, const floe_orc_read_options *o, floe_orc_reader **rp) {
+    floe_orc_reader *r;
+    assert_ok(floe_orc_reader_open_path(path, o, &r));
+    floe_batch *b;
+    assert_ok(floe_orc_reader_next(r, &b));
+    assert_non_null(b);
+    assert_ok(floe_batch_validate(b));
+    *rp = r;
+    return b;
+}
+
+static void type_text(const floe_type *t, char *out, size_t cap) {
+    floe_buf b = FLOE_BUF_INIT;
+    assert_ok(floe_type_to_string(t, &b));
+    snprintf(out, cap, "%s", floe_buf_cstr(&b));
+    floe_buf_free(&b);
+}
+
+static void test_projection_by_path(void **state) {
+    (void)state;
+    FLOE_NEED_TESTDATA(dir);
+    const char *cols[] = {"string1", "middle.list.element.int1", "int1", "map.value.string1", "middle"};
+    floe_orc_read_options o = {0};
+    o.columns = cols;
+    o.num_columns = 5;
+    floe_orc_reader *r;
+    floe_batch *b = first_batch(ex(dir, "TestOrcFile.test1.orc"), &o, &r);
+    const floe_schema *s = floe_orc_reader_schema(r);
+    /* middle.list... merges into "middle.list" (the outermost list), then "middle" whole */
+    assert_int_equal(s->n_children, 5);
+    assert_string_equal(s->children[0].name, "string1");
+    assert_string_equal(s->children[1].name, "middle.list");
+    assert_string_equal(s->children[2].name, "int1");
+    assert_string_equal(s->children[3].name, "map");
+    assert_string_equal(s->children[4].name, "middle");
+    char t[256];
+    type_text(s->children[1].type, t, sizeof t);
+    assert_string_equal(t, "list<struct<int1: int32, string1: string>>");
+    type_text(s->children[3].type, t, sizeof t);
+    assert_string_equal(t, "map<string, struct<string1: string>>");
+    floe_strview v = floe_array_get_str(b->columns[0], 0);
+    assert_int_equal(v.len, 2);
+    assert_memory_equal(v.data, "hi", 2);
+    assert_int_equal(floe_array_get_int32(b->columns[2], 1), 65536);
+    assert_int_equal(floe_orc_reader_column_id(r, 2), 4);
+    floe_batch_release(b);
+    floe_orc_reader_close(r);
+
+    const char *bad[] = {"nope"};
+    o.columns = bad;
+    o.num_columns = 1;
+    assert_error(floe_orc_reader_open_path(ex(dir, "TestOrcFile.test1.orc"), &o, &r), FLOE_ERR_NOT_FOUND, "nope");
+}
+
+static void test_projection_by_ids(void **state) {
+    (void)state;
+    FLOE_NEED_TESTDATA(dir);
+    /* Iceberg ids: 15 = nested_struct.a (structs only), 23 = nested_struct.c.d.element.element.e
+     * (inside lists: the outermost list nested_struct.c.d, pruned), 1 = id */
+    const int32_t ids[] = {15, 23, 1};
+    floe_orc_read_options o = {0};
+    o.field_ids = ids;
+    o.num_field_ids = 3;
+    floe_orc_reader *r;
+    floe_batch *b = first_batch(ex(dir, "complextypes_iceberg.orc"), &o, &r);
+    const floe_schema *s = floe_orc_reader_schema(r);
+    assert_int_equal(s->n_children, 3);
+    assert_string_equal(s->children[0].name, "nested_struct.a");
+    assert_int_equal(s->children[0].field_id, 15);
+    assert_string_equal(s->children[1].name, "nested_struct.c.d");
+    assert_int_equal(s->children[1].field_id, 20);
+    char t[256];
+    type_text(s->children[1].type, t, sizeof t);
+    assert_string_equal(t, "list<list<struct<e: int32>>>");
+    assert_string_equal(s->children[2].name, "id");
+    assert_int_equal(s->children[2].field_id, 1);
+    assert_int_equal(b->num_rows, 1);
+    floe_batch_release(b);
+    floe_orc_reader_close(r);
+
+    /* ORC column ids */
+    const uint32_t cids[] = {9, 1};
+    floe_orc_read_options o2 = {0};
+    o2.column_ids = cids;
+    o2.num_column_ids = 2;
+    b = first_batch(ex(dir, "TestOrcFile.test1.orc"), &o2, &r);
+    s = floe_orc_reader_schema(r);
+    assert_string_equal(s->children[0].name, "string1");
+    assert_string_equal(s->children[1].name, "boolean1");
+    floe_batch_release(b);
+    floe_orc_reader_close(r);
+
+    const int32_t nope[] = {999};
+    o.field_ids = nope;
+    o.num_field_ids = 1;
+    assert_error(floe_orc_reader_open_path(ex(dir, "complextypes_iceberg.orc"), &o, &r), FLOE_ERR_NOT_FOUND,
+                 "Iceberg field id 999");
+}
+
+static void test_iceberg_attributes(void **state) {
+    (void)state;
+    FLOE_NEED_TESTDATA(dir);
+    floe_orc_file *f;
+    assert_ok(floe_orc_file_open_path(ex(dir, "complextypes_iceberg.orc"), &f));
+    const floe_orc_column *c = floe_orc_schema_find_iceberg_id(f->schema, 10);
+    assert_non_null(c);
+    assert_string_equal(c->path, "int_map.key");
+    assert_true(c->iceberg_required);
+    c = floe_orc_schema_find_path(f->schema, "id");
+    assert_string_equal(floe_orc_column_attribute(c, "iceberg.long-type"), "LONG");
+    floe_field fl;
+    assert_ok(floe_orc_column_field(floe_orc_schema_find_path(f->schema, "int_map"), FLOE_ORC_TS_US, &fl));
+    char t[256];
+    type_text(fl.type, t, sizeof t);
+    assert_string_equal(t, "map<string, int32>");
+    assert_int_equal(fl.field_id, 4);
+    assert_false(fl.type->children[0].type->children[0].nullable); /* key required */
+    floe_field_clear(&fl);
+    floe_orc_file_close(f);
+}
+
+/* --------------------------------------------------- stripes and positions */
+
+static void test_stripe_ranges_and_positions(void **state) {
+    (void)state;
+    FLOE_NEED_TESTDATA(dir);
+    const char *path = ex(dir, "TestOrcFile.testStripeLevelStats.orc");
+    floe_orc_file *f;
+    assert_ok(floe_orc_file_open_path(path, &f));
+    assert_int_equal(floe_orc_file_num_stripes(f), 3);
+    const floe_orc_stripe_info *s1 = floe_orc_file_stripe(f, 1);
+    /* a split covering only stripe 1's first byte */
+    floe_orc_read_options o = {0};
+    o.use_range = true;
+    o.range_start = s1->offset;
+    o.range_length = 1;
+    o.batch_size = 1500;
+    floe_orc_reader *r;
+    assert_ok(floe_orc_reader_open(f, &o, &r));
+    int64_t rows = 0, expect_pos = 5000;
+    for (;;) {
+        floe_batch *b;
+        assert_ok(floe_orc_reader_next(r, &b));
+        if (!b) break;
+        assert_true(b->num_rows <= 1500);
+        const floe_orc_row_span *sp;
+        int n;
+        floe_orc_reader_last_rows(r, &sp, &n);
+        assert_int_equal(n, 1);
+        assert_int_equal(sp[0].first_row, expect_pos);
+        expect_pos += b->num_rows;
+        /* stripe 1 of this file holds int1 = 2 */
+        for (int64_t i = 0; i < b->num_rows; i++) assert_int_equal(floe_array_get_int32(b->columns[0], i), 2);
+        rows += b->num_rows;
+        floe_batch_release(b);
+    }
+    assert_int_equal(rows, 5000);
+    floe_orc_reader_close(r);
+    /* a split with no stripe start inside reads nothing */
+    o.range_start = s1->offset + 1;
+    o.range_length = 10;
+    assert_ok(floe_orc_reader_open(f, &o, &r));
+    floe_batch *b;
+    assert_ok(floe_orc_reader_next(r, &b));
+    assert_null(b);
+    floe_orc_reader_close(r);
+    /* explicit stripe list, out of order */
+    int list[] = {2, 0};
+    floe_orc_read_options o2 = {0};
+    o2.stripes = list;
+    o2.num_stripes = 2;
+    assert_ok(floe_orc_reader_open(f, &o2, &r));
+    assert_ok(floe_orc_reader_next(r, &b));
+    const floe_orc_row_span *sp;
+    int n;
+    floe_orc_reader_last_rows(r, &sp, &n);
+    assert_int_equal(sp[0].first_row, 10000);
+    assert_int_equal(b->num_rows, 1000);
+    floe_batch_release(b);
+    assert_ok(floe_orc_reader_next(r, &b));
+    floe_orc_reader_last_rows(r, &sp, &n);
+    assert_int_equal(sp[0].first_row, 0);
+    floe_batch_release(b);
+    floe_orc_reader_close(r);
+    int badl[] = {3};
+    o2.stripes = badl;
+    o2.num_stripes = 1;
+    assert_error(floe_orc_reader_open(f, &o2, &r), FLOE_ERR_INVALID_ARGUMENT, "no stripe 3");
+    /* statistics */
+    const floe_orc_stats *fs = floe_orc_file_stats(f, 1);
+    assert_non_null(fs);
+    assert_int_equal(fs->kind, FLOE_ORC_STATS_INT);
+    assert_int_equal(fs->int_min, 1);
+    assert_int_equal(fs->int_max, 3);
+    const floe_orc_stats *ss = floe_orc_file_stripe_stats(f, 1, 1);
+    assert_non_null(ss);
+    assert_int_equal(ss->int_min, 2);
+    assert_int_equal(ss->int_max, 2);
+    assert_int_equal(ss->num_values, 5000);
+    floe_orc_file_close(f);
+}
+
+/* ------------------------------------------------------- row-group skipping */
+
+/* testPredicatePushdown: 3500 rows, int1 = 300 * row, string1 = hex(10 * row),
+ * row groups of 1000 rows. */
+static void run_pred(const char *path, const floe_orc_predicate *p, int np, int64_t *rows,
+                     floe_orc_skip_stats *stats, int64_t *first, int64_t *last) {
+    floe_orc_read_options o = {0};
+    o.predicates = p;
+    o.num_predicates = np;
+    o.batch_size = 700;
+    floe_orc_reader *r;
+    assert_ok(floe_orc_reader_open_path(path, &o, &r));
+    *rows = 0;
+    *first = *last = -1;
+    for (;;) {
+        floe_batch *b;
+        assert_ok(floe_orc_reader_next(r, &b));
+        if (!b) break;
+        const floe_orc_row_span *sp;
+        int n;
+        floe_orc_reader_last_rows(r, &sp, &n);
+        assert_int_equal(n, 1);
+        for (int64_t i = 0; i < b->num_rows; i++) {
+            int64_t pos = sp[0].first_row + i;
+            assert_int_equal(floe_array_get_int32(b->columns[0], i), 300 * pos); /* positions are right */
+            if (*first < 0) *first = pos;
+            *last = pos;
+        }
+        *rows += b->num_rows;
+        floe_batch_release(b);
+    }
+    floe_orc_reader_skip_stats(r, stats);
+    floe_orc_reader_close(r);
+}
+
+static void test_row_group_skipping(void **state) {
+    (void)state;
+    FLOE_NEED_TESTDATA(dir);
+    const char *path = ex(dir, "TestOrcFile.testPredicatePushdown.orc");
+    floe_orc_value v = {.kind = FLOE_ORC_VAL_INT, .i = 300 * 2500};
+    floe_orc_predicate p = {.path = "int1", .op = FLOE_ORC_OP_GE, .values = &v, .num_values = 1};
+    int64_t rows, first, last;
+    floe_orc_skip_stats st;
+    run_pred(path, &p, 1, &rows, &st, &first, &last);
+    assert_int_equal(rows, 1500); /* row groups 2 and 3 */
+    assert_int_equal(first, 2000);
+    assert_int_equal(last, 3499);
+    assert_int_equal(st.row_groups_total, 4);
+    assert_int_equal(st.row_groups_skipped, 2);
+
+    /* EQ inside group 1 only, AND-ed with a string predicate that keeps it */
+    floe_orc_value v1 = {.kind = FLOE_ORC_VAL_INT, .i = 300 * 1234};
+    char hex[16];
+    snprintf(hex, sizeof hex, "%x", 12340);
+    floe_orc_value sv = {.kind = FLOE_ORC_VAL_BYTES, .bytes = (const uint8_t *)hex, .len = strlen(hex)};
+    floe_orc_predicate ps[2] = {{.path = "int1", .op = FLOE_ORC_OP_EQ, .values = &v1, .num_values = 1},
+                                {.path = NULL, .field_id = -1, .column_id = 2, .op = FLOE_ORC_OP_EQ,
+                                 .values = &sv, .num_values = 1}};
+    run_pred(path, ps, 2, &rows, &st, &first, &last);
+    assert_int_equal(rows, 1000);
+    assert_int_equal(first, 1000);
+    assert_int_equal(st.row_groups_skipped, 3);
+
+    /* IN spanning groups 0 and 3: the group between is decoded past, not returned */
+    floe_orc_value in[2] = {{.kind = FLOE_ORC_VAL_INT, .i = 300 * 5}, {.kind = FLOE_ORC_VAL_INT, .i = 300 * 3400}};
+    floe_orc_predicate pin = {.path = "int1", .op = FLOE_ORC_OP_IN, .values = in, .num_values = 2};
+    run_pred(path, &pin, 1, &rows, &st, &first, &last);
+    assert_int_equal(rows, 1500); /* 1000 of group 0, the last 500 of group 3 */
+    assert_int_equal(first, 0);
+    assert_int_equal(last, 3499);
+    assert_int_equal(st.row_groups_skipped, 2);
+
+    /* nothing can match: the stripe is skipped by its statistics */
+    floe_orc_value neg = {.kind = FLOE_ORC_VAL_INT, .i = -1};
+    floe_orc_predicate pn = {.path = "int1", .op = FLOE_ORC_OP_LT, .values = &neg, .num_values = 1};
+    run_pred(path, &pn, 1, &rows, &st, &first, &last);
+    assert_int_equal(rows, 0);
+    assert_int_equal(st.stripes_skipped, 1);
+
+    /* IS NULL on a column without nulls */
+    floe_orc_predicate pnull = {.path = "int1", .op = FLOE_ORC_OP_IS_NULL};
+    run_pred(path, &pnull, 1, &rows, &st, &first, &last);
+    assert_int_equal(rows, 0);
+
+    /* a value of the wrong kind */
+    floe_orc_reader *r;
+    floe_orc_read_options o = {0};
+    floe_orc_predicate pbad = {.path = "int1", .op = FLOE_ORC_OP_EQ, .values = &sv, .num_values = 1};
+    o.predicates = &pbad;
+    o.num_predicates = 1;
+    assert_error(floe_orc_reader_open_path(path, &o, &r), FLOE_ERR_INVALID_ARGUMENT, "cannot be compared");
+}
+
+static void test_predicates_other_types(void **state) {
+    (void)state;
+    FLOE_NEED_TESTDATA(dir);
+    /* orc_split_elim: 5 stripes of 5000 rows, userid 2 once then 100, except
+     * one stripe holding small ids; decimal1 and subtype double */
+    const char *path = ex(dir, "orc_split_elim.orc");
+    floe_orc_value v = {.kind = FLOE_ORC_VAL_DOUBLE, .d = 1000.0};
+    floe_orc_predicate p = {.path = "subtype", .op = FLOE_ORC_OP_GT, .values = &v, .num_values = 1};
+    floe_orc_read_options o = {0};
+    o.predicates = &p;
+    o.num_predicates = 1;
+    int64_t rows;
+    assert_ok(read_count(path, &o, &rows));
+    assert_int_equal(rows, 0);
+    /* stripe maxima of decimal1 are 1.2, 2.2, 3.3, 4.4, 5.5 */
+    floe_orc_value dv = {.kind = FLOE_ORC_VAL_DECIMAL, .hi = 0, .lo = 4500000}; /* 4.5 at scale 6 */
+    floe_orc_predicate pd = {.path = "decimal1", .op = FLOE_ORC_OP_GT, .values = &dv, .num_values = 1};
+    o.predicates = &pd;
+    assert_ok(read_count(path, &o, &rows));
+    assert_int_equal(rows, 5000);
+    /* stripe minima of userid are 2, 13, 29, 70, 5 */
+    floe_orc_value uv = {.kind = FLOE_ORC_VAL_INT, .i = 10};
+    floe_orc_predicate pu = {.path = "userid", .op = FLOE_ORC_OP_LT, .values = &uv, .num_values = 1};
+    o.predicates = &pu;
+    assert_ok(read_count(path, &o, &rows));
+    assert_int_equal(rows, 10000);
+    /* strings: "zebra" is every stripe's max */
+    floe_orc_value zv = {.kind = FLOE_ORC_VAL_BYTES, .bytes = (const uint8_t *)"zzz", .len = 3};
+    floe_orc_predicate pz = {.path = "string1", .op = FLOE_ORC_OP_GE, .values = &zv, .num_values = 1};
+    o.predicates = &pz;
+    assert_ok(read_count(path, &o, &rows));
+    assert_int_equal(rows, 0);
+}
+
+static void test_timestamps_in_microseconds(void **state) {
+    (void)state;
+    FLOE_NEED_TESTDATA(dir);
+    floe_orc_reader *r;
+    floe_batch *b = first_batch(ex(dir, "TestOrcFile.testTimestamp.orc"), NULL, &r);
+    assert_int_equal(b->columns[0]->type->id, FLOE_TYPE_TIMESTAMP_US);
+    floe_buf t = FLOE_BUF_INIT;
+    assert_ok(floe_format_timestamp(floe_array_get_int64(b->columns[0], 2), 1000000, false, &t));
+    assert_string_equal(floe_buf_cstr(&t), "1999-01-01 00:00:00.999999"); /* .999999999 truncated */
+    floe_buf_free(&t);
+    floe_batch_release(b);
+    floe_orc_reader_close(r);
+}
+
+FLOE_TEST_MAIN(cmocka_unit_test(test_every_example_reads), cmocka_unit_test(test_corrupt_and_encrypted),
+               cmocka_unit_test(test_projection_by_path), cmocka_unit_test(test_projection_by_ids),
+               cmocka_unit_test(test_iceberg_attributes), cmocka_unit_test(test_stripe_ranges_and_positions),
+               cmocka_unit_test(test_row_group_skipping), cmocka_unit_test(test_predicates_other_types),
+               cmocka_unit_test(test_timestamps_in_microseconds))
