@@ -83,8 +83,9 @@ bool floe_orc_read_uvarint(const uint8_t **p, const uint8_t *end, uint64_t *v);
  * false if malformed, truncated or beyond 127 bits. */
 bool floe_orc_read_varint128(const uint8_t **p, const uint8_t *end, __int128 *v);
 
-/* Unpack n big-endian `width`-bit values (width 1..64) from p into out;
- * the caller has checked that (n * width + 7) / 8 bytes are readable. */
+/* Unpack n big-endian `width`-bit values from p into out; width is one of
+ * the RLE v2 table's (1..24, 26, 28, 30, 32, 40, 48, 56, 64).  The caller
+ * has checked that (n * width + 7) / 8 bytes are readable. */
 void floe_orc_unpack_be(const uint8_t *p, int width, int n, int64_t *out);
 
 #endif
