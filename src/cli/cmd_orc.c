@@ -116,8 +116,10 @@ static void print_bytes(const char *label, const floe_orc_bytes *v) {
     printf("\"%s", n < v->len ? "..." : "");
 }
 
-static void print_stats(const char *indent, uint32_t id, const floe_orc_stats *s) {
-    printf("%scolumn %u:", indent, id);
+static void print_stats(const char *indent, const floe_orc_file *f, uint32_t id,
+                        const floe_orc_stats *s) {
+    const char *path = f->schema->columns[id].path;
+    printf("%scolumn %u %s:", indent, id, path[0] ? path : "(root)");
     if (s->has_num_values) printf(" values=%" PRIu64, s->num_values);
     if (s->has_has_null) printf(" has_null=%s", s->has_null ? "true" : "false");
     switch (s->kind) {
@@ -200,7 +202,7 @@ static void print_stripe(const floe_orc_file *f, size_t i) {
         printf("  statistics:\n");
         for (uint32_t c = 0; c < f->schema->num_columns; c++) {
             const floe_orc_stats *ss = floe_orc_file_stripe_stats(f, i, c);
-            if (ss) print_stats("    ", c, ss);
+            if (ss) print_stats("    ", f, c, ss);
         }
     }
     floe_arena_destroy(&a);
@@ -223,7 +225,8 @@ static floe_status cmd_meta(int argc, char **argv) {
            "\n", ps->footer_length, f->footer_offset, ps->metadata_length, f->metadata_offset);
     static const char *const writers[] = {"ORC Java", "ORC C++", "Presto", "Scritchley Go", "Trino", "CUDF"};
     if (ft->has_writer) printf("writer: %s\n", ft->writer < 6 ? writers[ft->writer] : "(unknown)");
-    printf("rows: %" PRIu64 "\n", ft->num_rows);
+    if (ft->software_version) printf("software_version: %s\n", ft->software_version);
+    printf("rows: %" PRIu64 "\n", f->num_rows);
     printf("row_index_stride: %u\n", ft->row_index_stride);
     if (ft->calendar) printf("calendar: %s\n", ft->calendar == 2 ? "proleptic Gregorian" : "Julian/Gregorian");
     printf("columns: %u\n", f->schema->num_columns);
@@ -233,9 +236,10 @@ static floe_status cmd_meta(int argc, char **argv) {
         for (size_t i = 0; i < ft->num_user_meta; i++)
             printf("  %s (%zu bytes)\n", ft->user_meta[i].name, ft->user_meta[i].value.len);
     }
+    if (f->metadata_error) printf("stripe statistics: unreadable (%s)\n", f->metadata_error);
     if (ft->num_stats) {
         printf("file statistics:\n");
-        for (uint32_t c = 0; c < f->schema->num_columns; c++) print_stats("  ", c, &ft->stats[c]);
+        for (uint32_t c = 0; c < f->schema->num_columns; c++) print_stats("  ", f, c, &ft->stats[c]);
     }
     for (size_t i = 0; i < ft->num_stripes; i++) print_stripe(f, i);
     floe_orc_file_close(f);

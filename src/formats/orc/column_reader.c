@@ -35,7 +35,7 @@ floe_status floe_orc_col_error(const floe_orc_col_reader *r, const char *stream,
 }
 
 floe_status floe_orc_col_scratch(floe_orc_col_reader *r, size_t n) {
-    if (n <= r->scratch_cap) return NULL;
+    if (r->scratch && n <= r->scratch_cap) return NULL;
     size_t cap = n < 1024 ? 1024 : n;
     int64_t *p = floe_realloc(r->scratch, cap * sizeof *p);
     if (!p) return floe_error(FLOE_ERR_OUT_OF_MEMORY, "out of memory");
@@ -46,7 +46,7 @@ floe_status floe_orc_col_scratch(floe_orc_col_reader *r, size_t n) {
 
 static floe_status bits_scratch(floe_orc_col_reader *r, size_t nbits) {
     size_t bytes = nbits / 8 + 8;
-    if (bytes <= r->bits_cap) return NULL;
+    if (r->bits && bytes <= r->bits_cap) return NULL;
     uint8_t *p = floe_realloc(r->bits, bytes);
     if (!p) return floe_error(FLOE_ERR_OUT_OF_MEMORY, "out of memory");
     r->bits = p;
@@ -232,7 +232,7 @@ static floe_status read_validity(floe_orc_col_reader *r, int64_t n, const uint8_
     FLOE_TRY(new_buffer((n + 7) / 8, &v));
     floe_status st = NULL;
     if (!r->has_present) {
-        memcpy(v->data, parent, (size_t)(n + 7) / 8);
+        if (n) memcpy(v->data, parent, (size_t)(n + 7) / 8);
     } else if (!parent) {
         st = floe_orc_bool_rle_read(&r->present, v->data, 0, (size_t)n);
     } else {
@@ -327,7 +327,7 @@ static floe_status read_fixed(floe_orc_col_reader *r, int64_t n, int64_t k, floe
                            (size_t)(r->data_end - r->data) / (size_t)w, k));
             break;
         }
-        memcpy(vals->data, r->data, bytes);
+        if (bytes) memcpy(vals->data, r->data, bytes);
         r->data += bytes;
         if (k < n) spread(vals->data, w, n, k, valid);
         break;

@@ -10,6 +10,7 @@
 #include <inttypes.h>
 #include <string.h>
 
+#include "base/str.h"
 #include "floe/memory.h"
 #include "formats/orc/column_reader.h"
 
@@ -26,6 +27,23 @@ static floe_status corrupt(const floe_orc_col_reader *r, const char *stream, con
 }
 
 /* ------------------------------------------------------------- strings */
+
+static bool is_text(const floe_orc_col_reader *r) { return r->col->kind != FLOE_ORC_BINARY; }
+
+/* Bytes [0, total) hold values ending at ends[0..n): valid UTF-8 each iff
+ * the whole is valid and no value starts on a continuation byte.  -1 when
+ * fine, else the first bad value's index (n when the bad byte is unknown). */
+static int64_t bad_utf8(const uint8_t *d, uint64_t total, const int64_t *starts, int64_t n) {
+    size_t off;
+    if (!floe_utf8_valid(d, (size_t)total, &off)) {
+        for (int64_t i = 0; i < n; i++)
+            if ((uint64_t)starts[i] > off) return i ? i - 1 : 0;
+        return n ? n - 1 : 0;
+    }
+    for (int64_t i = 0; i < n; i++)
+        if ((uint64_t)starts[i] < total && (d[starts[i]] & 0xc0) == 0x80) return i;
+    return -1;
+}
 
 floe_status floe_orc_col_prepare_dictionary(floe_orc_col_reader *r) {
     const floe_orc_stripe_streams *ss = r->ss;
@@ -54,6 +72,10 @@ floe_status floe_orc_col_prepare_dictionary(floe_orc_col_reader *r) {
     }
     r->dict_size = n;
     r->dict_data = dict ? dict->data : (const uint8_t *)"";
+    if (is_text(r)) {
+        int64_t bad = bad_utf8(r->dict_data, sum, r->dict_offsets, n);
+        if (bad >= 0) return corrupt(r, "DICTIONARY_DATA stream", "dictionary entry %" PRId64 " is not valid UTF-8", bad);
+    }
     return NULL;
 }
 
@@ -107,14 +129,31 @@ floe_status floe_orc_col_read_strings(floe_orc_col_reader *r, int64_t n, int64_t
             if (!valid || floe_bit_get(valid, i)) {
                 uint64_t c = (uint64_t)v[j++];
                 int64_t l = doff[c + 1] - doff[c];
-                memcpy(d + pos, dd + doff[c], (size_t)l);
+                if (l) memcpy(d + pos, dd + doff[c], (size_t)l);
                 pos += l;
             }
             o[i + 1] = (int32_t)pos;
         }
     } else {
-        memcpy(d, r->data, (size_t)total);
+        if (total) memcpy(d, r->data, (size_t)total);
         r->data += total;
+        if (is_text(r)) {
+            /* value starts, for the boundary check */
+            int64_t acc = 0;
+            for (int64_t i = 0; i < k; i++) {
+                int64_t l = v[i];
+                v[i] = acc;
+                acc += l;
+            }
+            int64_t bad = bad_utf8(d, total, v, k);
+            if (bad >= 0) {
+                floe_buffer_release(offs);
+                floe_buffer_release(data);
+                return corrupt(r, "DATA stream", "value %" PRId64 " of the batch is not valid UTF-8", bad);
+            }
+            for (int64_t i = 0; i + 1 < k; i++) v[i] = v[i + 1] - v[i];
+            if (k) v[k - 1] = (int64_t)total - v[k - 1];
+        }
         if (!valid) {
             for (int64_t i = 0; i < n; i++) {
                 pos += v[i];
@@ -173,14 +212,16 @@ floe_status floe_orc_col_read_timestamps(floe_orc_col_reader *r, int64_t n, int6
                 __builtin_add_overflow(out, (int64_t)nv, &out))
                 return corrupt(r, "DATA stream", "timestamp at value %" PRId64
                                " does not fit nanoseconds in int64", i);
-        } else {
-            out = t * 1000000 + (int64_t)(nv / 1000);
+        } else if (__builtin_mul_overflow(t, (int64_t)1000000, &out) ||
+                   __builtin_add_overflow(out, (int64_t)(nv / 1000), &out)) {
+            return corrupt(r, "DATA stream", "timestamp at value %" PRId64
+                           " does not fit microseconds in int64", i);
         }
         secs[i] = out;
     }
     int64_t j = 0;
     if (!valid) {
-        memcpy(values, secs, (size_t)k * 8);
+        if (k) memcpy(values, secs, (size_t)k * 8);
     } else {
         for (int64_t i = 0; i < n; i++) values[i] = floe_bit_get(valid, i) ? secs[j++] : 0;
     }

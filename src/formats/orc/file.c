@@ -66,6 +66,15 @@ static floe_status read_tail(floe_orc_file *f) {
     f->ps_offset = f->size - 1 - ps_len;
     st = floe_orc_decode_postscript(buf + tail - 1 - ps_len, ps_len, &f->ps);
     if (st) {
+        uint8_t head[3];
+        floe_status hs = floe_input_read(f->in, 0, 3, head);
+        if (!hs && memcmp(head, "ORC", 3) != 0) {
+            floe_status_free(st);
+            st = floe_error(FLOE_ERR_CORRUPT, "'%s': not an ORC file (no 'ORC' magic, no postscript)",
+                            f->path);
+            goto done;
+        }
+        floe_status_free(hs);
         st = floe_status_wrap(st, "'%s': postscript at offset %" PRIu64, f->path, f->ps_offset);
         goto done;
     }

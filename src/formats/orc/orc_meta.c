@@ -674,7 +674,7 @@ floe_status floe_orc_decode_bloom_index(const uint8_t *d, size_t n, floe_arena *
                 bf->num_hash_functions = x > 1024 ? 1024 : (uint32_t)x;
             } else if ((g == 2 || g == 3) && sw == 2) {
                 if (!floe_orc_pb_bytes(&sr, &bd, &bn)) return bad("BloomFilter", g, "bad bitset");
-                memcpy((uint8_t *)(bf->bitset + bf->num_words), bd, bn);
+                if (bn) memcpy((uint8_t *)(bf->bitset + bf->num_words), bd, bn);
                 bf->num_words += (bn + 7) / 8;
             } else if (g == 2) {
                 if (!floe_orc_pb_scalar(&sr, sw, &x)) return bad("BloomFilter", g, "bad bitset");
