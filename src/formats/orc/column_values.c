@@ -125,11 +125,17 @@ floe_status floe_orc_col_read_strings(floe_orc_col_reader *r, int64_t n, int64_t
     if (dict) {
         const int64_t *doff = r->dict_offsets;
         const uint8_t *dd = r->dict_data;
+        /* Short entries are copied 16 bytes at a time (the dictionary has
+         * 16 bytes of padding, and the output room is checked), so the
+         * gather makes no call per value. */
+        int64_t tot = (int64_t)total;
         for (int64_t i = 0; i < n; i++) {
             if (!valid || floe_bit_get(valid, i)) {
                 uint64_t c = (uint64_t)v[j++];
                 int64_t l = doff[c + 1] - doff[c];
-                if (l) memcpy(d + pos, dd + doff[c], (size_t)l);
+                const uint8_t *src = dd + doff[c];
+                if (l <= 16 && pos + 16 <= tot) memcpy(d + pos, src, 16);
+                else if (l) memcpy(d + pos, src, (size_t)l);
                 pos += l;
             }
             o[i + 1] = (int32_t)pos;
@@ -264,7 +270,10 @@ floe_status floe_orc_col_read_decimals(floe_orc_col_reader *r, int64_t n, int64_
         int64_t sc = r->scratch[i];
         if (sc < -38 || sc > 76)
             return corrupt(r, "SECONDARY stream", "decimal scale %" PRId64 " at value %" PRId64, sc, i);
-        if (sc < target) {
+        if (sc < target && v != 0) {
+            if (target - sc > 38)
+                return corrupt(r, "DATA stream", "decimal at value %" PRId64
+                               " overflows 38 digits at scale %d", i, target);
             __int128 m = pow10_128(target - (int)sc);
             if (v > limit / m || v < -(limit / m))
                 return corrupt(r, "DATA stream", "decimal at value %" PRId64

@@ -1,0 +1,147 @@
+/*
+ * orc_read_bench.c — time floe reading the same rows as ORC and as Parquet.
+ *
+ *   orc_read_bench FILE.orc OUT.parquet RUNS
+ *       Reads every row of FILE.orc into memory batches (untimed) and writes
+ *       them to OUT.parquet with floe's Parquet writer (zstd, defaults).
+ *       Then, on one thread, decodes every column of both files to record
+ *       batches: one warm-up, RUNS timed passes each.
+ *
+ * Prints two JSON lines, {"engine":"floe","format":"orc"|"parquet",
+ * "rows":R,"bytes":file size,"runs":[seconds...],"median":s}.  Used by
+ * bench/orc_read.sh; built only as a bench target.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "floe/fileio.h"
+#include "floe/memory.h"
+#include "formats/orc/reader.h"
+#include "formats/parquet/reader.h"
+#include "formats/parquet/writer.h"
+
+static double now_seconds(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static int cmp_double(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static void print_result(const char *format, const char *path, int64_t rows, const double *runs, int n) {
+    double sorted[64];
+    memcpy(sorted, runs, sizeof(double) * (size_t)n);
+    qsort(sorted, (size_t)n, sizeof(double), cmp_double);
+    struct stat sb;
+    long long bytes = stat(path, &sb) == 0 ? (long long)sb.st_size : -1;
+    printf("{\"engine\":\"floe\",\"format\":\"%s\",\"rows\":%lld,\"bytes\":%lld,\"runs\":[", format,
+           (long long)rows, bytes);
+    for (int i = 0; i < n; i++) printf("%s%.4f", i ? "," : "", runs[i]);
+    printf("],\"median\":%.4f}\n", sorted[n / 2]);
+}
+
+static int fail(floe_status st) {
+    fprintf(stderr, "orc_read_bench: %s\n", floe_status_message(st));
+    floe_status_free(st);
+    return 1;
+}
+
+static floe_status copy_to_parquet(const char *orc, const char *out_path) {
+    floe_orc_reader *r;
+    FLOE_TRY(floe_orc_reader_open_path(orc, NULL, &r));
+    floe_output *out;
+    floe_status st = floe_output_create_local(out_path, 1, &out);
+    if (st) {
+        floe_orc_reader_close(r);
+        return st;
+    }
+    floe_pq_write_options o;
+    floe_pq_write_options_init(&o);
+    floe_pq_writer *w = NULL;
+    st = floe_pq_writer_open(out, floe_orc_reader_schema(r), &o, &w);
+    while (!st) {
+        floe_batch *b;
+        st = floe_orc_reader_next(r, &b);
+        if (st || !b) break;
+        st = floe_pq_writer_write(w, b);
+        floe_batch_release(b);
+    }
+    if (w) {
+        floe_status cs = floe_pq_writer_close(w, NULL);
+        if (!st) st = cs;
+        else floe_status_free(cs);
+    }
+    floe_orc_reader_close(r);
+    return st;
+}
+
+static floe_status pass_orc(floe_orc_file *f, int64_t *rows) {
+    floe_orc_reader *r;
+    FLOE_TRY(floe_orc_reader_open(f, NULL, &r));
+    floe_status st = NULL;
+    *rows = 0;
+    for (;;) {
+        floe_batch *b;
+        st = floe_orc_reader_next(r, &b);
+        if (st || !b) break;
+        *rows += b->num_rows;
+        floe_batch_release(b);
+    }
+    floe_orc_reader_close(r);
+    return st;
+}
+
+static floe_status pass_parquet(floe_pq_file *f, int64_t *rows) {
+    floe_pq_reader *r;
+    FLOE_TRY(floe_pq_reader_open(f, NULL, &r));
+    floe_status st = NULL;
+    *rows = 0;
+    for (;;) {
+        floe_batch *b;
+        st = floe_pq_reader_next(r, &b);
+        if (st || !b) break;
+        *rows += b->num_rows;
+        floe_batch_release(b);
+    }
+    floe_pq_reader_close(r);
+    return st;
+}
+
+int main(int argc, char **argv) {
+    if (argc != 4) {
+        fprintf(stderr, "usage: orc_read_bench FILE.orc OUT.parquet RUNS\n");
+        return 2;
+    }
+    int runs = atoi(argv[3]);
+    if (runs < 1 || runs > 64) runs = 5;
+    floe_status st = copy_to_parquet(argv[1], argv[2]);
+    if (st) return fail(st);
+    floe_orc_file *of;
+    floe_pq_file *pf;
+    if ((st = floe_orc_file_open_path(argv[1], &of))) return fail(st);
+    if ((st = floe_pq_file_open_path(argv[2], &pf))) return fail(st);
+    double to[64], tp[64];
+    int64_t ro = 0, rp = 0;
+    for (int i = -1; i < runs; i++) {
+        double t0 = now_seconds();
+        if ((st = pass_orc(of, &ro))) return fail(st);
+        double t1 = now_seconds();
+        if ((st = pass_parquet(pf, &rp))) return fail(st);
+        double t2 = now_seconds();
+        if (i >= 0) {
+            to[i] = t1 - t0;
+            tp[i] = t2 - t1;
+        }
+    }
+    print_result("orc", argv[1], ro, to, runs);
+    print_result("parquet", argv[2], rp, tp, runs);
+    floe_orc_file_close(of);
+    floe_pq_file_close(pf);
+    return ro == rp ? 0 : 1;
+}
