@@ -642,6 +642,7 @@ floe_status floe_orc_decode_bloom_index(const uint8_t *d, size_t n, floe_arena *
         /* Packed fixed64 words come as one length-delimited run: count bytes. */
         floe_orc_pb sr = floe_orc_pb_init(sd, sn);
         size_t total = 0;
+        bool odd = false; /* a field of an unexpected wire type */
         while (!floe_orc_pb_done(&sr)) {
             uint32_t g;
             int sw;
@@ -653,7 +654,11 @@ floe_status floe_orc_decode_bloom_index(const uint8_t *d, size_t n, floe_arena *
                 total += (bn + 7) / 8;
             } else if (g == 2) {
                 total++;
+                odd |= sw != FLOE_ORC_WIRE_I64;
                 if (!floe_orc_pb_skip(&sr, sw)) return bad("BloomFilter", g, "bad bitset");
+            } else if (g == 3 || (g == 1 && sw != FLOE_ORC_WIRE_VARINT)) {
+                odd = true;
+                if (!floe_orc_pb_skip(&sr, sw)) return bad("BloomFilter", g, "bad value");
             } else if (!floe_orc_pb_skip(&sr, sw)) {
                 return bad("BloomFilter", g, "bad value");
             }
@@ -672,6 +677,8 @@ floe_status floe_orc_decode_bloom_index(const uint8_t *d, size_t n, floe_arena *
             if (g == 1) {
                 if (!floe_orc_pb_scalar(&sr, sw, &x)) return bad("BloomFilter", g, "bad value");
                 bf->num_hash_functions = x > 1024 ? 1024 : (uint32_t)x;
+            } else if ((g == 3 && sw != 2) || (g == 2 && sw != 2 && sw != FLOE_ORC_WIRE_I64)) {
+                if (!floe_orc_pb_skip(&sr, sw)) return bad("BloomFilter", g, "bad value");
             } else if ((g == 2 || g == 3) && sw == 2) {
                 if (!floe_orc_pb_bytes(&sr, &bd, &bn)) return bad("BloomFilter", g, "bad bitset");
                 if (bn) memcpy((uint8_t *)(bf->bitset + bf->num_words), bd, bn);
@@ -683,6 +690,9 @@ floe_status floe_orc_decode_bloom_index(const uint8_t *d, size_t n, floe_arena *
                 return bad("BloomFilter", g, "bad value");
             }
         }
+        /* writers use a handful of hash functions over whole 64-bit words */
+        bf->usable = !odd && bf->num_words > 0 && bf->num_hash_functions >= 1 &&
+                     bf->num_hash_functions <= 64;
     }
     return NULL;
 }

@@ -233,6 +233,9 @@ typedef struct floe_orc_row_index {
 } floe_orc_row_index;
 
 typedef struct floe_orc_bloom_filter {
+    /* false when the entry is not a usable filter (some old Hive files
+     * wrote another message in these streams): it then rules nothing out */
+    bool usable;
     uint32_t num_hash_functions;
     uint64_t *bitset;        /* little-endian words; from bitset or utf8bitset */
     size_t num_words;

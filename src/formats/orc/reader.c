@@ -463,6 +463,40 @@ static floe_status fetch_streams(floe_orc_reader *r) {
     return st;
 }
 
+/* ORC C++ writers before 1.6.12 / 1.7.1 wrote bloom filters readers
+ * cannot trust (ORC-1024). */
+static bool bad_bloom_writer(const floe_orc_file *f) {
+    if (!f->footer.has_writer || f->footer.writer != 1) return false;
+    const char *v = f->footer.software_version;
+    if (!v) return true;
+    static const char *const bad[] = {"1.6.0", "1.6.1", "1.6.2", "1.6.3", "1.6.4", "1.6.5", "1.6.6",
+                                      "1.6.7", "1.6.8", "1.6.9", "1.6.10", "1.6.11", "1.7.0"};
+    size_t n = strcspn(v, "-");
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++)
+        if (strlen(bad[i]) == n && !strncmp(v, bad[i], n)) return true;
+    return false;
+}
+
+/* Clear keep[g] for row groups whose bloom filter rules predicate p out. */
+static floe_status apply_bloom(floe_orc_reader *r, int p, int64_t groups, bool *keep) {
+    const floe_orc_predicate *pr = &r->preds[p];
+    if ((pr->op != FLOE_ORC_OP_EQ && pr->op != FLOE_ORC_OP_IN) || bad_bloom_writer(r->file)) return NULL;
+    floe_orc_bloom_index bi;
+    FLOE_TRY(floe_orc_file_read_bloom_index(r->file, (size_t)r->stripe, &r->sf, r->pred_cols[p]->id,
+                                            &r->arena, &bi));
+    if ((int64_t)bi.num_filters != groups) return NULL;
+    bool utf8 = false;
+    for (size_t i = 0; i < r->sf.num_streams; i++)
+        utf8 |= r->sf.streams[i].column == r->pred_cols[p]->id &&
+                r->sf.streams[i].kind == FLOE_ORC_S_BLOOM_FILTER_UTF8;
+    for (int64_t g = 0; g < groups; g++)
+        if (keep[g] && !floe_orc_bloom_may_match(r->pred_cols[p], &bi.filters[g], utf8, pr)) {
+            keep[g] = false;
+            r->stats.row_groups_bloom_skipped++;
+        }
+    return NULL;
+}
+
 /* Row groups of the stripe that may match the predicates, as ranges. */
 static floe_status row_group_ranges(floe_orc_reader *r) {
     int64_t rows = r->stripe_rows;
@@ -482,12 +516,15 @@ static floe_status row_group_ranges(floe_orc_reader *r) {
         floe_orc_row_index ri;
         st = floe_orc_file_read_row_index(r->file, (size_t)r->stripe, &r->sf, r->pred_cols[p]->id,
                                           &r->arena, &ri);
-        if (st || (int64_t)ri.num_entries != groups) continue; /* unknown: keep */
-        for (int64_t g = 0; g < groups; g++)
-            if (keep[g] && ri.entries[g].has_stats &&
-                !floe_orc_stats_may_match(r->pred_cols[p], r->o.timestamp_unit, &ri.entries[g].stats,
-                                          &r->preds[p]))
-                keep[g] = false;
+        if (st) break;
+        if ((int64_t)ri.num_entries == groups) { /* else unknown: keep */
+            for (int64_t g = 0; g < groups; g++)
+                if (keep[g] && ri.entries[g].has_stats &&
+                    !floe_orc_stats_may_match(r->pred_cols[p], r->o.timestamp_unit,
+                                              &ri.entries[g].stats, &r->preds[p]))
+                    keep[g] = false;
+        }
+        st = apply_bloom(r, p, groups, keep);
     }
     if (st) {
         floe_free(keep);

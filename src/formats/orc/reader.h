@@ -52,7 +52,11 @@
  * anything is unknown rows are kept: no statistics, an index whose entry
  * count does not match the stripe, NaN bounds, bool or binary columns.
  * Timestamp bounds (milliseconds) are widened by a day, as the writer's
- * zone is not recorded with them.
+ * zone is not recorded with them.  For EQ and IN on integer, date, float,
+ * double and string columns the row groups' bloom filters are consulted
+ * too (BLOOM_FILTER_UTF8; the older BLOOM_FILTER for numbers only), except
+ * in files of ORC C++ writers known to have written bad ones (no
+ * softwareVersion, or 1.6.0 - 1.6.11 and 1.7.0).
  *
  * Predicate values are in the domain of the batch column: INT for
  * boolean (0/1), integers, dates (days) and timestamps (in the batch unit);
@@ -164,6 +168,7 @@ void floe_orc_reader_last_rows(const floe_orc_reader *r, const floe_orc_row_span
 typedef struct floe_orc_skip_stats {
     int64_t stripes_total, stripes_skipped;       /* by stripe statistics */
     int64_t row_groups_total, row_groups_skipped; /* in fetched stripes, by row index */
+    int64_t row_groups_bloom_skipped;             /* of those, by bloom filters */
     int64_t rows_total, rows_emitted;
     int64_t reads;                                /* floe_input reads of stream data */
 } floe_orc_skip_stats;
@@ -174,5 +179,13 @@ void floe_orc_reader_skip_stats(const floe_orc_reader *r, floe_orc_skip_stats *o
 bool floe_orc_stats_may_match(const floe_orc_column *col, floe_orc_ts_unit unit,
                               const floe_orc_stats *s, const floe_orc_predicate *pred);
 floe_status floe_orc_predicate_check(const floe_orc_column *col, const floe_orc_predicate *p) FLOE_WARN_UNUSED;
+/* May a row group whose bloom filter is `bf` hold a value an EQ/IN
+ * predicate asks for?  utf8_filter: from a BLOOM_FILTER_UTF8 stream (the
+ * older BLOOM_FILTER streams are used for numbers only). */
+bool floe_orc_bloom_may_match(const floe_orc_column *col, const floe_orc_bloom_filter *bf,
+                              bool utf8_filter, const floe_orc_predicate *p);
+/* The writers' hashes: Thomas Wang's for numbers, Murmur3 64 for bytes. */
+uint64_t floe_orc_bloom_hash_long(uint64_t key);
+uint64_t floe_orc_bloom_hash_bytes(const uint8_t *d, size_t len);
 
 #endif

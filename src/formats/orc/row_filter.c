@@ -182,3 +182,93 @@ bool floe_orc_stats_may_match(const floe_orc_column *col, floe_orc_ts_unit unit,
     }
     return false;
 }
+
+/* ---------------------------------------------------------- bloom filters */
+
+/* Thomas Wang's 64-bit integer hash, as ORC's writers use for numbers. */
+uint64_t floe_orc_bloom_hash_long(uint64_t key) {
+    key = (~key) + (key << 21);
+    key = key ^ (uint64_t)((int64_t)key >> 24);
+    key = (key + (key << 3)) + (key << 8);
+    key = key ^ (uint64_t)((int64_t)key >> 14);
+    key = (key + (key << 2)) + (key << 4);
+    key = key ^ (uint64_t)((int64_t)key >> 28);
+    key = key + (key << 31);
+    return key;
+}
+
+static inline uint64_t rotl64(uint64_t x, int r) { return (x << r) | (x >> (64 - r)); }
+
+/* Murmur3's 64-bit variant (seed 104729), as ORC's writers use for bytes. */
+uint64_t floe_orc_bloom_hash_bytes(const uint8_t *d, size_t len) {
+    const uint64_t c1 = 0x87c37b91114253d5ull, c2 = 0x4cf5ad432745937full;
+    uint64_t h = 104729;
+    size_t blocks = len / 8;
+    for (size_t i = 0; i < blocks; i++) {
+        uint64_t k;
+        memcpy(&k, d + 8 * i, 8);
+        k *= c1;
+        k = rotl64(k, 31);
+        k *= c2;
+        h ^= k;
+        h = rotl64(h, 27);
+        h = h * 5 + 0x52dce729;
+    }
+    uint64_t k = 0;
+    size_t tail = len & 7;
+    for (size_t i = tail; i > 0; i--) k ^= (uint64_t)d[blocks * 8 + i - 1] << (8 * (i - 1));
+    if (tail) {
+        k *= c1;
+        k = rotl64(k, 31);
+        k *= c2;
+        h ^= k;
+    }
+    h ^= (uint64_t)len;
+    h ^= h >> 33;
+    h *= 0xff51afd7ed558ccdull;
+    h ^= h >> 33;
+    h *= 0xc4ceb9fe1a85ec53ull;
+    h ^= h >> 33;
+    return h;
+}
+
+static bool test_hash(const floe_orc_bloom_filter *bf, uint64_t h64) {
+    uint64_t bits = (uint64_t)bf->num_words * 64;
+    int32_t h1 = (int32_t)(uint32_t)(h64 & 0xffffffffu), h2 = (int32_t)(uint32_t)(h64 >> 32);
+    for (uint32_t i = 1; i <= bf->num_hash_functions; i++) {
+        int32_t c = (int32_t)((uint32_t)h1 + i * (uint32_t)h2);
+        if (c < 0) c = ~c;
+        uint64_t pos = (uint64_t)c % bits;
+        if (!((bf->bitset[pos >> 6] >> (pos & 63)) & 1)) return false;
+    }
+    return true;
+}
+
+bool floe_orc_bloom_may_match(const floe_orc_column *col, const floe_orc_bloom_filter *bf,
+                              bool utf8_filter, const floe_orc_predicate *p) {
+    if (p->op != FLOE_ORC_OP_EQ && p->op != FLOE_ORC_OP_IN) return true;
+    if (!bf->usable || !bf->num_words || !bf->num_hash_functions || !bf->bitset) return true;
+    for (int i = 0; i < p->num_values; i++) {
+        const floe_orc_value *v = &p->values[i];
+        switch (col->kind) {
+        case FLOE_ORC_BYTE: case FLOE_ORC_SHORT: case FLOE_ORC_INT: case FLOE_ORC_LONG: case FLOE_ORC_DATE:
+            if (test_hash(bf, floe_orc_bloom_hash_long((uint64_t)v->i))) return true;
+            break;
+        case FLOE_ORC_FLOAT: case FLOE_ORC_DOUBLE: {
+            double x = v->kind == FLOE_ORC_VAL_INT ? (double)v->i : v->d;
+            if (isnan(x) || x == 0) return true; /* NaN payloads, -0.0 vs 0.0 */
+            uint64_t bitsx;
+            memcpy(&bitsx, &x, 8);
+            if (test_hash(bf, floe_orc_bloom_hash_long(bitsx))) return true;
+            break;
+        }
+        case FLOE_ORC_STRING: case FLOE_ORC_VARCHAR: case FLOE_ORC_CHAR:
+            /* before ORC-101 strings were hashed in the writer's charset */
+            if (!utf8_filter || test_hash(bf, floe_orc_bloom_hash_bytes(v->bytes, v->len))) return true;
+            break;
+        default:
+            return true;
+        }
+    }
+    return false;
+}

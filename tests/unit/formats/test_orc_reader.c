@@ -453,7 +453,60 @@ static void test_timestamps_in_microseconds(void **state) {
     floe_orc_reader_close(r);
 }
 
-FLOE_TEST_MAIN(cmocka_unit_test(test_every_example_reads), cmocka_unit_test(test_corrupt_and_encrypted),
+/* over1k_bloom: 2098 rows in one row group with (pre ORC-101) bloom filters
+ * on the number columns; bad_bloom_filter_*: ORC C++ files whose bloom
+ * filters must not be trusted. */
+static int64_t count_eq(const char *path, const char *col, const floe_orc_value *v, floe_orc_skip_stats *ss) {
+    floe_orc_predicate p = {.path = col, .op = FLOE_ORC_OP_EQ, .values = v, .num_values = 1};
+    floe_orc_read_options o = {0};
+    o.predicates = &p;
+    o.num_predicates = 1;
+    floe_orc_reader *r;
+    assert_ok(floe_orc_reader_open_path(path, &o, &r));
+    int64_t rows = 0;
+    for (;;) {
+        floe_batch *b;
+        assert_ok(floe_orc_reader_next(r, &b));
+        if (!b) break;
+        rows += b->num_rows;
+        floe_batch_release(b);
+    }
+    floe_orc_reader_skip_stats(r, ss);
+    floe_orc_reader_close(r);
+    return rows;
+}
+
+static void test_bloom_filters(void **state) {
+    (void)state;
+    FLOE_NEED_TESTDATA(dir);
+    /* over1k_bloom's BLOOM_FILTER streams hold another (old Hive) message:
+     * unusable, so nothing is ruled out by them */
+    floe_orc_skip_stats ss;
+    floe_orc_value v = {.kind = FLOE_ORC_VAL_INT, .i = 65536};
+    assert_true(count_eq(ex(dir, "over1k_bloom.orc"), "_col2", &v, &ss) > 0);
+    assert_int_equal(ss.row_groups_bloom_skipped, 0);
+    floe_orc_file *f;
+    assert_ok(floe_orc_file_open_path(ex(dir, "over1k_bloom.orc"), &f));
+    floe_arena a;
+    floe_arena_init(&a, 0);
+    floe_orc_stripe_footer sf;
+    assert_ok(floe_orc_file_read_stripe_footer(f, 0, &a, &sf));
+    floe_orc_bloom_index bi;
+    assert_ok(floe_orc_file_read_bloom_index(f, 0, &sf, 3, &a, &bi));
+    assert_int_equal(bi.num_filters, 1);
+    assert_false(bi.filters[0].usable);
+    floe_arena_destroy(&a);
+    floe_orc_file_close(f);
+    /* untrusted C++ filters: an EQ on a present string still returns it */
+    const char *bad[] = {"bad_bloom_filter_1.6.0.orc", "bad_bloom_filter_1.6.11.orc"};
+    for (int i = 0; i < 2; i++) {
+        floe_orc_value sv = {.kind = FLOE_ORC_VAL_BYTES, .bytes = (const uint8_t *)"Alice", .len = 5};
+        assert_int_equal(count_eq(ex(dir, bad[i]), "name", &sv, &ss), 5);
+        assert_int_equal(ss.row_groups_bloom_skipped, 0);
+    }
+}
+
+FLOE_TEST_MAIN(cmocka_unit_test(test_bloom_filters), cmocka_unit_test(test_every_example_reads), cmocka_unit_test(test_corrupt_and_encrypted),
                cmocka_unit_test(test_projection_by_path), cmocka_unit_test(test_projection_by_ids),
                cmocka_unit_test(test_iceberg_attributes), cmocka_unit_test(test_stripe_ranges_and_positions),
                cmocka_unit_test(test_row_group_skipping), cmocka_unit_test(test_predicates_other_types),

@@ -8,6 +8,7 @@
 
 #include "formats/orc/orc_meta.h"
 #include "formats/orc/proto.h"
+#include "formats/orc/reader.h"
 #include "formats/orc/rle.h"
 #include "formats/orc/tz.h"
 
@@ -228,7 +229,66 @@ static void test_time_zones(void **state) {
     assert_error(floe_orc_tz_load("Mars/Olympus", &tz), FLOE_ERR_NOT_FOUND, "Mars/Olympus");
 }
 
-FLOE_TEST_MAIN(cmocka_unit_test(test_rle_v2_spec_examples), cmocka_unit_test(test_rle_v2_corrupt),
+/* The hashes and bit positions ORC's own Java and C++ tests pin down
+ * (TestBloomFilter#testLongHash, #testBasicOperations, TestMurmur3). */
+static void test_bloom_hashes(void **state) {
+    (void)state;
+    assert_int_equal((int64_t)floe_orc_bloom_hash_long(0), 0);
+    assert_int_equal((int64_t)floe_orc_bloom_hash_long((uint64_t)-1), 6614246905173314819LL);
+    assert_int_equal((int64_t)floe_orc_bloom_hash_long((uint64_t)-2), -5218250166726157773LL);
+    assert_int_equal((int64_t)floe_orc_bloom_hash_long(790302201), 1499534499340523007LL);
+    assert_int_equal((int64_t)floe_orc_bloom_hash_long(18000000000LL), -1097054448615658549LL);
+    assert_int_equal((int64_t)floe_orc_bloom_hash_long((uint64_t)-9223372036854775807LL),
+                     -9102499068535824902LL);
+    const char *text = "It was the best of times, it was the worst of times,"
+                       " it was the age of wisdom, it was the age of foolishness,"
+                       " it was the epoch of belief, it was the epoch of incredulity,"
+                       " it was the season of Light, it was the season of Darkness,"
+                       " it was the spring of hope, it was the winter of despair,"
+                       " we had everything before us, we had nothing before us,"
+                       " we were all going direct to Heaven,"
+                       " we were all going direct the other way.";
+    assert_int_equal(floe_orc_bloom_hash_bytes((const uint8_t *)text, strlen(text)), 305830725663368540ULL);
+
+    /* a filter for 128 entries at fpp 0.05: 832 bits, 5 hash functions;
+     * adding 1 sets bits 567, 288, 246, 306, 228, adding 1.1 sets 522, 692,
+     * 12, 370, 753 */
+    uint64_t words[13] = {0};
+    const int ones[] = {567, 288, 246, 306, 228}, dbl[] = {522, 692, 12, 370, 753};
+    for (int i = 0; i < 5; i++) words[ones[i] / 64] |= 1ull << (ones[i] % 64);
+    for (int i = 0; i < 5; i++) words[dbl[i] / 64] |= 1ull << (dbl[i] % 64);
+    floe_orc_bloom_filter bf = {.usable = true, .num_hash_functions = 5, .bitset = words, .num_words = 13};
+    floe_orc_column icol = {.kind = FLOE_ORC_LONG}, dcol = {.kind = FLOE_ORC_DOUBLE};
+    floe_orc_column scol = {.kind = FLOE_ORC_STRING};
+    floe_orc_value v = {.kind = FLOE_ORC_VAL_INT, .i = 1};
+    floe_orc_predicate p = {.op = FLOE_ORC_OP_EQ, .values = &v, .num_values = 1};
+    assert_true(floe_orc_bloom_may_match(&icol, &bf, true, &p));
+    v.i = 11; /* 228, 285, 342, 399, 456: only 228 set */
+    assert_false(floe_orc_bloom_may_match(&icol, &bf, true, &p));
+    floe_orc_value two[2] = {{.kind = FLOE_ORC_VAL_INT, .i = 11}, {.kind = FLOE_ORC_VAL_INT, .i = 1}};
+    floe_orc_predicate in = {.op = FLOE_ORC_OP_IN, .values = two, .num_values = 2};
+    assert_true(floe_orc_bloom_may_match(&icol, &bf, true, &in));
+    floe_orc_value d = {.kind = FLOE_ORC_VAL_DOUBLE, .d = 1.1};
+    p.values = &d;
+    assert_true(floe_orc_bloom_may_match(&dcol, &bf, true, &p));
+    d.d = 11.11;
+    assert_false(floe_orc_bloom_may_match(&dcol, &bf, true, &p));
+    d.d = 0.0; /* -0.0 hashes apart: never ruled out */
+    assert_true(floe_orc_bloom_may_match(&dcol, &bf, true, &p));
+    /* strings only through UTF-8 filters; anything through unusable ones */
+    floe_orc_value sv = {.kind = FLOE_ORC_VAL_BYTES, .bytes = (const uint8_t *)"x", .len = 1};
+    p.values = &sv;
+    assert_true(floe_orc_bloom_may_match(&scol, &bf, false, &p));
+    v.i = 11;
+    p.values = &v;
+    bf.usable = false;
+    assert_true(floe_orc_bloom_may_match(&icol, &bf, true, &p));
+    p.op = FLOE_ORC_OP_LT;
+    bf.usable = true;
+    assert_true(floe_orc_bloom_may_match(&icol, &bf, true, &p));
+}
+
+FLOE_TEST_MAIN(cmocka_unit_test(test_bloom_hashes), cmocka_unit_test(test_rle_v2_spec_examples), cmocka_unit_test(test_rle_v2_corrupt),
                cmocka_unit_test(test_unpack_every_width), cmocka_unit_test(test_rle_v1_byte_bool),
                cmocka_unit_test(test_varints), cmocka_unit_test(test_protobuf),
                cmocka_unit_test(test_time_zones))
