@@ -196,6 +196,12 @@ static floe_status build_projection(floe_orc_reader *r) {
         if (!dup) r->outs[r->num_outs++].col = col;
     }
     floe_free(want);
+    /* a map read for its keys alone still needs a value: the whole one */
+    for (uint32_t id = 0; id < s->num_columns; id++) {
+        const floe_orc_column *c = &s->columns[id];
+        if (r->include[id] && c->kind == FLOE_ORC_MAP && !r->include[c->children[1]->id])
+            include_subtree(r, c->children[1]);
+    }
     /* top-level columns in file order */
     const floe_orc_column *root = s->root;
     r->tops = floe_calloc((size_t)root->num_children + 1, sizeof *r->tops);

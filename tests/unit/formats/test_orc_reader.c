@@ -158,6 +158,17 @@ static void test_projection_by_path(void **state) {
     floe_batch_release(b);
     floe_orc_reader_close(r);
 
+    /* a map's keys alone: the map comes whole */
+    const char *keys[] = {"map.key"};
+    o.columns = keys;
+    o.num_columns = 1;
+    b = first_batch(ex(dir, "TestOrcFile.test1.orc"), &o, &r);
+    s = floe_orc_reader_schema(r);
+    type_text(s->children[0].type, t, sizeof t);
+    assert_string_equal(t, "map<string, struct<int1: int32, string1: string>>");
+    floe_batch_release(b);
+    floe_orc_reader_close(r);
+
     const char *bad[] = {"nope"};
     o.columns = bad;
     o.num_columns = 1;
