@@ -275,13 +275,15 @@ static floe_status read_ints(floe_orc_col_reader *r, int64_t n, int64_t k, const
     int64_t lo = kind == FLOE_ORC_SHORT ? INT16_MIN : INT32_MIN;
     int64_t hi = kind == FLOE_ORC_SHORT ? INT16_MAX : INT32_MAX;
     int32_t *o = (int32_t *)vals->data;
-    int64_t bad = 0;
-    for (int64_t i = 0; i < k; i++) {
-        int64_t x = r->scratch[i];
-        bad |= (x < lo) | (x > hi);
+    const int64_t *sv = r->scratch;
+    int64_t mn = 0, mx = 0;
+    for (int64_t i = 0; i < k; i++) { /* min/max: vectorizes, unlike a flag */
+        int64_t x = sv[i];
+        mn = x < mn ? x : mn;
+        mx = x > mx ? x : mx;
         o[i] = (int32_t)x;
     }
-    if (bad) {
+    if (mn < lo || mx > hi) {
         for (int64_t i = 0; i < k; i++)
             if (r->scratch[i] < lo || r->scratch[i] > hi)
                 return floe_orc_col_error(

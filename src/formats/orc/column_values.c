@@ -129,16 +129,28 @@ floe_status floe_orc_col_read_strings(floe_orc_col_reader *r, int64_t n, int64_t
          * 16 bytes of padding, and the output room is checked), so the
          * gather makes no call per value. */
         int64_t tot = (int64_t)total;
-        for (int64_t i = 0; i < n; i++) {
-            if (!valid || floe_bit_get(valid, i)) {
-                uint64_t c = (uint64_t)v[j++];
+        if (!valid) {
+            for (int64_t i = 0; i < n; i++) {
+                uint64_t c = (uint64_t)v[i];
                 int64_t l = doff[c + 1] - doff[c];
                 const uint8_t *src = dd + doff[c];
                 if (l <= 16 && pos + 16 <= tot) memcpy(d + pos, src, 16);
                 else if (l) memcpy(d + pos, src, (size_t)l);
                 pos += l;
+                o[i + 1] = (int32_t)pos;
             }
-            o[i + 1] = (int32_t)pos;
+        } else {
+            for (int64_t i = 0; i < n; i++) {
+                if (floe_bit_get(valid, i)) {
+                    uint64_t c = (uint64_t)v[j++];
+                    int64_t l = doff[c + 1] - doff[c];
+                    const uint8_t *src = dd + doff[c];
+                    if (l <= 16 && pos + 16 <= tot) memcpy(d + pos, src, 16);
+                    else if (l) memcpy(d + pos, src, (size_t)l);
+                    pos += l;
+                }
+                o[i + 1] = (int32_t)pos;
+            }
         }
     } else {
         if (total) memcpy(d, r->data, (size_t)total);
@@ -195,6 +207,7 @@ floe_status floe_orc_col_read_timestamps(floe_orc_col_reader *r, int64_t n, int6
     int64_t base = ORC_EPOCH;
     if (tz) base -= floe_orc_tz_offset(tz, ORC_EPOCH);
     bool ns = r->ss->unit == FLOE_ORC_TS_NS;
+    int64_t tz_from = 1, tz_until = 0, tz_off = 0; /* the zone offset's cached interval */
     static const int64_t pow10[] = {1, 10, 100, 1000, 10000, 100000, 1000000, 10000000, 100000000,
                                     1000000000};
     for (int64_t i = 0; i < k; i++) {
@@ -211,7 +224,10 @@ floe_status floe_orc_col_read_timestamps(floe_orc_col_reader *r, int64_t n, int6
         int64_t t = s + base;
         /* writers truncated negative milliseconds toward zero */
         if (t < 0 && nv > 999999) t -= 1;
-        if (tz) t += floe_orc_tz_offset(tz, t);
+        if (tz) {
+            if (t < tz_from || t >= tz_until) tz_off = floe_orc_tz_offset_range(tz, t, &tz_from, &tz_until);
+            t += tz_off;
+        }
         int64_t out;
         if (ns) {
             if (__builtin_mul_overflow(t, (int64_t)1000000000, &out) ||

@@ -179,6 +179,7 @@ void floe_orc_int_rle_init(floe_orc_int_rle *r, const uint8_t *data, size_t len,
     r->is_signed = is_signed;
     r->buf_len = r->buf_pos = 0;
     r->consumed = 0;
+    r->target = r->buf;
 }
 
 floe_status floe_orc_rle_v1_next_run(floe_orc_int_rle *r) {
@@ -194,7 +195,7 @@ floe_status floe_orc_rle_v1_next_run(floe_orc_int_rle *r) {
         int64_t base = r->is_signed ? (int64_t)(u >> 1) ^ -(int64_t)(u & 1) : (int64_t)u;
         int n = h + 3;
         uint64_t v = (uint64_t)base;
-        for (int i = 0; i < n; i++, v += (uint64_t)(int64_t)delta) r->buf[i] = (int64_t)v;
+        for (int i = 0; i < n; i++, v += (uint64_t)(int64_t)delta) r->target[i] = (int64_t)v;
         r->buf_len = n;
     } else {
         int n = -h;
@@ -204,7 +205,7 @@ floe_status floe_orc_rle_v1_next_run(floe_orc_int_rle *r) {
                 return floe_error(FLOE_ERR_CORRUPT,
                                   "integer RLE v1: bad or truncated varint after %llu values",
                                   (unsigned long long)r->consumed + (unsigned)i);
-            r->buf[i] = r->is_signed ? (int64_t)(u >> 1) ^ -(int64_t)(u & 1) : (int64_t)u;
+            r->target[i] = r->is_signed ? (int64_t)(u >> 1) ^ -(int64_t)(u & 1) : (int64_t)u;
         }
         r->buf_len = n;
     }
@@ -217,6 +218,19 @@ floe_status floe_orc_int_rle_read(floe_orc_int_rle *r, int64_t *out, size_t n) {
         if (r->buf_pos == r->buf_len) {
             if (r->p >= r->end)
                 return ended(r->consumed, r->v2 ? "integer RLE v2" : "integer RLE v1");
+            if (out && n >= FLOE_ORC_RLE_BUF) {
+                /* a whole run fits the output: decode it there */
+                r->target = out;
+                floe_status st = r->v2 ? floe_orc_rle_v2_next_run(r) : floe_orc_rle_v1_next_run(r);
+                r->target = r->buf;
+                size_t k = st ? 0 : (size_t)r->buf_len;
+                r->buf_len = r->buf_pos = 0;
+                if (st) return st;
+                out += k;
+                r->consumed += k;
+                n -= k;
+                continue;
+            }
             FLOE_TRY(r->v2 ? floe_orc_rle_v2_next_run(r) : floe_orc_rle_v1_next_run(r));
         }
         size_t k = (size_t)(r->buf_len - r->buf_pos);

@@ -61,6 +61,8 @@ typedef struct floe_orc_int_rle {
     /* decoded values of the current run not yet handed out */
     int64_t buf[FLOE_ORC_RLE_BUF];
     int buf_len, buf_pos;
+    int64_t *target;     /* where the next run is decoded: buf, or the caller's
+                            output when a whole run fits there */
     /* RLE v1 run state (runs longer than what fits buf are streamed) */
     uint64_t consumed;
 } floe_orc_int_rle;

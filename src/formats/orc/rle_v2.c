@@ -127,7 +127,7 @@ floe_status floe_orc_rle_v2_next_run(floe_orc_int_rle *r) {
     if (p >= end) return bad_run(r, "stream ended");
     uint8_t h = p[0];
     int enc = h >> 6;
-    int64_t *out = r->buf;
+    int64_t *out = r->target;
     if (enc == 0) { /* SHORT_REPEAT */
         int bytes = ((h >> 3) & 7) + 1, n = (h & 7) + 3;
         if (end - p < 1 + bytes) return bad_run(r, "truncated SHORT_REPEAT run");

@@ -307,6 +307,48 @@ void floe_orc_tz_free(floe_orc_tz *tz) {
 const char *floe_orc_tz_name(const floe_orc_tz *tz) { return tz->name; }
 bool floe_orc_tz_is_utc(const floe_orc_tz *tz) { return tz->utc; }
 
+int64_t floe_orc_tz_offset_range(const floe_orc_tz *tz, int64_t t, int64_t *from, int64_t *until) {
+    *from = INT64_MIN;
+    *until = INT64_MAX;
+    if (tz->utc) return 0;
+    if (tz->has_rule && (tz->ntrans == 0 || t >= tz->trans[tz->ntrans - 1])) {
+        const posix_rule *r = &tz->rule;
+        if (!r->has_dst) {
+            if (tz->ntrans) *from = tz->trans[tz->ntrans - 1];
+            return r->std_off;
+        }
+        int64_t y;
+        year_of(t + r->std_off, &y);
+        int64_t a = rule_local(r, 0, y) - r->std_off, b = rule_local(r, 1, y) - r->dst_off;
+        int64_t lo = a < b ? a : b, hi = a < b ? b : a;
+        /* within this year: before, between or after the two changes
+         * (a day's margin keeps clear of the year boundary in any zone) */
+        int64_t ys = floe_orc_days_from_civil(y, 1, 1) * 86400 + 86400;
+        int64_t ye = floe_orc_days_from_civil(y + 1, 1, 1) * 86400 - 86400;
+        if (t < lo) *from = ys, *until = lo;
+        else if (t < hi) *from = lo, *until = hi;
+        else *from = hi, *until = ye;
+        if (*from > t) *from = t;
+        if (*until <= t) *until = t + 1;
+        return rule_offset(r, t);
+    }
+    if (tz->ntrans == 0) return tz->first_off;
+    if (t < tz->trans[0]) {
+        *until = tz->trans[0];
+        return tz->first_off;
+    }
+    int lo = 0, hi = tz->ntrans - 1;
+    while (lo < hi) {
+        int mid = (lo + hi + 1) / 2;
+        if (tz->trans[mid] <= t) lo = mid;
+        else hi = mid - 1;
+    }
+    *from = tz->trans[lo];
+    if (lo + 1 < tz->ntrans) *until = tz->trans[lo + 1];
+    else if (tz->has_rule) *until = t + 1; /* the rule takes over: no caching */
+    return tz->offs[tz->idx[lo]];
+}
+
 int64_t floe_orc_tz_offset(const floe_orc_tz *tz, int64_t t) {
     if (tz->utc) return 0;
     if (tz->ntrans == 0 || t < tz->trans[0]) {

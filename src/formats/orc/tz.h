@@ -32,6 +32,10 @@ bool floe_orc_tz_is_utc(const floe_orc_tz *tz);
 /* The zone's offset from UTC in seconds (east positive) at UTC instant t. */
 int64_t floe_orc_tz_offset(const floe_orc_tz *tz, int64_t t);
 
+/* The same, and an interval [*from, *until) around t where it holds, so
+ * callers converting many instants can skip the lookup while inside it. */
+int64_t floe_orc_tz_offset_range(const floe_orc_tz *tz, int64_t t, int64_t *from, int64_t *until);
+
 /* Days since 1970-01-01 of a proleptic Gregorian date. */
 int64_t floe_orc_days_from_civil(int64_t y, unsigned m, unsigned d);
 
