@@ -30,6 +30,7 @@
 #include "floe/status.h"
 #include "formats/orc/file.h"
 #include "formats/orc/rle.h"
+#include "formats/orc/stream.h"
 #include "formats/orc/tz.h"
 
 /* The decompressed streams of one stripe, by column and kind. */
@@ -38,6 +39,8 @@ typedef struct floe_orc_stream_buf {
     int kind;
     uint8_t *data;   /* floe_malloc'd, padded */
     size_t len;
+    floe_orc_chunk *chunks; /* compressed files: the chunk map (stream.h) */
+    size_t num_chunks;
 } floe_orc_stream_buf;
 
 typedef struct floe_orc_stripe_streams {
@@ -98,6 +101,19 @@ void floe_orc_col_reader_free(floe_orc_col_reader *r);
  * or NULL when every parent slot is valid. */
 floe_status floe_orc_col_read(floe_orc_col_reader *r, int64_t n, const uint8_t *parent_valid,
                               floe_array **out) FLOE_WARN_UNUSED;
+
+/* Position the reader and its children at the start of row group g, from
+ * each column's ROW_INDEX entry (index[id], NULL when the stripe has none
+ * for a column).  Positions list, per stream in the specification's fixed
+ * order (PRESENT first when the stripe has one), the offset (compressed
+ * chunk start + offset in the chunk, or a byte offset without
+ * compression) and for RLE streams the values to skip in the run (for
+ * booleans, bytes then bits).  *ok is false, with the readers untouched or
+ * partly moved, when the positions do not fit the streams: the caller
+ * then reads the stripe from its start instead.  Errors are decoding
+ * errors while skipping inside a run. */
+floe_status floe_orc_col_seek(floe_orc_col_reader *r, const floe_orc_row_index *const *index,
+                              size_t g, bool *ok) FLOE_WARN_UNUSED;
 
 /* Internal, between column_reader.c and column_values.c: read the
  * non-null values of the column's primitive kind for a validity bitmap of

@@ -49,6 +49,9 @@ struct floe_orc_reader {
     floe_orc_col_reader **readers;
     row_range *ranges;
     int num_ranges, cur_range;
+    bool need_index;                 /* ranges leave gaps: fetch ROW_INDEX streams */
+    bool no_seek;                    /* a seek did not fit: read sequentially */
+    const floe_orc_row_index **indexes; /* by column id, NULL when absent */
     /* time zones seen */
     floe_orc_tz **tzs;
     int num_tzs;
@@ -349,7 +352,11 @@ static void end_stripe(floe_orc_reader *r) {
         for (int i = 0; i < r->num_tops; i++) floe_orc_col_reader_free(r->readers[i]);
     floe_free(r->readers);
     r->readers = NULL;
-    for (size_t i = 0; i < r->ss.num_bufs; i++) floe_free(r->ss.bufs[i].data);
+    for (size_t i = 0; i < r->ss.num_bufs; i++) {
+        floe_free(r->ss.bufs[i].data);
+        floe_free(r->ss.bufs[i].chunks);
+    }
+    r->indexes = NULL; /* in the arena */
     floe_free(r->ss.bufs);
     memset(&r->ss, 0, sizeof r->ss);
     floe_free(r->ranges);
@@ -409,6 +416,7 @@ static floe_status get_tz(floe_orc_reader *r, const char *name, const floe_orc_t
 
 static bool wanted_stream(const floe_orc_reader *r, const floe_orc_stream_info *s) {
     if (!r->include[s->column]) return false;
+    if (s->kind == FLOE_ORC_S_ROW_INDEX) return r->need_index;
     return s->kind == FLOE_ORC_S_PRESENT || s->kind == FLOE_ORC_S_DATA ||
            s->kind == FLOE_ORC_S_LENGTH || s->kind == FLOE_ORC_S_DICTIONARY_DATA ||
            s->kind == FLOE_ORC_S_SECONDARY;
@@ -452,8 +460,9 @@ static floe_status fetch_streams(floe_orc_reader *r) {
             floe_orc_stream_buf *b = &r->ss.bufs[r->ss.num_bufs];
             b->column = v[k]->column;
             b->kind = v[k]->kind;
-            st = floe_orc_file_expand(r->file, raw + (v[k]->offset - start), (size_t)v[k]->length,
-                                      &b->data, &b->len);
+            st = floe_orc_decompress_mapped(r->file->ps.compression, r->file->block_size,
+                                            raw + (v[k]->offset - start), (size_t)v[k]->length,
+                                            &b->data, &b->len, &b->chunks, &b->num_chunks);
             if (st)
                 st = floe_status_wrap(st, "'%s': stripe %d: column %u '%s': %s stream at offset %" PRIu64,
                                       r->file->path, r->stripe, b->column,
@@ -512,12 +521,15 @@ static floe_status row_group_ranges(floe_orc_reader *r) {
     r->ranges[0].end = rows;
     r->num_ranges = 1;
     uint32_t stride = r->file->footer.row_index_stride;
-    if (!r->num_preds || !stride || rows == 0) return NULL;
+    if ((!r->num_preds && !r->o.row_group_filter) || !stride || rows == 0) return NULL;
     int64_t groups = (rows + stride - 1) / stride;
     bool *keep = floe_malloc((size_t)groups);
     if (!keep) return floe_error(FLOE_ERR_OUT_OF_MEMORY, "out of memory");
     memset(keep, 1, (size_t)groups);
     floe_status st = NULL;
+    if (r->o.row_group_filter)
+        for (int64_t g = 0; g < groups; g++)
+            keep[g] = r->o.row_group_filter(r->o.row_group_filter_ctx, r->stripe, g);
     for (int p = 0; !st && p < r->num_preds; p++) {
         floe_orc_row_index ri;
         st = floe_orc_file_read_row_index(r->file, (size_t)r->stripe, &r->sf, r->pred_cols[p]->id,
@@ -595,6 +607,67 @@ static floe_status check_dictionaries(const floe_orc_reader *r) {
     return NULL;
 }
 
+static floe_status read_rows(floe_orc_reader *r, int64_t n, floe_array **tops);
+
+static floe_status make_readers(floe_orc_reader *r) {
+    if (r->readers)
+        for (int i = 0; i < r->num_tops; i++) floe_orc_col_reader_free(r->readers[i]);
+    floe_free(r->readers);
+    r->readers = floe_calloc((size_t)r->num_tops + 1, sizeof *r->readers);
+    if (!r->readers) return floe_error(FLOE_ERR_OUT_OF_MEMORY, "out of memory");
+    for (int i = 0; i < r->num_tops; i++)
+        FLOE_TRY(floe_orc_col_reader_new(&r->ss, r->tops[i], r->include, r->top_types[i], &r->readers[i]));
+    return NULL;
+}
+
+/* The fetched ROW_INDEX streams, decoded (for seeking to row groups). */
+static floe_status decode_indexes(floe_orc_reader *r) {
+    uint32_t nc = r->file->schema->num_columns;
+    r->indexes = floe_arena_calloc(&r->arena, nc, sizeof *r->indexes);
+    if (!r->indexes) return floe_error(FLOE_ERR_OUT_OF_MEMORY, "out of memory");
+    for (size_t i = 0; i < r->ss.num_bufs; i++) {
+        const floe_orc_stream_buf *b = &r->ss.bufs[i];
+        if (b->kind != FLOE_ORC_S_ROW_INDEX || b->column >= nc || r->indexes[b->column]) continue;
+        floe_orc_row_index *ri = floe_arena_calloc(&r->arena, 1, sizeof *ri);
+        if (!ri) return floe_error(FLOE_ERR_OUT_OF_MEMORY, "out of memory");
+        FLOE_TRY_CTX(floe_orc_decode_row_index(b->data, b->len, &r->arena, ri),
+                     "'%s': stripe %d: column %u '%s': ROW_INDEX stream", r->file->path, r->stripe,
+                     b->column, r->file->schema->columns[b->column].path);
+        r->indexes[b->column] = ri;
+    }
+    return NULL;
+}
+
+/* Move every reader to row `row` of the stripe (a row-group start after
+ * the current position): by the row index when it fits, else by decoding
+ * the rows in between (from the stripe's start again if a seek failed
+ * half way). */
+static floe_status skip_to(floe_orc_reader *r, int64_t row, floe_array **tops) {
+    uint32_t stride = r->file->footer.row_index_stride;
+    if (!r->no_seek && r->indexes && stride && row % stride == 0) {
+        bool ok = true;
+        for (int i = 0; ok && i < r->num_tops; i++)
+            FLOE_TRY(floe_orc_col_seek(r->readers[i], r->indexes, (size_t)(row / stride), &ok));
+        if (ok) {
+            r->stats.row_group_seeks++;
+            r->pos = row;
+            return NULL;
+        }
+        r->no_seek = true;
+        FLOE_TRY(make_readers(r));
+        r->pos = 0;
+    }
+    while (r->pos < row) {
+        int64_t k = row - r->pos;
+        if (k > r->o.batch_size) k = r->o.batch_size;
+        FLOE_TRY(read_rows(r, k, tops));
+        for (int i = 0; i < r->num_tops; i++) floe_array_release(tops[i]);
+        r->pos += k;
+        r->stats.rows_decoded_past += k;
+    }
+    return NULL;
+}
+
 static floe_status begin_stripe(floe_orc_reader *r, int s) {
     r->stripe = s;
     const floe_orc_stripe_info *si = floe_orc_file_stripe(r->file, (size_t)s);
@@ -620,12 +693,11 @@ static floe_status begin_stripe(floe_orc_reader *r, int s) {
                          r->file->path, s);
     }
     FLOE_TRY(check_dictionaries(r));
+    r->need_index = r->num_ranges > 1 || r->ranges[0].start > 0;
+    r->no_seek = false;
     FLOE_TRY(fetch_streams(r));
-    r->readers = floe_calloc((size_t)r->num_tops + 1, sizeof *r->readers);
-    if (!r->readers) return floe_error(FLOE_ERR_OUT_OF_MEMORY, "out of memory");
-    for (int i = 0; i < r->num_tops; i++)
-        FLOE_TRY(floe_orc_col_reader_new(&r->ss, r->tops[i], r->include, r->top_types[i], &r->readers[i]));
-    return NULL;
+    if (r->need_index) FLOE_TRY(decode_indexes(r));
+    return make_readers(r);
 }
 
 /* Read n rows of every top-level column. */
@@ -671,14 +743,7 @@ floe_status floe_orc_reader_next(floe_orc_reader *r, floe_batch **out) {
         }
         floe_array **tops = floe_calloc((size_t)r->num_tops + 1, sizeof *tops);
         if (!tops) return floe_error(FLOE_ERR_OUT_OF_MEMORY, "out of memory");
-        floe_status st = NULL;
-        while (!st && r->pos < rg->start) { /* decode past skipped row groups */
-            int64_t k = rg->start - r->pos;
-            if (k > r->o.batch_size) k = r->o.batch_size;
-            st = read_rows(r, k, tops);
-            if (!st) release_all(tops, r->num_tops);
-            r->pos += k;
-        }
+        floe_status st = r->pos < rg->start ? skip_to(r, rg->start, tops) : NULL;
         int64_t n = rg->end - r->pos;
         if (n > r->o.batch_size) n = r->o.batch_size;
         if (!st) st = read_rows(r, n, tops);

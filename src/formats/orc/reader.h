@@ -46,9 +46,11 @@
  * row group of the footer's rowIndexStride rows, 10,000 by default) give
  * the row groups that may match, and only their rows are returned.  Rows
  * outside the kept ranges surely do not match; rows inside may or may not,
- * so the caller still filters.  Skipped row groups inside a fetched
- * stripe are decoded past without building arrays when they sit between
- * kept ones (the row index positions are not used to seek).  Whenever
+ * so the caller still filters.  Inside a fetched stripe the readers jump
+ * over skipped row groups by the ROW_INDEX positions of every selected
+ * column (fetched with the stripe's other streams when needed); when the
+ * positions do not fit the streams the stripe is read from its start and
+ * the skipped rows decoded and dropped instead.  Whenever
  * anything is unknown rows are kept: no statistics, an index whose entry
  * count does not match the stripe, NaN bounds, bool or binary columns.
  * Timestamp bounds (milliseconds) are widened by a day, as the writer's
@@ -144,6 +146,11 @@ typedef struct floe_orc_read_options {
     floe_orc_ts_unit timestamp_unit;
     const floe_orc_predicate *predicates;
     int num_predicates;
+    /* Optional: row groups (of rowIndexStride rows, numbered within each
+     * stripe) the caller wants, e.g. to leave out groups its deletes cover;
+     * returning false drops the group as a predicate would. */
+    bool (*row_group_filter)(void *ctx, int stripe, int64_t row_group);
+    void *row_group_filter_ctx;
 } floe_orc_read_options;
 
 typedef struct floe_orc_reader floe_orc_reader;
@@ -169,6 +176,8 @@ typedef struct floe_orc_skip_stats {
     int64_t stripes_total, stripes_skipped;       /* by stripe statistics */
     int64_t row_groups_total, row_groups_skipped; /* in fetched stripes, by row index */
     int64_t row_groups_bloom_skipped;             /* of those, by bloom filters */
+    int64_t row_group_seeks;                      /* jumps by the row index positions */
+    int64_t rows_decoded_past;                    /* skipped rows decoded instead */
     int64_t rows_total, rows_emitted;
     int64_t reads;                                /* floe_input reads of stream data */
 } floe_orc_skip_stats;

@@ -14,8 +14,18 @@
 
 floe_status floe_orc_decompress(int compression, uint64_t block_size, const uint8_t *src,
                                 size_t len, uint8_t **out, size_t *out_len) {
+    return floe_orc_decompress_mapped(compression, block_size, src, len, out, out_len, NULL, NULL);
+}
+
+floe_status floe_orc_decompress_mapped(int compression, uint64_t block_size, const uint8_t *src,
+                                       size_t len, uint8_t **out, size_t *out_len,
+                                       floe_orc_chunk **chunks, size_t *num_chunks) {
     *out = NULL;
     *out_len = 0;
+    if (chunks) {
+        *chunks = NULL;
+        *num_chunks = 0;
+    }
     floe_codec codec;
     switch (compression) {
     case FLOE_ORC_COMP_NONE: {
@@ -38,9 +48,22 @@ floe_status floe_orc_decompress(int compression, uint64_t block_size, const uint
         return floe_error(FLOE_ERR_CORRUPT, "unknown compression kind %d", compression);
     }
     floe_buf b = FLOE_BUF_INIT;
-    size_t pos = 0;
+    size_t pos = 0, cap = 0;
     floe_status st = NULL;
     while (pos < len) {
+        if (chunks) {
+            if (*num_chunks == cap) {
+                cap = cap ? cap * 2 : 16;
+                floe_orc_chunk *v = floe_realloc(*chunks, cap * sizeof *v);
+                if (!v) {
+                    st = floe_error(FLOE_ERR_OUT_OF_MEMORY, "out of memory");
+                    break;
+                }
+                *chunks = v;
+            }
+            (*chunks)[*num_chunks].compressed = pos;
+            (*chunks)[(*num_chunks)++].decompressed = b.len;
+        }
         if (len - pos < 3) {
             st = floe_error(FLOE_ERR_CORRUPT, "truncated compression chunk header at offset %zu", pos);
             break;
@@ -74,9 +97,23 @@ floe_status floe_orc_decompress(int compression, uint64_t block_size, const uint
         }
         pos += 3 + clen;
     }
+    if (!st && chunks) { /* a sentinel: the stream's end */
+        floe_orc_chunk *v = floe_realloc(*chunks, (*num_chunks + 1) * sizeof *v);
+        if (!v) st = floe_error(FLOE_ERR_OUT_OF_MEMORY, "out of memory");
+        else {
+            *chunks = v;
+            v[*num_chunks].compressed = len;
+            v[(*num_chunks)++].decompressed = b.len;
+        }
+    }
     if (!st) st = floe_buf_reserve(&b, PAD);
     if (st) {
         floe_buf_free(&b);
+        if (chunks) {
+            floe_free(*chunks);
+            *chunks = NULL;
+            *num_chunks = 0;
+        }
         return st;
     }
     memset(b.data + b.len, 0, PAD);

@@ -11,7 +11,10 @@
  * LZO.
  *
  * floe decompresses a whole stream at once: decoders then run over one
- * contiguous buffer with no chunk-boundary checks in their loops.
+ * contiguous buffer with no chunk-boundary checks in their loops.  The
+ * chunk map can be kept so row-index positions (a chunk's compressed
+ * start plus an offset in its decompressed bytes) become offsets in that
+ * buffer.
  */
 #ifndef FLOE_FORMATS_ORC_STREAM_H
 #define FLOE_FORMATS_ORC_STREAM_H
@@ -29,5 +32,20 @@
  * UNSUPPORTED and name the chunk's offset within the stream. */
 floe_status floe_orc_decompress(int compression, uint64_t block_size, const uint8_t *src,
                                 size_t len, uint8_t **out, size_t *out_len) FLOE_WARN_UNUSED;
+
+/* Where each compression chunk starts: in the stream's compressed bytes
+ * (the first number of a row-index position) and in its decompressed
+ * bytes.  Row-index positions name a chunk by its compressed start. */
+typedef struct floe_orc_chunk {
+    uint64_t compressed;
+    uint64_t decompressed;
+} floe_orc_chunk;
+
+/* floe_orc_decompress, also handing back the chunk map (floe_malloc'd; NULL
+ * with *num_chunks 0 without compression, when offsets are the same),
+ * ending with a sentinel entry for the stream's end. */
+floe_status floe_orc_decompress_mapped(int compression, uint64_t block_size, const uint8_t *src,
+                                       size_t len, uint8_t **out, size_t *out_len,
+                                       floe_orc_chunk **chunks, size_t *num_chunks) FLOE_WARN_UNUSED;
 
 #endif

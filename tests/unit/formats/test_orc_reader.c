@@ -517,7 +517,95 @@ static void test_bloom_filters(void **state) {
     }
 }
 
-FLOE_TEST_MAIN(cmocka_unit_test(test_bloom_filters), cmocka_unit_test(test_every_example_reads), cmocka_unit_test(test_corrupt_and_encrypted),
+/* Seeking by the row index: drop every third row group (and a run of
+ * three) through row_group_filter and compare each batch with
+ * the same file rows of a full read. */
+static bool keep_some(void *ctx, int stripe, int64_t g) {
+    (void)ctx;
+    (void)stripe;
+    return g % 3 != 1 && !(g >= 9 && g < 12);
+}
+
+static void check_seek(const char *path, const char *name, int64_t batch_size, bool expect_seeks) {
+    floe_orc_read_options o = {0};
+    o.batch_size = batch_size;
+    o.timestamp_unit = FLOE_ORC_TS_NS;
+    floe_orc_reader *r;
+    assert_ok(floe_orc_reader_open_path(path, &o, &r));
+    floe_batch *all[4096];
+    int nb = 0;
+    for (;;) {
+        floe_batch *b;
+        assert_ok(floe_orc_reader_next(r, &b));
+        if (!b) break;
+        assert_true(nb < 4096);
+        all[nb++] = b;
+    }
+    floe_orc_reader_close(r);
+    if (!nb) return;
+    floe_batch *full;
+    assert_ok(floe_batch_concat(all, nb, &full));
+    for (int i = 0; i < nb; i++) floe_batch_release(all[i]);
+    o.row_group_filter = keep_some;
+    assert_ok(floe_orc_reader_open_path(path, &o, &r));
+    int64_t rows = 0;
+    for (;;) {
+        floe_batch *b;
+        assert_ok(floe_orc_reader_next(r, &b));
+        if (!b) break;
+        assert_ok(floe_batch_validate(b));
+        const floe_orc_row_span *sp;
+        int n;
+        floe_orc_reader_last_rows(r, &sp, &n);
+        floe_batch *want;
+        assert_ok(floe_batch_slice(full, sp[0].first_row, b->num_rows, &want));
+        if (!floe_batch_equals(b, want))
+            fail_msg("%s: rows %lld.. differ after a seek", name, (long long)sp[0].first_row);
+        floe_batch_release(want);
+        rows += b->num_rows;
+        floe_batch_release(b);
+    }
+    floe_orc_skip_stats ss;
+    floe_orc_reader_skip_stats(r, &ss);
+    if (expect_seeks && (ss.row_group_seeks == 0 || ss.rows_decoded_past != 0))
+        fail_msg("%s: %lld seeks, %lld rows decoded past", name, (long long)ss.row_group_seeks,
+                 (long long)ss.rows_decoded_past);
+    assert_true(rows < full->num_rows || ss.row_groups_skipped == 0);
+    floe_orc_reader_close(r);
+    floe_batch_release(full);
+}
+
+static void test_row_index_seeks(void **state) {
+    (void)state;
+    FLOE_NEED_TESTDATA(dir);
+    static const struct {
+        const char *name;
+        bool seeks;
+    } files[] = {
+        {"TestOrcFile.testPredicatePushdown.orc", true},   /* zlib, int + string, stride 1000 */
+        {"TestStringDictionary.testRowIndex.orc", true},   /* dictionary strings */
+        {"orc_index_int_string.orc", true},                /* no compression */
+        {"TestOrcFile.testSeek.orc", true},                /* nested: structs, lists, maps */
+        {"demo-12-zlib.orc", true},                        /* RLE v2, 193 row groups */
+        {"demo-11-zlib.orc", false},                       /* RLE v1, a group per stripe */
+        {"TestOrcFile.testDate2038.orc", false},           /* timestamps, dates */
+        {"nulls-at-end-snappy.orc", true},                 /* PRESENT streams, snappy */
+        {"decimal.orc", false},
+        {"TestOrcFile.testUnionAndTimestamp.orc", false},  /* unions */
+        {"orc-file-11-format.orc", false},
+        {"TestOrcFile.columnProjection.orc", true},        /* no compression */
+        {"TestVectorOrcFile.testLz4.orc", false},
+        {"TestVectorOrcFile.testZstd.0.12.orc", false},
+        {"TestOrcFile.testWithoutIndex.orc", false},       /* no row index: decoded past */
+        {"over1k_bloom.orc", false},
+    };
+    for (size_t i = 0; i < sizeof files / sizeof *files; i++) {
+        check_seek(ex(dir, files[i].name), files[i].name, 0, files[i].seeks);
+        check_seek(ex(dir, files[i].name), files[i].name, 777, files[i].seeks);
+    }
+}
+
+FLOE_TEST_MAIN(cmocka_unit_test(test_row_index_seeks), cmocka_unit_test(test_bloom_filters), cmocka_unit_test(test_every_example_reads), cmocka_unit_test(test_corrupt_and_encrypted),
                cmocka_unit_test(test_projection_by_path), cmocka_unit_test(test_projection_by_ids),
                cmocka_unit_test(test_iceberg_attributes), cmocka_unit_test(test_stripe_ranges_and_positions),
                cmocka_unit_test(test_row_group_skipping), cmocka_unit_test(test_predicates_other_types),
