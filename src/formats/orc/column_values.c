@@ -79,6 +79,30 @@ floe_status floe_orc_col_prepare_dictionary(floe_orc_col_reader *r) {
     return NULL;
 }
 
+/* Binary read as Iceberg uuid / fixed[L]: every value must be L bytes. */
+static floe_status read_fixed_binary(floe_orc_col_reader *r, int64_t n, int64_t k,
+                                     floe_buffer *validity, uint64_t total, floe_array **out) {
+    const uint8_t *valid = validity ? validity->data : NULL;
+    int64_t w = r->type->byte_width;
+    const int64_t *len = r->scratch;
+    const uint8_t *src = r->data;
+    bool dict = r->encoding == FLOE_ORC_ENC_DICTIONARY || r->encoding == FLOE_ORC_ENC_DICTIONARY_V2;
+    if (dict) return corrupt(r, NULL, "a dictionary-encoded binary column");
+    for (int64_t i = 0; i < k; i++)
+        if (len[i] != w)
+            return corrupt(r, "LENGTH stream", "value %" PRId64 " has %" PRId64
+                           " bytes, but the column is %s of %" PRId64 " bytes", i, len[i],
+                           floe_type_id_name(r->type->id), w);
+    floe_buffer *vals;
+    FLOE_TRY(floe_buffer_new(n * w, &vals));
+    for (int64_t i = 0, j = 0; i < n; i++)
+        if (!valid || floe_bit_get(valid, i)) memcpy(vals->data + i * w, src + w * j++, (size_t)w);
+    r->data += total;
+    floe_status st = floe_array_new(r->type, n, 0, n - k, validity, &vals, 1, NULL, 0, out);
+    floe_buffer_release(vals);
+    return st;
+}
+
 floe_status floe_orc_col_read_strings(floe_orc_col_reader *r, int64_t n, int64_t k,
                                       floe_buffer *validity, floe_array **out) {
     const uint8_t *valid = validity ? validity->data : NULL;
@@ -108,6 +132,7 @@ floe_status floe_orc_col_read_strings(floe_orc_col_reader *r, int64_t n, int64_t
             total += l;
         }
     }
+    if (r->type->byte_width > 0) return read_fixed_binary(r, n, k, validity, total, out);
     if (total > INT32_MAX)
         return corrupt(r, NULL, "%" PRIu64 " bytes of values in one batch overflow int32 offsets "
                        "(use a smaller batch size)", total);

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "base/buffer.h"
 #include "floe/memory.h"
@@ -190,19 +191,43 @@ floe_status floe_orc_column_field(const floe_orc_column *c, floe_orc_ts_unit uni
 
 floe_status floe_orc_column_type(const floe_orc_column *c, floe_orc_ts_unit unit, floe_type **out) {
     *out = NULL;
-    bool ns = unit == FLOE_ORC_TS_NS;
+    const char *tu = floe_orc_column_attribute(c, "iceberg.timestamp-unit");
+    bool ns = unit == FLOE_ORC_TS_NS || (tu && !strcasecmp(tu, "NANOS"));
     switch (c->kind) {
     case FLOE_ORC_BOOLEAN: *out = floe_type_primitive(FLOE_TYPE_BOOL); return NULL;
     case FLOE_ORC_BYTE:
     case FLOE_ORC_SHORT:
     case FLOE_ORC_INT: *out = floe_type_primitive(FLOE_TYPE_INT32); return NULL;
-    case FLOE_ORC_LONG: *out = floe_type_primitive(FLOE_TYPE_INT64); return NULL;
+    case FLOE_ORC_LONG: {
+        const char *lt = floe_orc_column_attribute(c, "iceberg.long-type");
+        *out = floe_type_primitive(lt && !strcmp(lt, "TIME") ? FLOE_TYPE_TIME64_US : FLOE_TYPE_INT64);
+        return NULL;
+    }
     case FLOE_ORC_FLOAT: *out = floe_type_primitive(FLOE_TYPE_FLOAT32); return NULL;
     case FLOE_ORC_DOUBLE: *out = floe_type_primitive(FLOE_TYPE_FLOAT64); return NULL;
     case FLOE_ORC_STRING:
     case FLOE_ORC_VARCHAR:
     case FLOE_ORC_CHAR: *out = floe_type_primitive(FLOE_TYPE_STRING); return NULL;
-    case FLOE_ORC_BINARY: *out = floe_type_primitive(FLOE_TYPE_BINARY); return NULL;
+    case FLOE_ORC_BINARY: {
+        const char *bt = floe_orc_column_attribute(c, "iceberg.binary-type");
+        if (bt && !strcmp(bt, "UUID")) {
+            *out = floe_type_primitive(FLOE_TYPE_UUID);
+            return NULL;
+        }
+        if (bt && !strcmp(bt, "FIXED")) {
+            const char *ls = floe_orc_column_attribute(c, "iceberg.length");
+            char *end;
+            long len = ls ? strtol(ls, &end, 10) : -1;
+            if (!ls || *end || end == ls || len < 1 || len > INT32_MAX)
+                return floe_error(FLOE_ERR_CORRUPT,
+                                  "ORC column %u '%s': iceberg.binary-type FIXED needs an "
+                                  "iceberg.length, got '%s'",
+                                  c->id, c->path, ls ? ls : "(none)");
+            return floe_type_fixed_binary((int32_t)len, out);
+        }
+        *out = floe_type_primitive(FLOE_TYPE_BINARY);
+        return NULL;
+    }
     case FLOE_ORC_DATE: *out = floe_type_primitive(FLOE_TYPE_DATE32); return NULL;
     case FLOE_ORC_TIMESTAMP:
         *out = floe_type_primitive(ns ? FLOE_TYPE_TIMESTAMP_NS : FLOE_TYPE_TIMESTAMP_US);

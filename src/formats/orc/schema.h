@@ -33,6 +33,11 @@
  *   map -> map<key, value>; uniontype<a, b, ...> -> struct<tag: int32,
  *   0: a, 1: b, ...> where tag is the variant's index and only that
  *   variant's child is non-null in a row (a null union has a null struct).
+ * Iceberg's own attributes refine that as Iceberg's readers do: bigint
+ * with iceberg.long-type TIME -> time64_us; binary with iceberg.binary-type
+ * UUID -> uuid, FIXED -> fixed[iceberg.length] (a value of another length
+ * is a corrupt-data error); a timestamp with iceberg.timestamp-unit NANOS
+ * is read in nanoseconds whatever the unit asked.
  * Fields are nullable unless iceberg.required is "true"; field ids come
  * from iceberg.id.
  */

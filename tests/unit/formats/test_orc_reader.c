@@ -9,6 +9,7 @@
 
 #include "base/buffer.h"
 #include "floe/columnar.h"
+#include "floe/fileio.h"
 #include "floe/memory.h"
 #include "formats/orc/reader.h"
 
@@ -605,7 +606,188 @@ static void test_row_index_seeks(void **state) {
     }
 }
 
-FLOE_TEST_MAIN(cmocka_unit_test(test_row_index_seeks), cmocka_unit_test(test_bloom_filters), cmocka_unit_test(test_every_example_reads), cmocka_unit_test(test_corrupt_and_encrypted),
+/* Iceberg's attributes refine the floe type of a column. */
+static void test_iceberg_type_attributes(void **state) {
+    (void)state;
+    floe_orc_attribute time_attr[] = {{"iceberg.long-type", "TIME"}};
+    floe_orc_attribute uuid_attr[] = {{"iceberg.binary-type", "UUID"}};
+    floe_orc_attribute fixed_attr[] = {{"iceberg.binary-type", "FIXED"}, {"iceberg.length", "7"}};
+    floe_orc_attribute bad_fixed[] = {{"iceberg.binary-type", "FIXED"}};
+    floe_orc_attribute ns_attr[] = {{"iceberg.timestamp-unit", "NANOS"}};
+    struct {
+        int kind;
+        floe_orc_attribute *attrs;
+        int n;
+        const char *want;
+    } cases[] = {
+        {FLOE_ORC_LONG, time_attr, 1, "time64_us"},
+        {FLOE_ORC_LONG, NULL, 0, "int64"},
+        {FLOE_ORC_BINARY, uuid_attr, 1, "uuid"},
+        {FLOE_ORC_BINARY, fixed_attr, 2, "fixed[7]"},
+        {FLOE_ORC_TIMESTAMP, ns_attr, 1, "timestamp_ns"},
+        {FLOE_ORC_TIMESTAMP_INSTANT, NULL, 0, "timestamp_us_tz"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        floe_orc_column c = {.id = 1, .kind = cases[i].kind, .name = "x", .path = "x",
+                             .attributes = cases[i].attrs, .num_attributes = cases[i].n, .iceberg_id = -1};
+        floe_type *t;
+        assert_ok(floe_orc_column_type(&c, FLOE_ORC_TS_US, &t));
+        char txt[64];
+        type_text(t, txt, sizeof txt);
+        assert_string_equal(txt, cases[i].want);
+        floe_type_release(t);
+    }
+    floe_orc_column c = {.id = 3, .kind = FLOE_ORC_BINARY, .name = "f", .path = "f",
+                         .attributes = bad_fixed, .num_attributes = 1, .iceberg_id = -1};
+    floe_type *t;
+    assert_error(floe_orc_column_type(&c, FLOE_ORC_TS_US, &t), FLOE_ERR_CORRUPT, "iceberg.length");
+}
+
+/* ---- a tiny hand-made ORC file (no ORC writer exists here) ---- */
+
+static void pb_varint(floe_buf *b, uint64_t v) {
+    do {
+        assert_ok(floe_buf_append_byte(b, (uint8_t)((v & 0x7f) | (v > 0x7f ? 0x80 : 0))));
+        v >>= 7;
+    } while (v);
+}
+static void pb_uint(floe_buf *b, uint32_t field, uint64_t v) {
+    pb_varint(b, (uint64_t)field << 3);
+    pb_varint(b, v);
+}
+static void pb_bytes(floe_buf *b, uint32_t field, const void *d, size_t n) {
+    pb_varint(b, (uint64_t)field << 3 | 2);
+    pb_varint(b, n);
+    assert_ok(floe_buf_append(b, d, n));
+}
+static void pb_msg(floe_buf *b, uint32_t field, floe_buf *m) {
+    pb_bytes(b, field, m->data, m->len);
+    floe_buf_free(m);
+}
+static void pb_attr(floe_buf *t, const char *k, const char *v) {
+    floe_buf a = FLOE_BUF_INIT;
+    pb_bytes(&a, 1, k, strlen(k));
+    pb_bytes(&a, 2, v, strlen(v));
+    pb_msg(t, 7, &a);
+}
+
+/* 3 rows of u: binary (iceberg uuid, id 5), t: bigint (iceberg time),
+ * ts: timestamp with local time zone; uncompressed, RLE v2.  uuid_len is
+ * what the LENGTH stream says (16 for a good file). */
+static void make_file(floe_buf *f, int uuid_len) {
+    assert_ok(floe_buf_append(f, "ORC", 3));
+    uint8_t uuids[48];
+    for (int i = 0; i < 48; i++) uuids[i] = (uint8_t)i;
+    const uint8_t len_rle[] = {0x00, (uint8_t)uuid_len}; /* SHORT_REPEAT x3 */
+    const uint8_t t_rle[] = {0x00, 0x0a};                /* 5, zigzagged, x3 */
+    const uint8_t zero_rle[] = {0x00, 0x00};             /* 0 x3 */
+    struct { uint32_t col; int kind; const uint8_t *d; size_t n; } streams[] = {
+        {1, FLOE_ORC_S_DATA, uuids, 48}, {1, FLOE_ORC_S_LENGTH, len_rle, 2},
+        {2, FLOE_ORC_S_DATA, t_rle, 2}, {3, FLOE_ORC_S_DATA, zero_rle, 2},
+        {3, FLOE_ORC_S_SECONDARY, zero_rle, 2}};
+    floe_buf sf = FLOE_BUF_INIT;
+    uint64_t data_len = 0;
+    for (size_t i = 0; i < 5; i++) {
+        assert_ok(floe_buf_append(f, streams[i].d, streams[i].n));
+        data_len += streams[i].n;
+        floe_buf m = FLOE_BUF_INIT;
+        pb_uint(&m, 1, (uint64_t)streams[i].kind);
+        pb_uint(&m, 2, streams[i].col);
+        pb_uint(&m, 3, streams[i].n);
+        pb_msg(&sf, 1, &m);
+    }
+    for (int c = 0; c < 4; c++) {
+        floe_buf m = FLOE_BUF_INIT;
+        pb_uint(&m, 1, c ? FLOE_ORC_ENC_DIRECT_V2 : FLOE_ORC_ENC_DIRECT);
+        pb_msg(&sf, 2, &m);
+    }
+    uint64_t sf_len = sf.len;
+    assert_ok(floe_buf_append(f, sf.data, sf.len));
+    floe_buf_free(&sf);
+    floe_buf ft = FLOE_BUF_INIT;
+    pb_uint(&ft, 1, 3);
+    pb_uint(&ft, 2, f->len);
+    floe_buf si = FLOE_BUF_INIT;
+    pb_uint(&si, 1, 3);
+    pb_uint(&si, 2, 0);
+    pb_uint(&si, 3, data_len);
+    pb_uint(&si, 4, sf_len);
+    pb_uint(&si, 5, 3);
+    pb_msg(&ft, 3, &si);
+    floe_buf t = FLOE_BUF_INIT;
+    pb_uint(&t, 1, FLOE_ORC_STRUCT);
+    const uint8_t subs[] = {1, 2, 3};
+    pb_bytes(&t, 2, subs, 3);
+    pb_bytes(&t, 3, "u", 1);
+    pb_bytes(&t, 3, "t", 1);
+    pb_bytes(&t, 3, "ts", 2);
+    pb_msg(&ft, 4, &t);
+    pb_uint(&t, 1, FLOE_ORC_BINARY);
+    pb_attr(&t, "iceberg.binary-type", "UUID");
+    pb_attr(&t, "iceberg.id", "5");
+    pb_msg(&ft, 4, &t);
+    pb_uint(&t, 1, FLOE_ORC_LONG);
+    pb_attr(&t, "iceberg.long-type", "TIME");
+    pb_msg(&ft, 4, &t);
+    pb_uint(&t, 1, FLOE_ORC_TIMESTAMP_INSTANT);
+    pb_msg(&ft, 4, &t);
+    pb_uint(&ft, 6, 3);
+    uint64_t ft_len = ft.len;
+    assert_ok(floe_buf_append(f, ft.data, ft.len));
+    floe_buf_free(&ft);
+    floe_buf ps = FLOE_BUF_INIT;
+    pb_uint(&ps, 1, ft_len);
+    pb_uint(&ps, 2, FLOE_ORC_COMP_NONE);
+    const uint8_t ver[] = {0, 12};
+    pb_bytes(&ps, 4, ver, 2);
+    pb_uint(&ps, 5, 0);
+    pb_bytes(&ps, 8000, "ORC", 3);
+    uint8_t pl = (uint8_t)ps.len;
+    assert_ok(floe_buf_append(f, ps.data, ps.len));
+    floe_buf_free(&ps);
+    assert_ok(floe_buf_append_byte(f, pl));
+}
+
+static void test_handmade_iceberg_types(void **state) {
+    (void)state;
+    floe_buf f = FLOE_BUF_INIT;
+    make_file(&f, 16);
+    floe_input *in;
+    assert_ok(floe_input_from_memory(f.data, f.len, "hand.orc", &in));
+    floe_orc_file *of;
+    assert_ok(floe_orc_file_open(in, &of));
+    floe_orc_reader *r;
+    assert_ok(floe_orc_reader_open(of, NULL, &r));
+    floe_batch *b;
+    assert_ok(floe_orc_reader_next(r, &b));
+    assert_non_null(b);
+    assert_ok(floe_batch_validate(b));
+    assert_int_equal(b->num_rows, 3);
+    assert_int_equal(b->columns[0]->type->id, FLOE_TYPE_UUID);
+    assert_int_equal(floe_orc_reader_schema(r)->children[0].field_id, 5);
+    assert_int_equal(floe_array_get_fixed(b->columns[0], 2)[0], 32);
+    assert_int_equal(b->columns[1]->type->id, FLOE_TYPE_TIME64_US);
+    assert_int_equal(floe_array_get_int64(b->columns[1], 1), 5);
+    assert_int_equal(b->columns[2]->type->id, FLOE_TYPE_TIMESTAMP_US_TZ);
+    assert_int_equal(floe_array_get_int64(b->columns[2], 0), 1420070400LL * 1000000);
+    floe_batch_release(b);
+    floe_orc_reader_close(r);
+    floe_orc_file_close(of);
+    floe_input_close(in);
+    floe_buf_free(&f);
+
+    make_file(&f, 15); /* a uuid of 15 bytes */
+    assert_ok(floe_input_from_memory(f.data, f.len, "hand.orc", &in));
+    assert_ok(floe_orc_file_open(in, &of));
+    assert_ok(floe_orc_reader_open(of, NULL, &r));
+    assert_error(floe_orc_reader_next(r, &b), FLOE_ERR_CORRUPT, "column 1 'u' (binary, DIRECT_V2): LENGTH stream");
+    floe_orc_reader_close(r);
+    floe_orc_file_close(of);
+    floe_input_close(in);
+    floe_buf_free(&f);
+}
+
+FLOE_TEST_MAIN(cmocka_unit_test(test_handmade_iceberg_types), cmocka_unit_test(test_iceberg_type_attributes), cmocka_unit_test(test_row_index_seeks), cmocka_unit_test(test_bloom_filters), cmocka_unit_test(test_every_example_reads), cmocka_unit_test(test_corrupt_and_encrypted),
                cmocka_unit_test(test_projection_by_path), cmocka_unit_test(test_projection_by_ids),
                cmocka_unit_test(test_iceberg_attributes), cmocka_unit_test(test_stripe_ranges_and_positions),
                cmocka_unit_test(test_row_group_skipping), cmocka_unit_test(test_predicates_other_types),
