@@ -41,6 +41,8 @@ typedef struct floe_orc_pb {
 } floe_orc_pb;
 
 static inline floe_orc_pb floe_orc_pb_init(const uint8_t *data, size_t len) {
+    static const uint8_t empty[1] = {0};
+    if (!data) data = empty, len = 0; /* an empty message */
     floe_orc_pb r = {data, data + len};
     return r;
 }
