@@ -195,18 +195,29 @@ floe_status floe_orc_rle_v1_next_run(floe_orc_int_rle *r) {
         int64_t base = r->is_signed ? (int64_t)(u >> 1) ^ -(int64_t)(u & 1) : (int64_t)u;
         int n = h + 3;
         uint64_t v = (uint64_t)base;
-        for (int i = 0; i < n; i++, v += (uint64_t)(int64_t)delta) r->target[i] = (int64_t)v;
+        int64_t *t = r->target; /* in a local, so the loops do not reload it */
+        if (delta == 0)
+            for (int i = 0; i < n; i++) t[i] = base;
+        else
+            for (int i = 0; i < n; i++, v += (uint64_t)(int64_t)delta) t[i] = (int64_t)v;
         r->buf_len = n;
     } else {
         int n = -h;
+        int64_t *t = r->target;
+        const uint8_t *p = r->p, *end = r->end;
         for (int i = 0; i < n; i++) {
             uint64_t u;
-            if (!floe_orc_read_uvarint(&r->p, r->end, &u))
+            if (p < end && *p < 0x80) { /* one-byte varints: the common case */
+                u = *p++;
+            } else if (!floe_orc_read_uvarint(&p, end, &u)) {
+                r->p = p;
                 return floe_error(FLOE_ERR_CORRUPT,
                                   "integer RLE v1: bad or truncated varint after %llu values",
                                   (unsigned long long)r->consumed + (unsigned)i);
-            r->target[i] = r->is_signed ? (int64_t)(u >> 1) ^ -(int64_t)(u & 1) : (int64_t)u;
+            }
+            t[i] = r->is_signed ? (int64_t)(u >> 1) ^ -(int64_t)(u & 1) : (int64_t)u;
         }
+        r->p = p;
         r->buf_len = n;
     }
     r->buf_pos = 0;
