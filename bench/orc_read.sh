@@ -11,8 +11,8 @@
 # nulls-at-end-snappy.orc (70,000 rows, 7 types, nulls) and
 # TestOrcFile.testSeek.orc (32,768 rows of nested structs, lists, maps).
 # Each is copied to Parquet by floe itself (bench/orc_read_bench.c: ORC
-# reader -> Parquet writer, zstd), then both are decoded RUNS times after
-# one warm-up.  Prints the raw JSON, then one markdown table row per file:
+# reader -> Parquet writer with the ORC file's codec family, zlib -> gzip),
+# then both are decoded RUNS times after one warm-up.  Prints the raw JSON, then one markdown table row per file:
 #   | file | rows | ORC bytes | floe ORC s | Parquet bytes | floe Parquet s | ORC/Parquet |
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)

@@ -2,8 +2,9 @@
  * orc_read_bench.c — time floe reading the same rows as ORC and as Parquet.
  *
  *   orc_read_bench FILE.orc OUT.parquet RUNS
- *       Reads every row of FILE.orc into memory batches (untimed) and writes
- *       them to OUT.parquet with floe's Parquet writer (zstd, defaults).
+ *       Reads every row of FILE.orc and writes it to OUT.parquet with floe's
+ *       Parquet writer (untimed; defaults, and the ORC file's codec: ZLIB ->
+ *       GZIP (the same deflate), SNAPPY, LZ4 -> LZ4_RAW, NONE, ZSTD).
  *       Then, on one thread, decodes every column of both files to record
  *       batches: one warm-up, RUNS timed passes each.
  *
@@ -63,6 +64,14 @@ static floe_status copy_to_parquet(const char *orc, const char *out_path) {
     }
     floe_pq_write_options o;
     floe_pq_write_options_init(&o);
+    /* the ORC file's codec family, so the comparison is of the formats */
+    switch (floe_orc_reader_file(r)->ps.compression) {
+    case FLOE_ORC_COMP_NONE: o.codec = FLOE_CODEC_NONE; break;
+    case FLOE_ORC_COMP_ZLIB: o.codec = FLOE_CODEC_GZIP; break;
+    case FLOE_ORC_COMP_SNAPPY: o.codec = FLOE_CODEC_SNAPPY; break;
+    case FLOE_ORC_COMP_LZ4: o.codec = FLOE_CODEC_LZ4_RAW; break;
+    default: o.codec = FLOE_CODEC_ZSTD; break;
+    }
     floe_pq_writer *w = NULL;
     st = floe_pq_writer_open(out, floe_orc_reader_schema(r), &o, &w);
     while (!st) {

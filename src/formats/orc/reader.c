@@ -387,6 +387,8 @@ void floe_orc_reader_close(floe_orc_reader *r) {
 
 floe_schema *floe_orc_reader_schema(const floe_orc_reader *r) { return r->schema; }
 
+floe_orc_file *floe_orc_reader_file(const floe_orc_reader *r) { return r->file; }
+
 uint32_t floe_orc_reader_column_id(const floe_orc_reader *r, int i) {
     return i >= 0 && i < r->num_outs ? r->outs[i].col->id : 0;
 }

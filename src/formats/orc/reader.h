@@ -164,6 +164,8 @@ floe_status floe_orc_reader_open_path(const char *path, const floe_orc_read_opti
 void floe_orc_reader_close(floe_orc_reader *r);
 
 floe_schema *floe_orc_reader_schema(const floe_orc_reader *r);
+/* The file read (borrowed). */
+floe_orc_file *floe_orc_reader_file(const floe_orc_reader *r);
 /* ORC column id of output column i. */
 uint32_t floe_orc_reader_column_id(const floe_orc_reader *r, int i);
 
