@@ -14,6 +14,7 @@
 # reader -> Parquet writer with the ORC file's codec family, zlib -> gzip),
 # then both are decoded RUNS times after one warm-up.  Prints the raw JSON, then one markdown table row per file:
 #   | file | rows | ORC bytes | floe ORC s | Parquet bytes | floe Parquet s | ORC/Parquet |
+# then two rows timing row-group skipping (predicates vs none) on demo-12-zlib.
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=${1:-$ROOT/build/release}
@@ -39,5 +40,20 @@ o, p = [json.loads(l) for l in sys.argv[2].splitlines()]
 assert o["rows"] == p["rows"]
 print(f"| {name} | {o['rows']:,} | {o['bytes']:,} | {o['median']:.4f} s "
       f"| {p['bytes']:,} | {p['median']:.4f} s | {o['median'] / p['median']:.2f} |")
+PY
+done
+# Row-group skipping: demo-12-zlib's _col0 is the row number (1..1920800),
+# 193 row groups of 10,000 rows; keep about 10%: from the middle (one seek)
+# and from the start (none).
+for range in "960001 1152001" "1 192001"; do
+    set -- $range
+    out=$("$BUILD/orc_read_bench" skip "$EX/demo-12-zlib.orc" _col0 "$1" "$2" "$RUNS")
+    echo "$out"
+    python3 - "$1" "$2" "$out" <<'PY'
+import json, sys
+lo, hi, j = sys.argv[1], sys.argv[2], json.loads(sys.argv[3])
+print(f"| demo-12-zlib, _col0 in [{lo}, {hi}) | {j['rows_kept']:,} of {j['rows_total']:,} rows, "
+      f"{j['row_groups_skipped']} of {j['row_groups']} groups skipped, {j['seeks']} seeks "
+      f"| {j['median_skip']:.4f} s | {j['median_full']:.4f} s | {j['median_skip'] / j['median_full']:.2f} |")
 PY
 done

@@ -8,7 +8,13 @@
  *       Then, on one thread, decodes every column of both files to record
  *       batches: one warm-up, RUNS timed passes each.
  *
- * Prints two JSON lines, {"engine":"floe","format":"orc"|"parquet",
+ *   orc_read_bench skip FILE.orc COLUMN LO HI RUNS
+ *       Reads every column of FILE.orc on one thread twice per run: with
+ *       the row-group skipping predicates COLUMN >= LO AND COLUMN < HI (an
+ *       integer column), and without; prints one JSON line with the rows,
+ *       row groups skipped, seeks and the median seconds of each.
+ *
+ * The first mode prints two JSON lines, {"engine":"floe","format":"orc"|"parquet",
  * "rows":R,"bytes":file size,"runs":[seconds...],"median":s}.  Used by
  * bench/orc_read.sh; built only as a bench target.
  */
@@ -122,9 +128,71 @@ static floe_status pass_parquet(floe_pq_file *f, int64_t *rows) {
     return st;
 }
 
+/* One pass with `column >= lo AND column < hi` (an integer column) as
+ * row-group skipping predicates, or none. */
+static floe_status pass_skip(floe_orc_file *f, const char *col, int64_t lo, int64_t hi, bool preds,
+                             int64_t *rows, floe_orc_skip_stats *ss) {
+    floe_orc_value vlo = {.kind = FLOE_ORC_VAL_INT, .i = lo}, vhi = {.kind = FLOE_ORC_VAL_INT, .i = hi};
+    floe_orc_predicate p[2] = {{.path = col, .op = FLOE_ORC_OP_GE, .values = &vlo, .num_values = 1},
+                               {.path = col, .op = FLOE_ORC_OP_LT, .values = &vhi, .num_values = 1}};
+    floe_orc_read_options o = {0};
+    if (preds) {
+        o.predicates = p;
+        o.num_predicates = 2;
+    }
+    floe_orc_reader *r;
+    FLOE_TRY(floe_orc_reader_open(f, &o, &r));
+    floe_status st = NULL;
+    *rows = 0;
+    for (;;) {
+        floe_batch *b;
+        st = floe_orc_reader_next(r, &b);
+        if (st || !b) break;
+        *rows += b->num_rows;
+        floe_batch_release(b);
+    }
+    floe_orc_reader_skip_stats(r, ss);
+    floe_orc_reader_close(r);
+    return st;
+}
+
+static int bench_skip(const char *path, const char *col, int64_t lo, int64_t hi, int runs) {
+    floe_orc_file *f;
+    floe_status st = floe_orc_file_open_path(path, &f);
+    if (st) return fail(st);
+    double ts[64], tf[64];
+    int64_t rs = 0, rf = 0;
+    floe_orc_skip_stats ss, sf;
+    for (int i = -1; i < runs; i++) {
+        double t0 = now_seconds();
+        if ((st = pass_skip(f, col, lo, hi, true, &rs, &ss))) return fail(st);
+        double t1 = now_seconds();
+        if ((st = pass_skip(f, col, lo, hi, false, &rf, &sf))) return fail(st);
+        double t2 = now_seconds();
+        if (i >= 0) {
+            ts[i] = t1 - t0;
+            tf[i] = t2 - t1;
+        }
+    }
+    qsort(ts, (size_t)runs, sizeof(double), cmp_double);
+    qsort(tf, (size_t)runs, sizeof(double), cmp_double);
+    printf("{\"engine\":\"floe\",\"format\":\"orc\",\"mode\":\"skip\",\"rows_kept\":%lld,"
+           "\"rows_total\":%lld,\"row_groups\":%lld,\"row_groups_skipped\":%lld,\"seeks\":%lld,"
+           "\"median_skip\":%.4f,\"median_full\":%.4f}\n",
+           (long long)rs, (long long)rf, (long long)ss.row_groups_total,
+           (long long)ss.row_groups_skipped, (long long)ss.row_group_seeks, ts[runs / 2], tf[runs / 2]);
+    floe_orc_file_close(f);
+    return 0;
+}
+
 int main(int argc, char **argv) {
+    if (argc == 7 && !strcmp(argv[1], "skip")) {
+        int runs = atoi(argv[6]);
+        return bench_skip(argv[2], argv[3], atoll(argv[4]), atoll(argv[5]), runs < 1 || runs > 64 ? 5 : runs);
+    }
     if (argc != 4) {
-        fprintf(stderr, "usage: orc_read_bench FILE.orc OUT.parquet RUNS\n");
+        fprintf(stderr, "usage: orc_read_bench FILE.orc OUT.parquet RUNS\n"
+                        "       orc_read_bench skip FILE.orc COLUMN LO HI RUNS\n");
         return 2;
     }
     int runs = atoi(argv[3]);
