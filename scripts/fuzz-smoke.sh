@@ -2,7 +2,7 @@
 # fuzz-smoke.sh — a short libFuzzer run of every fuzz/*.c target (part of
 # `make test`).  Builds the targets with clang + ASan/UBSan in build/fuzz,
 # seeds each from the real files in the shared test data (Parquet files for
-# Parquet targets, Avro files for Avro targets) and runs it for
+# Parquet targets, Avro files for Avro targets, ORC files for ORC targets) and runs it for
 # FUZZ_SECONDS (default 20).  A crash, leak or sanitizer report fails.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -27,6 +27,8 @@ for t in "${targets[@]}"; do
   case "$t" in
     *parquet*) find "$testdata/apache__parquet-testing" -name '*.parquet' -size -256k \
                  -exec cp {} "$corpus/" \; ;;
+    *orc*)     find "$testdata/apache__orc/examples" -name '*.orc' -size -256k \
+                 -exec cp -t "$corpus/" {} + 2>/dev/null || true ;;
     *avro*)    find "$testdata/apache__avro" "$testdata/fastavro__fastavro" \
                  "$testdata/duckdb__duckdb-iceberg" -name '*.avro' -size -256k \
                  -exec cp -t "$corpus/" {} + 2>/dev/null || true ;;

@@ -7,6 +7,7 @@ const floe_cli_command floe_cli_commands[] = {
     {"avro", "inspect Avro files: schema, meta, cat", floe_cli_avro},
     {"inspect", "show an Iceberg table: metadata, snapshots, live files", floe_cli_inspect},
     {"plan", "show how a scan of an Iceberg table splits into task groups", floe_cli_plan},
+    {"orc", "inspect ORC files: schema, meta, cat", floe_cli_orc},
     {"parquet", "inspect Parquet files: schema, meta, cat", floe_cli_parquet},
     {"scan", "read the rows of an Iceberg table (one task at a time)", floe_cli_scan},
     {"rest-server", "serve the Iceberg REST catalog protocol from a warehouse", floe_cli_rest_server},

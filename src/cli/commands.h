@@ -16,6 +16,8 @@ typedef struct floe_cli_command {
 
 floe_status floe_cli_avro(int argc, char **argv); /* cli/cmd_avro.c */
 
+floe_status floe_cli_orc(int argc, char **argv); /* cli/cmd_orc.c */
+
 floe_status floe_cli_parquet(int argc, char **argv); /* cli/cmd_parquet.c */
 
 floe_status floe_cli_inspect(int argc, char **argv); /* cli/cmd_inspect.c */
