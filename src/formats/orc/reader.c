@@ -26,7 +26,8 @@ struct floe_orc_reader {
     floe_orc_file *file;
     bool owns_file;
     floe_orc_read_options o;
-    floe_orc_predicate *preds;       /* copies, with resolved columns */
+    floe_orc_predicate *preds;       /* deep copies, with resolved columns */
+    void *pred_values;               /* one block: the copies' values and bytes */
     const floe_orc_column **pred_cols;
     int num_preds;
     bool *include;                   /* by column id */
@@ -270,6 +271,18 @@ static floe_status resolve_predicates(floe_orc_reader *r) {
     r->preds = floe_calloc((size_t)n, sizeof *r->preds);
     r->pred_cols = floe_calloc((size_t)n, sizeof *r->pred_cols);
     if (!r->preds || !r->pred_cols) return floe_error(FLOE_ERR_OUT_OF_MEMORY, "out of memory");
+    /* The caller's predicates (values and their bytes) need only live until
+     * open returns: copy them into one block the reader owns. */
+    size_t nvals = 0, nbytes = 0;
+    for (int i = 0; i < n; i++) {
+        const floe_orc_predicate *p = &r->o.predicates[i];
+        nvals += p->num_values > 0 ? (size_t)p->num_values : 0;
+        for (int k = 0; k < p->num_values; k++) nbytes += p->values[k].bytes ? p->values[k].len : 0;
+    }
+    r->pred_values = floe_malloc(nvals * sizeof(floe_orc_value) + nbytes + 1);
+    if (!r->pred_values) return floe_error(FLOE_ERR_OUT_OF_MEMORY, "out of memory");
+    floe_orc_value *vcopy = r->pred_values;
+    uint8_t *bcopy = (uint8_t *)(vcopy + nvals);
     const floe_orc_schema *s = r->file->schema;
     for (int i = 0; i < n; i++) {
         const floe_orc_predicate *p = &r->o.predicates[i];
@@ -286,9 +299,25 @@ static floe_status resolve_predicates(floe_orc_reader *r) {
                                   c->path, floe_orc_kind_name(q->kind));
         FLOE_TRY_CTX(floe_orc_predicate_check(c, p), "'%s': predicate on '%s'", r->file->path, c->path);
         r->preds[i] = *p;
+        r->preds[i].path = NULL; /* resolved into pred_cols; the string is the caller's */
+        if (p->num_values > 0) {
+            r->preds[i].values = vcopy;
+            for (int k = 0; k < p->num_values; k++) {
+                vcopy[k] = p->values[k];
+                if (p->values[k].bytes) {
+                    if (p->values[k].len) memcpy(bcopy, p->values[k].bytes, p->values[k].len);
+                    vcopy[k].bytes = bcopy;
+                    bcopy += p->values[k].len;
+                }
+            }
+            vcopy += p->num_values;
+        } else {
+            r->preds[i].values = NULL;
+        }
         r->pred_cols[i] = c;
     }
     r->num_preds = n;
+    r->o.predicates = NULL; /* the caller's; only the copies are used from here on */
     return NULL;
 }
 
@@ -377,6 +406,7 @@ void floe_orc_reader_close(floe_orc_reader *r) {
     floe_type_release(r->schema);
     floe_free(r->include);
     floe_free(r->preds);
+    floe_free(r->pred_values);
     floe_free(r->pred_cols);
     floe_free(r->stripes);
     for (int i = 0; i < r->num_tzs; i++) floe_orc_tz_free(r->tzs[i]);

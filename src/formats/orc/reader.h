@@ -155,7 +155,9 @@ typedef struct floe_orc_read_options {
 
 typedef struct floe_orc_reader floe_orc_reader;
 
-/* Read from an open file (borrowed: it must outlive the reader). */
+/* Read from an open file (borrowed: it must outlive the reader).  The
+ * options, predicates included, are only read during the call: the reader
+ * keeps its own copies (row_group_filter_ctx excepted). */
 floe_status floe_orc_reader_open(floe_orc_file *file, const floe_orc_read_options *opts,
                                  floe_orc_reader **out) FLOE_WARN_UNUSED;
 /* Open a local file; the reader owns it. */

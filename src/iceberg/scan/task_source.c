@@ -27,5 +27,6 @@ floe_status floe_ice_source_open(const char *format, floe_fileio *io, const char
      * engines it reads from write (the manifest field is required). */
     if (!format || strcasecmp(format, "parquet") == 0) return floe_ice_parquet_source_open(io, location, size, out);
     if (strcasecmp(format, "avro") == 0) return floe_ice_avro_source_open(io, location, size, out);
+    if (strcasecmp(format, "orc") == 0) return floe_ice_orc_source_open(io, location, size, out);
     return floe_error(FLOE_ERR_UNSUPPORTED, "'%s': %s files are not supported", location, format);
 }

@@ -74,8 +74,8 @@ struct floe_ice_source {
 };
 
 /* Open the file `location` (of `size` bytes, <= 0 unknown) through `io`
- * (NULL: local paths only) as a source of its format ("parquet", "avro"
- * — case-insensitive; anything else is FLOE_ERR_UNSUPPORTED naming it). */
+ * (NULL: local paths only) as a source of its format ("parquet", "avro",
+ * "orc" — case-insensitive; anything else is FLOE_ERR_UNSUPPORTED naming it). */
 floe_status floe_ice_source_open(const char *format, floe_fileio *io, const char *location, int64_t size,
                                  floe_ice_source **out) FLOE_WARN_UNUSED;
 
@@ -89,6 +89,8 @@ floe_status floe_ice_parquet_source_open(floe_fileio *io, const char *location, 
                                          floe_ice_source **out) FLOE_WARN_UNUSED;
 floe_status floe_ice_avro_source_open(floe_fileio *io, const char *location, int64_t size,
                                       floe_ice_source **out) FLOE_WARN_UNUSED;
+floe_status floe_ice_orc_source_open(floe_fileio *io, const char *location, int64_t size,
+                                     floe_ice_source **out) FLOE_WARN_UNUSED;
 
 static inline void floe_ice_source_close(floe_ice_source *s) {
     if (s) s->vt->close(s);
