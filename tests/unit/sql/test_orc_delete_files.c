@@ -16,7 +16,11 @@
  *   - an ORC data file written without Iceberg (no iceberg.id), columns
  *     renamed and reordered, read through schema.name-mapping.default,
  *     with filters skipping its row groups through the mapping and delete
- *     files (one without field ids either) applied to it.
+ *     files (one without field ids either) applied to it;
+ *   - the same without a name mapping: names, as Iceberg Java's ORC
+ *     reader uses, not positions, for data and equality delete files
+ *     (positions for a Parquet equality delete file, as Java's Parquet
+ *     reader does).
  */
 #include <string.h>
 
@@ -30,6 +34,7 @@
 #include "floe/memory.h"
 #include "floe/session.h"
 #include "floe_test.h"
+#include "formats/parquet/writer.h"
 #include "iceberg/snapshot/snapshot_producer.h"
 #include "orc_fixture.h"
 #include "sql_capture.h"
@@ -393,5 +398,89 @@ static void orc_data_file_without_ids_reads_through_name_mapping(void **state) {
     floe_session_close(s);
 }
 
+/* A Parquet equality delete file of one long column `name`, without a
+ * field id. */
+static void write_parquet_longs_without_ids(const char *path, const char *name, const int64_t *v, int n) {
+    floe_field f[1] = {{(char *)name, floe_type_primitive(FLOE_TYPE_INT64), false, -1}};
+    floe_schema *s = NULL;
+    assert_ok(floe_type_struct(f, 1, &s));
+    floe_builder *b = NULL;
+    assert_ok(floe_builder_new(s->children[0].type, n, &b));
+    for (int i = 0; i < n; i++) assert_ok(floe_builder_append_int64(b, v[i]));
+    floe_array *col = NULL;
+    assert_ok(floe_builder_finish(b, &col));
+    floe_builder_free(b);
+    floe_batch *batch = NULL;
+    assert_ok(floe_batch_new(s, &col, 1, n, &batch));
+    floe_array_release(col);
+    floe_pq_write_options o;
+    floe_pq_write_options_init(&o);
+    floe_output *out = NULL;
+    floe_pq_writer *w = NULL;
+    assert_ok(floe_output_create_local(path, 1, &out));
+    assert_ok(floe_pq_writer_open(out, s, &o, &w));
+    assert_ok(floe_pq_writer_write(w, batch));
+    assert_ok(floe_pq_writer_close(w, NULL));
+    floe_batch_release(batch);
+    floe_type_release(s);
+}
+
+/* ---- neither field ids nor a name mapping -------------------------------- */
+
+/* An ORC file without field ids in a table without a name mapping reads
+ * as Iceberg Java's OrcIterable reads it: through a mapping of the read
+ * schema's names (MappingUtil.create), not by position (that fallback is
+ * Parquet's); an ORC equality delete file without ids likewise finds its
+ * key column by name, a Parquet one by position. */
+static void orc_files_without_ids_or_mapping_match_by_name(void **state) {
+    (void)state;
+    char wh[1024], data[1200], ed[1200], epq[1200];
+    floe_test_tmpdir(wh, sizeof wh, "orc_no_mapping");
+    snprintf(data, sizeof data, "%s/hive.orc", wh);
+    snprintf(ed, sizeof ed, "%s/eq-deletes.orc", wh);
+    snprintf(epq, sizeof epq, "%s/eq-deletes.parquet", wh);
+    /* columns in another order than the table's, one it does not have */
+    const int64_t ids[3] = {1, 2, 3}, qty[3] = {10, 20, 30};
+    const char *names[3] = {"a", "b", "c"}, *junk[3] = {"j1", "j2", "j3"};
+    orcfx_column cols[4] = {
+        {"junk", ORCFX_STRING, -1, false, NULL, junk, NULL},
+        {"qty", ORCFX_INT, -1, false, qty, NULL, NULL},
+        {"name", ORCFX_STRING, -1, false, NULL, names, NULL},
+        {"id", ORCFX_LONG, -1, false, ids, NULL, NULL},
+    };
+    assert_true(orcfx_write(data, cols, 4, 3, NULL) > 0);
+    floe_session *s = NULL;
+    assert_ok(floe_session_open(wh, &s));
+    floe_catalog *c = floe_session_catalog(s);
+    assert_ok(floe_catalog_create_namespace(c, "db", false));
+    create_table(c, "f", NULL, 0);
+    append_orc(c, "f", data, 3);
+    char *got = sql_query_text(s, "SELECT id, name, qty FROM db.f ORDER BY id");
+    assert_string_equal(got, "1|a|10\n2|b|20\n3|c|30\n");
+    floe_free(got);
+    char seen[64];
+    int64_t skipped = 0;
+    plan_read(c, "f", "{\"type\":\"gt\",\"term\":\"id\",\"value\":5}", seen, sizeof seen, &skipped);
+    assert_string_equal(seen, "");
+    assert_int_equal(skipped, 1); /* the stripe, by the id column's statistics */
+
+    const int64_t eq_ids[1] = {2};
+    orcfx_column ec[1] = {{"id", ORCFX_LONG, -1, false, eq_ids, NULL, NULL}};
+    assert_true(orcfx_write(ed, ec, 1, 1, NULL) > 0);
+    /* A Parquet one is read with Java's fallback ids by position: its
+     * first column, whatever its name, is field 1. */
+    const int64_t pq_ids[1] = {3};
+    write_parquet_longs_without_ids(epq, "key", pq_ids, 1);
+    int32_t id_key[1] = {1};
+    floe_ice_data_file dfs[2] = {delete_entry(ed, 1, id_key, 1), delete_entry(epq, 1, id_key, 1)};
+    dfs[1].file_format = "PARQUET";
+    commit_deletes(c, "f", dfs, 2);
+    got = sql_query_text(s, "SELECT id, name, qty FROM db.f ORDER BY id");
+    assert_string_equal(got, "1|a|10\n");
+    floe_free(got);
+    floe_session_close(s);
+}
+
 FLOE_TEST_MAIN(cmocka_unit_test(orc_position_and_equality_delete_files_apply),
-               cmocka_unit_test(orc_data_file_without_ids_reads_through_name_mapping))
+               cmocka_unit_test(orc_data_file_without_ids_reads_through_name_mapping),
+               cmocka_unit_test(orc_files_without_ids_or_mapping_match_by_name))
