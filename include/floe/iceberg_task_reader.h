@@ -14,9 +14,13 @@
  *
  * Columns resolve by Iceberg field id at every depth (structs, lists,
  * maps), never by name.  A file written without field ids is read through
- * the table's "schema.name-mapping.default" property.  A field the file
- * does not have reads as its identity partition value (from the task's
- * partition tuple), else its initial-default, else null.  Promoted types
+ * the table's "schema.name-mapping.default" property; without one, as
+ * Iceberg Java reads it: a Parquet file's top-level columns take ids by
+ * position (1, 2, ...), an Avro or ORC file's fields are matched by the
+ * read schema's names at every depth (equality delete files without ids
+ * likewise).  A field the file does not have reads as its identity
+ * partition value (from the task's partition tuple), else its
+ * initial-default, else null.  Promoted types
  * convert (int->long, float->double, decimal widening, date->timestamp).
  *
  * Only row groups whose start offset lies in [start, start + length) are

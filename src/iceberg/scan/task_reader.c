@@ -582,6 +582,16 @@ static int32_t read_index(const floe_ice_task_reader *r, int32_t id) {
     return -1;
 }
 
+/* Is column c of a delete file the column of field f?  By field id; in a
+ * file without any (at the top level) as Iceberg Java reads one: Parquet
+ * with fallback ids by position (column c has id c + 1), Avro and ORC
+ * through a mapping of the delete schema's names. */
+static bool delete_column_is(const floe_ice_source *src, int32_t c, const floe_ice_field *f) {
+    if (src->any_field_id) return src->field_ids[c] == f->id;
+    if (strcmp(src->vt->format, "parquet") == 0) return c + 1 == f->id;
+    return strcmp(src->names[c], f->name) == 0;
+}
+
 static floe_status load_eq_deletes(floe_ice_task_reader *r, const floe_ice_scan_delete *d, eq_set *e) {
     const floe_ice_scan_delete *df = d;
     e->n_ids = df->n_equality_ids;
@@ -602,7 +612,7 @@ static floe_status load_eq_deletes(floe_ice_task_reader *r, const floe_ice_scan_
     FLOE_TRY_CTX(floe_ice_source_open(d->format, io, d->resolved_path, d->file_size_in_bytes, &src),
                  "equality delete file '%s'", d->resolved_path);
     /* Read the columns the delete file has (by their field ids, which
-     * delete files always carry); conform them to the table. */
+     * Iceberg's writers always give them); conform them to the table. */
     int32_t *have = floe_calloc((size_t)e->n_ids, sizeof *have);
     int32_t n_have = 0;
     int32_t *pos_of = floe_calloc((size_t)e->n_ids, sizeof *pos_of);
@@ -610,7 +620,7 @@ static floe_status load_eq_deletes(floe_ice_task_reader *r, const floe_ice_scan_
     for (int32_t k = 0; k < e->n_ids && !st; k++) {
         pos_of[k] = -1;
         for (int32_t c = 0; c < src->n_columns && pos_of[k] < 0; c++)
-            if (src->field_ids[c] == e->ids[k]) {
+            if (delete_column_is(src, c, r->read_fields[e->cols[k]])) {
                 pos_of[k] = n_have;
                 have[n_have++] = c;
             }
@@ -795,11 +805,50 @@ static floe_status fallback_mapping(floe_ice_task_reader *r) {
     return NULL;
 }
 
-/* The name mapping, when the file has no field ids at top level. */
+/* A mapping node for field `id` called `name` of type t, with nodes for
+ * its nested fields as Iceberg Java's MappingUtil.create names them:
+ * struct fields by name, a list's element "element", a map's "key" and
+ * "value". */
+static floe_status nm_of_field(nm_node *n, int32_t id, const char *name, const floe_ice_type *t) {
+    n->id = id;
+    n->names = floe_calloc(2, sizeof *n->names);
+    if (!n->names || !(n->names[0] = floe_strdup(name))) return floe_error(FLOE_ERR_OUT_OF_MEMORY, "name mapping");
+    n->n_names = 1;
+    if (!floe_ice_type_is_nested(t)) return NULL;
+    n->children = floe_calloc((size_t)t->n_fields + 1, sizeof *n->children);
+    if (!n->children) return floe_error(FLOE_ERR_OUT_OF_MEMORY, "name mapping");
+    for (int32_t i = 0; i < t->n_fields; i++) {
+        const floe_ice_field *f = &t->fields[i];
+        const char *cn = t->id == FLOE_ICE_LIST ? "element" : t->id == FLOE_ICE_MAP ? (i ? "value" : "key") : f->name;
+        n->n_children = i + 1;
+        FLOE_TRY(nm_of_field(&n->children[i], f->id, cn, f->type));
+    }
+    return NULL;
+}
+
+/* Iceberg Java's fallback for an Avro or ORC file with neither field ids
+ * nor a name mapping: a mapping made from the names of the schema read
+ * (MappingUtil.create(expectedSchema), in Avro's ProjectionDatumReader and
+ * ORC's OrcIterable), at every depth. */
+static floe_status schema_names_mapping(floe_ice_task_reader *r) {
+    nm_node *m = &r->mapping;
+    m->children = floe_calloc((size_t)r->n_read + 1, sizeof *m->children);
+    if (!m->children) return floe_error(FLOE_ERR_OUT_OF_MEMORY, "name mapping");
+    r->use_mapping = true;
+    for (int32_t i = 0; i < r->n_read; i++) {
+        const floe_ice_field *f = r->read_fields[i];
+        m->n_children = i + 1;
+        FLOE_TRY(nm_of_field(&m->children[i], f->id, f->name, f->type));
+    }
+    return NULL;
+}
+
+/* The name mapping, when the file has no field ids at top level; without
+ * schema.name-mapping.default, Java's fallback for the file's format. */
 static floe_status load_mapping(floe_ice_task_reader *r) {
     if (r->src->any_field_id) return NULL;
     const char *text = r->table ? floe_ice_tm_property(r->table->md, "schema.name-mapping.default") : NULL;
-    if (!text) return fallback_mapping(r);
+    if (!text) return strcmp(r->src->vt->format, "parquet") == 0 ? fallback_mapping(r) : schema_names_mapping(r);
     json_error_t err;
     json_t *j = json_loads(text, 0, &err);
     if (!j) return floe_error(FLOE_ERR_CORRUPT, "schema.name-mapping.default: %s", err.text);

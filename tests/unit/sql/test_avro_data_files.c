@@ -10,7 +10,8 @@
  * differently, columns in another order, a column the table no longer has,
  * a column the file lacks (NULL), filters, and an INSERTed Parquet file in
  * the same snapshot.  Position and equality delete files in Avro apply to
- * it like Parquet ones.
+ * it like Parquet ones.  A file without field ids and no name mapping
+ * reads by the schema's names, as Iceberg Java's Avro reader does.
  */
 #include <string.h>
 
@@ -305,6 +306,78 @@ static void avro_position_and_equality_delete_files_apply(void **state) {
     floe_ice_schema_free(schema);
 }
 
+/* An Avro data file without field ids, read with no name mapping (no
+ * table here): Iceberg Java's ProjectionDatumReader maps the read schema's
+ * names (MappingUtil.create), at every depth, rather than positions (that
+ * fallback is Parquet's); an equality delete file without ids finds its
+ * key by name too. */
+static void avro_files_without_ids_or_mapping_match_by_name(void **state) {
+    (void)state;
+    static const char *DATA_JSON =
+        "{\"type\":\"record\",\"name\":\"r\",\"fields\":["
+        "{\"name\":\"point\",\"type\":[\"null\",{\"type\":\"record\",\"name\":\"p\",\"fields\":["
+        "{\"name\":\"y\",\"type\":[\"null\",\"double\"],\"default\":null},"
+        "{\"name\":\"x\",\"type\":\"double\"}]}],\"default\":null},"
+        "{\"name\":\"name\",\"type\":[\"null\",\"string\"],\"default\":null},"
+        "{\"name\":\"id\",\"type\":\"long\"}]}";
+    static const char *EQ_JSON =
+        "{\"type\":\"record\",\"name\":\"d\",\"fields\":[{\"name\":\"id\",\"type\":\"long\"}]}";
+    char wh[1024], data[1200], ed[1200];
+    floe_test_tmpdir(wh, sizeof wh, "avro_no_ids");
+    snprintf(data, sizeof data, "%s/data.avro", wh);
+    snprintf(ed, sizeof ed, "%s/eq.avro", wh);
+    floe_avro_value p1[2] = {floe_avro_double(FLOE_AVRO_DOUBLE, 2.5), floe_avro_double(FLOE_AVRO_DOUBLE, 1.5)};
+    floe_avro_value p3[2] = {NUL, floe_avro_double(FLOE_AVRO_DOUBLE, -1)};
+    floe_avro_value r1[3] = {floe_avro_items(FLOE_AVRO_RECORD, p1, 2), STR("a"), LONG(FLOE_AVRO_LONG, 1)};
+    floe_avro_value r2[3] = {NUL, STR("b"), LONG(FLOE_AVRO_LONG, 2)};
+    floe_avro_value r3[3] = {floe_avro_items(FLOE_AVRO_RECORD, p3, 2), NUL, LONG(FLOE_AVRO_LONG, 3)};
+    floe_avro_value rows[3] = {floe_avro_items(FLOE_AVRO_RECORD, r1, 3), floe_avro_items(FLOE_AVRO_RECORD, r2, 3),
+                               floe_avro_items(FLOE_AVRO_RECORD, r3, 3)};
+    write_rows(data, DATA_JSON, rows, 3);
+    floe_avro_value e0[1] = {LONG(FLOE_AVRO_LONG, 3)};
+    floe_avro_value erow[1] = {floe_avro_items(FLOE_AVRO_RECORD, e0, 1)};
+    write_rows(ed, EQ_JSON, erow, 1);
+
+    floe_ice_schema *schema = NULL;
+    assert_ok(floe_ice_schema_from_json_text(TABLE_SCHEMA, &schema));
+    static const int32_t eq_ids[1] = {1};
+    floe_ice_scan_delete del = {FLOE_ICE_CONTENT_EQUALITY_DELETES, false, ed, ed, "AVRO", 1, 0, 0, 2, 2, 1, eq_ids,
+                                NULL, -1, -1};
+    const floe_ice_scan_delete *dp[1] = {&del};
+    floe_ice_expr *always = NULL;
+    assert_ok(floe_ice_expr_from_json_text("true", &always));
+    floe_ice_scan_task task = whole_file_task(data, "AVRO", 3, -1, always);
+    task.sequence_number = task.file_sequence_number = 1;
+    task.n_deletes = 1;
+    task.deletes = dp;
+    static const int32_t ids[3] = {1, 2, 8};
+    floe_ice_task_read_options ro = {0};
+    ro.schema = schema;
+    ro.field_ids = ids;
+    ro.n_field_ids = 3;
+    floe_ice_task_reader *r = NULL;
+    assert_ok(floe_ice_task_reader_open(&ro, &task, &r));
+    floe_buf text;
+    floe_buf_init(&text);
+    for (;;) {
+        floe_batch *b = NULL;
+        assert_ok(floe_ice_task_reader_next(r, &b));
+        if (!b) break;
+        for (int64_t i = 0; i < b->num_rows; i++)
+            for (int32_t c = 0; c < 3; c++) {
+                assert_ok(floe_format_value(b->columns[c], i, &text));
+                assert_ok(floe_buf_append_byte(&text, c == 2 ? ';' : '|'));
+            }
+        floe_batch_release(b);
+    }
+    assert_ok(floe_buf_append_byte(&text, 0));
+    assert_string_equal((const char *)text.data, "1|a|{x: 1.5, y: 2.5};2|b|NULL;");
+    floe_buf_free(&text);
+    floe_ice_task_reader_close(r);
+    floe_ice_expr_free(always);
+    floe_ice_schema_free(schema);
+}
+
 /* ---- metadata columns and row lineage -------------------------------------- */
 
 /* _file, _pos, _spec_id, and v3 row lineage: a file without _row_id values
@@ -444,4 +517,5 @@ static void v3_geometry_reads_as_wkb_and_variant_is_named(void **state) {
 FLOE_TEST_MAIN(cmocka_unit_test(avro_data_files_read_by_field_id_beside_parquet),
                cmocka_unit_test(v3_geometry_reads_as_wkb_and_variant_is_named),
                cmocka_unit_test(avro_position_and_equality_delete_files_apply),
+               cmocka_unit_test(avro_files_without_ids_or_mapping_match_by_name),
                cmocka_unit_test(metadata_columns_and_row_lineage_are_filled))
