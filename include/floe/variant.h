@@ -260,6 +260,13 @@ static inline floe_strview floe_variant_array_value(const floe_array *a, int64_t
 /* Open slot i of a variant array (not null): its metadata and value. */
 floe_status floe_variant_array_get(const floe_array *a, int64_t i, floe_variant_meta *m,
                                    floe_variant *v) FLOE_WARN_UNUSED;
+/* A VARIANT array over the children named "metadata" and "value" (binary,
+ * any order, other children refused) of STRUCT array s, keeping s's slots
+ * and validity (no copy), after checking every valid slot's bytes
+ * (floe_variant_check; errors name the slot).  How formats without a
+ * variant type of their own (Iceberg's Avro mapping: a record of metadata
+ * and value) come to the engine. */
+floe_status floe_variant_array_from_struct(const floe_array *s, floe_array **out) FLOE_WARN_UNUSED;
 /* Append one variant slot to a VARIANT builder. */
 floe_status floe_builder_append_variant(floe_builder *b, const void *meta, size_t meta_len, const void *value,
                                         size_t value_len) FLOE_WARN_UNUSED;

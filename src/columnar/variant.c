@@ -533,6 +533,36 @@ floe_status floe_variant_array_get(const floe_array *a, int64_t i, floe_variant_
     return floe_variant_open((const uint8_t *)vv.data, (size_t)vv.len, true, v);
 }
 
+floe_status floe_variant_array_from_struct(const floe_array *s, floe_array **out) {
+    *out = NULL;
+    const floe_type *t = s->type;
+    int mi = -1, vi = -1;
+    for (int32_t i = 0; t->id == FLOE_TYPE_STRUCT && i < t->n_children; i++) {
+        const char *name = t->children[i].name;
+        if (name && !strcmp(name, "metadata") && mi < 0) mi = i;
+        else if (name && !strcmp(name, "value") && vi < 0) vi = i;
+        else mi = vi = -2;
+    }
+    if (mi < 0 || vi < 0 || t->n_children != 2 || t->children[mi].type->id != FLOE_TYPE_BINARY ||
+        t->children[vi].type->id != FLOE_TYPE_BINARY)
+        return floe_error(FLOE_ERR_TYPE, "a variant must be a struct of binary metadata and value");
+    floe_array *kids[2] = {s->children[mi], s->children[vi]};
+    FLOE_TRY(floe_array_new(floe_type_primitive(FLOE_TYPE_VARIANT), s->length, s->offset, FLOE_NULL_COUNT_UNKNOWN,
+                            s->validity, NULL, 0, kids, 2, out));
+    floe_status st = floe_array_validate(*out);
+    for (int64_t i = 0; !st && i < s->length; i++) {
+        if (floe_array_is_null(*out, i)) continue;
+        floe_strview m = floe_variant_array_metadata(*out, i), v = floe_variant_array_value(*out, i);
+        st = floe_variant_check((const uint8_t *)m.data, (size_t)m.len, (const uint8_t *)v.data, (size_t)v.len);
+        if (st) st = floe_status_wrap(st, "variant at slot %lld", (long long)i);
+    }
+    if (st) {
+        floe_array_release(*out);
+        *out = NULL;
+    }
+    return st;
+}
+
 floe_status floe_builder_append_variant(floe_builder *b, const void *meta, size_t meta_len, const void *value,
                                         size_t value_len) {
     if (floe_builder_type(b)->id != FLOE_TYPE_VARIANT)
