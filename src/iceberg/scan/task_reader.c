@@ -279,7 +279,7 @@ floe_status floe_ice_value_array(const floe_ice_value *v0, const floe_ice_type *
 /* Re-type `a` as `t` keeping its buffers (same physical layout). */
 static floe_status retype(const floe_array *a, floe_type *t, floe_array *const *children, int32_t n_children,
                           floe_array **out) {
-    int nb = t->id == FLOE_TYPE_NULL || t->id == FLOE_TYPE_STRUCT ? 0 : floe_type_is_binary_like(t) ? 2 : 1;
+    int nb = t->id == FLOE_TYPE_NULL || floe_type_is_struct_like(t) ? 0 : floe_type_is_binary_like(t) ? 2 : 1;
     return floe_array_new(t, a->length, a->offset, FLOE_NULL_COUNT_UNKNOWN, a->validity, a->buffers, nb,
                           children, n_children, out);
 }
