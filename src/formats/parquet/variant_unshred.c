@@ -30,9 +30,11 @@ static int child_named(const floe_pq_field *g, const char *name) {
     return -1;
 }
 
+/* A plain (unannotated) BYTE_ARRAY leaf: the variant's metadata and value
+ * columns become the variant array's binary children as they are. */
 static bool is_binary_leaf(const floe_pq_field *f) {
     return f->column && f->column->physical == FLOE_PQ_BYTE_ARRAY && !f->column->invalid &&
-           (f->column->kind == FLOE_PQ_KIND_BINARY || f->column->kind == FLOE_PQ_KIND_STRING);
+           f->column->kind == FLOE_PQ_KIND_BINARY;
 }
 
 /* The variant primitive a shredded leaf holds, or -1 when the spec has no
