@@ -2,7 +2,9 @@
 # fuzz-smoke.sh — a short libFuzzer run of every fuzz/*.c target (part of
 # `make test`).  Builds the targets with clang + ASan/UBSan in build/fuzz,
 # seeds each from the real files in the shared test data (Parquet files for
-# Parquet targets, Avro files for Avro targets, ORC files for ORC targets) and runs it for
+# Parquet targets, Avro files for Avro targets, ORC files for ORC targets,
+# parquet-testing's variant vectors as metadata + value for the variant
+# target) and runs it for
 # FUZZ_SECONDS (default 20).  A crash, leak or sanitizer report fails.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -32,6 +34,12 @@ for t in "${targets[@]}"; do
     *avro*)    find "$testdata/apache__avro" "$testdata/fastavro__fastavro" \
                  "$testdata/duckdb__duckdb-iceberg" -name '*.avro' -size -256k \
                  -exec cp -t "$corpus/" {} + 2>/dev/null || true ;;
+    *variant*) # metadata then value, as the shredded cases' *.variant.bin are
+               find "$testdata/apache__parquet-testing/shredded_variant" -name '*.variant.bin' \
+                 -exec cp -t "$corpus/" {} + 2>/dev/null || true
+               for m in "$testdata"/apache__parquet-testing/variant/*.metadata; do
+                 cat "$m" "${m%.metadata}.value" >"$corpus/$(basename "${m%.metadata}").bin"
+               done ;;
     *)         find "$testdata" -type f -size -64k | head -200 | xargs -r cp -t "$corpus/" ;;
   esac
   echo "fuzz-smoke: $t for ${seconds}s ($(ls "$corpus" | wc -l) seeds)"

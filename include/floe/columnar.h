@@ -20,6 +20,10 @@
  *   LIST                  int32 offsets (length+1)   -            1 (elements)
  *   MAP                   int32 offsets (length+1)   -            1 (entries:
  *                                  non-null struct<key (non-null), value>)
+ *   VARIANT               -                          -            2: metadata
+ *                                  and value, BINARY, valid wherever the
+ *                                  variant is (a struct in all but name;
+ *                                  floe/variant.h decodes the bytes)
  *
  * plus an optional validity bitmap (bit i of byte i/8, LSB first; 1 = valid)
  * which may be absent (NULL) when the array has no nulls.
@@ -78,6 +82,9 @@ typedef enum floe_type_id {
     FLOE_TYPE_STRUCT,
     FLOE_TYPE_LIST,
     FLOE_TYPE_MAP,
+    FLOE_TYPE_VARIANT,         /* semi-structured (Iceberg v3 variant): the
+                                  Variant binary encoding's metadata and
+                                  value; a singleton like the primitives */
     FLOE_TYPE_COUNT_           /* number of type ids; not a type */
 } floe_type_id;
 
@@ -110,7 +117,8 @@ struct floe_type {
 };
 
 /* The static singleton for a parameterless type id (anything but DECIMAL128,
- * FIXED_BINARY, STRUCT, LIST, MAP), or NULL for those. */
+ * FIXED_BINARY, STRUCT, LIST, MAP), or NULL for those.  VARIANT's singleton
+ * has its two fixed children, "metadata" and "value" (non-null binary). */
 floe_type *floe_type_primitive(floe_type_id id);
 
 floe_status floe_type_decimal(int32_t precision, int32_t scale, floe_type **out) FLOE_WARN_UNUSED;
@@ -144,8 +152,15 @@ static inline bool floe_type_is_fixed_width(const floe_type *t) { return t->byte
 static inline bool floe_type_is_binary_like(const floe_type *t) {
     return t->id == FLOE_TYPE_STRING || t->id == FLOE_TYPE_BINARY;
 }
+/* Types with child arrays: STRUCT, LIST, MAP and VARIANT.  None of them
+ * is ordered, hashed or compared by the engine. */
 static inline bool floe_type_is_nested(const floe_type *t) {
-    return t->id == FLOE_TYPE_STRUCT || t->id == FLOE_TYPE_LIST || t->id == FLOE_TYPE_MAP;
+    return t->id == FLOE_TYPE_STRUCT || t->id == FLOE_TYPE_LIST || t->id == FLOE_TYPE_MAP ||
+           t->id == FLOE_TYPE_VARIANT;
+}
+/* STRUCT and VARIANT: children share the parent's slots (and offset). */
+static inline bool floe_type_is_struct_like(const floe_type *t) {
+    return t->id == FLOE_TYPE_STRUCT || t->id == FLOE_TYPE_VARIANT;
 }
 
 /* ----------------------------------------------------------------- fields */
@@ -367,7 +382,8 @@ static inline void floe_array_get_range(const floe_array *a, int64_t i, int64_t 
  * "YYYY-MM-DD HH:MM:SS.ffffff" (9 fraction digits for ns), with "+00"
  * appended for the UTC types, uuid "8-4-4-4-12" lowercase hex, binary and
  * fixed "\x" followed by lowercase hex, booleans "true"/"false", strings as
- * is, structs "{a: 1, b: [1, 2]}", lists "[1, 2]", maps "{k1: v1, k2: v2}".
+ * is, structs "{a: 1, b: [1, 2]}", lists "[1, 2]", maps "{k1: v1, k2: v2}",
+ * variants as their JSON text (floe/variant.h; also inside nested values).
  * Nested nulls print as "NULL"; strings inside nested values are quoted
  * with single quotes ('it''s').  A top-level null appends "NULL" too; most
  * callers check floe_array_is_null first. */

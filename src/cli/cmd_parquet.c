@@ -132,9 +132,10 @@ static void print_field(const floe_pq_field *f, int depth) {
                  f->def_level, f->rep_level, f->elem_def_level, f->elem_rep_level);
     else
         snprintf(levels, sizeof levels, " def=%d rep=%d", f->def_level, f->rep_level);
+    const char *invalid = f->column && f->column->invalid ? f->column->invalid : f->invalid;
     printf("%*s%s: %s%s%s%s%s%s%s\n", depth * 2, "", f->name, kind,
-           f->nullable ? " nullable" : " not null", id, levels, f->column && f->column->invalid ? " (" : "",
-           f->column && f->column->invalid ? f->column->invalid : "", f->column && f->column->invalid ? ")" : "");
+           f->nullable ? " nullable" : " not null", id, levels, invalid ? " (" : "", invalid ? invalid : "",
+           invalid ? ")" : "");
     for (int i = 0; i < f->num_children; i++) print_field(f->children[i], depth + 1);
 }
 

@@ -13,6 +13,7 @@ int floe_type_num_buffers(const floe_type *t) {
     switch (t->id) {
     case FLOE_TYPE_NULL:
     case FLOE_TYPE_STRUCT:
+    case FLOE_TYPE_VARIANT:
         return 0;
     case FLOE_TYPE_STRING:
     case FLOE_TYPE_BINARY:

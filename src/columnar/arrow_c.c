@@ -30,6 +30,9 @@
 #define EXT_NAME_KEY "ARROW:extension:name"
 #define EXT_META_KEY "ARROW:extension:metadata"
 #define UUID_EXT_NAME "arrow.uuid"
+/* Arrow's canonical extension for (unshredded) Parquet variants: a struct
+ * of binary metadata and value. */
+#define VARIANT_EXT_NAME "arrow.parquet.variant"
 
 /* ================================================================ export */
 
@@ -70,7 +73,8 @@ static floe_status meta_put(floe_buf *m, const char *s) {
 /* Arrow metadata: int32 pair count, then length-prefixed key and value. */
 static floe_status build_metadata(const floe_field *f, char **out) {
     *out = NULL;
-    int32_t pairs = (f->field_id >= 0) + (f->type->id == FLOE_TYPE_UUID ? 2 : 0);
+    bool ext = f->type->id == FLOE_TYPE_UUID || f->type->id == FLOE_TYPE_VARIANT;
+    int32_t pairs = (f->field_id >= 0) + (ext ? 2 : 0);
     if (!pairs) return NULL;
     floe_buf m = FLOE_BUF_INIT;
     floe_status st = floe_buf_append(&m, &pairs, 4);
@@ -80,9 +84,9 @@ static floe_status build_metadata(const floe_field *f, char **out) {
         st = meta_put(&m, FIELD_ID_KEY);
         if (!st) st = meta_put(&m, id);
     }
-    if (!st && f->type->id == FLOE_TYPE_UUID) {
+    if (!st && ext) {
         st = meta_put(&m, EXT_NAME_KEY);
-        if (!st) st = meta_put(&m, UUID_EXT_NAME);
+        if (!st) st = meta_put(&m, f->type->id == FLOE_TYPE_UUID ? UUID_EXT_NAME : VARIANT_EXT_NAME);
         if (!st) st = meta_put(&m, EXT_META_KEY);
         if (!st) st = meta_put(&m, "");
     }
@@ -113,7 +117,8 @@ static floe_status format_string(const floe_type *t, char *buf, size_t cap) {
     case FLOE_TYPE_STRING: f = "u"; break;
     case FLOE_TYPE_BINARY: f = "z"; break;
     case FLOE_TYPE_UUID: f = "w:16"; break;
-    case FLOE_TYPE_STRUCT: f = "+s"; break;
+    case FLOE_TYPE_STRUCT:
+    case FLOE_TYPE_VARIANT: f = "+s"; break;
     case FLOE_TYPE_LIST: f = "+l"; break;
     case FLOE_TYPE_MAP: f = "+m"; break;
     case FLOE_TYPE_DECIMAL128:
@@ -406,7 +411,17 @@ static floe_status import_type(const struct ArrowSchema *s, const meta_info *mi,
         st = import_field_rec(s->children[made], &fields[made], depth + 1);
         if (st) st = floe_status_wrap(st, "field %d", made);
     }
-    if (!st) {
+    bool variant = is_struct && mi->ext_name && mi->ext_name_len == (int32_t)strlen(VARIANT_EXT_NAME) &&
+                   memcmp(mi->ext_name, VARIANT_EXT_NAME, strlen(VARIANT_EXT_NAME)) == 0;
+    if (!st && variant) {
+        /* Only the unshredded layout: metadata then value, both binary. */
+        if (n == 2 && !strcmp(fields[0].name, "metadata") && !strcmp(fields[1].name, "value") &&
+            fields[0].type->id == FLOE_TYPE_BINARY && fields[1].type->id == FLOE_TYPE_BINARY)
+            *out = floe_type_primitive(FLOE_TYPE_VARIANT);
+        else
+            st = floe_error(FLOE_ERR_UNSUPPORTED, "Arrow %s with other fields than binary metadata and value "
+                            "(shredded) is not supported", VARIANT_EXT_NAME);
+    } else if (!st) {
         if (is_struct) {
             st = floe_type_struct(fields, n, out);
         } else if (is_list) {
@@ -538,6 +553,7 @@ static floe_status import_array_rec(import_holder *h, const struct ArrowArray *a
     if (!st) switch (t->id) {
         case FLOE_TYPE_NULL:
         case FLOE_TYPE_STRUCT:
+        case FLOE_TYPE_VARIANT:
             break;
         case FLOE_TYPE_BOOL:
             st = wrap_import(h, a->buffers[1], (end + 7) / 8, "values", &bufs[0]);

@@ -76,6 +76,7 @@ static floe_status reset(floe_builder *b) {
     switch (b->type->id) {
     case FLOE_TYPE_NULL:
     case FLOE_TYPE_STRUCT:
+    case FLOE_TYPE_VARIANT:
         return NULL;
     case FLOE_TYPE_STRING:
     case FLOE_TYPE_BINARY:
@@ -102,7 +103,7 @@ floe_status floe_builder_new(floe_type *type, int64_t capacity_hint, floe_builde
         if (!b->children) st = floe_error(FLOE_ERR_OUT_OF_MEMORY, "out of memory allocating a builder");
         else b->n_children = type->n_children;
         for (int32_t i = 0; !st && i < b->n_children; i++)
-            st = floe_builder_new(type->children[i].type, type->id == FLOE_TYPE_STRUCT ? capacity_hint : 0,
+            st = floe_builder_new(type->children[i].type, floe_type_is_struct_like(type) ? capacity_hint : 0,
                                   &b->children[i]);
     }
     if (!st) st = reset(b);
@@ -297,6 +298,7 @@ floe_status floe_builder_append_nulls(floe_builder *b, int64_t n) {
         FLOE_TRY(grow(b->values, bitmap_bytes(len + n)));
         break;
     case FLOE_TYPE_STRUCT:
+    case FLOE_TYPE_VARIANT:
         for (int32_t i = 0; i < b->n_children; i++)
             FLOE_TRY(floe_builder_append_nulls(b->children[i], n));
         break;
@@ -333,7 +335,7 @@ static floe_status struct_append_valid_n(floe_builder *b, int64_t n) {
 }
 
 floe_status floe_builder_append_valid(floe_builder *b) {
-    if (b->type->id != FLOE_TYPE_STRUCT) return wrong_type(b, "a struct slot");
+    if (!floe_type_is_struct_like(b->type)) return wrong_type(b, "a struct slot");
     for (int32_t i = 0; i < b->n_children; i++)
         if (b->children[i]->length != b->length + 1)
             return floe_error(FLOE_ERR_INVALID_ARGUMENT,
@@ -567,6 +569,7 @@ static floe_status append_range(floe_builder *b, const floe_array *src, int64_t 
         break;
     }
     case FLOE_TYPE_STRUCT:
+    case FLOE_TYPE_VARIANT:
         for (int32_t i = 0; i < b->n_children; i++)
             FLOE_TRY(append_range(b->children[i], src->children[i], pos, n));
         break;
@@ -719,6 +722,7 @@ floe_status floe_builder_take_unchecked(floe_builder *b, const floe_array *src, 
         FLOE_TRY(take_binary(b, src, idx, n));
         break;
     case FLOE_TYPE_STRUCT:
+    case FLOE_TYPE_VARIANT:
         FLOE_TRY(take_struct(b, src, idx, n));
         break;
     case FLOE_TYPE_LIST:
@@ -778,7 +782,7 @@ floe_status floe_builder_append_take_dense(floe_builder *b, const floe_array *sr
 /* --------------------------------------------------------------- finish */
 
 static floe_status check_complete(const floe_builder *b) {
-    if (b->type->id == FLOE_TYPE_STRUCT) {
+    if (floe_type_is_struct_like(b->type)) {
         for (int32_t i = 0; i < b->n_children; i++)
             if (b->children[i]->length != b->length)
                 return floe_error(FLOE_ERR_INVALID_ARGUMENT,

@@ -25,6 +25,7 @@ static bool slot_equal(const floe_array *a, int64_t i, const floe_array *b, int6
         return x.len == y.len && (x.len == 0 || memcmp(x.data, y.data, (size_t)x.len) == 0);
     }
     case FLOE_TYPE_STRUCT:
+    case FLOE_TYPE_VARIANT: /* the same bytes */
         for (int32_t c = 0; c < a->n_children; c++)
             if (!slot_equal(a->children[c], a->offset + i, b->children[c], b->offset + j, depth + 1))
                 return false;

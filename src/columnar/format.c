@@ -13,6 +13,7 @@
 
 #include "base/buffer.h"
 #include "columnar/internal.h"
+#include "floe/variant.h"
 
 static int64_t floor_div(int64_t a, int64_t b) {
     int64_t q = a / b;
@@ -244,6 +245,12 @@ static floe_status format_rec(const floe_array *a, int64_t i, bool nested, floe_
     case FLOE_TYPE_LIST:
     case FLOE_TYPE_MAP:
         return format_nested(a, i, out, depth);
+    case FLOE_TYPE_VARIANT: {
+        floe_variant_meta m;
+        floe_variant v;
+        FLOE_TRY(floe_variant_array_get(a, i, &m, &v));
+        return floe_variant_to_json(&m, &v, out);
+    }
     default:
         return floe_error(FLOE_ERR_INTERNAL, "cannot format type %d", (int)t->id);
     }

@@ -286,6 +286,8 @@ static floe_status json_value(floe_printer *p, floe_buf *b, const floe_array *a,
     case FLOE_TYPE_LIST:
     case FLOE_TYPE_MAP:
         return json_nested(p, b, a, i, depth);
+    case FLOE_TYPE_VARIANT: /* its JSON text, as is */
+        return floe_format_value(a, i, b);
     default:
         return json_text(p, b, a, i);
     }

@@ -16,6 +16,15 @@
 
 #define PRIM(tid, width) [tid] = {.refcount = -1, .id = tid, .byte_width = width}
 
+static floe_type primitives[FLOE_TYPE_COUNT_];
+
+/* VARIANT's fixed children.  Static like their type: nothing ever clears
+ * or frees the fields of a singleton. */
+static floe_field variant_fields[2] = {
+    {(char *)"metadata", &primitives[FLOE_TYPE_BINARY], false, -1},
+    {(char *)"value", &primitives[FLOE_TYPE_BINARY], false, -1},
+};
+
 static floe_type primitives[FLOE_TYPE_COUNT_] = {
     PRIM(FLOE_TYPE_NULL, 0),
     PRIM(FLOE_TYPE_BOOL, 0),
@@ -32,6 +41,7 @@ static floe_type primitives[FLOE_TYPE_COUNT_] = {
     PRIM(FLOE_TYPE_STRING, 0),
     PRIM(FLOE_TYPE_BINARY, 0),
     PRIM(FLOE_TYPE_UUID, 16),
+    [FLOE_TYPE_VARIANT] = {.refcount = -1, .id = FLOE_TYPE_VARIANT, .n_children = 2, .children = variant_fields},
 };
 
 static const char *const type_names[FLOE_TYPE_COUNT_] = {
@@ -55,6 +65,7 @@ static const char *const type_names[FLOE_TYPE_COUNT_] = {
     [FLOE_TYPE_STRUCT] = "struct",
     [FLOE_TYPE_LIST] = "list",
     [FLOE_TYPE_MAP] = "map",
+    [FLOE_TYPE_VARIANT] = "variant",
 };
 
 floe_type *floe_type_primitive(floe_type_id id) {

@@ -140,12 +140,19 @@ static floe_status validate_rec(const floe_array *a, vpath *p, int depth) {
         return NULL;
     }
     case FLOE_TYPE_STRUCT:
+    case FLOE_TYPE_VARIANT:
         for (int32_t i = 0; i < a->n_children; i++) {
             FLOE_TRY(validate_child(a, i, p, depth));
             if (a->children[i]->length < end)
                 return bad(p, "field '%s' has %lld slots, the struct needs %lld", t->children[i].name,
                            (long long)a->children[i]->length, (long long)end);
         }
+        /* A variant's metadata and value are there wherever it is (their
+         * bytes are checked when they are decoded, not here). */
+        for (int32_t i = 0; t->id == FLOE_TYPE_VARIANT && i < a->n_children; i++)
+            for (int64_t s = 0; s < a->length; s++)
+                if (floe_array_is_valid(a, s) && floe_array_is_null(a->children[i], a->offset + s))
+                    return bad(p, "variant at slot %lld has a null %s", (long long)s, t->children[i].name);
         return NULL;
     case FLOE_TYPE_LIST:
     case FLOE_TYPE_MAP: {

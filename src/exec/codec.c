@@ -73,7 +73,7 @@ floe_status floe_codec_put_type(floe_buf *b, const floe_type *t) {
 
 /* Buffers an array of this type carries in buffers[0..]. */
 static int type_buffers(const floe_type *t) {
-    if (t->id == FLOE_TYPE_NULL || t->id == FLOE_TYPE_STRUCT) return 0;
+    if (t->id == FLOE_TYPE_NULL || floe_type_is_struct_like(t)) return 0;
     return floe_type_is_binary_like(t) ? 2 : 1;
 }
 

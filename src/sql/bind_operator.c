@@ -416,6 +416,20 @@ floe_status bind_a_expr(bind_ectx *c, const json_t *body, floe_expr **out) {
         if (arith_op_of(op) >= 0 || !strcmp(op, "||")) return bind_arith(c, body, op, out);
         if (!strcmp(op, "~~") || !strcmp(op, "!~~")) return bind_like(c, body, false, op[0] == '!', out);
         if (!strcmp(op, "~~*") || !strcmp(op, "!~~*")) return bind_like(c, body, true, op[0] == '!', out);
+        /* PostgreSQL's json operators, over variants: registry functions
+         * (func_variant.c). */
+        static const struct {
+            const char *op, *fn;
+        } fn_ops[] = {{"->", "variant_extract"}, {"->>", "variant_extract_text"}};
+        for (size_t i = 0; i < sizeof fn_ops / sizeof fn_ops[0]; i++) {
+            if (strcmp(op, fn_ops[i].op)) continue;
+            floe_expr *args[2] = {NULL, NULL};
+            FLOE_TRY(bind_two(c, floe_pg_get(body, "lexpr"), floe_pg_get(body, "rexpr"), &args[0], &args[1]));
+            floe_status st = bind_make_call(c, fn_ops[i].fn, args, 2, loc, out);
+            floe_expr_release(args[0]);
+            floe_expr_release(args[1]);
+            return st;
+        }
         return bind_error(c->s, loc, FLOE_ERR_UNSUPPORTED, "operator %s is not supported", op);
     }
     if (!strcmp(kind, "AEXPR_LIKE")) return bind_like(c, body, false, op[0] == '!', out);
@@ -616,6 +630,18 @@ floe_status bind_type_cast(bind_ectx *c, const json_t *body, floe_expr **out) {
                 *out = floe_expr_retain(x);
             } else if (!st && xt->id == FLOE_TYPE_NULL) {
                 st = floe_expr_lit_null(t, out);
+            } else if (!st && xt->id == FLOE_TYPE_VARIANT && t->id != FLOE_TYPE_STRING) {
+                /* CAST(variant AS type) is variant_get(v, '$', 'type'), as
+                 * in Spark; CAST(variant AS text) is its JSON text. */
+                floe_buf tname = FLOE_BUF_INIT;
+                floe_expr *args[3] = {x, NULL, NULL};
+                st = floe_type_to_string(t, &tname);
+                if (!st) st = floe_expr_lit_string("$", &args[1]);
+                if (!st) st = floe_expr_lit_string(floe_buf_cstr(&tname), &args[2]);
+                if (!st) st = bind_make_call(c, "variant_get", args, 3, loc, out);
+                floe_expr_release(args[1]);
+                floe_expr_release(args[2]);
+                floe_buf_free(&tname);
             } else if (!st) {
                 st = floe_expr_cast(x, t, out);
                 if (!st && (st = bind_check(c, *out, loc))) {

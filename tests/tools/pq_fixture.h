@@ -15,6 +15,7 @@
 #define FLOE_TESTS_PQ_FIXTURE_H
 
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -133,6 +134,33 @@ static inline floe_status pqfx_slurp(const char *path, floe_buf *out) {
     return st;
 }
 
+/* Write the data of open file f (read from `plain`) to `path` with f's
+ * footer, as changed by the caller; closes f and removes `plain`. */
+static inline floe_status pqfx_write_footer(floe_pq_file *f, const char *plain, const char *path) {
+    floe_buf data = FLOE_BUF_INIT, footer = FLOE_BUF_INIT;
+    floe_output *out = NULL;
+    floe_status st = pqfx_slurp(plain, &data);
+    if (!st) st = floe_pq_encode_file_metadata(f->meta, &footer);
+    uint64_t data_end = f->footer_offset;
+    floe_pq_file_close(f);
+    if (!st) st = floe_output_create_local(path, 1, &out);
+    if (!st) {
+        uint8_t tail[8];
+        uint32_t flen = (uint32_t)footer.len;
+        for (int i = 0; i < 4; i++) tail[i] = (uint8_t)(flen >> (8 * i));
+        memcpy(tail + 4, "PAR1", 4);
+        st = floe_output_write(out, data.data, (size_t)data_end);
+        if (!st) st = floe_output_write(out, footer.data, footer.len);
+        if (!st) st = floe_output_write(out, tail, 8);
+        if (!st) st = floe_output_close(out);
+        else floe_output_abort(out);
+    }
+    floe_buf_free(&data);
+    floe_buf_free(&footer);
+    remove(plain);
+    return st;
+}
+
 /* Write `rows` rows of the columns to `path` with the footer's annotations. */
 static inline floe_status pqfx_write(const char *path, const pqfx_col *cols, int ncols, int rows) {
     char tmp[4096];
@@ -213,27 +241,47 @@ static inline floe_status pqfx_write(const char *path, const pqfx_col *cols, int
             if ((int)k < ncols && cols[k].int96) m->type = FLOE_PQ_INT96;
         }
     }
-    floe_buf data = FLOE_BUF_INIT, footer = FLOE_BUF_INIT;
-    st = pqfx_slurp(tmp, &data);
-    if (!st) st = floe_pq_encode_file_metadata(md, &footer);
-    uint64_t data_end = f->footer_offset;
-    floe_pq_file_close(f);
-    if (!st) st = floe_output_create_local(path, 1, &out);
+    return pqfx_write_footer(f, tmp, path);
+}
+
+/* Write `batch` with floe's writer, then annotate as VARIANT(1) every
+ * group whose name is one of names[0..n) (groups of binary `metadata` and
+ * `value`, as Spark and Iceberg write unshredded variants).  Field ids the
+ * writer gave the groups' children are dropped: the spec wants none. */
+static inline floe_status pqfx_write_variant(const char *path, floe_batch *batch, const char *const *names, int n) {
+    char tmp[4096];
+    snprintf(tmp, sizeof tmp, "%s.plain", path);
+    floe_pq_write_options o;
+    floe_pq_write_options_init(&o);
+    o.codec = FLOE_CODEC_NONE;
+    floe_output *out = NULL;
+    floe_pq_writer *w = NULL;
+    floe_status st = floe_output_create_local(tmp, 1, &out);
+    if (!st) st = floe_pq_writer_open(out, batch->schema, &o, &w);
+    if (!st) st = floe_pq_writer_write(w, batch);
     if (!st) {
-        uint8_t tail[8];
-        uint32_t flen = (uint32_t)footer.len;
-        for (int i = 0; i < 4; i++) tail[i] = (uint8_t)(flen >> (8 * i));
-        memcpy(tail + 4, "PAR1", 4);
-        st = floe_output_write(out, data.data, (size_t)data_end);
-        if (!st) st = floe_output_write(out, footer.data, footer.len);
-        if (!st) st = floe_output_write(out, tail, 8);
-        if (!st) st = floe_output_close(out);
-        else floe_output_abort(out);
+        st = floe_pq_writer_close(w, NULL);
+        w = NULL;
     }
-    floe_buf_free(&data);
-    floe_buf_free(&footer);
-    remove(tmp);
-    return st;
+    floe_pq_writer_abort(w);
+    if (st) return st;
+    floe_pq_file *f = NULL;
+    FLOE_TRY(floe_pq_file_open_path(tmp, &f));
+    floe_pq_file_metadata *md = f->meta;
+    for (uint32_t i = 1; i < md->num_schema; i++) {
+        floe_pq_schema_element *e = &md->schema[i];
+        bool hit = false;
+        for (int k = 0; k < n; k++) hit |= e->name && !strcmp(e->name, names[k]);
+        if (!hit || !e->has_num_children || e->num_children <= 0) continue;
+        memset(&e->logical, 0, sizeof e->logical);
+        e->logical.kind = FLOE_PQ_LT_VARIANT;
+        e->logical.raw_id = (int16_t)FLOE_PQ_LT_VARIANT;
+        e->logical.algorithm = -1;
+        e->logical.variant_version = 1;
+        for (uint32_t j = i + 1; j <= i + (uint32_t)e->num_children && j < md->num_schema; j++)
+            md->schema[j].has_field_id = false;
+    }
+    return pqfx_write_footer(f, tmp, path);
 }
 
 /* ------------------------------------------------------ named fixtures */

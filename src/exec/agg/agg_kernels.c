@@ -149,7 +149,7 @@ static inline double get_f64(const floe_array *arr, floe_type_id id, int64_t r) 
 static floe_status acc_update_dense(agg_stream *s, acc *a, const floe_array *arr, const uint32_t *ids,
                                     const uint32_t *rows, int64_t base, int64_t n, bool *done) {
     floe_type_id id = arr->type->id;
-    const uint8_t *data = arr->buffers[0]->data;
+    const uint8_t *data = arr->buffers[0] ? arr->buffers[0]->data : NULL; /* none: struct, variant (counted) */
     int64_t off = arr->offset;
     *done = true;
     switch (a->kind) {
@@ -311,7 +311,7 @@ floe_status hagg_acc_update_grouped(agg_stream *s, acc *a, const floe_array *arr
         return NULL;
     }
     floe_type_id id = arr->type->id;
-    const uint8_t *data = arr->buffers[0]->data;
+    const uint8_t *data = arr->buffers[0] ? arr->buffers[0]->data : NULL;
     int64_t off = arr->offset;
     const uint32_t *order = co->order;
     /* BODY folds row r into the local `v`; INIT / STORE move the group's

@@ -43,7 +43,9 @@ static inline uint64_t hash_decimal(floe_decimal128 v) {
 }
 
 bool floe_hash_type_supported(const floe_type *t) {
-    if (t->id == FLOE_TYPE_LIST || t->id == FLOE_TYPE_MAP) return false;
+    /* A variant has many encodings of one value (Iceberg defines no hash
+     * for it): never a key. */
+    if (t->id == FLOE_TYPE_LIST || t->id == FLOE_TYPE_MAP || t->id == FLOE_TYPE_VARIANT) return false;
     if (t->id == FLOE_TYPE_STRUCT)
         for (int32_t i = 0; i < t->n_children; i++)
             if (!floe_hash_type_supported(t->children[i].type)) return false;

@@ -285,7 +285,8 @@ static bool comparable(const floe_type *l, const floe_type *r) {
 static bool castable(const floe_type *from, const floe_type *to) {
     if (floe_type_equals(from, to) || from->id == FLOE_TYPE_NULL) return true;
     if (floe_exec_cast_extra(from, to)) return true; /* cast.c */
-    if (to->id == FLOE_TYPE_STRING) return !floe_type_is_nested(from);
+    /* Text of anything scalar; a variant's is its JSON (floe_format_value). */
+    if (to->id == FLOE_TYPE_STRING) return !floe_type_is_nested(from) || from->id == FLOE_TYPE_VARIANT;
     if (!is_numeric(to->id)) return false;
     return is_numeric(from->id) || from->id == FLOE_TYPE_STRING || from->id == FLOE_TYPE_BOOL;
 }

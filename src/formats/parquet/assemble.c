@@ -10,6 +10,7 @@
 
 #include "floe/memory.h"
 #include "formats/parquet/assemble.h"
+#include "formats/parquet/variant_unshred.h"
 
 static void free_block(void *ctx, const uint8_t *data) {
     (void)ctx;
@@ -28,7 +29,7 @@ static floe_status buf_to_buffer(floe_buf *b, floe_buffer **out) {
 
 static const floe_pq_column *first_leaf(const floe_pq_field *f) {
     while (f->kind == FLOE_PQ_KIND_STRUCT || f->kind == FLOE_PQ_KIND_LIST ||
-           f->kind == FLOE_PQ_KIND_MAP) {
+           f->kind == FLOE_PQ_KIND_MAP || f->kind == FLOE_PQ_KIND_VARIANT) {
         if (f->num_children == 0) return NULL;
         f = f->children[0];
     }
@@ -287,10 +288,37 @@ static floe_status build_list(const floe_pq_field *f, floe_type *t, pq_leaf_out 
     return st;
 }
 
+/* A VARIANT group: its children are built as the arrays of their own
+ * (storage) types, then reassembled into variant values. */
+static floe_status build_variant(const floe_pq_field *f, pq_leaf_out *const *outs, int16_t rad, floe_array **out) {
+    levels lv;
+    FLOE_TRY(leaf_levels(f, outs, &lv, NULL));
+    int64_t n, nulls;
+    floe_buffer *validity;
+    FLOE_TRY(slot_validity(&lv, rad, f->rep_level, f->def_level, &n, &nulls, &validity));
+    floe_array **kids = floe_calloc((size_t)f->num_children + 1, sizeof *kids);
+    floe_status st = kids ? NULL : floe_error(FLOE_ERR_OUT_OF_MEMORY, "out of memory");
+    for (int i = 0; !st && i < f->num_children; i++) {
+        floe_type *ct = NULL;
+        st = pq_field_type(f->children[i], 0, &ct);
+        if (!st) st = build(f->children[i], ct, outs, rad, &kids[i]);
+        floe_type_release(ct);
+        if (!st && kids[i]->length != n)
+            st = floe_error(FLOE_ERR_CORRUPT, "variant '%s': '%s' has %lld slots, the variant %lld", f->name,
+                            f->children[i]->name, (long long)kids[i]->length, (long long)n);
+    }
+    if (!st) st = pq_variant_unshred(f, n, nulls, validity, kids, out);
+    for (int i = 0; kids && i < f->num_children; i++) floe_array_release(kids[i]);
+    floe_free(kids);
+    floe_buffer_release(validity);
+    return st;
+}
+
 static floe_status build(const floe_pq_field *f, floe_type *t, pq_leaf_out *const *outs,
                          int16_t rad, floe_array **out) {
     switch (f->kind) {
     case FLOE_PQ_KIND_STRUCT: return build_struct(f, t, outs, rad, out);
+    case FLOE_PQ_KIND_VARIANT: return build_variant(f, outs, rad, out);
     case FLOE_PQ_KIND_LIST:
     case FLOE_PQ_KIND_MAP: return build_list(f, t, outs, rad, out);
     default: return build_leaf(f, t, outs, rad, out);

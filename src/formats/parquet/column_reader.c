@@ -162,6 +162,11 @@ floe_status pq_leaf_type(const floe_pq_column *col, int flags, floe_type **out) 
 
 floe_status pq_field_type(const floe_pq_field *f, int flags, floe_type **out) {
     *out = NULL;
+    if (f->kind == FLOE_PQ_KIND_VARIANT) {
+        if (f->invalid) return floe_error(FLOE_ERR_CORRUPT, "column '%s': %s", f->name, f->invalid);
+        *out = floe_type_primitive(FLOE_TYPE_VARIANT);
+        return NULL;
+    }
     if (f->kind == FLOE_PQ_KIND_STRUCT) {
         floe_field *fields = floe_calloc((size_t)f->num_children + 1, sizeof *fields);
         if (!fields) return floe_error(FLOE_ERR_OUT_OF_MEMORY, "out of memory for a struct type");

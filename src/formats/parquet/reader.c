@@ -131,6 +131,9 @@ static const floe_pq_field *find_path(const floe_pq_schema *s, const char *path)
     const floe_pq_field *f = floe_pq_schema_root(s);
     const char *p = path;
     while (f && *p) {
+        /* A variant is one column: its metadata / value / typed_value
+         * sub-columns are not columns of their own. */
+        if (f->kind == FLOE_PQ_KIND_VARIANT) return NULL;
         const char *dot = strchr(p, '.');
         size_t n = dot ? (size_t)(dot - p) : strlen(p);
         const floe_pq_field *next = NULL;
@@ -290,6 +293,8 @@ static floe_status build_projection(floe_pq_reader *r, const floe_pq_read_option
                                   o->columns[i]);
         } else if (o && o->field_ids) {
             f = floe_pq_schema_find_field_id(s, o->field_ids[i]);
+            for (const floe_pq_field *q = f ? f->parent : NULL; q && f; q = q->parent)
+                if (q->kind == FLOE_PQ_KIND_VARIANT) f = NULL; /* ids inside a variant are not columns */
             if (!f)
                 return floe_error(FLOE_ERR_NOT_FOUND, "'%s': no column with field id %d",
                                   r->file->path, o->field_ids[i]);

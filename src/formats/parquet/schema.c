@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "floe/memory.h"
+#include "formats/parquet/variant_unshred.h"
 
 /* Deeper schemas are refused: no real schema nests this far, and the bound
  * keeps the recursive second pass safe. */
@@ -58,7 +59,7 @@ const char *floe_pq_kind_name(floe_pq_kind k) {
         "bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
         "float16", "float", "double", "decimal", "date", "time_ms", "time_us", "time_ns",
         "timestamp_ms", "timestamp_us", "timestamp_ns", "string", "binary", "fixed", "uuid",
-        "null", "struct", "list", "map"};
+        "null", "struct", "list", "map", "variant"};
     return (unsigned)k < sizeof names / sizeof names[0] ? names[k] : "?";
 }
 
@@ -540,7 +541,8 @@ static floe_status convert(floe_pq_schema *s, const pnode *p, bool force_require
     if (p->declared >= 0) {
         if (annotated_list(p->e)) return convert_list(s, p, nullable, out);
         if (annotated_map(p->e)) return convert_map(s, p, nullable, out);
-        floe_pq_field *f = new_field(s, p, FLOE_PQ_KIND_STRUCT, p->num_children);
+        bool variant = p->e->logical.kind == FLOE_PQ_LT_VARIANT;
+        floe_pq_field *f = new_field(s, p, variant ? FLOE_PQ_KIND_VARIANT : FLOE_PQ_KIND_STRUCT, p->num_children);
         if (!f) return oom();
         f->nullable = nullable;
         f->num_children = p->num_children;
@@ -548,6 +550,16 @@ static floe_status convert(floe_pq_schema *s, const pnode *p, bool force_require
             floe_pq_field *c;
             FLOE_TRY(convert(s, &s->nodes[p->children[i]], false, &c));
             set_child(f, i, c);
+        }
+        if (variant) {
+            char why[256];
+            if (pq_variant_check(f, why, sizeof why)) {
+                size_t n = strlen(why) + 1;
+                char *m = salloc(s, n);
+                if (!m) return oom();
+                memcpy(m, why, n);
+                f->invalid = m;
+            }
         }
         *out = f;
         return NULL;

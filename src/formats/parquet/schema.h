@@ -16,7 +16,10 @@
  *     without annotation = required list of required elements); MAP accepts
  *     MAP and MAP_KEY_VALUE annotations, optional keys (written by old
  *     Presto/Trino) and a key_value group without a value (read as a list of
- *     the keys, as Arrow does).
+ *     the keys, as Arrow does).  A group annotated VARIANT is a VARIANT
+ *     node whose children (metadata, value, typed_value and what is
+ *     shredded below it) are converted as a struct's are; the engine reads
+ *     it as one variant column (variant_unshred.h).
  *
  * Levels.  For every field node: `def_level` is the definition level at which
  * the node is present (non-null) and `rep_level` the repetition level of the
@@ -67,7 +70,8 @@ typedef enum floe_pq_kind {
     FLOE_PQ_KIND_NULL,      /* logical UNKNOWN: only nulls */
     FLOE_PQ_KIND_STRUCT,
     FLOE_PQ_KIND_LIST,
-    FLOE_PQ_KIND_MAP
+    FLOE_PQ_KIND_MAP,
+    FLOE_PQ_KIND_VARIANT    /* a VARIANT group: metadata, value, typed_value */
 } floe_pq_kind;
 
 const char *floe_pq_kind_name(floe_pq_kind k);
@@ -117,6 +121,11 @@ struct floe_pq_field {
     /* The SchemaElement this node came from: for a LIST/MAP the annotated
      * group (or the bare repeated field), otherwise the node's own. */
     const floe_pq_schema_element *element;
+    /* VARIANT: set when the group's layout is not one the Variant
+     * shredding spec allows ("typed_value INT32 (INTEGER(32,false)) is not
+     * a shredded variant type"); reading the column is then an error
+     * saying so.  NULL for a readable variant. */
+    const char *invalid;
 };
 
 typedef struct floe_pq_schema floe_pq_schema;

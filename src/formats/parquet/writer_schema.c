@@ -188,6 +188,9 @@ static floe_status set_primitive(floe_pq_schema_element *e, pqw_leaf *leaf, cons
         e->logical.kind = FLOE_PQ_LT_UUID;
         leaf->order = PQW_ORD_UNSIGNED_BYTES;
         break;
+    case FLOE_TYPE_VARIANT:
+        return floe_error(FLOE_ERR_UNSUPPORTED, "Parquet writer: column '%s': writing variant columns is not "
+                          "supported (CAST it to text for its JSON)", name);
     default:
         return floe_error(FLOE_ERR_UNSUPPORTED, "Parquet writer: column '%s': type %s", name,
                           floe_type_id_name(t->id));

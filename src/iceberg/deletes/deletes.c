@@ -450,6 +450,7 @@ static floe_status check_type(const floe_type *t, int32_t id) {
     case FLOE_TYPE_STRUCT:
     case FLOE_TYPE_LIST:
     case FLOE_TYPE_MAP:
+    case FLOE_TYPE_VARIANT:
         return floe_error(FLOE_ERR_TYPE, "equality field %d has nested type %s", id, floe_type_id_name(t->id));
     default: return NULL;
     }

@@ -20,6 +20,7 @@
 #include "floe/iceberg_deletes.h"
 #include "floe/iceberg_task_reader.h"
 #include "floe/memory.h"
+#include "floe/variant.h"
 #include "iceberg/expr/expr_batch.h"
 #include "floe/iceberg_metadata_columns.h"
 #include "iceberg/scan/task_source.h"
@@ -184,6 +185,8 @@ floe_status floe_ice_type_to_columnar(const floe_ice_type *t, floe_type **out) {
     case FLOE_ICE_GEOGRAPHY: *out = floe_type_primitive(FLOE_TYPE_BINARY); return NULL;
     case FLOE_ICE_FIXED: return floe_type_fixed_binary(t->length, out);
     case FLOE_ICE_DECIMAL: return floe_type_decimal(t->precision, t->scale, out);
+    /* v3 variant: the Variant encoding's metadata and value (floe/variant.h). */
+    case FLOE_ICE_VARIANT: *out = floe_type_primitive(FLOE_TYPE_VARIANT); return NULL;
     case FLOE_ICE_STRUCT:
     case FLOE_ICE_LIST:
     case FLOE_ICE_MAP: {
@@ -276,7 +279,7 @@ floe_status floe_ice_value_array(const floe_ice_value *v0, const floe_ice_type *
 /* Re-type `a` as `t` keeping its buffers (same physical layout). */
 static floe_status retype(const floe_array *a, floe_type *t, floe_array *const *children, int32_t n_children,
                           floe_array **out) {
-    int nb = t->id == FLOE_TYPE_NULL || t->id == FLOE_TYPE_STRUCT ? 0 : floe_type_is_binary_like(t) ? 2 : 1;
+    int nb = t->id == FLOE_TYPE_NULL || floe_type_is_struct_like(t) ? 0 : floe_type_is_binary_like(t) ? 2 : 1;
     return floe_array_new(t, a->length, a->offset, FLOE_NULL_COUNT_UNKNOWN, a->validity, a->buffers, nb,
                           children, n_children, out);
 }
@@ -402,6 +405,18 @@ static floe_status conform_children(const floe_ice_task_reader *r, const floe_ar
 static floe_status conform(const floe_ice_task_reader *r, const floe_array *a, const nm_node *nm,
                            const floe_ice_field *f, floe_type *t, floe_array **out) {
     const floe_ice_type *it = f->type;
+    if (it->id == FLOE_ICE_VARIANT) {
+        /* Parquet's VARIANT group arrives as a variant; a format without a
+         * variant type (Avro) has the spec's record of metadata and value. */
+        if (a->type->id == FLOE_TYPE_VARIANT) {
+            *out = floe_array_retain((floe_array *)a);
+            return NULL;
+        }
+        if (a->type->id == FLOE_TYPE_STRUCT)
+            return floe_status_wrap(floe_variant_array_from_struct(a, out), "field %d ('%s')", f->id, f->name);
+        return floe_error(FLOE_ERR_TYPE, "field %d ('%s'): file has %s, table has variant", f->id, f->name,
+                          floe_type_id_name(a->type->id));
+    }
     if (floe_ice_type_is_primitive(it)) return promote_prim(a, t, out);
     if (a->type->id != t->id)
         return floe_error(FLOE_ERR_TYPE, "field %d ('%s'): file has %s, table has %s", f->id, f->name,

@@ -460,8 +460,9 @@ static void metadata_columns_and_row_lineage_are_filled(void **state) {
 }
 
 /* v3 geometry and geography columns read as their WKB bytes; unknown
- * reads as NULL; variant is refused by name. */
-static void v3_geometry_reads_as_wkb_and_variant_is_named(void **state) {
+ * reads as NULL; a variant is the spec's record of metadata and value, a
+ * variant the file lacks is NULL, and bad variant bytes are an error. */
+static void v3_geometry_reads_as_wkb_and_variant_as_its_record(void **state) {
     (void)state;
     static const char *SCHEMA_JSON =
         "{\"type\":\"struct\",\"schema-id\":0,\"fields\":["
@@ -469,19 +470,29 @@ static void v3_geometry_reads_as_wkb_and_variant_is_named(void **state) {
         "{\"id\":2,\"name\":\"shape\",\"required\":false,\"type\":\"geometry\"},"
         "{\"id\":3,\"name\":\"area\",\"required\":false,\"type\":\"geography(srid:4326, karney)\"},"
         "{\"id\":4,\"name\":\"nothing\",\"required\":false,\"type\":\"unknown\"},"
-        "{\"id\":5,\"name\":\"doc\",\"required\":false,\"type\":\"variant\"}]}";
+        "{\"id\":5,\"name\":\"doc\",\"required\":false,\"type\":\"variant\"},"
+        "{\"id\":6,\"name\":\"later\",\"required\":false,\"type\":\"variant\"}]}";
     static const char *FILE_JSON =
         "{\"type\":\"record\",\"name\":\"r\",\"fields\":["
         "{\"name\":\"id\",\"type\":\"long\",\"field-id\":1},"
         "{\"name\":\"shape\",\"type\":[\"null\",\"bytes\"],\"default\":null,\"field-id\":2},"
-        "{\"name\":\"area\",\"type\":[\"null\",\"bytes\"],\"default\":null,\"field-id\":3}]}";
+        "{\"name\":\"area\",\"type\":[\"null\",\"bytes\"],\"default\":null,\"field-id\":3},"
+        "{\"name\":\"doc\",\"type\":[\"null\",{\"type\":\"record\",\"name\":\"r5\",\"fields\":["
+        "{\"name\":\"metadata\",\"type\":\"bytes\"},{\"name\":\"value\",\"type\":\"bytes\"}]}],"
+        "\"default\":null,\"field-id\":5}]}";
     /* POINT(1 2), little-endian WKB */
     static const uint8_t pt[21] = {1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xf0, 0x3f, 0, 0, 0, 0, 0, 0, 0, 0x40};
     char wh[1024], path[1200];
     floe_test_tmpdir(wh, sizeof wh, "avro_geometry");
     snprintf(path, sizeof path, "%s/geo.avro", wh);
-    floe_avro_value r0[3] = {LONG(FLOE_AVRO_LONG, 1), floe_avro_bytes(FLOE_AVRO_BYTES, pt, sizeof pt), NUL};
-    floe_avro_value rows[1] = {floe_avro_items(FLOE_AVRO_RECORD, r0, 3)};
+    /* {"a":[1,"x"]} over the dictionary ["a"] */
+    static const uint8_t meta[] = {0x11, 0x01, 0x00, 0x01, 'a'};
+    static const uint8_t val[] = {0x02, 1, 0, 0, 9, 0x03, 2, 0, 2, 4, 3 << 2, 1, (1 << 2) | 1, 'x'};
+    floe_avro_value doc0[2] = {floe_avro_bytes(FLOE_AVRO_BYTES, meta, sizeof meta),
+                               floe_avro_bytes(FLOE_AVRO_BYTES, val, sizeof val)};
+    floe_avro_value r0[4] = {LONG(FLOE_AVRO_LONG, 1), floe_avro_bytes(FLOE_AVRO_BYTES, pt, sizeof pt), NUL,
+                             floe_avro_items(FLOE_AVRO_RECORD, doc0, 2)};
+    floe_avro_value rows[1] = {floe_avro_items(FLOE_AVRO_RECORD, r0, 4)};
     write_rows(path, FILE_JSON, rows, 1);
     floe_ice_schema *schema = NULL;
     assert_ok(floe_ice_schema_from_json_text(SCHEMA_JSON, &schema));
@@ -506,16 +517,38 @@ static void v3_geometry_reads_as_wkb_and_variant_is_named(void **state) {
     assert_true(floe_array_is_null(b->columns[3], 0));
     floe_batch_release(b);
     floe_ice_task_reader_close(r);
-    static const int32_t with_variant[2] = {1, 5};
+    static const int32_t with_variant[3] = {1, 5, 6};
     ro.field_ids = with_variant;
-    ro.n_field_ids = 2;
-    assert_error(floe_ice_task_reader_open(&ro, &task, &r), FLOE_ERR_UNSUPPORTED, "variant");
+    ro.n_field_ids = 3;
+    assert_ok(floe_ice_task_reader_open(&ro, &task, &r));
+    assert_ok(floe_ice_task_reader_next(r, &b));
+    assert_non_null(b);
+    assert_int_equal(b->columns[1]->type->id, FLOE_TYPE_VARIANT);
+    floe_buf js = FLOE_BUF_INIT;
+    assert_ok(floe_format_value(b->columns[1], 0, &js));
+    assert_string_equal(floe_buf_cstr(&js), "{\"a\":[1,\"x\"]}");
+    floe_buf_free(&js);
+    assert_int_equal(b->columns[2]->type->id, FLOE_TYPE_VARIANT);
+    assert_true(floe_array_is_null(b->columns[2], 0)); /* not in the file: NULL */
+    floe_batch_release(b);
+    floe_ice_task_reader_close(r);
+    /* The same file with a value that is not a variant. */
+    static const uint8_t bad[] = {0x02, 1, 7, 0, 1, 0};
+    doc0[1] = floe_avro_bytes(FLOE_AVRO_BYTES, bad, sizeof bad);
+    write_rows(path, FILE_JSON, rows, 1);
+    assert_ok(floe_ice_task_reader_open(&ro, &task, &r));
+    floe_status st = floe_ice_task_reader_next(r, &b);
+    if (!st) fail_msg("a bad variant read");
+    assert_non_null(strstr(floe_status_message(st), "field 5 ('doc'): variant at slot 0"));
+    assert_non_null(strstr(floe_status_message(st), "id 7, outside the metadata's 1 names"));
+    floe_status_free(st);
+    floe_ice_task_reader_close(r);
     floe_ice_expr_free(always);
     floe_ice_schema_free(schema);
 }
 
 FLOE_TEST_MAIN(cmocka_unit_test(avro_data_files_read_by_field_id_beside_parquet),
-               cmocka_unit_test(v3_geometry_reads_as_wkb_and_variant_is_named),
+               cmocka_unit_test(v3_geometry_reads_as_wkb_and_variant_as_its_record),
                cmocka_unit_test(avro_position_and_equality_delete_files_apply),
                cmocka_unit_test(avro_files_without_ids_or_mapping_match_by_name),
                cmocka_unit_test(metadata_columns_and_row_lineage_are_filled))
