@@ -132,28 +132,48 @@ static void commit_deletes(floe_catalog *c, const char *name, const floe_ice_dat
     floe_ice_table_free(t);
 }
 
+typedef struct {
+    const char *path;
+    int64_t pos;
+} pos_row;
+
+static int cmp_pos_row(const void *a, const void *b) {
+    const pos_row *x = a, *y = b;
+    if (!x->path || !y->path) return (x->path == NULL) - (y->path == NULL);
+    int c = strcmp(x->path, y->path);
+    return c ? c : (x->pos > y->pos) - (x->pos < y->pos);
+}
+
 /* A position delete file: (path, pos) rows, NULL entries (path NULL, or
  * pos < 0) written as nulls — then the columns are optional, as no writer
  * of Iceberg would make them, else required as Iceberg Java writes them.
  * with_ids false: no Iceberg attributes at all. */
 static void write_pos_deletes(const char *out, const char *const *paths, const int64_t *pos, int n, bool with_ids) {
+    /* Iceberg's order: by file_path, then pos (NULL paths last). The rows
+     * are sorted here, as the order of the paths depends on where the
+     * test's directory is (/check/... sorts before /elsewhere/...). */
+    pos_row *rows = calloc((size_t)n + 1, sizeof *rows);
+    const char **spaths = calloc((size_t)n + 1, sizeof *spaths);
+    int64_t *spos = calloc((size_t)n + 1, sizeof *spos);
     bool *pos_null = calloc((size_t)n + 1, sizeof *pos_null);
-    assert_non_null(pos_null);
+    assert_true(rows && spaths && spos && pos_null);
+    for (int i = 0; i < n; i++) rows[i] = (pos_row){paths[i], pos[i]};
+    qsort(rows, (size_t)n, sizeof *rows, cmp_pos_row);
     bool nulls = false;
     for (int i = 0; i < n; i++) {
-        pos_null[i] = pos[i] < 0;
-        nulls = nulls || !paths[i] || pos[i] < 0;
-        /* Iceberg's order: by file_path, then pos */
-        if (i && paths[i] && paths[i - 1]) {
-            int c = strcmp(paths[i - 1], paths[i]);
-            assert_true(c < 0 || (c == 0 && pos[i - 1] < pos[i]));
-        }
+        spaths[i] = rows[i].path;
+        spos[i] = rows[i].pos;
+        pos_null[i] = spos[i] < 0;
+        nulls = nulls || !spaths[i] || spos[i] < 0;
     }
     orcfx_column cols[2] = {
-        {"file_path", ORCFX_STRING, with_ids ? POS_FILE_PATH_ID : -1, !nulls, NULL, paths, NULL},
-        {"pos", ORCFX_LONG, with_ids ? POS_POS_ID : -1, !nulls, pos, NULL, pos_null},
+        {"file_path", ORCFX_STRING, with_ids ? POS_FILE_PATH_ID : -1, !nulls, NULL, spaths, NULL},
+        {"pos", ORCFX_LONG, with_ids ? POS_POS_ID : -1, !nulls, spos, NULL, pos_null},
     };
     assert_true(orcfx_write(out, cols, 2, n, NULL) > 0);
+    free(rows);
+    free(spaths);
+    free(spos);
     free(pos_null);
 }
 
