@@ -192,6 +192,66 @@ floe_status floe_catalog_delete_where(floe_catalog *c, const char *ns, const cha
                                       const struct floe_ice_expr *filter, int max_retries,
                                       int64_t *snapshot_id, int64_t *deleted_rows) FLOE_WARN_UNUSED;
 
+/* ---- row-level changes (DELETE / UPDATE / MERGE, copy-on-write) ----------- */
+
+/* Iceberg's isolation levels for row-level writes (write.delete.isolation-level,
+ * write.update.isolation-level, write.merge.isolation-level). */
+typedef enum floe_isolation_level {
+    FLOE_ISOLATION_SERIALIZABLE = 0, /* Iceberg's default */
+    FLOE_ISOLATION_SNAPSHOT = 1
+} floe_isolation_level;
+
+/* One row-level change of a table, committed as one snapshot (Iceberg
+ * Java's RowDelta, or OverwriteFiles when data files are removed):
+ *   - data_files: added data files, Avro data_file records of the default
+ *     spec, as floe_catalog_append takes them (new and updated rows);
+ *   - delete_files: added delete files, Avro data_file records encoded
+ *     with the default spec's partition type, each naming the one data file
+ *     it applies to in referenced_data_file; the commit gives each the spec
+ *     id and partition of that live data file (its own partition and spec
+ *     id are ignored).  Position delete files in v2; deletion vectors
+ *     (PUFFIN, content_offset / content_size_in_bytes) in v3, where a new
+ *     DV replaces the data file's live DV in the same commit;
+ *   - removed_paths: data files removed whole (copy-on-write rewrites
+ *     them), as their paths are recorded in the manifests;
+ *   - base_snapshot_id: the snapshot the statement read (-1: none);
+ *     conflict_filter: the rows it read (NULL: the whole table);
+ *     isolation: how concurrent commits after the base are judged, as
+ *     Java's validations do (see floe_catalog_row_delta).
+ * Everything is borrowed for the call. */
+struct floe_ice_expr;
+typedef struct floe_row_delta {
+    const uint8_t *const *data_files;
+    const size_t *data_lens;
+    int32_t n_data;
+    const uint8_t *const *delete_files;
+    const size_t *delete_lens;
+    int32_t n_deletes;
+    const char *const *removed_paths;
+    int32_t n_removed;
+    int64_t base_snapshot_id;
+    const struct floe_ice_expr *conflict_filter;
+    floe_isolation_level isolation;
+} floe_row_delta;
+
+/* Commit `d` to ns.name with the append retry loop.  Each attempt, on the
+ * reloaded table, validates against the snapshots committed after
+ * d->base_snapshot_id, failing with FLOE_ERR_CONFLICT (final, not retried,
+ * nothing committed) when
+ *   - a data file a delete file references, or a removed data file, is no
+ *     longer live (validateDataFilesExist / a concurrent delete);
+ *   - serializable only: a data file added after the base might hold rows
+ *     matching conflict_filter (validateNoConflictingDataFiles);
+ *   - a delete file (or DV) added after the base applies to a data file
+ *     this change removes or writes a DV for (validateNoConflictingDeleteFiles);
+ * the operation is "delete" when only deletes are added or files removed,
+ * "overwrite" when data files are added too, "append" never.  Nothing to
+ * do (all counts 0): no snapshot, *snapshot_id = -1.  The caller's files
+ * are never deleted here. */
+floe_status floe_catalog_row_delta(floe_catalog *c, const char *ns, const char *name, const floe_row_delta *d,
+                                   const char *const *summary_kv, int32_t n_kv, int max_retries,
+                                   int64_t *snapshot_id) FLOE_WARN_UNUSED;
+
 #ifdef __cplusplus
 }
 #endif
