@@ -35,6 +35,7 @@
 #include <stdint.h>
 
 #include "floe/exec.h"
+#include "floe/catalog.h"
 #include "floe/fileio.h"
 
 #ifdef __cplusplus
@@ -106,9 +107,51 @@ floe_status floe_plan_iceberg_write_io(floe_plan *child, const char *location, i
 /* The node's FileIO properties (owned by the node; *n 0 for none). */
 const floe_property *floe_iceberg_write_io_properties(const floe_plan *p, size_t *n);
 
+/* ---- row-level changes (DELETE, UPDATE, MERGE) ----------------------------
+ * IcebergWrite in delta mode: its input starts with three columns before
+ * the table's columns and partition values —
+ *   _file (string)  the data file of a row to delete, as the manifests
+ *                   record it (the _file metadata column)
+ *   _pos  (int64)   its position in that file (_pos)
+ *   _op   (int32)   FLOE_ROW_OP_* bits: what to do with the row
+ * — or has those three columns alone (DELETE: nothing to write).  Rows
+ * with DELETE are gathered per data file and written, when the input
+ * ends, as one position delete file per data file (format version 2);
+ * rows with WRITE go to the data writers as in a plain write (fanout);
+ * rows with COUNT but not DELETE count toward the statement's rows, and
+ * every distinct deleted position counts once.
+ *
+ * Flags: FLOE_DELTA_ROWS (the input is a delta) must be set; with
+ * FLOE_DELTA_DELETES (merge-on-read) the node requires its input hashed
+ * on _file, so that each data file's deletes meet in one writer, and its
+ * files claim no sort order; without it (copy-on-write: rows only, no
+ * deletes) distribution and order are a plain write's.  FLOE_DELTA_UNIQUE:
+ * a position deleted twice fails the statement (FLOE_ERR_CONSTRAINT: the
+ * SQL standard's cardinality violation, for UPDATE and MERGE), else it is
+ * deleted once.
+ *
+ * Output: "data_file", "location", "record_count", "file_size" as a plain
+ * write's, then "content" (int32: 0 data file, 1 position delete file) and
+ * "changed" (int64); after the files one row with a NULL data_file whose
+ * "changed" is the rows the stream changed. */
+#define FLOE_ROW_OP_DELETE 1
+#define FLOE_ROW_OP_WRITE 2
+#define FLOE_ROW_OP_COUNT 4
+#define FLOE_DELTA_ROWS 1
+#define FLOE_DELTA_DELETES 2
+#define FLOE_DELTA_UNIQUE 4
+#define FLOE_DELTA_ALL 7
+floe_status floe_plan_iceberg_write_delta(floe_plan *child, const char *location, int32_t format_version,
+                                          const char *schema_json, const char *spec_json, int32_t sort_order_id,
+                                          const char *const *properties, int32_t n_properties, const char *job_id,
+                                          const floe_property *io_props, size_t n_io_props, const char *order_json,
+                                          int32_t delta_flags, floe_plan **out) FLOE_WARN_UNUSED;
+int32_t floe_iceberg_write_delta_flags(const floe_plan *p);
+
 typedef enum floe_commit_kind {
     FLOE_COMMIT_APPEND = 0,             /* INSERT INTO, CREATE TABLE AS */
-    FLOE_COMMIT_REPLACE_PARTITIONS = 1  /* INSERT OVERWRITE (dynamic) */
+    FLOE_COMMIT_REPLACE_PARTITIONS = 1, /* INSERT OVERWRITE (dynamic) */
+    FLOE_COMMIT_ROW_DELTA = 2           /* DELETE, UPDATE, MERGE (floe_plan_iceberg_commit_delta) */
 } floe_commit_kind;
 
 /* IcebergCommit ("IcebergCommit"): one partition.  Reads every row of its
@@ -144,6 +187,25 @@ floe_status floe_plan_iceberg_commit_io(floe_plan *child, const char *catalog_ur
                                         int32_t max_retries, const floe_property *io_props, size_t n_io_props,
                                         floe_plan **out) FLOE_WARN_UNUSED;
 const floe_property *floe_iceberg_commit_io_properties(const floe_plan *p, size_t *n);
+
+/* IcebergCommit of a row-level change (kind FLOE_COMMIT_ROW_DELTA): the
+ * input is IcebergWrite's delta output (six columns); data file records
+ * (content 0) and delete file records (content 1) are committed together
+ * by floe_catalog_row_delta (catalog.h) with `removed_paths` (data files
+ * rewritten whole: copy-on-write), validated against the commits after
+ * base_snapshot_id at `isolation` with `conflict_filter_json` (an Iceberg
+ * expression as JSON: the rows the statement read; NULL: all).  The output
+ * row's "rows" is the sum of the writers' changed counts: the statement's
+ * row count.  Nothing received and nothing removed: no snapshot. */
+floe_status floe_plan_iceberg_commit_delta(floe_plan *child, const char *catalog_uri, const char *ns, const char *name,
+                                           int64_t base_snapshot_id, const char *job_id, int32_t max_retries,
+                                           const floe_property *io_props, size_t n_io_props,
+                                           floe_isolation_level isolation, const char *conflict_filter_json,
+                                           const char *const *removed_paths, int32_t n_removed,
+                                           floe_plan **out) FLOE_WARN_UNUSED;
+floe_isolation_level floe_iceberg_commit_isolation(const floe_plan *p);
+const char *floe_iceberg_commit_conflict_filter(const floe_plan *p); /* NULL: none */
+const char *const *floe_iceberg_commit_removed(const floe_plan *p, int32_t *n);
 
 /* ---- write jobs ----------------------------------------------------------
  * A process-wide registry (thread-safe) of the files each running write

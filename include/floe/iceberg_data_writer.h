@@ -174,6 +174,24 @@ floe_status floe_ice_rolling_writer_finish(floe_ice_rolling_writer *w,
  * NULL-safe. */
 void floe_ice_rolling_writer_free(floe_ice_rolling_writer *w, bool abandon);
 
+/* ---- delete files of row-level changes (delete_writer.c) ------------------ */
+
+/* Append a finished file to `f` (which takes record, location: floe_malloc'd). */
+floe_status floe_ice_written_files_append(floe_ice_written_files *f, uint8_t *record, size_t len, char *location,
+                                          int64_t record_count, int64_t file_size) FLOE_WARN_UNUSED;
+
+/* Write the positions `pos` (ascending, distinct, n > 0) deleted from data
+ * file `data_file_path` (as the manifests record it) as one Parquet
+ * position delete file named `filename` in the table's data path, and
+ * append its data_file record (content position deletes,
+ * referenced_data_file, file_path bounds equal to the path, partition all
+ * NULL: the commit fills it in) to *out.  The observer hears of the
+ * location before it is created; on failure the file is deleted. */
+floe_status floe_ice_write_position_deletes(floe_fileio *io, const floe_ice_write_settings *s,
+                                            const char *data_file_path, const int64_t *pos, int64_t n,
+                                            const char *filename, const floe_ice_file_observer *observer,
+                                            floe_ice_written_files *out) FLOE_WARN_UNUSED;
+
 #ifdef __cplusplus
 }
 #endif

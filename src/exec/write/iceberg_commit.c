@@ -24,6 +24,7 @@
 #include "floe/catalog.h"
 #include "floe/exec_write.h"
 #include "floe/fileio.h"
+#include "floe/iceberg_expr.h"
 
 typedef struct commit_plan {
     floe_plan head;
@@ -33,6 +34,11 @@ typedef struct commit_plan {
     int32_t max_retries;
     floe_property *io_props; /* the table's FileIO properties (none: environment) */
     size_t n_io_props;
+    /* FLOE_COMMIT_ROW_DELTA */
+    floe_isolation_level isolation;
+    char *conflict_filter;   /* Iceberg expression JSON; NULL: the whole table */
+    char **removed;          /* data files removed whole (copy-on-write) */
+    int32_t n_removed;
 } commit_plan;
 
 /* The data files received so far: the batches are kept and the records
@@ -41,6 +47,8 @@ typedef struct received {
     floe_batch **batches;
     int64_t n_batches, cap_batches;
     int64_t n_files, rows;
+    int64_t n_deletes;       /* row delta: delete files among n_files */
+    int64_t changed;         /* row delta: the rows the statement changed */
 } received;
 
 typedef struct commit_stream {
@@ -51,8 +59,9 @@ typedef struct commit_stream {
     bool done;
 } commit_stream;
 
-static const char *const input_names[] = {"data_file", "location", "record_count", "file_size"};
-static const floe_type_id input_types[] = {FLOE_TYPE_BINARY, FLOE_TYPE_STRING, FLOE_TYPE_INT64, FLOE_TYPE_INT64};
+static const char *const input_names[] = {"data_file", "location", "record_count", "file_size", "content", "changed"};
+static const floe_type_id input_types[] = {FLOE_TYPE_BINARY, FLOE_TYPE_STRING, FLOE_TYPE_INT64,
+                                           FLOE_TYPE_INT64,  FLOE_TYPE_INT32,  FLOE_TYPE_INT64};
 
 static void received_free(received *r) {
     for (int64_t i = 0; i < r->n_batches; i++) floe_batch_release(r->batches[i]);
@@ -70,12 +79,19 @@ static floe_status received_add(received *r, floe_batch *b) {
     }
     r->batches[r->n_batches++] = floe_batch_retain(b);
     const floe_array *data = b->columns[0], *counts = b->columns[2];
+    bool delta = b->num_columns == 6;
     for (int64_t i = 0; i < b->num_rows; i++) {
+        if (delta && floe_array_is_null(data, i)) { /* a writer's count of changed rows */
+            r->changed += floe_array_is_null(b->columns[5], i) ? 0 : floe_array_get_int64(b->columns[5], i);
+            continue;
+        }
         if (floe_array_is_null(data, i) || floe_array_is_null(b->columns[1], i))
             return floe_error(FLOE_ERR_INVALID_ARGUMENT, "IcebergCommit: a data_file row without a record");
         r->rows += floe_array_is_null(counts, i) ? 0 : floe_array_get_int64(counts, i);
+        r->n_files++;
+        if (delta && !floe_array_is_null(b->columns[4], i) && floe_array_get_int32(b->columns[4], i) != 0)
+            r->n_deletes++;
     }
-    r->n_files += b->num_rows;
     return NULL;
 }
 
@@ -102,11 +118,74 @@ static void delete_received(const commit_plan *p, const received *r) {
     floe_fileio_free(io);
 }
 
+/* A row delta: the records split by content, committed with the
+ * validations of floe_catalog_row_delta. */
+static floe_status commit_delta(const commit_plan *p, const received *r, const floe_cancel *cancel,
+                                int64_t *snapshot_id) {
+    int64_t nd = r->n_files - r->n_deletes, nx = r->n_deletes;
+    if (r->n_files > INT32_MAX)
+        return floe_error(FLOE_ERR_INVALID_ARGUMENT, "IcebergCommit: %lld files in one commit", (long long)r->n_files);
+    const uint8_t **drecs = floe_malloc((size_t)(nd + 1) * sizeof *drecs);
+    const uint8_t **xrecs = floe_malloc((size_t)(nx + 1) * sizeof *xrecs);
+    size_t *dlens = floe_malloc((size_t)(nd + 1) * sizeof *dlens);
+    size_t *xlens = floe_malloc((size_t)(nx + 1) * sizeof *xlens);
+    floe_ice_expr *filter = NULL;
+    floe_catalog *cat = NULL;
+    floe_status st = drecs && xrecs && dlens && xlens ? NULL : floe_error(FLOE_ERR_OUT_OF_MEMORY, "IcebergCommit");
+    int64_t kd = 0, kx = 0;
+    for (int64_t b = 0; !st && b < r->n_batches; b++) {
+        const floe_batch *batch = r->batches[b];
+        for (int64_t i = 0; i < batch->num_rows; i++) {
+            if (floe_array_is_null(batch->columns[0], i)) continue;
+            floe_strview v = floe_array_get_str(batch->columns[0], i);
+            bool del = !floe_array_is_null(batch->columns[4], i) && floe_array_get_int32(batch->columns[4], i) != 0;
+            if (del) {
+                xrecs[kx] = (const uint8_t *)v.data;
+                xlens[kx++] = (size_t)v.len;
+            } else {
+                drecs[kd] = (const uint8_t *)v.data;
+                dlens[kd++] = (size_t)v.len;
+            }
+        }
+    }
+    if (!st && p->conflict_filter) st = floe_ice_expr_from_json_text(p->conflict_filter, &filter);
+    if (!st) st = floe_catalog_open_uri(p->catalog_uri, &cat);
+    if (!st) st = floe_cancel_check(cancel, "IcebergCommit");
+    if (!st) {
+        floe_row_delta d;
+        memset(&d, 0, sizeof d);
+        d.data_files = drecs;
+        d.data_lens = dlens;
+        d.n_data = (int32_t)kd;
+        d.delete_files = xrecs;
+        d.delete_lens = xlens;
+        d.n_deletes = (int32_t)kx;
+        d.removed_paths = (const char *const *)p->removed;
+        d.n_removed = p->n_removed;
+        d.base_snapshot_id = p->base_snapshot_id;
+        d.conflict_filter = filter;
+        d.isolation = p->isolation;
+        const char *summary[2] = {"floe.job-id", p->job_id};
+        st = floe_catalog_row_delta(cat, p->ns, p->name, &d, summary, 1, p->max_retries, snapshot_id);
+    }
+    floe_catalog_close(cat);
+    floe_ice_expr_free(filter);
+    floe_free(drecs);
+    floe_free(xrecs);
+    floe_free(dlens);
+    floe_free(xlens);
+    return floe_status_wrap(st, "IcebergCommit of %s.%s", p->ns, p->name);
+}
+
 /* Commit the received files; *snapshot_id -1 when there were none. */
 static floe_status do_commit(const commit_plan *p, const received *r, const floe_cancel *cancel,
                              int64_t *snapshot_id) {
     *snapshot_id = -1;
     FLOE_TRY(floe_cancel_check(cancel, "IcebergCommit"));
+    if (p->kind == FLOE_COMMIT_ROW_DELTA) {
+        if (r->n_files == 0 && p->n_removed == 0) return NULL;
+        return commit_delta(p, r, cancel, snapshot_id);
+    }
     if (r->n_files == 0) return NULL;
     if (r->n_files > INT32_MAX)
         return floe_error(FLOE_ERR_INVALID_ARGUMENT, "IcebergCommit: %lld data files in one commit",
@@ -145,7 +224,7 @@ static floe_status do_commit(const commit_plan *p, const received *r, const floe
 static floe_status result_batch(const commit_plan *p, const received *r, int64_t snapshot_id, floe_batch **out) {
     floe_array *cols[3] = {0};
     floe_status st = NULL;
-    int64_t vals[3] = {r->rows, r->n_files, snapshot_id};
+    int64_t vals[3] = {p->kind == FLOE_COMMIT_ROW_DELTA ? r->changed : r->rows, r->n_files, snapshot_id};
     for (int c = 0; c < 3 && !st; c++) {
         floe_builder *b = NULL;
         st = floe_builder_new(floe_type_primitive(FLOE_TYPE_INT64), 1, &b);
@@ -244,7 +323,12 @@ static floe_status commit_encode(const floe_plan *p_, floe_buf *out) {
     FLOE_TRY(floe_codec_put_i64(out, p->base_snapshot_id));
     FLOE_TRY(floe_codec_put_str(out, p->job_id));
     FLOE_TRY(floe_codec_put_i64(out, p->max_retries));
-    return floe_exec_io_props_encode(out, p->io_props, p->n_io_props);
+    FLOE_TRY(floe_exec_io_props_encode(out, p->io_props, p->n_io_props));
+    FLOE_TRY(floe_codec_put_i64(out, p->isolation));
+    FLOE_TRY(floe_codec_put_str(out, p->conflict_filter ? p->conflict_filter : ""));
+    FLOE_TRY(floe_codec_put_i64(out, p->n_removed));
+    for (int32_t i = 0; i < p->n_removed; i++) FLOE_TRY(floe_codec_put_str(out, p->removed[i]));
+    return NULL;
 }
 
 static floe_status commit_decode(floe_reader *r, floe_plan *const *children, int32_t n_children, floe_plan **out) {
@@ -261,12 +345,28 @@ static floe_status commit_decode(floe_reader *r, floe_plan *const *children, int
     if (!st) st = floe_codec_get_str(r, &job);
     if (!st) st = floe_codec_get_i64(r, &retries);
     if (!st) st = floe_exec_io_props_decode(r, &io, &n_io);
-    if (!st && (kind < 0 || kind > FLOE_COMMIT_REPLACE_PARTITIONS || retries < 0 || retries > INT32_MAX))
-        st = floe_error(FLOE_ERR_CORRUPT, "IcebergCommit: kind %lld, %lld retries", (long long)kind,
-                        (long long)retries);
-    if (!st)
+    int64_t iso = 0, n_removed = 0, got = 0;
+    char *filter = NULL, **removed = NULL;
+    if (!st) st = floe_codec_get_i64(r, &iso);
+    if (!st) st = floe_codec_get_str(r, &filter);
+    if (!st) st = floe_codec_get_i64(r, &n_removed);
+    if (!st && (kind < 0 || kind > FLOE_COMMIT_ROW_DELTA || retries < 0 || retries > INT32_MAX || iso < 0 ||
+                iso > FLOE_ISOLATION_SNAPSHOT || n_removed < 0 || n_removed > (int64_t)(r->len - r->pos)))
+        st = floe_error(FLOE_ERR_CORRUPT, "IcebergCommit: kind %lld, %lld retries, isolation %lld, %lld removed",
+                        (long long)kind, (long long)retries, (long long)iso, (long long)n_removed);
+    if (!st && !(removed = floe_calloc((size_t)n_removed + 1, sizeof *removed)))
+        st = floe_error(FLOE_ERR_OUT_OF_MEMORY, "decoding IcebergCommit");
+    for (; !st && got < n_removed; got++) st = floe_codec_get_str(r, &removed[got]);
+    if (!st && kind == FLOE_COMMIT_ROW_DELTA)
+        st = floe_plan_iceberg_commit_delta(children[0], uri, ns, name, base, job, (int32_t)retries, io, n_io,
+                                            (floe_isolation_level)iso, filter && *filter ? filter : NULL,
+                                            (const char *const *)removed, (int32_t)n_removed, out);
+    else if (!st)
         st = floe_plan_iceberg_commit_io(children[0], uri, ns, name, (floe_commit_kind)kind, base, job,
                                          (int32_t)retries, io, n_io, out);
+    for (int64_t i = 0; removed && i < n_removed; i++) floe_free(removed[i]);
+    floe_free(removed);
+    floe_free(filter);
     floe_exec_io_props_free(io, n_io);
     floe_free(uri);
     floe_free(ns);
@@ -278,7 +378,14 @@ static floe_status commit_decode(floe_reader *r, floe_plan *const *children, int
 static floe_status commit_explain(const floe_plan *p_, floe_buf *out) {
     const commit_plan *p = (const commit_plan *)p_;
     FLOE_TRY(floe_buf_printf(out, "table=%s.%s, kind=%s", p->ns, p->name,
-                             p->kind == FLOE_COMMIT_APPEND ? "append" : "replace-partitions"));
+                             p->kind == FLOE_COMMIT_APPEND               ? "append"
+                             : p->kind == FLOE_COMMIT_REPLACE_PARTITIONS ? "replace-partitions"
+                                                                         : "row-delta"));
+    if (p->kind == FLOE_COMMIT_ROW_DELTA)
+        FLOE_TRY(floe_buf_printf(out, ", base_snapshot=%lld, isolation=%s, removed_files=%d",
+                                 (long long)p->base_snapshot_id,
+                                 p->isolation == FLOE_ISOLATION_SNAPSHOT ? "snapshot" : "serializable",
+                                 (int)p->n_removed));
     if (p->kind == FLOE_COMMIT_REPLACE_PARTITIONS)
         FLOE_TRY(floe_buf_printf(out, ", base_snapshot=%lld", (long long)p->base_snapshot_id));
     FLOE_TRY(floe_buf_printf(out, ", job=%s, max_retries=%d", p->job_id, p->max_retries));
@@ -299,6 +406,9 @@ static void commit_free(floe_plan *p_) {
     floe_free(p->name);
     floe_free(p->job_id);
     floe_exec_io_props_free(p->io_props, p->n_io_props);
+    floe_free(p->conflict_filter);
+    for (int32_t i = 0; p->removed && i < p->n_removed; i++) floe_free(p->removed[i]);
+    floe_free(p->removed);
 }
 
 const floe_plan_vtable floe_iceberg_commit_vt = {
@@ -328,17 +438,19 @@ static floe_status commit_schema(floe_schema **out) {
     return st;
 }
 
-/* The child's columns must be IcebergWrite's output. */
-static floe_status check_input(const floe_plan *child) {
+/* The child's columns must be IcebergWrite's output (a row delta's: six). */
+static floe_status check_input(const floe_plan *child, bool delta) {
     const floe_schema *s = child->schema;
+    int32_t n = delta ? 6 : 4;
     if (child->n_partitions != 1)
         return floe_error(FLOE_ERR_INVALID_ARGUMENT,
                           "IcebergCommit: the input has %d partitions (put a CoalescePartitions over the writers)",
                           child->n_partitions);
-    if (floe_schema_num_fields(s) != 4)
-        return floe_error(FLOE_ERR_TYPE, "IcebergCommit: the input has %d columns, expected 4 (%s, %s, %s, %s)",
-                          floe_schema_num_fields(s), input_names[0], input_names[1], input_names[2], input_names[3]);
-    for (int32_t i = 0; i < 4; i++) {
+    if (floe_schema_num_fields(s) != n)
+        return floe_error(FLOE_ERR_TYPE, "IcebergCommit: the input has %d columns, expected %d (%s, %s, %s, %s%s)",
+                          floe_schema_num_fields(s), n, input_names[0], input_names[1], input_names[2], input_names[3],
+                          delta ? ", content, changed" : "");
+    for (int32_t i = 0; i < n; i++) {
         const floe_field *f = floe_schema_field(s, i);
         if (f->type->id != input_types[i])
             return floe_error(FLOE_ERR_TYPE, "IcebergCommit: input column %d ('%s') is %s, expected %s", i, f->name,
@@ -361,10 +473,10 @@ floe_status floe_plan_iceberg_commit_io(floe_plan *child, const char *catalog_ur
     *out = NULL;
     if (!child || !catalog_uri || !ns || !name || !job_id)
         return floe_error(FLOE_ERR_INVALID_ARGUMENT, "IcebergCommit: missing child, catalog, table or job id");
-    if (kind != FLOE_COMMIT_APPEND && kind != FLOE_COMMIT_REPLACE_PARTITIONS)
+    if (kind != FLOE_COMMIT_APPEND && kind != FLOE_COMMIT_REPLACE_PARTITIONS && kind != FLOE_COMMIT_ROW_DELTA)
         return floe_error(FLOE_ERR_INVALID_ARGUMENT, "IcebergCommit: unknown commit kind %d", (int)kind);
     if (max_retries < 0) return floe_error(FLOE_ERR_INVALID_ARGUMENT, "IcebergCommit: max_retries %d", max_retries);
-    FLOE_TRY(check_input(child));
+    FLOE_TRY(check_input(child, kind == FLOE_COMMIT_ROW_DELTA));
     floe_schema *schema = NULL;
     FLOE_TRY(commit_schema(&schema));
     commit_plan *p = floe_calloc(1, sizeof *p);
@@ -407,4 +519,46 @@ int32_t floe_iceberg_commit_max_retries(const floe_plan *p) { return ((const com
 const floe_property *floe_iceberg_commit_io_properties(const floe_plan *p, size_t *n) {
     *n = ((const commit_plan *)p)->n_io_props;
     return ((const commit_plan *)p)->io_props;
+}
+
+floe_status floe_plan_iceberg_commit_delta(floe_plan *child, const char *catalog_uri, const char *ns, const char *name,
+                                           int64_t base_snapshot_id, const char *job_id, int32_t max_retries,
+                                           const floe_property *io_props, size_t n_io_props,
+                                           floe_isolation_level isolation, const char *conflict_filter_json,
+                                           const char *const *removed_paths, int32_t n_removed, floe_plan **out) {
+    *out = NULL;
+    if (n_removed < 0 || (n_removed > 0 && !removed_paths) ||
+        (isolation != FLOE_ISOLATION_SERIALIZABLE && isolation != FLOE_ISOLATION_SNAPSHOT))
+        return floe_error(FLOE_ERR_INVALID_ARGUMENT, "IcebergCommit: bad removed files or isolation level");
+    floe_plan *p_ = NULL;
+    FLOE_TRY(floe_plan_iceberg_commit_io(child, catalog_uri, ns, name, FLOE_COMMIT_ROW_DELTA, base_snapshot_id, job_id,
+                                         max_retries, io_props, n_io_props, &p_));
+    commit_plan *p = (commit_plan *)p_;
+    floe_status st = NULL;
+    p->isolation = isolation;
+    if (conflict_filter_json && !(p->conflict_filter = floe_strdup(conflict_filter_json)))
+        st = floe_error(FLOE_ERR_OUT_OF_MEMORY, "allocating an IcebergCommit node");
+    if (!st && !(p->removed = floe_calloc((size_t)n_removed + 1, sizeof *p->removed)))
+        st = floe_error(FLOE_ERR_OUT_OF_MEMORY, "allocating an IcebergCommit node");
+    for (int32_t i = 0; !st && i < n_removed; i++) {
+        if (!removed_paths[i]) st = floe_error(FLOE_ERR_INVALID_ARGUMENT, "IcebergCommit: a NULL removed path");
+        else if (!(p->removed[i] = floe_strdup(removed_paths[i])))
+            st = floe_error(FLOE_ERR_OUT_OF_MEMORY, "allocating an IcebergCommit node");
+        else p->n_removed = i + 1;
+    }
+    if (st) {
+        floe_plan_release(p_);
+        return st;
+    }
+    *out = p_;
+    return NULL;
+}
+
+floe_isolation_level floe_iceberg_commit_isolation(const floe_plan *p) { return ((const commit_plan *)p)->isolation; }
+const char *floe_iceberg_commit_conflict_filter(const floe_plan *p) {
+    return ((const commit_plan *)p)->conflict_filter;
+}
+const char *const *floe_iceberg_commit_removed(const floe_plan *p, int32_t *n) {
+    *n = ((const commit_plan *)p)->n_removed;
+    return (const char *const *)((const commit_plan *)p)->removed;
 }

@@ -49,6 +49,7 @@
 #include "exec/io_props.h"
 #include "exec/plan_internal.h"
 #include "exec/exchange/row_hash.h"
+#include "exec/write/delta_deletes.h"
 #include "floe/exec_ops.h"
 #include "floe/exec_write.h"
 #include "floe/iceberg_data_writer.h"
@@ -84,6 +85,11 @@ typedef struct write_plan {
     char *order_json;                /* NULL: none */
     int32_t n_sort;                  /* keys of the order honoured (0: files are unsorted) */
     floe_expr **sort_exprs;
+    /* row-level changes (floe_plan_iceberg_write_delta) */
+    int32_t delta;                   /* FLOE_DELTA_* flags; 0: a plain write */
+    int32_t n_prefix;                /* 3 (_file, _pos, _op) when delta, else 0 */
+    floe_expr *file_expr;            /* column 0: the distribution of deletes */
+    bool no_rows;                    /* delta input of the prefix alone (DELETE) */
 } write_plan;
 
 /* One partition tuple's writer. */
@@ -124,6 +130,12 @@ typedef struct write_stream {
     int64_t scratch_rows;
     bool finished; /* output produced (or failed): next() gives the end */
     bool handed_out;
+    /* row-level changes */
+    floe_delta_deletes deletes;
+    floe_ice_written_files delete_files; /* written, not handed out yet */
+    int64_t changed;                     /* rows counted toward the statement's tag */
+    uint32_t *write_sel;                 /* rows of the batch to write */
+    int64_t write_sel_cap;
 } write_stream;
 
 /* ------------------------------------------------------------ helpers */
@@ -223,6 +235,12 @@ static void delete_done(write_stream *s) {
     }
     floe_ice_written_files_free(&s->done);
     memset(&s->done, 0, sizeof s->done);
+    for (int32_t i = 0; i < s->delete_files.n; i++) {
+        if (!s->io || !s->delete_files.locations[i]) continue;
+        floe_status_free(floe_fileio_delete(s->io, s->delete_files.locations[i]));
+    }
+    floe_ice_written_files_free(&s->delete_files);
+    memset(&s->delete_files, 0, sizeof s->delete_files);
 }
 
 /* Free every writer (abandoning their files) and the finished files. */
@@ -339,12 +357,12 @@ static floe_status grow_scratch(write_stream *s, int64_t rows) {
 }
 
 /* A NULL in a required column fails the statement, naming the table. */
-static floe_status check_required(const write_stream *s, const floe_batch *b) {
+static floe_status check_required(const write_stream *s, floe_array *const *columns) {
     const write_plan *p = s->p;
     for (int32_t c = 0; c < p->n_data; c++) {
         const floe_field *f = floe_schema_field(p->write_schema, c);
         if (f->nullable) continue;
-        if (floe_array_null_count(b->columns[c]) > 0)
+        if (floe_array_null_count(columns[c]) > 0)
             return floe_error(FLOE_ERR_CONSTRAINT, "NULL value in required column '%s' of table %s", f->name,
                               p->location);
     }
@@ -387,15 +405,14 @@ static floe_status write_group(write_stream *s, fan_entry *e, const floe_batch *
     return st;
 }
 
-static floe_status write_batch(write_stream *s, const floe_batch *b) {
+static floe_status write_rows(write_stream *s, floe_array *const *columns, int64_t rows) {
     const write_plan *p = s->p;
-    int64_t rows = b->num_rows;
     if (rows == 0) return NULL;
-    FLOE_TRY(check_required(s, b));
+    FLOE_TRY(check_required(s, columns));
     floe_batch *data = NULL;
-    FLOE_TRY(floe_batch_new(p->write_schema, b->columns, p->n_data, rows, &data));
+    FLOE_TRY(floe_batch_new(p->write_schema, columns, p->n_data, rows, &data));
     floe_status st = grow_scratch(s, rows);
-    floe_array *const *pcols = b->columns + p->n_data;
+    floe_array *const *pcols = columns + p->n_data;
     if (!st && p->n_part > 0) st = floe_hash_rows(pcols, p->n_part, rows, s->hashes);
     else if (!st) memset(s->hashes, 0, (size_t)rows * sizeof *s->hashes);
     /* One pass: each row's group, groups numbered in first-row order. */
@@ -470,31 +487,90 @@ static floe_status write_batch(write_stream *s, const floe_batch *b) {
     return st;
 }
 
-/* The output: one row per finished file. */
-static floe_status output_batch(write_stream *s, floe_batch **out) {
-    const floe_ice_written_files *f = &s->done;
-    floe_builder *bd = NULL, *bl = NULL, *bc = NULL, *bs = NULL;
-    floe_array *cols[4] = {0};
-    floe_status st = floe_builder_new(floe_type_primitive(FLOE_TYPE_BINARY), f->n, &bd);
-    if (!st) st = floe_builder_new(floe_type_primitive(FLOE_TYPE_STRING), f->n, &bl);
-    if (!st) st = floe_builder_new(floe_type_primitive(FLOE_TYPE_INT64), f->n, &bc);
-    if (!st) st = floe_builder_new(floe_type_primitive(FLOE_TYPE_INT64), f->n, &bs);
-    for (int32_t i = 0; i < f->n && !st; i++) {
-        st = floe_builder_append_binary(bd, f->records[i], (int64_t)f->lens[i]);
-        if (!st) st = floe_builder_append_string(bl, f->locations[i]);
-        if (!st) st = floe_builder_append_int64(bc, f->record_counts[i]);
-        if (!st) st = floe_builder_append_int64(bs, f->file_sizes[i]);
+/* A plain write's batch: every row is written. */
+static floe_status write_batch(write_stream *s, const floe_batch *b) { return write_rows(s, b->columns, b->num_rows); }
+
+/* A row-level change's batch (_file, _pos, _op, then the table's columns
+ * and partition values): deletes gathered, rows to write written, rows
+ * counted. */
+static floe_status delta_batch(write_stream *s, const floe_batch *b) {
+    const write_plan *p = s->p;
+    int64_t rows = b->num_rows;
+    if (rows == 0) return NULL;
+    const floe_array *file = b->columns[0], *pos = b->columns[1], *op = b->columns[2];
+    if (rows > s->write_sel_cap) {
+        uint32_t *g = floe_realloc(s->write_sel, (size_t)rows * sizeof *g);
+        if (!g) return floe_error(FLOE_ERR_OUT_OF_MEMORY, "IcebergWrite: %lld rows", (long long)rows);
+        s->write_sel = g;
+        s->write_sel_cap = rows;
     }
-    if (!st) st = floe_builder_finish(bd, &cols[0]);
-    if (!st) st = floe_builder_finish(bl, &cols[1]);
-    if (!st) st = floe_builder_finish(bc, &cols[2]);
-    if (!st) st = floe_builder_finish(bs, &cols[3]);
-    if (!st) st = floe_batch_new(s->p->head.schema, cols, 4, f->n, out);
-    floe_builder_free(bd);
-    floe_builder_free(bl);
-    floe_builder_free(bc);
-    floe_builder_free(bs);
-    for (int c = 0; c < 4; c++) floe_array_release(cols[c]);
+    int64_t n_write = 0;
+    for (int64_t i = 0; i < rows; i++) {
+        int32_t o = floe_array_is_null(op, i) ? 0 : floe_array_get_int32(op, i);
+        if (o & FLOE_ROW_OP_DELETE) {
+            if (floe_array_is_null(file, i) || floe_array_is_null(pos, i))
+                return floe_error(FLOE_ERR_INTERNAL, "IcebergWrite: a row to delete without _file or _pos");
+            floe_strview v = floe_array_get_str(file, i);
+            FLOE_TRY(floe_delta_deletes_add(&s->deletes, v.data, (size_t)v.len, floe_array_get_int64(pos, i)));
+        } else if (o & FLOE_ROW_OP_COUNT) {
+            s->changed++; /* deleted rows are counted once each, when written */
+        }
+        if (o & FLOE_ROW_OP_WRITE) s->write_sel[n_write++] = (uint32_t)i;
+    }
+    if (n_write == 0) return NULL;
+    if (p->no_rows) return floe_error(FLOE_ERR_INTERNAL, "IcebergWrite: a row to write in a delete-only change");
+    int32_t nc = p->n_data + p->n_part;
+    floe_array *const *cols = b->columns + p->n_prefix;
+    if (n_write == rows) return write_rows(s, cols, rows);
+    floe_array **taken = floe_calloc((size_t)nc, sizeof *taken);
+    if (!taken) return floe_error(FLOE_ERR_OUT_OF_MEMORY, "IcebergWrite: %lld rows", (long long)rows);
+    floe_status st = NULL;
+    for (int32_t c = 0; c < nc && !st; c++) st = floe_array_take(cols[c], s->write_sel, n_write, &taken[c]);
+    if (!st) st = write_rows(s, taken, n_write);
+    for (int32_t c = 0; c < nc; c++) floe_array_release(taken[c]);
+    floe_free(taken);
+    return st;
+}
+
+/* The output: one row per finished file; a row-level change adds the
+ * content of each (0 data, 1 position deletes) and a last row without a
+ * file holding the rows the stream changed. */
+static floe_status output_batch(write_stream *s, floe_batch **out) {
+    const bool delta = s->p->delta != 0;
+    const floe_ice_written_files *parts[2] = {&s->done, &s->delete_files};
+    int64_t n = s->done.n + (delta ? s->delete_files.n + 1 : 0);
+    floe_builder *b[6] = {0};
+    floe_array *cols[6] = {0};
+    static const floe_type_id ids[6] = {FLOE_TYPE_BINARY, FLOE_TYPE_STRING, FLOE_TYPE_INT64,
+                                        FLOE_TYPE_INT64,  FLOE_TYPE_INT32,  FLOE_TYPE_INT64};
+    int nc = delta ? 6 : 4;
+    floe_status st = NULL;
+    for (int c = 0; c < nc && !st; c++) st = floe_builder_new(floe_type_primitive(ids[c]), n, &b[c]);
+    for (int k = 0; k < (delta ? 2 : 1) && !st; k++) {
+        const floe_ice_written_files *f = parts[k];
+        for (int32_t i = 0; i < f->n && !st; i++) {
+            st = floe_builder_append_binary(b[0], f->records[i], (int64_t)f->lens[i]);
+            if (!st) st = floe_builder_append_string(b[1], f->locations[i]);
+            if (!st) st = floe_builder_append_int64(b[2], f->record_counts[i]);
+            if (!st) st = floe_builder_append_int64(b[3], f->file_sizes[i]);
+            if (!st && delta) st = floe_builder_append_int32(b[4], k);
+            if (!st && delta) st = floe_builder_append_int64(b[5], 0);
+        }
+    }
+    if (delta && !st) {
+        st = floe_builder_append_null(b[0]);
+        if (!st) st = floe_builder_append_null(b[1]);
+        if (!st) st = floe_builder_append_int64(b[2], 0);
+        if (!st) st = floe_builder_append_int64(b[3], 0);
+        if (!st) st = floe_builder_append_null(b[4]);
+        if (!st) st = floe_builder_append_int64(b[5], s->changed);
+    }
+    for (int c = 0; c < nc && !st; c++) st = floe_builder_finish(b[c], &cols[c]);
+    if (!st) st = floe_batch_new(s->p->head.schema, cols, nc, n, out);
+    for (int c = 0; c < nc; c++) {
+        floe_builder_free(b[c]);
+        floe_array_release(cols[c]);
+    }
     return st;
 }
 
@@ -506,7 +582,7 @@ static floe_status write_all(write_stream *s) {
         st = floe_cancel_check(s->cancel, "IcebergWrite");
         if (!st) st = floe_stream_next(s->child, &b);
         if (st || !b) break;
-        st = write_batch(s, b);
+        st = s->p->delta ? delta_batch(s, b) : write_batch(s, b);
         floe_batch_release(b);
         if (st) break;
     }
@@ -514,6 +590,15 @@ static floe_status write_all(write_stream *s) {
     floe_stream_close(s->child);
     s->child = NULL;
     for (int64_t i = 0; i < s->n_entries && !st; i++) st = finish_entry(s, s->entries[i]);
+    if (!st && s->p->delta) {
+        char prefix[128];
+        snprintf(prefix, sizeof prefix, "%05d-%s", s->partition, s->p->job_id);
+        int64_t distinct = 0;
+        bool unique = (s->p->delta & FLOE_DELTA_UNIQUE) != 0;
+        st = floe_delta_deletes_write(&s->deletes, s->io, s->p->settings, prefix, &s->observer, unique,
+                                      unique ? "UPDATE or MERGE" : "DELETE", &s->delete_files, &distinct);
+        s->changed += distinct;
+    }
     return st;
 }
 
@@ -523,7 +608,7 @@ static floe_status write_next(floe_stream *s_, floe_batch **out) {
     if (s->finished) return NULL;
     s->finished = true;
     floe_status st = write_all(s);
-    if (!st && s->done.n > 0) st = output_batch(s, out);
+    if (!st && (s->done.n > 0 || s->p->delta)) st = output_batch(s, out);
     if (st) {
         floe_batch_release(*out);
         *out = NULL;
@@ -543,9 +628,12 @@ static void write_close(floe_stream *s_) {
     if (s->handed_out) {
         for (int64_t i = 0; i < s->n_entries; i++) entry_free(s->entries[i], s->p->n_part, false);
         floe_ice_written_files_free(&s->done);
+        floe_ice_written_files_free(&s->delete_files);
     } else {
         abandon_all(s);
     }
+    floe_delta_deletes_free(&s->deletes);
+    floe_free(s->write_sel);
     floe_free(s->entries);
     floe_free(s->slots);
     floe_free(s->hashes);
@@ -577,6 +665,7 @@ static floe_status write_execute(const floe_plan *p_, int32_t partition, const f
     s->target.n_properties = p->n_props;
     s->observer.created = job_file_created;
     s->observer.arg = p->job_id;
+    floe_delta_deletes_init(&s->deletes);
     /* The job's failure cleanup deletes through the same FileIO settings. */
     floe_status st = floe_write_job_set_io(p->job_id, p->io_props, p->n_io_props);
     if (!st) st = floe_fileio_new(p->io_props, p->n_io_props, &s->io);
@@ -603,7 +692,8 @@ static floe_status write_encode(const floe_plan *p_, floe_buf *out) {
     for (int32_t i = 0; i < 2 * p->n_props; i++) FLOE_TRY(floe_codec_put_str(out, p->props[i]));
     FLOE_TRY(floe_codec_put_str(out, p->job_id));
     FLOE_TRY(floe_exec_io_props_encode(out, p->io_props, p->n_io_props));
-    return floe_codec_put_str(out, p->order_json ? p->order_json : "");
+    FLOE_TRY(floe_codec_put_str(out, p->order_json ? p->order_json : ""));
+    return floe_codec_put_i64(out, p->delta);
 }
 
 static floe_status write_decode(floe_reader *r, floe_plan *const *children, int32_t n_children, floe_plan **out) {
@@ -632,9 +722,14 @@ static floe_status write_decode(floe_reader *r, floe_plan *const *children, int3
     char *order = NULL;
     if (!st) st = floe_exec_io_props_decode(r, &io, &n_io);
     if (!st) st = floe_codec_get_str(r, &order);
+    int64_t delta = 0;
+    if (!st) st = floe_codec_get_i64(r, &delta);
+    if (!st && (delta < 0 || delta > FLOE_DELTA_ALL))
+        st = floe_error(FLOE_ERR_CORRUPT, "IcebergWrite: row-level flags %lld", (long long)delta);
     if (!st)
-        st = floe_plan_iceberg_write_io(children[0], loc, (int32_t)fv, schema, spec, (int32_t)so,
-                                        (const char *const *)props, (int32_t)np, job, io, n_io, order, out);
+        st = floe_plan_iceberg_write_delta(children[0], loc, (int32_t)fv, schema, spec, (int32_t)so,
+                                           (const char *const *)props, (int32_t)np, job, io, n_io, order,
+                                           (int32_t)delta, out);
     floe_free(order);
     floe_exec_io_props_free(io, n_io);
     for (int64_t i = 0; props && i <= got && i < 2 * np; i++) floe_free(props[i]);
@@ -656,6 +751,9 @@ static floe_status write_explain(const floe_plan *p_, floe_buf *out) {
                                  floe_ice_transform_format(&f->transform, tb, sizeof tb), f->source_id));
     }
     FLOE_TRY(floe_buf_printf(out, "], job=%s", p->job_id));
+    if (p->delta)
+        FLOE_TRY(floe_buf_printf(out, ", row-level=%s%s", (p->delta & FLOE_DELTA_DELETES) ? "position-deletes" : "rewrite",
+                                 (p->delta & FLOE_DELTA_UNIQUE) ? " unique" : ""));
     return floe_exec_io_props_explain(out, p->io_props, p->n_io_props);
 }
 
@@ -663,6 +761,13 @@ static floe_distribution write_required_input(const floe_plan *p_, int32_t child
     const write_plan *p = (const write_plan *)p_;
     (void)child;
     floe_distribution d = {FLOE_DIST_UNSPECIFIED, 0, NULL};
+    if (p->delta & FLOE_DELTA_DELETES) {
+        /* Every position of a data file to one writer: its one delete file. */
+        d.kind = FLOE_DIST_HASH;
+        d.n_exprs = 1;
+        d.exprs = (floe_expr **)&p->file_expr;
+        return d;
+    }
     floe_ice_distribution_mode mode = floe_ice_write_settings_distribution(p->settings);
     if (mode == FLOE_ICE_DIST_NONE) return d;
     if (p->partitioned) {
@@ -710,6 +815,7 @@ static void write_free(floe_plan *p_) {
     for (int32_t j = 0; p->sort_exprs && j < p->n_sort; j++) floe_expr_release(p->sort_exprs[j]);
     floe_free(p->sort_exprs);
     floe_free(p->order_json);
+    floe_expr_release(p->file_expr);
 }
 
 const floe_plan_vtable floe_iceberg_write_vt = {
@@ -727,17 +833,20 @@ const floe_plan_vtable floe_iceberg_write_vt = {
 
 /* ------------------------------------------------------- constructor */
 
-static floe_status output_schema(floe_schema **out) {
-    static const char *const names[] = {"data_file", "location", "record_count", "file_size"};
-    static const floe_type_id ids[] = {FLOE_TYPE_BINARY, FLOE_TYPE_STRING, FLOE_TYPE_INT64, FLOE_TYPE_INT64};
-    floe_field f[4];
-    int32_t made = 0;
+static floe_status output_schema(bool delta, floe_schema **out) {
+    static const char *const names[] = {"data_file", "location", "record_count", "file_size", "content", "changed"};
+    static const floe_type_id ids[] = {FLOE_TYPE_BINARY, FLOE_TYPE_STRING, FLOE_TYPE_INT64,
+                                       FLOE_TYPE_INT64,  FLOE_TYPE_INT32,  FLOE_TYPE_INT64};
+    floe_field f[6];
+    int32_t made = 0, n = delta ? 6 : 4;
     floe_status st = NULL;
-    for (; made < 4; made++) {
-        st = floe_field_init(&f[made], names[made], floe_type_primitive(ids[made]), false, -1);
+    for (; made < n; made++) {
+        /* A row-level change's last row has no file. */
+        bool nullable = delta && (made <= 1 || made == 4);
+        st = floe_field_init(&f[made], names[made], floe_type_primitive(ids[made]), nullable, -1);
         if (st) break;
     }
-    if (!st) st = floe_type_struct(f, 4, out);
+    if (!st) st = floe_type_struct(f, n, out);
     for (int32_t i = 0; i < made; i++) floe_field_clear(&f[i]);
     return st;
 }
@@ -745,14 +854,40 @@ static floe_status output_schema(floe_schema **out) {
 /* The child's columns: data columns of the write schema's types, then
  * the partition values as the partition type says. */
 static floe_status check_input(write_plan *p, const floe_schema *in) {
-    int32_t n = floe_schema_num_fields(in);
+    int32_t n = floe_schema_num_fields(in) - p->n_prefix;
+    if (p->n_prefix && n == 0) {
+        /* DELETE: positions only, no rows to write. */
+        if (!(p->delta & FLOE_DELTA_DELETES))
+            return floe_error(FLOE_ERR_INVALID_ARGUMENT, "IcebergWrite into %s: a row-level input without rows "
+                              "must delete", p->location);
+        p->no_rows = true;
+        n = p->n_data + p->n_part; /* the prefix is checked below */
+        for (int32_t i = 0; i < 3; i++) {
+            const floe_field *f = floe_schema_field(in, i);
+            static const floe_type_id want[3] = {FLOE_TYPE_STRING, FLOE_TYPE_INT64, FLOE_TYPE_INT32};
+            if (f->type->id != want[i])
+                return floe_error(FLOE_ERR_TYPE, "IcebergWrite into %s: row-level input column %d ('%s') is %s, "
+                                  "expected %s", p->location, i, f->name, floe_type_id_name(f->type->id),
+                                  floe_type_id_name(want[i]));
+        }
+        return NULL;
+    }
     if (n != p->n_data + p->n_part)
         return floe_error(FLOE_ERR_TYPE,
-                          "IcebergWrite into %s: the input has %d columns, expected %d table columns and %d "
+                          "IcebergWrite into %s: the input has %d columns, expected %s%d table columns and %d "
                           "partition values",
-                          p->location, n, p->n_data, p->n_part);
-    for (int32_t i = 0; i < n; i++) {
+                          p->location, n + p->n_prefix, p->n_prefix ? "_file, _pos, _op, " : "", p->n_data,
+                          p->n_part);
+    static const floe_type_id prefix_types[3] = {FLOE_TYPE_STRING, FLOE_TYPE_INT64, FLOE_TYPE_INT32};
+    for (int32_t i = 0; i < p->n_prefix; i++) {
         const floe_field *f = floe_schema_field(in, i);
+        if (f->type->id != prefix_types[i] && f->type->id != FLOE_TYPE_NULL)
+            return floe_error(FLOE_ERR_TYPE, "IcebergWrite into %s: row-level input column %d ('%s') is %s, expected %s",
+                              p->location, i, f->name, floe_type_id_name(f->type->id),
+                              floe_type_id_name(prefix_types[i]));
+    }
+    for (int32_t i = 0; i < n; i++) {
+        const floe_field *f = floe_schema_field(in, p->n_prefix + i);
         floe_type *want = NULL;
         bool ok;
         if (i < p->n_data) {
@@ -827,7 +962,7 @@ static floe_status sort_key_expr(const write_plan *p, const floe_ice_sort_field 
         if (p->schema->root->fields[i].id == f->source_id) col = i;
     if (col < 0 || col >= p->n_data) return NULL;
     floe_expr *c = NULL;
-    FLOE_TRY(floe_expr_column(col, &c));
+    FLOE_TRY(floe_expr_column(p->n_prefix + col, &c));
     if (f->transform.kind == FLOE_ICE_TRANSFORM_IDENTITY) {
         *out = c;
         return NULL;
@@ -900,7 +1035,10 @@ static floe_status derive(write_plan *p, const floe_plan *child) {
     p->n_part = p->spec->n_fields;
     p->partitioned = !floe_ice_partition_spec_is_unpartitioned(p->spec);
     FLOE_TRY(make_settings(p, NULL));
-    p->fanout = floe_ice_write_settings_fanout(p->settings);
+    /* A row-level change's new rows arrive in data file order: any
+     * partition at any time, so one writer per partition (fanout). */
+    p->fanout = floe_ice_write_settings_fanout(p->settings) || (p->delta & FLOE_DELTA_DELETES);
+    if (p->delta) FLOE_TRY(floe_expr_column(0, &p->file_expr));
     FLOE_TRY(parse_budget(p));
     FLOE_TRY(check_input(p, child->schema));
     int32_t np = p->n_part;
@@ -908,7 +1046,7 @@ static floe_status derive(write_plan *p, const floe_plan *child) {
     p->part_order = floe_calloc((size_t)(np ? np : 1), sizeof *p->part_order);
     if (!p->part_exprs || !p->part_order) return floe_error(FLOE_ERR_OUT_OF_MEMORY, "allocating an IcebergWrite node");
     for (int32_t j = 0; j < np; j++) {
-        FLOE_TRY(floe_expr_column(p->n_data + j, &p->part_exprs[j]));
+        FLOE_TRY(floe_expr_column(p->n_prefix + p->n_data + j, &p->part_exprs[j]));
         p->part_order[j].expr = p->part_exprs[j];
         p->part_order[j].descending = false;
         p->part_order[j].nulls_first = true;
@@ -929,14 +1067,25 @@ floe_status floe_plan_iceberg_write_io(floe_plan *child, const char *location, i
                                        const char *const *properties, int32_t n_properties, const char *job_id,
                                        const floe_property *io_props, size_t n_io_props, const char *order_json,
                                        floe_plan **out) {
+    return floe_plan_iceberg_write_delta(child, location, format_version, schema_json, spec_json, sort_order_id,
+                                         properties, n_properties, job_id, io_props, n_io_props, order_json, 0, out);
+}
+
+floe_status floe_plan_iceberg_write_delta(floe_plan *child, const char *location, int32_t format_version,
+                                          const char *schema_json, const char *spec_json, int32_t sort_order_id,
+                                          const char *const *properties, int32_t n_properties, const char *job_id,
+                                          const floe_property *io_props, size_t n_io_props, const char *order_json,
+                                          int32_t delta, floe_plan **out) {
     *out = NULL;
+    if (delta < 0 || delta > FLOE_DELTA_ALL || (delta && !(delta & FLOE_DELTA_ROWS)))
+        return floe_error(FLOE_ERR_INVALID_ARGUMENT, "IcebergWrite: row-level flags %d", (int)delta);
     if (!child || !location || !schema_json || !spec_json || !job_id || n_properties < 0 ||
         (n_properties > 0 && !properties))
         return floe_error(FLOE_ERR_INVALID_ARGUMENT, "IcebergWrite: missing child, location, schema, spec or job id");
     for (int32_t i = 0; i < 2 * n_properties; i++)
         if (!properties[i]) return floe_error(FLOE_ERR_INVALID_ARGUMENT, "IcebergWrite: property %d is NULL", i / 2);
     floe_schema *schema = NULL;
-    FLOE_TRY(output_schema(&schema));
+    FLOE_TRY(output_schema(delta != 0, &schema));
     write_plan *p = floe_calloc(1, sizeof *p);
     if (!p) {
         floe_type_release(schema);
@@ -951,6 +1100,8 @@ floe_status floe_plan_iceberg_write_io(floe_plan *child, const char *location, i
         p->job_id = floe_strdup(job_id);
         p->format_version = format_version;
         p->sort_order_id = sort_order_id;
+        p->delta = delta;
+        p->n_prefix = delta ? 3 : 0;
         p->props = floe_calloc((size_t)(2 * n_properties + 1), sizeof *p->props);
         if (!p->location || !p->schema_json || !p->spec_json || !p->job_id || !p->props)
             st = floe_error(FLOE_ERR_OUT_OF_MEMORY, "allocating an IcebergWrite node");
@@ -962,7 +1113,9 @@ floe_status floe_plan_iceberg_write_io(floe_plan *child, const char *location, i
         if (!st) p->n_io_props = n_io_props;
     }
     if (!st) st = derive(p, child);
-    if (!st && order_json && *order_json) st = apply_sort_order(p, order_json);
+    /* A row-level change writing deletes gets its rows in data file order,
+     * not the table's: its new files claim no sort order. */
+    if (!st && order_json && *order_json && !(delta & FLOE_DELTA_DELETES)) st = apply_sort_order(p, order_json);
     if (st) {
         floe_plan_release(&p->head);
         return st;
@@ -981,6 +1134,7 @@ const char *const *floe_iceberg_write_properties(const floe_plan *p) {
     return (const char *const *)((const write_plan *)p)->props;
 }
 const char *floe_iceberg_write_job_id(const floe_plan *p) { return ((const write_plan *)p)->job_id; }
+int32_t floe_iceberg_write_delta_flags(const floe_plan *p) { return ((const write_plan *)p)->delta; }
 const floe_property *floe_iceberg_write_io_properties(const floe_plan *p, size_t *n) {
     *n = ((const write_plan *)p)->n_io_props;
     return ((const write_plan *)p)->io_props;
