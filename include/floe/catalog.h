@@ -243,8 +243,20 @@ typedef struct floe_row_delta {
  *   - serializable only: a data file added after the base might hold rows
  *     matching conflict_filter (validateNoConflictingDataFiles);
  *   - a delete file (or DV) added after the base applies to a data file
- *     this change removes or writes a DV for (validateNoConflictingDeleteFiles);
- * the operation is "delete" when only deletes are added or files removed,
+ *     this change removes or writes a delete file or DV for
+ *     (validateNoConflictingDeleteFiles; per data file: two changes
+ *     deleting rows of one file conflict, as an UPDATE of the same row
+ *     would otherwise add it twice).  A position delete file or DV applies
+ *     to the data file it names (referenced_data_file or equal file_path
+ *     bounds), else — as Java's DeleteFileIndex — to the data files of its
+ *     spec and partition within its file_path bounds; an equality delete
+ *     file to the older data of its partition (of the table, unpartitioned);
+ * the base must be an ancestor of the current snapshot (else a conflict;
+ * -1 checks the whole history).  Snapshot isolation skips only the check
+ * of added data files.  A named data file must also be live in the
+ * current snapshot (else a conflict naming it), and a delete file must not
+ * apply to a file the same change removes (FLOE_ERR_INVALID_ARGUMENT).
+ * The operation is "delete" when only deletes are added or files removed,
  * "overwrite" when data files are added too, "append" never.  Nothing to
  * do (all counts 0): no snapshot, *snapshot_id = -1.  The caller's files
  * are never deleted here. */

@@ -57,6 +57,8 @@ floe_status floe_ice_tuple_map_put(floe_ice_tuple_map *m, int32_t spec_id, int32
 int64_t *floe_ice_tuple_map_get(const floe_ice_tuple_map *m, int32_t spec_id, int32_t n,
                                 const floe_ice_value *values);
 void floe_ice_tuple_map_free(floe_ice_tuple_map *m);
+/* Are two tuples of n values equal as the map compares them? */
+bool floe_ice_tuple_equal(int32_t n, const floe_ice_value *a, const floe_ice_value *b);
 
 /* ---- the producer ------------------------------------------------------------ */
 

@@ -379,12 +379,213 @@ static void files_not_live_and_bad_deletes(void **state) {
     floe_catalog_close(c);
 }
 
+/* ---- concurrent commits ------------------------------------------------------ */
+
+static floe_ice_expr *cat_eq(const char *cat) {
+    floe_ice_value v = floe_ice_string_z(cat);
+    return floe_ice_expr_literal(FLOE_ICE_EXPR_EQ, "cat", &v);
+}
+
+/* Two changes built on the same snapshot: copy-on-write in partition a,
+ * then deletes in partition b, each serializable with its partition's
+ * filter: both commit.  A third on the same base that read the whole table
+ * (no filter) conflicts with the data the first added; under snapshot
+ * isolation it commits. */
+static void disjoint_partitions_both_commit(void **state) {
+    (void)state;
+    floe_catalog *c = ct_setup("rd_disjoint", CT_CAT, 2);
+    ct_append(c, "a0", 0, 5, "a", 0);
+    int64_t base = ct_append(c, "b0", 10, 3, "b", 0);
+    char a0[2048], b0[2048];
+    data_path(c, "a0", a0, sizeof a0);
+    data_path(c, "b0", b0, sizeof b0);
+
+    const int64_t keep[2] = {0, 1};
+    size_t len = 0;
+    uint8_t *rec = ct_write_ids(c, "a0-cow", keep, 2, "a", 0, &len);
+    const char *rm[1] = {a0};
+    floe_row_delta d1 = delta(&rec, &len, 1, NULL, NULL, 0, rm, 1, base);
+    floe_ice_expr *fa = cat_eq("a");
+    d1.conflict_filter = fa;
+    int64_t s1 = -1;
+    assert_ok(floe_catalog_row_delta(c, "db", "t", &d1, NULL, 0, 0, &s1));
+    floe_free(rec);
+
+    const int64_t pb[1] = {2};
+    size_t dlen = 0;
+    uint8_t *del = write_pos_deletes(c, "del-b0", b0, pb, 1, REF_FIELD, &dlen);
+    floe_row_delta d2 = delta(NULL, NULL, 0, &del, &dlen, 1, NULL, 0, base);
+    floe_ice_expr *fb = cat_eq("b");
+    d2.conflict_filter = fb;
+    int64_t s2 = -1;
+    assert_ok(floe_catalog_row_delta(c, "db", "t", &d2, NULL, 0, 0, &s2));
+    floe_free(del);
+    int64_t sum = 0;
+    assert_int_equal(ct_read_rows(c, -1, &sum), 4);
+    assert_int_equal(sum, 0 + 1 + 10 + 11);
+
+    /* An insert into partition c that read the whole table at `base`:
+     * a0-cow is data it never saw. */
+    const int64_t ids[1] = {100};
+    uint8_t *rec3 = ct_write_ids(c, "c0", ids, 1, "c", 0, &len);
+    floe_row_delta d3 = delta(&rec3, &len, 1, NULL, NULL, 0, NULL, 0, base);
+    floe_status st = floe_catalog_row_delta(c, "db", "t", &d3, NULL, 0, 2, NULL);
+    assert_int_equal(floe_status_code(st), FLOE_ERR_CONFLICT);
+    assert_non_null(strstr(floe_status_message(st), "a0-cow.parquet"));
+    assert_non_null(strstr(floe_status_message(st), "serializable"));
+    floe_status_free(st);
+    assert_int_equal(ct_current(c), s2);
+    d3.isolation = FLOE_ISOLATION_SNAPSHOT;
+    assert_ok(floe_catalog_row_delta(c, "db", "t", &d3, NULL, 0, 0, NULL));
+    floe_free(rec3);
+    assert_int_equal(ct_read_rows(c, -1, &sum), 5);
+    assert_int_equal(sum, 122);
+    floe_ice_expr_free(fa);
+    floe_ice_expr_free(fb);
+    floe_catalog_close(c);
+}
+
+/* Two changes on the same base touching the same data file: the second
+ * fails with a conflict naming the file, commits nothing, and leaves the
+ * first's files and rows as they were. */
+static void same_data_file_conflicts(void **state) {
+    (void)state;
+    floe_catalog *c = ct_setup("rd_same_file", CT_CAT, 2);
+    int64_t base = ct_append(c, "a0", 0, 5, "a", 0);
+    char a0[2048];
+    data_path(c, "a0", a0, sizeof a0);
+    const int64_t p1[1] = {1}, p2[1] = {2};
+    size_t l1 = 0, l2 = 0;
+    uint8_t *del1 = write_pos_deletes(c, "del-1", a0, p1, 1, REF_FIELD, &l1);
+    uint8_t *del2 = write_pos_deletes(c, "del-2", a0, p2, 1, REF_BOUNDS, &l2);
+    floe_row_delta d1 = delta(NULL, NULL, 0, &del1, &l1, 1, NULL, 0, base);
+    int64_t s1 = -1;
+    assert_ok(floe_catalog_row_delta(c, "db", "t", &d1, NULL, 0, 0, &s1));
+    int avro = ct_count_avro(c);
+
+    /* Deletes for the same file. */
+    floe_row_delta d2 = delta(NULL, NULL, 0, &del2, &l2, 1, NULL, 0, base);
+    floe_status st = floe_catalog_row_delta(c, "db", "t", &d2, NULL, 0, 3, NULL);
+    assert_int_equal(floe_status_code(st), FLOE_ERR_CONFLICT);
+    assert_non_null(strstr(floe_status_message(st), a0));
+    assert_non_null(strstr(floe_status_message(st), "del-1.parquet"));
+    assert_non_null(strstr(floe_status_message(st), "adds deletes for"));
+    floe_status_free(st);
+
+    /* Copy-on-write of the same file. */
+    const int64_t keep[1] = {0};
+    size_t len = 0;
+    uint8_t *rec = ct_write_ids(c, "a0-cow", keep, 1, "a", 0, &len);
+    const char *rm[1] = {a0};
+    floe_row_delta d3 = delta(&rec, &len, 1, NULL, NULL, 0, rm, 1, base);
+    st = floe_catalog_row_delta(c, "db", "t", &d3, NULL, 0, 3, NULL);
+    assert_int_equal(floe_status_code(st), FLOE_ERR_CONFLICT);
+    assert_non_null(strstr(floe_status_message(st), a0));
+    assert_non_null(strstr(floe_status_message(st), "removes"));
+    floe_status_free(st);
+
+    /* Nothing committed, nothing left behind, the first change intact. */
+    assert_int_equal(ct_current(c), s1);
+    assert_int_equal(ct_count_avro(c), avro);
+    int64_t sum = 0;
+    assert_int_equal(ct_read_rows(c, -1, &sum), 4);
+    assert_int_equal(sum, 0 + 2 + 3 + 4);
+
+    /* After a copy-on-write removed a0 (built on s1), a change still
+     * naming a0 finds it gone. */
+    d3.base_snapshot_id = s1;
+    assert_ok(floe_catalog_row_delta(c, "db", "t", &d3, NULL, 0, 0, NULL));
+    st = floe_catalog_row_delta(c, "db", "t", &d2, NULL, 0, 3, NULL);
+    assert_int_equal(floe_status_code(st), FLOE_ERR_CONFLICT);
+    assert_non_null(strstr(floe_status_message(st), a0));
+    assert_non_null(strstr(floe_status_message(st), "not a live data file"));
+    floe_status_free(st);
+    floe_free(rec);
+    floe_free(del1);
+    floe_free(del2);
+    floe_catalog_close(c);
+}
+
+/* A concurrent append: a conflict under serializable isolation when its
+ * data may match the filter (by partition or by metrics), none when it
+ * cannot or under snapshot isolation; a base that is no ancestor is a
+ * conflict. */
+static void concurrent_appends_and_isolation(void **state) {
+    (void)state;
+    floe_catalog *c = ct_setup("rd_isolation", CT_CAT, 2);
+    int64_t base = ct_append(c, "a0", 0, 5, "a", 0);
+    ct_append(c, "b-new", 10, 2, "b", 0);  /* partition b */
+    ct_append(c, "a-new", 50, 2, "a", 0);  /* partition a, ids 50..51 */
+    char a0[2048];
+    data_path(c, "a0", a0, sizeof a0);
+    const int64_t pos[1] = {0};
+    size_t len = 0;
+    uint8_t *del = write_pos_deletes(c, "del-a0", a0, pos, 1, REF_FIELD, &len);
+    floe_row_delta d = delta(NULL, NULL, 0, &del, &len, 1, NULL, 0, base);
+
+    /* cat = 'a' and id < 5: a-new cannot match by its bounds, b-new by its
+     * partition. */
+    floe_ice_value five = floe_ice_long(5);
+    floe_ice_expr *narrow = floe_ice_expr_and(cat_eq("a"), floe_ice_expr_literal(FLOE_ICE_EXPR_LT, "id", &five));
+    floe_ice_expr *wide = cat_eq("a");
+    d.conflict_filter = wide;
+    floe_status st = floe_catalog_row_delta(c, "db", "t", &d, NULL, 0, 0, NULL);
+    assert_int_equal(floe_status_code(st), FLOE_ERR_CONFLICT);
+    assert_non_null(strstr(floe_status_message(st), "a-new.parquet"));
+    floe_status_free(st);
+
+    int64_t cur = ct_current(c);
+    d.base_snapshot_id = 12345; /* not in the history */
+    st = floe_catalog_row_delta(c, "db", "t", &d, NULL, 0, 0, NULL);
+    assert_int_equal(floe_status_code(st), FLOE_ERR_CONFLICT);
+    assert_non_null(strstr(floe_status_message(st), "no longer an ancestor"));
+    floe_status_free(st);
+    assert_int_equal(ct_current(c), cur);
+
+    d.base_snapshot_id = base;
+    d.conflict_filter = narrow;
+    int64_t sid = -1;
+    assert_ok(floe_catalog_row_delta(c, "db", "t", &d, NULL, 0, 0, &sid));
+    int64_t sum = 0;
+    assert_int_equal(ct_read_rows(c, -1, &sum), 8);
+    assert_int_equal(sum, 10 + 21 + 101);
+
+    /* A delete of row 1 that read `base` conflicts with the delete just
+     * made (whatever the isolation); one that read `sid`, with a later
+     * append under serializable isolation only. */
+    const int64_t pos1[1] = {1};
+    size_t len1 = 0;
+    uint8_t *del1 = write_pos_deletes(c, "del-a0-1", a0, pos1, 1, REF_FIELD, &len1);
+    floe_row_delta d2 = delta(NULL, NULL, 0, &del1, &len1, 1, NULL, 0, base);
+    d2.isolation = FLOE_ISOLATION_SNAPSHOT;
+    st = floe_catalog_row_delta(c, "db", "t", &d2, NULL, 0, 0, NULL);
+    assert_int_equal(floe_status_code(st), FLOE_ERR_CONFLICT);
+    assert_non_null(strstr(floe_status_message(st), "del-a0.parquet"));
+    floe_status_free(st);
+    ct_append(c, "a-later", 60, 1, "a", 0);
+    d2.base_snapshot_id = sid;
+    d2.isolation = FLOE_ISOLATION_SERIALIZABLE;
+    assert_error(floe_catalog_row_delta(c, "db", "t", &d2, NULL, 0, 0, NULL), FLOE_ERR_CONFLICT, "a-later.parquet");
+    d2.isolation = FLOE_ISOLATION_SNAPSHOT;
+    assert_ok(floe_catalog_row_delta(c, "db", "t", &d2, NULL, 0, 0, NULL));
+    assert_int_equal(ct_read_rows(c, -1, &sum), 8);
+    assert_int_equal(sum, 10 + 21 + 101 + 60 - 1);
+    floe_free(del);
+    floe_free(del1);
+    floe_ice_expr_free(narrow);
+    floe_ice_expr_free(wide);
+    floe_catalog_close(c);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(position_deletes_hide_rows),
         cmocka_unit_test(deletes_follow_the_spec_of_their_data),
         cmocka_unit_test(removed_files_and_their_orphan_deletes),
         cmocka_unit_test(files_not_live_and_bad_deletes),
+        cmocka_unit_test(disjoint_partitions_both_commit),
+        cmocka_unit_test(same_data_file_conflicts),
+        cmocka_unit_test(concurrent_appends_and_isolation),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
