@@ -211,7 +211,11 @@ typedef enum floe_isolation_level {
  *     id and partition of that live data file (its own partition and spec
  *     id are ignored).  Position delete files in v2; deletion vectors
  *     (PUFFIN, content_offset / content_size_in_bytes) in v3, where a new
- *     DV replaces the data file's live DV in the same commit;
+ *     DV replaces the data file's live DV — and, as Java 1.8+, the older
+ *     position delete files scoped to that data file alone — in the same
+ *     commit (the caller merged their positions into it; two DVs for one
+ *     data file in one change are FLOE_ERR_INVALID_ARGUMENT, a Parquet,
+ *     Avro or ORC position delete file in v3 too);
  *   - removed_paths: data files removed whole (copy-on-write rewrites
  *     them), as their paths are recorded in the manifests;
  *   - base_snapshot_id: the snapshot the statement read (-1: none);

@@ -178,9 +178,6 @@ floe_status floe_ice_producer_init(floe_ice_producer *p, const floe_ice_table *t
     p->md = t->md;
     p->what = what;
     const floe_ice_table_metadata *md = t->md;
-    if (md->format_version >= 3)
-        return floe_error(FLOE_ERR_UNSUPPORTED, "%s: format version %d tables (row lineage) are not supported yet",
-                          what, md->format_version);
     p->schema = floe_ice_tm_current_schema(md);
     p->spec = floe_ice_tm_default_spec(md);
     if (!p->schema || !p->spec)

@@ -106,9 +106,9 @@ typedef floe_status (*floe_ice_manifest_pick_fn)(floe_ice_producer *p, const flo
                                                  bool *read);
 
 /* Start a producer on `t`'s current metadata for operation `what`: fresh
- * snapshot id and commit uuid, next sequence number, timestamp.  Format
- * version 3 is FLOE_ERR_UNSUPPORTED until row lineage is tested.  Always
- * pair with floe_ice_producer_destroy, also on failure. */
+ * snapshot id and commit uuid, next sequence number, timestamp (format
+ * versions 1 to 3).  Always pair with floe_ice_producer_destroy, also on
+ * failure. */
 floe_status floe_ice_producer_init(floe_ice_producer *p, const floe_ice_table *t, const char *what) FLOE_WARN_UNUSED;
 void floe_ice_producer_destroy(floe_ice_producer *p);
 

@@ -18,7 +18,10 @@
  * look at bounds scope it to that one file.
  *
  * Removed data files take the delete files that only applied to them
- * along (floe_ice_producer_drop_orphan_deletes).
+ * along (floe_ice_producer_drop_orphan_deletes).  In format version 3 added
+ * position deletes are deletion vectors (the producer refuses others), and
+ * a DV replaces the older deletes of its data file (see
+ * replace_old_deletes).
  */
 #include <inttypes.h>
 #include <stdint.h>
@@ -87,8 +90,8 @@ static floe_status find_live(delta_ctx *x, const char *path, size_t *idx, bool *
 static floe_status not_live(const delta_ctx *x, const char *what, const char *path) {
     const floe_ice_snapshot *cur = x->p->parent;
     if (!cur)
-        return floe_error(FLOE_ERR_CONFLICT, "row delta: %s %s is not a live data file: the table has no snapshot", what,
-                          path);
+        return floe_error(FLOE_ERR_CONFLICT, "row delta: %s %s is not a live data file: the table has no snapshot",
+                          what, path);
     return floe_error(FLOE_ERR_CONFLICT, "row delta: %s %s is not a live data file of snapshot %" PRId64 " (removed by "
                       "a concurrent commit?)", what, path, cur->snapshot_id);
 }
@@ -174,6 +177,50 @@ static floe_status place_delete(delta_ctx *x, int32_t i) {
     if (!floe_ice_is_dv(f) && !has_bound(&f->lower_bounds) && !has_bound(&f->upper_bounds)) {
         FLOE_TRY(with_path_bound(p, &f->lower_bounds, target->file_path, &f->lower_bounds));
         FLOE_TRY(with_path_bound(p, &f->upper_bounds, target->file_path, &f->upper_bounds));
+    }
+    return NULL;
+}
+
+/* ---- deletion vectors replacing older deletes --------------------------------
+ *
+ * At most one DV is live per data file (spec: a DV must be the only
+ * position deletes of its data file in a snapshot), and readers ignore
+ * every other position delete file of a data file that has one.  So a new
+ * DV — into which the caller merged the positions already deleted —
+ * removes in the same commit the data file's live DV and, as Java 1.8+
+ * does, the v2 position delete files scoped to that file alone (by
+ * reference or equal file_path bounds).  Partition-scoped position delete
+ * files stay: they apply to other files too. */
+static floe_status one_dv_per_file(const delta_ctx *x) {
+    for (int32_t i = 0; i < x->d->n_deletes; i++)
+        for (int32_t j = 0; j < i && floe_ice_is_dv(&x->deletes[i]); j++)
+            if (floe_ice_is_dv(&x->deletes[j]) && x->targets[j] == x->targets[i])
+                return floe_error(FLOE_ERR_INVALID_ARGUMENT, "row delta: deletion vectors %s and %s both apply to "
+                                  "%s; a data file has one DV", x->deletes[j].file_path, x->deletes[i].file_path,
+                                  x->p->files[x->targets[i]].file.file_path);
+    return NULL;
+}
+
+static floe_status replace_old_deletes(delta_ctx *x) {
+    floe_ice_producer *p = x->p;
+    for (int32_t i = 0; i < x->d->n_deletes; i++) {
+        if (!floe_ice_is_dv(&x->deletes[i])) continue;
+        const floe_ice_live_file *target = &p->files[x->targets[i]];
+        for (size_t k = 0; k < p->n_files; k++) {
+            const floe_ice_data_file *f = &p->files[k].file;
+            if (f->content != FLOE_ICE_CONTENT_POSITION_DELETES || p->removed[k]) continue;
+            const char *ref = floe_ice_producer_single_reference(p, f);
+            if (!ref) continue;
+            bool same = strcmp(ref, target->file.file_path) == 0 ||
+                        (target->resolved_path && strcmp(ref, target->resolved_path) == 0);
+            if (!same && target->resolved_path) {
+                char *rp = NULL;
+                FLOE_TRY(floe_ice_table_resolve_path(p->t, ref, &rp));
+                same = strcmp(rp, target->resolved_path) == 0;
+                floe_free(rp);
+            }
+            if (same) floe_ice_producer_remove(p, k);
+        }
     }
     return NULL;
 }
@@ -343,6 +390,7 @@ static floe_status check_manifest(delta_ctx *x, const floe_ice_snapshot *s, cons
         }
         if (e->file.content == FLOE_ICE_CONTENT_DATA) continue;
         for (size_t i = 0; !st && i < p->n_files; i++) {
+            if (p->files[i].file.content != FLOE_ICE_CONTENT_DATA) continue;
             bool removed = p->removed[i];
             bool targeted = false;
             for (int32_t j = 0; j < x->d->n_deletes && !targeted; j++) targeted = x->targets[j] == i;
@@ -449,7 +497,9 @@ static floe_status run(delta_ctx *x, const char *const *kv, int32_t n_kv, floe_i
     FLOE_TRY(index_live(x));
     FLOE_TRY(remove_paths(x));
     for (int32_t i = 0; i < d->n_deletes; i++) FLOE_TRY(place_delete(x, i));
+    FLOE_TRY(one_dv_per_file(x));
     FLOE_TRY(validate(x));
+    FLOE_TRY(replace_old_deletes(x));
     if (d->n_deletes > 0) FLOE_TRY(floe_ice_producer_add_delete_files(p, x->deletes, d->n_deletes));
     FLOE_TRY(floe_ice_producer_drop_orphan_deletes(p));
     const char *op = d->n_data > 0 ? "overwrite" : "delete";
