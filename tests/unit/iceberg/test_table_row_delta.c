@@ -37,10 +37,11 @@ static void position_deletes_hide_rows(void **state) {
     ct_data_path(c, "a0", a0, sizeof a0);
     ct_data_path(c, "b0", b0, sizeof b0);
 
-    /* Rows 1 and 3 of a0 by reference, row 0 of b0 by bounds only. */
+    /* Rows 1 and 3 of a0 by reference (with its writer's truncated
+     * bounds), row 0 of b0 by bounds only. */
     const int64_t pa[2] = {1, 3}, pb[1] = {0};
     size_t lens[2];
-    uint8_t *dels[2] = {ct_write_pos_deletes(c, "del-a0", a0, pa, 2, CT_REF_FIELD, &lens[0]),
+    uint8_t *dels[2] = {ct_write_pos_deletes(c, "del-a0", a0, pa, 2, CT_REF_TRUNCATED, &lens[0]),
                         ct_write_pos_deletes(c, "del-b0", b0, pb, 1, CT_REF_BOUNDS, &lens[1])};
     floe_row_delta d = ct_delta(NULL, NULL, 0, dels, lens, 2, NULL, 0, s2);
     int64_t sid = -1;
