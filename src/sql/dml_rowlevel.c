@@ -368,15 +368,8 @@ static floe_status touched_files(floe_session *s, change *c, const json_t *relat
     return st;
 }
 
-/* `q._file IN ('a', 'b', ...)` for the files a copy-on-write rewrites. */
-static json_t *file_in(const char *qual, const file_list *files) {
-    json_t *items = json_array();
-    for (int32_t i = 0; items && i < files->n; i++)
-        if (json_array_append_new(items, str_const(files->paths[i])) != 0) {
-            json_decref(items);
-            return NULL;
-        }
-    json_t *col = colref(qual, "_file");
+/* `col IN (items)` (both consumed). */
+static json_t *in_list(json_t *col, json_t *items) {
     json_t *op = pg_string("=");
     if (!items || !col || !op) {
         json_decref(items);
@@ -386,6 +379,24 @@ static json_t *file_in(const char *qual, const file_list *files) {
     }
     return json_pack("{s:{s:s,s:[o],s:o,s:o}}", "A_Expr", "kind", "AEXPR_IN", "name", op, "lexpr", col, "rexpr",
                      items);
+}
+
+/* `q._file IN ('a', 'b', ...)` for the files a copy-on-write rewrites. */
+static json_t *file_in(const char *qual, const file_list *files) {
+    json_t *items = json_array();
+    for (int32_t i = 0; items && i < files->n; i++)
+        if (json_array_append_new(items, str_const(files->paths[i])) != 0) {
+            json_decref(items);
+            return NULL;
+        }
+    return in_list(colref(qual, "_file"), items);
+}
+
+/* The row-level prefix of a change's query: qual._file, qual._pos, `op`
+ * (consumed), qual._row_id, qual._last_updated_sequence_number. */
+static json_t *delta_targets(const char *qual, json_t *op) {
+    return json_pack("[o,o,o,o,o]", colref(qual, "_file"), colref(qual, "_pos"), op, colref(qual, "_row_id"),
+                     colref(qual, "_last_updated_sequence_number"));
 }
 
 static floe_status open_change(floe_session *s, const json_t *body, const char *what, const char *op, change *c) {
@@ -433,16 +444,7 @@ static json_t *func_call(const char *name, json_t *arg, bool star, bool distinct
 
 /* `m.t2 IN (a, b)` */
 static json_t *op_in(const char *m, int a, int b) {
-    json_t *col = colref(m, "t2"), *op = pg_string("=");
-    json_t *items = json_pack("[o,o]", int_const(a), int_const(b));
-    if (!col || !op || !items) {
-        json_decref(col);
-        json_decref(op);
-        json_decref(items);
-        return NULL;
-    }
-    return json_pack("{s:{s:s,s:[o],s:o,s:o}}", "A_Expr", "kind", "AEXPR_IN", "name", op, "lexpr", col, "rexpr",
-                     items);
+    return in_list(colref(m, "t2"), json_pack("[o,o]", int_const(a), int_const(b)));
 }
 
 static json_t *subselect(json_t *q, const char *alias) {
@@ -582,9 +584,7 @@ static floe_status cow_join(floe_session *s, change *c, const json_t *relation, 
         }
         int vals[2] = {UPD, DEL};
         json_t *res[2] = {int_const(FLOE_ROW_OP_WRITE | FLOE_ROW_OP_COUNT), int_const(FLOE_ROW_OP_COUNT)};
-        json_t *t2 = json_pack("[o,o,o,o,o]", colref(qual, "_file"), colref(qual, "_pos"),
-                               case_op("m", vals, res, 2, int_const(FLOE_ROW_OP_WRITE)), colref(qual, "_row_id"),
-                               colref(qual, "_last_updated_sequence_number"));
+        json_t *t2 = delta_targets(qual, case_op("m", vals, res, 2, int_const(FLOE_ROW_OP_WRITE)));
         for (int32_t i = 0; t2 && i < nt; i++) {
             const char *name = schema->root->fields[i].name;
             json_t *v = colref(qual, name);
@@ -646,16 +646,12 @@ static floe_status delete_rows(floe_session *s, const json_t *body, change *c, i
     const json_t *using = floe_pg_get(body, "usingClause");
     const char *qual = qualifier(relation);
     if (!c->cow) {
-        json_t *targets = json_pack("[o,o,o,o,o]", colref(qual, "_file"), colref(qual, "_pos"),
-                                    int_const(FLOE_ROW_OP_DELETE), colref(qual, "_row_id"),
-                                    colref(qual, "_last_updated_sequence_number"));
+        json_t *targets = delta_targets(qual, int_const(FLOE_ROW_OP_DELETE));
         json_t *q = select_stmt(targets, from_list(relation, using), copy_or_null(where), false);
         return run_change(s, c, q, NULL, FLOE_DELTA_ROWS | FLOE_DELTA_DELETES, NULL, 0, rows);
     }
     if (floe_pg_list_len(using) > 0) {
-        json_t *targets = json_pack("[o,o,o,o,o]", colref(qual, "_file"), colref(qual, "_pos"),
-                                    int_const(FLOE_ROW_OP_DELETE), colref(qual, "_row_id"),
-                                    colref(qual, "_last_updated_sequence_number"));
+        json_t *targets = delta_targets(qual, int_const(FLOE_ROW_OP_DELETE));
         json_t *q = select_stmt(targets, from_list(relation, using), copy_or_null(where), false);
         return cow_join(s, c, relation, q, false, false, rows);
     }
@@ -665,10 +661,8 @@ static floe_status delete_rows(floe_session *s, const json_t *body, change *c, i
         /* Every row of the touched files: the matching ones counted and
          * left out, the others written again. */
         const floe_ice_schema *schema = floe_ice_tm_current_schema(c->t.table->md);
-        json_t *targets = json_pack("[o,o,o,o,o]", colref(qual, "_file"), colref(qual, "_pos"),
-                                    case_when(copy_or_null(where), int_const(FLOE_ROW_OP_COUNT),
-                                              int_const(FLOE_ROW_OP_WRITE)),
-                                    colref(qual, "_row_id"), colref(qual, "_last_updated_sequence_number"));
+        json_t *targets = delta_targets(qual, case_when(copy_or_null(where), int_const(FLOE_ROW_OP_COUNT),
+                                                        int_const(FLOE_ROW_OP_WRITE)));
         int32_t nt = schema->root->n_fields;
         int32_t *map = floe_calloc((size_t)nt + 1, sizeof *map);
         if (!map) st = oom();
@@ -773,8 +767,7 @@ static floe_status update_rows(floe_session *s, const json_t *body, change *c, i
         json_t *op = cow ? case_when(copy_or_null(where), int_const(FLOE_ROW_OP_WRITE | FLOE_ROW_OP_COUNT),
                                         int_const(FLOE_ROW_OP_WRITE))
                             : int_const(FLOE_ROW_OP_DELETE | FLOE_ROW_OP_WRITE);
-        targets = json_pack("[o,o,o,o,o]", colref(qual, "_file"), colref(qual, "_pos"), op, colref(qual, "_row_id"),
-                            colref(qual, "_last_updated_sequence_number"));
+        targets = delta_targets(qual, op);
         if (!targets) st = oom();
     }
     for (int32_t i = 0; !st && i < nt; i++) {

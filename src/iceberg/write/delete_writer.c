@@ -97,6 +97,30 @@ static floe_status posdel_batch(floe_schema *schema, const char *path, const int
     return st;
 }
 
+/* A delete file's partition as the writer records it: all NULL, in the
+ * default spec (the commit gives it the data file's).  *part, *ids:
+ * floe_malloc'd, pointed to by f. */
+static floe_status null_partition(const floe_ice_write_settings *s, floe_ice_data_file *f, floe_ice_value **part,
+                                  int32_t **ids) {
+    f->spec_id = s->spec_id;
+    int32_t np = s->spec->n_fields;
+    *part = floe_calloc((size_t)np + 1, sizeof **part);
+    *ids = floe_calloc((size_t)np + 1, sizeof **ids);
+    if (!*part || !*ids) {
+        floe_free(*part);
+        floe_free(*ids);
+        return oom();
+    }
+    for (int32_t i = 0; i < np; i++) {
+        (*ids)[i] = s->spec->fields[i].field_id;
+        (*part)[i] = floe_ice_null(s->partition_type->fields[i].type->id);
+    }
+    f->n_partition = np;
+    f->partition_ids = *ids;
+    f->partition = *part;
+    return NULL;
+}
+
 /* The data_file record of a written position delete file. */
 static floe_status posdel_record(const floe_ice_write_settings *s, const char *location, const char *data_file_path,
                                  const int64_t *pos, int64_t n, const floe_pq_write_result *r, uint8_t **rec,
@@ -106,22 +130,9 @@ static floe_status posdel_record(const floe_ice_write_settings *s, const char *l
     f.content = FLOE_ICE_CONTENT_POSITION_DELETES;
     f.file_path = location;
     f.file_format = "PARQUET";
-    f.spec_id = s->spec_id;
-    int32_t np = s->spec->n_fields;
-    floe_ice_value *part = floe_calloc((size_t)np + 1, sizeof *part);
-    int32_t *part_ids = floe_calloc((size_t)np + 1, sizeof *part_ids);
-    if (!part || !part_ids) {
-        floe_free(part);
-        floe_free(part_ids);
-        return oom();
-    }
-    for (int32_t i = 0; i < np; i++) {
-        part_ids[i] = s->spec->fields[i].field_id;
-        part[i] = floe_ice_null(s->partition_type->fields[i].type->id);
-    }
-    f.n_partition = np;
-    f.partition_ids = part_ids;
-    f.partition = part;
+    floe_ice_value *part = NULL;
+    int32_t *part_ids = NULL;
+    FLOE_TRY(null_partition(s, &f, &part, &part_ids));
     f.record_count = n;
     f.file_size_in_bytes = r->file_size;
     f.n_split_offsets = r->n_row_groups;
@@ -218,22 +229,9 @@ static floe_status dv_record(const floe_ice_write_settings *s, const char *locat
     f.content = FLOE_ICE_CONTENT_POSITION_DELETES;
     f.file_path = location;
     f.file_format = "PUFFIN";
-    f.spec_id = s->spec_id;
-    int32_t np = s->spec->n_fields;
-    floe_ice_value *part = floe_calloc((size_t)np + 1, sizeof *part);
-    int32_t *part_ids = floe_calloc((size_t)np + 1, sizeof *part_ids);
-    if (!part || !part_ids) {
-        floe_free(part);
-        floe_free(part_ids);
-        return oom();
-    }
-    for (int32_t i = 0; i < np; i++) {
-        part_ids[i] = s->spec->fields[i].field_id;
-        part[i] = floe_ice_null(s->partition_type->fields[i].type->id);
-    }
-    f.n_partition = np;
-    f.partition_ids = part_ids;
-    f.partition = part;
+    floe_ice_value *part = NULL;
+    int32_t *part_ids = NULL;
+    FLOE_TRY(null_partition(s, &f, &part, &part_ids));
     f.record_count = dv->n; /* a DV's cardinality */
     f.file_size_in_bytes = file_size;
     f.referenced_data_file = dv->data_file_path;
