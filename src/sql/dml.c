@@ -423,6 +423,7 @@ static floe_status exec_delete(floe_session *s, const json_t *body, const floe_r
      * When the condition selects rows inside files, a row-level delete. */
     if (!st) st = delete_filter(s, body, &t, &filter);
     if (!st) st = floe_catalog_delete_where(s->catalog, t.ns, t.name, filter, DELETE_RETRIES, &snap, &rows);
+    if (!st && snap >= 0) st = floe_sql_deleted_rows(s, body, &t, snap, &rows);
     if (filter) floe_ice_expr_free(filter);
     floe_dml_target_clear(&t);
     if (st && floe_status_code(st) == FLOE_ERR_UNSUPPORTED && strstr(floe_status_message(st), ROW_LEVEL_MARK)) {

@@ -44,8 +44,20 @@ int64_t floe_dml_snapshot_read(const floe_lplan *p, const floe_ice_table *t);
 floe_status floe_sql_exec_delete_rows(floe_session *s, const json_t *body, const floe_result_sink *sink) FLOE_WARN_UNUSED;
 floe_status floe_sql_exec_update(floe_session *s, const json_t *body, const floe_result_sink *sink) FLOE_WARN_UNUSED;
 struct floe_sql_stmt;
+/* The rows the metadata-only DELETE of `body` removed in snapshot
+ * `snapshot_id`: *rows is left alone when no delete file applied before
+ * (the removed files' record counts are exact), else the rows the WHERE
+ * matches in the snapshot the delete replaced. */
+floe_status floe_sql_deleted_rows(floe_session *s, const json_t *body, floe_dml_target *t, int64_t snapshot_id,
+                                  int64_t *rows) FLOE_WARN_UNUSED;
 floe_status floe_sql_exec_merge(floe_session *s, const struct floe_sql_stmt *stmt, const json_t *body,
                                 const floe_result_sink *sink) FLOE_WARN_UNUSED;
+/* EXPLAIN of a row-level DELETE, UPDATE or MERGE ({"DeleteStmt": ...}):
+ * the write plan the row-level path would run (copy-on-write runs its
+ * read-only first query to find the files); *out NULL when no row would
+ * change. */
+floe_status floe_sql_plan_rowlevel(floe_session *s, const struct floe_sql_stmt *stmt, const json_t *node,
+                                   floe_plan **out) FLOE_WARN_UNUSED;
 floe_status floe_sql_exec_truncate(floe_session *s, const json_t *body, const floe_result_sink *sink) FLOE_WARN_UNUSED;
 
 #endif

@@ -149,6 +149,23 @@ static json_t *from_list(const json_t *relation, const json_t *more) {
 
 static json_t *copy_or_null(const json_t *j) { return j ? json_deep_copy(j) : NULL; }
 
+/* Does a parse tree hold a subquery?  Copy-on-write puts a plain WHERE
+ * into CASE expressions, where subqueries cannot go: with one it takes
+ * the join path (cow_join), which keeps the WHERE a WHERE. */
+static bool has_sublink(const json_t *j) {
+    if (json_is_object(j)) {
+        const char *k;
+        json_t *v;
+        json_object_foreach((json_t *)j, k, v) {
+            if (strcmp(k, "SubLink") == 0 || has_sublink(v)) return true;
+        }
+    } else if (json_is_array(j)) {
+        for (size_t i = 0; i < json_array_size(j); i++)
+            if (has_sublink(json_array_get(j, i))) return true;
+    }
+    return false;
+}
+
 /* --------------------------------------------------------------- the table */
 
 static const char *table_prop(const floe_ice_table_metadata *md, const char *key) {
@@ -233,6 +250,7 @@ typedef struct change {
     bool cow;
     floe_isolation_level isolation;
     int64_t base;                  /* the snapshot read; -1 none */
+    floe_plan **explain;           /* EXPLAIN: the write plan goes here, nothing runs */
 } change;
 
 /* Format version 3: every position delete (a DV, or a file from before an
@@ -309,7 +327,11 @@ static floe_status run_change(floe_session *s, change *c, json_t *q, const int32
     floe_ice_scan_plan_free(sp);
     floe_plan_release(phys);
     floe_free(filter_json);
-    if (!st) st = floe_dml_run_write(s, plan, rows);
+    if (!st && c->explain) {
+        *c->explain = plan; /* EXPLAIN: shown, not run */
+        plan = NULL;
+    }
+    if (!st && plan) st = floe_dml_run_write(s, plan, rows);
     floe_plan_release(plan);
     return st;
 }
@@ -650,7 +672,7 @@ static floe_status delete_rows(floe_session *s, const json_t *body, change *c, i
         json_t *q = select_stmt(targets, from_list(relation, using), copy_or_null(where), false);
         return run_change(s, c, q, NULL, FLOE_DELTA_ROWS | FLOE_DELTA_DELETES, NULL, 0, rows);
     }
-    if (floe_pg_list_len(using) > 0) {
+    if (floe_pg_list_len(using) > 0 || has_sublink(where)) {
         json_t *targets = delta_targets(qual, int_const(FLOE_ROW_OP_DELETE));
         json_t *q = select_stmt(targets, from_list(relation, using), copy_or_null(where), false);
         return cow_join(s, c, relation, q, false, false, rows);
@@ -758,7 +780,7 @@ static floe_status update_rows(floe_session *s, const json_t *body, change *c, i
     floe_status st = sets && to_null && map ? NULL : oom();
     if (!st) st = assignments(s, body, schema->root, c->t.label, sets, to_null);
     /* copy-on-write with FROM: the merge-on-read query, then cow_join */
-    bool joined = c->cow && floe_pg_list_len(from) > 0;
+    bool joined = c->cow && (floe_pg_list_len(from) > 0 || has_sublink(where));
     bool cow = c->cow && !joined;
     if (!st && cow) st = touched_files(s, c, relation, where, &files);
     if (!st && cow && files.n == 0) goto done; /* nothing matches */
@@ -1072,6 +1094,73 @@ floe_status floe_sql_exec_merge(floe_session *s, const floe_sql_stmt *stmt, cons
     floe_status st = open_change(s, body, "MERGE", "merge", &c);
     if (!st) st = merge_rows(s, stmt, body, &c, &rows);
     return finish_change(st, &c, sink, rows);
+}
+
+/* ------------------------------------------- the metadata-only DELETE's count */
+
+static floe_status collect_count(void *arg, const floe_batch *b) {
+    int64_t *n = arg;
+    if (b->num_rows > 0 && !floe_array_is_null(b->columns[0], 0)) *n = floe_array_get_int64(b->columns[0], 0);
+    return NULL;
+}
+
+static const char *summary_value(const floe_ice_snapshot *snap, const char *key) {
+    for (int32_t i = 0; snap && i < snap->n_summary; i++)
+        if (strcmp(snap->summary[i].key, key) == 0) return snap->summary[i].value;
+    return NULL;
+}
+
+floe_status floe_sql_deleted_rows(floe_session *s, const json_t *body, floe_dml_target *t, int64_t snapshot_id,
+                                  int64_t *rows) {
+    floe_ice_table *now = NULL;
+    FLOE_TRY(floe_catalog_load_table(s->catalog, t->ns, t->name, &now));
+    const floe_ice_snapshot *snap = floe_ice_tm_snapshot(now->md, snapshot_id);
+    const floe_ice_snapshot *parent = snap ? floe_ice_tm_snapshot(now->md, snap->parent_snapshot_id) : NULL;
+    const char *dels = summary_value(parent, "total-delete-files");
+    floe_status st = NULL;
+    if (parent && (!dels || strcmp(dels, "0") != 0)) {
+        /* Deletes applied to the removed files: their record counts say too
+         * much.  The rows removed are exactly the rows the filter matched
+         * in the snapshot the delete replaced. */
+        const json_t *relation = floe_pg_get(body, "relation"), *where = floe_pg_get(body, "whereClause");
+        change c;
+        memset(&c, 0, sizeof c);
+        c.t = *t;
+        c.t.table = now;
+        c.base = parent->snapshot_id;
+        json_t *q = select_stmt(json_pack("[o]", func_call("count", NULL, true, false)), from_list(relation, NULL),
+                                copy_or_null(where), false);
+        int64_t n = -1;
+        floe_result_sink sink = {&n, NULL, collect_count, NULL, NULL};
+        st = run_select(s, &c, q, &sink);
+        if (!st && n >= 0) *rows = n;
+    }
+    floe_ice_table_free(now);
+    return st;
+}
+
+/* ----------------------------------------------------------------- EXPLAIN */
+
+floe_status floe_sql_plan_rowlevel(floe_session *s, const floe_sql_stmt *stmt, const json_t *node, floe_plan **out) {
+    *out = NULL;
+    const char *kind = floe_pg_node_kind(node);
+    const json_t *body = floe_pg_node_body(node);
+    bool del = kind && strcmp(kind, "DeleteStmt") == 0, upd = kind && strcmp(kind, "UpdateStmt") == 0;
+    const char *what = del ? "DELETE" : upd ? "UPDATE" : "MERGE";
+    change c;
+    int64_t rows = 0;
+    floe_status st = open_change(s, body, what, del ? "delete" : upd ? "update" : "merge", &c);
+    c.explain = out;
+    if (!st && del) st = delete_rows(s, body, &c, &rows);
+    else if (!st && upd) st = update_rows(s, body, &c, &rows);
+    else if (!st) st = merge_rows(s, stmt, body, &c, &rows);
+    if (st && c.t.table) st = floe_status_wrap(st, "%s %s", what, c.t.label);
+    floe_dml_target_clear(&c.t);
+    if (st) {
+        floe_plan_release(*out);
+        *out = NULL;
+    }
+    return st;
 }
 
 /* ---------------------------------------------------------------- TRUNCATE */

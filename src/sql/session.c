@@ -27,6 +27,7 @@
 #include "formats/parquet/writer.h"
 #include "sql/ddl.h"
 #include "sql/dml.h"
+#include "sql/dml_internal.h"
 #include "sql/pgnode.h"
 #include "sql/progress.h"
 #include "sql/session_internal.h"
@@ -383,11 +384,18 @@ static floe_status exec_explain(floe_session *s, const json_t *body, const floe_
     json_t *query = floe_pg_get(body, "query");
     const char *qkind = floe_pg_node_kind(query);
     bool insert = qkind && strcmp(qkind, "InsertStmt") == 0;
-    if (!qkind || (strcmp(qkind, "SelectStmt") != 0 && !insert))
-        return floe_error(FLOE_ERR_UNSUPPORTED, "EXPLAIN supports queries and INSERT only, not %s",
-                          qkind ? qkind : "this");
+    bool rowlevel = qkind && (strcmp(qkind, "DeleteStmt") == 0 || strcmp(qkind, "UpdateStmt") == 0 ||
+                              strcmp(qkind, "MergeStmt") == 0);
+    if (!qkind || (strcmp(qkind, "SelectStmt") != 0 && !insert && !rowlevel))
+        return floe_error(FLOE_ERR_UNSUPPORTED, "EXPLAIN supports queries, INSERT, DELETE, UPDATE and MERGE only, "
+                          "not %s", qkind ? qkind : "this");
     floe_plan *plan = NULL;
-    FLOE_TRY(insert ? floe_sql_plan_insert(s, query, &plan) : floe_session_plan_query(s, query, &plan));
+    if (rowlevel) {
+        FLOE_TRY(floe_sql_plan_rowlevel(s, s->stmt, query, &plan));
+        if (!plan) return emit_plan_text(sink, "(no row matches: nothing would be written)\n", "EXPLAIN");
+    } else {
+        FLOE_TRY(insert ? floe_sql_plan_insert(s, query, &plan) : floe_session_plan_query(s, query, &plan));
+    }
     floe_buf text = FLOE_BUF_INIT;
     floe_status st = NULL;
     if (!analyze) {
