@@ -48,6 +48,13 @@ floe_status floe_plan_generate_series(int64_t start, int64_t stop, int64_t step,
 floe_status floe_iceberg_scan_new(const floe_ice_table *table, const floe_ice_snapshot_selector *snapshot,
                                   const int32_t *field_ids, int32_t n_field_ids, const floe_ice_expr *filter,
                                   int32_t target_partitions, floe_plan **out) FLOE_WARN_UNUSED;
+/* The same reading only the data files named in only_files (paths as the
+ * manifests record them) when only_files_set: `_file IN (...)` pushed
+ * into the scan, as a copy-on-write change reads the files it rewrites. */
+floe_status floe_iceberg_scan_new_files(const floe_ice_table *table, const floe_ice_snapshot_selector *snapshot,
+                                        const int32_t *field_ids, int32_t n_field_ids, const floe_ice_expr *filter,
+                                        bool only_files_set, const char *const *only_files, int32_t n_only_files,
+                                        int32_t target_partitions, floe_plan **out) FLOE_WARN_UNUSED;
 
 /* IcebergScan ("IcebergScan") from its parts alone: where the table's
  * metadata is (metadata_location, root, allow_moved_paths), the read

@@ -70,6 +70,11 @@ typedef struct floe_ice_scan_options {
     int64_t split_size;             /* 0: read.split.target-size, else 128 MiB */
     int64_t open_file_cost;         /* 0: read.split.open-file-cost, else 4 MiB */
     struct floe_threadpool *pool;   /* NULL: the default pool */
+    /* Only these data files (paths as the manifests record them), when
+     * only_files_set: a row-level change reading the files it rewrites. */
+    bool only_files_set;
+    const char *const *only_files;
+    int32_t n_only_files;
 } floe_ice_scan_options;
 
 /* case_sensitive = true, target_partitions = 1, sizes from the table. */

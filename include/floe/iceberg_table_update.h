@@ -270,6 +270,35 @@ floe_status floe_ice_tm_delete_snapshot(const struct floe_ice_table *t, const st
                                         floe_ice_table_metadata **out, floe_ice_append_files *written,
                                         int64_t *deleted_files, int64_t *deleted_rows) FLOE_WARN_UNUSED;
 
+/* ---- row-level changes (DELETE / UPDATE / MERGE) ----------------------- */
+
+struct floe_row_delta;
+
+/* Metadata for `t` with one more snapshot holding the row-level change `d`
+ * (floe_row_delta in catalog.h; Java's RowDelta / OverwriteFiles):
+ *   - d's data files are added as for floe_ice_tm_append_snapshot;
+ *   - each delete file (a record decoded with the default spec's partition
+ *     type) must be position deletes naming one data file, by
+ *     referenced_data_file or equal file_path bounds; it gets that live
+ *     file's spec id and partition tuple (written to a delete manifest of
+ *     that spec), referenced_data_file set to the path the manifests
+ *     record, and — a v2 position delete file without them — file_path
+ *     lower and upper bounds equal to that path.  Equality deletes, or a
+ *     delete file for a data file removed by the same change, are
+ *     FLOE_ERR_INVALID_ARGUMENT;
+ *   - removed_paths are live data files removed (DELETED entries), with
+ *     the delete files left with nothing to apply to;
+ *   - a named data file (removed, or referenced) that is not live in `t`'s
+ *     current snapshot is FLOE_ERR_CONFLICT naming it.
+ * Operation "overwrite" when data files are added, else "delete"; the
+ * summary is Java's (added-/removed- data files, delete files, position
+ * deletes, DVs, sizes; total-*), plus n_kv caller pairs.  Nothing to do:
+ * *out NULL.  `written` collects every manifest and list written. */
+floe_status floe_ice_tm_row_delta_snapshot(const struct floe_ice_table *t, const struct floe_row_delta *d,
+                                           const char *const *summary_kv, int32_t n_kv,
+                                           floe_ice_table_metadata **out,
+                                           floe_ice_append_files *written) FLOE_WARN_UNUSED;
+
 #ifdef __cplusplus
 }
 #endif

@@ -250,19 +250,34 @@ static floe_status project(floe_lplan *input, floe_expr **exprs, const char *con
     return st;
 }
 
-/* First projection: table columns in schema order. */
-static floe_status table_columns(floe_session *s, const floe_ice_type *root, const char *label,
-                                 const char *const *cols, const int32_t *locations, int32_t n_cols,
-                                 floe_lplan *query, floe_lplan **out) {
+/* The row-level prefix (_file, _pos, _op) passed through, _op as int. */
+static floe_status prefix_columns(const floe_lplan *query, int32_t n_prefix, floe_expr **exprs, const char **names) {
+    static const char *const pnames[3] = {"_file", "_pos", "_op"};
+    for (int32_t i = 0; i < n_prefix; i++) {
+        names[i] = pnames[i];
+        const floe_type *from = floe_schema_field(query->schema, i)->type;
+        if (i == 2 && from->id != FLOE_TYPE_INT32)
+            FLOE_TRY(assign("_op", from, floe_type_primitive(FLOE_TYPE_INT32), true, i, query->schema, &exprs[i]));
+        else
+            FLOE_TRY(floe_expr_column(i, &exprs[i]));
+    }
+    return NULL;
+}
+
+/* First projection: [the row-level prefix, then] the table columns in
+ * schema order; map[t]: the query column of table column t, -1 none. */
+static floe_status shape_columns(floe_session *s, const floe_ice_type *root, const char *label, int32_t n_prefix,
+                                 const int32_t *map, floe_lplan *query, floe_lplan **out) {
     int32_t nt = root->n_fields, nq = floe_schema_num_fields(query->schema);
-    int32_t *map = floe_calloc((size_t)nt + 1, sizeof *map);
-    floe_expr **exprs = floe_calloc((size_t)nt + 1, sizeof *exprs);
-    const char **names = floe_calloc((size_t)nt + 1, sizeof *names);
-    floe_status st = (map && exprs && names) ? NULL : oom();
-    if (!st) st = column_map(s, root, label, cols, locations, n_cols, nq, map);
+    floe_expr **exprs = floe_calloc((size_t)(n_prefix + nt) + 1, sizeof *exprs);
+    const char **names = floe_calloc((size_t)(n_prefix + nt) + 1, sizeof *names);
+    floe_status st = (exprs && names) ? NULL : oom();
+    (void)s;
+    if (!st && nq < n_prefix) st = floe_error(FLOE_ERR_INTERNAL, "row-level write input without its prefix");
+    if (!st) st = prefix_columns(query, n_prefix, exprs, names);
     for (int32_t t = 0; !st && t < nt; t++) {
         const floe_ice_field *f = &root->fields[t];
-        names[t] = f->name;
+        names[n_prefix + t] = f->name;
         floe_type *to = NULL;
         st = floe_ice_type_to_columnar(f->type, &to);
         if (!st && map[t] < 0) {
@@ -284,27 +299,45 @@ static floe_status table_columns(floe_session *s, const floe_ice_type *root, con
             }
         } else if (!st) {
             const floe_type *from = floe_schema_field(query->schema, map[t])->type;
-            st = assign(f->name, from, to, constant_column(query, map[t]), map[t], query->schema, &exprs[t]);
+            st = assign(f->name, from, to, constant_column(query, map[t]), map[t], query->schema, &exprs[n_prefix + t]);
         }
         floe_type_release(to);
     }
     if (!st) {
-        st = project(query, exprs, names, nt, out);
+        st = project(query, exprs, names, n_prefix + nt, out);
         query = NULL;
     } else {
-        for (int32_t t = 0; exprs && t < nt; t++) floe_expr_release(exprs[t]);
+        for (int32_t t = 0; exprs && t < n_prefix + nt; t++) floe_expr_release(exprs[t]);
     }
     floe_lplan_free(query);
-    floe_free(map);
     floe_free(exprs);
     floe_free(names);
     return st;
 }
 
-/* Second projection: the table columns again, then the partition values. */
+/* First projection of an INSERT: table columns in schema order. */
+static floe_status table_columns(floe_session *s, const floe_ice_type *root, const char *label,
+                                 const char *const *cols, const int32_t *locations, int32_t n_cols,
+                                 floe_lplan *query, floe_lplan **out) {
+    int32_t nt = root->n_fields, nq = floe_schema_num_fields(query->schema);
+    int32_t *map = floe_calloc((size_t)nt + 1, sizeof *map);
+    floe_status st = map ? NULL : oom();
+    if (!st) st = column_map(s, root, label, cols, locations, n_cols, nq, map);
+    if (!st) {
+        st = shape_columns(s, root, label, 0, map, query, out);
+        query = NULL;
+    }
+    floe_lplan_free(query);
+    floe_free(map);
+    return st;
+}
+
+/* Second projection: [the prefix and] the table columns again, then the
+ * partition values. */
 static floe_status partition_columns(const floe_ice_type *root, const floe_ice_partition_spec *spec,
-                                     const char *label, floe_lplan *cols, floe_lplan **out) {
-    int32_t nt = root->n_fields, np = spec ? spec->n_fields : 0;
+                                     const char *label, int32_t n_prefix, floe_lplan *cols, floe_lplan **out) {
+    int32_t np = spec ? spec->n_fields : 0;
+    int32_t nt = n_prefix + root->n_fields; /* passed through */
     if (np == 0) {
         *out = cols;
         return NULL;
@@ -314,14 +347,14 @@ static floe_status partition_columns(const floe_ice_type *root, const floe_ice_p
     char **owned = floe_calloc((size_t)np, sizeof *owned);
     floe_status st = (exprs && names && owned) ? NULL : oom();
     for (int32_t t = 0; !st && t < nt; t++) {
-        names[t] = root->fields[t].name;
+        names[t] = floe_schema_field(cols->schema, t)->name;
         st = floe_expr_column(t, &exprs[t]);
     }
     for (int32_t k = 0; !st && k < np; k++) {
         const floe_ice_partition_field *pf = &spec->fields[k];
         int32_t src = -1;
-        for (int32_t t = 0; t < nt; t++)
-            if (root->fields[t].id == pf->source_id) src = t;
+        for (int32_t t = 0; t < root->n_fields; t++)
+            if (root->fields[t].id == pf->source_id) src = n_prefix + t;
         if (pf->n_source_ids > 1 || src < 0) {
             st = floe_error(FLOE_ERR_UNSUPPORTED,
                             "table %s: partition field '%s' is computed from %s; only top-level source columns "
@@ -372,5 +405,23 @@ floe_status floe_sql_bind_write_input(floe_session *s, const floe_ice_table *t, 
     }
     floe_lplan *shaped = NULL;
     FLOE_TRY(table_columns(s, schema->root, label, cols, locations, n_cols, query, &shaped));
-    return partition_columns(schema->root, spec, label, shaped, out);
+    return partition_columns(schema->root, spec, label, 0, shaped, out);
+}
+
+floe_status floe_sql_bind_delta_input(floe_session *s, const floe_ice_table *t, const char *label,
+                                      const int32_t *map, floe_lplan *query, floe_lplan **out) {
+    *out = NULL;
+    const floe_ice_schema *schema = floe_ice_tm_current_schema(t->md);
+    const floe_ice_partition_spec *spec = floe_ice_tm_default_spec(t->md);
+    if (!schema) {
+        floe_lplan_free(query);
+        return floe_error(FLOE_ERR_CORRUPT, "table %s has no current schema", label);
+    }
+    if (!map) { /* DELETE: the prefix alone */
+        const floe_ice_type empty = {0};
+        return shape_columns(s, &empty, label, 3, NULL, query, out);
+    }
+    floe_lplan *shaped = NULL;
+    FLOE_TRY(shape_columns(s, schema->root, label, 3, map, query, &shaped));
+    return partition_columns(schema->root, spec, label, 3, shaped, out);
 }

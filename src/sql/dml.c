@@ -5,7 +5,8 @@
  *   INSERT OVERWRITE [TABLE] t SELECT ...    (Spark; dynamic: the
  *        partitions the query writes are replaced, the others kept)
  *   CREATE TABLE t [(col, ...)] [PARTITIONED BY (...)] [WITH (...)] AS SELECT ...
- *   DELETE FROM t [WHERE ...]                (whole files / partitions)
+ *   DELETE FROM t [WHERE ...]                (whole files / partitions here;
+ *                                             rows: dml_rowlevel.c)
  *
  * An INSERT is one plan (dml.h): the query, the rows shaped for the table
  * (bind_insert.c), the writers and one commit (plan_write.c).  Running it
@@ -14,11 +15,12 @@
  * creates the table first and drops it again when the insert fails, so it
  * is all or nothing too.
  *
- * DELETE is metadata only: its WHERE must translate EXACTLY into an
- * Iceberg expression (the optimizer's scan pushdown decides that: a
- * conjunct it cannot push exactly stays in a FILTER above the scan), and
- * the catalog removes the files whose rows all match; anything finer is
- * "row-level delete is not supported yet".
+ * DELETE tries metadata only first: when its WHERE translates EXACTLY into
+ * an Iceberg expression (the optimizer's scan pushdown decides that: a
+ * conjunct it cannot push exactly stays in a FILTER above the scan) and
+ * every file's rows match all or none, the catalog removes the files whose
+ * rows all match.  Anything finer is a row-level delete (dml_rowlevel.c),
+ * as are DELETE ... USING, UPDATE and TRUNCATE.
  *
  * Result tags follow PostgreSQL: "INSERT 0 <rows>", "SELECT <rows>" for
  * CREATE TABLE AS, "DELETE <rows>".
@@ -31,13 +33,14 @@
 #include "sql/bind.h"
 #include "sql/ddl.h"
 #include "sql/dml.h"
+#include "sql/dml_internal.h"
 #include "sql/optimize_internal.h"
 #include "sql/pgnode.h"
 #include "sql/session_internal.h"
 
 #define DEFAULT_NAMESPACE "default"
 #define CATALOG_NAME "floe"
-#define NAME_MAX_LEN 255
+#define NAME_MAX_LEN FLOE_DML_NAME_MAX
 /* DELETE's commit attempts when other writers win. */
 #define DELETE_RETRIES 4
 
@@ -45,15 +48,9 @@ static floe_status oom(void) { return floe_error(FLOE_ERR_OUT_OF_MEMORY, "DML: o
 
 /* ------------------------------------------------------------ the target */
 
-typedef struct target {
-    char ns[NAME_MAX_LEN + 1];
-    char name[NAME_MAX_LEN + 1];
-    char label[2 * NAME_MAX_LEN + 2]; /* "ns.name" */
-    int32_t location;
-    floe_ice_table *table;            /* owned */
-} target;
+typedef floe_dml_target target;
 
-static floe_status target_of(floe_session *s, const json_t *rv, target *t) {
+floe_status floe_dml_target_of(floe_session *s, const json_t *rv, floe_dml_target *t) {
     memset(t, 0, sizeof *t);
     const char *cat = floe_pg_get_str(rv, "catalogname"), *ns = floe_pg_get_str(rv, "schemaname"),
                *name = floe_pg_get_str(rv, "relname");
@@ -83,7 +80,7 @@ static floe_status target_of(floe_session *s, const json_t *rv, target *t) {
     return NULL;
 }
 
-static void target_clear(target *t) {
+void floe_dml_target_clear(floe_dml_target *t) {
     floe_ice_table_free(t->table);
     t->table = NULL;
 }
@@ -105,7 +102,7 @@ static floe_status collect_batch(void *arg, const floe_batch *b) {
     return NULL;
 }
 
-static floe_status run_write(floe_session *s, const floe_plan *plan, int64_t *rows) {
+floe_status floe_dml_run_write(floe_session *s, const floe_plan *plan, int64_t *rows) {
     commit_result r = {0, false};
     floe_result_sink sink = {&r, NULL, collect_batch, NULL, NULL};
     int64_t n = 0;
@@ -115,7 +112,7 @@ static floe_status run_write(floe_session *s, const floe_plan *plan, int64_t *ro
     return NULL;
 }
 
-static floe_status end_tag(const floe_result_sink *sink, const char *tag, int64_t rows) {
+floe_status floe_dml_end_tag(const floe_result_sink *sink, const char *tag, int64_t rows) {
     if (sink && sink->end) return sink->end(sink->arg, tag, rows);
     return NULL;
 }
@@ -124,7 +121,7 @@ static floe_status end_tag(const floe_result_sink *sink, const char *tag, int64_
 
 /* The snapshot of table `t` the plan reads (a scan of the same table), or
  * -1 when it reads none. */
-static int64_t snapshot_read(const floe_lplan *p, const floe_ice_table *t) {
+int64_t floe_dml_snapshot_read(const floe_lplan *p, const floe_ice_table *t) {
     if (!p) return -1;
     if (p->kind == FLOE_L_ICEBERG_SCAN && p->table && p->table->md) {
         const floe_ice_table_metadata *a = p->table->md, *b = t->md;
@@ -136,7 +133,7 @@ static int64_t snapshot_read(const floe_lplan *p, const floe_ice_table *t) {
         }
     }
     for (int32_t i = 0; i < p->n_inputs; i++) {
-        int64_t id = snapshot_read(p->inputs[i], t);
+        int64_t id = floe_dml_snapshot_read(p->inputs[i], t);
         if (id != -1) return id;
     }
     return -1;
@@ -197,7 +194,7 @@ static floe_status plan_rows_and_write(floe_session *s, target *t, const char *c
                                        int32_t n_cols, floe_lplan *query, floe_commit_kind kind, floe_plan **out) {
     int64_t base = -1;
     if (kind == FLOE_COMMIT_REPLACE_PARTITIONS) {
-        base = snapshot_read(query, t->table);
+        base = floe_dml_snapshot_read(query, t->table);
         if (base == -1) base = t->table->md->current_snapshot_id;
         if (base < 0) base = -1;
     }
@@ -227,7 +224,7 @@ static floe_status plan_insert(floe_session *s, const json_t *body, target *t, f
     const char **names = NULL;
     int32_t *locs = NULL, n_cols = 0;
     floe_lplan *lp = NULL;
-    floe_status st = target_of(s, floe_pg_get(body, "relation"), t);
+    floe_status st = floe_dml_target_of(s, floe_pg_get(body, "relation"), t);
     if (!st) st = insert_query(s, body, &query, &owned);
     if (!st) st = insert_columns(body, &names, &locs, &n_cols);
     if (!st) st = floe_sql_bind_query(s, query, &lp);
@@ -247,7 +244,7 @@ floe_status floe_sql_plan_insert(floe_session *s, const json_t *insert, floe_pla
     target t;
     memset(&t, 0, sizeof t);
     floe_status st = plan_insert(s, floe_pg_node_body(insert), &t, out);
-    target_clear(&t);
+    floe_dml_target_clear(&t);
     return st;
 }
 
@@ -257,14 +254,14 @@ static floe_status exec_insert(floe_session *s, const json_t *body, const floe_r
     floe_plan *plan = NULL;
     int64_t rows = 0;
     floe_status st = plan_insert(s, body, &t, &plan);
-    if (!st) st = run_write(s, plan, &rows);
+    if (!st) st = floe_dml_run_write(s, plan, &rows);
     floe_plan_release(plan);
     if (st && t.table) st = floe_status_wrap(st, "INSERT INTO %s", t.label);
-    target_clear(&t);
+    floe_dml_target_clear(&t);
     FLOE_TRY(st);
     char tag[48];
     snprintf(tag, sizeof tag, "INSERT 0 %lld", (long long)rows);
-    return end_tag(sink, tag, rows);
+    return floe_dml_end_tag(sink, tag, rows);
 }
 
 /* ------------------------------------------------------ CREATE TABLE AS */
@@ -326,9 +323,9 @@ static floe_status exec_ctas(floe_session *s, const floe_sql_stmt *stmt, const j
             st = plan_rows_and_write(s, &t, NULL, NULL, 0, lp, FLOE_COMMIT_APPEND, &plan);
             lp = NULL;
         }
-        if (!st) st = run_write(s, plan, &rows);
+        if (!st) st = floe_dml_run_write(s, plan, &rows);
         floe_plan_release(plan);
-        target_clear(&t);
+        floe_dml_target_clear(&t);
         if (st) {
             /* All or nothing: the table goes away with the failed insert. */
             floe_status dst = floe_catalog_drop_table(s->catalog, ns, name, true);
@@ -344,7 +341,7 @@ static floe_status exec_ctas(floe_session *s, const floe_sql_stmt *stmt, const j
     FLOE_TRY(st);
     char tag[48];
     snprintf(tag, sizeof tag, "SELECT %lld", (long long)rows);
-    return end_tag(sink, created ? tag : "CREATE TABLE AS", rows);
+    return floe_dml_end_tag(sink, created ? tag : "CREATE TABLE AS", rows);
 }
 
 /* --------------------------------------------------------------- DELETE */
@@ -374,11 +371,10 @@ static floe_lplan *find_scan(floe_lplan *p, floe_lplan **filter) {
     return p && p->kind == FLOE_L_ICEBERG_SCAN ? p : NULL;
 }
 
+/* The metadata-only path cannot do it: the row-level one will. */
 static floe_status row_level(const target *t, const char *why) {
-    return floe_error(FLOE_ERR_UNSUPPORTED,
-                      "DELETE FROM %s: the condition does not select whole files or partitions (%s); row-level "
-                      "delete is not supported yet",
-                      t->label, why);
+    return floe_error(FLOE_ERR_UNSUPPORTED, "DELETE FROM %s: the condition does not select whole files or partitions "
+                      "(%s); " ROW_LEVEL_MARK, t->label, why);
 }
 
 /* The exact Iceberg filter of DELETE's WHERE (NULL WHERE: true). */
@@ -414,24 +410,29 @@ static floe_status delete_filter(floe_session *s, const json_t *body, const targ
 }
 
 static floe_status exec_delete(floe_session *s, const json_t *body, const floe_result_sink *sink) {
-    if (floe_pg_list_len(floe_pg_get(body, "usingClause")) > 0)
-        return floe_error(FLOE_ERR_UNSUPPORTED, "DELETE ... USING is not supported");
     if (floe_pg_list_len(floe_pg_get(body, "returningList")) > 0)
         return floe_error(FLOE_ERR_UNSUPPORTED, "DELETE ... RETURNING is not supported");
     if (floe_pg_get(body, "withClause")) return floe_error(FLOE_ERR_UNSUPPORTED, "DELETE with WITH is not supported");
+    if (floe_pg_list_len(floe_pg_get(body, "usingClause")) > 0) return floe_sql_exec_delete_rows(s, body, sink);
     target t;
     memset(&t, 0, sizeof t);
     floe_ice_expr *filter = NULL;
     int64_t snap = -1, rows = 0;
-    floe_status st = target_of(s, floe_pg_get(body, "relation"), &t);
+    floe_status st = floe_dml_target_of(s, floe_pg_get(body, "relation"), &t);
+    /* Whole files or partitions first: metadata only, nothing rewritten.
+     * When the condition selects rows inside files, a row-level delete. */
     if (!st) st = delete_filter(s, body, &t, &filter);
     if (!st) st = floe_catalog_delete_where(s->catalog, t.ns, t.name, filter, DELETE_RETRIES, &snap, &rows);
     if (filter) floe_ice_expr_free(filter);
-    target_clear(&t);
+    floe_dml_target_clear(&t);
+    if (st && floe_status_code(st) == FLOE_ERR_UNSUPPORTED && strstr(floe_status_message(st), ROW_LEVEL_MARK)) {
+        floe_status_free(st);
+        return floe_sql_exec_delete_rows(s, body, sink);
+    }
     FLOE_TRY(st);
     char tag[48];
     snprintf(tag, sizeof tag, "DELETE %lld", (long long)rows);
-    return end_tag(sink, tag, rows);
+    return floe_dml_end_tag(sink, tag, rows);
 }
 
 /* ---------------------------------------------------------------- entry */
@@ -452,6 +453,14 @@ floe_status floe_sql_exec_dml(floe_session *s, const floe_sql_stmt *stmt, const 
     if (strcmp(kind, "DeleteStmt") == 0) {
         *handled = true;
         return exec_delete(s, body, sink);
+    }
+    if (strcmp(kind, "UpdateStmt") == 0) {
+        *handled = true;
+        return floe_sql_exec_update(s, body, sink);
+    }
+    if (strcmp(kind, "TruncateStmt") == 0) {
+        *handled = true;
+        return floe_sql_exec_truncate(s, body, sink);
     }
     return NULL;
 }

@@ -65,6 +65,8 @@ void floe_lplan_free(floe_lplan *p) {
     floe_free((char *)p->snapshot.ref);
     floe_free(p->field_ids);
     if (p->pushed) floe_ice_expr_free(p->pushed);
+    for (int32_t i = 0; p->only_files && i < p->n_only_files; i++) floe_free(p->only_files[i]);
+    floe_free(p->only_files);
     floe_plan_release(p->physical);
     floe_free(p);
 }

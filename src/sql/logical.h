@@ -90,6 +90,9 @@ typedef struct floe_lplan {
     int32_t *field_ids;
     floe_ice_expr *pushed;      /* pruning filter by column name, or NULL     */
     bool pushed_exact;          /* `pushed` is exactly the filter above it    */
+    bool only_files_set;        /* read only these data files (a pushed       */
+    char **only_files;          /* `_file IN (...)`), owned                   */
+    int32_t n_only_files;
     /* GENERATE_SERIES */
     int64_t start, stop, step;
     /* PARQUET_SCAN, PHYSICAL */

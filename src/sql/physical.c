@@ -315,7 +315,9 @@ static floe_status plan_node(const phys_ctx *c, const floe_lplan *p, floe_plan *
     if (st) goto done;
     switch (p->kind) {
     case FLOE_L_ICEBERG_SCAN:
-        st = floe_iceberg_scan_new(p->table, &p->snapshot, p->field_ids, p->n_field_ids, p->pushed, tp, out);
+        st = floe_iceberg_scan_new_files(p->table, &p->snapshot, p->field_ids, p->n_field_ids, p->pushed,
+                                         p->only_files_set, (const char *const *)p->only_files, p->n_only_files, tp,
+                                         out);
         if (st) st = floe_status_wrap(st, "scanning %s", p->table_name ? p->table_name : "an Iceberg table");
         break;
     case FLOE_L_PARQUET_SCAN:

@@ -13,6 +13,9 @@
  * target as schema / spec JSON, the table properties, a fresh job id, the
  * catalog by its warehouse, the table's FileIO properties (endpoint,
  * credentials id ...) — nothing that only exists in this process.
+ *
+ * A row-level change (DELETE, UPDATE, MERGE) is the same plan with the
+ * writer in delta mode and a row-delta commit (floe_sql_plan_delta_write).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -23,9 +26,19 @@
 #include "sql/dml.h"
 #include "sql/session_internal.h"
 
-floe_status floe_sql_plan_write(floe_session *s, floe_plan *input, const floe_ice_table *t, const char *ns,
-                                const char *name, floe_commit_kind kind, int64_t base_snapshot_id,
-                                floe_plan **out) {
+/* What differs between a plain write and a row-level change. */
+typedef struct write_shape {
+    floe_commit_kind kind;
+    int64_t base_snapshot_id;
+    int32_t delta_flags;
+    floe_isolation_level isolation;
+    const char *conflict_filter_json;
+    const char *const *removed;
+    int32_t n_removed;
+} write_shape;
+
+static floe_status plan_write(floe_session *s, floe_plan *input, const floe_ice_table *t, const char *ns,
+                              const char *name, const write_shape *w, floe_plan **out) {
     *out = NULL;
     const floe_ice_table_metadata *md = t->md;
     const floe_ice_schema *schema = floe_ice_tm_current_schema(md);
@@ -52,15 +65,20 @@ floe_status floe_sql_plan_write(floe_session *s, floe_plan *input, const floe_ic
     char *order_json = NULL;
     if (!st && order && order->n_fields > 0) st = floe_ice_sort_order_to_json_text(order, &order_json);
     if (!st)
-        st = floe_plan_iceberg_write_io(input, md->location, md->format_version, schema_json, spec_json,
-                                        md->default_sort_order_id, props, md->n_properties, job, io_props,
-                                        n_io_props, order_json, &write);
+        st = floe_plan_iceberg_write_delta(input, md->location, md->format_version, schema_json, spec_json,
+                                           md->default_sort_order_id, props, md->n_properties, job, io_props,
+                                           n_io_props, order_json, w->delta_flags, &write);
     floe_free(order_json);
     if (!st) st = floe_sql_enforce_requirements(write, s->opts.target_partitions, &ready);
     if (!st) st = floe_plan_coalesce(ready, &merged);
-    if (!st)
-        st = floe_plan_iceberg_commit_io(merged, floe_catalog_uri(s->catalog), ns, name, kind, base_snapshot_id,
-                                         job, floe_catalog_retry_settings(md).num_retries, io_props, n_io_props, out);
+    int32_t retries = floe_catalog_retry_settings(md).num_retries;
+    if (!st && w->kind == FLOE_COMMIT_ROW_DELTA)
+        st = floe_plan_iceberg_commit_delta(merged, floe_catalog_uri(s->catalog), ns, name, w->base_snapshot_id, job,
+                                            retries, io_props, n_io_props, w->isolation, w->conflict_filter_json,
+                                            w->removed, w->n_removed, out);
+    else if (!st)
+        st = floe_plan_iceberg_commit_io(merged, floe_catalog_uri(s->catalog), ns, name, w->kind,
+                                         w->base_snapshot_id, job, retries, io_props, n_io_props, out);
     floe_plan_release(write);
     floe_plan_release(ready);
     floe_plan_release(merged);
@@ -70,4 +88,20 @@ floe_status floe_sql_plan_write(floe_session *s, floe_plan *input, const floe_ic
     floe_free(props);
     if (st) return floe_status_wrap(st, "planning the write into %s.%s", ns, name);
     return NULL;
+}
+
+floe_status floe_sql_plan_write(floe_session *s, floe_plan *input, const floe_ice_table *t, const char *ns,
+                                const char *name, floe_commit_kind kind, int64_t base_snapshot_id,
+                                floe_plan **out) {
+    write_shape w = {kind, base_snapshot_id, 0, FLOE_ISOLATION_SERIALIZABLE, NULL, NULL, 0};
+    return plan_write(s, input, t, ns, name, &w, out);
+}
+
+floe_status floe_sql_plan_delta_write(floe_session *s, floe_plan *input, const floe_ice_table *t, const char *ns,
+                                      const char *name, int32_t delta_flags, int64_t base_snapshot_id,
+                                      floe_isolation_level isolation, const char *conflict_filter_json,
+                                      const char *const *removed, int32_t n_removed, floe_plan **out) {
+    write_shape w = {FLOE_COMMIT_ROW_DELTA, base_snapshot_id, delta_flags, isolation, conflict_filter_json,
+                     removed, n_removed};
+    return plan_write(s, input, t, ns, name, &w, out);
 }

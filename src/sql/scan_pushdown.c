@@ -355,6 +355,71 @@ static bool names_agree(const floe_lplan *scan, const floe_ice_schema *current) 
     return true;
 }
 
+/* `_file = 'p'` or `_file IN ('p', ...)` on the scan's _file column: the
+ * data files it may read (*paths floe_malloc'd copies; false when the
+ * conjunct is not of that form).  The conjunct still stays in the FILTER:
+ * the restriction only saves reading the other files. */
+static bool file_restriction(const floe_expr *e, const floe_lplan *scan, char ***paths, int32_t *n, floe_status *st) {
+    *st = NULL;
+    const floe_expr *col = NULL;
+    int32_t first = 0, n_items = 0;
+    if (e->kind == FLOE_EXPR_IN && e->n_args >= 2) {
+        col = e->args[0];
+        first = 1;
+        n_items = e->n_args - 1;
+    } else if (e->kind == FLOE_EXPR_CMP && e->op == FLOE_CMP_EQ && e->n_args == 2) {
+        col = e->args[0]->kind == FLOE_EXPR_COLUMN ? e->args[0] : e->args[1];
+        first = col == e->args[0] ? 1 : 0;
+        n_items = 1;
+    } else {
+        return false;
+    }
+    if (col->kind != FLOE_EXPR_COLUMN || col->column < 0 || col->column >= scan->n_field_ids ||
+        scan->field_ids[col->column] != FLOE_ICE_MD_FILE_ID)
+        return false;
+    for (int32_t i = 0; i < n_items; i++) {
+        const floe_expr *it = e->args[first + i];
+        if (it->kind != FLOE_EXPR_LITERAL || it->literal->type->id != FLOE_TYPE_STRING) return false;
+    }
+    *paths = floe_calloc((size_t)n_items + 1, sizeof **paths);
+    if (!*paths) {
+        *st = oom();
+        return false;
+    }
+    *n = 0;
+    for (int32_t i = 0; i < n_items; i++) {
+        const floe_array *lit = e->args[first + i]->literal;
+        if (floe_array_is_null(lit, 0)) continue;
+        floe_strview v = floe_array_get_str(lit, 0);
+        if (!((*paths)[*n] = floe_strndup(v.data, (size_t)v.len))) {
+            *st = oom();
+            return false;
+        }
+        (*n)++;
+    }
+    return true;
+}
+
+/* Intersect the scan's file restriction with `paths` (consumed). */
+static void restrict_files(floe_lplan *scan, char **paths, int32_t n) {
+    if (!scan->only_files_set) {
+        scan->only_files_set = true;
+        scan->only_files = paths;
+        scan->n_only_files = n;
+        return;
+    }
+    int32_t k = 0;
+    for (int32_t i = 0; i < scan->n_only_files; i++) {
+        bool in = false;
+        for (int32_t j = 0; j < n && !in; j++) in = strcmp(scan->only_files[i], paths[j]) == 0;
+        if (in) scan->only_files[k++] = scan->only_files[i];
+        else floe_free(scan->only_files[i]);
+    }
+    scan->n_only_files = k;
+    for (int32_t j = 0; j < n; j++) floe_free(paths[j]);
+    floe_free(paths);
+}
+
 static floe_status push_iceberg(floe_lplan *filter, floe_lplan *scan) {
     const floe_ice_schema *current = floe_ice_tm_current_schema(scan->table->md);
     if (!current || !names_agree(scan, current)) return NULL;
@@ -370,6 +435,18 @@ static floe_status push_iceberg(floe_lplan *filter, floe_lplan *scan) {
     for (int32_t i = 0; !st && i < n; i++) {
         floe_ice_expr *ie = NULL, *bound = NULL;
         bool exact = false;
+        char **paths = NULL;
+        int32_t n_paths = 0;
+        if (file_restriction(parts[i], scan, &paths, &n_paths, &st)) {
+            /* Exact: the scan then yields only rows whose _file is listed. */
+            restrict_files(scan, paths, n_paths);
+            continue;
+        }
+        if (paths) {
+            for (int32_t j = 0; j < n_paths; j++) floe_free(paths[j]);
+            floe_free(paths);
+        }
+        if (st) break;
         if ((st = floe_sqlo_to_iceberg(parts[i], scan->schema, &ie, &exact))) break;
         if (ie) {
             /* Only what binds to the table goes in (a literal that does

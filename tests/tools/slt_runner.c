@@ -9,6 +9,8 @@
  * directory (removed afterwards).  Records are separated by blank lines:
  *
  *   statement ok                      the SQL must succeed
+ *   statement count N                 the SQL must succeed and its tag's row
+ *                                     count ("DELETE 3", "UPDATE 0") be N
  *   statement error [substring]       the SQL must fail; its message must
  *                                     contain the substring (given on the
  *                                     header line or on the lines after a
@@ -260,6 +262,20 @@ static void read_expected(slt_file *f, strlist *out) {
         strlist_push(out, substitute(f, f->lines.v[f->at++]));
 }
 
+/* The row count of the last tag a statement gave. */
+typedef struct tag_seen {
+    bool seen;
+    int64_t rows;
+} tag_seen;
+
+static floe_status on_tag(void *arg, const char *tag, int64_t rows) {
+    (void)tag;
+    tag_seen *t = arg;
+    t->seen = true;
+    t->rows = rows;
+    return NULL;
+}
+
 static void run_statement(slt_file *f, size_t line, char **tok, int ntok) {
     bool dashes;
     char *raw = read_block(f, &dashes);
@@ -268,20 +284,24 @@ static void run_statement(slt_file *f, size_t line, char **tok, int ntok) {
     strlist msg = {0};
     if (dashes) read_expected(f, &msg);
     bool want_error = ntok >= 2 && !strcmp(tok[1], "error");
-    if (ntok < 2 || (strcmp(tok[1], "ok") && !want_error)) {
-        fail_at(f, line, sql, "bad statement header (statement ok | statement error [text])");
+    bool want_count = ntok == 3 && !strcmp(tok[1], "count");
+    if (ntok < 2 || (strcmp(tok[1], "ok") && !want_error && !want_count)) {
+        fail_at(f, line, sql, "bad statement header (statement ok | statement count N | statement error [text])");
         goto done;
     }
     /* The expected message: rest of the header line, else the lines
      * after ----. */
     floe_buf want = FLOE_BUF_INIT;
-    for (int k = 2; k < ntok; k++)
+    for (int k = 2; !want_count && k < ntok; k++)
         if ((k > 2 && floe_buf_append_byte(&want, ' ')) || floe_buf_append_str(&want, tok[k])) exit(2);
     for (size_t k = 0; !want.len && k < msg.n; k++)
         if ((k && floe_buf_append_byte(&want, '\n')) || floe_buf_append_str(&want, msg.v[k])) exit(2);
     char *w = substitute(f, floe_buf_cstr(&want));
     floe_buf_free(&want);
+    tag_seen tag = {false, 0};
     floe_result_sink sink = {0};
+    sink.arg = &tag;
+    sink.end = on_tag;
     floe_status st = floe_session_execute(f->session, sql, &sink);
     if (want_error && !st) fail_at(f, line, sql, "statement succeeded; expected an error%s%s%s",
                                    *w ? " containing '" : "", w, *w ? "'" : "");
@@ -289,6 +309,10 @@ static void run_statement(slt_file *f, size_t line, char **tok, int ntok) {
         fail_at(f, line, sql, "error message lacks '%s': %s", w, floe_status_message(st));
     else if (!want_error && st)
         fail_at(f, line, sql, "statement failed: %s", floe_status_message(st));
+    else if (want_count && !tag.seen)
+        fail_at(f, line, sql, "statement gave no row count; expected %s", tok[2]);
+    else if (want_count && tag.rows != strtoll(tok[2], NULL, 10))
+        fail_at(f, line, sql, "statement changed %lld rows; expected %s", (long long)tag.rows, tok[2]);
     floe_status_free(st);
     free(w);
 done:

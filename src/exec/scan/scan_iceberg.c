@@ -761,12 +761,23 @@ static floe_status claim_ordering(const floe_ice_table *t, const floe_ice_scan_p
 floe_status floe_iceberg_scan_new(const floe_ice_table *table, const floe_ice_snapshot_selector *snapshot,
                                   const int32_t *field_ids, int32_t n_field_ids, const floe_ice_expr *filter,
                                   int32_t target_partitions, floe_plan **out) {
+    return floe_iceberg_scan_new_files(table, snapshot, field_ids, n_field_ids, filter, false, NULL, 0,
+                                       target_partitions, out);
+}
+
+floe_status floe_iceberg_scan_new_files(const floe_ice_table *table, const floe_ice_snapshot_selector *snapshot,
+                                        const int32_t *field_ids, int32_t n_field_ids, const floe_ice_expr *filter,
+                                        bool only_files_set, const char *const *only_files, int32_t n_only_files,
+                                        int32_t target_partitions, floe_plan **out) {
     *out = NULL;
     if (!table || !table->metadata_location)
         return floe_error(FLOE_ERR_INVALID_ARGUMENT, "IcebergScan: no table");
     floe_ice_scan_options opts;
     floe_ice_scan_options_init(&opts);
     opts.target_partitions = target_partitions > 0 ? target_partitions : 1;
+    opts.only_files_set = only_files_set;
+    opts.only_files = only_files;
+    opts.n_only_files = n_only_files;
     floe_ice_scan_plan *plan = NULL;
     FLOE_TRY(floe_ice_scan_plan_new(table, snapshot, field_ids, field_ids ? n_field_ids : 0, filter, &opts, &plan));
     floe_status st = NULL;

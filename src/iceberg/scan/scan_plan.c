@@ -177,6 +177,8 @@ typedef struct planner {
     int32_t n_dels, cap_dels;
     floe_strmap by_path, pos_part, eq_part;
     dlist eq_global;
+    bool only_files_set;            /* read only the data files in `only` */
+    floe_strmap only;
     floe_arena arena;               /* resolved delete paths */
     /* residuals by partition key, shared by the parallel task builders */
     pthread_mutex_t res_mu;
@@ -335,6 +337,10 @@ static floe_status prune_entries(planner *pl, size_t i) {
             last_puffin = strcasecmp(e->format, "puffin") == 0;
         }
         if (keep && last_puffin) keep = false;
+        if (keep && pl->only_files_set && !floe_strmap_contains(&pl->only, floe_str_c(e->path))) {
+            keep = false;
+            pruned++;
+        }
         if (keep && !pl->filter_true) {
             if (by_partition) {
                 if (!have_run || e->partition != run) {
@@ -1277,6 +1283,7 @@ static void mpart_free(const planner *pl, mpart *mp) {
 }
 
 static void planner_free(planner *pl) {
+    floe_strmap_free(&pl->only);
     for (int32_t i = 0; i < pl->n_specs; i++) {
         floe_ice_type_free(pl->specs[i].ptype);
         floe_ice_expr_free(pl->specs[i].inclusive);
@@ -1435,10 +1442,14 @@ floe_status floe_ice_scan_plan_new(const floe_ice_table *t, const floe_ice_snaps
                                         : prop_size(t->md, "read.split.open-file-cost", FLOE_ICE_DEFAULT_OPEN_FILE_COST);
     pl.pool = o.pool;
     pl.schema = floe_ice_tm_current_schema(t->md);
+    floe_strmap_init(&pl.only);
+    pl.only_files_set = o.only_files_set;
 
     floe_ice_scan_plan *p = floe_calloc(1, sizeof *p);
     floe_status st = p ? NULL : oom();
     if (!st && !pl.pool) st = floe_threadpool_default(&pl.pool);
+    for (int32_t i = 0; !st && o.only_files_set && i < o.n_only_files; i++)
+        st = floe_strmap_put_c(&pl.only, o.only_files[i], NULL, NULL);
     if (!st) st = select_snapshot(t->md, sel, &pl.snap);
     if (!st && !pl.schema) st = floe_error(FLOE_ERR_CORRUPT, "table %s has no current schema", t->metadata_location);
     if (!st) st = prepare(&pl, filter, o.case_sensitive);

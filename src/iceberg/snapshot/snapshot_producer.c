@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/random.h>
 
 #include <jansson.h>
@@ -198,29 +199,55 @@ void floe_ice_producer_destroy(floe_ice_producer *p) {
     memset(p, 0, sizeof *p);
 }
 
-floe_status floe_ice_producer_add_records(floe_ice_producer *p, const uint8_t *const *data, const size_t *lens,
-                                          int32_t n) {
-    floe_ice_type *ptype = NULL;
-    FLOE_TRY(floe_ice_partition_spec_partition_type(p->spec, p->schema, false, &ptype));
-    floe_status st = floe_ice_data_file_codec_new(ptype, p->md->format_version, &p->codec);
-    floe_ice_type_free(ptype);
-    FLOE_TRY(st);
-    p->added = floe_arena_calloc(&p->arena, (size_t)(n ? n : 1), sizeof *p->added);
-    if (!p->added) return oom(p);
-    p->n_added = n;
+floe_status floe_ice_producer_decode_records(floe_ice_producer *p, const uint8_t *const *data, const size_t *lens,
+                                             int32_t n, floe_ice_data_file **out) {
+    *out = NULL;
+    if (!p->codec) {
+        floe_ice_type *ptype = NULL;
+        FLOE_TRY(floe_ice_partition_spec_partition_type(p->spec, p->schema, false, &ptype));
+        floe_status st = floe_ice_data_file_codec_new(ptype, p->md->format_version, &p->codec);
+        floe_ice_type_free(ptype);
+        FLOE_TRY(st);
+    }
+    floe_ice_data_file *files = floe_arena_calloc(&p->arena, (size_t)(n ? n : 1), sizeof *files);
+    if (!files) return oom(p);
     for (int32_t i = 0; i < n; i++) {
-        floe_ice_data_file *f = &p->added[i];
-        st = floe_ice_data_file_decode(p->codec, data[i], lens[i], &p->arena, f);
+        floe_ice_data_file *f = &files[i];
+        floe_status st = floe_ice_data_file_decode(p->codec, data[i], lens[i], &p->arena, f);
         if (st) return floe_status_wrap(st, "%s: data file record %d of %d", p->what, i + 1, n);
-        if (f->content != FLOE_ICE_CONTENT_DATA)
-            return floe_error(FLOE_ERR_UNSUPPORTED, "%s: record %d (%s) is a %s file; only data files can be "
-                              "appended", p->what, i + 1, f->file_path, floe_ice_content_name(f->content));
         if (f->record_count < 0 || f->file_size_in_bytes < 0)
             return floe_error(FLOE_ERR_INVALID_ARGUMENT, "%s: record %d (%s) has a negative record count or size",
                               p->what, i + 1, f->file_path);
         f->spec_id = p->spec->spec_id;
     }
+    *out = files;
     return NULL;
+}
+
+floe_status floe_ice_producer_add_records(floe_ice_producer *p, const uint8_t *const *data, const size_t *lens,
+                                          int32_t n) {
+    floe_ice_data_file *files = NULL;
+    FLOE_TRY(floe_ice_producer_decode_records(p, data, lens, n, &files));
+    for (int32_t i = 0; i < n; i++) {
+        floe_ice_data_file *f = &files[i];
+        if (f->content != FLOE_ICE_CONTENT_DATA)
+            return floe_error(FLOE_ERR_UNSUPPORTED, "%s: record %d (%s) is a %s file; only data files can be "
+                              "appended", p->what, i + 1, f->file_path, floe_ice_content_name(f->content));
+        /* v3: a new file's first_row_id is null until the commit lands; the
+         * manifest list assigns it (rows keeping their ids carry them in
+         * their _row_id column instead). */
+        f->has_first_row_id = false;
+        f->first_row_id = 0;
+    }
+    p->added = files;
+    p->n_added = n;
+    return NULL;
+}
+
+/* A deletion vector: a position delete blob in a Puffin file, for one data
+ * file (the spec's v3 form of position deletes). */
+bool floe_ice_is_dv(const floe_ice_data_file *f) {
+    return f->content == FLOE_ICE_CONTENT_POSITION_DELETES && f->has_content_offset && f->referenced_data_file;
 }
 
 floe_status floe_ice_producer_add_delete_files(floe_ice_producer *p, const floe_ice_data_file *files, int32_t n) {
@@ -234,11 +261,27 @@ floe_status floe_ice_producer_add_delete_files(floe_ice_producer *p, const floe_
         if (f->content == FLOE_ICE_CONTENT_DATA)
             return floe_error(FLOE_ERR_INVALID_ARGUMENT, "%s: %s is a data file, not a delete file", p->what,
                               f->file_path);
-        if (f->n_partition != p->spec->n_fields)
-            return floe_error(FLOE_ERR_INVALID_ARGUMENT, "%s: delete file %s has %d partition values, the default "
-                              "spec %d fields", p->what, f->file_path, (int)f->n_partition, (int)p->spec->n_fields);
+        const floe_ice_partition_spec *spec = floe_ice_tm_spec(p->md, f->spec_id);
+        if (!spec)
+            return floe_error(FLOE_ERR_INVALID_ARGUMENT, "%s: delete file %s names partition spec %d, which the "
+                              "table does not have", p->what, f->file_path, (int)f->spec_id);
+        if (f->n_partition != spec->n_fields)
+            return floe_error(FLOE_ERR_INVALID_ARGUMENT, "%s: delete file %s has %d partition values, its spec %d "
+                              "fields", p->what, f->file_path, (int)f->n_partition, (int)spec->n_fields);
+        bool dv = floe_ice_is_dv(f);
+        /* v3 forbids adding position delete files: deletion vectors
+         * replace them.  A DV in an older table no reader would expect. */
+        if (f->content == FLOE_ICE_CONTENT_POSITION_DELETES && p->md->format_version >= 3 &&
+            (!dv || !f->has_content_size_in_bytes || !f->file_format || strcasecmp(f->file_format, "puffin") != 0))
+            return floe_error(FLOE_ERR_INVALID_ARGUMENT, "%s: %s: position deletes of a format version %d table "
+                              "must be deletion vectors (a Puffin blob with content_offset, content_size_in_bytes "
+                              "and referenced_data_file), not %s position delete files", p->what, f->file_path,
+                              p->md->format_version, f->file_format ? f->file_format : "(no format)");
+        if (dv && p->md->format_version < 3)
+            return floe_error(FLOE_ERR_INVALID_ARGUMENT, "%s: %s is a deletion vector, which needs format version 3 "
+                              "(the table has %d)", p->what, f->file_path, p->md->format_version);
         all[p->n_added_deletes + i] = *f;
-        all[p->n_added_deletes + i].spec_id = p->spec->spec_id;
+        all[p->n_added_deletes + i].has_first_row_id = false; /* always null for delete files */
     }
     p->added_deletes = all;
     p->n_added_deletes += n;
@@ -438,9 +481,7 @@ static bool has_path(const floe_ice_tuple_map *m, const char *path) {
     return floe_ice_tuple_map_get(m, PATH_KEY, 1, &v) != NULL;
 }
 
-/* The one data file a position delete file applies to, when it names one
- * (referenced_data_file, or file_path bounds that are equal), in `arena`. */
-static const char *single_reference(floe_ice_producer *p, const floe_ice_data_file *f) {
+const char *floe_ice_producer_single_reference(floe_ice_producer *p, const floe_ice_data_file *f) {
     if (f->referenced_data_file) return f->referenced_data_file;
     const uint8_t *lo = NULL, *hi = NULL;
     uint32_t lo_len = 0, hi_len = 0;
@@ -486,7 +527,7 @@ static floe_status delete_still_applies(floe_ice_producer *p, orphan_ctx *o, siz
     if (lf->sequence_number < 0) return NULL; /* unknown: keep */
     bool pos = f->content == FLOE_ICE_CONTENT_POSITION_DELETES;
     if (pos) {
-        const char *ref = single_reference(p, f);
+        const char *ref = floe_ice_producer_single_reference(p, f);
         if (ref) {
             char *resolved = NULL;
             FLOE_TRY(floe_ice_table_resolve_path(p->t, ref, &resolved));
@@ -672,16 +713,15 @@ static floe_status write_manifest(floe_ice_producer *p, const char *path, floe_i
     return NULL;
 }
 
-/* A manifest of ADDED entries: the data files (into w->manifest) or the
+/* A manifest of ADDED entries of `spec`: data files (into w->manifest) or
  * delete files (recorded among w->rewritten). */
 static floe_status write_added_manifest(floe_ice_producer *p, floe_ice_append_files *w, bool deletes,
-                                        floe_ice_manifest_file *rec) {
+                                        const floe_ice_partition_spec *spec, const floe_ice_data_file *files,
+                                        size_t n, floe_ice_manifest_file *rec) {
     char *path = NULL;
     FLOE_TRY(location_for(p, deletes ? 1 + w->n_rewritten : 0, &path));
     if (deletes) w->rewritten[w->n_rewritten++] = path;
     else w->manifest = path;
-    size_t n = (size_t)(deletes ? p->n_added_deletes : p->n_added);
-    const floe_ice_data_file *files = deletes ? p->added_deletes : p->added;
     floe_ice_manifest_entry *e = floe_malloc((n ? n : 1) * sizeof *e);
     if (!e) return oom(p);
     /* v2: ids and sequence numbers null, inherited from the list record
@@ -691,9 +731,33 @@ static floe_status write_added_manifest(floe_ice_producer *p, floe_ice_append_fi
         e[i].snapshot_id = e[i].sequence_number = e[i].file_sequence_number = -1;
         e[i].file = files[i];
     }
-    floe_status st = write_manifest(p, path, deletes ? FLOE_ICE_MANIFEST_DELETES : FLOE_ICE_MANIFEST_DATA, p->spec, e,
+    floe_status st = write_manifest(p, path, deletes ? FLOE_ICE_MANIFEST_DELETES : FLOE_ICE_MANIFEST_DATA, spec, e,
                                     n, rec);
     floe_free(e);
+    return st;
+}
+
+/* The added delete files, one manifest per partition spec (a manifest has
+ * one spec, and a delete file takes the spec of the data it applies to,
+ * which may be older than the default), in order of first appearance. */
+static floe_status write_added_deletes(floe_ice_producer *p, floe_ice_append_files *w, floe_ice_manifest_file *all,
+                                       size_t *n_all) {
+    size_t n = (size_t)p->n_added_deletes;
+    floe_ice_data_file *group = floe_malloc((n ? n : 1) * sizeof *group);
+    uint8_t *done = floe_calloc(n ? n : 1, 1);
+    floe_status st = group && done ? NULL : oom(p);
+    for (size_t i = 0; !st && i < n; i++) {
+        if (done[i]) continue;
+        int32_t spec_id = p->added_deletes[i].spec_id;
+        size_t k = 0;
+        for (size_t j = i; j < n; j++)
+            if (!done[j] && p->added_deletes[j].spec_id == spec_id) group[k++] = p->added_deletes[j], done[j] = 1;
+        const floe_ice_partition_spec *spec = floe_ice_tm_spec(p->md, spec_id);
+        st = spec ? write_added_manifest(p, w, true, spec, group, k, &all[(*n_all)++])
+                  : floe_error(FLOE_ERR_CORRUPT, "%s: no partition spec %d", p->what, (int)spec_id);
+    }
+    floe_free(group);
+    floe_free(done);
     return st;
 }
 
@@ -747,8 +811,10 @@ static floe_status write_list(floe_ice_producer *p, const floe_ice_manifest_file
     FLOE_TRY(location_for(p, -1, &w->manifest_list));
     floe_output *out = NULL;
     FLOE_TRY(floe_fileio_create_output(p->t->io, w->manifest_list, 0, &out));
+    bool v3 = p->md->format_version >= 3;
     floe_ice_manifest_list_options lo = {p->md->format_version, p->snapshot_id,
-                                         p->parent ? p->parent->snapshot_id : FLOE_ICE_NO_SNAPSHOT, p->seq, false, 0};
+                                         p->parent ? p->parent->snapshot_id : FLOE_ICE_NO_SNAPSHOT, p->seq, v3,
+                                         v3 ? p->first_row_id : 0};
     floe_status st = floe_ice_manifest_list_write(out, &lo, all, (int32_t)n);
     floe_status cst = floe_output_close(out);
     if (!st) st = cst;
@@ -757,20 +823,45 @@ static floe_status write_list(floe_ice_producer *p, const floe_ice_manifest_file
     return NULL;
 }
 
+/* v3 row lineage (spec: First Row ID Assignment): every data manifest
+ * without a first_row_id — the ones this commit wrote, and older ones of a
+ * table upgraded to v3 — gets the next id, which then advances by the
+ * manifest's added and existing rows, the files that inherit an id from it
+ * when read (an upper bound: rewritten entries keep the ids they had).
+ * Manifests that have one keep it; delete manifests have none.  Sets
+ * p->first_row_id and p->added_rows for the snapshot. */
+static floe_status assign_row_ids(floe_ice_producer *p, floe_ice_manifest_file *all, size_t n) {
+    int64_t next = p->md->has_next_row_id ? p->md->next_row_id : 0;
+    p->first_row_id = next;
+    for (size_t i = 0; i < n; i++) {
+        floe_ice_manifest_file *mf = &all[i];
+        if (mf->content != FLOE_ICE_MANIFEST_DATA || mf->has_first_row_id) continue;
+        if (mf->added_rows_count < 0 || mf->existing_rows_count < 0)
+            return floe_error(FLOE_ERR_UNSUPPORTED, "%s: manifest %s records no row counts, so no row ids can be "
+                              "assigned to its files (format version 3)", p->what, mf->manifest_path);
+        mf->has_first_row_id = true;
+        mf->first_row_id = next;
+        next += mf->added_rows_count + mf->existing_rows_count;
+    }
+    p->added_rows = next - p->first_row_id;
+    return NULL;
+}
+
 static floe_status write_manifests(floe_ice_producer *p, floe_ice_append_files *w) {
     FLOE_TRY(load_list(p));
-    size_t cap = p->n_mfs + 2;
+    size_t cap = p->n_mfs + 2 + (size_t)p->n_added_deletes;
     floe_ice_manifest_file *all = floe_calloc(cap, sizeof *all);
     if (!all) return oom(p);
-    w->rewritten = floe_calloc(p->n_mfs + 1, sizeof *w->rewritten);
+    w->rewritten = floe_calloc(p->n_mfs + 1 + (size_t)p->n_added_deletes, sizeof *w->rewritten);
     floe_status st = w->rewritten ? NULL : oom(p);
     size_t n = 0;
-    if (!st && p->n_added > 0) st = write_added_manifest(p, w, false, &all[n++]);
-    if (!st && p->n_added_deletes > 0) st = write_added_manifest(p, w, true, &all[n++]);
+    if (!st && p->n_added > 0) st = write_added_manifest(p, w, false, p->spec, p->added, (size_t)p->n_added, &all[n++]);
+    if (!st && p->n_added_deletes > 0) st = write_added_deletes(p, w, all, &n);
     for (size_t i = 0; !st && i < p->n_mfs; i++) {
         if (manifest_touched(p, i)) st = rewrite_manifest(p, i, w, &all[n++]);
         else if (worth_keeping(&p->mfs[i])) all[n++] = p->mfs[i];
     }
+    if (!st && p->md->format_version >= 3) st = assign_row_ids(p, all, n);
     if (!st) st = write_list(p, all, n, w);
     floe_free(all);
     return st;
@@ -783,8 +874,15 @@ typedef struct counts {
     int64_t added_delete_files, added_pos_files, added_eq_files, added_pos_records, added_eq_records;
     int64_t deleted_files, deleted_records, removed_size;
     int64_t removed_delete_files, removed_pos_files, removed_eq_files, removed_pos_records, removed_eq_records;
+    int64_t added_dvs, removed_dvs;
     int64_t changed_partitions;
 } counts;
+
+/* The bytes a file adds to the table: a DV's blob, not its whole Puffin
+ * file (Java's ScanTaskUtil.contentSizeInBytes). */
+static int64_t content_size(const floe_ice_data_file *f) {
+    return floe_ice_is_dv(f) && f->has_content_size_in_bytes ? f->content_size_in_bytes : f->file_size_in_bytes;
+}
 
 static floe_status count_changes(floe_ice_producer *p, counts *c) {
     memset(c, 0, sizeof *c);
@@ -801,19 +899,23 @@ static floe_status count_changes(floe_ice_producer *p, counts *c) {
         const floe_ice_data_file *f = &p->added_deletes[i];
         bool pos = f->content == FLOE_ICE_CONTENT_POSITION_DELETES;
         c->added_delete_files++;
-        c->added_size += f->file_size_in_bytes;
-        if (pos) c->added_pos_files++, c->added_pos_records += f->record_count;
+        c->added_size += content_size(f);
+        if (pos && floe_ice_is_dv(f)) c->added_dvs++;
+        else if (pos) c->added_pos_files++;
+        if (pos) c->added_pos_records += f->record_count;
         else c->added_eq_files++, c->added_eq_records += f->record_count;
         st = floe_ice_tuple_map_put(&parts, f->spec_id, f->n_partition, f->partition, NULL, NULL);
     }
     for (size_t i = 0; !st && i < p->n_files; i++) {
         if (!p->removed[i]) continue;
         const floe_ice_data_file *f = &p->files[i].file;
-        c->removed_size += f->file_size_in_bytes;
+        c->removed_size += content_size(f);
         switch (f->content) {
         case FLOE_ICE_CONTENT_DATA: c->deleted_files++, c->deleted_records += f->record_count; break;
         case FLOE_ICE_CONTENT_POSITION_DELETES:
-            c->removed_delete_files++, c->removed_pos_files++, c->removed_pos_records += f->record_count;
+            c->removed_delete_files++, c->removed_pos_records += f->record_count;
+            if (floe_ice_is_dv(f)) c->removed_dvs++;
+            else c->removed_pos_files++;
             break;
         case FLOE_ICE_CONTENT_EQUALITY_DELETES:
             c->removed_delete_files++, c->removed_eq_files++, c->removed_eq_records += f->record_count;
@@ -880,6 +982,8 @@ static floe_status build_summary(floe_ice_producer *p, const char *operation, co
     bad = bad || set_pos(o, "removed-delete-files", c.removed_delete_files);
     bad = bad || set_pos(o, "removed-position-delete-files", c.removed_pos_files);
     bad = bad || set_pos(o, "removed-equality-delete-files", c.removed_eq_files);
+    bad = bad || set_pos(o, "added-dvs", c.added_dvs);
+    bad = bad || set_pos(o, "removed-dvs", c.removed_dvs);
     bad = bad || set_pos(o, "removed-position-deletes", c.removed_pos_records);
     bad = bad || set_pos(o, "removed-equality-deletes", c.removed_eq_records);
     bad = bad || set_num(o, "changed-partition-count", c.changed_partitions);
@@ -926,6 +1030,10 @@ static floe_status install_snapshot(floe_ice_producer *p, const char *list, json
         summary = NULL;
         bad |= json_object_set_new(snap, "manifest-list", json_string(list));
         bad |= json_object_set_new(snap, "schema-id", json_integer(p->schema->schema_id));
+        if (p->md->format_version >= 3) {
+            bad |= json_object_set_new(snap, "first-row-id", json_integer(p->first_row_id));
+            bad |= json_object_set_new(snap, "added-rows", json_integer(p->added_rows));
+        }
     }
     json_decref(summary);
     json_t *snaps = bad ? NULL : array_member(root, "snapshots");
@@ -945,6 +1053,9 @@ static floe_status install_snapshot(floe_ice_producer *p, const char *list, json
 
     bad = bad || json_object_set_new(root, "current-snapshot-id", json_integer(p->snapshot_id));
     if (p->md->format_version >= 2) bad = bad || json_object_set_new(root, "last-sequence-number", json_integer(p->seq));
+    /* v3: the ids this snapshot assigned are taken (spec: Snapshot Row IDs). */
+    if (p->md->format_version >= 3)
+        bad = bad || json_object_set_new(root, "next-row-id", json_integer(p->first_row_id + p->added_rows));
 
     /* "main" follows the new snapshot; other settings of the ref are kept. */
     json_t *refs = json_object_get(root, "refs");

@@ -5,9 +5,10 @@
  *
  * A producer is built on the table's current metadata.  The operation adds
  * data files (Avro data_file records, decoded with the default spec's
- * partition type), loads the live files of the current snapshot and marks
- * the ones it removes; commit then writes
- *   - one manifest of ADDED entries for the added files,
+ * partition type) and delete files, loads the live files of the current
+ * snapshot and marks the ones it removes; commit then writes
+ *   - one manifest of ADDED entries for the added data files, and one per
+ *     partition spec for the added delete files,
  *   - a rewrite of every manifest holding a removed file: the removed
  *     entries DELETED (snapshot id = the new snapshot, sequence numbers
  *     kept), the other live entries EXISTING with explicit snapshot ids
@@ -16,7 +17,10 @@
  *     snapshot's manifests in their order, rewritten ones in place of the
  *     originals, manifests that no longer hold a live file dropped,
  * and installs the snapshot with a summary computed as Java's
- * SnapshotSummary does (added-*, deleted-*, removed-*, total-*).
+ * SnapshotSummary does (added-*, deleted-*, removed-*, total-*).  In format
+ * version 3 the list assigns first_row_id to every data manifest lacking
+ * one (row lineage), the snapshot gets first-row-id (the table's
+ * next-row-id) and added-rows, and next-row-id advances past them.
  *
  * Everything written is recorded in a floe_ice_append_files, which the
  * caller discards when anything fails or the commit loses its race.
@@ -65,6 +69,7 @@ typedef struct floe_ice_producer {
     const char *what;                         /* "append", "overwrite", "delete" (messages) */
     floe_arena arena;
     int64_t snapshot_id, seq, timestamp_ms;   /* seq 0 in v1 */
+    int64_t first_row_id, added_rows;         /* v3 row lineage, set by commit */
     char uuid[37];                            /* names the files of this commit */
 
     /* Added data files (floe_ice_producer_add_records). */
@@ -100,19 +105,34 @@ typedef floe_status (*floe_ice_manifest_pick_fn)(floe_ice_producer *p, const flo
 
 /* Start a producer on `t`'s current metadata for operation `what`: fresh
  * snapshot id and commit uuid, next sequence number, timestamp.  Format
- * version 3 (row lineage) is FLOE_ERR_UNSUPPORTED.  Always pair with
- * floe_ice_producer_destroy, also on failure. */
+ * version 3 is FLOE_ERR_UNSUPPORTED until row lineage is tested.  Always
+ * pair with floe_ice_producer_destroy, also on failure. */
 floe_status floe_ice_producer_init(floe_ice_producer *p, const floe_ice_table *t, const char *what) FLOE_WARN_UNUSED;
 void floe_ice_producer_destroy(floe_ice_producer *p);
 
+/* Decode `n` data_file records (data or delete files) with the default
+ * spec's partition type into the producer's arena (*out, n structs), each
+ * given the default spec's id.  Negative counts or sizes are refused. */
+floe_status floe_ice_producer_decode_records(floe_ice_producer *p, const uint8_t *const *data, const size_t *lens,
+                                             int32_t n, floe_ice_data_file **out) FLOE_WARN_UNUSED;
+
 /* Decode `n` data_file records (the writers' hand-off) as added data
- * files of the default spec.  Delete files are FLOE_ERR_UNSUPPORTED. */
+ * files of the default spec (their first_row_id made null: v3 assigns it
+ * by inheritance).  Delete files are FLOE_ERR_UNSUPPORTED. */
 floe_status floe_ice_producer_add_records(floe_ice_producer *p, const uint8_t *const *data, const size_t *lens,
                                           int32_t n) FLOE_WARN_UNUSED;
 
-/* Add `n` delete files (position or equality; format version 2), written
- * to a manifest of their own (content "deletes") after the data manifest:
- * the row-level half of a row delta.  The structs are copied; their strings,
+/* Is `f` a deletion vector (position deletes with content_offset and
+ * referenced_data_file: a blob in a Puffin file)? */
+bool floe_ice_is_dv(const floe_ice_data_file *f);
+
+/* Add `n` delete files (format version 2 or later), written after the data
+ * manifest to manifests of their own (content "deletes"), one per partition
+ * spec: each file keeps its spec_id, which must be one of the table's specs
+ * with as many partition values as it has fields.  In format version 3
+ * position deletes must be deletion vectors (Puffin, content_offset,
+ * content_size_in_bytes, referenced_data_file), which older versions do not
+ * take (FLOE_ERR_INVALID_ARGUMENT).  The structs are copied; their strings,
  * arrays and partition values must outlive the producer. */
 floe_status floe_ice_producer_add_delete_files(floe_ice_producer *p, const floe_ice_data_file *files,
                                                int32_t n) FLOE_WARN_UNUSED;
@@ -130,6 +150,11 @@ floe_status floe_ice_producer_load_live(floe_ice_producer *p, floe_ice_manifest_
  * `spec`, typed by `ptype`, its partition struct)?  No summary: yes. */
 floe_status floe_ice_manifest_may_hold_tuple(const floe_ice_manifest_file *mf, const floe_ice_type *ptype,
                                              const floe_ice_value *values, int32_t n, bool *may) FLOE_WARN_UNUSED;
+
+/* The one data file a delete file applies to, when it names one
+ * (referenced_data_file, or file_path bounds that are equal), or NULL;
+ * bytes copied into the producer's arena. */
+const char *floe_ice_producer_single_reference(floe_ice_producer *p, const floe_ice_data_file *f);
 
 /* Mark live file i (an index into p->files) removed. */
 void floe_ice_producer_remove(floe_ice_producer *p, size_t i);

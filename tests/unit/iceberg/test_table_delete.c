@@ -220,7 +220,7 @@ static void partial_match_is_refused_and_table_unchanged(void **state) {
     floe_status st = floe_catalog_delete_where(c, "db", "t", f, 3, &sid, &rows);
     assert_non_null(st);
     assert_int_equal(floe_status_code(st), FLOE_ERR_UNSUPPORTED);
-    assert_non_null(strstr(floe_status_message(st), "row-level delete is not supported yet"));
+    assert_non_null(strstr(floe_status_message(st), "a row-level delete is needed"));
     assert_non_null(strstr(floe_status_message(st), "/data/b0.parquet may hold rows that do not match"));
     floe_status_free(st);
     floe_ice_expr_free(f);

@@ -1,0 +1,48 @@
+/*
+ * dml_internal.h — what the statements of dml.c (INSERT, CREATE TABLE AS,
+ * the metadata-only DELETE) and dml_rowlevel.c (row-level DELETE, UPDATE,
+ * TRUNCATE) share: the target table, running a write plan, result tags.
+ */
+#ifndef FLOE_SQL_DML_INTERNAL_H
+#define FLOE_SQL_DML_INTERNAL_H
+
+#include <jansson.h>
+#include <stdint.h>
+
+#include "floe/iceberg_table_metadata.h"
+#include "floe/session.h"
+#include "sql/logical.h"
+
+#define FLOE_DML_NAME_MAX 255
+
+/* The message part by which the metadata-only DELETE says it cannot do a
+ * condition alone (table_delete.c too): the row-level path takes over. */
+#define ROW_LEVEL_MARK "a row-level delete is needed"
+
+typedef struct floe_dml_target {
+    char ns[FLOE_DML_NAME_MAX + 1];
+    char name[FLOE_DML_NAME_MAX + 1];
+    char label[2 * FLOE_DML_NAME_MAX + 2]; /* "ns.name" */
+    int32_t location;
+    floe_ice_table *table;                 /* owned */
+} floe_dml_target;
+
+/* Resolve and load the table a statement's RangeVar `rv` names. */
+floe_status floe_dml_target_of(floe_session *s, const json_t *rv, floe_dml_target *t) FLOE_WARN_UNUSED;
+void floe_dml_target_clear(floe_dml_target *t);
+
+/* Run a write plan; *rows: the commit's row count. */
+floe_status floe_dml_run_write(floe_session *s, const floe_plan *plan, int64_t *rows) FLOE_WARN_UNUSED;
+
+/* Hand the statement's tag ("DELETE 3") to the sink. */
+floe_status floe_dml_end_tag(const floe_result_sink *sink, const char *tag, int64_t rows) FLOE_WARN_UNUSED;
+
+/* The snapshot of table `t` a plan reads (a scan of the same table), or -1. */
+int64_t floe_dml_snapshot_read(const floe_lplan *p, const floe_ice_table *t);
+
+/* dml_rowlevel.c */
+floe_status floe_sql_exec_delete_rows(floe_session *s, const json_t *body, const floe_result_sink *sink) FLOE_WARN_UNUSED;
+floe_status floe_sql_exec_update(floe_session *s, const json_t *body, const floe_result_sink *sink) FLOE_WARN_UNUSED;
+floe_status floe_sql_exec_truncate(floe_session *s, const json_t *body, const floe_result_sink *sink) FLOE_WARN_UNUSED;
+
+#endif

@@ -1,0 +1,544 @@
+/*
+ * dml_rowlevel.c — the statements that change single rows:
+ *
+ *   DELETE FROM t [AS a] [USING ...] WHERE ...     (what the metadata-only
+ *                                                   path of dml.c cannot do)
+ *   UPDATE t [AS a] SET c = expr, ... [FROM ...] [WHERE ...]
+ *   TRUNCATE [TABLE] t [, ...]
+ *
+ * Each statement becomes a query over the target (and its USING / FROM
+ * tables) that yields, per affected row, the row's data file and position
+ * (the _file and _pos metadata columns), what to do with it (_op, the
+ * FLOE_ROW_OP_* bits of exec_write.h) and, for UPDATE, the row's new
+ * values — every table column in schema order, an assigned one from its
+ * SET expression (all read before any is assigned, as SQL says), the others
+ * as they were.  That query runs under IcebergWrite in delta mode and one
+ * row-delta commit (floe_sql_plan_delta_write), so a row-level change is an
+ * ordinary plan: parallel on threads, shipped to ranks under MPI, all or
+ * nothing.
+ *
+ * Write modes follow Iceberg's table properties write.delete.mode and
+ * write.update.mode:
+ *   merge-on-read (floe's default, for format version 2 and up): the
+ *     deleted positions go to position delete files, one per data file,
+ *     and updated rows to new data files — the work is proportional to the
+ *     rows changed, and compaction folds the deletes back later.  Iceberg
+ *     Java's default is copy-on-write; floe picks merge-on-read because a
+ *     statement that changes a few rows of a large table then writes a few
+ *     rows, not the table (Trino does the same).
+ *   copy-on-write: a first query finds the data files holding a matching
+ *     row; a second reads exactly those files (`_file IN (...)` pushed into
+ *     the scan) at the same snapshot and writes every row again — changed
+ *     or, for DELETE, left out — and the commit replaces the files.
+ *     Version 1 tables have no delete files: always copy-on-write.
+ *
+ * Conflicts: the commit is validated against commits after the snapshot
+ * the statement read, with the target scan's pushed filter as the rows it
+ * read and the isolation level of write.delete.isolation-level /
+ * write.update.isolation-level (serializable by default).
+ *
+ * Tags as PostgreSQL: "DELETE n", "UPDATE n", "TRUNCATE TABLE".
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "floe/catalog.h"
+#include "floe/exec_write.h"
+#include "floe/iceberg_expr.h"
+#include "floe/memory.h"
+#include "sql/dml.h"
+#include "sql/dml_internal.h"
+#include "sql/optimize_internal.h"
+#include "sql/pgnode.h"
+#include "sql/session_internal.h"
+
+static floe_status oom(void) { return floe_error(FLOE_ERR_OUT_OF_MEMORY, "row-level change: out of memory"); }
+
+/* ------------------------------------------------------------ parse trees */
+
+static json_t *pg_string(const char *s) { return json_pack("{s:{s:s}}", "String", "sval", s); }
+
+/* qual.name as a ColumnRef. */
+static json_t *colref(const char *qual, const char *name) {
+    json_t *a = pg_string(qual), *b = pg_string(name);
+    if (!a || !b) {
+        json_decref(a);
+        json_decref(b);
+        return NULL;
+    }
+    return json_pack("{s:{s:[o,o]}}", "ColumnRef", "fields", a, b);
+}
+
+static json_t *int_const(int v) { return json_pack("{s:{s:{s:i}}}", "A_Const", "ival", "ival", v); }
+static json_t *null_const(void) { return json_pack("{s:{s:b}}", "A_Const", "isnull", 1); }
+static json_t *str_const(const char *v) { return json_pack("{s:{s:{s:s}}}", "A_Const", "sval", "sval", v); }
+
+/* CASE WHEN cond THEN a ELSE b END (all consumed). */
+static json_t *case_when(json_t *cond, json_t *a, json_t *b) {
+    if (!cond || !a || !b) {
+        json_decref(cond);
+        json_decref(a);
+        json_decref(b);
+        return NULL;
+    }
+    return json_pack("{s:{s:[{s:{s:o,s:o}}],s:o}}", "CaseExpr", "args", "CaseWhen", "expr", cond, "result", a,
+                     "defresult", b);
+}
+
+/* A SelectStmt: targets (a JSON array of values, consumed, named
+ * t0, t1, ...), FROM `from` (consumed), WHERE `where` (consumed, may be
+ * NULL), DISTINCT when asked. */
+static json_t *select_stmt(json_t *targets, json_t *from, json_t *where, bool distinct) {
+    json_t *list = json_array(), *sel = NULL;
+    if (!list || !targets || !from) goto fail;
+    for (size_t i = 0; i < json_array_size(targets); i++) {
+        char name[24];
+        snprintf(name, sizeof name, "t%zu", i);
+        json_t *rt = json_pack("{s:{s:s,s:O}}", "ResTarget", "name", name, "val", json_array_get(targets, i));
+        if (!rt || json_array_append_new(list, rt) != 0) goto fail;
+    }
+    sel = json_pack("{s:o,s:o,s:s,s:s}", "targetList", list, "fromClause", from, "op", "SETOP_NONE", "limitOption",
+                    "LIMIT_OPTION_DEFAULT");
+    list = from = NULL;
+    if (!sel) goto fail;
+    if (where && json_object_set_new(sel, "whereClause", where) != 0) {
+        where = NULL;
+        goto fail;
+    }
+    where = NULL;
+    if (distinct) {
+        json_t *d = json_array();
+        if (!d || json_array_append_new(d, json_object()) != 0 || json_object_set_new(sel, "distinctClause", d) != 0)
+            goto fail;
+    }
+    json_decref(targets);
+    return json_pack("{s:o}", "SelectStmt", sel);
+fail:
+    json_decref(list);
+    json_decref(from);
+    json_decref(where);
+    json_decref(targets);
+    json_decref(sel);
+    return NULL;
+}
+
+/* The FROM list: the target's RangeVar, then `more` (USING / FROM items). */
+static json_t *from_list(const json_t *relation, const json_t *more) {
+    json_t *l = json_pack("[{s:O}]", "RangeVar", relation);
+    for (int32_t i = 0; l && i < floe_pg_list_len(more); i++)
+        if (json_array_append_new(l, json_deep_copy(floe_pg_list_at(more, i))) != 0) {
+            json_decref(l);
+            return NULL;
+        }
+    return l;
+}
+
+static json_t *copy_or_null(const json_t *j) { return j ? json_deep_copy(j) : NULL; }
+
+/* --------------------------------------------------------------- the table */
+
+static const char *table_prop(const floe_ice_table_metadata *md, const char *key) {
+    for (int32_t i = 0; i < md->n_properties; i++)
+        if (strcmp(md->properties[i].key, key) == 0) return md->properties[i].value;
+    return NULL;
+}
+
+/* write.<op>.mode: true for copy-on-write. */
+static floe_status write_mode(const floe_dml_target *t, const char *op, bool *cow) {
+    char key[64];
+    snprintf(key, sizeof key, "write.%s.mode", op);
+    const char *v = table_prop(t->table->md, key);
+    *cow = false;
+    if (t->table->md->format_version < 2) {
+        *cow = true; /* no delete files before v2 */
+        return NULL;
+    }
+    if (!v || strcmp(v, "merge-on-read") == 0) return NULL;
+    if (strcmp(v, "copy-on-write") == 0) {
+        *cow = true;
+        return NULL;
+    }
+    return floe_error(FLOE_ERR_INVALID_ARGUMENT, "table %s: property %s is '%s'; expected merge-on-read or "
+                      "copy-on-write", t->label, key, v);
+}
+
+static floe_status isolation_of(const floe_dml_target *t, const char *op, floe_isolation_level *out) {
+    char key[64];
+    snprintf(key, sizeof key, "write.%s.isolation-level", op);
+    const char *v = table_prop(t->table->md, key);
+    *out = FLOE_ISOLATION_SERIALIZABLE;
+    if (!v || strcmp(v, "serializable") == 0) return NULL;
+    if (strcmp(v, "snapshot") == 0) {
+        *out = FLOE_ISOLATION_SNAPSHOT;
+        return NULL;
+    }
+    return floe_error(FLOE_ERR_INVALID_ARGUMENT, "table %s: property %s is '%s'; expected serializable or snapshot",
+                      t->label, key, v);
+}
+
+/* The name the statement's own clauses use for the target. */
+static const char *qualifier(const json_t *relation) {
+    const char *alias = floe_pg_get_str(floe_pg_get(relation, "alias"), "aliasname");
+    return alias ? alias : floe_pg_get_str(relation, "relname");
+}
+
+static bool same_table(const floe_ice_table *a_, const floe_ice_table *b_) {
+    const floe_ice_table_metadata *a = a_->md, *b = b_->md;
+    if (a->table_uuid && b->table_uuid) return strcmp(a->table_uuid, b->table_uuid) == 0;
+    return a->location && b->location && strcmp(a->location, b->location) == 0;
+}
+
+/* Every scan of the target reads snapshot `id` (copy-on-write's second
+ * query reads what the first did). */
+static void pin_snapshot(floe_lplan *p, const floe_ice_table *t, int64_t id) {
+    if (!p) return;
+    if (p->kind == FLOE_L_ICEBERG_SCAN && p->table && p->table->md && same_table(p->table, t) && id >= 0 &&
+        p->snapshot.kind == FLOE_ICE_SELECT_CURRENT) {
+        p->snapshot.kind = FLOE_ICE_SELECT_ID;
+        p->snapshot.snapshot_id = id;
+    }
+    for (int32_t i = 0; i < p->n_inputs; i++) pin_snapshot(p->inputs[i], t, id);
+}
+
+/* The first scan of the target in an optimized plan. */
+static const floe_lplan *target_scan(const floe_lplan *p, const floe_ice_table *t) {
+    if (!p) return NULL;
+    if (p->kind == FLOE_L_ICEBERG_SCAN && p->table && p->table->md && same_table(p->table, t)) return p;
+    for (int32_t i = 0; i < p->n_inputs; i++) {
+        const floe_lplan *s = target_scan(p->inputs[i], t);
+        if (s) return s;
+    }
+    return NULL;
+}
+
+/* ----------------------------------------------------------- running them */
+
+typedef struct change {
+    floe_dml_target t;
+    const char *what;              /* "DELETE", "UPDATE" */
+    bool cow;
+    floe_isolation_level isolation;
+    int64_t base;                  /* the snapshot read; -1 none */
+} change;
+
+/* Bind `q` (consumed) and shape it with `map` (see floe_sql_bind_delta_input),
+ * then plan and run the write; *rows: the rows changed. */
+static floe_status run_change(floe_session *s, change *c, json_t *q, const int32_t *map, int32_t flags,
+                              const char *const *removed, int32_t n_removed, int64_t *rows) {
+    *rows = 0;
+    if (!q) return oom();
+    floe_lplan *lp = NULL, *shaped = NULL;
+    floe_status st = floe_sql_bind_query(s, q, &lp);
+    json_decref(q);
+    if (st) return st;
+    if (c->base < 0) c->base = floe_dml_snapshot_read(lp, c->t.table);
+    pin_snapshot(lp, c->t.table, c->base);
+    st = floe_sql_bind_delta_input(s, c->t.table, c->t.label, map, lp, &shaped);
+    if (!st) st = floe_sql_optimize(&shaped, &s->opts);
+    char *filter_json = NULL;
+    if (!st) {
+        const floe_lplan *scan = target_scan(shaped, c->t.table);
+        if (scan && scan->pushed) st = floe_ice_expr_to_json_text(scan->pushed, &filter_json);
+    }
+    floe_plan *phys = NULL, *plan = NULL;
+    if (!st) st = floe_sql_physical(shaped, &s->opts, false, &phys);
+    floe_lplan_free(shaped);
+    if (!st)
+        st = floe_sql_plan_delta_write(s, phys, c->t.table, c->t.ns, c->t.name, flags, c->base, c->isolation,
+                                       filter_json, removed, n_removed, &plan);
+    floe_plan_release(phys);
+    floe_free(filter_json);
+    if (!st) st = floe_dml_run_write(s, plan, rows);
+    floe_plan_release(plan);
+    return st;
+}
+
+/* The distinct data files (column 0) a query's rows come from. */
+typedef struct file_list {
+    char **paths;
+    int32_t n, cap;
+} file_list;
+
+static void file_list_free(file_list *l) {
+    for (int32_t i = 0; i < l->n; i++) floe_free(l->paths[i]);
+    floe_free(l->paths);
+    memset(l, 0, sizeof *l);
+}
+
+static floe_status collect_files(void *arg, const floe_batch *b) {
+    file_list *l = arg;
+    const floe_array *a = b->columns[0];
+    for (int64_t i = 0; i < b->num_rows; i++) {
+        if (floe_array_is_null(a, i)) continue;
+        if (l->n == l->cap) {
+            int32_t cap = l->cap ? l->cap * 2 : 16;
+            char **g = floe_realloc(l->paths, (size_t)cap * sizeof *g);
+            if (!g) return oom();
+            l->paths = g;
+            l->cap = cap;
+        }
+        floe_strview v = floe_array_get_str(a, i);
+        if (!(l->paths[l->n] = floe_strndup(v.data, (size_t)v.len))) return oom();
+        l->n++;
+    }
+    return NULL;
+}
+
+/* Copy-on-write's first query: the files holding a row that matches. */
+static floe_status touched_files(floe_session *s, change *c, const json_t *relation, const json_t *where,
+                                 file_list *out) {
+    json_t *targets = json_pack("[o]", colref(qualifier(relation), "_file"));
+    json_t *q = select_stmt(targets, from_list(relation, NULL), copy_or_null(where), true);
+    if (!q) return oom();
+    floe_lplan *lp = NULL;
+    floe_status st = floe_sql_bind_query(s, q, &lp);
+    json_decref(q);
+    if (st) return st;
+    c->base = floe_dml_snapshot_read(lp, c->t.table);
+    pin_snapshot(lp, c->t.table, c->base);
+    floe_plan *phys = NULL;
+    st = floe_sql_optimize(&lp, &s->opts);
+    if (!st) st = floe_sql_physical(lp, &s->opts, true, &phys);
+    floe_lplan_free(lp);
+    floe_result_sink sink = {out, NULL, collect_files, NULL, NULL};
+    int64_t n = 0;
+    if (!st) st = floe_session_run_plan(s, phys, &sink, &n);
+    floe_plan_release(phys);
+    return st;
+}
+
+/* `q._file IN ('a', 'b', ...)` for the files a copy-on-write rewrites. */
+static json_t *file_in(const char *qual, const file_list *files) {
+    json_t *items = json_array();
+    for (int32_t i = 0; items && i < files->n; i++)
+        if (json_array_append_new(items, str_const(files->paths[i])) != 0) {
+            json_decref(items);
+            return NULL;
+        }
+    json_t *col = colref(qual, "_file");
+    json_t *op = pg_string("=");
+    if (!items || !col || !op) {
+        json_decref(items);
+        json_decref(col);
+        json_decref(op);
+        return NULL;
+    }
+    return json_pack("{s:{s:s,s:[o],s:o,s:o}}", "A_Expr", "kind", "AEXPR_IN", "name", op, "lexpr", col, "rexpr",
+                     items);
+}
+
+static floe_status open_change(floe_session *s, const json_t *body, const char *what, const char *op, change *c) {
+    memset(c, 0, sizeof *c);
+    c->what = what;
+    c->base = -1;
+    FLOE_TRY(floe_dml_target_of(s, floe_pg_get(body, "relation"), &c->t));
+    FLOE_TRY(write_mode(&c->t, op, &c->cow));
+    return isolation_of(&c->t, op, &c->isolation);
+}
+
+static floe_status finish_change(floe_status st, change *c, const floe_result_sink *sink, int64_t rows) {
+    if (st && c->t.table) st = floe_status_wrap(st, "%s %s", c->what, c->t.label);
+    floe_dml_target_clear(&c->t);
+    FLOE_TRY(st);
+    char tag[48];
+    snprintf(tag, sizeof tag, "%s %lld", c->what, (long long)rows);
+    return floe_dml_end_tag(sink, tag, rows);
+}
+
+/* ------------------------------------------------------------------ DELETE */
+
+static floe_status delete_rows(floe_session *s, const json_t *body, change *c, int64_t *rows) {
+    const json_t *relation = floe_pg_get(body, "relation"), *where = floe_pg_get(body, "whereClause");
+    const json_t *using = floe_pg_get(body, "usingClause");
+    const char *qual = qualifier(relation);
+    if (!c->cow) {
+        json_t *targets = json_pack("[o,o,o]", colref(qual, "_file"), colref(qual, "_pos"), int_const(FLOE_ROW_OP_DELETE));
+        json_t *q = select_stmt(targets, from_list(relation, using), copy_or_null(where), false);
+        return run_change(s, c, q, NULL, FLOE_DELTA_ROWS | FLOE_DELTA_DELETES, NULL, 0, rows);
+    }
+    if (floe_pg_list_len(using) > 0)
+        return floe_error(FLOE_ERR_UNSUPPORTED, "DELETE ... USING on a copy-on-write table is not supported yet "
+                          "(write.delete.mode=merge-on-read does it)");
+    file_list files = {0};
+    floe_status st = touched_files(s, c, relation, where, &files);
+    if (!st && files.n > 0) {
+        /* Every row of the touched files: the matching ones counted and
+         * left out, the others written again. */
+        const floe_ice_schema *schema = floe_ice_tm_current_schema(c->t.table->md);
+        json_t *targets = json_pack("[o,o,o]", colref(qual, "_file"), colref(qual, "_pos"),
+                                    case_when(copy_or_null(where), int_const(FLOE_ROW_OP_COUNT),
+                                              int_const(FLOE_ROW_OP_WRITE)));
+        int32_t nt = schema->root->n_fields;
+        int32_t *map = floe_calloc((size_t)nt + 1, sizeof *map);
+        if (!map) st = oom();
+        for (int32_t i = 0; !st && i < nt; i++) {
+            map[i] = 3 + i;
+            if (!targets || json_array_append_new(targets, colref(qual, schema->root->fields[i].name)) != 0) st = oom();
+        }
+        if (!st) {
+            json_t *q = select_stmt(targets, from_list(relation, NULL), file_in(qual, &files), false);
+            targets = NULL;
+            st = run_change(s, c, q, map, FLOE_DELTA_ROWS, (const char *const *)files.paths, files.n, rows);
+        }
+        json_decref(targets);
+        floe_free(map);
+    }
+    file_list_free(&files);
+    return st;
+}
+
+floe_status floe_sql_exec_delete_rows(floe_session *s, const json_t *body, const floe_result_sink *sink) {
+    change c;
+    int64_t rows = 0;
+    floe_status st = open_change(s, body, "DELETE", "delete", &c);
+    if (!st) st = delete_rows(s, body, &c, &rows);
+    return finish_change(st, &c, sink, rows);
+}
+
+/* ------------------------------------------------------------------ UPDATE */
+
+/* The SET list as one value per table column: sets[t] the expression
+ * assigned to column t (borrowed), or NULL when it keeps its value;
+ * to_null[t]: SET t = DEFAULT of a column whose default is NULL. */
+static floe_status assignments(floe_session *s, const json_t *body, const floe_ice_type *root, const char *label,
+                               const json_t **sets, bool *to_null) {
+    const json_t *list = floe_pg_get(body, "targetList");
+    for (int32_t i = 0; i < floe_pg_list_len(list); i++) {
+        const json_t *rt = floe_pg_as(floe_pg_list_at(list, i), "ResTarget");
+        const char *name = floe_pg_get_str(rt, "name");
+        int32_t loc = (int32_t)floe_pg_get_int(rt, "location", -1);
+        if (!name) return floe_error(FLOE_ERR_SYNTAX, "UPDATE: an assignment without a column");
+        if (floe_pg_get(rt, "indirection"))
+            return floe_session_error_at(s, loc, FLOE_ERR_UNSUPPORTED,
+                                         "UPDATE of a part of a column (%s.x, %s[1]) is not supported", name, name);
+        int32_t col = -1;
+        for (int32_t t = 0; t < root->n_fields && col < 0; t++)
+            if (strcmp(root->fields[t].name, name) == 0) col = t;
+        if (col < 0)
+            return floe_session_error_at(s, loc, FLOE_ERR_NOT_FOUND, "column \"%s\" of relation \"%s\" does not exist",
+                                         name, label);
+        if (sets[col] || to_null[col])
+            return floe_session_error_at(s, loc, FLOE_ERR_INVALID_ARGUMENT, "multiple assignments to same column \"%s\"",
+                                         name);
+        const json_t *val = floe_pg_get(rt, "val");
+        const json_t *multi = floe_pg_as(val, "MultiAssignRef");
+        if (multi) {
+            /* SET (a, b) = (x, y): the colno-th of the row's values. */
+            const json_t *row = floe_pg_as(floe_pg_get(multi, "source"), "RowExpr");
+            int64_t k = floe_pg_get_int(multi, "colno", 0);
+            if (!row || k < 1 || k > floe_pg_list_len(floe_pg_get(row, "args")))
+                return floe_session_error_at(s, loc, FLOE_ERR_UNSUPPORTED,
+                                             "UPDATE ... SET (columns) = (SELECT ...) is not supported");
+            val = floe_pg_list_at(floe_pg_get(row, "args"), (int32_t)(k - 1));
+        }
+        if (floe_pg_as(val, "SetToDefault")) {
+            const floe_ice_field *f = &root->fields[col];
+            if (f->write_default && !f->write_default->is_null)
+                return floe_session_error_at(s, loc, FLOE_ERR_UNSUPPORTED,
+                                             "UPDATE ... SET %s = DEFAULT of a column with a write-default is not "
+                                             "supported yet", name);
+            if (f->required)
+                return floe_session_error_at(s, loc, FLOE_ERR_CONSTRAINT,
+                                             "column '%s' of table %s is required (NOT NULL) and has no default", name,
+                                             label);
+            to_null[col] = true;
+            continue;
+        }
+        sets[col] = val;
+    }
+    return NULL;
+}
+
+static floe_status update_rows(floe_session *s, const json_t *body, change *c, int64_t *rows) {
+    const json_t *relation = floe_pg_get(body, "relation"), *where = floe_pg_get(body, "whereClause");
+    const json_t *from = floe_pg_get(body, "fromClause");
+    const char *qual = qualifier(relation);
+    const floe_ice_schema *schema = floe_ice_tm_current_schema(c->t.table->md);
+    if (!schema) return floe_error(FLOE_ERR_CORRUPT, "table %s has no current schema", c->t.label);
+    int32_t nt = schema->root->n_fields;
+    const json_t **sets = floe_calloc((size_t)nt + 1, sizeof *sets);
+    bool *to_null = floe_calloc((size_t)nt + 1, sizeof *to_null);
+    int32_t *map = floe_calloc((size_t)nt + 1, sizeof *map);
+    file_list files = {0};
+    floe_status st = sets && to_null && map ? NULL : oom();
+    if (!st) st = assignments(s, body, schema->root, c->t.label, sets, to_null);
+    if (!st && c->cow && floe_pg_list_len(from) > 0)
+        st = floe_error(FLOE_ERR_UNSUPPORTED, "UPDATE ... FROM on a copy-on-write table is not supported yet "
+                        "(write.update.mode=merge-on-read does it)");
+    if (!st && c->cow) st = touched_files(s, c, relation, where, &files);
+    if (!st && c->cow && files.n == 0) goto done; /* nothing matches */
+    json_t *targets = NULL;
+    if (!st) {
+        json_t *op = c->cow ? case_when(copy_or_null(where), int_const(FLOE_ROW_OP_WRITE | FLOE_ROW_OP_COUNT),
+                                        int_const(FLOE_ROW_OP_WRITE))
+                            : int_const(FLOE_ROW_OP_DELETE | FLOE_ROW_OP_WRITE);
+        targets = json_pack("[o,o,o]", colref(qual, "_file"), colref(qual, "_pos"), op);
+        if (!targets) st = oom();
+    }
+    for (int32_t i = 0; !st && i < nt; i++) {
+        map[i] = 3 + i;
+        json_t *v = NULL;
+        const char *name = schema->root->fields[i].name;
+        if (!sets[i] && !to_null[i]) v = colref(qual, name);
+        else {
+            json_t *nv = to_null[i] ? null_const() : json_deep_copy(sets[i]);
+            /* copy-on-write: only the matching rows take the new value */
+            v = c->cow ? case_when(copy_or_null(where), nv, colref(qual, name)) : nv;
+        }
+        if (!v || json_array_append_new(targets, v) != 0) st = oom();
+    }
+    if (!st) {
+        json_t *q = c->cow ? select_stmt(targets, from_list(relation, NULL), file_in(qual, &files), false)
+                           : select_stmt(targets, from_list(relation, from), copy_or_null(where), false);
+        targets = NULL;
+        int32_t flags = c->cow ? FLOE_DELTA_ROWS : FLOE_DELTA_ROWS | FLOE_DELTA_DELETES | FLOE_DELTA_UNIQUE;
+        st = run_change(s, c, q, map, flags, (const char *const *)files.paths, files.n, rows);
+    }
+    json_decref(targets);
+done:
+    file_list_free(&files);
+    floe_free(sets);
+    floe_free(to_null);
+    floe_free(map);
+    return st;
+}
+
+floe_status floe_sql_exec_update(floe_session *s, const json_t *body, const floe_result_sink *sink) {
+    if (floe_pg_list_len(floe_pg_get(body, "returningList")) > 0)
+        return floe_error(FLOE_ERR_UNSUPPORTED, "UPDATE ... RETURNING is not supported");
+    if (floe_pg_get(body, "withClause")) return floe_error(FLOE_ERR_UNSUPPORTED, "UPDATE with WITH is not supported");
+    change c;
+    int64_t rows = 0;
+    floe_status st = open_change(s, body, "UPDATE", "update", &c);
+    if (!st) st = update_rows(s, body, &c, &rows);
+    return finish_change(st, &c, sink, rows);
+}
+
+/* ---------------------------------------------------------------- TRUNCATE */
+
+floe_status floe_sql_exec_truncate(floe_session *s, const json_t *body, const floe_result_sink *sink) {
+    const json_t *rels = floe_pg_get(body, "relations");
+    if (floe_pg_get_bool(body, "restart_seqs"))
+        return floe_error(FLOE_ERR_UNSUPPORTED, "TRUNCATE ... RESTART IDENTITY is not supported (tables have no "
+                          "sequences)");
+    /* Check every table first, so a bad name truncates nothing. */
+    int32_t n = floe_pg_list_len(rels);
+    floe_dml_target *ts = floe_calloc((size_t)n + 1, sizeof *ts);
+    if (!ts) return oom();
+    floe_status st = NULL;
+    for (int32_t i = 0; !st && i < n; i++)
+        st = floe_dml_target_of(s, floe_pg_as(floe_pg_list_at(rels, i), "RangeVar"), &ts[i]);
+    floe_ice_expr *all = st ? NULL : floe_ice_expr_true();
+    if (!st && !all) st = oom();
+    for (int32_t i = 0; !st && i < n; i++) {
+        int64_t snap = -1, rows = 0;
+        int32_t retries = floe_catalog_retry_settings(ts[i].table->md).num_retries;
+        st = floe_catalog_delete_where(s->catalog, ts[i].ns, ts[i].name, all, retries, &snap, &rows);
+        if (st) st = floe_status_wrap(st, "TRUNCATE %s", ts[i].label);
+    }
+    floe_ice_expr_free(all);
+    for (int32_t i = 0; i < n; i++) floe_dml_target_clear(&ts[i]);
+    floe_free(ts);
+    FLOE_TRY(st);
+    return floe_dml_end_tag(sink, "TRUNCATE TABLE", 0);
+}
