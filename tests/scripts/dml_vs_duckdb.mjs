@@ -11,30 +11,36 @@
 // env:   FLOE_DML_SEED   fix the seed (printed at the start of every run)
 //        FLOE_DML_STEPS  statements per table configuration (default 25)
 //        FLOE_DML_ONLY   run only the configurations whose name contains it
+//        FLOE_BINARY_DIR the build tree: its slt_runner checks the counts too
 //        CI=true         a feature switched ON below that floe refuses fails
 //
 // It writes WORKDIR/avro_checks.json (the merge-on-read tables' current
 // metadata files and live files) for dml_vs_duckdb.sh's python3-avro check.
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { DuckDBInstance } from '../peers/duckdb.mjs';
 
 // ---- which parts run ------------------------------------------------------
 // Switch a feature OFF here while floe lacks it.  A feature that is ON but
 // refused by floe is skipped with a message, except under CI=true, where it
 // fails: only what is OFF here may go untested in CI.
-const FEATURES = {
-  tags: true,            // `floe -c` prints psql's tags (DELETE 3, UPDATE 7, INSERT 0 5)
+const ROWLEVEL = {
   delete: true,          // row-level DELETE ... WHERE (not just whole files)
   deleteUsing: true,     // DELETE ... USING other_table WHERE ...
-  deleteSubquery: true,  // DELETE ... WHERE id IN (SELECT ...) / EXISTS (...)
-  update: true,          // UPDATE ... SET ... WHERE ...
+  subquery: true,        // DELETE / UPDATE ... WHERE ... AND id IN (SELECT ...) / EXISTS (...)
+                         // (floe takes IN / EXISTS subqueries only as AND-ed conditions)
+  update: true,          // UPDATE ... SET ... WHERE ... (also of the partition columns)
   updateFrom: true,      // UPDATE ... SET ... FROM other_table WHERE ...
   truncate: true,        // TRUNCATE t
   merge: false,          // MERGE INTO t USING ... (WHEN [NOT] MATCHED ...)
-  mergeOnRead: true,     // tables with write.*.mode = merge-on-read
-  copyOnWrite: true,     // tables with write.*.mode = copy-on-write
+};
+const FEATURES = {
+  tags: true,            // `floe -c` / `-f` print psql's tags (DELETE 3, UPDATE 7, INSERT 0 5)
   v3: false,             // format-version 3 tables (deletion vectors)
+  // per write.delete.mode / write.update.mode / write.merge.mode
+  'merge-on-read': { ...ROWLEVEL },
+  // README: "Not yet: ... USING / FROM on copy-on-write tables"
+  'copy-on-write': { ...ROWLEVEL, deleteUsing: false, updateFrom: false },
 };
 
 const CONFIGS = [
@@ -76,6 +82,8 @@ const skip = (what, config, why) => {
   if (!skipped.has(what)) skipped.set(what, { configs: [], why });
   skipped.get(what).configs.push(config);
 };
+const notes = new Set();
+const note = (msg) => { if (!notes.has(msg)) { notes.add(msg); console.log(`note ${msg}`); } };
 const fail = (msg) => { failures++; console.log(`FAIL ${msg}`); };
 
 // ---- floe -------------------------------------------------------------------
@@ -135,7 +143,7 @@ function mulberry32(a) {
 const PROBES = {
   delete: 'DELETE FROM p WHERE id = 1',
   deleteUsing: 'DELETE FROM p USING pk WHERE p.id = pk.id',
-  deleteSubquery: 'DELETE FROM p WHERE id IN (SELECT id FROM pk)',
+  subquery: 'DELETE FROM p WHERE id IN (SELECT id FROM pk)',
   update: 'UPDATE p SET v = 7 WHERE id = 2',
   updateFrom: 'UPDATE p SET v = pk.v FROM pk WHERE p.id = pk.id',
   truncate: 'TRUNCATE p',
@@ -180,16 +188,14 @@ ${stmt};
 // for what does not).
 function enabled(c) {
   const on = new Set();
-  const modeFeature = c.mode === 'merge-on-read' ? 'mergeOnRead' : 'copyOnWrite';
-  for (const need of [modeFeature, ...(c.fv === 3 ? ['v3'] : [])]) {
-    if (!FEATURES[need]) { skip(`${need} (OFF in FEATURES)`, c.name, 'the whole configuration'); return null; }
-  }
+  if (c.fv >= 3 && !FEATURES.v3) { skip('v3 (OFF in FEATURES)', c.name, 'the whole configuration'); return null; }
   const w = probe(c.fv, c.mode);
+  const wanted = (f) => (f === 'tags' ? FEATURES.tags : FEATURES[c.mode][f]);
   for (const f of [...Object.keys(PROBES), 'tags']) {
     if (w[f] === true) {
-      if (FEATURES[f]) on.add(f);
-      else console.log(`note: ${c.name}: ${f} is OFF in FEATURES but floe takes it now (switch it on?)`);
-    } else if (FEATURES[f]) {
+      if (wanted(f)) on.add(f);
+      else note(`${f} is OFF in FEATURES (${c.mode}) but floe takes it now: switch it on?`);
+    } else if (wanted(f)) {
       if (CI) fail(`${c.name}: ${f} is ON in FEATURES but floe refuses it under CI=true: ${w[f]}`);
       else skip(`v${c.fv} ${c.mode}: ${f}`, c.name, w[f]);
     }
@@ -220,9 +226,9 @@ function makeGen(rnd) {
   const anyId = () => int(1, Math.max(1, maxId));
 
   // one condition on the target, its columns qualified by q ('' / 't.' / 'x.')
-  function atom(q, sub) {
+  function atom(q) {
     const c = (n) => q + n;
-    const choices = [
+    return pick([
       () => `${c('id')} = ${anyId()}`,
       () => { const a = anyId(); return `${c('id')} BETWEEN ${a} AND ${a + int(0, 80)}`; },
       () => `${c('id')} IN (${Array.from({ length: int(1, 8) }, anyId).join(', ')})`,
@@ -244,28 +250,40 @@ function makeGen(rnd) {
       () => `${c('region')} IN ('us', 'apac') AND ${c('k')} < ${int(5, 40)}`,
       () => `${c('d')} < ${dateLit(int(0, 60))}`,
       () => `${c('d')} IS NULL`,
-    ];
-    if (sub) {
-      choices.push(
-        () => `${c('id')} IN (SELECT aid FROM aux WHERE nv < ${int(-45, -20)})`,
-        () => `EXISTS (SELECT 1 FROM aux WHERE aux.aid = ${c('id')} AND aux.ns IS NULL)`,
-        () => `${c('k')} IN (SELECT nv FROM aux WHERE aux.nregion = 'eu' AND nv > 40)`,
-      );
+    ])();
+  }
+  // a subquery condition (AND-ed to the rest: floe takes no other)
+  function subAtom(q, alone) {
+    const c = (n) => q + n;
+    return pick([
+      () => `${c('id')} IN (SELECT aid FROM aux WHERE nv < ${int(-45, -20)})`,
+      () => `EXISTS (SELECT 1 FROM aux WHERE aux.aid = ${c('id')} AND aux.ns IS NULL)`,
+      () => `${c('k')} IN (SELECT nv FROM aux WHERE aux.nregion = 'eu' AND nv > 40)`,
+      ...(alone ? [] : [ // most of the table: only with more conditions
+        () => `${c('id')} NOT IN (SELECT aid FROM aux)`,
+        () => `NOT EXISTS (SELECT 1 FROM aux WHERE aux.aid = ${c('id')})`]),
+    ])();
+  }
+  function pred0(q) {
+    switch (int(0, 6)) {
+      case 0: return `${atom(q)} AND ${atom(q)}`;
+      case 1: return `${atom(q)} OR ${atom(q)}`;
+      case 2: return `NOT (${atom(q)})`;
+      case 3: return `(${atom(q)} OR ${atom(q)}) AND ${atom(q)}`;
+      default: return atom(q);
     }
-    return pick(choices)();
   }
   function pred(q, sub) {
-    switch (int(0, 6)) {
-      case 0: return `${atom(q, sub)} AND ${atom(q, sub)}`;
-      case 1: return `${atom(q, sub)} OR ${atom(q, sub)}`;
-      case 2: return `NOT (${atom(q, false)})`;
-      case 3: return `(${atom(q, sub)} OR ${atom(q, sub)}) AND ${atom(q, false)}`;
-      default: return atom(q, sub);
+    if (sub && chance(0.3)) {
+      const alone = chance(0.3);
+      const s = subAtom(q, alone);
+      return alone ? s : `(${narrow(pred0(q), q)}) AND ${s}`;
     }
+    return narrow(pred0(q), q);
   }
   // NOT (x) keeps only rows where x is false: with a NULL-able x it is a
   // good test, but its complement is most of the table; narrow it.
-  const narrow = (p, q) => (p.startsWith('NOT') ? `${p} AND ${q}id % 10 = ${int(0, 9)}` : p);
+  function narrow(p, q) { return (p.startsWith('NOT') ? `${p} AND ${q}id % 10 = ${int(0, 9)}` : p); }
 
   function sets(q) {
     const opts = {
@@ -301,7 +319,7 @@ function makeGen(rnd) {
     delete(on) {
       const alias = chance(0.3);
       const q = alias ? 'x.' : chance(0.3) ? 't.' : '';
-      const p = narrow(pred(q, on.has('deleteSubquery')), q);
+      const p = pred(q, on.has('subquery'));
       return `DELETE FROM t${alias ? ' AS x' : ''} WHERE ${p}`;
     },
     deletePartition(c) {
@@ -312,13 +330,13 @@ function makeGen(rnd) {
       const alias = chance(0.3);
       const q = alias ? 'x.' : 't.';
       const p = pick([`a.nv > ${int(20, 45)}`, 'a.ns IS NULL', `a.nregion = ${lit(pick(REGIONS.slice(0, 3)))} AND a.nv < 0`]);
-      const more = chance(0.4) ? ` AND ${narrow(pred(q, false), q)}` : '';
+      const more = chance(0.4) ? ` AND (${pred(q, false)})` : '';
       return `DELETE FROM t${alias ? ' AS x' : ''} USING aux a WHERE ${q}id = a.aid AND ${p}${more}`;
     },
     update(on) {
       const alias = chance(0.3);
       const q = alias ? 'x.' : chance(0.3) ? 't.' : '';
-      return `UPDATE t${alias ? ' AS x' : ''} SET ${sets(q)} WHERE ${narrow(pred(q, on.has('deleteSubquery')), q)}`;
+      return `UPDATE t${alias ? ' AS x' : ''} SET ${sets(q)} WHERE ${pred(q, on.has('subquery'))}`;
     },
     updateFrom() {
       const alias = chance(0.3);
@@ -350,11 +368,12 @@ async function plan(c, on, gen) {
   if (on.has('updateFrom')) kinds.push(['updateFrom', 2]);
   if (on.has('merge')) kinds.push(['merge', 2]);
   const total = kinds.reduce((a, [, w]) => a + w, 0);
-  const truncateAt = on.has('truncate') ? gen.int(Math.floor(STEPS / 2), STEPS - 3) : -1;
+  // TRUNCATE once, early, then three INSERTs fill the table again
+  const truncateAt = on.has('truncate') && STEPS >= 12 ? gen.int(Math.floor(STEPS / 4), Math.floor(STEPS / 2)) : -1;
   for (let i = 0; i < STEPS; i++) {
     let kind, sql;
     if (i === truncateAt) { kind = 'truncate'; sql = gen.chance(0.5) ? 'TRUNCATE t' : 'TRUNCATE TABLE t'; }
-    else if (i === truncateAt + 1) { kind = 'insert'; sql = `INSERT INTO t VALUES\n  ${gen.values(400)}`; }
+    else if (truncateAt >= 0 && i > truncateAt && i <= truncateAt + 3) { kind = 'insert'; sql = `INSERT INTO t VALUES\n  ${gen.values(gen.int(400, 700))}`; }
     else if (i === STEPS - 1 && c.mode === 'merge-on-read' && on.has('delete')) {
       // the last: a row-level delete of rows that share files with others,
       // for the delete file checks
@@ -375,6 +394,46 @@ async function plan(c, on, gen) {
     steps.push({ kind, sql, count, table: await duckTable() });
   }
   return steps;
+}
+
+// The counts, when floe prints no tags: the same statements as a
+// sqllogictest file for the build's slt_runner (a session of its own on a
+// fresh warehouse), each DML statement as `statement count <DuckDB's>`.
+// Returns true when they agree, false after a failure or when there is no
+// slt_runner (then noted as skipped; under CI=true a failure).
+const SLT = process.env.FLOE_BINARY_DIR ? `${process.env.FLOE_BINARY_DIR}/slt_runner` : '';
+function checkCounts(c, setup, steps, report) {
+  if (!SLT || !existsSync(SLT)) {
+    if (CI) fail(`${c.name}: no statement tags and no slt_runner (FLOE_BINARY_DIR) to check the counts with`);
+    else skip('the affected-row counts', c.name, 'floe prints no tags and no slt_runner was found (set FLOE_BINARY_DIR)');
+    return true;
+  }
+  let text = '', line = 1;
+  const at = [];
+  const add = (head, sql) => {
+    at.push(line);
+    const rec = `${head}\n${sql}\n\n`;
+    text += rec;
+    line += rec.split('\n').length - 1;
+  };
+  for (const s of setup) add('statement ok', s);
+  for (const s of steps) add(s.kind === 'truncate' ? 'statement ok' : `statement count ${s.count}`, s.sql);
+  const file = `${work}/${c.name}.slt`;
+  writeFileSync(file, text);
+  runs++;
+  let err = '';
+  try {
+    execFileSync(SLT, [file], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: 1 << 26 });
+    return true;
+  } catch (e) {
+    err = String(e.stderr || '') + String(e.stdout || '');
+  }
+  const m = /FAIL [^\n]*:(\d+): ([^\n]*)/.exec(err);
+  if (!m) { fail(`${c.name}: slt_runner failed: ${err.trim()}`); return false; }
+  const idx = at.findIndex((l, i) => Number(m[1]) >= l && (i + 1 === at.length || Number(m[1]) < at[i + 1]));
+  const step = idx - setup.length + 1;
+  report(step, `affected rows (slt_runner, ${file}:${m[1]}): ${m[2]}${step > 0 ? ` (DuckDB changed ${steps[step - 1].count})\n  statement: ${steps[step - 1].sql}` : ''}`);
+  return false;
 }
 
 function tagOk(kind, sql, tags, count) {
@@ -533,10 +592,12 @@ async function runConfig(c, ci, avroChecks) {
     if (d) { report(i + 1, `the table differs after\n  ${step.sql}\n  floe ${got.length} rows, DuckDB ${step.table.length}\n${d}`); return; }
   }
   if (!r.ok) { report(steps.length, `floe failed: ${r.err}`); return; }
+  const counted = on.has('tags') ? ' and counts' : checkCounts(c, setup, steps, report) ? ' and counts (slt_runner)' : null;
+  if (counted === null) return;
   const kinds = {};
   for (const s of steps) kinds[s.kind] = (kinds[s.kind] || 0) + 1;
   console.log(`ok   ${c.name}: ${steps.length} statements (${Object.entries(kinds).map(([k, n]) => `${k} ${n}`).join(', ')}) ` +
-    `give DuckDB's tables${on.has('tags') ? ' and counts' : ' (counts not compared)'}` +
+    `give DuckDB's tables${counted}` +
     ` (DuckDB ${((tPlan - tStart) / 1000).toFixed(1)} s, floe ${((tFloe - tPlan) / 1000).toFixed(1)} s)`);
   if (c.mode === 'merge-on-read' && !on.has('delete')) {
     skip('the delete file checks', c.name, 'no row-level DELETE');

@@ -21,7 +21,7 @@ TMP=$(mktemp -d "${TMPDIR:-/tmp}/dml_vs_duckdb.XXXXXX")
 trap 'rm -rf "$TMP"' EXIT
 cd "$TMP"
 status=0
-node "$SRC/tests/scripts/dml_vs_duckdb.mjs" "$FLOE_BIN" "$TMP" || status=$?
+FLOE_BINARY_DIR=${FLOE_BINARY_DIR:-$(dirname "$FLOE_BIN")} node "$SRC/tests/scripts/dml_vs_duckdb.mjs" "$FLOE_BIN" "$TMP" || status=$?
 if [ "$status" -ne 0 ] && [ -n "${FLOE_DML_KEEP:-}" ]; then
     cp -r "$TMP" "$FLOE_DML_KEEP" && echo "kept the warehouses and scripts in $FLOE_DML_KEEP"
 fi
