@@ -211,7 +211,11 @@ typedef enum floe_isolation_level {
  *     id and partition of that live data file (its own partition and spec
  *     id are ignored).  Position delete files in v2; deletion vectors
  *     (PUFFIN, content_offset / content_size_in_bytes) in v3, where a new
- *     DV replaces the data file's live DV in the same commit;
+ *     DV replaces the data file's live DV — and, as Java 1.8+, the older
+ *     position delete files scoped to that data file alone — in the same
+ *     commit (the caller merged their positions into it; two DVs for one
+ *     data file in one change are FLOE_ERR_INVALID_ARGUMENT, a Parquet,
+ *     Avro or ORC position delete file in v3 too);
  *   - removed_paths: data files removed whole (copy-on-write rewrites
  *     them), as their paths are recorded in the manifests;
  *   - base_snapshot_id: the snapshot the statement read (-1: none);
@@ -243,8 +247,20 @@ typedef struct floe_row_delta {
  *   - serializable only: a data file added after the base might hold rows
  *     matching conflict_filter (validateNoConflictingDataFiles);
  *   - a delete file (or DV) added after the base applies to a data file
- *     this change removes or writes a DV for (validateNoConflictingDeleteFiles);
- * the operation is "delete" when only deletes are added or files removed,
+ *     this change removes or writes a delete file or DV for
+ *     (validateNoConflictingDeleteFiles; per data file: two changes
+ *     deleting rows of one file conflict, as an UPDATE of the same row
+ *     would otherwise add it twice).  A position delete file or DV applies
+ *     to the data file it names (referenced_data_file or equal file_path
+ *     bounds), else — as Java's DeleteFileIndex — to the data files of its
+ *     spec and partition within its file_path bounds; an equality delete
+ *     file to the older data of its partition (of the table, unpartitioned);
+ * the base must be an ancestor of the current snapshot (else a conflict;
+ * -1 checks the whole history).  Snapshot isolation skips only the check
+ * of added data files.  A named data file must also be live in the
+ * current snapshot (else a conflict naming it), and a delete file must not
+ * apply to a file the same change removes (FLOE_ERR_INVALID_ARGUMENT).
+ * The operation is "delete" when only deletes are added or files removed,
  * "overwrite" when data files are added too, "append" never.  Nothing to
  * do (all counts 0): no snapshot, *snapshot_id = -1.  The caller's files
  * are never deleted here. */

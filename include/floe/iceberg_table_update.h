@@ -221,7 +221,11 @@ void floe_ice_append_files_clear(floe_ice_append_files *f);
  *     lacks it, as Java does), plus n_kv caller pairs (summary_kv[2i] key,
  *     [2i+1] value) that do not clash with those;
  *   - it becomes current, "main" points to it, snapshot-log gains it.
- * Format versions 1 and 2; 3 (row lineage) is FLOE_ERR_UNSUPPORTED for now.
+ * Format versions 1 to 3.  In v3 (row lineage) the added files' first_row_id
+ * is left null, every data manifest of the list without a first_row_id gets
+ * one (from the table's next-row-id, advancing by each manifest's added and
+ * existing rows), the snapshot records first-row-id and added-rows, and the
+ * table's next-row-id advances by added-rows.
  * Delete files in the input are FLOE_ERR_UNSUPPORTED.  On success `written`
  * names the two files (the caller commits *out, then clears or discards
  * them); on failure nothing written is left behind. */

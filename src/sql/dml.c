@@ -458,6 +458,10 @@ floe_status floe_sql_exec_dml(floe_session *s, const floe_sql_stmt *stmt, const 
         *handled = true;
         return floe_sql_exec_update(s, body, sink);
     }
+    if (strcmp(kind, "MergeStmt") == 0) {
+        *handled = true;
+        return floe_sql_exec_merge(s, stmt, body, sink);
+    }
     if (strcmp(kind, "TruncateStmt") == 0) {
         *handled = true;
         return floe_sql_exec_truncate(s, body, sink);

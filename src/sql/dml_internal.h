@@ -43,6 +43,9 @@ int64_t floe_dml_snapshot_read(const floe_lplan *p, const floe_ice_table *t);
 /* dml_rowlevel.c */
 floe_status floe_sql_exec_delete_rows(floe_session *s, const json_t *body, const floe_result_sink *sink) FLOE_WARN_UNUSED;
 floe_status floe_sql_exec_update(floe_session *s, const json_t *body, const floe_result_sink *sink) FLOE_WARN_UNUSED;
+struct floe_sql_stmt;
+floe_status floe_sql_exec_merge(floe_session *s, const struct floe_sql_stmt *stmt, const json_t *body,
+                                const floe_result_sink *sink) FLOE_WARN_UNUSED;
 floe_status floe_sql_exec_truncate(floe_session *s, const json_t *body, const floe_result_sink *sink) FLOE_WARN_UNUSED;
 
 #endif

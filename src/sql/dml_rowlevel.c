@@ -4,6 +4,10 @@
  *   DELETE FROM t [AS a] [USING ...] WHERE ...     (what the metadata-only
  *                                                   path of dml.c cannot do)
  *   UPDATE t [AS a] SET c = expr, ... [FROM ...] [WHERE ...]
+ *   MERGE INTO t [AS a] USING source [AS s] ON cond
+ *     WHEN MATCHED [AND ...] THEN UPDATE SET ... | DELETE | DO NOTHING
+ *     WHEN NOT MATCHED [BY TARGET] [AND ...] THEN INSERT [(cols)] VALUES (...) | DO NOTHING
+ *     WHEN NOT MATCHED BY SOURCE [AND ...] THEN UPDATE SET ... | DELETE | DO NOTHING
  *   TRUNCATE [TABLE] t [, ...]
  *
  * Each statement becomes a query over the target (and its USING / FROM
@@ -37,7 +41,14 @@
  * read and the isolation level of write.delete.isolation-level /
  * write.update.isolation-level (serializable by default).
  *
- * Tags as PostgreSQL: "DELETE n", "UPDATE n", "TRUNCATE TABLE".
+ * MERGE joins the target with the source (inner, or outer on the side
+ * whose unmatched rows a clause acts on); each row takes the first WHEN
+ * clause whose kind and condition hold — a CASE over the clauses gives its
+ * _op and, per column, its new value — and a target row two source rows
+ * would change fails the statement (FLOE_DELTA_UNIQUE), as the SQL
+ * standard says.
+ *
+ * Tags as PostgreSQL: "DELETE n", "UPDATE n", "MERGE n", "TRUNCATE TABLE".
  */
 #include <stdio.h>
 #include <string.h>
@@ -511,6 +522,269 @@ floe_status floe_sql_exec_update(floe_session *s, const json_t *body, const floe
     int64_t rows = 0;
     floe_status st = open_change(s, body, "UPDATE", "update", &c);
     if (!st) st = update_rows(s, body, &c, &rows);
+    return finish_change(st, &c, sink, rows);
+}
+
+/* ------------------------------------------------------------------- MERGE */
+
+#define SOURCE_MARK "__floe_source_row"
+
+typedef enum when_kind { WHEN_MATCHED, WHEN_NOT_MATCHED, WHEN_BY_SOURCE } when_kind;
+
+/* A boolean test that the joined row is of `kind` (consumed parts). */
+static json_t *kind_test(when_kind kind, const char *tq, const char *sq) {
+    const char *type = kind == WHEN_NOT_MATCHED ? "IS_NULL" : "IS_NOT_NULL";
+    json_t *t = json_pack("{s:{s:o,s:s}}", "NullTest", "arg", colref(tq, "_file"), "nulltesttype", type);
+    if (kind == WHEN_NOT_MATCHED) return t;
+    json_t *src = json_pack("{s:{s:o,s:s}}", "NullTest", "arg", colref(sq, SOURCE_MARK), "nulltesttype",
+                            kind == WHEN_MATCHED ? "IS_NOT_NULL" : "IS_NULL");
+    if (kind == WHEN_BY_SOURCE) {
+        json_decref(t);
+        return src;
+    }
+    if (!t || !src) {
+        json_decref(t);
+        json_decref(src);
+        return NULL;
+    }
+    return json_pack("{s:{s:s,s:[o,o]}}", "BoolExpr", "boolop", "AND_EXPR", "args", t, src);
+}
+
+/* kind test AND the clause's own condition (if any). */
+static json_t *clause_test(when_kind kind, const json_t *cond, const char *tq, const char *sq) {
+    json_t *k = kind_test(kind, tq, sq);
+    if (!cond || !k) return k;
+    json_t *c = json_deep_copy(cond);
+    if (!c) {
+        json_decref(k);
+        return NULL;
+    }
+    return json_pack("{s:{s:s,s:[o,o]}}", "BoolExpr", "boolop", "AND_EXPR", "args", k, c);
+}
+
+typedef struct merge_clause {
+    when_kind kind;
+    const char *cmd;              /* CMD_UPDATE, CMD_DELETE, CMD_INSERT, CMD_NOTHING */
+    const json_t *cond;           /* may be NULL */
+    const json_t **values;        /* per table column: its new value (borrowed), NULL: none */
+    bool *to_null;                /* per table column: NULL (INSERT leaves it out, SET c = DEFAULT) */
+} merge_clause;
+
+/* The clause's values: UPDATE's SET list, INSERT's column list and VALUES. */
+static floe_status clause_values(floe_session *s, const json_t *wc, const floe_ice_type *root, const char *label,
+                                 merge_clause *m) {
+    int32_t nt = root->n_fields;
+    m->values = floe_calloc((size_t)nt + 1, sizeof *m->values);
+    m->to_null = floe_calloc((size_t)nt + 1, sizeof *m->to_null);
+    if (!m->values || !m->to_null) return oom();
+    if (strcmp(m->cmd, "CMD_UPDATE") == 0) return assignments(s, wc, root, label, m->values, m->to_null);
+    if (strcmp(m->cmd, "CMD_INSERT") != 0) return NULL;
+    const json_t *cols = floe_pg_get(wc, "targetList"), *vals = floe_pg_get(wc, "values");
+    int32_t nc = floe_pg_list_len(cols), nv = floe_pg_list_len(vals);
+    if (nc == 0 && nv > nt)
+        return floe_error(FLOE_ERR_INVALID_ARGUMENT, "MERGE: INSERT has more expressions (%d) than table %s has "
+                          "columns (%d)", (int)nv, label, (int)nt);
+    if (nc > 0 && nc != nv)
+        return floe_error(FLOE_ERR_INVALID_ARGUMENT, "MERGE: INSERT has %d target columns and %d expressions",
+                          (int)nc, (int)nv);
+    for (int32_t t = 0; t < nt; t++) m->to_null[t] = true;
+    for (int32_t i = 0; i < nv; i++) {
+        int32_t col = i;
+        if (nc > 0) {
+            const json_t *rt = floe_pg_as(floe_pg_list_at(cols, i), "ResTarget");
+            const char *name = floe_pg_get_str(rt, "name");
+            int32_t loc = (int32_t)floe_pg_get_int(rt, "location", -1);
+            col = -1;
+            for (int32_t t = 0; name && t < nt && col < 0; t++)
+                if (strcmp(root->fields[t].name, name) == 0) col = t;
+            if (col < 0)
+                return floe_session_error_at(s, loc, FLOE_ERR_NOT_FOUND,
+                                             "column \"%s\" of relation \"%s\" does not exist", name ? name : "?",
+                                             label);
+            if (m->values[col])
+                return floe_session_error_at(s, loc, FLOE_ERR_INVALID_ARGUMENT,
+                                             "column \"%s\" specified more than once", name);
+        }
+        const json_t *v = floe_pg_list_at(vals, i);
+        if (floe_pg_as(v, "SetToDefault")) continue; /* NULL */
+        m->values[col] = v;
+        m->to_null[col] = false;
+    }
+    for (int32_t t = 0; t < nt; t++) {
+        const floe_ice_field *f = &root->fields[t];
+        if (m->to_null[t] && f->write_default && !f->write_default->is_null)
+            return floe_error(FLOE_ERR_UNSUPPORTED, "MERGE: INSERT leaving out column '%s', which has a "
+                              "write-default, is not supported yet", f->name);
+    }
+    return NULL;
+}
+
+static int op_of(const char *cmd) {
+    if (strcmp(cmd, "CMD_UPDATE") == 0) return FLOE_ROW_OP_DELETE | FLOE_ROW_OP_WRITE;
+    if (strcmp(cmd, "CMD_DELETE") == 0) return FLOE_ROW_OP_DELETE;
+    if (strcmp(cmd, "CMD_INSERT") == 0) return FLOE_ROW_OP_WRITE | FLOE_ROW_OP_COUNT;
+    return 0; /* DO NOTHING */
+}
+
+/* CASE WHEN test_1 THEN r_1 ... ELSE dflt END over the clauses whose
+ * result `pick` gives (NULL: the clause is left out). */
+typedef json_t *(*arm_fn)(const merge_clause *m, int32_t col, const char *tq);
+
+static json_t *arm_op(const merge_clause *m, int32_t col, const char *tq) {
+    (void)col;
+    (void)tq;
+    return int_const(op_of(m->cmd));
+}
+
+static json_t *arm_value(const merge_clause *m, int32_t col, const char *tq) {
+    (void)tq;
+    if (strcmp(m->cmd, "CMD_UPDATE") != 0 && strcmp(m->cmd, "CMD_INSERT") != 0) return NULL;
+    if (m->to_null[col]) return null_const();
+    if (!m->values[col]) return NULL; /* UPDATE keeps it: the ELSE */
+    return json_deep_copy(m->values[col]);
+}
+
+static json_t *clause_case(const merge_clause *ms, int32_t n, int32_t col, arm_fn arm, json_t *dflt, const char *tq,
+                           const char *sq, bool *oom_) {
+    json_t *args = json_array();
+    if (!args || !dflt) goto fail;
+    for (int32_t i = 0; i < n; i++) {
+        json_t *r = arm(&ms[i], col, tq);
+        if (!r) {
+            if (arm == arm_op) goto fail;
+            /* a clause that does not set this column: the row keeps it */
+            if (!(r = json_deep_copy(dflt))) goto fail;
+        }
+        json_t *test = clause_test(ms[i].kind, ms[i].cond, tq, sq);
+        json_t *w = test ? json_pack("{s:{s:o,s:o}}", "CaseWhen", "expr", test, "result", r) : NULL;
+        if (!test) json_decref(r);
+        if (!w || json_array_append_new(args, w) != 0) goto fail;
+    }
+    if (n == 0) {
+        json_decref(args);
+        return dflt;
+    }
+    return json_pack("{s:{s:o,s:o}}", "CaseExpr", "args", args, "defresult", dflt);
+fail:
+    json_decref(args);
+    json_decref(dflt);
+    *oom_ = true;
+    return NULL;
+}
+
+/* FROM target <join> (SELECT *, true AS mark FROM source) AS s ON cond. */
+static json_t *merge_from(const json_t *relation, const json_t *source, const char *sq, const json_t *on,
+                          const char *jointype) {
+    json_t *star = json_pack("{s:{s:[{s:{}}]}}", "ColumnRef", "fields", "A_Star");
+    json_t *mark = json_pack("{s:{s:s,s:{s:{s:{s:b}}}}}", "ResTarget", "name", SOURCE_MARK, "val", "A_Const",
+                             "boolval", "boolval", 1);
+    json_t *inner = star && mark ? json_pack("{s:{s:[{s:{s:o}},o],s:[O],s:s,s:s}}", "SelectStmt", "targetList",
+                                             "ResTarget", "val", star, mark, "fromClause", source, "op", "SETOP_NONE",
+                                             "limitOption", "LIMIT_OPTION_DEFAULT")
+                                 : NULL;
+    if (!inner) {
+        if (!star || !mark) {
+            json_decref(star);
+            json_decref(mark);
+        }
+        return NULL;
+    }
+    json_t *sub = json_pack("{s:{s:o,s:{s:s}}}", "RangeSubselect", "subquery", inner, "alias", "aliasname", sq);
+    json_t *quals = json_deep_copy(on);
+    if (!sub || !quals) {
+        json_decref(sub);
+        json_decref(quals);
+        return NULL;
+    }
+    return json_pack("[{s:{s:s,s:{s:O},s:o,s:o}}]", "JoinExpr", "jointype", jointype, "larg", "RangeVar", relation,
+                     "rarg", sub, "quals", quals);
+}
+
+/* The source's name in the statement's clauses. */
+static const char *source_name(const json_t *source) {
+    const json_t *body = floe_pg_node_body(source);
+    const char *alias = floe_pg_get_str(floe_pg_get(body, "alias"), "aliasname");
+    if (alias) return alias;
+    return floe_pg_as(source, "RangeVar") ? floe_pg_get_str(body, "relname") : NULL;
+}
+
+static floe_status merge_rows(floe_session *s, const floe_sql_stmt *stmt, const json_t *body, change *c,
+                              int64_t *rows) {
+    const json_t *relation = floe_pg_get(body, "relation"), *source = floe_pg_get(body, "sourceRelation");
+    const json_t *on = floe_pg_get(body, "joinCondition"), *whens = floe_pg_get(body, "mergeWhenClauses");
+    const char *tq = qualifier(relation), *sq = source_name(source);
+    if (!sq) return floe_error(FLOE_ERR_SYNTAX, "MERGE: the source needs a name (USING (SELECT ...) AS s)");
+    if (c->cow)
+        return floe_error(FLOE_ERR_UNSUPPORTED, "MERGE on a copy-on-write table is not supported yet "
+                          "(write.merge.mode=merge-on-read does it)");
+    const floe_ice_schema *schema = floe_ice_tm_current_schema(c->t.table->md);
+    if (!schema) return floe_error(FLOE_ERR_CORRUPT, "table %s has no current schema", c->t.label);
+    int32_t nw = floe_pg_list_len(whens), nt = schema->root->n_fields;
+    /* The pre-pass's record of each WHEN clause, in order. */
+    const char **kinds = floe_calloc((size_t)nw + 1, sizeof *kinds);
+    merge_clause *ms = floe_calloc((size_t)nw + 1, sizeof *ms);
+    int32_t *map = floe_calloc((size_t)nt + 1, sizeof *map);
+    floe_status st = kinds && ms && map ? NULL : oom();
+    int32_t k = 0;
+    for (int32_t i = 0; !st && stmt && i < stmt->n_clauses; i++)
+        if (stmt->clauses[i].kind == FLOE_SQL_MERGE_WHEN && k < nw) kinds[k++] = stmt->clauses[i].text;
+    bool has_not_matched = false, has_by_source = false;
+    for (int32_t i = 0; !st && i < nw; i++) {
+        const json_t *wc = floe_pg_as(floe_pg_list_at(whens, i), "MergeWhenClause");
+        merge_clause *m = &ms[i];
+        m->cmd = floe_pg_get_str(wc, "commandType");
+        m->cond = floe_pg_get(wc, "condition");
+        bool matched = floe_pg_get_bool(wc, "matched");
+        m->kind = matched ? WHEN_MATCHED : WHEN_NOT_MATCHED;
+        if (kinds[i] && strcmp(kinds[i], "not matched by source") == 0) m->kind = WHEN_BY_SOURCE;
+        if (!m->cmd) st = floe_error(FLOE_ERR_SYNTAX, "MERGE: a WHEN clause without an action");
+        else if (m->kind == WHEN_BY_SOURCE && strcmp(m->cmd, "CMD_INSERT") == 0)
+            st = floe_error(FLOE_ERR_SYNTAX, "MERGE: WHEN NOT MATCHED BY SOURCE cannot INSERT");
+        if (!st) st = clause_values(s, wc, schema->root, c->t.label, m);
+        has_not_matched = has_not_matched || m->kind == WHEN_NOT_MATCHED;
+        has_by_source = has_by_source || m->kind == WHEN_BY_SOURCE;
+    }
+    const char *jointype = has_not_matched && has_by_source ? "JOIN_FULL"
+                           : has_not_matched                ? "JOIN_RIGHT"
+                           : has_by_source                  ? "JOIN_LEFT"
+                                                            : "JOIN_INNER";
+    json_t *targets = NULL;
+    bool failed = false;
+    if (!st) {
+        targets = json_pack("[o,o]", colref(tq, "_file"), colref(tq, "_pos"));
+        json_t *op = clause_case(ms, nw, 0, arm_op, int_const(0), tq, sq, &failed);
+        if (!targets || !op || json_array_append_new(targets, op) != 0) st = oom();
+    }
+    for (int32_t t = 0; !st && t < nt; t++) {
+        map[t] = 3 + t;
+        json_t *v = clause_case(ms, nw, t, arm_value, colref(tq, schema->root->fields[t].name), tq, sq, &failed);
+        if (!v || json_array_append_new(targets, v) != 0) st = oom();
+    }
+    if (!st) {
+        json_t *q = select_stmt(targets, merge_from(relation, source, sq, on, jointype), NULL, false);
+        targets = NULL;
+        st = run_change(s, c, q, map, FLOE_DELTA_ROWS | FLOE_DELTA_DELETES | FLOE_DELTA_UNIQUE, NULL, 0, rows);
+    }
+    json_decref(targets);
+    for (int32_t i = 0; ms && i < nw; i++) {
+        floe_free(ms[i].values);
+        floe_free(ms[i].to_null);
+    }
+    floe_free(ms);
+    floe_free(kinds);
+    floe_free(map);
+    return st;
+}
+
+floe_status floe_sql_exec_merge(floe_session *s, const floe_sql_stmt *stmt, const json_t *body,
+                                const floe_result_sink *sink) {
+    if (floe_pg_list_len(floe_pg_get(body, "returningList")) > 0)
+        return floe_error(FLOE_ERR_UNSUPPORTED, "MERGE ... RETURNING is not supported");
+    if (floe_pg_get(body, "withClause")) return floe_error(FLOE_ERR_UNSUPPORTED, "MERGE with WITH is not supported");
+    change c;
+    int64_t rows = 0;
+    floe_status st = open_change(s, body, "MERGE", "merge", &c);
+    if (!st) st = merge_rows(s, stmt, body, &c, &rows);
     return finish_change(st, &c, sink, rows);
 }
 

@@ -395,11 +395,34 @@ static floe_status cut_table_evolution(prepass *pp, int32_t i, int32_t *next) {
     return NULL;
 }
 
+/* WHEN [NOT] MATCHED [BY SOURCE | BY TARGET] at token i (the WHEN) of a
+ * MERGE: recorded, and BY SOURCE / BY TARGET made PostgreSQL 15 syntax. */
+static floe_status cut_merge_when(prepass *pp, int32_t i, int32_t *next) {
+    bool not = tok_is(pp, i + 1, "not");
+    int32_t m = not ? i + 2 : i + 1;
+    bool by = tok_is(pp, m + 1, "by") && (tok_is(pp, m + 2, "source") || tok_is(pp, m + 2, "target"));
+    bool source = by && tok_is(pp, m + 2, "source");
+    if (by && !not)
+        return floe_sql_error_at(pp->sql, pp->toks[m + 1].start, FLOE_ERR_SYNTAX,
+                                 "MERGE: BY SOURCE / BY TARGET only follow NOT MATCHED");
+    FLOE_TRY(add_clause(pp, FLOE_SQL_MERGE_WHEN, pp->toks[i].start,
+                        floe_strdup(!not ? "matched" : source ? "not matched by source" : "not matched"), false));
+    if (by) blank(pp, pp->toks[m + 1].start, pp->toks[m + 2].end);
+    if (source) blank(pp, pp->toks[i + 1].start, pp->toks[i + 1].end); /* NOT MATCHED BY SOURCE -> MATCHED */
+    *next = by ? m + 3 : m + 1;
+    return NULL;
+}
+
 static floe_status run_prepass(prepass *pp) {
     int32_t i = 0;
+    bool in_merge = false;
     while (i < pp->n) {
         int32_t next = i + 1;
-        if (tok_is(pp, i, "partitioned") && tok_is(pp, i + 1, "by") && tok_is_char(pp, i + 2, '(')) {
+        if (starts_statement(pp, i)) in_merge = tok_is(pp, i, "merge");
+        if (in_merge && tok_is(pp, i, "when") &&
+            (tok_is(pp, i + 1, "matched") || (tok_is(pp, i + 1, "not") && tok_is(pp, i + 2, "matched")))) {
+            FLOE_TRY(cut_merge_when(pp, i, &next));
+        } else if (tok_is(pp, i, "partitioned") && tok_is(pp, i + 1, "by") && tok_is_char(pp, i + 2, '(')) {
             FLOE_TRY(cut_partitioned_by(pp, i, &next));
         } else if (tok_is(pp, i, "for") && i > 0 && tok_is(pp, i + 2, "as") && tok_is(pp, i + 3, "of") &&
                    (tok_is(pp, i + 1, "system_version") || tok_is(pp, i + 1, "version") ||

@@ -47,6 +47,13 @@
  *     WRITE UNORDERED | WRITE       word; the statement parses as ALTER TABLE
  *       DISTRIBUTED BY PARTITION .. t RESET(x) (ddl.c looks for the clause
  *                                   first and never runs the RESET)
+ *   MERGE ... WHEN [NOT] MATCHED    FLOE_SQL_MERGE_WHEN, one per WHEN clause of
+ *     [BY SOURCE | BY TARGET]       a MERGE in order: text "matched", "not
+ *                                   matched" or "not matched by source"
+ *                                   (PostgreSQL 17's; PostgreSQL 15 cannot
+ *                                   parse it, so NOT MATCHED BY SOURCE is
+ *                                   rewritten to MATCHED and BY TARGET
+ *                                   dropped — the clause tells them apart)
  *
  * Syntax errors are FLOE_ERR_SYNTAX "line L, column C: <message>" (1-based,
  * over the whole script).
@@ -68,7 +75,8 @@ typedef enum floe_sql_clause_kind {
     FLOE_SQL_DESCRIBE,
     FLOE_SQL_SHOW_FROM,
     FLOE_SQL_INSERT_OVERWRITE,
-    FLOE_SQL_TABLE_EVOLUTION
+    FLOE_SQL_TABLE_EVOLUTION,
+    FLOE_SQL_MERGE_WHEN
 } floe_sql_clause_kind;
 
 typedef struct floe_sql_clause {

@@ -15,7 +15,11 @@
  * FileIO made from the table's FileIO properties, which are parts of the
  * node (EXPLAIN shows them redacted).
  */
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "base/buffer.h"
 #include "base/threadpool.h"
@@ -174,6 +178,8 @@ static floe_status commit_delta(const commit_plan *p, const received *r, const f
     floe_free(xrecs);
     floe_free(dlens);
     floe_free(xlens);
+    if (st && floe_status_code(st) == FLOE_ERR_CONFLICT)
+        st = floe_status_wrap(st, "conflict with a concurrent commit; nothing was committed");
     return floe_status_wrap(st, "IcebergCommit of %s.%s", p->ns, p->name);
 }
 
@@ -245,6 +251,26 @@ static void fail_cleanup(commit_stream *s, const received *r) {
     if (r) delete_received(s->p, r);
 }
 
+/* A test barrier (tests/scripts/sql_rowlevel_concurrent.sh): with
+ * FLOE_TEST_COMMIT_BARRIER=<file>, the commit creates <file>.waiting and
+ * waits until <file> exists (at most 60 s), so a test can let another
+ * process commit between this statement's read and its commit.  Unset:
+ * nothing. */
+static floe_status commit_barrier(const floe_cancel *cancel) {
+    const char *path = getenv("FLOE_TEST_COMMIT_BARRIER");
+    if (!path || !*path) return NULL;
+    char waiting[4096];
+    snprintf(waiting, sizeof waiting, "%s.waiting", path); /* tells the test we got here */
+    FILE *f = fopen(waiting, "w");
+    if (f) fclose(f);
+    for (int i = 0; i < 6000 && access(path, F_OK) != 0; i++) {
+        FLOE_TRY(floe_cancel_check(cancel, "IcebergCommit"));
+        struct timespec ts = {0, 10 * 1000 * 1000};
+        nanosleep(&ts, NULL);
+    }
+    return NULL;
+}
+
 static floe_status commit_next(floe_stream *s_, floe_batch **out) {
     commit_stream *s = (commit_stream *)s_;
     *out = NULL;
@@ -266,7 +292,8 @@ static floe_status commit_next(floe_stream *s_, floe_batch **out) {
         /* Every writer has finished: nothing more will be created. */
         floe_stream_close(s->child);
         s->child = NULL;
-        st = do_commit(s->p, &r, s->cancel, &snapshot_id);
+        st = commit_barrier(s->cancel);
+        if (!st) st = do_commit(s->p, &r, s->cancel, &snapshot_id);
     }
     if (st) {
         if (floe_status_code(st) == FLOE_ERR_COMMIT_UNKNOWN) {

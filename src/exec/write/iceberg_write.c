@@ -1024,6 +1024,34 @@ static floe_status apply_sort_order(write_plan *p, const char *order_json) {
     return st;
 }
 
+/* How a row-level change is spread over the writers: by _file, so each
+ * data file's deletes meet in one writer.  Rows without a file (MERGE's
+ * inserts) would all go to the writer of NULL: they are spread by their
+ * first column instead — coalesce(_file, CAST(<first column> AS text)) —
+ * when that is a plain value. */
+static floe_status delta_distribution(const write_plan *p, const floe_schema *in, floe_expr **out) {
+    floe_expr *file = NULL, *first = NULL, *txt = NULL;
+    FLOE_TRY(floe_expr_column(0, &file));
+    if (p->no_rows || p->n_data == 0) {
+        *out = file;
+        return NULL;
+    }
+    const floe_type *t = floe_schema_field(in, p->n_prefix)->type;
+    if (floe_type_is_nested(t) || t->id == FLOE_TYPE_VARIANT || t->id == FLOE_TYPE_NULL) {
+        *out = file;
+        return NULL;
+    }
+    floe_status st = floe_expr_column(p->n_prefix, &first);
+    if (!st && t->id != FLOE_TYPE_STRING) st = floe_expr_cast(first, floe_type_primitive(FLOE_TYPE_STRING), &txt);
+    else if (!st) txt = floe_expr_retain(first);
+    floe_expr *args[2] = {file, txt};
+    if (!st) st = floe_expr_coalesce(args, 2, out);
+    floe_expr_release(file);
+    floe_expr_release(first);
+    floe_expr_release(txt);
+    return st;
+}
+
 /* Everything derived from the parts. */
 static floe_status derive(write_plan *p, const floe_plan *child) {
     FLOE_TRY_CTX(floe_ice_schema_from_json_text(p->schema_json, &p->schema), "IcebergWrite: table schema");
@@ -1038,9 +1066,9 @@ static floe_status derive(write_plan *p, const floe_plan *child) {
     /* A row-level change's new rows arrive in data file order: any
      * partition at any time, so one writer per partition (fanout). */
     p->fanout = floe_ice_write_settings_fanout(p->settings) || (p->delta & FLOE_DELTA_DELETES);
-    if (p->delta) FLOE_TRY(floe_expr_column(0, &p->file_expr));
     FLOE_TRY(parse_budget(p));
     FLOE_TRY(check_input(p, child->schema));
+    if (p->delta) FLOE_TRY(delta_distribution(p, child->schema, &p->file_expr));
     int32_t np = p->n_part;
     p->part_exprs = floe_calloc((size_t)(np ? np : 1), sizeof *p->part_exprs);
     p->part_order = floe_calloc((size_t)(np ? np : 1), sizeof *p->part_order);

@@ -1,6 +1,6 @@
 /*
  * manifest_cache.c — a process-wide cache of decoded manifests keyed by
- * their resolved path.  Manifests are immutable once committed, so a
+ * their resolved path (and the first_row_id they inherit, v3).  Manifests are immutable once committed, so a
  * decoded copy can serve every later plan of any snapshot that lists it.
  * Manifests are held in the planner's compact form (scan_internal.h), a
  * fraction of the full form's size.
@@ -15,7 +15,9 @@
  * Two threads missing the same path both read it; the second insert loses
  * and frees its copy (simpler than waiting, and rare).
  */
+#include <inttypes.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "base/hashmap.h"
@@ -168,10 +170,22 @@ floe_status floe_ice_manifest_cache_get(const floe_ice_table *t, const floe_ice_
     *h = NULL;
     *m = NULL;
     /* Keyed by the resolved path: two moved tables may record the same
-     * relative manifest path for different files. */
+     * relative manifest path for different files.  And by the list
+     * record's first_row_id, which the entries inherit: one manifest has
+     * none in the lists before a table's upgrade to v3 and one after (and
+     * may have others in other branches). */
     char *resolved = NULL;
     FLOE_TRY(floe_ice_table_resolve_path(t, mf->manifest_path, &resolved));
-    floe_status st = lookup_or_read(t, mf, resolved, h, m);
+    floe_status st = NULL;
+    if (mf->has_first_row_id) {
+        size_t n = strlen(resolved) + 32;
+        char *key = floe_malloc(n);
+        if (!key) st = floe_error(FLOE_ERR_OUT_OF_MEMORY, "out of memory caching manifest %s", mf->manifest_path);
+        else snprintf(key, n, "%s\x01%" PRId64, resolved, mf->first_row_id);
+        floe_free(resolved);
+        resolved = key;
+    }
+    if (!st) st = lookup_or_read(t, mf, resolved, h, m);
     floe_free(resolved);
     return st;
 }

@@ -81,6 +81,14 @@ static bool tuple_equal(const struct floe_ice_tuple_slot *s, uint64_t h, int32_t
     return true;
 }
 
+bool floe_ice_tuple_equal(int32_t n, const floe_ice_value *a, const floe_ice_value *b) {
+    for (int32_t i = 0; i < n; i++) {
+        floe_ice_value x = normalized(&a[i]), y = normalized(&b[i]);
+        if (!floe_ice_value_equals(&x, &y)) return false;
+    }
+    return true;
+}
+
 static struct floe_ice_tuple_slot *tuple_find(const floe_ice_tuple_map *m, uint64_t h, int32_t spec_id, int32_t n,
                                               const floe_ice_value *values) {
     if (!m->cap) return NULL;
@@ -170,9 +178,6 @@ floe_status floe_ice_producer_init(floe_ice_producer *p, const floe_ice_table *t
     p->md = t->md;
     p->what = what;
     const floe_ice_table_metadata *md = t->md;
-    if (md->format_version >= 3)
-        return floe_error(FLOE_ERR_UNSUPPORTED, "%s: format version %d tables (row lineage) are not supported yet",
-                          what, md->format_version);
     p->schema = floe_ice_tm_current_schema(md);
     p->spec = floe_ice_tm_default_spec(md);
     if (!p->schema || !p->spec)

@@ -57,6 +57,8 @@ floe_status floe_ice_tuple_map_put(floe_ice_tuple_map *m, int32_t spec_id, int32
 int64_t *floe_ice_tuple_map_get(const floe_ice_tuple_map *m, int32_t spec_id, int32_t n,
                                 const floe_ice_value *values);
 void floe_ice_tuple_map_free(floe_ice_tuple_map *m);
+/* Are two tuples of n values equal as the map compares them? */
+bool floe_ice_tuple_equal(int32_t n, const floe_ice_value *a, const floe_ice_value *b);
 
 /* ---- the producer ------------------------------------------------------------ */
 
@@ -104,9 +106,9 @@ typedef floe_status (*floe_ice_manifest_pick_fn)(floe_ice_producer *p, const flo
                                                  bool *read);
 
 /* Start a producer on `t`'s current metadata for operation `what`: fresh
- * snapshot id and commit uuid, next sequence number, timestamp.  Format
- * version 3 is FLOE_ERR_UNSUPPORTED until row lineage is tested.  Always
- * pair with floe_ice_producer_destroy, also on failure. */
+ * snapshot id and commit uuid, next sequence number, timestamp (format
+ * versions 1 to 3).  Always pair with floe_ice_producer_destroy, also on
+ * failure. */
 floe_status floe_ice_producer_init(floe_ice_producer *p, const floe_ice_table *t, const char *what) FLOE_WARN_UNUSED;
 void floe_ice_producer_destroy(floe_ice_producer *p);
 

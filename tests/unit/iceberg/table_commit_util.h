@@ -1,8 +1,9 @@
-/* Helpers shared by the overwrite and delete commit tests: a catalog table
- * (id long, cat string, ts timestamp) under a chosen partition spec, real
- * Parquet data files with their column metrics handed over as Avro
- * data_file records, and reading rows back through scan planning and the
- * task reader (current snapshot or time travel). */
+/* Helpers shared by the commit tests (overwrite, delete, row delta, v3): a
+ * catalog table (id long, cat string, ts timestamp) under a chosen
+ * partition spec, real Parquet data files with their column metrics handed
+ * over as Avro data_file records, Parquet position delete files, and
+ * reading rows back through scan planning and the task reader (current
+ * snapshot or time travel). */
 #ifndef FLOE_TEST_TABLE_COMMIT_UTIL_H
 #define FLOE_TEST_TABLE_COMMIT_UTIL_H
 
@@ -307,6 +308,125 @@ static inline void ct_manifests_free(ct_manifests *cm) {
     floe_ice_manifest_list_free(cm->list);
     floe_free(cm->v1);
     floe_ice_table_free(cm->t);
+}
+
+/* ---- row deltas (floe_catalog_row_delta) ------------------------------------ */
+
+#define CT_POS_PATH_ID 2147483546
+#define CT_POS_POS_ID 2147483545
+
+/* The path of data file <tag> of db.t (as ct_write names it). */
+static inline void ct_data_path(floe_catalog *c, const char *tag, char *out, size_t cap) {
+    floe_ice_table *t = NULL;
+    assert_ok(floe_catalog_load_table(c, "db", "t", &t));
+    snprintf(out, cap, "%s/data/%s.parquet", t->md->location, tag);
+    floe_ice_table_free(t);
+}
+
+typedef enum ct_ref_kind {
+    CT_REF_FIELD,   /* referenced_data_file set, no bounds */
+    CT_REF_BOUNDS,  /* equal file_path bounds only */
+    CT_REF_NONE     /* neither (a partition-scoped file) */
+} ct_ref_kind;
+
+/* A Parquet position delete file <location>/data/<tag>.parquet deleting
+ * rows pos[0..n) of data file `target`, as a data_file record encoded with
+ * the default spec's partition type — its partition all nulls, which the
+ * commit must replace with the target's. */
+static inline uint8_t *ct_write_pos_deletes(floe_catalog *c, const char *tag, const char *target, const int64_t *pos,
+                                             int n, ct_ref_kind ref, size_t *len) {
+    floe_ice_table *t = NULL;
+    assert_ok(floe_catalog_load_table(c, "db", "t", &t));
+    char path[2048], dir[2100];
+    snprintf(path, sizeof path, "%s/data/%s.parquet", t->md->location, tag);
+    snprintf(dir, sizeof dir, "mkdir -p '%s/data'", t->md->location);
+    assert_int_equal(system(dir), 0);
+    floe_field f[2];
+    assert_ok(floe_field_init(&f[0], "file_path", floe_type_primitive(FLOE_TYPE_STRING), false, CT_POS_PATH_ID));
+    assert_ok(floe_field_init(&f[1], "pos", floe_type_primitive(FLOE_TYPE_INT64), false, CT_POS_POS_ID));
+    floe_schema *schema;
+    assert_ok(floe_type_struct(f, 2, &schema));
+    floe_builder *b[2];
+    floe_array *cols[2];
+    assert_ok(floe_builder_new(floe_type_primitive(FLOE_TYPE_STRING), n, &b[0]));
+    assert_ok(floe_builder_new(floe_type_primitive(FLOE_TYPE_INT64), n, &b[1]));
+    for (int i = 0; i < n; i++) {
+        assert_ok(floe_builder_append_string(b[0], target));
+        assert_ok(floe_builder_append_int64(b[1], pos[i]));
+    }
+    for (int k = 0; k < 2; k++) {
+        assert_ok(floe_builder_finish(b[k], &cols[k]));
+        floe_builder_free(b[k]);
+    }
+    floe_batch *batch;
+    assert_ok(floe_batch_new(schema, cols, 2, n, &batch));
+    floe_pq_write_options o;
+    floe_pq_write_options_init(&o);
+    floe_output *out;
+    assert_ok(floe_output_create_local(path, 1, &out));
+    floe_pq_writer *w;
+    assert_ok(floe_pq_writer_open(out, schema, &o, &w));
+    assert_ok(floe_pq_writer_write(w, batch));
+    floe_pq_write_result *res = NULL;
+    assert_ok(floe_pq_writer_close(w, &res));
+    floe_batch_release(batch);
+    for (int k = 0; k < 2; k++) {
+        floe_array_release(cols[k]);
+        floe_field_clear(&f[k]);
+    }
+    floe_type_release(schema);
+
+    floe_ice_data_file df;
+    floe_ice_data_file_init(&df);
+    df.content = FLOE_ICE_CONTENT_POSITION_DELETES;
+    df.file_path = path;
+    df.file_format = "PARQUET";
+    df.record_count = res->record_count;
+    df.file_size_in_bytes = res->file_size;
+    if (ref == CT_REF_FIELD) df.referenced_data_file = target;
+    int32_t keys[1] = {CT_POS_PATH_ID};
+    const uint8_t *vals[1] = {(const uint8_t *)target};
+    uint32_t lens[1] = {(uint32_t)strlen(target)};
+    if (ref == CT_REF_BOUNDS) {
+        df.lower_bounds = (floe_ice_bound_map){1, keys, vals, lens};
+        df.upper_bounds = (floe_ice_bound_map){1, keys, vals, lens};
+    }
+    const floe_ice_partition_spec *spec = floe_ice_tm_default_spec(t->md);
+    floe_ice_type *ptype = NULL;
+    assert_ok(floe_ice_partition_spec_partition_type(spec, floe_ice_tm_current_schema(t->md), false, &ptype));
+    floe_ice_value part[4];
+    for (int32_t k = 0; k < spec->n_fields && k < 4; k++) part[k] = floe_ice_null(ptype->fields[k].type->id);
+    df.n_partition = spec->n_fields;
+    df.partition = part;
+    floe_ice_data_file_codec *codec = NULL;
+    assert_ok(floe_ice_data_file_codec_new(ptype, t->md->format_version, &codec));
+    uint8_t *bytes = NULL;
+    assert_ok(floe_ice_data_file_encode(codec, &df, &bytes, len));
+    floe_ice_data_file_codec_free(codec);
+    floe_ice_type_free(ptype);
+    floe_pq_write_result_free(res);
+    floe_ice_table_free(t);
+    return bytes;
+}
+
+/* A change of n_data added files, n_del delete files and n_rm removed paths. */
+static inline floe_row_delta ct_delta(uint8_t **data, size_t *dlens, int32_t n_data, uint8_t **dels,
+                                      size_t *del_lens, int32_t n_del, const char **removed, int32_t n_rm,
+                                      int64_t base) {
+    floe_row_delta d;
+    memset(&d, 0, sizeof d);
+    d.data_files = (const uint8_t *const *)data;
+    d.data_lens = dlens;
+    d.n_data = n_data;
+    d.delete_files = (const uint8_t *const *)dels;
+    d.delete_lens = del_lens;
+    d.n_deletes = n_del;
+    d.removed_paths = (const char *const *)removed;
+    d.n_removed = n_rm;
+    d.base_snapshot_id = base;
+    d.conflict_filter = NULL;
+    d.isolation = FLOE_ISOLATION_SERIALIZABLE;
+    return d;
 }
 
 #endif

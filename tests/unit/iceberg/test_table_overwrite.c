@@ -414,7 +414,7 @@ static void v1_table_overwrite_rewrites_v1_manifests(void **state) {
     floe_catalog_close(c);
 }
 
-static void empty_overwrite_commits_nothing_and_v3_is_refused(void **state) {
+static void empty_overwrite_commits_nothing_and_v3_takes_row_ids(void **state) {
     (void)state;
     floe_catalog *c = ct_setup("ow_empty", CT_CAT, 2);
     int64_t sid = 7;
@@ -430,11 +430,18 @@ static void empty_overwrite_commits_nothing_and_v3_is_refused(void **state) {
     assert_int_equal(ct_read_rows(c, -1, NULL), 3);
     floe_catalog_close(c);
 
+    /* v3: the overwrite takes row ids (next-row-id advances by the new
+     * data manifest's rows). */
     c = ct_setup("ow_v3", CT_CAT, 3);
     rec = ct_write(c, "a", 0, 3, "a", 0, &len);
-    assert_error(overwrite(c, &rec, &len, 1, -1, 0, NULL), FLOE_ERR_UNSUPPORTED, "format version 3");
+    assert_ok(overwrite(c, &rec, &len, 1, -1, 0, &sid));
     floe_free(rec);
-    assert_int_equal(ct_count_avro(c), 0);
+    assert_int_equal(ct_read_rows(c, -1, NULL), 3);
+    floe_ice_table *t = NULL;
+    assert_ok(floe_catalog_load_table(c, "db", "t", &t));
+    assert_int_equal(t->md->next_row_id, 3);
+    assert_int_equal(floe_ice_tm_current_snapshot(t->md)->first_row_id, 0);
+    floe_ice_table_free(t);
     floe_catalog_close(c);
 }
 
@@ -522,6 +529,6 @@ FLOE_TEST_MAIN(cmocka_unit_test(overwrite_replaces_only_the_written_partitions),
                cmocka_unit_test(losing_overwrite_retries_and_keeps_the_winners_rows),
                cmocka_unit_test(overwrite_racing_appends_to_other_partitions_all_land),
                cmocka_unit_test(v1_table_overwrite_rewrites_v1_manifests),
-               cmocka_unit_test(empty_overwrite_commits_nothing_and_v3_is_refused),
+               cmocka_unit_test(empty_overwrite_commits_nothing_and_v3_takes_row_ids),
                cmocka_unit_test(manifests_go_to_write_metadata_path),
                cmocka_unit_test(python_avro_reads_rewritten_manifests))

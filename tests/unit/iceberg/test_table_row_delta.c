@@ -11,122 +11,6 @@
 #include "floe/iceberg_expr.h"
 #include "iceberg/snapshot/snapshot_producer.h"
 
-#define POS_PATH_ID 2147483546
-#define POS_POS_ID 2147483545
-
-/* The path of data file <tag> of db.t (as ct_write names it). */
-static void data_path(floe_catalog *c, const char *tag, char *out, size_t cap) {
-    floe_ice_table *t = NULL;
-    assert_ok(floe_catalog_load_table(c, "db", "t", &t));
-    snprintf(out, cap, "%s/data/%s.parquet", t->md->location, tag);
-    floe_ice_table_free(t);
-}
-
-typedef enum ref_kind {
-    REF_FIELD,   /* referenced_data_file set, no bounds */
-    REF_BOUNDS,  /* equal file_path bounds only */
-    REF_NONE     /* neither (a partition-scoped file) */
-} ref_kind;
-
-/* A Parquet position delete file <location>/data/<tag>.parquet deleting
- * rows pos[0..n) of data file `target`, as a data_file record encoded with
- * the default spec's partition type — its partition all nulls, which the
- * commit must replace with the target's. */
-static uint8_t *write_pos_deletes(floe_catalog *c, const char *tag, const char *target, const int64_t *pos, int n,
-                                  ref_kind ref, size_t *len) {
-    floe_ice_table *t = NULL;
-    assert_ok(floe_catalog_load_table(c, "db", "t", &t));
-    char path[2048], dir[2100];
-    snprintf(path, sizeof path, "%s/data/%s.parquet", t->md->location, tag);
-    snprintf(dir, sizeof dir, "mkdir -p '%s/data'", t->md->location);
-    assert_int_equal(system(dir), 0);
-    floe_field f[2];
-    assert_ok(floe_field_init(&f[0], "file_path", floe_type_primitive(FLOE_TYPE_STRING), false, POS_PATH_ID));
-    assert_ok(floe_field_init(&f[1], "pos", floe_type_primitive(FLOE_TYPE_INT64), false, POS_POS_ID));
-    floe_schema *schema;
-    assert_ok(floe_type_struct(f, 2, &schema));
-    floe_builder *b[2];
-    floe_array *cols[2];
-    assert_ok(floe_builder_new(floe_type_primitive(FLOE_TYPE_STRING), n, &b[0]));
-    assert_ok(floe_builder_new(floe_type_primitive(FLOE_TYPE_INT64), n, &b[1]));
-    for (int i = 0; i < n; i++) {
-        assert_ok(floe_builder_append_string(b[0], target));
-        assert_ok(floe_builder_append_int64(b[1], pos[i]));
-    }
-    for (int k = 0; k < 2; k++) {
-        assert_ok(floe_builder_finish(b[k], &cols[k]));
-        floe_builder_free(b[k]);
-    }
-    floe_batch *batch;
-    assert_ok(floe_batch_new(schema, cols, 2, n, &batch));
-    floe_pq_write_options o;
-    floe_pq_write_options_init(&o);
-    floe_output *out;
-    assert_ok(floe_output_create_local(path, 1, &out));
-    floe_pq_writer *w;
-    assert_ok(floe_pq_writer_open(out, schema, &o, &w));
-    assert_ok(floe_pq_writer_write(w, batch));
-    floe_pq_write_result *res = NULL;
-    assert_ok(floe_pq_writer_close(w, &res));
-    floe_batch_release(batch);
-    for (int k = 0; k < 2; k++) {
-        floe_array_release(cols[k]);
-        floe_field_clear(&f[k]);
-    }
-    floe_type_release(schema);
-
-    floe_ice_data_file df;
-    floe_ice_data_file_init(&df);
-    df.content = FLOE_ICE_CONTENT_POSITION_DELETES;
-    df.file_path = path;
-    df.file_format = "PARQUET";
-    df.record_count = res->record_count;
-    df.file_size_in_bytes = res->file_size;
-    if (ref == REF_FIELD) df.referenced_data_file = target;
-    int32_t keys[1] = {POS_PATH_ID};
-    const uint8_t *vals[1] = {(const uint8_t *)target};
-    uint32_t lens[1] = {(uint32_t)strlen(target)};
-    if (ref == REF_BOUNDS) {
-        df.lower_bounds = (floe_ice_bound_map){1, keys, vals, lens};
-        df.upper_bounds = (floe_ice_bound_map){1, keys, vals, lens};
-    }
-    const floe_ice_partition_spec *spec = floe_ice_tm_default_spec(t->md);
-    floe_ice_type *ptype = NULL;
-    assert_ok(floe_ice_partition_spec_partition_type(spec, floe_ice_tm_current_schema(t->md), false, &ptype));
-    floe_ice_value part[4];
-    for (int32_t k = 0; k < spec->n_fields && k < 4; k++) part[k] = floe_ice_null(ptype->fields[k].type->id);
-    df.n_partition = spec->n_fields;
-    df.partition = part;
-    floe_ice_data_file_codec *codec = NULL;
-    assert_ok(floe_ice_data_file_codec_new(ptype, t->md->format_version, &codec));
-    uint8_t *bytes = NULL;
-    assert_ok(floe_ice_data_file_encode(codec, &df, &bytes, len));
-    floe_ice_data_file_codec_free(codec);
-    floe_ice_type_free(ptype);
-    floe_pq_write_result_free(res);
-    floe_ice_table_free(t);
-    return bytes;
-}
-
-/* A change of n_data added files, n_del delete files and n_rm removed paths. */
-static floe_row_delta delta(uint8_t **data, size_t *dlens, int32_t n_data, uint8_t **dels, size_t *del_lens,
-                            int32_t n_del, const char **removed, int32_t n_rm, int64_t base) {
-    floe_row_delta d;
-    memset(&d, 0, sizeof d);
-    d.data_files = (const uint8_t *const *)data;
-    d.data_lens = dlens;
-    d.n_data = n_data;
-    d.delete_files = (const uint8_t *const *)dels;
-    d.delete_lens = del_lens;
-    d.n_deletes = n_del;
-    d.removed_paths = (const char *const *)removed;
-    d.n_removed = n_rm;
-    d.base_snapshot_id = base;
-    d.conflict_filter = NULL;
-    d.isolation = FLOE_ISOLATION_SERIALIZABLE;
-    return d;
-}
-
 /* The delete files live in the current snapshot, with their manifest's
  * spec id (up to `cap`). */
 static int live_deletes(floe_catalog *c, floe_ice_manifest_entry *out, int32_t *spec_ids, int cap, ct_manifests *cm) {
@@ -150,15 +34,15 @@ static void position_deletes_hide_rows(void **state) {
     ct_append(c, "a0", 0, 5, "a", 0);
     int64_t s2 = ct_append(c, "b0", 10, 3, "b", 0);
     char a0[2048], b0[2048];
-    data_path(c, "a0", a0, sizeof a0);
-    data_path(c, "b0", b0, sizeof b0);
+    ct_data_path(c, "a0", a0, sizeof a0);
+    ct_data_path(c, "b0", b0, sizeof b0);
 
     /* Rows 1 and 3 of a0 by reference, row 0 of b0 by bounds only. */
     const int64_t pa[2] = {1, 3}, pb[1] = {0};
     size_t lens[2];
-    uint8_t *dels[2] = {write_pos_deletes(c, "del-a0", a0, pa, 2, REF_FIELD, &lens[0]),
-                        write_pos_deletes(c, "del-b0", b0, pb, 1, REF_BOUNDS, &lens[1])};
-    floe_row_delta d = delta(NULL, NULL, 0, dels, lens, 2, NULL, 0, s2);
+    uint8_t *dels[2] = {ct_write_pos_deletes(c, "del-a0", a0, pa, 2, CT_REF_FIELD, &lens[0]),
+                        ct_write_pos_deletes(c, "del-b0", b0, pb, 1, CT_REF_BOUNDS, &lens[1])};
+    floe_row_delta d = ct_delta(NULL, NULL, 0, dels, lens, 2, NULL, 0, s2);
     int64_t sid = -1;
     assert_ok(floe_catalog_row_delta(c, "db", "t", &d, NULL, 0, 0, &sid));
     for (int i = 0; i < 2; i++) floe_free(dels[i]);
@@ -196,8 +80,8 @@ static void position_deletes_hide_rows(void **state) {
         assert_memory_equal(f->partition[0].v.bytes.data, is_a ? "a" : "b", 1);
         assert_string_equal(f->referenced_data_file, is_a ? a0 : b0);
         assert_int_equal(f->lower_bounds.n, 1);
-        assert_int_equal(f->lower_bounds.keys[0], POS_PATH_ID);
-        assert_int_equal(f->upper_bounds.keys[0], POS_PATH_ID);
+        assert_int_equal(f->lower_bounds.keys[0], CT_POS_PATH_ID);
+        assert_int_equal(f->upper_bounds.keys[0], CT_POS_PATH_ID);
         assert_int_equal(f->lower_bounds.lens[0], strlen(is_a ? a0 : b0));
         assert_memory_equal(f->lower_bounds.values[0], is_a ? a0 : b0, f->lower_bounds.lens[0]);
         assert_memory_equal(f->upper_bounds.values[0], is_a ? a0 : b0, f->upper_bounds.lens[0]);
@@ -228,13 +112,13 @@ static void deletes_follow_the_spec_of_their_data(void **state) {
     int64_t base = ct_append(c, "new", 10, 3, "a", 3);
 
     char old_path[2048], new_path[2048];
-    data_path(c, "old", old_path, sizeof old_path);
-    data_path(c, "new", new_path, sizeof new_path);
+    ct_data_path(c, "old", old_path, sizeof old_path);
+    ct_data_path(c, "new", new_path, sizeof new_path);
     const int64_t p_old[2] = {0, 2}, p_new[1] = {1};
     size_t lens[2];
-    uint8_t *dels[2] = {write_pos_deletes(c, "del-old", old_path, p_old, 2, REF_FIELD, &lens[0]),
-                        write_pos_deletes(c, "del-new", new_path, p_new, 1, REF_FIELD, &lens[1])};
-    floe_row_delta d = delta(NULL, NULL, 0, dels, lens, 2, NULL, 0, base);
+    uint8_t *dels[2] = {ct_write_pos_deletes(c, "del-old", old_path, p_old, 2, CT_REF_FIELD, &lens[0]),
+                        ct_write_pos_deletes(c, "del-new", new_path, p_new, 1, CT_REF_FIELD, &lens[1])};
+    floe_row_delta d = ct_delta(NULL, NULL, 0, dels, lens, 2, NULL, 0, base);
     assert_ok(floe_catalog_row_delta(c, "db", "t", &d, NULL, 0, 0, NULL));
     for (int i = 0; i < 2; i++) floe_free(dels[i]);
     int64_t sum = 0;
@@ -268,14 +152,14 @@ static void removed_files_and_their_orphan_deletes(void **state) {
     ct_append(c, "a0", 0, 5, "a", 0);
     int64_t s2 = ct_append(c, "b0", 10, 3, "b", 0);
     char a0[2048], b0[2048];
-    data_path(c, "a0", a0, sizeof a0);
-    data_path(c, "b0", b0, sizeof b0);
+    ct_data_path(c, "a0", a0, sizeof a0);
+    ct_data_path(c, "b0", b0, sizeof b0);
 
     const int64_t keep[3] = {0, 2, 4};
     size_t len = 0;
     uint8_t *rec = ct_write_ids(c, "a0-rewritten", keep, 3, "a", 0, &len);
     const char *rm[1] = {a0};
-    floe_row_delta d = delta(&rec, &len, 1, NULL, NULL, 0, rm, 1, s2);
+    floe_row_delta d = ct_delta(&rec, &len, 1, NULL, NULL, 0, rm, 1, s2);
     int64_t s3 = -1;
     assert_ok(floe_catalog_row_delta(c, "db", "t", &d, NULL, 0, 0, &s3));
     floe_free(rec);
@@ -296,15 +180,15 @@ static void removed_files_and_their_orphan_deletes(void **state) {
 
     /* b0 row 1 deleted by a delete file, then b0 removed whole. */
     const int64_t pb[1] = {1};
-    uint8_t *del = write_pos_deletes(c, "del-b0", b0, pb, 1, REF_FIELD, &len);
-    d = delta(NULL, NULL, 0, &del, &len, 1, NULL, 0, s3);
+    uint8_t *del = ct_write_pos_deletes(c, "del-b0", b0, pb, 1, CT_REF_FIELD, &len);
+    d = ct_delta(NULL, NULL, 0, &del, &len, 1, NULL, 0, s3);
     int64_t s4 = -1;
     assert_ok(floe_catalog_row_delta(c, "db", "t", &d, NULL, 0, 0, &s4));
     floe_free(del);
     assert_int_equal(ct_read_rows(c, -1, &sum), 5);
     assert_int_equal(sum, 6 + 22);
     const char *rm_b[1] = {b0};
-    d = delta(NULL, NULL, 0, NULL, NULL, 0, rm_b, 1, s4);
+    d = ct_delta(NULL, NULL, 0, NULL, NULL, 0, rm_b, 1, s4);
     assert_ok(floe_catalog_row_delta(c, "db", "t", &d, NULL, 0, 0, NULL));
     assert_int_equal(ct_read_rows(c, -1, &sum), 3);
     assert_int_equal(sum, 6);
@@ -333,12 +217,12 @@ static void files_not_live_and_bad_deletes(void **state) {
     floe_catalog *c = ct_setup("rd_errors", CT_CAT, 2);
     int64_t s1 = ct_append(c, "a0", 0, 5, "a", 0);
     char a0[2048], gone[2048];
-    data_path(c, "a0", a0, sizeof a0);
-    data_path(c, "nowhere", gone, sizeof gone);
+    ct_data_path(c, "a0", a0, sizeof a0);
+    ct_data_path(c, "nowhere", gone, sizeof gone);
     int avro = ct_count_avro(c);
 
     const char *rm[1] = {gone};
-    floe_row_delta d = delta(NULL, NULL, 0, NULL, NULL, 0, rm, 1, s1);
+    floe_row_delta d = ct_delta(NULL, NULL, 0, NULL, NULL, 0, rm, 1, s1);
     floe_status st = floe_catalog_row_delta(c, "db", "t", &d, NULL, 0, 3, NULL);
     assert_int_equal(floe_status_code(st), FLOE_ERR_CONFLICT);
     assert_non_null(strstr(floe_status_message(st), gone));
@@ -346,8 +230,8 @@ static void files_not_live_and_bad_deletes(void **state) {
 
     const int64_t pos[1] = {0};
     size_t len = 0;
-    uint8_t *del = write_pos_deletes(c, "del-gone", gone, pos, 1, REF_FIELD, &len);
-    d = delta(NULL, NULL, 0, &del, &len, 1, NULL, 0, s1);
+    uint8_t *del = ct_write_pos_deletes(c, "del-gone", gone, pos, 1, CT_REF_FIELD, &len);
+    d = ct_delta(NULL, NULL, 0, &del, &len, 1, NULL, 0, s1);
     st = floe_catalog_row_delta(c, "db", "t", &d, NULL, 0, 3, NULL);
     assert_int_equal(floe_status_code(st), FLOE_ERR_CONFLICT);
     assert_non_null(strstr(floe_status_message(st), gone));
@@ -356,14 +240,14 @@ static void files_not_live_and_bad_deletes(void **state) {
 
     /* A delete file naming no single data file, and one for a file the
      * same change removes. */
-    del = write_pos_deletes(c, "del-none", a0, pos, 1, REF_NONE, &len);
-    d = delta(NULL, NULL, 0, &del, &len, 1, NULL, 0, s1);
+    del = ct_write_pos_deletes(c, "del-none", a0, pos, 1, CT_REF_NONE, &len);
+    d = ct_delta(NULL, NULL, 0, &del, &len, 1, NULL, 0, s1);
     assert_error(floe_catalog_row_delta(c, "db", "t", &d, NULL, 0, 0, NULL), FLOE_ERR_INVALID_ARGUMENT,
                  "names no single data file");
     floe_free(del);
-    del = write_pos_deletes(c, "del-a0", a0, pos, 1, REF_FIELD, &len);
+    del = ct_write_pos_deletes(c, "del-a0", a0, pos, 1, CT_REF_FIELD, &len);
     const char *rm_a[1] = {a0};
-    d = delta(NULL, NULL, 0, &del, &len, 1, rm_a, 1, s1);
+    d = ct_delta(NULL, NULL, 0, &del, &len, 1, rm_a, 1, s1);
     assert_error(floe_catalog_row_delta(c, "db", "t", &d, NULL, 0, 0, NULL), FLOE_ERR_INVALID_ARGUMENT,
                  "which the same change removes");
     floe_free(del);
@@ -371,11 +255,209 @@ static void files_not_live_and_bad_deletes(void **state) {
     assert_int_equal(ct_count_avro(c), avro);
 
     int64_t sid = 7;
-    d = delta(NULL, NULL, 0, NULL, NULL, 0, NULL, 0, s1);
+    d = ct_delta(NULL, NULL, 0, NULL, NULL, 0, NULL, 0, s1);
     assert_ok(floe_catalog_row_delta(c, "db", "t", &d, NULL, 0, 0, &sid));
     assert_int_equal(sid, -1);
     assert_int_equal(ct_current(c), s1);
     assert_int_equal(ct_read_rows(c, -1, NULL), 5);
+    floe_catalog_close(c);
+}
+
+/* ---- concurrent commits ------------------------------------------------------ */
+
+static floe_ice_expr *cat_eq(const char *cat) {
+    floe_ice_value v = floe_ice_string_z(cat);
+    return floe_ice_expr_literal(FLOE_ICE_EXPR_EQ, "cat", &v);
+}
+
+/* Two changes built on the same snapshot: copy-on-write in partition a,
+ * then deletes in partition b, each serializable with its partition's
+ * filter: both commit.  A third on the same base that read the whole table
+ * (no filter) conflicts with the data the first added; under snapshot
+ * isolation it commits. */
+static void disjoint_partitions_both_commit(void **state) {
+    (void)state;
+    floe_catalog *c = ct_setup("rd_disjoint", CT_CAT, 2);
+    ct_append(c, "a0", 0, 5, "a", 0);
+    int64_t base = ct_append(c, "b0", 10, 3, "b", 0);
+    char a0[2048], b0[2048];
+    ct_data_path(c, "a0", a0, sizeof a0);
+    ct_data_path(c, "b0", b0, sizeof b0);
+
+    const int64_t keep[2] = {0, 1};
+    size_t len = 0;
+    uint8_t *rec = ct_write_ids(c, "a0-cow", keep, 2, "a", 0, &len);
+    const char *rm[1] = {a0};
+    floe_row_delta d1 = ct_delta(&rec, &len, 1, NULL, NULL, 0, rm, 1, base);
+    floe_ice_expr *fa = cat_eq("a");
+    d1.conflict_filter = fa;
+    int64_t s1 = -1;
+    assert_ok(floe_catalog_row_delta(c, "db", "t", &d1, NULL, 0, 0, &s1));
+    floe_free(rec);
+
+    const int64_t pb[1] = {2};
+    size_t dlen = 0;
+    uint8_t *del = ct_write_pos_deletes(c, "del-b0", b0, pb, 1, CT_REF_FIELD, &dlen);
+    floe_row_delta d2 = ct_delta(NULL, NULL, 0, &del, &dlen, 1, NULL, 0, base);
+    floe_ice_expr *fb = cat_eq("b");
+    d2.conflict_filter = fb;
+    int64_t s2 = -1;
+    assert_ok(floe_catalog_row_delta(c, "db", "t", &d2, NULL, 0, 0, &s2));
+    floe_free(del);
+    int64_t sum = 0;
+    assert_int_equal(ct_read_rows(c, -1, &sum), 4);
+    assert_int_equal(sum, 0 + 1 + 10 + 11);
+
+    /* An insert into partition c that read the whole table at `base`:
+     * a0-cow is data it never saw. */
+    const int64_t ids[1] = {100};
+    uint8_t *rec3 = ct_write_ids(c, "c0", ids, 1, "c", 0, &len);
+    floe_row_delta d3 = ct_delta(&rec3, &len, 1, NULL, NULL, 0, NULL, 0, base);
+    floe_status st = floe_catalog_row_delta(c, "db", "t", &d3, NULL, 0, 2, NULL);
+    assert_int_equal(floe_status_code(st), FLOE_ERR_CONFLICT);
+    assert_non_null(strstr(floe_status_message(st), "a0-cow.parquet"));
+    assert_non_null(strstr(floe_status_message(st), "serializable"));
+    floe_status_free(st);
+    assert_int_equal(ct_current(c), s2);
+    d3.isolation = FLOE_ISOLATION_SNAPSHOT;
+    assert_ok(floe_catalog_row_delta(c, "db", "t", &d3, NULL, 0, 0, NULL));
+    floe_free(rec3);
+    assert_int_equal(ct_read_rows(c, -1, &sum), 5);
+    assert_int_equal(sum, 122);
+    floe_ice_expr_free(fa);
+    floe_ice_expr_free(fb);
+    floe_catalog_close(c);
+}
+
+/* Two changes on the same base touching the same data file: the second
+ * fails with a conflict naming the file, commits nothing, and leaves the
+ * first's files and rows as they were. */
+static void same_data_file_conflicts(void **state) {
+    (void)state;
+    floe_catalog *c = ct_setup("rd_same_file", CT_CAT, 2);
+    int64_t base = ct_append(c, "a0", 0, 5, "a", 0);
+    char a0[2048];
+    ct_data_path(c, "a0", a0, sizeof a0);
+    const int64_t p1[1] = {1}, p2[1] = {2};
+    size_t l1 = 0, l2 = 0;
+    uint8_t *del1 = ct_write_pos_deletes(c, "del-1", a0, p1, 1, CT_REF_FIELD, &l1);
+    uint8_t *del2 = ct_write_pos_deletes(c, "del-2", a0, p2, 1, CT_REF_BOUNDS, &l2);
+    floe_row_delta d1 = ct_delta(NULL, NULL, 0, &del1, &l1, 1, NULL, 0, base);
+    int64_t s1 = -1;
+    assert_ok(floe_catalog_row_delta(c, "db", "t", &d1, NULL, 0, 0, &s1));
+    int avro = ct_count_avro(c);
+
+    /* Deletes for the same file. */
+    floe_row_delta d2 = ct_delta(NULL, NULL, 0, &del2, &l2, 1, NULL, 0, base);
+    floe_status st = floe_catalog_row_delta(c, "db", "t", &d2, NULL, 0, 3, NULL);
+    assert_int_equal(floe_status_code(st), FLOE_ERR_CONFLICT);
+    assert_non_null(strstr(floe_status_message(st), a0));
+    assert_non_null(strstr(floe_status_message(st), "del-1.parquet"));
+    assert_non_null(strstr(floe_status_message(st), "adds deletes for"));
+    floe_status_free(st);
+
+    /* Copy-on-write of the same file. */
+    const int64_t keep[1] = {0};
+    size_t len = 0;
+    uint8_t *rec = ct_write_ids(c, "a0-cow", keep, 1, "a", 0, &len);
+    const char *rm[1] = {a0};
+    floe_row_delta d3 = ct_delta(&rec, &len, 1, NULL, NULL, 0, rm, 1, base);
+    st = floe_catalog_row_delta(c, "db", "t", &d3, NULL, 0, 3, NULL);
+    assert_int_equal(floe_status_code(st), FLOE_ERR_CONFLICT);
+    assert_non_null(strstr(floe_status_message(st), a0));
+    assert_non_null(strstr(floe_status_message(st), "removes"));
+    floe_status_free(st);
+
+    /* Nothing committed, nothing left behind, the first change intact. */
+    assert_int_equal(ct_current(c), s1);
+    assert_int_equal(ct_count_avro(c), avro);
+    int64_t sum = 0;
+    assert_int_equal(ct_read_rows(c, -1, &sum), 4);
+    assert_int_equal(sum, 0 + 2 + 3 + 4);
+
+    /* After a copy-on-write removed a0 (built on s1), a change still
+     * naming a0 finds it gone. */
+    d3.base_snapshot_id = s1;
+    assert_ok(floe_catalog_row_delta(c, "db", "t", &d3, NULL, 0, 0, NULL));
+    st = floe_catalog_row_delta(c, "db", "t", &d2, NULL, 0, 3, NULL);
+    assert_int_equal(floe_status_code(st), FLOE_ERR_CONFLICT);
+    assert_non_null(strstr(floe_status_message(st), a0));
+    assert_non_null(strstr(floe_status_message(st), "not a live data file"));
+    floe_status_free(st);
+    floe_free(rec);
+    floe_free(del1);
+    floe_free(del2);
+    floe_catalog_close(c);
+}
+
+/* A concurrent append: a conflict under serializable isolation when its
+ * data may match the filter (by partition or by metrics), none when it
+ * cannot or under snapshot isolation; a base that is no ancestor is a
+ * conflict. */
+static void concurrent_appends_and_isolation(void **state) {
+    (void)state;
+    floe_catalog *c = ct_setup("rd_isolation", CT_CAT, 2);
+    int64_t base = ct_append(c, "a0", 0, 5, "a", 0);
+    ct_append(c, "b-new", 10, 2, "b", 0);  /* partition b */
+    ct_append(c, "a-new", 50, 2, "a", 0);  /* partition a, ids 50..51 */
+    char a0[2048];
+    ct_data_path(c, "a0", a0, sizeof a0);
+    const int64_t pos[1] = {0};
+    size_t len = 0;
+    uint8_t *del = ct_write_pos_deletes(c, "del-a0", a0, pos, 1, CT_REF_FIELD, &len);
+    floe_row_delta d = ct_delta(NULL, NULL, 0, &del, &len, 1, NULL, 0, base);
+
+    /* cat = 'a' and id < 5: a-new cannot match by its bounds, b-new by its
+     * partition. */
+    floe_ice_value five = floe_ice_long(5);
+    floe_ice_expr *narrow = floe_ice_expr_and(cat_eq("a"), floe_ice_expr_literal(FLOE_ICE_EXPR_LT, "id", &five));
+    floe_ice_expr *wide = cat_eq("a");
+    d.conflict_filter = wide;
+    floe_status st = floe_catalog_row_delta(c, "db", "t", &d, NULL, 0, 0, NULL);
+    assert_int_equal(floe_status_code(st), FLOE_ERR_CONFLICT);
+    assert_non_null(strstr(floe_status_message(st), "a-new.parquet"));
+    floe_status_free(st);
+
+    int64_t cur = ct_current(c);
+    d.base_snapshot_id = 12345; /* not in the history */
+    st = floe_catalog_row_delta(c, "db", "t", &d, NULL, 0, 0, NULL);
+    assert_int_equal(floe_status_code(st), FLOE_ERR_CONFLICT);
+    assert_non_null(strstr(floe_status_message(st), "no longer an ancestor"));
+    floe_status_free(st);
+    assert_int_equal(ct_current(c), cur);
+
+    d.base_snapshot_id = base;
+    d.conflict_filter = narrow;
+    int64_t sid = -1;
+    assert_ok(floe_catalog_row_delta(c, "db", "t", &d, NULL, 0, 0, &sid));
+    int64_t sum = 0;
+    assert_int_equal(ct_read_rows(c, -1, &sum), 8);
+    assert_int_equal(sum, 10 + 21 + 101);
+
+    /* A delete of row 1 that read `base` conflicts with the delete just
+     * made (whatever the isolation); one that read `sid`, with a later
+     * append under serializable isolation only. */
+    const int64_t pos1[1] = {1};
+    size_t len1 = 0;
+    uint8_t *del1 = ct_write_pos_deletes(c, "del-a0-1", a0, pos1, 1, CT_REF_FIELD, &len1);
+    floe_row_delta d2 = ct_delta(NULL, NULL, 0, &del1, &len1, 1, NULL, 0, base);
+    d2.isolation = FLOE_ISOLATION_SNAPSHOT;
+    st = floe_catalog_row_delta(c, "db", "t", &d2, NULL, 0, 0, NULL);
+    assert_int_equal(floe_status_code(st), FLOE_ERR_CONFLICT);
+    assert_non_null(strstr(floe_status_message(st), "del-a0.parquet"));
+    floe_status_free(st);
+    ct_append(c, "a-later", 60, 1, "a", 0);
+    d2.base_snapshot_id = sid;
+    d2.isolation = FLOE_ISOLATION_SERIALIZABLE;
+    assert_error(floe_catalog_row_delta(c, "db", "t", &d2, NULL, 0, 0, NULL), FLOE_ERR_CONFLICT, "a-later.parquet");
+    d2.isolation = FLOE_ISOLATION_SNAPSHOT;
+    assert_ok(floe_catalog_row_delta(c, "db", "t", &d2, NULL, 0, 0, NULL));
+    assert_int_equal(ct_read_rows(c, -1, &sum), 8);
+    assert_int_equal(sum, 10 + 21 + 101 + 60 - 1);
+    floe_free(del);
+    floe_free(del1);
+    floe_ice_expr_free(narrow);
+    floe_ice_expr_free(wide);
     floe_catalog_close(c);
 }
 
@@ -385,6 +467,9 @@ int main(void) {
         cmocka_unit_test(deletes_follow_the_spec_of_their_data),
         cmocka_unit_test(removed_files_and_their_orphan_deletes),
         cmocka_unit_test(files_not_live_and_bad_deletes),
+        cmocka_unit_test(disjoint_partitions_both_commit),
+        cmocka_unit_test(same_data_file_conflicts),
+        cmocka_unit_test(concurrent_appends_and_isolation),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
