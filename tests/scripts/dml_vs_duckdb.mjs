@@ -12,6 +12,7 @@
 //        FLOE_DML_STEPS  statements per table configuration (default 25)
 //        FLOE_DML_ONLY   run only the configurations whose name contains it
 //        FLOE_BINARY_DIR the build tree: its slt_runner checks the counts too
+//        FLOE_DML_FEATURES=a,b  switch these FEATURES on for this run
 //        CI=true         a feature switched ON below that floe refuses fails
 //
 // It writes WORKDIR/avro_checks.json (the merge-on-read tables' current
@@ -52,6 +53,13 @@ const CONFIGS = [
   { name: 'v3-mor-region', fv: 3, mode: 'merge-on-read', part: 'region' },
   { name: 'v3-cow-bucket', fv: 3, mode: 'copy-on-write', part: 'bucket(4, k)' },
 ];
+
+// FLOE_DML_FEATURES=v3,merge switches features ON for one run (a
+// developer's try; a name alone is for both write modes).
+for (const f of (process.env.FLOE_DML_FEATURES || '').split(',').filter(Boolean)) {
+  if (f === 'tags' || f === 'v3') FEATURES[f] = true;
+  else for (const m of ['merge-on-read', 'copy-on-write']) FEATURES[m][f] = true;
+}
 
 // ---- set up -----------------------------------------------------------------
 const [floe, work] = process.argv.slice(2);
@@ -287,13 +295,17 @@ function makeGen(rnd) {
 
   function sets(q) {
     const opts = {
-      v: [`v = v + 1`, `v = NULL`, `v = k * 2 - 50`, `v = coalesce(v, -1) - 1`, `v = ${int(-50, 50)}`],
+      v: [`v = v + 1`, `v = NULL`, `v = DEFAULT`, `v = k * 2 - 50`, `v = coalesce(v, -1) - 1`, `v = ${int(-50, 50)}`],
       s: [`s = s || '_u'`, `s = upper(s)`, `s = NULL`, `s = ${lit(pick(STRS))}`, `s = CASE WHEN v IS NULL THEN 'vnull' ELSE s END`],
       region: [`region = ${lit(pick(REGIONS))}`, `region = CASE WHEN k % 2 = 0 THEN 'apac' ELSE region END`, `region = NULL`],
       k: [`k = k + 7`, `k = (k * 3) % 100`],
       d: [`d = ${dateLit(int(0, 365))}`, `d = NULL`],
       id: [`id = id + 500000`],
     };
+    if (chance(0.12)) {
+      return pick([`(v, s) = (${q}v - 1, 'pair')`, `(region, k) = (${lit(pick(REGIONS))}, ${q}k + 1)`,
+        `(s, d) = (${q}region, NULL)`]);
+    }
     const cols = Object.keys(opts).filter(() => chance(0.4));
     if (!cols.length) cols.push(pick(['v', 's', 'region', 'k']));
     return cols.map((c) => pick(opts[c]).replace(/\b(v|s|k|region|d|id)\b(?! =)/g, (m) => q + m)).join(', ');
