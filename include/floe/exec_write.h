@@ -108,15 +108,20 @@ floe_status floe_plan_iceberg_write_io(floe_plan *child, const char *location, i
 const floe_property *floe_iceberg_write_io_properties(const floe_plan *p, size_t *n);
 
 /* ---- row-level changes (DELETE, UPDATE, MERGE) ----------------------------
- * IcebergWrite in delta mode: its input starts with three columns before
+ * IcebergWrite in delta mode: its input starts with five columns before
  * the table's columns and partition values —
  *   _file (string)  the data file of a row to delete, as the manifests
  *                   record it (the _file metadata column)
  *   _pos  (int64)   its position in that file (_pos)
  *   _op   (int32)   FLOE_ROW_OP_* bits: what to do with the row
- * — or has those three columns alone (DELETE: nothing to write).  Rows
+ *   _row_id, _last_updated_sequence_number (int64)  the row's lineage (v3;
+ *                   NULL before): a written row keeps its _row_id, and
+ *                   its sequence number unless the row changed (DELETE or
+ *                   COUNT set), when it is written NULL (the commit's)
+ * — or has those five columns alone (DELETE: nothing to write).  Rows
  * with DELETE are gathered per data file and written, when the input
- * ends, as one position delete file per data file (format version 2);
+ * ends, as one position delete file per data file (format version 2) or
+ * one deletion vector per data file (3, see floe_delta_old_delete);
  * rows with WRITE go to the data writers as in a plain write (fanout);
  * rows with COUNT but not DELETE count toward the statement's rows, and
  * every distinct deleted position counts once.
@@ -134,6 +139,7 @@ const floe_property *floe_iceberg_write_io_properties(const floe_plan *p, size_t
  * write's, then "content" (int32: 0 data file, 1 position delete file) and
  * "changed" (int64); after the files one row with a NULL data_file whose
  * "changed" is the rows the stream changed. */
+#define FLOE_DELTA_PREFIX 5 /* _file, _pos, _op, _row_id, _last_updated_sequence_number */
 #define FLOE_ROW_OP_DELETE 1
 #define FLOE_ROW_OP_WRITE 2
 #define FLOE_ROW_OP_COUNT 4
@@ -141,11 +147,29 @@ const floe_property *floe_iceberg_write_io_properties(const floe_plan *p, size_t
 #define FLOE_DELTA_DELETES 2
 #define FLOE_DELTA_UNIQUE 4
 #define FLOE_DELTA_ALL 7
+
+/* Format version 3 writes deletion vectors: one Puffin file per writer, a
+ * DV per data file holding the positions deleted before (its live DV, and
+ * any position delete file that applies) and the new ones, as the spec
+ * keeps one live DV per data file.  Those older deletes are parts of the
+ * node: per data file, each delete that applies to it (the scan plan's). */
+typedef struct floe_delta_old_delete {
+    const char *data_file;            /* the data file, as the manifests record it */
+    const char *location;             /* where the delete file is read (resolved) */
+    const char *format;               /* as written: "puffin", "parquet", ... */
+    int64_t record_count;
+    int64_t file_size;
+    int64_t content_offset;           /* a DV's blob; -1 for a position delete file */
+    int64_t content_size;
+    const char *referenced_data_file; /* NULL when not recorded */
+} floe_delta_old_delete;
+
 floe_status floe_plan_iceberg_write_delta(floe_plan *child, const char *location, int32_t format_version,
                                           const char *schema_json, const char *spec_json, int32_t sort_order_id,
                                           const char *const *properties, int32_t n_properties, const char *job_id,
                                           const floe_property *io_props, size_t n_io_props, const char *order_json,
-                                          int32_t delta_flags, floe_plan **out) FLOE_WARN_UNUSED;
+                                          int32_t delta_flags, const floe_delta_old_delete *old_deletes,
+                                          int32_t n_old_deletes, floe_plan **out) FLOE_WARN_UNUSED;
 int32_t floe_iceberg_write_delta_flags(const floe_plan *p);
 
 typedef enum floe_commit_kind {

@@ -192,6 +192,25 @@ floe_status floe_ice_write_position_deletes(floe_fileio *io, const floe_ice_writ
                                             const char *filename, const floe_ice_file_observer *observer,
                                             floe_ice_written_files *out) FLOE_WARN_UNUSED;
 
+/* The deleted positions of one data file, for a deletion vector: all of
+ * them (the ones deleted before included), ascending and distinct. */
+typedef struct floe_ice_dv_input {
+    const char *data_file_path; /* as the manifests record it */
+    const int64_t *positions;
+    int64_t n;
+} floe_ice_dv_input;
+
+/* Format version 3: write `n` deletion vectors as the blobs of one Puffin
+ * file named `filename` in the table's data path and append one data_file
+ * record per blob to *out (PUFFIN, content_offset / content_size_in_bytes,
+ * referenced_data_file, record_count = cardinality; partition all NULL:
+ * the commit fills it in).  n == 0 writes nothing.  On failure the file is
+ * deleted. */
+floe_status floe_ice_write_deletion_vectors(floe_fileio *io, const floe_ice_write_settings *s,
+                                            const floe_ice_dv_input *dvs, int32_t n, const char *filename,
+                                            const floe_ice_file_observer *observer,
+                                            floe_ice_written_files *out) FLOE_WARN_UNUSED;
+
 #ifdef __cplusplus
 }
 #endif

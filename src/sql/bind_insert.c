@@ -252,7 +252,8 @@ static floe_status project(floe_lplan *input, floe_expr **exprs, const char *con
 
 /* The row-level prefix (_file, _pos, _op) passed through, _op as int. */
 static floe_status prefix_columns(const floe_lplan *query, int32_t n_prefix, floe_expr **exprs, const char **names) {
-    static const char *const pnames[3] = {"_file", "_pos", "_op"};
+    static const char *const pnames[FLOE_DELTA_PREFIX] = {"_file", "_pos", "_op", "_row_id",
+                                                          "_last_updated_sequence_number"};
     for (int32_t i = 0; i < n_prefix; i++) {
         names[i] = pnames[i];
         const floe_type *from = floe_schema_field(query->schema, i)->type;
@@ -419,9 +420,9 @@ floe_status floe_sql_bind_delta_input(floe_session *s, const floe_ice_table *t, 
     }
     if (!map) { /* DELETE: the prefix alone */
         const floe_ice_type empty = {0};
-        return shape_columns(s, &empty, label, 3, NULL, query, out);
+        return shape_columns(s, &empty, label, FLOE_DELTA_PREFIX, NULL, query, out);
     }
     floe_lplan *shaped = NULL;
-    FLOE_TRY(shape_columns(s, schema->root, label, 3, map, query, &shaped));
-    return partition_columns(schema->root, spec, label, 3, shaped, out);
+    FLOE_TRY(shape_columns(s, schema->root, label, FLOE_DELTA_PREFIX, map, query, &shaped));
+    return partition_columns(schema->root, spec, label, FLOE_DELTA_PREFIX, shaped, out);
 }

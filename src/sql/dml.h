@@ -50,7 +50,8 @@ floe_status floe_sql_bind_write_input(floe_session *s, const floe_ice_table *t, 
                                       floe_lplan *query, floe_lplan **out) FLOE_WARN_UNUSED;
 
 /* The input of a row-level change (IcebergWrite's delta mode): query
- * columns 0..2 are _file, _pos and _op (made an int); then, when `map` is
+ * columns 0..4 are _file, _pos, _op (made an int), _row_id and
+ * _last_updated_sequence_number; then, when `map` is
  * given, table column t from query column map[t] by the assignment rules
  * (-1: its write-default or NULL, as SET c = DEFAULT), and the partition
  * values.  map NULL: the prefix alone (DELETE).  `query` is consumed. */
@@ -73,11 +74,13 @@ floe_status floe_sql_plan_write(floe_session *s, floe_plan *input, const floe_ic
  * floe_sql_bind_delta_input's rows; borrowed): IcebergWrite in delta mode
  * with `delta_flags` (exec_write.h), given the distribution it requires,
  * then Coalesce and IcebergCommit of kind row delta (base snapshot,
- * isolation, conflict filter JSON, removed data files). */
+ * isolation, conflict filter JSON, removed data files); format version 3:
+ * the deletes that applied before, merged into the new DVs. */
 floe_status floe_sql_plan_delta_write(floe_session *s, floe_plan *input, const floe_ice_table *t, const char *ns,
                                       const char *name, int32_t delta_flags, int64_t base_snapshot_id,
                                       floe_isolation_level isolation, const char *conflict_filter_json,
                                       const char *const *removed, int32_t n_removed,
+                                      const floe_delta_old_delete *old_deletes, int32_t n_old_deletes,
                                       floe_plan **out) FLOE_WARN_UNUSED;
 
 /* ---- dml.c ---------------------------------------------------------------- */

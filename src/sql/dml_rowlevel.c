@@ -56,6 +56,7 @@
 #include "floe/catalog.h"
 #include "floe/exec_write.h"
 #include "floe/iceberg_expr.h"
+#include "floe/iceberg_scan.h"
 #include "floe/memory.h"
 #include "sql/dml.h"
 #include "sql/dml_internal.h"
@@ -232,6 +233,46 @@ typedef struct change {
     int64_t base;                  /* the snapshot read; -1 none */
 } change;
 
+/* Format version 3: every position delete (a DV, or a file from before an
+ * upgrade) that applies to a data file of snapshot `snapshot`, for the
+ * writers to merge into the new DVs.  The strings point into *plan. */
+static floe_status old_deletes_of(const floe_ice_table *t, int64_t snapshot, floe_ice_scan_plan **plan,
+                                  floe_delta_old_delete **out, int32_t *n) {
+    *plan = NULL;
+    *out = NULL;
+    *n = 0;
+    if (snapshot < 0) return NULL;
+    floe_ice_snapshot_selector sel = {FLOE_ICE_SELECT_ID, snapshot, NULL, 0};
+    floe_ice_scan_options opts;
+    floe_ice_scan_options_init(&opts);
+    FLOE_TRY(floe_ice_scan_plan_new(t, &sel, NULL, 0, NULL, &opts, plan));
+    int32_t cap = 0;
+    for (int32_t g = 0; g < (*plan)->n_groups; g++)
+        for (int32_t i = 0; i < (*plan)->groups[g]->n_tasks; i++) cap += (*plan)->groups[g]->tasks[i].n_deletes;
+    floe_delta_old_delete *old = floe_calloc((size_t)cap + 1, sizeof *old);
+    if (!old) return oom();
+    for (int32_t g = 0; g < (*plan)->n_groups; g++)
+        for (int32_t i = 0; i < (*plan)->groups[g]->n_tasks; i++) {
+            const floe_ice_scan_task *task = &(*plan)->groups[g]->tasks[i];
+            if (task->split_index != 0) continue; /* a file's splits share its deletes */
+            for (int32_t k = 0; k < task->n_deletes; k++) {
+                const floe_ice_scan_delete *d = task->deletes[k];
+                if (d->content != FLOE_ICE_CONTENT_POSITION_DELETES) continue;
+                floe_delta_old_delete *o = &old[(*n)++];
+                o->data_file = task->path;
+                o->location = d->resolved_path ? d->resolved_path : d->path;
+                o->format = d->format ? d->format : "parquet";
+                o->record_count = d->record_count;
+                o->file_size = d->file_size_in_bytes;
+                o->content_offset = d->is_dv ? d->content_offset : -1;
+                o->content_size = d->is_dv ? d->content_size_in_bytes : -1;
+                o->referenced_data_file = d->referenced_data_file;
+            }
+        }
+    *out = old;
+    return NULL;
+}
+
 /* Bind `q` (consumed) and shape it with `map` (see floe_sql_bind_delta_input),
  * then plan and run the write; *rows: the rows changed. */
 static floe_status run_change(floe_session *s, change *c, json_t *q, const int32_t *map, int32_t flags,
@@ -252,11 +293,18 @@ static floe_status run_change(floe_session *s, change *c, json_t *q, const int32
         if (scan && scan->pushed) st = floe_ice_expr_to_json_text(scan->pushed, &filter_json);
     }
     floe_plan *phys = NULL, *plan = NULL;
+    floe_ice_scan_plan *sp = NULL;
+    floe_delta_old_delete *old = NULL;
+    int32_t n_old = 0;
     if (!st) st = floe_sql_physical(shaped, &s->opts, false, &phys);
     floe_lplan_free(shaped);
+    if (!st && c->t.table->md->format_version >= 3 && (flags & FLOE_DELTA_DELETES))
+        st = old_deletes_of(c->t.table, c->base, &sp, &old, &n_old);
     if (!st)
         st = floe_sql_plan_delta_write(s, phys, c->t.table, c->t.ns, c->t.name, flags, c->base, c->isolation,
-                                       filter_json, removed, n_removed, &plan);
+                                       filter_json, removed, n_removed, old, n_old, &plan);
+    floe_free(old);
+    floe_ice_scan_plan_free(sp);
     floe_plan_release(phys);
     floe_free(filter_json);
     if (!st) st = floe_dml_run_write(s, plan, rows);
@@ -363,7 +411,9 @@ static floe_status delete_rows(floe_session *s, const json_t *body, change *c, i
     const json_t *using = floe_pg_get(body, "usingClause");
     const char *qual = qualifier(relation);
     if (!c->cow) {
-        json_t *targets = json_pack("[o,o,o]", colref(qual, "_file"), colref(qual, "_pos"), int_const(FLOE_ROW_OP_DELETE));
+        json_t *targets = json_pack("[o,o,o,o,o]", colref(qual, "_file"), colref(qual, "_pos"),
+                                    int_const(FLOE_ROW_OP_DELETE), colref(qual, "_row_id"),
+                                    colref(qual, "_last_updated_sequence_number"));
         json_t *q = select_stmt(targets, from_list(relation, using), copy_or_null(where), false);
         return run_change(s, c, q, NULL, FLOE_DELTA_ROWS | FLOE_DELTA_DELETES, NULL, 0, rows);
     }
@@ -376,14 +426,15 @@ static floe_status delete_rows(floe_session *s, const json_t *body, change *c, i
         /* Every row of the touched files: the matching ones counted and
          * left out, the others written again. */
         const floe_ice_schema *schema = floe_ice_tm_current_schema(c->t.table->md);
-        json_t *targets = json_pack("[o,o,o]", colref(qual, "_file"), colref(qual, "_pos"),
+        json_t *targets = json_pack("[o,o,o,o,o]", colref(qual, "_file"), colref(qual, "_pos"),
                                     case_when(copy_or_null(where), int_const(FLOE_ROW_OP_COUNT),
-                                              int_const(FLOE_ROW_OP_WRITE)));
+                                              int_const(FLOE_ROW_OP_WRITE)),
+                                    colref(qual, "_row_id"), colref(qual, "_last_updated_sequence_number"));
         int32_t nt = schema->root->n_fields;
         int32_t *map = floe_calloc((size_t)nt + 1, sizeof *map);
         if (!map) st = oom();
         for (int32_t i = 0; !st && i < nt; i++) {
-            map[i] = 3 + i;
+            map[i] = FLOE_DELTA_PREFIX + i;
             if (!targets || json_array_append_new(targets, colref(qual, schema->root->fields[i].name)) != 0) st = oom();
         }
         if (!st) {
@@ -483,11 +534,12 @@ static floe_status update_rows(floe_session *s, const json_t *body, change *c, i
         json_t *op = c->cow ? case_when(copy_or_null(where), int_const(FLOE_ROW_OP_WRITE | FLOE_ROW_OP_COUNT),
                                         int_const(FLOE_ROW_OP_WRITE))
                             : int_const(FLOE_ROW_OP_DELETE | FLOE_ROW_OP_WRITE);
-        targets = json_pack("[o,o,o]", colref(qual, "_file"), colref(qual, "_pos"), op);
+        targets = json_pack("[o,o,o,o,o]", colref(qual, "_file"), colref(qual, "_pos"), op, colref(qual, "_row_id"),
+                            colref(qual, "_last_updated_sequence_number"));
         if (!targets) st = oom();
     }
     for (int32_t i = 0; !st && i < nt; i++) {
-        map[i] = 3 + i;
+        map[i] = FLOE_DELTA_PREFIX + i;
         json_t *v = NULL;
         const char *name = schema->root->fields[i].name;
         if (!sets[i] && !to_null[i]) v = colref(qual, name);
@@ -753,10 +805,13 @@ static floe_status merge_rows(floe_session *s, const floe_sql_stmt *stmt, const 
     if (!st) {
         targets = json_pack("[o,o]", colref(tq, "_file"), colref(tq, "_pos"));
         json_t *op = clause_case(ms, nw, 0, arm_op, int_const(0), tq, sq, &failed);
-        if (!targets || !op || json_array_append_new(targets, op) != 0) st = oom();
+        if (!targets || !op || json_array_append_new(targets, op) != 0 ||
+            json_array_append_new(targets, colref(tq, "_row_id")) != 0 ||
+            json_array_append_new(targets, colref(tq, "_last_updated_sequence_number")) != 0)
+            st = oom();
     }
     for (int32_t t = 0; !st && t < nt; t++) {
-        map[t] = 3 + t;
+        map[t] = FLOE_DELTA_PREFIX + t;
         json_t *v = clause_case(ms, nw, t, arm_value, colref(tq, schema->root->fields[t].name), tq, sq, &failed);
         if (!v || json_array_append_new(targets, v) != 0) st = oom();
     }

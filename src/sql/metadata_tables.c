@@ -631,7 +631,11 @@ static floe_status file_row(mt *m, const part_union *u, const floe_ice_schema *s
     c++;
     FLOE_TRY(append_i64_list(m->b[c++], f->split_offsets, f->n_split_offsets));
     FLOE_TRY(append_i32_list(m->b[c++], f->equality_ids, f->n_equality_ids));
-    return put_i32(m->b[c++], f->has_sort_order_id, f->sort_order_id);
+    FLOE_TRY(put_i32(m->b[c++], f->has_sort_order_id, f->sort_order_id));
+    FLOE_TRY(put_i64(m->b[c++], f->has_first_row_id, f->first_row_id));
+    FLOE_TRY(put_str(m->b[c++], f->referenced_data_file));
+    FLOE_TRY(put_i64(m->b[c++], f->has_content_offset, f->content_offset));
+    return put_i64(m->b[c++], f->has_content_size_in_bytes, f->content_size_in_bytes);
 }
 
 static floe_status files_columns(mt *m, const part_union *u) {
@@ -657,6 +661,11 @@ static floe_status files_columns(mt *m, const part_union *u) {
     if (!st) st = mt_col(m, "split_offsets", l64, true);
     if (!st) st = mt_col(m, "equality_ids", l32, true);
     if (!st) st = mt_col(m, "sort_order_id", ty(FLOE_TYPE_INT32), true);
+    /* v3 (Iceberg 1.8's files table): lineage and deletion vectors */
+    if (!st) st = mt_col(m, "first_row_id", ty(FLOE_TYPE_INT64), true);
+    if (!st) st = mt_col(m, "referenced_data_file", ty(FLOE_TYPE_STRING), true);
+    if (!st) st = mt_col(m, "content_offset", ty(FLOE_TYPE_INT64), true);
+    if (!st) st = mt_col(m, "content_size_in_bytes", ty(FLOE_TYPE_INT64), true);
     floe_type_release(cmap);
     floe_type_release(bmap);
     floe_type_release(l64);

@@ -35,6 +35,8 @@ typedef struct write_shape {
     const char *conflict_filter_json;
     const char *const *removed;
     int32_t n_removed;
+    const floe_delta_old_delete *old_deletes;
+    int32_t n_old_deletes;
 } write_shape;
 
 static floe_status plan_write(floe_session *s, floe_plan *input, const floe_ice_table *t, const char *ns,
@@ -67,7 +69,8 @@ static floe_status plan_write(floe_session *s, floe_plan *input, const floe_ice_
     if (!st)
         st = floe_plan_iceberg_write_delta(input, md->location, md->format_version, schema_json, spec_json,
                                            md->default_sort_order_id, props, md->n_properties, job, io_props,
-                                           n_io_props, order_json, w->delta_flags, &write);
+                                           n_io_props, order_json, w->delta_flags, w->old_deletes,
+                                           w->n_old_deletes, &write);
     floe_free(order_json);
     if (!st) st = floe_sql_enforce_requirements(write, s->opts.target_partitions, &ready);
     if (!st) st = floe_plan_coalesce(ready, &merged);
@@ -93,15 +96,17 @@ static floe_status plan_write(floe_session *s, floe_plan *input, const floe_ice_
 floe_status floe_sql_plan_write(floe_session *s, floe_plan *input, const floe_ice_table *t, const char *ns,
                                 const char *name, floe_commit_kind kind, int64_t base_snapshot_id,
                                 floe_plan **out) {
-    write_shape w = {kind, base_snapshot_id, 0, FLOE_ISOLATION_SERIALIZABLE, NULL, NULL, 0};
+    write_shape w = {kind, base_snapshot_id, 0, FLOE_ISOLATION_SERIALIZABLE, NULL, NULL, 0, NULL, 0};
     return plan_write(s, input, t, ns, name, &w, out);
 }
 
 floe_status floe_sql_plan_delta_write(floe_session *s, floe_plan *input, const floe_ice_table *t, const char *ns,
                                       const char *name, int32_t delta_flags, int64_t base_snapshot_id,
                                       floe_isolation_level isolation, const char *conflict_filter_json,
-                                      const char *const *removed, int32_t n_removed, floe_plan **out) {
+                                      const char *const *removed, int32_t n_removed,
+                                      const floe_delta_old_delete *old_deletes, int32_t n_old_deletes,
+                                      floe_plan **out) {
     write_shape w = {FLOE_COMMIT_ROW_DELTA, base_snapshot_id, delta_flags, isolation, conflict_filter_json,
-                     removed, n_removed};
+                     removed, n_removed, old_deletes, n_old_deletes};
     return plan_write(s, input, t, ns, name, &w, out);
 }

@@ -15,6 +15,8 @@
 #include <string.h>
 
 #include "exec/write/delta_deletes.h"
+#include "floe/iceberg_deletes.h"
+#include "floe/iceberg_manifest.h"
 #include "floe/memory.h"
 
 typedef struct posvec {
@@ -70,10 +72,102 @@ static int cmp_i64(const void *a, const void *b) {
     return (x > y) - (x < y);
 }
 
+/* Sort and de-duplicate one file's new positions (a duplicate is an error
+ * when unique). */
+static floe_status settle(posvec *v, const char *path, bool unique, const char *what) {
+    qsort(v->pos, v->n, sizeof *v->pos, cmp_i64);
+    size_t w = 1;
+    for (size_t i = 1; i < v->n; i++) {
+        if (v->pos[i] == v->pos[w - 1]) {
+            if (unique)
+                return floe_error(FLOE_ERR_CONSTRAINT,
+                                  "%s cannot affect a row a second time: row %lld of %s matches more than one "
+                                  "source row",
+                                  what, (long long)v->pos[i], path);
+            continue;
+        }
+        v->pos[w++] = v->pos[i];
+    }
+    v->n = w;
+    if (v->pos[0] < 0)
+        return floe_error(FLOE_ERR_INVALID_ARGUMENT, "%s: a negative row position (%lld) in %s", what,
+                          (long long)v->pos[0], path);
+    return NULL;
+}
+
+/* The first of the older deletes (sorted by data file) of `path`. */
+static int32_t first_old(const floe_delta_old_delete *old, int32_t n, const char *path) {
+    int32_t lo = 0, hi = n;
+    while (lo < hi) {
+        int32_t mid = lo + (hi - lo) / 2;
+        if (strcmp(old[mid].data_file, path) < 0) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo;
+}
+
+/* Format version 3: one DV per data file, older deletes merged in. */
+static floe_status write_dvs(floe_delta_deletes *d, floe_fileio *io, const floe_ice_write_settings *s,
+                             const char *prefix, const floe_ice_file_observer *observer, bool unique, const char *what,
+                             const floe_delta_old_delete *old, int32_t n_old, floe_ice_written_files *out,
+                             int64_t *distinct) {
+    size_t n_files = d->files.size;
+    floe_ice_posdel **sets = floe_calloc(n_files + 1, sizeof *sets);
+    floe_ice_dv_input *dvs = floe_calloc(n_files + 1, sizeof *dvs);
+    floe_status st = sets && dvs ? NULL : floe_error(FLOE_ERR_OUT_OF_MEMORY, "writing deletion vectors");
+    size_t it = 0, k = 0;
+    floe_str key;
+    void *val = NULL;
+    while (!st && floe_strmap_next(&d->files, &it, &key, &val)) {
+        posvec *v = val;
+        if (!v || v->n == 0) continue;
+        st = settle(v, key.ptr, unique, what);
+        if (!st) st = floe_ice_posdel_new(&sets[k]);
+        if (!st) st = floe_ice_posdel_add(sets[k], v->pos, v->n);
+        for (int32_t i = first_old(old, n_old, key.ptr); !st && i < n_old && strcmp(old[i].data_file, key.ptr) == 0;
+             i++) {
+            const floe_delta_old_delete *o = &old[i];
+            floe_ice_data_file df;
+            floe_ice_data_file_init(&df);
+            df.content = FLOE_ICE_CONTENT_POSITION_DELETES;
+            df.file_path = o->location;
+            df.file_format = o->format;
+            df.record_count = o->record_count;
+            df.file_size_in_bytes = o->file_size;
+            df.referenced_data_file = o->referenced_data_file;
+            if (o->content_offset >= 0) {
+                df.has_content_offset = true;
+                df.content_offset = o->content_offset;
+                df.has_content_size_in_bytes = true;
+                df.content_size_in_bytes = o->content_size;
+            }
+            st = floe_status_wrap(floe_ice_posdel_load(sets[k], io, &df, o->location, key.ptr, NULL, NULL),
+                                  "merging the deletes of %s", key.ptr);
+        }
+        if (!st) st = floe_ice_posdel_finish(sets[k]);
+        if (!st) {
+            dvs[k].data_file_path = key.ptr;
+            dvs[k].positions = floe_ice_posdel_positions(sets[k]);
+            dvs[k].n = floe_ice_posdel_count(sets[k]);
+            *distinct += (int64_t)v->n;
+            k++;
+        }
+    }
+    char name[256];
+    snprintf(name, sizeof name, "%s-deletes.puffin", prefix);
+    if (!st && k > 0) st = floe_ice_write_deletion_vectors(io, s, dvs, (int32_t)k, name, observer, out);
+    for (size_t i = 0; sets && i <= k && i < n_files + 1; i++) floe_ice_posdel_free(sets[i]);
+    floe_free(sets);
+    floe_free(dvs);
+    return st;
+}
+
 floe_status floe_delta_deletes_write(floe_delta_deletes *d, floe_fileio *io, const floe_ice_write_settings *s,
                                      const char *prefix, const floe_ice_file_observer *observer, bool unique,
-                                     const char *what, floe_ice_written_files *out, int64_t *distinct) {
+                                     const char *what, int32_t format_version, const floe_delta_old_delete *old,
+                                     int32_t n_old, floe_ice_written_files *out, int64_t *distinct) {
     *distinct = 0;
+    if (format_version >= 3) return write_dvs(d, io, s, prefix, observer, unique, what, old, n_old, out, distinct);
     size_t it = 0;
     floe_str key;
     void *val = NULL;
@@ -81,23 +175,7 @@ floe_status floe_delta_deletes_write(floe_delta_deletes *d, floe_fileio *io, con
     while (floe_strmap_next(&d->files, &it, &key, &val)) {
         posvec *v = val;
         if (!v || v->n == 0) continue;
-        qsort(v->pos, v->n, sizeof *v->pos, cmp_i64);
-        size_t w = 1;
-        for (size_t i = 1; i < v->n; i++) {
-            if (v->pos[i] == v->pos[w - 1]) {
-                if (unique)
-                    return floe_error(FLOE_ERR_CONSTRAINT,
-                                      "%s cannot affect a row a second time: row %lld of %s matches more than one "
-                                      "source row",
-                                      what, (long long)v->pos[i], key.ptr);
-                continue;
-            }
-            v->pos[w++] = v->pos[i];
-        }
-        v->n = w;
-        if (v->pos[0] < 0)
-            return floe_error(FLOE_ERR_INVALID_ARGUMENT, "%s: a negative row position (%lld) in %s", what,
-                              (long long)v->pos[0], key.ptr);
+        FLOE_TRY(settle(v, key.ptr, unique, what));
         char name[256];
         snprintf(name, sizeof name, "%s-%05lld-deletes.parquet", prefix, (long long)++seq);
         FLOE_TRY(floe_ice_write_position_deletes(io, s, key.ptr, v->pos, (int64_t)v->n, name, observer, out));

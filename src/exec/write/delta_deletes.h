@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "base/hashmap.h"
+#include "floe/exec_write.h"
 #include "floe/fileio.h"
 #include "floe/iceberg_data_writer.h"
 
@@ -24,8 +25,11 @@ void floe_delta_deletes_free(floe_delta_deletes *d);
 /* Row `pos` of data file `path` (len bytes) is deleted. */
 floe_status floe_delta_deletes_add(floe_delta_deletes *d, const char *path, size_t len, int64_t pos) FLOE_WARN_UNUSED;
 
-/* Write one position delete file per data file, named
- * "<prefix>-<n, 5 digits>-deletes.parquet", appending their records to
+/* Format version 2: write one position delete file per data file, named
+ * "<prefix>-<n, 5 digits>-deletes.parquet"; 3: one Puffin file
+ * "<prefix>-deletes.puffin" with a deletion vector per data file holding
+ * its new positions and those of `old` (sorted by data file) that apply to
+ * it; appending their records to
  * *out (on failure the files written so far stay in *out, for the caller
  * to delete).  A position given twice is dropped when !unique (DELETE
  * ... USING matching a row twice deletes it once) and FLOE_ERR_CONSTRAINT
@@ -34,6 +38,7 @@ floe_status floe_delta_deletes_add(floe_delta_deletes *d, const char *path, size
  * written. */
 floe_status floe_delta_deletes_write(floe_delta_deletes *d, floe_fileio *io, const floe_ice_write_settings *s,
                                      const char *prefix, const floe_ice_file_observer *observer, bool unique,
-                                     const char *what, floe_ice_written_files *out, int64_t *distinct) FLOE_WARN_UNUSED;
+                                     const char *what, int32_t format_version, const floe_delta_old_delete *old,
+                                     int32_t n_old, floe_ice_written_files *out, int64_t *distinct) FLOE_WARN_UNUSED;
 
 #endif

@@ -40,6 +40,7 @@
  * up after writers it never heard from.
  */
 #include <errno.h>
+#include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -87,9 +88,14 @@ typedef struct write_plan {
     floe_expr **sort_exprs;
     /* row-level changes (floe_plan_iceberg_write_delta) */
     int32_t delta;                   /* FLOE_DELTA_* flags; 0: a plain write */
-    int32_t n_prefix;                /* 3 (_file, _pos, _op) when delta, else 0 */
+    int32_t n_prefix;                /* FLOE_DELTA_PREFIX when delta, else 0 */
+    bool lineage;                    /* v3 rows written with their _row_id and sequence number */
+    floe_ice_schema *file_schema;    /* lineage: the table schema + the two lineage fields */
+    floe_schema *file_write_schema;  /* lineage: the rolling writers' batch schema */
     floe_expr *file_expr;            /* column 0: the distribution of deletes */
     bool no_rows;                    /* delta input of the prefix alone (DELETE) */
+    floe_delta_old_delete *old;      /* v3: deletes applying before, sorted by data file (owned) */
+    int32_t n_old;
 } write_plan;
 
 /* One partition tuple's writer. */
@@ -405,12 +411,26 @@ static floe_status write_group(write_stream *s, fan_entry *e, const floe_batch *
     return st;
 }
 
-static floe_status write_rows(write_stream *s, floe_array *const *columns, int64_t rows) {
+/* Write `rows` rows: columns = the table's, then the partition values;
+ * lineage (when the node keeps it) = the _row_id and sequence number
+ * columns written after the table's. */
+static floe_status write_rows(write_stream *s, floe_array *const *columns, floe_array *const *lineage, int64_t rows) {
     const write_plan *p = s->p;
     if (rows == 0) return NULL;
     FLOE_TRY(check_required(s, columns));
     floe_batch *data = NULL;
-    FLOE_TRY(floe_batch_new(p->write_schema, columns, p->n_data, rows, &data));
+    if (p->lineage) {
+        floe_array **cols = floe_malloc(((size_t)p->n_data + 2) * sizeof *cols);
+        if (!cols) return floe_error(FLOE_ERR_OUT_OF_MEMORY, "IcebergWrite: %lld rows", (long long)rows);
+        memcpy(cols, columns, (size_t)p->n_data * sizeof *cols);
+        cols[p->n_data] = lineage[0];
+        cols[p->n_data + 1] = lineage[1];
+        floe_status bs = floe_batch_new(p->file_write_schema, cols, p->n_data + 2, rows, &data);
+        floe_free(cols);
+        FLOE_TRY(bs);
+    } else {
+        FLOE_TRY(floe_batch_new(p->write_schema, columns, p->n_data, rows, &data));
+    }
     floe_status st = grow_scratch(s, rows);
     floe_array *const *pcols = columns + p->n_data;
     if (!st && p->n_part > 0) st = floe_hash_rows(pcols, p->n_part, rows, s->hashes);
@@ -488,7 +508,37 @@ static floe_status write_rows(write_stream *s, floe_array *const *columns, int64
 }
 
 /* A plain write's batch: every row is written. */
-static floe_status write_batch(write_stream *s, const floe_batch *b) { return write_rows(s, b->columns, b->num_rows); }
+static floe_status write_batch(write_stream *s, const floe_batch *b) {
+    return write_rows(s, b->columns, NULL, b->num_rows);
+}
+
+/* The lineage columns of the rows `sel` (n of them) to write: their
+ * _row_id, and their sequence number unless the row changed (NULL: it
+ * takes the commit's). */
+static floe_status lineage_columns(const floe_batch *b, const uint32_t *sel, int64_t n, floe_array **out) {
+    const floe_array *rid = b->columns[3], *seq = b->columns[4], *op = b->columns[2];
+    floe_builder *br = NULL, *bs = NULL;
+    floe_status st = floe_builder_new(floe_type_primitive(FLOE_TYPE_INT64), n, &br);
+    if (!st) st = floe_builder_new(floe_type_primitive(FLOE_TYPE_INT64), n, &bs);
+    bool rid_typed = rid->type->id == FLOE_TYPE_INT64, seq_typed = seq->type->id == FLOE_TYPE_INT64;
+    for (int64_t k = 0; !st && k < n; k++) {
+        int64_t i = sel[k];
+        int32_t o = floe_array_is_null(op, i) ? 0 : floe_array_get_int32(op, i);
+        bool changed = (o & (FLOE_ROW_OP_DELETE | FLOE_ROW_OP_COUNT)) != 0;
+        if (rid_typed && !floe_array_is_null(rid, i)) st = floe_builder_append_int64(br, floe_array_get_int64(rid, i));
+        else st = floe_builder_append_null(br);
+        if (st) break;
+        if (!changed && seq_typed && !floe_array_is_null(seq, i))
+            st = floe_builder_append_int64(bs, floe_array_get_int64(seq, i));
+        else
+            st = floe_builder_append_null(bs);
+    }
+    if (!st) st = floe_builder_finish(br, &out[0]);
+    if (!st) st = floe_builder_finish(bs, &out[1]);
+    floe_builder_free(br);
+    floe_builder_free(bs);
+    return st;
+}
 
 /* A row-level change's batch (_file, _pos, _op, then the table's columns
  * and partition values): deletes gathered, rows to write written, rows
@@ -521,14 +571,22 @@ static floe_status delta_batch(write_stream *s, const floe_batch *b) {
     if (p->no_rows) return floe_error(FLOE_ERR_INTERNAL, "IcebergWrite: a row to write in a delete-only change");
     int32_t nc = p->n_data + p->n_part;
     floe_array *const *cols = b->columns + p->n_prefix;
-    if (n_write == rows) return write_rows(s, cols, rows);
-    floe_array **taken = floe_calloc((size_t)nc, sizeof *taken);
-    if (!taken) return floe_error(FLOE_ERR_OUT_OF_MEMORY, "IcebergWrite: %lld rows", (long long)rows);
-    floe_status st = NULL;
+    floe_array *lineage[2] = {NULL, NULL};
+    floe_status st = p->lineage ? lineage_columns(b, s->write_sel, n_write, lineage) : NULL;
+    if (!st && n_write == rows) {
+        st = write_rows(s, cols, lineage, rows);
+        floe_array_release(lineage[0]);
+        floe_array_release(lineage[1]);
+        return st;
+    }
+    floe_array **taken = floe_calloc((size_t)nc + 1, sizeof *taken);
+    if (!st && !taken) st = floe_error(FLOE_ERR_OUT_OF_MEMORY, "IcebergWrite: %lld rows", (long long)rows);
     for (int32_t c = 0; c < nc && !st; c++) st = floe_array_take(cols[c], s->write_sel, n_write, &taken[c]);
-    if (!st) st = write_rows(s, taken, n_write);
-    for (int32_t c = 0; c < nc; c++) floe_array_release(taken[c]);
+    if (!st) st = write_rows(s, taken, lineage, n_write);
+    for (int32_t c = 0; taken && c < nc; c++) floe_array_release(taken[c]);
     floe_free(taken);
+    floe_array_release(lineage[0]);
+    floe_array_release(lineage[1]);
     return st;
 }
 
@@ -596,7 +654,8 @@ static floe_status write_all(write_stream *s) {
         int64_t distinct = 0;
         bool unique = (s->p->delta & FLOE_DELTA_UNIQUE) != 0;
         st = floe_delta_deletes_write(&s->deletes, s->io, s->p->settings, prefix, &s->observer, unique,
-                                      unique ? "UPDATE or MERGE" : "DELETE", &s->delete_files, &distinct);
+                                      unique ? "UPDATE or MERGE" : "DELETE", s->p->format_version, s->p->old,
+                                      s->p->n_old, &s->delete_files, &distinct);
         s->changed += distinct;
     }
     return st;
@@ -693,7 +752,73 @@ static floe_status write_encode(const floe_plan *p_, floe_buf *out) {
     FLOE_TRY(floe_codec_put_str(out, p->job_id));
     FLOE_TRY(floe_exec_io_props_encode(out, p->io_props, p->n_io_props));
     FLOE_TRY(floe_codec_put_str(out, p->order_json ? p->order_json : ""));
-    return floe_codec_put_i64(out, p->delta);
+    FLOE_TRY(floe_codec_put_i64(out, p->delta));
+    FLOE_TRY(floe_codec_put_i64(out, p->n_old));
+    for (int32_t i = 0; i < p->n_old; i++) {
+        const floe_delta_old_delete *d = &p->old[i];
+        FLOE_TRY(floe_codec_put_str(out, d->data_file));
+        FLOE_TRY(floe_codec_put_str(out, d->location));
+        FLOE_TRY(floe_codec_put_str(out, d->format));
+        FLOE_TRY(floe_codec_put_i64(out, d->record_count));
+        FLOE_TRY(floe_codec_put_i64(out, d->file_size));
+        FLOE_TRY(floe_codec_put_i64(out, d->content_offset));
+        FLOE_TRY(floe_codec_put_i64(out, d->content_size));
+        FLOE_TRY(floe_codec_put_str(out, d->referenced_data_file ? d->referenced_data_file : ""));
+    }
+    return NULL;
+}
+
+static void old_deletes_free(floe_delta_old_delete *old, int32_t n) {
+    for (int32_t i = 0; old && i < n; i++) {
+        floe_free((char *)old[i].data_file);
+        floe_free((char *)old[i].location);
+        floe_free((char *)old[i].format);
+        floe_free((char *)old[i].referenced_data_file);
+    }
+    floe_free(old);
+}
+
+/* The older deletes from an encoded node. */
+static floe_status old_deletes_decode(floe_reader *r, floe_delta_old_delete **out, int32_t *n_out) {
+    *out = NULL;
+    *n_out = 0;
+    int64_t n = 0;
+    FLOE_TRY(floe_codec_get_i64(r, &n));
+    if (n < 0 || n > (int64_t)(r->len - r->pos))
+        return floe_error(FLOE_ERR_CORRUPT, "IcebergWrite: %lld older deletes", (long long)n);
+    floe_delta_old_delete *old = floe_calloc((size_t)n + 1, sizeof *old);
+    if (!old) return floe_error(FLOE_ERR_OUT_OF_MEMORY, "decoding IcebergWrite");
+    floe_status st = NULL;
+    int32_t got = 0;
+    for (; !st && got < n; got++) {
+        floe_delta_old_delete *d = &old[got];
+        char *a = NULL, *b = NULL, *c = NULL, *e = NULL;
+        st = floe_codec_get_str(r, &a);
+        d->data_file = a;
+        if (!st) st = floe_codec_get_str(r, &b);
+        d->location = b;
+        if (!st) st = floe_codec_get_str(r, &c);
+        d->format = c;
+        if (!st) st = floe_codec_get_i64(r, &d->record_count);
+        if (!st) st = floe_codec_get_i64(r, &d->file_size);
+        if (!st) st = floe_codec_get_i64(r, &d->content_offset);
+        if (!st) st = floe_codec_get_i64(r, &d->content_size);
+        if (!st) st = floe_codec_get_str(r, &e);
+        if (e && !*e) {
+            floe_free(e);
+            e = NULL;
+        }
+        d->referenced_data_file = e;
+        if (!st && (!d->data_file || !d->location || !d->format))
+            st = floe_error(FLOE_ERR_CORRUPT, "IcebergWrite: an older delete without its files");
+    }
+    if (st) {
+        old_deletes_free(old, got);
+        return st;
+    }
+    *out = old;
+    *n_out = (int32_t)n;
+    return NULL;
 }
 
 static floe_status write_decode(floe_reader *r, floe_plan *const *children, int32_t n_children, floe_plan **out) {
@@ -723,13 +848,17 @@ static floe_status write_decode(floe_reader *r, floe_plan *const *children, int3
     if (!st) st = floe_exec_io_props_decode(r, &io, &n_io);
     if (!st) st = floe_codec_get_str(r, &order);
     int64_t delta = 0;
+    floe_delta_old_delete *old = NULL;
+    int32_t n_old = 0;
     if (!st) st = floe_codec_get_i64(r, &delta);
     if (!st && (delta < 0 || delta > FLOE_DELTA_ALL))
         st = floe_error(FLOE_ERR_CORRUPT, "IcebergWrite: row-level flags %lld", (long long)delta);
+    if (!st) st = old_deletes_decode(r, &old, &n_old);
     if (!st)
         st = floe_plan_iceberg_write_delta(children[0], loc, (int32_t)fv, schema, spec, (int32_t)so,
                                            (const char *const *)props, (int32_t)np, job, io, n_io, order,
-                                           (int32_t)delta, out);
+                                           (int32_t)delta, old, n_old, out);
+    old_deletes_free(old, n_old);
     floe_free(order);
     floe_exec_io_props_free(io, n_io);
     for (int64_t i = 0; props && i <= got && i < 2 * np; i++) floe_free(props[i]);
@@ -816,6 +945,9 @@ static void write_free(floe_plan *p_) {
     floe_free(p->sort_exprs);
     floe_free(p->order_json);
     floe_expr_release(p->file_expr);
+    old_deletes_free(p->old, p->n_old);
+    floe_ice_schema_free(p->file_schema);
+    floe_type_release(p->file_write_schema);
 }
 
 const floe_plan_vtable floe_iceberg_write_vt = {
@@ -856,16 +988,17 @@ static floe_status output_schema(bool delta, floe_schema **out) {
 static floe_status check_input(write_plan *p, const floe_schema *in) {
     int32_t n = floe_schema_num_fields(in) - p->n_prefix;
     if (p->n_prefix && n == 0) {
-        /* DELETE: positions only, no rows to write. */
+        /* DELETE: positions and lineage only, no rows to write. */
         if (!(p->delta & FLOE_DELTA_DELETES))
             return floe_error(FLOE_ERR_INVALID_ARGUMENT, "IcebergWrite into %s: a row-level input without rows "
                               "must delete", p->location);
         p->no_rows = true;
         n = p->n_data + p->n_part; /* the prefix is checked below */
-        for (int32_t i = 0; i < 3; i++) {
+        for (int32_t i = 0; i < FLOE_DELTA_PREFIX; i++) {
             const floe_field *f = floe_schema_field(in, i);
-            static const floe_type_id want[3] = {FLOE_TYPE_STRING, FLOE_TYPE_INT64, FLOE_TYPE_INT32};
-            if (f->type->id != want[i])
+            static const floe_type_id want[FLOE_DELTA_PREFIX] = {FLOE_TYPE_STRING, FLOE_TYPE_INT64, FLOE_TYPE_INT32,
+                                                                 FLOE_TYPE_INT64, FLOE_TYPE_INT64};
+            if (f->type->id != want[i] && !(i >= 3 && f->type->id == FLOE_TYPE_NULL))
                 return floe_error(FLOE_ERR_TYPE, "IcebergWrite into %s: row-level input column %d ('%s') is %s, "
                                   "expected %s", p->location, i, f->name, floe_type_id_name(f->type->id),
                                   floe_type_id_name(want[i]));
@@ -876,9 +1009,10 @@ static floe_status check_input(write_plan *p, const floe_schema *in) {
         return floe_error(FLOE_ERR_TYPE,
                           "IcebergWrite into %s: the input has %d columns, expected %s%d table columns and %d "
                           "partition values",
-                          p->location, n + p->n_prefix, p->n_prefix ? "_file, _pos, _op, " : "", p->n_data,
+                          p->location, n + p->n_prefix, p->n_prefix ? "the 5 row-level columns, " : "", p->n_data,
                           p->n_part);
-    static const floe_type_id prefix_types[3] = {FLOE_TYPE_STRING, FLOE_TYPE_INT64, FLOE_TYPE_INT32};
+    static const floe_type_id prefix_types[FLOE_DELTA_PREFIX] = {FLOE_TYPE_STRING, FLOE_TYPE_INT64, FLOE_TYPE_INT32,
+                                                                 FLOE_TYPE_INT64, FLOE_TYPE_INT64};
     for (int32_t i = 0; i < p->n_prefix; i++) {
         const floe_field *f = floe_schema_field(in, i);
         if (f->type->id != prefix_types[i] && f->type->id != FLOE_TYPE_NULL)
@@ -938,7 +1072,7 @@ static floe_status make_settings(write_plan *p, const floe_ice_sort_order *order
     floe_ice_write_target t = {0};
     t.location = p->location;
     t.format_version = p->format_version;
-    t.schema = p->schema;
+    t.schema = p->lineage ? p->file_schema : p->schema;
     t.spec = p->spec;
     t.sort_order_id = order ? order->order_id : 0;
     t.sort_order = order;
@@ -1052,6 +1186,31 @@ static floe_status delta_distribution(const write_plan *p, const floe_schema *in
     return st;
 }
 
+/* Row lineage (v3): the table schema with _row_id and
+ * _last_updated_sequence_number after its columns, as the data files of a
+ * row-level change carry them. */
+static floe_status lineage_schema(write_plan *p) {
+    json_error_t err;
+    json_t *j = json_loads(p->schema_json, 0, &err), *fields = j ? json_object_get(j, "fields") : NULL;
+    floe_status st = fields && json_is_array(fields) ? NULL : floe_error(FLOE_ERR_CORRUPT, "IcebergWrite: schema");
+    static const struct {
+        int64_t id;
+        const char *name;
+    } extra[2] = {{2147483540, "_row_id"}, {2147483539, "_last_updated_sequence_number"}};
+    for (int i = 0; !st && i < 2; i++) {
+        json_t *f = json_pack("{s:I,s:s,s:b,s:s}", "id", (json_int_t)extra[i].id, "name", extra[i].name, "required", 0,
+                              "type", "long");
+        if (!f || json_array_append_new(fields, f) != 0) st = floe_error(FLOE_ERR_OUT_OF_MEMORY, "IcebergWrite");
+    }
+    char *text = st ? NULL : json_dumps(j, JSON_COMPACT);
+    if (!st && !text) st = floe_error(FLOE_ERR_OUT_OF_MEMORY, "IcebergWrite");
+    if (!st) st = floe_status_wrap(floe_ice_schema_from_json_text(text, &p->file_schema), "IcebergWrite: lineage");
+    if (!st) st = floe_ice_write_schema(p->file_schema, &p->file_write_schema);
+    free(text);
+    json_decref(j);
+    return st;
+}
+
 /* Everything derived from the parts. */
 static floe_status derive(write_plan *p, const floe_plan *child) {
     FLOE_TRY_CTX(floe_ice_schema_from_json_text(p->schema_json, &p->schema), "IcebergWrite: table schema");
@@ -1062,6 +1221,9 @@ static floe_status derive(write_plan *p, const floe_plan *child) {
     p->n_data = floe_schema_num_fields(p->write_schema);
     p->n_part = p->spec->n_fields;
     p->partitioned = !floe_ice_partition_spec_is_unpartitioned(p->spec);
+    /* v3 row-level changes keep the lineage of the rows they write. */
+    p->lineage = p->delta && p->format_version >= 3 && floe_schema_num_fields(child->schema) > p->n_prefix;
+    if (p->lineage) FLOE_TRY(lineage_schema(p));
     FLOE_TRY(make_settings(p, NULL));
     /* A row-level change's new rows arrive in data file order: any
      * partition at any time, so one writer per partition (fanout). */
@@ -1096,14 +1258,43 @@ floe_status floe_plan_iceberg_write_io(floe_plan *child, const char *location, i
                                        const floe_property *io_props, size_t n_io_props, const char *order_json,
                                        floe_plan **out) {
     return floe_plan_iceberg_write_delta(child, location, format_version, schema_json, spec_json, sort_order_id,
-                                         properties, n_properties, job_id, io_props, n_io_props, order_json, 0, out);
+                                         properties, n_properties, job_id, io_props, n_io_props, order_json, 0, NULL,
+                                         0, out);
+}
+
+static int cmp_old_delete(const void *a, const void *b) {
+    const floe_delta_old_delete *x = a, *y = b;
+    int c = strcmp(x->data_file, y->data_file);
+    return c ? c : strcmp(x->location, y->location);
+}
+
+/* Own sorted copies of the older deletes. */
+static floe_status copy_old_deletes(write_plan *p, const floe_delta_old_delete *old, int32_t n) {
+    if (n < 0 || (n > 0 && !old)) return floe_error(FLOE_ERR_INVALID_ARGUMENT, "IcebergWrite: older deletes");
+    p->old = floe_calloc((size_t)n + 1, sizeof *p->old);
+    if (!p->old) return floe_error(FLOE_ERR_OUT_OF_MEMORY, "allocating an IcebergWrite node");
+    for (int32_t i = 0; i < n; i++) {
+        const floe_delta_old_delete *d = &old[i];
+        floe_delta_old_delete *c = &p->old[i];
+        p->n_old = i + 1;
+        *c = *d;
+        c->data_file = d->data_file ? floe_strdup(d->data_file) : NULL;
+        c->location = d->location ? floe_strdup(d->location) : NULL;
+        c->format = d->format ? floe_strdup(d->format) : NULL;
+        c->referenced_data_file = d->referenced_data_file ? floe_strdup(d->referenced_data_file) : NULL;
+        if (!c->data_file || !c->location || !c->format || (d->referenced_data_file && !c->referenced_data_file))
+            return floe_error(FLOE_ERR_OUT_OF_MEMORY, "allocating an IcebergWrite node");
+    }
+    if (n > 1) qsort(p->old, (size_t)n, sizeof *p->old, cmp_old_delete);
+    return NULL;
 }
 
 floe_status floe_plan_iceberg_write_delta(floe_plan *child, const char *location, int32_t format_version,
                                           const char *schema_json, const char *spec_json, int32_t sort_order_id,
                                           const char *const *properties, int32_t n_properties, const char *job_id,
                                           const floe_property *io_props, size_t n_io_props, const char *order_json,
-                                          int32_t delta, floe_plan **out) {
+                                          int32_t delta, const floe_delta_old_delete *old_deletes,
+                                          int32_t n_old_deletes, floe_plan **out) {
     *out = NULL;
     if (delta < 0 || delta > FLOE_DELTA_ALL || (delta && !(delta & FLOE_DELTA_ROWS)))
         return floe_error(FLOE_ERR_INVALID_ARGUMENT, "IcebergWrite: row-level flags %d", (int)delta);
@@ -1129,7 +1320,7 @@ floe_status floe_plan_iceberg_write_delta(floe_plan *child, const char *location
         p->format_version = format_version;
         p->sort_order_id = sort_order_id;
         p->delta = delta;
-        p->n_prefix = delta ? 3 : 0;
+        p->n_prefix = delta ? FLOE_DELTA_PREFIX : 0;
         p->props = floe_calloc((size_t)(2 * n_properties + 1), sizeof *p->props);
         if (!p->location || !p->schema_json || !p->spec_json || !p->job_id || !p->props)
             st = floe_error(FLOE_ERR_OUT_OF_MEMORY, "allocating an IcebergWrite node");
@@ -1140,6 +1331,7 @@ floe_status floe_plan_iceberg_write_delta(floe_plan *child, const char *location
         if (!st) st = floe_status_wrap(floe_exec_io_props_copy(io_props, n_io_props, &p->io_props), "IcebergWrite");
         if (!st) p->n_io_props = n_io_props;
     }
+    if (!st) st = copy_old_deletes(p, old_deletes, n_old_deletes);
     if (!st) st = derive(p, child);
     /* A row-level change writing deletes gets its rows in data file order,
      * not the table's: its new files claim no sort order. */

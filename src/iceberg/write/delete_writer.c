@@ -15,12 +15,20 @@
  * the commit gives the delete file that of the live data file it names
  * (floe_catalog_row_delta).
  *
+ * Format version 3 has deletion vectors instead: one Puffin file per
+ * writer holding a deletion-vector-v1 blob per data file (the positions
+ * already deleted merged in by the caller, as a data file has one live
+ * DV), each blob its own delete file entry (content_offset,
+ * content_size_in_bytes, referenced_data_file, record_count = the DV's
+ * cardinality).
+ *
  * Files go to the table's data path (write.data.path, object storage
  * layout honoured), without a partition directory, named by the caller.
  */
 #include <stdio.h>
 #include <string.h>
 
+#include "floe/iceberg_deletes.h"
 #include "floe/memory.h"
 #include "iceberg/write/data_writer_internal.h"
 
@@ -197,5 +205,109 @@ floe_status floe_ice_write_position_deletes(floe_fileio *io, const floe_ice_writ
     floe_pq_write_result_free(r);
     floe_batch_release(rows);
     floe_type_release(schema);
+    return st;
+}
+
+/* ---- deletion vectors (format version 3) ------------------------------------ */
+
+/* The data_file record of one DV blob. */
+static floe_status dv_record(const floe_ice_write_settings *s, const char *location, const floe_ice_dv_input *dv,
+                             int64_t offset, int64_t length, int64_t file_size, uint8_t **rec, size_t *len) {
+    floe_ice_data_file f;
+    floe_ice_data_file_init(&f);
+    f.content = FLOE_ICE_CONTENT_POSITION_DELETES;
+    f.file_path = location;
+    f.file_format = "PUFFIN";
+    f.spec_id = s->spec_id;
+    int32_t np = s->spec->n_fields;
+    floe_ice_value *part = floe_calloc((size_t)np + 1, sizeof *part);
+    int32_t *part_ids = floe_calloc((size_t)np + 1, sizeof *part_ids);
+    if (!part || !part_ids) {
+        floe_free(part);
+        floe_free(part_ids);
+        return oom();
+    }
+    for (int32_t i = 0; i < np; i++) {
+        part_ids[i] = s->spec->fields[i].field_id;
+        part[i] = floe_ice_null(s->partition_type->fields[i].type->id);
+    }
+    f.n_partition = np;
+    f.partition_ids = part_ids;
+    f.partition = part;
+    f.record_count = dv->n; /* a DV's cardinality */
+    f.file_size_in_bytes = file_size;
+    f.referenced_data_file = dv->data_file_path;
+    f.has_content_offset = true;
+    f.content_offset = offset;
+    f.has_content_size_in_bytes = true;
+    f.content_size_in_bytes = length;
+    floe_status st = floe_ice_data_file_encode(s->df_codec, &f, rec, len);
+    floe_free(part);
+    floe_free(part_ids);
+    return st;
+}
+
+floe_status floe_ice_write_deletion_vectors(floe_fileio *io, const floe_ice_write_settings *s,
+                                            const floe_ice_dv_input *dvs, int32_t n, const char *filename,
+                                            const floe_ice_file_observer *observer, floe_ice_written_files *out) {
+    if (!io || !s || (n > 0 && !dvs) || n < 0 || !filename || !out)
+        return floe_error(FLOE_ERR_INVALID_ARGUMENT, "deletion vectors: bad arguments");
+    if (n == 0) return NULL;
+    if (s->format_version < 3)
+        return floe_error(FLOE_ERR_UNSUPPORTED, "table %s: deletion vectors need format version 3",
+                          s->table_location);
+    char *loc = NULL;
+    FLOE_TRY(floe_ice_data_file_location(s, NULL, filename, &loc));
+    if (observer && observer->created) observer->created(observer->arg, loc);
+    int64_t *offsets = floe_calloc((size_t)n, sizeof *offsets), *lengths = floe_calloc((size_t)n, sizeof *lengths);
+    floe_output *o = NULL;
+    floe_ice_puffin_writer *pw = NULL;
+    floe_status st = offsets && lengths ? NULL : oom();
+    if (!st) st = floe_fileio_create_output(io, loc, 0, &o);
+    if (!st) st = floe_ice_puffin_writer_open(o, &pw);
+    for (int32_t i = 0; !st && i < n; i++) {
+        const floe_ice_dv_input *dv = &dvs[i];
+        uint8_t *blob = NULL;
+        size_t blen = 0;
+        char card[24];
+        snprintf(card, sizeof card, "%lld", (long long)dv->n);
+        const char *keys[2] = {"referenced-data-file", "cardinality"}, *vals[2] = {dv->data_file_path, card};
+        floe_ice_puffin_blob_spec spec = {"deletion-vector-v1", NULL, 0, -1, -1, NULL, 2, keys, vals};
+        st = floe_ice_dv_serialize(dv->positions, (size_t)dv->n, &blob, &blen);
+        if (!st) st = floe_ice_puffin_writer_add(pw, &spec, blob, blen, &offsets[i], &lengths[i]);
+        floe_free(blob);
+    }
+    if (!st) {
+        floe_ice_puffin_writer *w = pw;
+        pw = NULL;
+        st = floe_ice_puffin_writer_finish(w, false);
+    }
+    int64_t size = o ? (int64_t)o->bytes_written : 0;
+    if (!st) {
+        floe_output *x = o;
+        o = NULL;
+        st = floe_output_close(x);
+    }
+    for (int32_t i = 0; !st && i < n; i++) {
+        uint8_t *rec = NULL;
+        size_t len = 0;
+        char *l = floe_strdup(loc);
+        if (!l) st = oom();
+        if (!st) st = dv_record(s, loc, &dvs[i], offsets[i], lengths[i], size, &rec, &len);
+        if (!st) st = floe_ice_written_files_append(out, rec, len, l, dvs[i].n, size);
+        if (st) {
+            floe_free(rec);
+            floe_free(l);
+        }
+    }
+    if (st) {
+        floe_ice_puffin_writer_abort(pw);
+        if (o) floe_output_abort(o);
+        floe_status_free(floe_fileio_delete(io, loc));
+        st = floe_status_wrap(st, "writing deletion vectors %s", loc);
+    }
+    floe_free(loc);
+    floe_free(offsets);
+    floe_free(lengths);
     return st;
 }
