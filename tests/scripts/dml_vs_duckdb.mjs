@@ -360,10 +360,17 @@ function makeGen(rnd) {
     },
     merge() {
       const src = chance(0.5) ? 'aux' : `(SELECT * FROM aux WHERE nv > ${int(-50, 20)})`;
-      return `MERGE INTO t USING ${src} a ON t.id = a.aid
-  WHEN MATCHED AND a.nv IS NULL THEN DELETE
-  WHEN MATCHED AND a.nv < ${int(-40, 0)} THEN UPDATE SET v = a.nv, s = a.ns, region = a.nregion
-  WHEN NOT MATCHED AND a.nv > ${int(0, 40)} THEN INSERT VALUES (a.aid, 1, a.nv, a.ns, a.nregion, NULL)`;
+      const alias = chance(0.3) ? 'x' : 't';
+      const clauses = [];
+      if (chance(0.6)) clauses.push('WHEN MATCHED AND a.nv IS NULL THEN DELETE');
+      if (chance(0.3)) clauses.push(`WHEN MATCHED AND ${alias}.k < ${int(0, 30)} THEN DO NOTHING`);
+      clauses.push(pick([
+        `WHEN MATCHED AND a.nv < ${int(-40, 0)} THEN UPDATE SET v = a.nv, s = a.ns, region = a.nregion`,
+        `WHEN MATCHED THEN UPDATE SET v = coalesce(${alias}.v, 0) + a.nv`,
+        `WHEN MATCHED AND a.ns IS NOT NULL THEN UPDATE SET s = a.ns, k = ${alias}.k + 1`]));
+      if (chance(0.8)) clauses.push(`WHEN NOT MATCHED${chance(0.5) ? ' BY TARGET' : ''} AND a.nv > ${int(0, 40)} THEN INSERT VALUES (a.aid, 1, a.nv, a.ns, a.nregion, NULL)`);
+      if (chance(0.3)) clauses.push(`WHEN NOT MATCHED BY SOURCE AND ${alias}.k = ${int(0, 99)} THEN ${pick(['DELETE', "UPDATE SET s = 'orphan'"])}`);
+      return `MERGE INTO t${alias === 'x' ? ' AS x' : ''} USING ${src} a ON ${alias}.id = a.aid\n  ${clauses.join('\n  ')}`;
     },
   };
 }
