@@ -286,8 +286,8 @@ struct floe_row_delta;
  *     referenced_data_file or equal file_path bounds; it gets that live
  *     file's spec id and partition tuple (written to a delete manifest of
  *     that spec), referenced_data_file set to the path the manifests
- *     record, and — a v2 position delete file without them — file_path
- *     lower and upper bounds equal to that path.  Equality deletes, or a
+ *     record, and — a v2 position delete file — file_path lower and upper
+ *     bounds equal to that path (whatever bounds it had).  Equality deletes, or a
  *     delete file for a data file removed by the same change, are
  *     FLOE_ERR_INVALID_ARGUMENT;
  *   - removed_paths are live data files removed (DELETED entries), with

@@ -464,7 +464,10 @@ int floe_cli_sql_main(int argc, char **argv) {
     memset(&sh, 0, sizeof sh);
     sh.interactive = n_acts == 0 && isatty(STDIN_FILENO);
     floe_cli_output_init(&sh.out, format, stdout, isatty(STDERR_FILENO));
-    sh.out.tags = sh.interactive;
+    /* Tags ("DELETE 3") as psql prints them: always in the table format
+     * (also for -c / -f and pipes), in csv / jsonl only at a terminal, so
+     * machine-read output stays rows only. */
+    sh.out.tags = sh.interactive || format == FLOE_PRINT_TABLE;
     floe_cli_output_sink(&sh.out, &sh.sink);
     /* --catalog FILE keeps the SQLite database apart from the tables, which
      * may then live on object storage (--warehouse s3://bucket/prefix);

@@ -113,9 +113,10 @@ static floe_status on_end(void *arg, const char *tag, int64_t rows) {
         floe_printer_free(o->printer);
         o->printer = NULL;
     } else if (o->tags && tag && *tag) {
-        /* A statement without rows: say what it did, as psql does. */
-        if (rows > 0) fprintf(o->out, "%s %lld\n", tag, (long long)rows);
-        else fprintf(o->out, "%s\n", tag);
+        /* A statement without rows: say what it did, as psql does (the
+         * tag carries its count: "DELETE 3", "INSERT 0 5"). */
+        (void)rows;
+        fprintf(o->out, "%s\n", tag);
     }
     fflush(o->out);
     return st;

@@ -33,7 +33,9 @@
  *   copy-on-write: a first query finds the data files holding a matching
  *     row; a second reads exactly those files (`_file IN (...)` pushed into
  *     the scan) at the same snapshot and writes every row again — changed
- *     or, for DELETE, left out — and the commit replaces the files.
+ *     or, for DELETE, left out — and the commit replaces the files.  With
+ *     a join (USING, FROM, MERGE) the second query joins each row of those
+ *     files to its change (cow_join).
  *     Version 1 tables have no delete files: always copy-on-write.
  *
  * Conflicts: the commit is validated against commits after the snapshot
@@ -404,6 +406,239 @@ static floe_status finish_change(floe_status st, change *c, const floe_result_si
     return floe_dml_end_tag(sink, tag, rows);
 }
 
+/* ------------------------------------------- copy-on-write with joins */
+
+/* Copy-on-write of a change whose rows come from a join (DELETE ... USING,
+ * UPDATE ... FROM, MERGE): `q` (consumed) is the merge-on-read query —
+ * per affected row its _file, _pos, _op, lineage and new values (columns
+ * t0, t1, t2, t3, t4, t5 ...).  A first query over it finds the data
+ * files holding a row to delete or update (and, when `unique`, a target
+ * row two source rows would change); the second reads exactly those
+ * files, each row LEFT JOINed to its change by (_file, _pos): changed rows
+ * take their new values (or are dropped, counted), the others are written
+ * as they were; MERGE's inserted rows (t2 = WRITE | COUNT, no file) are
+ * added by a UNION ALL.  The commit then replaces the files. */
+
+static json_t *func_call(const char *name, json_t *arg, bool star, bool distinct) {
+    json_t *f = json_pack("{s:[o]}", "funcname", pg_string(name));
+    if (!f) {
+        json_decref(arg);
+        return NULL;
+    }
+    if (star) json_object_set_new(f, "agg_star", json_true());
+    if (arg) json_object_set_new(f, "args", json_pack("[o]", arg));
+    if (distinct) json_object_set_new(f, "agg_distinct", json_true());
+    return json_pack("{s:o}", "FuncCall", f);
+}
+
+/* `m.t2 IN (a, b)` */
+static json_t *op_in(const char *m, int a, int b) {
+    json_t *col = colref(m, "t2"), *op = pg_string("=");
+    json_t *items = json_pack("[o,o]", int_const(a), int_const(b));
+    if (!col || !op || !items) {
+        json_decref(col);
+        json_decref(op);
+        json_decref(items);
+        return NULL;
+    }
+    return json_pack("{s:{s:s,s:[o],s:o,s:o}}", "A_Expr", "kind", "AEXPR_IN", "name", op, "lexpr", col, "rexpr",
+                     items);
+}
+
+static json_t *subselect(json_t *q, const char *alias) {
+    if (!q) return NULL;
+    return json_pack("{s:{s:o,s:{s:s}}}", "RangeSubselect", "subquery", q, "alias", "aliasname", alias);
+}
+
+/* `a = b` of two column refs */
+static json_t *eq_cols(json_t *a, json_t *b) {
+    json_t *op = pg_string("=");
+    if (!a || !b || !op) {
+        json_decref(a);
+        json_decref(b);
+        json_decref(op);
+        return NULL;
+    }
+    return json_pack("{s:{s:s,s:[o],s:o,s:o}}", "A_Expr", "kind", "AEXPR_OP", "name", op, "lexpr", a, "rexpr", b);
+}
+
+static json_t *and2(json_t *a, json_t *b) {
+    if (!a || !b) {
+        json_decref(a);
+        json_decref(b);
+        return NULL;
+    }
+    return json_pack("{s:{s:s,s:[o,o]}}", "BoolExpr", "boolop", "AND_EXPR", "args", a, b);
+}
+
+/* `CASE WHEN m.t2 = v THEN a ... ELSE d END` over pairs (v, result). */
+static json_t *case_op(const char *m, const int *vals, json_t **results, int n, json_t *dflt) {
+    json_t *args = json_array();
+    bool ok = args && dflt;
+    for (int i = 0; i < n; i++) {
+        json_t *test = eq_cols(colref(m, "t2"), int_const(vals[i]));
+        json_t *w = test && results[i] ? json_pack("{s:{s:o,s:o}}", "CaseWhen", "expr", test, "result", results[i])
+                                       : NULL;
+        if (!w) {
+            if (!test) json_decref(results[i]);
+            else json_decref(test);
+            ok = false;
+        } else if (ok && json_array_append_new(args, w) != 0) {
+            ok = false;
+        } else if (!ok) {
+            json_decref(w);
+        }
+    }
+    if (!ok) {
+        json_decref(args);
+        json_decref(dflt);
+        return NULL;
+    }
+    return json_pack("{s:{s:o,s:o}}", "CaseExpr", "args", args, "defresult", dflt);
+}
+
+typedef struct touched {
+    file_list files;
+    bool twice;                   /* a row is changed by two source rows */
+} touched;
+
+static floe_status collect_touched(void *arg, const floe_batch *b) {
+    touched *t = arg;
+    for (int64_t i = 0; i < b->num_rows; i++)
+        if (!floe_array_is_null(b->columns[1], i) && !floe_array_is_null(b->columns[2], i) &&
+            floe_array_get_int64(b->columns[1], i) != floe_array_get_int64(b->columns[2], i))
+            t->twice = true;
+    return collect_files(&t->files, b);
+}
+
+static floe_status run_select(floe_session *s, change *c, json_t *q, const floe_result_sink *sink) {
+    if (!q) return oom();
+    floe_lplan *lp = NULL;
+    floe_status st = floe_sql_bind_query(s, q, &lp);
+    json_decref(q);
+    if (st) return st;
+    if (c->base < 0) c->base = floe_dml_snapshot_read(lp, c->t.table);
+    pin_snapshot(lp, c->t.table, c->base);
+    floe_plan *phys = NULL;
+    st = floe_sql_optimize(&lp, &s->opts);
+    if (!st) st = floe_sql_physical(lp, &s->opts, true, &phys);
+    floe_lplan_free(lp);
+    int64_t n = 0;
+    if (!st) st = floe_session_run_plan(s, phys, sink, &n);
+    floe_plan_release(phys);
+    return st;
+}
+
+static floe_status cow_join(floe_session *s, change *c, const json_t *relation, json_t *q, bool unique,
+                            bool inserts, int64_t *rows) {
+    *rows = 0;
+    if (!q) return oom();
+    const char *qual = qualifier(relation);
+    const floe_ice_schema *schema = floe_ice_tm_current_schema(c->t.table->md);
+    int32_t nt = schema->root->n_fields;
+    enum { DEL = FLOE_ROW_OP_DELETE, UPD = FLOE_ROW_OP_DELETE | FLOE_ROW_OP_WRITE };
+    /* 1: SELECT m.t0, count(*), count(DISTINCT m.t1) FROM (q) m WHERE m.t2 IN (DEL, UPD) GROUP BY m.t0 */
+    touched tc;
+    memset(&tc, 0, sizeof tc);
+    json_t *targets = json_pack("[o,o,o]", colref("m", "t0"), func_call("count", NULL, true, false),
+                                func_call("count", colref("m", "t1"), false, true));
+    json_t *from = json_pack("[o]", subselect(json_deep_copy(q), "m"));
+    json_t *q1 = select_stmt(targets, from, op_in("m", DEL, UPD), false);
+    json_t *group = json_pack("[o]", colref("m", "t0"));
+    floe_status st = q1 && group ? NULL : oom();
+    if (!st) {
+        json_object_set_new(floe_pg_node_body(q1), "groupClause", group);
+        group = NULL;
+    }
+    json_decref(group);
+    floe_result_sink sink = {&tc, NULL, collect_touched, NULL, NULL};
+    if (!st) st = run_select(s, c, q1, &sink);
+    else json_decref(q1);
+    if (!st && unique && tc.twice)
+        st = floe_error(FLOE_ERR_CONSTRAINT, "%s cannot affect a row a second time: a row of %s matches more than "
+                        "one source row", c->what, c->t.label);
+    json_t *q2 = NULL;
+    if (!st && tc.files.n > 0) {
+        /* 2: every row of the touched files, joined to its change */
+        json_t *changes = unique ? json_deep_copy(q)
+                                 : select_stmt(json_pack("[o,o,o]", colref("m0", "t0"), colref("m0", "t1"),
+                                                         colref("m0", "t2")),
+                                               json_pack("[o]", subselect(json_deep_copy(q), "m0")), NULL, true);
+        json_t *sub = NULL;
+        if (changes) {
+            /* only the rows it deletes or updates */
+            json_t *inner = select_stmt(json_pack("[{s:{s:[{s:{}}]}}]", "ColumnRef", "fields", "A_Star"),
+                                        json_pack("[o]", subselect(changes, "m1")), op_in("m1", DEL, UPD), false);
+            sub = subselect(inner, "m");
+        }
+        json_t *on = and2(eq_cols(colref(qual, "_file"), colref("m", "t0")),
+                          eq_cols(colref(qual, "_pos"), colref("m", "t1")));
+        json_t *join = sub && on ? json_pack("[{s:{s:s,s:{s:O},s:o,s:o}}]", "JoinExpr", "jointype", "JOIN_LEFT", "larg",
+                                             "RangeVar", relation, "rarg", sub, "quals", on)
+                                 : NULL;
+        if (!join) {
+            json_decref(sub);
+            json_decref(on);
+        }
+        int vals[2] = {UPD, DEL};
+        json_t *res[2] = {int_const(FLOE_ROW_OP_WRITE | FLOE_ROW_OP_COUNT), int_const(FLOE_ROW_OP_COUNT)};
+        json_t *t2 = json_pack("[o,o,o,o,o]", colref(qual, "_file"), colref(qual, "_pos"),
+                               case_op("m", vals, res, 2, int_const(FLOE_ROW_OP_WRITE)), colref(qual, "_row_id"),
+                               colref(qual, "_last_updated_sequence_number"));
+        for (int32_t i = 0; t2 && i < nt; i++) {
+            const char *name = schema->root->fields[i].name;
+            json_t *v = colref(qual, name);
+            if (unique) {
+                char col[24];
+                snprintf(col, sizeof col, "t%d", (int)(FLOE_DELTA_PREFIX + i));
+                int uv[1] = {UPD};
+                json_t *r1[1] = {colref("m", col)};
+                v = case_op("m", uv, r1, 1, v);
+            }
+            if (!v || json_array_append_new(t2, v) != 0) {
+                json_decref(t2);
+                t2 = NULL;
+            }
+        }
+        q2 = select_stmt(t2, join, file_in(qual, &tc.files), false);
+        if (!q2) st = oom();
+    }
+    if (!st && inserts) {
+        /* MERGE's inserted rows, as the merge-on-read query gives them */
+        json_t *ins = select_stmt(json_pack("[{s:{s:[{s:{}}]}}]", "ColumnRef", "fields", "A_Star"),
+                                  json_pack("[o]", subselect(json_deep_copy(q), "m")),
+                                  eq_cols(colref("m", "t2"), int_const(FLOE_ROW_OP_WRITE | FLOE_ROW_OP_COUNT)), false);
+        if (!ins) st = oom();
+        else if (!q2) q2 = ins;
+        else {
+            json_t *u = json_pack("{s:{s:s,s:b,s:o,s:o,s:s}}", "SelectStmt", "op", "SETOP_UNION", "all", 1, "larg",
+                                  floe_pg_node_body(q2), "rarg", floe_pg_node_body(ins), "limitOption",
+                                  "LIMIT_OPTION_DEFAULT");
+            /* the bodies moved into the union: free only the wrappers */
+            json_incref(floe_pg_node_body(q2));
+            json_incref(floe_pg_node_body(ins));
+            json_decref(q2);
+            json_decref(ins);
+            q2 = u;
+            if (!u) st = oom();
+        }
+    }
+    if (!st && q2) {
+        int32_t *map = floe_calloc((size_t)nt + 1, sizeof *map);
+        if (!map) st = oom();
+        for (int32_t i = 0; map && i < nt; i++) map[i] = FLOE_DELTA_PREFIX + i;
+        if (!st) {
+            st = run_change(s, c, q2, map, FLOE_DELTA_ROWS, (const char *const *)tc.files.paths, tc.files.n, rows);
+            q2 = NULL;
+        }
+        floe_free(map);
+    }
+    json_decref(q2);
+    json_decref(q);
+    file_list_free(&tc.files);
+    return st;
+}
+
 /* ------------------------------------------------------------------ DELETE */
 
 static floe_status delete_rows(floe_session *s, const json_t *body, change *c, int64_t *rows) {
@@ -417,9 +652,13 @@ static floe_status delete_rows(floe_session *s, const json_t *body, change *c, i
         json_t *q = select_stmt(targets, from_list(relation, using), copy_or_null(where), false);
         return run_change(s, c, q, NULL, FLOE_DELTA_ROWS | FLOE_DELTA_DELETES, NULL, 0, rows);
     }
-    if (floe_pg_list_len(using) > 0)
-        return floe_error(FLOE_ERR_UNSUPPORTED, "DELETE ... USING on a copy-on-write table is not supported yet "
-                          "(write.delete.mode=merge-on-read does it)");
+    if (floe_pg_list_len(using) > 0) {
+        json_t *targets = json_pack("[o,o,o,o,o]", colref(qual, "_file"), colref(qual, "_pos"),
+                                    int_const(FLOE_ROW_OP_DELETE), colref(qual, "_row_id"),
+                                    colref(qual, "_last_updated_sequence_number"));
+        json_t *q = select_stmt(targets, from_list(relation, using), copy_or_null(where), false);
+        return cow_join(s, c, relation, q, false, false, rows);
+    }
     file_list files = {0};
     floe_status st = touched_files(s, c, relation, where, &files);
     if (!st && files.n > 0) {
@@ -524,14 +763,14 @@ static floe_status update_rows(floe_session *s, const json_t *body, change *c, i
     file_list files = {0};
     floe_status st = sets && to_null && map ? NULL : oom();
     if (!st) st = assignments(s, body, schema->root, c->t.label, sets, to_null);
-    if (!st && c->cow && floe_pg_list_len(from) > 0)
-        st = floe_error(FLOE_ERR_UNSUPPORTED, "UPDATE ... FROM on a copy-on-write table is not supported yet "
-                        "(write.update.mode=merge-on-read does it)");
-    if (!st && c->cow) st = touched_files(s, c, relation, where, &files);
-    if (!st && c->cow && files.n == 0) goto done; /* nothing matches */
+    /* copy-on-write with FROM: the merge-on-read query, then cow_join */
+    bool joined = c->cow && floe_pg_list_len(from) > 0;
+    bool cow = c->cow && !joined;
+    if (!st && cow) st = touched_files(s, c, relation, where, &files);
+    if (!st && cow && files.n == 0) goto done; /* nothing matches */
     json_t *targets = NULL;
     if (!st) {
-        json_t *op = c->cow ? case_when(copy_or_null(where), int_const(FLOE_ROW_OP_WRITE | FLOE_ROW_OP_COUNT),
+        json_t *op = cow ? case_when(copy_or_null(where), int_const(FLOE_ROW_OP_WRITE | FLOE_ROW_OP_COUNT),
                                         int_const(FLOE_ROW_OP_WRITE))
                             : int_const(FLOE_ROW_OP_DELETE | FLOE_ROW_OP_WRITE);
         targets = json_pack("[o,o,o,o,o]", colref(qual, "_file"), colref(qual, "_pos"), op, colref(qual, "_row_id"),
@@ -546,16 +785,17 @@ static floe_status update_rows(floe_session *s, const json_t *body, change *c, i
         else {
             json_t *nv = to_null[i] ? null_const() : json_deep_copy(sets[i]);
             /* copy-on-write: only the matching rows take the new value */
-            v = c->cow ? case_when(copy_or_null(where), nv, colref(qual, name)) : nv;
+            v = cow ? case_when(copy_or_null(where), nv, colref(qual, name)) : nv;
         }
         if (!v || json_array_append_new(targets, v) != 0) st = oom();
     }
     if (!st) {
-        json_t *q = c->cow ? select_stmt(targets, from_list(relation, NULL), file_in(qual, &files), false)
-                           : select_stmt(targets, from_list(relation, from), copy_or_null(where), false);
+        json_t *q = cow ? select_stmt(targets, from_list(relation, NULL), file_in(qual, &files), false)
+                        : select_stmt(targets, from_list(relation, from), copy_or_null(where), false);
         targets = NULL;
-        int32_t flags = c->cow ? FLOE_DELTA_ROWS : FLOE_DELTA_ROWS | FLOE_DELTA_DELETES | FLOE_DELTA_UNIQUE;
-        st = run_change(s, c, q, map, flags, (const char *const *)files.paths, files.n, rows);
+        int32_t flags = cow ? FLOE_DELTA_ROWS : FLOE_DELTA_ROWS | FLOE_DELTA_DELETES | FLOE_DELTA_UNIQUE;
+        if (joined) st = cow_join(s, c, relation, q, true, false, rows);
+        else st = run_change(s, c, q, map, flags, (const char *const *)files.paths, files.n, rows);
     }
     json_decref(targets);
 done:
@@ -766,9 +1006,6 @@ static floe_status merge_rows(floe_session *s, const floe_sql_stmt *stmt, const 
     const json_t *on = floe_pg_get(body, "joinCondition"), *whens = floe_pg_get(body, "mergeWhenClauses");
     const char *tq = qualifier(relation), *sq = source_name(source);
     if (!sq) return floe_error(FLOE_ERR_SYNTAX, "MERGE: the source needs a name (USING (SELECT ...) AS s)");
-    if (c->cow)
-        return floe_error(FLOE_ERR_UNSUPPORTED, "MERGE on a copy-on-write table is not supported yet "
-                          "(write.merge.mode=merge-on-read does it)");
     const floe_ice_schema *schema = floe_ice_tm_current_schema(c->t.table->md);
     if (!schema) return floe_error(FLOE_ERR_CORRUPT, "table %s has no current schema", c->t.label);
     int32_t nw = floe_pg_list_len(whens), nt = schema->root->n_fields;
@@ -818,7 +1055,8 @@ static floe_status merge_rows(floe_session *s, const floe_sql_stmt *stmt, const 
     if (!st) {
         json_t *q = select_stmt(targets, merge_from(relation, source, sq, on, jointype), NULL, false);
         targets = NULL;
-        st = run_change(s, c, q, map, FLOE_DELTA_ROWS | FLOE_DELTA_DELETES | FLOE_DELTA_UNIQUE, NULL, 0, rows);
+        if (c->cow) st = cow_join(s, c, relation, q, true, true, rows);
+        else st = run_change(s, c, q, map, FLOE_DELTA_ROWS | FLOE_DELTA_DELETES | FLOE_DELTA_UNIQUE, NULL, 0, rows);
     }
     json_decref(targets);
     for (int32_t i = 0; ms && i < nw; i++) {

@@ -41,10 +41,19 @@ CREATE TABLE t (id bigint,
 SHOW TABLES;
 EOF
 out=$(floe -f "$tmp/script.sql")
-[ "$out" = " table_name
+[ "$out" = "CREATE TABLE
+ table_name
 ------------
  t
 (1 row)" ] || fail "-f: $out"
+# statements without rows print psql's tag, with its count, in the table
+# format; csv and jsonl stay rows only
+out=$(floe -c "INSERT INTO t VALUES (1, 'a'), (2, 'b')" -c "DELETE FROM t WHERE id = 1" -c "UPDATE t SET name = 'c'")
+[ "$out" = "INSERT 0 2
+DELETE 1
+UPDATE 1" ] || fail "tags: $out"
+out=$(floe --format csv -c "DELETE FROM t WHERE id = 2")
+[ -z "$out" ] || fail "csv printed a tag: $out"
 out=$(FLOE_WAREHOUSE="$tmp/wh" "$FLOE_BIN" --format csv -c "SHOW TABLES")
 [ "$out" = "table_name
 t" ] || fail "FLOE_WAREHOUSE: $out"

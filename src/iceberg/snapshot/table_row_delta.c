@@ -13,9 +13,9 @@
  * position deletes by partition (as Java's DeleteFileIndex does for files
  * without a reference) must find it in the same partition.  Delete files
  * therefore land in one delete manifest per spec (the producer's job).  A
- * v2 position delete file also gets file_path bounds equal to the path when
- * it has none, as Java writes file-scoped deletes, so readers that only
- * look at bounds scope it to that one file.
+ * v2 position delete file also gets file_path bounds equal to the path, as
+ * Java writes file-scoped deletes, so readers that only look at bounds
+ * scope it to that one file.
  *
  * Removed data files take the delete files that only applied to them
  * along (floe_ice_producer_drop_orphan_deletes).  In format version 3 added
@@ -50,6 +50,8 @@ typedef struct delta_ctx {
     floe_strmap live;                /* recorded and resolved path of each live data file -> index + 1 */
     floe_ice_data_file *deletes;     /* the added delete files, decoded */
     size_t *targets;                 /* per delete file: the live data file it applies to */
+    size_t *touched;                 /* live data files removed or given deletes (indexes) */
+    size_t n_touched;
     floe_ice_expr *filter;           /* conflict_filter bound, NOT-free; NULL: the whole table */
     spec_proj *projs;
     int32_t n_projs;
@@ -130,12 +132,6 @@ static floe_status with_path_bound(floe_ice_producer *p, const floe_ice_bound_ma
     return NULL;
 }
 
-static bool has_bound(const floe_ice_bound_map *m) {
-    for (int32_t k = 0; k < m->n; k++)
-        if (m->keys[k] == POS_DELETE_FILE_PATH_ID) return true;
-    return false;
-}
-
 /* Check added delete file i, find the live data file it applies to and
  * give it that file's spec and partition. */
 static floe_status place_delete(delta_ctx *x, int32_t i) {
@@ -149,15 +145,6 @@ static floe_status place_delete(delta_ctx *x, int32_t i) {
     if (!ref)
         return floe_error(FLOE_ERR_INVALID_ARGUMENT, "row delta: delete file %s names no single data file "
                           "(referenced_data_file, or equal file_path bounds)", f->file_path);
-    if (f->referenced_data_file && (has_bound(&f->lower_bounds) || has_bound(&f->upper_bounds))) {
-        /* Bounds and the reference must agree, else readers disagree. */
-        f->referenced_data_file = NULL;
-        const char *by_bounds = floe_ice_producer_single_reference(p, f);
-        f->referenced_data_file = ref;
-        if (!by_bounds || strcmp(by_bounds, ref) != 0)
-            return floe_error(FLOE_ERR_INVALID_ARGUMENT, "row delta: delete file %s references %s but its file_path "
-                              "bounds do not name that file alone", f->file_path, ref);
-    }
     size_t k = 0;
     bool found = false;
     FLOE_TRY(find_live(x, ref, &k, &found));
@@ -174,7 +161,11 @@ static floe_status place_delete(delta_ctx *x, int32_t i) {
     /* Name the data file as the manifests record it, so every reader
      * matches the reference (a moved table's resolved path would not). */
     f->referenced_data_file = target->file_path;
-    if (!floe_ice_is_dv(f) && !has_bound(&f->lower_bounds) && !has_bound(&f->upper_bounds)) {
+    /* A v2 file's file_path bounds become that exact path: readers that
+     * scope position deletes by bounds (no reference) then find it, and a
+     * writer's truncated bounds (metrics mode truncate(16)) would not name
+     * one file.  DVs carry no bounds, as Java writes them. */
+    if (!floe_ice_is_dv(f)) {
         FLOE_TRY(with_path_bound(p, &f->lower_bounds, target->file_path, &f->lower_bounds));
         FLOE_TRY(with_path_bound(p, &f->upper_bounds, target->file_path, &f->upper_bounds));
     }
@@ -191,38 +182,35 @@ static floe_status place_delete(delta_ctx *x, int32_t i) {
  * does, the v2 position delete files scoped to that file alone (by
  * reference or equal file_path bounds).  Partition-scoped position delete
  * files stay: they apply to other files too. */
-static floe_status one_dv_per_file(const delta_ctx *x) {
-    for (int32_t i = 0; i < x->d->n_deletes; i++)
-        for (int32_t j = 0; j < i && floe_ice_is_dv(&x->deletes[i]); j++)
-            if (floe_ice_is_dv(&x->deletes[j]) && x->targets[j] == x->targets[i])
-                return floe_error(FLOE_ERR_INVALID_ARGUMENT, "row delta: deletion vectors %s and %s both apply to "
-                                  "%s; a data file has one DV", x->deletes[j].file_path, x->deletes[i].file_path,
-                                  x->p->files[x->targets[i]].file.file_path);
-    return NULL;
-}
-
 static floe_status replace_old_deletes(delta_ctx *x) {
     floe_ice_producer *p = x->p;
-    for (int32_t i = 0; i < x->d->n_deletes; i++) {
+    /* Per live file: the new DV for it (index + 1), or 0. */
+    int32_t *dv_of = floe_calloc(p->n_files + 1, sizeof *dv_of);
+    if (!dv_of) return oom();
+    floe_status st = NULL;
+    bool any = false;
+    for (int32_t i = 0; !st && i < x->d->n_deletes; i++) {
         if (!floe_ice_is_dv(&x->deletes[i])) continue;
-        const floe_ice_live_file *target = &p->files[x->targets[i]];
-        for (size_t k = 0; k < p->n_files; k++) {
-            const floe_ice_data_file *f = &p->files[k].file;
-            if (f->content != FLOE_ICE_CONTENT_POSITION_DELETES || p->removed[k]) continue;
-            const char *ref = floe_ice_producer_single_reference(p, f);
-            if (!ref) continue;
-            bool same = strcmp(ref, target->file.file_path) == 0 ||
-                        (target->resolved_path && strcmp(ref, target->resolved_path) == 0);
-            if (!same && target->resolved_path) {
-                char *rp = NULL;
-                FLOE_TRY(floe_ice_table_resolve_path(p->t, ref, &rp));
-                same = strcmp(rp, target->resolved_path) == 0;
-                floe_free(rp);
-            }
-            if (same) floe_ice_producer_remove(p, k);
-        }
+        size_t k = x->targets[i];
+        if (dv_of[k])
+            st = floe_error(FLOE_ERR_INVALID_ARGUMENT, "row delta: deletion vectors %s and %s both apply to %s; a "
+                            "data file has one DV", x->deletes[dv_of[k] - 1].file_path, x->deletes[i].file_path,
+                            p->files[k].file.file_path);
+        dv_of[k] = i + 1;
+        any = true;
     }
-    return NULL;
+    for (size_t k = 0; !st && any && k < p->n_files; k++) {
+        const floe_ice_data_file *f = &p->files[k].file;
+        if (f->content != FLOE_ICE_CONTENT_POSITION_DELETES || p->removed[k]) continue;
+        const char *ref = floe_ice_producer_single_reference(p, f);
+        if (!ref) continue;
+        size_t target = 0;
+        bool found = false;
+        st = find_live(x, ref, &target, &found);
+        if (!st && found && dv_of[target]) floe_ice_producer_remove(p, k);
+    }
+    floe_free(dv_of);
+    return st;
 }
 
 /* ---- validation against concurrent commits --------------------------------
@@ -389,19 +377,15 @@ static floe_status check_manifest(delta_ctx *x, const floe_ice_snapshot *s, cons
             continue;
         }
         if (e->file.content == FLOE_ICE_CONTENT_DATA) continue;
-        for (size_t i = 0; !st && i < p->n_files; i++) {
-            if (p->files[i].file.content != FLOE_ICE_CONTENT_DATA) continue;
-            bool removed = p->removed[i];
-            bool targeted = false;
-            for (int32_t j = 0; j < x->d->n_deletes && !targeted; j++) targeted = x->targets[j] == i;
-            if (!removed && !targeted) continue;
+        for (size_t t = 0; !st && t < x->n_touched; t++) {
+            size_t i = x->touched[t];
             bool applies = false;
             st = applies_to(x, m->spec_id, e, &p->files[i], &applies);
             if (!st && applies)
                 st = floe_error(FLOE_ERR_CONFLICT, "row delta: snapshot %" PRId64 ", committed after snapshot %"
                                 PRId64 " that the change read, added delete file %s, which applies to data file %s "
                                 "that the change %s", s->snapshot_id, x->d->base_snapshot_id, e->file.file_path,
-                                p->files[i].file.file_path, removed ? "removes" : "adds deletes for");
+                                p->files[i].file.file_path, p->removed[i] ? "removes" : "adds deletes for");
         }
     }
     floe_ice_manifest_free(m);
@@ -460,6 +444,24 @@ static floe_status bind_filter(delta_ctx *x) {
     return x->projs ? NULL : oom();
 }
 
+/* The data files the change removes or adds deletes for, once each. */
+static floe_status collect_touched(delta_ctx *x) {
+    floe_ice_producer *p = x->p;
+    x->touched = floe_arena_calloc(&p->arena, p->n_files + 1, sizeof *x->touched);
+    uint8_t *seen = floe_calloc(p->n_files + 1, 1);
+    if (!x->touched || !seen) {
+        floe_free(seen);
+        return oom();
+    }
+    for (size_t i = 0; i < p->n_files; i++)
+        if (p->removed[i] && p->files[i].file.content == FLOE_ICE_CONTENT_DATA)
+            seen[i] = 1, x->touched[x->n_touched++] = i;
+    for (int32_t j = 0; j < x->d->n_deletes; j++)
+        if (!seen[x->targets[j]]) seen[x->targets[j]] = 1, x->touched[x->n_touched++] = x->targets[j];
+    floe_free(seen);
+    return NULL;
+}
+
 /* Walk the snapshots from the current one back to the base (exclusive;
  * base < 0: the whole history), once the base is known to be an ancestor. */
 static floe_status validate(delta_ctx *x) {
@@ -473,7 +475,8 @@ static floe_status validate(delta_ctx *x) {
     if (!s && base >= 0)
         return floe_error(FLOE_ERR_CONFLICT, "row delta: snapshot %" PRId64 ", which the change read, is no longer an "
                           "ancestor of the table's current snapshot (rolled back or expired?)", base);
-    bool touched = p->n_removed > 0 || x->d->n_deletes > 0;
+    FLOE_TRY(collect_touched(x));
+    bool touched = x->n_touched > 0;
     if (x->d->isolation != FLOE_ISOLATION_SERIALIZABLE && !touched) return NULL;
     FLOE_TRY(bind_filter(x));
     for (s = p->parent; s && s->snapshot_id != base; s = parent_of(p, s)) FLOE_TRY(check_snapshot(x, s, touched));
@@ -497,9 +500,8 @@ static floe_status run(delta_ctx *x, const char *const *kv, int32_t n_kv, floe_i
     FLOE_TRY(index_live(x));
     FLOE_TRY(remove_paths(x));
     for (int32_t i = 0; i < d->n_deletes; i++) FLOE_TRY(place_delete(x, i));
-    FLOE_TRY(one_dv_per_file(x));
-    FLOE_TRY(validate(x));
     FLOE_TRY(replace_old_deletes(x));
+    FLOE_TRY(validate(x));
     if (d->n_deletes > 0) FLOE_TRY(floe_ice_producer_add_delete_files(p, x->deletes, d->n_deletes));
     FLOE_TRY(floe_ice_producer_drop_orphan_deletes(p));
     const char *op = d->n_data > 0 ? "overwrite" : "delete";

@@ -326,6 +326,7 @@ static inline void ct_data_path(floe_catalog *c, const char *tag, char *out, siz
 typedef enum ct_ref_kind {
     CT_REF_FIELD,   /* referenced_data_file set, no bounds */
     CT_REF_BOUNDS,  /* equal file_path bounds only */
+    CT_REF_TRUNCATED, /* referenced_data_file and truncated bounds (truncate(16)) */
     CT_REF_NONE     /* neither (a partition-scoped file) */
 } ct_ref_kind;
 
@@ -383,13 +384,24 @@ static inline uint8_t *ct_write_pos_deletes(floe_catalog *c, const char *tag, co
     df.file_format = "PARQUET";
     df.record_count = res->record_count;
     df.file_size_in_bytes = res->file_size;
-    if (ref == CT_REF_FIELD) df.referenced_data_file = target;
+    if (ref == CT_REF_FIELD || ref == CT_REF_TRUNCATED) df.referenced_data_file = target;
     int32_t keys[1] = {CT_POS_PATH_ID};
     const uint8_t *vals[1] = {(const uint8_t *)target};
     uint32_t lens[1] = {(uint32_t)strlen(target)};
+    char upper[17];
+    const uint8_t *uvals[1] = {(const uint8_t *)upper};
+    uint32_t ulens[1] = {16};
     if (ref == CT_REF_BOUNDS) {
         df.lower_bounds = (floe_ice_bound_map){1, keys, vals, lens};
         df.upper_bounds = (floe_ice_bound_map){1, keys, vals, lens};
+    } else if (ref == CT_REF_TRUNCATED) {
+        assert_true(strlen(target) > 16);
+        memcpy(upper, target, 16);
+        upper[15]++; /* the 16-byte prefix, incremented */
+        upper[16] = 0;
+        lens[0] = 16;
+        df.lower_bounds = (floe_ice_bound_map){1, keys, vals, lens};
+        df.upper_bounds = (floe_ice_bound_map){1, keys, uvals, ulens};
     }
     const floe_ice_partition_spec *spec = floe_ice_tm_default_spec(t->md);
     floe_ice_type *ptype = NULL;

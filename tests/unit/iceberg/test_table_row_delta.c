@@ -5,7 +5,10 @@
  * delete manifest), a reference and file_path bounds; removed data files
  * go (copy-on-write) with the delete files that applied only to them;
  * files that are not live are conflicts naming them and commit nothing;
- * the summary counts what Java's SnapshotSummary counts. */
+ * the summary counts what Java's SnapshotSummary counts.  Changes built on
+ * the same base: disjoint partitions both commit, the same data file (or
+ * data the filter may match, under serializable isolation; a delete file
+ * scoped to the file's partition and bounds) is a final conflict. */
 #include "table_commit_util.h"
 
 #include "floe/iceberg_expr.h"
@@ -37,10 +40,11 @@ static void position_deletes_hide_rows(void **state) {
     ct_data_path(c, "a0", a0, sizeof a0);
     ct_data_path(c, "b0", b0, sizeof b0);
 
-    /* Rows 1 and 3 of a0 by reference, row 0 of b0 by bounds only. */
+    /* Rows 1 and 3 of a0 by reference (with its writer's truncated
+     * bounds), row 0 of b0 by bounds only. */
     const int64_t pa[2] = {1, 3}, pb[1] = {0};
     size_t lens[2];
-    uint8_t *dels[2] = {ct_write_pos_deletes(c, "del-a0", a0, pa, 2, CT_REF_FIELD, &lens[0]),
+    uint8_t *dels[2] = {ct_write_pos_deletes(c, "del-a0", a0, pa, 2, CT_REF_TRUNCATED, &lens[0]),
                         ct_write_pos_deletes(c, "del-b0", b0, pb, 1, CT_REF_BOUNDS, &lens[1])};
     floe_row_delta d = ct_delta(NULL, NULL, 0, dels, lens, 2, NULL, 0, s2);
     int64_t sid = -1;
@@ -461,6 +465,69 @@ static void concurrent_appends_and_isolation(void **state) {
     floe_catalog_close(c);
 }
 
+/* Delete files added since the base that do not name one file: an
+ * equality delete file conflicts with removing any data file of its
+ * partition; a position delete file without a reference, with the data
+ * files of its partition whose path lies within its file_path bounds.
+ * (The delete files are only listed, never read.) */
+static void partition_scoped_deletes_conflict_by_partition_and_bounds(void **state) {
+    (void)state;
+    floe_catalog *c = ct_setup("rd_scoped", CT_CAT, 2);
+    ct_append(c, "a0", 0, 2, "a", 0);
+    ct_append(c, "a1", 10, 2, "a", 0);
+    int64_t base = ct_append(c, "b0", 20, 2, "b", 0);
+    char a0[2048], a1[2048], b0[2048], past_a0[2100];
+    ct_data_path(c, "a0", a0, sizeof a0);
+    ct_data_path(c, "a1", a1, sizeof a1);
+    ct_data_path(c, "b0", b0, sizeof b0);
+    snprintf(past_a0, sizeof past_a0, "%s~", a0); /* a0 <= path <= a0~ holds a0 only */
+
+    floe_ice_table *t = NULL;
+    assert_ok(floe_catalog_load_table(c, "db", "t", &t));
+    floe_ice_data_file dfs[2];
+    floe_ice_value parts[2] = {floe_ice_string_z("b"), floe_ice_string_z("a")};
+    int32_t eq_id = 1;
+    int32_t keys[1] = {CT_POS_PATH_ID};
+    const uint8_t *lo[1] = {(const uint8_t *)a0}, *hi[1] = {(const uint8_t *)past_a0};
+    uint32_t lo_len[1] = {(uint32_t)strlen(a0)}, hi_len[1] = {(uint32_t)strlen(past_a0)};
+    for (int i = 0; i < 2; i++) {
+        floe_ice_data_file_init(&dfs[i]);
+        dfs[i].file_path = i == 0 ? "/nowhere/eq-b.parquet" : "/nowhere/pos-a.parquet";
+        dfs[i].file_format = "PARQUET";
+        dfs[i].record_count = 1;
+        dfs[i].file_size_in_bytes = 100;
+        dfs[i].n_partition = 1;
+        dfs[i].partition = &parts[i];
+    }
+    dfs[0].content = FLOE_ICE_CONTENT_EQUALITY_DELETES;
+    dfs[0].n_equality_ids = 1;
+    dfs[0].equality_ids = &eq_id;
+    dfs[1].content = FLOE_ICE_CONTENT_POSITION_DELETES;
+    dfs[1].lower_bounds = (floe_ice_bound_map){1, keys, lo, lo_len};
+    dfs[1].upper_bounds = (floe_ice_bound_map){1, keys, hi, hi_len};
+    floe_ice_producer p;
+    assert_ok(floe_ice_producer_init(&p, t, "row delta"));
+    assert_ok(floe_ice_producer_add_delete_files(&p, dfs, 2));
+    floe_ice_table_metadata *md = NULL;
+    floe_ice_append_files w;
+    memset(&w, 0, sizeof w);
+    assert_ok(floe_ice_producer_commit(&p, "delete", NULL, 0, NULL, 0, &md, &w));
+    floe_ice_producer_destroy(&p);
+    assert_ok(floe_catalog_commit(c, "db", "t", t->metadata_location, md, NULL));
+    floe_ice_append_files_clear(&w);
+    floe_ice_table_metadata_free(md);
+    floe_ice_table_free(t);
+
+    const char *rm_b[1] = {b0}, *rm_a0[1] = {a0}, *rm_a1[1] = {a1};
+    floe_row_delta d = ct_delta(NULL, NULL, 0, NULL, NULL, 0, rm_b, 1, base);
+    assert_error(floe_catalog_row_delta(c, "db", "t", &d, NULL, 0, 0, NULL), FLOE_ERR_CONFLICT, "eq-b.parquet");
+    d.removed_paths = rm_a0;
+    assert_error(floe_catalog_row_delta(c, "db", "t", &d, NULL, 0, 0, NULL), FLOE_ERR_CONFLICT, "pos-a.parquet");
+    d.removed_paths = rm_a1; /* outside pos-a's bounds */
+    assert_ok(floe_catalog_row_delta(c, "db", "t", &d, NULL, 0, 0, NULL));
+    floe_catalog_close(c);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(position_deletes_hide_rows),
@@ -470,6 +537,7 @@ int main(void) {
         cmocka_unit_test(disjoint_partitions_both_commit),
         cmocka_unit_test(same_data_file_conflicts),
         cmocka_unit_test(concurrent_appends_and_isolation),
+        cmocka_unit_test(partition_scoped_deletes_conflict_by_partition_and_bounds),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
