@@ -40,8 +40,7 @@ const FEATURES = {
   v3: false,             // format-version 3 tables (deletion vectors)
   // per write.delete.mode / write.update.mode / write.merge.mode
   'merge-on-read': { ...ROWLEVEL },
-  // README: "Not yet: ... USING / FROM on copy-on-write tables"
-  'copy-on-write': { ...ROWLEVEL, deleteUsing: false, updateFrom: false },
+  'copy-on-write': { ...ROWLEVEL },
 };
 
 const CONFIGS = [
