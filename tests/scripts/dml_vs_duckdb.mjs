@@ -33,11 +33,12 @@ const ROWLEVEL = {
   update: true,          // UPDATE ... SET ... WHERE ... (also of the partition columns)
   updateFrom: true,      // UPDATE ... SET ... FROM other_table WHERE ...
   truncate: true,        // TRUNCATE t
-  merge: false,          // MERGE INTO t USING ... (WHEN [NOT] MATCHED ...)
+  merge: true,           // MERGE INTO t USING ... (WHEN [NOT] MATCHED ...)
 };
 const FEATURES = {
-  tags: true,            // `floe -c` / `-f` print psql's tags (DELETE 3, UPDATE 7, INSERT 0 5)
-  v3: false,             // format-version 3 tables (deletion vectors)
+  tags: false,           // tags in the jsonl output read here: floe prints psql's tags (DELETE 3) in the
+                         // table format only, so jsonl stays rows only; the counts go through slt_runner
+  v3: true,              // format-version 3 tables (deletion vectors)
   // per write.delete.mode / write.update.mode / write.merge.mode
   'merge-on-read': { ...ROWLEVEL },
   'copy-on-write': { ...ROWLEVEL },

@@ -21,6 +21,9 @@ TMP=$(mktemp -d "${TMPDIR:-/tmp}/dml_vs_duckdb.XXXXXX")
 trap 'rm -rf "$TMP"' EXIT
 cd "$TMP"
 status=0
+# CI runs a fixed seed (a red run must be repeatable); set FLOE_DML_SEED=random
+# (or any number) to explore others.
+if [ "${FLOE_DML_SEED:-}" = random ]; then unset FLOE_DML_SEED; else export FLOE_DML_SEED=${FLOE_DML_SEED:-20261201}; fi
 FLOE_BINARY_DIR=${FLOE_BINARY_DIR:-$(dirname "$FLOE_BIN")} node "$SRC/tests/scripts/dml_vs_duckdb.mjs" "$FLOE_BIN" "$TMP" || status=$?
 if [ "$status" -ne 0 ] && [ -n "${FLOE_DML_KEEP:-}" ]; then
     cp -r "$TMP" "$FLOE_DML_KEEP" && echo "kept the warehouses and scripts in $FLOE_DML_KEEP"
