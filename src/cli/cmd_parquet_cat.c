@@ -1,118 +1,24 @@
 /*
- * cmd_parquet_cat.c — `floe parquet cat`: print the rows of a Parquet file.
- *
- *   floe parquet cat FILE [--columns a,b] [--limit N] [--format table|csv|jsonl]
- *
- * Columns are logical dotted paths ("id", "s.b"); the default is every
- * top-level column.  Rows stream through the columnar printer batch by batch,
- * so a large file is printed in bounded memory (the table format buffers its
- * first rows to size the columns).
+ * cmd_parquet_cat.c — `floe parquet cat`: the shared cat command
+ * (cmd_cat.c) over the Parquet reader; columns are logical dotted paths.
  */
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-
 #include "cli/cmd_parquet_cat.h"
-#include "columnar/printer.h"
-#include "floe/memory.h"
+#include "cli/cmd_cat.h"
 #include "formats/parquet/reader.h"
 
-#define CAT_USAGE "usage: floe parquet cat FILE [--columns a,b] [--limit N] [--format table|csv|jsonl]"
-
-/* Split "a,b,c" in place into up to cap pointers. */
-static int split_columns(char *s, char **out, int cap) {
-    int n = 0;
-    for (char *p = s; p && *p && n < cap;) {
-        char *comma = strchr(p, ',');
-        if (comma) *comma = 0;
-        if (*p) out[n++] = p;
-        p = comma ? comma + 1 : NULL;
-    }
-    return n;
-}
-
-static floe_status print_rows(floe_pq_reader *r, floe_print_format fmt, int64_t limit) {
-    floe_print_options po;
-    floe_print_options_init(&po, fmt);
-    floe_printer *pr;
-    FLOE_TRY(floe_printer_new(&po, stdout, NULL, &pr));
-    floe_status st = floe_printer_begin(pr, floe_pq_reader_schema(r));
-    int64_t done = 0;
-    while (!st && (limit < 0 || done < limit)) {
-        floe_batch *b;
-        st = floe_pq_reader_next(r, &b);
-        if (st || !b) break;
-        if (limit >= 0 && b->num_rows > limit - done) {
-            floe_batch *s;
-            st = floe_batch_slice(b, 0, limit - done, &s);
-            floe_batch_release(b);
-            if (st) break;
-            b = s;
-        }
-        done += b->num_rows;
-        st = floe_printer_add_batch(pr, b);
-        floe_batch_release(b);
-    }
-    if (!st) st = floe_printer_end(pr);
-    floe_printer_free(pr);
-    return st;
-}
-
-floe_status floe_cli_parquet_cat(int argc, char **argv) {
-    const char *file = NULL, *cols = NULL, *format = "table";
-    int64_t limit = -1;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if ((!strcmp(a, "--columns") || !strcmp(a, "--limit") || !strcmp(a, "--format")) &&
-            i + 1 >= argc)
-            return floe_error(FLOE_ERR_INVALID_ARGUMENT, "%s needs a value\n" CAT_USAGE, a);
-        if (!strcmp(a, "--columns")) {
-            cols = argv[++i];
-        } else if (!strcmp(a, "--format")) {
-            format = argv[++i];
-        } else if (!strcmp(a, "--limit")) {
-            char *end;
-            limit = strtoll(argv[++i], &end, 10);
-            if (*end || limit < 0)
-                return floe_error(FLOE_ERR_INVALID_ARGUMENT, "--limit: '%s' is not a row count",
-                                  argv[i]);
-        } else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-            puts(CAT_USAGE);
-            return NULL;
-        } else if (a[0] == '-' && a[1]) {
-            return floe_error(FLOE_ERR_INVALID_ARGUMENT, "unknown option '%s'\n" CAT_USAGE, a);
-        } else if (!file) {
-            file = a;
-        } else {
-            return floe_error(FLOE_ERR_INVALID_ARGUMENT, "one FILE only\n" CAT_USAGE);
-        }
-    }
-    if (!file) return floe_error(FLOE_ERR_INVALID_ARGUMENT, CAT_USAGE);
-    floe_print_format fmt;
-    FLOE_TRY(floe_print_format_parse(format, &fmt));
-
+static floe_status pq_open(const char *file, const char *const *columns, int n, void **out) {
     floe_pq_read_options o = {0};
-    char *colbuf = NULL;
-    char **names = NULL;
-    if (cols) {
-        colbuf = floe_strdup(cols);
-        size_t cap = strlen(cols) + 1;
-        names = floe_calloc(cap, sizeof *names);
-        if (!colbuf || !names) {
-            floe_free(colbuf);
-            floe_free(names);
-            return floe_error(FLOE_ERR_OUT_OF_MEMORY, "out of memory");
-        }
-        o.num_columns = split_columns(colbuf, names, (int)cap);
-        o.columns = (const char *const *)names;
-    }
-    floe_pq_reader *r;
-    floe_status st = floe_pq_reader_open_path(file, &o, &r);
-    if (!st) {
-        st = print_rows(r, fmt, limit);
-        floe_pq_reader_close(r);
-    }
-    floe_free(colbuf);
-    floe_free(names);
-    return st;
+    o.columns = columns;
+    o.num_columns = n;
+    floe_pq_reader *r = NULL;
+    FLOE_TRY(floe_pq_reader_open_path(file, &o, &r));
+    *out = r;
+    return NULL;
 }
+static const floe_schema *pq_schema(void *r) { return floe_pq_reader_schema(r); }
+static floe_status pq_next(void *r, floe_batch **out) { return floe_pq_reader_next(r, out); }
+static void pq_close(void *r) { floe_pq_reader_close(r); }
+
+static const floe_cli_cat_reader pq_reader = {"parquet", pq_open, pq_schema, pq_next, pq_close};
+
+floe_status floe_cli_parquet_cat(int argc, char **argv) { return floe_cli_cat(&pq_reader, argc, argv); }
