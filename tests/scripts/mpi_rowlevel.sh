@@ -12,26 +12,8 @@
 set -euo pipefail
 FLOE_BIN=${FLOE_BIN:?FLOE_BIN not set}
 FLOE_SOURCE_DIR=${FLOE_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail() { echo "FAIL: $*"; exit 1; }
-skip() {
-  if [ "${CI:-}" = true ]; then echo "FAIL: $*"; exit 1; fi
-  echo "SKIP: $*"
-  exit 0
-}
-command -v mpirun >/dev/null 2>&1 || skip "mpirun is not installed (scripts/install-deps.sh: openmpi-bin)"
-
-asan_local=${ASAN_OPTIONS:-}
-mpi=(mpirun --oversubscribe)
-[ "$(id -u)" = 0 ] && mpi+=(--allow-run-as-root)
-export LSAN_OPTIONS="suppressions=$FLOE_SOURCE_DIR/tests/lsan-mpi.supp:print_suppressions=0${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
-export OMPI_MCA_btl_vader_single_copy_mechanism=none # containers without CMA
-export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}fast_unwind_on_malloc=0"
-floe() { ASAN_OPTIONS=$asan_local "$FLOE_BIN" --warehouse "$tmp/wh" --format csv "$@"; }
-floe_np() {
-  timeout 180 "${mpi[@]}" -np 3 -x LSAN_OPTIONS -x ASAN_OPTIONS "$FLOE_BIN" --warehouse "$tmp/wh" --format csv "$@"
-}
+# shellcheck source=tests/scripts/mpi_lib.bash
+source "$FLOE_SOURCE_DIR/tests/scripts/mpi_lib.bash"
 
 # Two copies of one table: several files per partition (three INSERTs).
 for t in tl td; do
@@ -68,7 +50,7 @@ statements=(
 for s in "${statements[@]}"; do
   before=$(snapshots td)
   floe -c "${s//%T/tl}" >/dev/null || fail "local: '$s' failed"
-  floe_np -c "${s//%T/td}" >/dev/null || fail "distributed: '$s' failed"
+  floe_np 3 -c "${s//%T/td}" >/dev/null || fail "distributed: '$s' failed"
   same_rows "$s"
   after=$(snapshots td)
   [ "$after" = $((before + 1)) ] || fail "'$s' under mpirun made $((after - before)) snapshots, not 1"
@@ -83,7 +65,7 @@ floe -c "INSERT INTO src VALUES (37, 1.0, 'u')" >/dev/null # id 37 now has two s
 before=$(snapshots td)
 files_before=$(find "$tmp/wh" -path '*td/data*' -type f | wc -l)
 set +e
-err=$(floe_np -c "MERGE INTO td USING src ON td.id = src.id WHEN MATCHED THEN UPDATE SET v = src.nv" 2>&1 >/dev/null)
+err=$(floe_np 3 -c "MERGE INTO td USING src ON td.id = src.id WHEN MATCHED THEN UPDATE SET v = src.nv" 2>&1 >/dev/null)
 rc=$?
 set -e
 [ "$rc" -ne 0 ] && [ "$rc" -ne 124 ] || fail "a MERGE matching a row twice: exit $rc"

@@ -22,35 +22,8 @@
 set -euo pipefail
 FLOE_BIN=${FLOE_BIN:?FLOE_BIN not set}
 FLOE_SOURCE_DIR=${FLOE_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail() { echo "FAIL: $*"; exit 1; }
-skip() {
-  if [ "${CI:-}" = true ]; then echo "FAIL: $*"; exit 1; fi
-  echo "SKIP: $*"
-  exit 0
-}
-command -v mpirun >/dev/null 2>&1 || skip "mpirun is not installed (scripts/install-deps.sh: openmpi-bin)"
-
-asan_local=${ASAN_OPTIONS:-}
-mpi=(mpirun --oversubscribe)
-[ "$(id -u)" = 0 ] && mpi+=(--allow-run-as-root)
-export LSAN_OPTIONS="suppressions=$FLOE_SOURCE_DIR/tests/lsan-mpi.supp:print_suppressions=0${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
-export OMPI_MCA_btl_vader_single_copy_mechanism=none # containers without CMA
-export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}fast_unwind_on_malloc=0"
-floe() { ASAN_OPTIONS=$asan_local "$FLOE_BIN" --warehouse "$tmp/wh" --format csv "$@"; }
-floe_np() {
-  local np=$1
-  shift
-  local pass=(-x LSAN_OPTIONS -x ASAN_OPTIONS)
-  [ -n "${FLOE_THREADS:-}" ] && pass+=(-x FLOE_THREADS)
-  [ -n "${FLOE_DIST_VIA_ROOT:-}" ] && pass+=(-x FLOE_DIST_VIA_ROOT)
-  [ -n "${FLOE_DIST_EXCHANGE_BUFFER_BYTES:-}" ] && pass+=(-x FLOE_DIST_EXCHANGE_BUFFER_BYTES)
-  [ -n "${FLOE_DIST_STREAM:-}" ] && pass+=(-x FLOE_DIST_STREAM)
-  [ -n "${FLOE_DIST_CHECK_PATHS:-}" ] && pass+=(-x FLOE_DIST_CHECK_PATHS)
-  [ -n "${FLOE_MPI:-}" ] && pass+=(-x FLOE_MPI)
-  timeout 180 "${mpi[@]}" -np "$np" "${pass[@]}" "$FLOE_BIN" --warehouse "$tmp/wh" --format csv "$@"
-}
+# shellcheck source=tests/scripts/mpi_lib.bash
+source "$FLOE_SOURCE_DIR/tests/scripts/mpi_lib.bash"
 
 # ---- data: a fact table in 3 Parquet files and a small dimension ---------
 floe -c "COPY (SELECT x AS id, x % 97 AS k, CAST(x % 13 AS varchar) AS tag, x * 0.5 AS v
