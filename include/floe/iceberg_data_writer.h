@@ -129,6 +129,9 @@ typedef struct floe_ice_written_files {
     int64_t *file_sizes;
 } floe_ice_written_files;
 void floe_ice_written_files_free(floe_ice_written_files *f); /* contents; NULL-safe */
+/* Append a finished file to `f` (which takes record, location: floe_malloc'd). */
+floe_status floe_ice_written_files_append(floe_ice_written_files *f, uint8_t *record, size_t len, char *location,
+                                          int64_t record_count, int64_t file_size) FLOE_WARN_UNUSED;
 
 /* One partition value's rolling writer. */
 typedef struct floe_ice_rolling_writer floe_ice_rolling_writer;
@@ -175,10 +178,6 @@ floe_status floe_ice_rolling_writer_finish(floe_ice_rolling_writer *w,
 void floe_ice_rolling_writer_free(floe_ice_rolling_writer *w, bool abandon);
 
 /* ---- delete files of row-level changes (delete_writer.c) ------------------ */
-
-/* Append a finished file to `f` (which takes record, location: floe_malloc'd). */
-floe_status floe_ice_written_files_append(floe_ice_written_files *f, uint8_t *record, size_t len, char *location,
-                                          int64_t record_count, int64_t file_size) FLOE_WARN_UNUSED;
 
 /* Write the positions `pos` (ascending, distinct, n > 0) deleted from data
  * file `data_file_path` (as the manifests record it) as one Parquet

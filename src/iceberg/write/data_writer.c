@@ -56,7 +56,6 @@ struct floe_ice_rolling_writer {
     char **created;              /* every location created */
     int32_t n_created, cap_created;
     floe_ice_written_files done; /* finished files not yet handed out */
-    int32_t cap_done;
     bool failed;
 };
 
@@ -176,25 +175,6 @@ static floe_status open_file(floe_ice_rolling_writer *w) {
     return NULL;
 }
 
-static floe_status grow_done(floe_ice_rolling_writer *w) {
-    if (w->done.n < w->cap_done) return NULL;
-    int32_t nc = w->cap_done ? w->cap_done * 2 : 4;
-    floe_ice_written_files *d = &w->done;
-    uint8_t **r = floe_realloc(d->records, (size_t)nc * sizeof *r);
-    if (r) d->records = r;
-    size_t *l = r ? floe_realloc(d->lens, (size_t)nc * sizeof *l) : NULL;
-    if (l) d->lens = l;
-    char **p = l ? floe_realloc(d->locations, (size_t)nc * sizeof *p) : NULL;
-    if (p) d->locations = p;
-    int64_t *rc = p ? floe_realloc(d->record_counts, (size_t)nc * sizeof *rc) : NULL;
-    if (rc) d->record_counts = rc;
-    int64_t *fs = rc ? floe_realloc(d->file_sizes, (size_t)nc * sizeof *fs) : NULL;
-    if (fs) d->file_sizes = fs;
-    if (!fs) return oom();
-    w->cap_done = nc;
-    return NULL;
-}
-
 /* The data_file record of a closed file. */
 static floe_status make_record(floe_ice_rolling_writer *w, const floe_pq_write_result *r, uint8_t **rec,
                                size_t *len) {
@@ -231,18 +211,12 @@ static floe_status close_file(floe_ice_rolling_writer *w) {
     floe_status st = floe_pq_writer_close(pw, &r);
     uint8_t *rec = NULL;
     size_t len = 0;
-    if (!st) st = grow_done(w);
     if (!st) st = make_record(w, r, &rec, &len);
+    if (!st) st = floe_ice_written_files_append(&w->done, rec, len, w->cur_location, r->record_count, r->file_size);
     if (!st) {
-        floe_ice_written_files *d = &w->done;
-        d->records[d->n] = rec;
-        d->lens[d->n] = len;
-        d->locations[d->n] = w->cur_location;
-        d->record_counts[d->n] = r->record_count;
-        d->file_sizes[d->n] = r->file_size;
-        d->n++;
         w->cur_location = NULL;
     } else {
+        floe_free(rec);
         st = floe_status_wrap(st, "finishing data file %s", w->cur_location);
         floe_free(w->cur_location);
         w->cur_location = NULL;
@@ -406,20 +380,38 @@ floe_status floe_ice_rolling_writer_flush(floe_ice_rolling_writer *w) {
     return st;
 }
 
+/* Room for `extra` more files in f's arrays. */
+static floe_status written_files_reserve(floe_ice_written_files *f, int32_t extra) {
+    size_t n = (size_t)f->n + (size_t)extra;
+    uint8_t **r = floe_realloc(f->records, n * sizeof *r);
+    if (r) f->records = r;
+    size_t *l = r ? floe_realloc(f->lens, n * sizeof *l) : NULL;
+    if (l) f->lens = l;
+    char **p = l ? floe_realloc(f->locations, n * sizeof *p) : NULL;
+    if (p) f->locations = p;
+    int64_t *rc = p ? floe_realloc(f->record_counts, n * sizeof *rc) : NULL;
+    if (rc) f->record_counts = rc;
+    int64_t *fs = rc ? floe_realloc(f->file_sizes, n * sizeof *fs) : NULL;
+    if (fs) f->file_sizes = fs;
+    return fs ? NULL : oom();
+}
+
+floe_status floe_ice_written_files_append(floe_ice_written_files *f, uint8_t *record, size_t len, char *location,
+                                          int64_t record_count, int64_t file_size) {
+    FLOE_TRY(written_files_reserve(f, 1));
+    f->records[f->n] = record;
+    f->lens[f->n] = len;
+    f->locations[f->n] = location;
+    f->record_counts[f->n] = record_count;
+    f->file_sizes[f->n] = file_size;
+    f->n++;
+    return NULL;
+}
+
+/* Move d's files to the end of o. */
 static floe_status append_out(floe_ice_written_files *o, floe_ice_written_files *d) {
     if (d->n == 0) return NULL;
-    int32_t n = o->n + d->n;
-    uint8_t **r = floe_realloc(o->records, (size_t)n * sizeof *r);
-    if (r) o->records = r;
-    size_t *l = r ? floe_realloc(o->lens, (size_t)n * sizeof *l) : NULL;
-    if (l) o->lens = l;
-    char **p = l ? floe_realloc(o->locations, (size_t)n * sizeof *p) : NULL;
-    if (p) o->locations = p;
-    int64_t *rc = p ? floe_realloc(o->record_counts, (size_t)n * sizeof *rc) : NULL;
-    if (rc) o->record_counts = rc;
-    int64_t *fs = rc ? floe_realloc(o->file_sizes, (size_t)n * sizeof *fs) : NULL;
-    if (fs) o->file_sizes = fs;
-    if (!fs) return oom();
+    FLOE_TRY(written_files_reserve(o, d->n));
     for (int32_t i = 0; i < d->n; i++) {
         o->records[o->n + i] = d->records[i];
         o->lens[o->n + i] = d->lens[i];
@@ -427,7 +419,7 @@ static floe_status append_out(floe_ice_written_files *o, floe_ice_written_files 
         o->record_counts[o->n + i] = d->record_counts[i];
         o->file_sizes[o->n + i] = d->file_sizes[i];
     }
-    o->n = n;
+    o->n += d->n;
     d->n = 0;
     return NULL;
 }

@@ -37,29 +37,6 @@
 
 static floe_status oom(void) { return floe_error(FLOE_ERR_OUT_OF_MEMORY, "writing a position delete file"); }
 
-floe_status floe_ice_written_files_append(floe_ice_written_files *f, uint8_t *record, size_t len, char *location,
-                                          int64_t record_count, int64_t file_size) {
-    int32_t n = f->n + 1;
-    uint8_t **r = floe_realloc(f->records, (size_t)n * sizeof *r);
-    if (r) f->records = r;
-    size_t *l = r ? floe_realloc(f->lens, (size_t)n * sizeof *l) : NULL;
-    if (l) f->lens = l;
-    char **p = l ? floe_realloc(f->locations, (size_t)n * sizeof *p) : NULL;
-    if (p) f->locations = p;
-    int64_t *rc = p ? floe_realloc(f->record_counts, (size_t)n * sizeof *rc) : NULL;
-    if (rc) f->record_counts = rc;
-    int64_t *fs = rc ? floe_realloc(f->file_sizes, (size_t)n * sizeof *fs) : NULL;
-    if (fs) f->file_sizes = fs;
-    if (!fs) return oom();
-    f->records[f->n] = record;
-    f->lens[f->n] = len;
-    f->locations[f->n] = location;
-    f->record_counts[f->n] = record_count;
-    f->file_sizes[f->n] = file_size;
-    f->n = n;
-    return NULL;
-}
-
 /* The (file_path, pos) schema, both required, with the reserved ids. */
 static floe_status posdel_schema(floe_schema **out) {
     floe_field f[2];
