@@ -266,10 +266,13 @@ floe_status floe_ice_tm_replace_partitions_snapshot(const struct floe_ice_table 
  * partition (strict projection of the filter) or the file's column
  * metrics (strict metrics evaluation) — together with the delete files
  * that only apply to removed data.  A live data file that may hold both
- * matching and non-matching rows is FLOE_ERR_UNSUPPORTED "row-level delete
- * is not supported yet: <file> may hold rows that do not match".  When no
- * file matches, *out is NULL (nothing to commit).  *deleted_files and
- * *deleted_rows (may be NULL) receive the counts. */
+ * matching and non-matching rows is FLOE_ERR_UNSUPPORTED
+ * FLOE_ICE_DELETE_NEEDS_ROWS ": <file> may hold rows that do not match" —
+ * the sign for SQL's DELETE to take its row-level path.  When no file
+ * matches, *out is NULL (nothing to commit).  *deleted_files and
+ * *deleted_rows (may be NULL) receive the counts (record counts: rows
+ * already deleted by delete files are in them). */
+#define FLOE_ICE_DELETE_NEEDS_ROWS "a row-level delete is needed"
 floe_status floe_ice_tm_delete_snapshot(const struct floe_ice_table *t, const struct floe_ice_expr *filter,
                                         floe_ice_table_metadata **out, floe_ice_append_files *written,
                                         int64_t *deleted_files, int64_t *deleted_rows) FLOE_WARN_UNUSED;

@@ -10,14 +10,15 @@
 #include <stdint.h>
 
 #include "floe/iceberg_table_metadata.h"
+#include "floe/iceberg_table_update.h"
 #include "floe/session.h"
 #include "sql/logical.h"
 
 #define FLOE_DML_NAME_MAX 255
 
 /* The message part by which the metadata-only DELETE says it cannot do a
- * condition alone (table_delete.c too): the row-level path takes over. */
-#define ROW_LEVEL_MARK "a row-level delete is needed"
+ * condition alone (table_delete.c's too): the row-level path takes over. */
+#define ROW_LEVEL_MARK FLOE_ICE_DELETE_NEEDS_ROWS
 
 typedef struct floe_dml_target {
     char ns[FLOE_DML_NAME_MAX + 1];

@@ -22,39 +22,65 @@
 typedef struct posvec {
     int64_t *pos;
     size_t n, cap;
+    char *path; /* the data file (a copy, for the last-file check) */
+    size_t len;
 } posvec;
 
 static void posvec_free(void *v) {
     posvec *p = v;
     if (!p) return;
     floe_free(p->pos);
+    floe_free(p->path);
     floe_free(p);
 }
 
 void floe_delta_deletes_init(floe_delta_deletes *d) {
     floe_strmap_init(&d->files);
     d->n_positions = 0;
+    d->last = NULL;
 }
 
 void floe_delta_deletes_free(floe_delta_deletes *d) {
     floe_strmap_free_with(&d->files, posvec_free);
     d->n_positions = 0;
+    d->last = NULL;
 }
 
-floe_status floe_delta_deletes_add(floe_delta_deletes *d, const char *path, size_t len, int64_t pos) {
+/* The positions of data file `path`, made when new. */
+static floe_status file_of(floe_delta_deletes *d, const char *path, size_t len, posvec **out) {
+    posvec *v = d->last;
+    if (v && v->len == len && memcmp(v->path, path, len) == 0) {
+        *out = v;
+        return NULL;
+    }
     void **slot = NULL;
     bool inserted = false;
     floe_str key = {path, len};
     FLOE_TRY(floe_strmap_upsert(&d->files, key, &slot, &inserted));
-    posvec *v = *slot;
+    v = *slot;
     if (!v) {
         v = floe_calloc(1, sizeof *v);
+        if (v && !(v->path = floe_malloc(len + 1))) {
+            floe_free(v);
+            v = NULL;
+        }
         if (!v) {
             floe_strmap_remove(&d->files, key, NULL);
             return floe_error(FLOE_ERR_OUT_OF_MEMORY, "collecting position deletes");
         }
+        memcpy(v->path, path, len);
+        v->path[len] = 0;
+        v->len = len;
         *slot = v;
     }
+    d->last = v;
+    *out = v;
+    return NULL;
+}
+
+floe_status floe_delta_deletes_add(floe_delta_deletes *d, const char *path, size_t len, int64_t pos) {
+    posvec *v = NULL;
+    FLOE_TRY(file_of(d, path, len, &v));
     if (v->n == v->cap) {
         size_t cap = v->cap ? v->cap * 2 : 64;
         int64_t *g = floe_realloc(v->pos, cap * sizeof *g);

@@ -15,8 +15,9 @@
 #include "floe/iceberg_data_writer.h"
 
 typedef struct floe_delta_deletes {
-    floe_strmap files; /* data file path -> struct posvec * */
+    floe_strmap files;    /* data file path -> struct posvec * */
     int64_t n_positions;
+    struct posvec *last;  /* the file of the last position added: scans give a file's rows together */
 } floe_delta_deletes;
 
 void floe_delta_deletes_init(floe_delta_deletes *d);

@@ -84,7 +84,7 @@ static floe_status decide(delete_ctx *d, size_t i) {
     }
     FLOE_TRY_CTX(floe_ice_data_file_might_match(d->filter, f, &might), "delete: metrics of %s", f->file_path);
     if (!might) return NULL;
-    return floe_error(FLOE_ERR_UNSUPPORTED, "a row-level delete is needed: %s may hold rows that do not "
+    return floe_error(FLOE_ERR_UNSUPPORTED, FLOE_ICE_DELETE_NEEDS_ROWS ": %s may hold rows that do not "
                       "match the filter", f->file_path);
 }
 
