@@ -185,6 +185,83 @@ floe_status floe_join_output_schema(const floe_schema *left, const floe_schema *
  * child 0; a column is nullable if it is in any child). */
 floe_status floe_plan_union(floe_plan *const *children, int32_t n_children, floe_plan **out) FLOE_WARN_UNUSED;
 
+/* ---------------------------------------------------------------- window */
+
+typedef enum floe_win_fn {
+    FLOE_WIN_ROW_NUMBER = 0, /* bigint                                        */
+    FLOE_WIN_RANK,           /* bigint: 1 + rows before the peer group         */
+    FLOE_WIN_DENSE_RANK,     /* bigint: peer groups up to this one             */
+    FLOE_WIN_PERCENT_RANK,   /* double: (rank - 1) / (rows - 1), 0 for one row */
+    FLOE_WIN_CUME_DIST,      /* double: rows up to the last peer / rows        */
+    FLOE_WIN_NTILE,          /* bigint; args[0] the bucket count (int64)       */
+    FLOE_WIN_LAG,            /* args: x [, offset int64 [, default of x's type]] */
+    FLOE_WIN_LEAD,
+    FLOE_WIN_FIRST_VALUE,    /* args: x; over the frame                        */
+    FLOE_WIN_LAST_VALUE,
+    FLOE_WIN_NTH_VALUE,      /* args: x, n (int64)                             */
+    FLOE_WIN_AGG,            /* `agg` over the frame; args[0] its argument
+                                (none for count(*))                           */
+    FLOE_WIN_FN_COUNT_
+} floe_win_fn;
+
+typedef enum floe_frame_mode { FLOE_FRAME_ROWS = 0, FLOE_FRAME_RANGE, FLOE_FRAME_GROUPS } floe_frame_mode;
+
+typedef enum floe_frame_bound {
+    FLOE_BOUND_UNBOUNDED_PRECEDING = 0,
+    FLOE_BOUND_PRECEDING,   /* offset PRECEDING */
+    FLOE_BOUND_CURRENT_ROW,
+    FLOE_BOUND_FOLLOWING,   /* offset FOLLOWING */
+    FLOE_BOUND_UNBOUNDED_FOLLOWING
+} floe_frame_bound;
+
+typedef enum floe_frame_exclude {
+    FLOE_EXCLUDE_NO_OTHERS = 0,
+    FLOE_EXCLUDE_CURRENT_ROW,
+    FLOE_EXCLUDE_GROUP,     /* the current row and its peers */
+    FLOE_EXCLUDE_TIES       /* the current row's peers, not the row itself */
+} floe_frame_exclude;
+
+/* A frame as PostgreSQL 15 defines it.  Offsets are expressions without
+ * columns (evaluated once per partition; NULL or negative is an error):
+ * ROWS / GROUPS offsets int64, RANGE offsets of the one ORDER BY key's
+ * type (int64 for integer keys, float64 for floats, the key's decimal
+ * type for decimals). */
+typedef struct floe_window_frame {
+    floe_frame_mode mode;
+    floe_frame_bound start, end;
+    floe_expr *start_offset, *end_offset; /* NULL unless PRECEDING/FOLLOWING */
+    floe_frame_exclude exclude;
+} floe_window_frame;
+
+typedef struct floe_window_call {
+    floe_win_fn fn;
+    floe_agg_fn agg;        /* FLOE_WIN_AGG; DISTINCT is not supported      */
+    int32_t n_args;
+    floe_expr *args[3];     /* over the input columns                       */
+    floe_window_frame frame;
+    char *name;             /* output column name                           */
+} floe_window_call;
+
+/* Window ("Window"): each input partition's rows sorted by (partition
+ * keys, order keys); every call computed per window partition (rows with
+ * equal partition keys; NULLs are equal) with peers = rows whose order
+ * keys tie.  Output: the input columns then one column per call, in the
+ * sorted order.  Required input: HASH on the partition keys (none: one
+ * partition).  Partitions = the child's. */
+floe_status floe_plan_window(floe_plan *child, floe_expr *const *partition, int32_t n_partition,
+                             const floe_sort_key *order, int32_t n_order, const floe_window_call *calls,
+                             int32_t n_calls, floe_plan **out) FLOE_WARN_UNUSED;
+int32_t floe_window_num_partition(const floe_plan *p);
+const floe_expr *floe_window_partition(const floe_plan *p, int32_t i);
+int32_t floe_window_num_order(const floe_plan *p);
+const floe_sort_key *floe_window_order(const floe_plan *p, int32_t i);
+int32_t floe_window_num_calls(const floe_plan *p);
+const floe_window_call *floe_window_call_at(const floe_plan *p, int32_t i);
+/* The result type of a window call over `input` (one reference). */
+floe_status floe_window_result_type(const floe_window_call *c, const floe_schema *input,
+                                    floe_type **out) FLOE_WARN_UNUSED;
+const char *floe_win_fn_name(floe_win_fn fn); /* "row_number", ...; an aggregate's name for FLOE_WIN_AGG */
+
 #ifdef __cplusplus
 }
 #endif

@@ -63,6 +63,9 @@ typedef struct bind_extra {
     floe_lplan *subquery;  /* !is_agg: one-column plan (owned until used)   */
     bool one_row;          /* subquery returns exactly one row              */
     floe_type *type;       /* result type                                   */
+    bool is_window;        /* a window call (bind_window.c): its value comes
+                              from a WINDOW node above the query's input   */
+    int32_t window;        /* is_window: the call's index in c->windows     */
 } bind_extra;
 
 typedef struct bind_ectx {
@@ -84,6 +87,9 @@ typedef struct bind_ectx {
     floe_lplan **plan;
     const char *clause;        /* "WHERE", "SELECT", ... for messages        */
     bool in_agg_arg;           /* binding an aggregate's argument           */
+    /* Window calls are allowed (SELECT list, ORDER BY) when set. */
+    struct bind_windows *windows;
+    bool in_window_arg;        /* binding a window call's parts             */
 } bind_ectx;
 
 /* Set up a context over `plan`'s output (scope borrowed, schema retained). */
@@ -180,5 +186,30 @@ floe_status bind_at(floe_session *s, int32_t location, floe_status st) FLOE_WARN
  * which drops the value of negative integer constants, by reading the
  * statement text).  false when the node is not an integer constant. */
 bool bind_const_int(floe_session *s, const json_t *node, int64_t *out);
+
+/* ---- window functions (bind_window.c) ------------------------------------ */
+
+/* The window calls of one SELECT and its WINDOW clause. */
+typedef struct bind_windows bind_windows;
+floe_status bind_windows_new(const json_t *select_body, bind_windows **out) FLOE_WARN_UNUSED;
+void bind_windows_free(bind_windows *w); /* NULL-safe */
+int32_t bind_windows_count(const bind_windows *w);
+/* Is `name` (lower case) a window-only function (row_number, lag ...)? */
+bool bind_is_window_fn(const char *name);
+/* A call with OVER (or a window-only function): an extra column of `c`
+ * that a WINDOW node computes. */
+floe_status bind_window_call(bind_ectx *c, const json_t *fc, const char *name, floe_expr **out) FLOE_WARN_UNUSED;
+/* Aggregating query: extra_col[extra] of each window call becomes its
+ * column over a plan of `base` columns once the WINDOW nodes are on it. */
+void bind_windows_place(bind_ectx *c, bind_windows *w, int32_t base, int32_t *extra_col);
+/* Put the WINDOW nodes on *plan (their parts rewritten over the aggregate's
+ * output when extra_col is given: groups / extra_col as in
+ * bind_rewrite_over_agg). */
+floe_status bind_windows_build(bind_ectx *c, bind_windows *w, floe_lplan **plan, floe_expr *const *groups,
+                               int32_t ng, const int32_t *extra_col) FLOE_WARN_UNUSED;
+/* Non-aggregating query: rewrite es[0..n) so window extras read the
+ * WINDOW nodes' columns over a plan of `base` columns. */
+floe_status bind_windows_remap(bind_ectx *c, const bind_windows *w, int32_t base, floe_expr **es,
+                               int32_t n) FLOE_WARN_UNUSED;
 
 #endif

@@ -278,6 +278,7 @@ static floe_status bind_simple_select(floe_session *s, const json_t *body, bind_
     int32_t n_conds = 0, n_groups = 0, n_keys = 0, n_hidden = 0;
     floe_expr **hidden = NULL;
     int32_t *extra_col = NULL;
+    bind_windows *wins = NULL;
     bind_ectx c;
     bind_ectx_init(&c, s, &sc, plan->schema, "WHERE");
 
@@ -341,7 +342,8 @@ static floe_status bind_simple_select(floe_session *s, const json_t *body, bind_
     bind_ectx_init(&c, s, &sc, plan->schema, "SELECT");
 
     /* ---- the select list */
-    st = expand_targets(s, floe_pg_get(body, "targetList"), &sc, &items, &n_items);
+    st = bind_windows_new(body, &wins);
+    if (!st) st = expand_targets(s, floe_pg_get(body, "targetList"), &sc, &items, &n_items);
     if (st) goto done;
     json_t *gl = floe_pg_get(body, "groupClause");
     json_t *hv = floe_pg_get(body, "havingClause");
@@ -391,11 +393,14 @@ static floe_status bind_simple_select(floe_session *s, const json_t *body, bind_
     }
     c.plan = agg ? NULL : &plan;
     c.clause = "SELECT";
+    c.windows = wins; /* window calls: SELECT list and ORDER BY */
     for (int32_t i = 0; i < n_items && !st; i++) st = bind_item(&c, &items[i], &sel[i]);
+    c.windows = NULL;
     if (!st && hv) {
         c.clause = "HAVING";
         st = bind_predicate(&c, hv, &having);
     }
+    c.windows = wins;
     /* ORDER BY: an output column, or an expression over the input. */
     int32_t *key_out = floe_calloc((size_t)n_sl + 1, sizeof(int32_t));
     if (!key_out && !st) st = floe_error(FLOE_ERR_OUT_OF_MEMORY, "binding: out of memory");
@@ -435,6 +440,7 @@ static floe_status bind_simple_select(floe_session *s, const json_t *body, bind_
         else floe_expr_release(ke);
     }
     floe_free(key_out);
+    c.windows = NULL;
     if (st) goto done;
 
     /* ---- aggregation */
@@ -450,7 +456,7 @@ static floe_status bind_simple_select(floe_session *s, const json_t *body, bind_
         floe_schema *as = NULL;
         if (!extra_col || !f) st = floe_error(FLOE_ERR_OUT_OF_MEMORY, "binding: out of memory");
         for (int32_t i = 0, a = 0, q = 0; i < c.n_extras && !st; i++)
-            extra_col[i] = c.extras[i].is_agg ? n_groups + a++ : n_groups + n_aggs + q++;
+            extra_col[i] = c.extras[i].is_window ? -1 : c.extras[i].is_agg ? n_groups + a++ : n_groups + n_aggs + q++;
         char **gnames = floe_calloc((size_t)n_groups + 1, sizeof(char *));
         if (!gnames && !st) st = floe_error(FLOE_ERR_OUT_OF_MEMORY, "binding: out of memory");
         for (int32_t i = 0; i < n_groups && !st; i++) {
@@ -500,13 +506,15 @@ static floe_status bind_simple_select(floe_session *s, const json_t *body, bind_
         }
         /* Scalar subqueries of the SELECT list / HAVING join here. */
         for (int32_t i = 0; i < c.n_extras && !st; i++) {
-            if (c.extras[i].is_agg) continue;
+            if (c.extras[i].is_agg || c.extras[i].is_window) continue;
             floe_lplan *j = NULL;
             floe_lplan *sq = c.extras[i].subquery;
             c.extras[i].subquery = NULL;
             st = bind_make_join(plan, sq, c.extras[i].one_row ? FLOE_JOIN_INNER : FLOE_JOIN_LEFT, NULL, &j);
             plan = j;
         }
+        /* Window results come after the aggregate's (and subqueries') columns. */
+        if (!st) bind_windows_place(&c, wins, floe_schema_num_fields(plan->schema), extra_col);
         /* Everything above reads the aggregate's output. */
         for (int32_t i = 0; i < n_items && !st; i++) {
             floe_expr *e = NULL;
@@ -534,6 +542,14 @@ static floe_status bind_simple_select(floe_session *s, const json_t *body, bind_
             }
             floe_expr_release(e);
         }
+        if (!st) st = bind_windows_build(&c, wins, &plan, groups, n_groups, extra_col);
+        if (st) goto done;
+    } else if (bind_windows_count(wins) > 0) {
+        /* ---- window functions over the FROM / WHERE rows */
+        int32_t base = floe_schema_num_fields(plan->schema);
+        st = bind_windows_build(&c, wins, &plan, NULL, 0, NULL);
+        if (!st) st = bind_windows_remap(&c, wins, base, sel, n_items);
+        if (!st) st = bind_windows_remap(&c, wins, base, hidden, n_hidden);
         if (st) goto done;
     }
 
@@ -572,6 +588,7 @@ static floe_status bind_simple_select(floe_session *s, const json_t *body, bind_
 
 done:
     bind_ectx_clear(&c);
+    bind_windows_free(wins);
     if (conds) bind_expr_list_free(conds, n_conds);
     if (sel) bind_expr_list_free(sel, n_items);
     if (groups) bind_expr_list_free(groups, n_groups);
@@ -632,8 +649,6 @@ floe_status bind_select(floe_session *s, const json_t *query, bind_result *out) 
             st = bind_error(s, -1, FLOE_ERR_UNSUPPORTED, "SELECT INTO is not supported");
         else if (floe_pg_get(body, "lockingClause"))
             st = bind_error(s, -1, FLOE_ERR_UNSUPPORTED, "FOR UPDATE / FOR SHARE is not supported");
-        else if (floe_pg_get(body, "windowClause"))
-            st = bind_error(s, -1, FLOE_ERR_UNSUPPORTED, "window functions are not supported");
         else
             st = bind_simple_select(s, body, out);
     }

@@ -11,6 +11,7 @@
 static const char *const k_names[FLOE_LKIND_COUNT_] = {
     "IcebergScan", "ParquetScan", "GenerateSeries", "Physical", "Filter", "Project",
     "Aggregate",   "Join",        "Sort",           "Limit",    "Union",  "Distinct",
+    "Window",
 };
 
 const char *floe_lkind_name(floe_lkind k) {
@@ -68,6 +69,18 @@ void floe_lplan_free(floe_lplan *p) {
     for (int32_t i = 0; p->only_files && i < p->n_only_files; i++) floe_free(p->only_files[i]);
     floe_free(p->only_files);
     floe_plan_release(p->physical);
+    for (int32_t i = 0; p->wpart && i < p->n_wpart; i++) floe_expr_release(p->wpart[i]);
+    floe_free(p->wpart);
+    for (int32_t i = 0; p->worder && i < p->n_worder; i++) floe_expr_release(p->worder[i].expr);
+    floe_free(p->worder);
+    for (int32_t i = 0; p->wcalls && i < p->n_wcalls; i++) {
+        floe_window_call *c = &p->wcalls[i];
+        for (int k = 0; k < 3; k++) floe_expr_release(c->args[k]);
+        floe_expr_release(c->frame.start_offset);
+        floe_expr_release(c->frame.end_offset);
+        floe_free(c->name);
+    }
+    floe_free(p->wcalls);
     floe_free(p);
 }
 
@@ -157,6 +170,33 @@ static floe_status put_line(const floe_lplan *p, int depth, floe_buf *out) {
         break;
     case FLOE_L_LIMIT:
         FLOE_TRY(floe_buf_printf(out, ": offset=%lld fetch=%lld", (long long)p->offset, (long long)p->fetch));
+        break;
+    case FLOE_L_WINDOW:
+        FLOE_TRY(floe_buf_append_str(out, ": partition=["));
+        for (int32_t i = 0; i < p->n_wpart; i++) {
+            if (i) FLOE_TRY(floe_buf_append_str(out, ", "));
+            FLOE_TRY(put_expr(out, p->wpart[i]));
+        }
+        FLOE_TRY(floe_buf_append_str(out, "] order=["));
+        for (int32_t i = 0; i < p->n_worder; i++) {
+            const floe_sort_key *k = &p->worder[i];
+            if (i) FLOE_TRY(floe_buf_append_str(out, ", "));
+            FLOE_TRY(put_expr(out, k->expr));
+            FLOE_TRY(floe_buf_printf(out, " %s NULLS %s", k->descending ? "DESC" : "ASC",
+                                     k->nulls_first ? "FIRST" : "LAST"));
+        }
+        FLOE_TRY(floe_buf_append_str(out, "] calls=["));
+        for (int32_t i = 0; i < p->n_wcalls; i++) {
+            const floe_window_call *c = &p->wcalls[i];
+            FLOE_TRY(floe_buf_printf(out, "%s%s(", i ? ", " : "",
+                                     c->fn == FLOE_WIN_AGG ? floe_agg_fn_name(c->agg) : floe_win_fn_name(c->fn)));
+            for (int32_t k = 0; k < c->n_args; k++) {
+                if (k) FLOE_TRY(floe_buf_append_str(out, ", "));
+                FLOE_TRY(put_expr(out, c->args[k]));
+            }
+            FLOE_TRY(floe_buf_printf(out, ") AS %s", c->name ? c->name : "?"));
+        }
+        FLOE_TRY(floe_buf_append_str(out, "]"));
         break;
     default:
         break;

@@ -51,6 +51,8 @@ typedef enum floe_lkind {
     FLOE_L_LIMIT,      /* offset, fetch (-1: none)                            */
     FLOE_L_UNION,      /* UNION ALL of n inputs with equal column types       */
     FLOE_L_DISTINCT,   /* distinct rows of the input                          */
+    FLOE_L_WINDOW,     /* wpart/worder/wcalls: the input's columns then one
+                          column per window call (src/sql/bind_window.c)    */
     FLOE_LKIND_COUNT_
 } floe_lkind;
 
@@ -97,6 +99,14 @@ typedef struct floe_lplan {
     int64_t start, stop, step;
     /* PARQUET_SCAN, PHYSICAL */
     floe_plan *physical;        /* one reference                              */
+    /* WINDOW: PARTITION BY and ORDER BY (shared by every call) and the
+     * calls, all over the input's columns (owned) */
+    int32_t n_wpart;
+    floe_expr **wpart;
+    int32_t n_worder;
+    floe_sort_key *worder;
+    int32_t n_wcalls;
+    floe_window_call *wcalls;
 } floe_lplan;
 
 /* A zeroed node of `kind` with the given inputs (ownership passes in) and

@@ -296,6 +296,24 @@ static floe_status plan_join(const floe_lplan *p, floe_plan *left, floe_plan *ri
     return NULL;
 }
 
+/* Window: every row of a window partition in one place — hash on the
+ * PARTITION BY keys (no keys: one partition) — then the Window node,
+ * which sorts each partition itself. */
+static floe_status plan_window(const phys_ctx *c, const floe_lplan *p, floe_plan *child, floe_plan **out) {
+    floe_plan *moved = NULL;
+    floe_status st = NULL;
+    if (floe_plan_partitions(child) == 1) moved = floe_plan_retain(child);
+    else if (p->n_wpart > 0)
+        st = floe_plan_repartition(child, FLOE_REPARTITION_HASH, p->wpart, p->n_wpart, c->opts->target_partitions,
+                                   &moved);
+    else
+        st = floe_plan_coalesce(child, &moved);
+    if (!st)
+        st = floe_plan_window(moved, p->wpart, p->n_wpart, p->worder, p->n_worder, p->wcalls, p->n_wcalls, out);
+    floe_plan_release(moved);
+    return st;
+}
+
 static floe_status plan_node(const phys_ctx *c, const floe_lplan *p, floe_plan **out) {
     *out = NULL;
     floe_plan *kids[2] = {NULL, NULL};
@@ -350,6 +368,9 @@ static floe_status plan_node(const phys_ctx *c, const floe_lplan *p, floe_plan *
         break;
     case FLOE_L_JOIN:
         st = plan_join(p, kids[0], kids[1], out);
+        break;
+    case FLOE_L_WINDOW:
+        st = plan_window(c, p, kids[0], out);
         break;
     default:
         st = floe_error(FLOE_ERR_INTERNAL, "no physical plan for a %s node", floe_lkind_name(p->kind));
