@@ -924,6 +924,44 @@ static floe_status prune_unary(floe_lplan *p, const bool *required, int32_t *map
     return st;
 }
 
+/* WINDOW: its input keeps the columns the outputs and the window calls
+ * read; every call stays (its column follows the input's). */
+static floe_status prune_window(floe_lplan *p, const bool *required, int32_t *map) {
+    floe_lplan *in = p->inputs[0];
+    int32_t n_in = ncols(in), n = ncols(p);
+    bool *need = floe_calloc((size_t)(n_in ? n_in : 1), sizeof *need);
+    int32_t *cmap = floe_calloc((size_t)(n_in ? n_in : 1), sizeof *cmap);
+    floe_field *f = floe_calloc((size_t)(n ? n : 1), sizeof *f);
+    floe_status st = (need && cmap && f) ? NULL : floe_error(FLOE_ERR_OUT_OF_MEMORY, "pruning columns");
+    for (int32_t i = 0; !st && i < n_in; i++) need[i] = required[i];
+    for (int32_t i = 0; !st && i < p->n_wpart; i++) floe_sqlx_columns(p->wpart[i], need);
+    for (int32_t i = 0; !st && i < p->n_worder; i++) floe_sqlx_columns(p->worder[i].expr, need);
+    for (int32_t i = 0; !st && i < p->n_wcalls; i++)
+        for (int32_t k = 0; k < p->wcalls[i].n_args; k++) floe_sqlx_columns(p->wcalls[i].args[k], need);
+    if (!st) st = prune(in, need, cmap);
+    if (!st) st = remap_list(p->wpart, p->n_wpart, cmap);
+    for (int32_t i = 0; !st && i < p->n_worder; i++) st = remap_list(&p->worder[i].expr, 1, cmap);
+    for (int32_t i = 0; !st && i < p->n_wcalls; i++) st = remap_list(p->wcalls[i].args, p->wcalls[i].n_args, cmap);
+    int32_t nn = 0;
+    floe_schema *ns = NULL;
+    if (!st) {
+        int32_t new_in = ncols(in);
+        for (int32_t i = 0; !st && i < new_in; i++) st = floe_field_copy(&f[nn++], floe_schema_field(in->schema, i));
+        for (int32_t i = n_in; !st && i < n; i++) st = floe_field_copy(&f[nn++], floe_schema_field(p->schema, i));
+        if (!st) st = floe_type_struct(f, nn, &ns);
+        for (int32_t i = 0; !st && i < n; i++) map[i] = i < n_in ? cmap[i] : new_in + (i - n_in);
+    }
+    if (!st) {
+        floe_type_release(p->schema);
+        p->schema = ns;
+    }
+    for (int32_t i = 0; f && i < nn; i++) floe_field_clear(&f[i]);
+    floe_free(f);
+    floe_free(need);
+    floe_free(cmap);
+    return st;
+}
+
 static floe_status prune(floe_lplan *p, const bool *required, int32_t *map) {
     int32_t n = ncols(p);
     for (int32_t i = 0; i < n; i++) map[i] = i;
@@ -932,6 +970,8 @@ static floe_status prune(floe_lplan *p, const bool *required, int32_t *map) {
     case FLOE_L_SORT:
     case FLOE_L_LIMIT:
         return prune_unary(p, required, map, true);
+    case FLOE_L_WINDOW:
+        return prune_window(p, required, map);
     case FLOE_L_DISTINCT:
     case FLOE_L_UNION:
         /* Every column decides which rows are distinct; a union keeps its
