@@ -244,8 +244,9 @@ static int64_t bound(frame_ctx *f, int64_t i, bool start) {
     }
     bool prec = b == FLOE_BOUND_PRECEDING;
     if (fr->mode == FLOE_FRAME_ROWS) {
-        int64_t r = row_plus(i, off_i64(off), prec, ps, pe);
-        return start ? r : clamp(r + 1, ps, pe);
+        /* the row i -/+ off (clamped only after the end's + 1) */
+        int64_t r = row_plus(i, off_i64(off), prec, ps - 1, pe);
+        return start ? clamp(r, ps, pe) : clamp(r + 1, ps, pe);
     }
     if (fr->mode == FLOE_FRAME_GROUPS) {
         int64_t g0 = l->gid[ps], g1 = l->gid[pe - 1];
