@@ -4,7 +4,8 @@
 # may have 2 cores) print exactly what `floe -c` prints alone — filters and
 # projections over read_parquet (also Hive-partitioned) and iceberg_scan,
 # GROUP BY (partial on the workers, final after a hash exchange), ORDER BY
-# (sorted per task, merged on rank 0), joins (broadcast and hashed).  Rows are compared sorted
+# (sorted per task, merged on rank 0), joins (broadcast and hashed), window
+# functions (after a hash exchange on PARTITION BY).  Rows are compared sorted
 # unless the query has an ORDER BY.  EXPLAIN [ANALYZE] shows the stages and
 # what each rank did.  A partitioned INSERT runs its writers on the workers
 # (one file per partition value) and commits once.  Then failures: a NULL
@@ -55,6 +56,12 @@ queries=(
   "SELECT DISTINCT tag FROM $fact"
   "SELECT p, day, count(*), sum(v), min(id) FROM $hive GROUP BY p, day"
   "SELECT id, p FROM $hive WHERE p >= 2 AND day < DATE '2024-01-03' AND id % 100 = 1"
+  # window functions: a hash exchange on PARTITION BY, one partition without it
+  "SELECT k, id, row_number() OVER (PARTITION BY k ORDER BY id), sum(v) OVER (PARTITION BY k ORDER BY id
+     ROWS BETWEEN 2 PRECEDING AND CURRENT ROW), rank() OVER (PARTITION BY tag ORDER BY k) FROM $fact WHERE id % 500 = 3"
+  "SELECT tag, count(*), rank() OVER (ORDER BY count(*) DESC, tag), sum(sum(v)) OVER () FROM $fact GROUP BY tag"
+  "SELECT id, lag(id) OVER (ORDER BY id), avg(v) OVER (ORDER BY id ROWS BETWEEN 5 PRECEDING AND 5 FOLLOWING)
+     FROM $fact WHERE k = 7 ORDER BY id LIMIT 20"
 )
 
 td=${FLOE_TESTDATA:-${FLOE_TESTDATA_DEFAULT:-$FLOE_SOURCE_DIR/../shared/testdata}}
