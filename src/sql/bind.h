@@ -211,5 +211,8 @@ floe_status bind_windows_build(bind_ectx *c, bind_windows *w, floe_lplan **plan,
  * WINDOW nodes' columns over a plan of `base` columns. */
 floe_status bind_windows_remap(bind_ectx *c, const bind_windows *w, int32_t base, floe_expr **es,
                                int32_t n) FLOE_WARN_UNUSED;
+/* The QUALIFY condition of SELECT `body` (parse.h's FLOE_SQL_QUALIFY),
+ * bound like a select-list item; *out NULL when there is none. */
+floe_status bind_qualify(bind_ectx *c, const json_t *body, floe_expr **out) FLOE_WARN_UNUSED;
 
 #endif

@@ -279,6 +279,7 @@ static floe_status bind_simple_select(floe_session *s, const json_t *body, bind_
     floe_expr **hidden = NULL;
     int32_t *extra_col = NULL;
     bind_windows *wins = NULL;
+    floe_expr *qualify = NULL;
     bind_ectx c;
     bind_ectx_init(&c, s, &sc, plan->schema, "WHERE");
 
@@ -440,6 +441,8 @@ static floe_status bind_simple_select(floe_session *s, const json_t *body, bind_
         else floe_expr_release(ke);
     }
     floe_free(key_out);
+    /* QUALIFY (DuckDB): a filter on the window results */
+    if (!st) st = bind_qualify(&c, body, &qualify);
     c.windows = NULL;
     if (st) goto done;
 
@@ -543,6 +546,16 @@ static floe_status bind_simple_select(floe_session *s, const json_t *body, bind_
             floe_expr_release(e);
         }
         if (!st) st = bind_windows_build(&c, wins, &plan, groups, n_groups, extra_col);
+        if (!st && qualify) {
+            floe_expr *e = NULL;
+            st = bind_rewrite_over_agg(&c, qualify, groups, n_groups, extra_col, NULL, &e);
+            floe_lplan *fp = NULL;
+            if (!st) {
+                st = bind_filter_node(plan, e, &fp);
+                plan = fp;
+            }
+            floe_expr_release(e);
+        }
         if (st) goto done;
     } else if (bind_windows_count(wins) > 0) {
         /* ---- window functions over the FROM / WHERE rows */
@@ -550,6 +563,13 @@ static floe_status bind_simple_select(floe_session *s, const json_t *body, bind_
         st = bind_windows_build(&c, wins, &plan, NULL, 0, NULL);
         if (!st) st = bind_windows_remap(&c, wins, base, sel, n_items);
         if (!st) st = bind_windows_remap(&c, wins, base, hidden, n_hidden);
+        if (!st && qualify) st = bind_windows_remap(&c, wins, base, &qualify, 1);
+        if (st) goto done;
+    }
+    if (!agg && qualify) {
+        floe_lplan *fp = NULL;
+        st = bind_filter_node(plan, qualify, &fp);
+        plan = fp;
         if (st) goto done;
     }
 
@@ -589,6 +609,7 @@ static floe_status bind_simple_select(floe_session *s, const json_t *body, bind_
 done:
     bind_ectx_clear(&c);
     bind_windows_free(wins);
+    floe_expr_release(qualify);
     if (conds) bind_expr_list_free(conds, n_conds);
     if (sel) bind_expr_list_free(sel, n_items);
     if (groups) bind_expr_list_free(groups, n_groups);

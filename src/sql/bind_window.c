@@ -17,9 +17,14 @@
  *   FROM → ... → [AGGREGATE → HAVING] → WINDOW(spec 1) → WINDOW(spec 2) →
  *   PROJECT(select list) → DISTINCT → ORDER BY → LIMIT
  *
+ * QUALIFY <cond> (DuckDB): the parse pre-pass cuts it out of the text
+ * (parse.h); bind_qualify binds the condition like a select-list item,
+ * and the query filters on it above the WINDOW nodes.
+ *
  * Frames: libpg_query gives WindowDef.frameOptions as PostgreSQL's
  * FRAMEOPTION_* bitmask (parsenodes.h) and the offsets as expressions.
  */
+#include <pg_query.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -28,6 +33,7 @@
 #include "sql/bind.h"
 #include "sql/bind_query_internal.h"
 #include "sql/expr_util.h"
+#include "sql/parse.h"
 #include "sql/pgnode.h"
 
 /* PostgreSQL 15 parsenodes.h */
@@ -541,5 +547,44 @@ floe_status bind_windows_remap(bind_ectx *c, const bind_windows *w, int32_t base
         }
     }
     floe_free(map);
+    return st;
+}
+
+/* ------------------------------------------------------------ QUALIFY */
+
+floe_status bind_qualify(bind_ectx *c, const json_t *body, floe_expr **out) {
+    *out = NULL;
+    const floe_sql_stmt *stmt = c->s ? c->s->stmt : NULL;
+    json_t *tl = floe_pg_get(body, "targetList");
+    if (!stmt || floe_pg_list_len(tl) == 0) return NULL;
+    json_t *rt = floe_pg_as(floe_pg_list_at(tl, 0), "ResTarget");
+    int32_t loc = (int32_t)floe_pg_get_int(rt, "location", -1);
+    const floe_sql_clause *q = loc >= 0 ? floe_sql_stmt_clause(stmt, FLOE_SQL_QUALIFY, loc) : NULL;
+    if (!q) return NULL;
+    /* The clause text is "SELECT <cond>" with the condition at its offset
+     * in the script, so locations in errors stay true. */
+    PgQueryParseResult r = pg_query_parse(q->text);
+    if (r.error) {
+        int32_t at = r.error->cursorpos > 0 ? r.error->cursorpos - 1 : loc;
+        floe_status st = bind_error(c->s, at, FLOE_ERR_SYNTAX, "QUALIFY: %s", r.error->message ? r.error->message : "syntax error");
+        pg_query_free_parse_result(r);
+        return st;
+    }
+    json_error_t jerr;
+    json_t *root = json_loads(r.parse_tree, 0, &jerr);
+    pg_query_free_parse_result(r);
+    if (!root) return floe_error(FLOE_ERR_INTERNAL, "QUALIFY: unreadable parse tree: %s", jerr.text);
+    json_t *sel = floe_pg_as(json_object_get(json_array_get(json_object_get(root, "stmts"), 0), "stmt"), "SelectStmt");
+    json_t *qt = floe_pg_get(sel, "targetList");
+    floe_status st = NULL;
+    if (floe_pg_list_len(qt) != 1)
+        st = bind_error(c->s, loc, FLOE_ERR_SYNTAX, "QUALIFY: one condition expected");
+    else {
+        const char *saved = c->clause;
+        c->clause = "QUALIFY";
+        st = bind_predicate(c, floe_pg_get(floe_pg_as(floe_pg_list_at(qt, 0), "ResTarget"), "val"), out);
+        c->clause = saved;
+    }
+    json_decref(root);
     return st;
 }

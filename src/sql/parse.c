@@ -413,6 +413,62 @@ static floe_status cut_merge_when(prepass *pp, int32_t i, int32_t *next) {
     return NULL;
 }
 
+/* QUALIFY <condition> at token i (the QUALIFY), DuckDB's filter on window
+ * results: cut out and recorded (see parse.h).  The condition ends at
+ * what may follow it at its level: ORDER BY, LIMIT, OFFSET, FETCH, WINDOW,
+ * a set operation, FOR, ')' or ';'. */
+static floe_status cut_qualify(prepass *pp, int32_t i, int32_t *next) {
+    int depth = 0;
+    int32_t sel = -1;
+    for (int32_t k = i - 1; k >= 0; k--) {
+        if (tok_is_char(pp, k, ')')) depth++;
+        else if (tok_is_char(pp, k, '(')) {
+            if (depth == 0) break;
+            depth--;
+        } else if (depth == 0 && tok_is(pp, k, "select")) {
+            sel = k;
+            break;
+        }
+    }
+    if (sel < 0) return floe_sql_error_at(pp->sql, pp->toks[i].start, FLOE_ERR_SYNTAX, "QUALIFY outside a SELECT");
+    int32_t first = sel + 1;
+    if (tok_is(pp, first, "all")) first++;
+    else if (tok_is(pp, first, "distinct")) {
+        first++;
+        if (tok_is(pp, first, "on") && tok_is_char(pp, first + 1, '(')) {
+            int32_t close = matching_paren(pp, first + 1);
+            first = close < 0 ? first : close + 1;
+        }
+    }
+    int32_t e = i + 1;
+    static const char *const stops[] = {"order", "limit", "offset", "fetch", "window", "union", "intersect", "except", "for"};
+    for (depth = 0; e < pp->n; e++) {
+        if (tok_is_char(pp, e, '(')) depth++;
+        else if (tok_is_char(pp, e, ')')) {
+            if (depth == 0) break;
+            depth--;
+        } else if (depth == 0) {
+            bool stop = tok_is_char(pp, e, ';');
+            for (size_t k = 0; !stop && k < sizeof stops / sizeof stops[0]; k++) stop = tok_is(pp, e, stops[k]);
+            if (stop) break;
+        }
+    }
+    if (e == i + 1 || first >= pp->n)
+        return floe_sql_error_at(pp->sql, pp->toks[i].start, FLOE_ERR_SYNTAX, "QUALIFY: a condition must follow");
+    int32_t from = pp->toks[i + 1].start, to = pp->toks[e - 1].end;
+    char *text = floe_malloc((size_t)to + 1);
+    if (text) {
+        memset(text, ' ', (size_t)to);
+        memcpy(text, "SELECT", 6);
+        memcpy(text + from, pp->sql + from, (size_t)(to - from));
+        text[to] = 0;
+    }
+    FLOE_TRY(add_clause(pp, FLOE_SQL_QUALIFY, pp->toks[first].start, text, false));
+    blank(pp, pp->toks[i].start, to);
+    *next = e;
+    return NULL;
+}
+
 static floe_status run_prepass(prepass *pp) {
     int32_t i = 0;
     bool in_merge = false;
@@ -422,6 +478,11 @@ static floe_status run_prepass(prepass *pp) {
         if (in_merge && tok_is(pp, i, "when") &&
             (tok_is(pp, i + 1, "matched") || (tok_is(pp, i + 1, "not") && tok_is(pp, i + 2, "matched")))) {
             FLOE_TRY(cut_merge_when(pp, i, &next));
+        } else if (tok_is(pp, i, "qualify") && i > 0 && !tok_is(pp, i - 1, "as") && !tok_is(pp, i - 1, "select") &&
+                   !tok_is_char(pp, i - 1, '.') && !tok_is_char(pp, i - 1, ',') &&
+                   i + 1 < pp->n && !tok_is_char(pp, i + 1, ',') && !tok_is_char(pp, i + 1, ')') &&
+                   !tok_is_char(pp, i + 1, ';') && !tok_is_char(pp, i + 1, '.')) {
+            FLOE_TRY(cut_qualify(pp, i, &next));
         } else if (tok_is(pp, i, "partitioned") && tok_is(pp, i + 1, "by") && tok_is_char(pp, i + 2, '(')) {
             FLOE_TRY(cut_partitioned_by(pp, i, &next));
         } else if (tok_is(pp, i, "for") && i > 0 && tok_is(pp, i + 2, "as") && tok_is(pp, i + 3, "of") &&

@@ -54,6 +54,12 @@
  *                                   parse it, so NOT MATCHED BY SOURCE is
  *                                   rewritten to MATCHED and BY TARGET
  *                                   dropped — the clause tells them apart)
+ *   SELECT ... QUALIFY <cond>       FLOE_SQL_QUALIFY (DuckDB / Snowflake), at
+ *                                   the location of its SELECT's first select-
+ *                                   list item; text: "SELECT" and the
+ *                                   condition at its own byte offset, the
+ *                                   rest blank (it parses on its own, with
+ *                                   locations into the script)
  *
  * Syntax errors are FLOE_ERR_SYNTAX "line L, column C: <message>" (1-based,
  * over the whole script).
@@ -76,7 +82,8 @@ typedef enum floe_sql_clause_kind {
     FLOE_SQL_SHOW_FROM,
     FLOE_SQL_INSERT_OVERWRITE,
     FLOE_SQL_TABLE_EVOLUTION,
-    FLOE_SQL_MERGE_WHEN
+    FLOE_SQL_MERGE_WHEN,
+    FLOE_SQL_QUALIFY
 } floe_sql_clause_kind;
 
 typedef struct floe_sql_clause {
