@@ -81,6 +81,10 @@ static floe_status fold_plan(floe_lplan *p) {
     for (int32_t i = 0; i < p->n_aggs; i++)
         if (p->aggs[i].arg) FLOE_TRY(fold_list(&p->aggs[i].arg, 1, in));
     for (int32_t i = 0; i < p->n_sort_keys; i++) FLOE_TRY(fold_list(&p->sort_keys[i].expr, 1, in));
+    for (int32_t i = 0; i < p->n_wcalls; i++) { /* frame offsets: constants */
+        FLOE_TRY(fold_list(&p->wcalls[i].frame.start_offset, 1, in));
+        FLOE_TRY(fold_list(&p->wcalls[i].frame.end_offset, 1, in));
+    }
     if (p->kind == FLOE_L_JOIN) {
         FLOE_TRY(fold_list(p->left_keys, p->n_keys, p->inputs[0]->schema));
         FLOE_TRY(fold_list(p->right_keys, p->n_keys, p->inputs[1]->schema));
