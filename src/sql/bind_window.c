@@ -31,6 +31,7 @@
 #include "base/str.h"
 #include "floe/memory.h"
 #include "sql/bind.h"
+#include "sql/bind_expr_internal.h"
 #include "sql/bind_query_internal.h"
 #include "sql/expr_util.h"
 #include "sql/parse.h"
@@ -260,7 +261,12 @@ static floe_status bind_frame(bind_ectx *c, const win_def *d, const floe_sort_ke
 /* Coerce args[i] to `t` (NULL: the type of args[0]). */
 static floe_status coerce_arg(bind_ectx *c, floe_expr **arg, const floe_type *t, int32_t loc) {
     floe_expr *n = NULL;
-    FLOE_TRY(bind_coerce(c, *arg, t, loc, &n));
+    floe_type *at = NULL;
+    FLOE_TRY(bind_type_of(c, *arg, &at));
+    bool null = at->id == FLOE_TYPE_NULL && t->id != FLOE_TYPE_NULL;
+    floe_type_release(at);
+    if (null) FLOE_TRY(floe_expr_lit_null((floe_type *)t, &n)); /* an untyped NULL takes the type */
+    else FLOE_TRY(bind_coerce(c, *arg, t, loc, &n));
     floe_expr_release(*arg);
     *arg = n;
     return NULL;
@@ -335,18 +341,19 @@ floe_status bind_window_call(bind_ectx *c, const json_t *fc, const char *name, f
     if (!st && (w.call.fn == FLOE_WIN_LAG || w.call.fn == FLOE_WIN_LEAD || w.call.fn == FLOE_WIN_NTH_VALUE) && na >= 2)
         st = coerce_arg(c, &w.call.args[1], floe_type_primitive(FLOE_TYPE_INT64), loc);
     if (!st && na == 3) {
-        floe_type *t0 = NULL;
-        st = bind_type_of(c, w.call.args[0], &t0);
-        if (!st && t0->id == FLOE_TYPE_NULL) {
-            /* lag(NULL, 1, 5): the value takes the default's type */
-            floe_type *t2 = NULL;
-            st = bind_type_of(c, w.call.args[2], &t2);
-            if (!st) st = coerce_arg(c, &w.call.args[0], t2, loc);
-            floe_type_release(t2);
-        } else if (!st) {
-            st = coerce_arg(c, &w.call.args[2], t0, loc);
-        }
+        /* lag(x, n, default): x and the default in their common type (as
+         * PostgreSQL's anycompatible: lag(int, 1, 2.5) is numeric) */
+        floe_expr *v[2] = {w.call.args[0], w.call.args[2]};
+        st = bind_unify_list(c, v, 2, loc);
+        w.call.args[0] = v[0];
+        w.call.args[2] = v[1];
+        floe_type *t0 = NULL, *t2 = NULL;
+        if (!st) st = bind_type_of(c, w.call.args[0], &t0);
+        if (!st) st = bind_type_of(c, w.call.args[2], &t2);
+        if (!st && t0->id == FLOE_TYPE_NULL && t2->id != FLOE_TYPE_NULL) st = coerce_arg(c, &w.call.args[0], t2, loc);
+        else if (!st && t2->id == FLOE_TYPE_NULL && t0->id != FLOE_TYPE_NULL) st = coerce_arg(c, &w.call.args[2], t0, loc);
         floe_type_release(t0);
+        floe_type_release(t2);
     }
     /* PARTITION BY and ORDER BY */
     int32_t np = floe_pg_list_len(d.part), no = floe_pg_list_len(d.order);
