@@ -191,7 +191,7 @@ bool bind_const_int(floe_session *s, const json_t *node, int64_t *out);
 
 /* The window calls of one SELECT and its WINDOW clause. */
 typedef struct bind_windows bind_windows;
-floe_status bind_windows_new(const json_t *select_body, bind_windows **out) FLOE_WARN_UNUSED;
+floe_status bind_windows_new(floe_session *s, const json_t *select_body, bind_windows **out) FLOE_WARN_UNUSED;
 void bind_windows_free(bind_windows *w); /* NULL-safe */
 int32_t bind_windows_count(const bind_windows *w);
 /* Is `name` (lower case) a window-only function (row_number, lag ...)? */

@@ -343,7 +343,7 @@ static floe_status bind_simple_select(floe_session *s, const json_t *body, bind_
     bind_ectx_init(&c, s, &sc, plan->schema, "SELECT");
 
     /* ---- the select list */
-    st = bind_windows_new(body, &wins);
+    st = bind_windows_new(s, body, &wins);
     if (!st) st = expand_targets(s, floe_pg_get(body, "targetList"), &sc, &items, &n_items);
     if (st) goto done;
     json_t *gl = floe_pg_get(body, "groupClause");

@@ -114,10 +114,21 @@ static void wcall_clear(bwin_call *w) {
     memset(w, 0, sizeof *w);
 }
 
-floe_status bind_windows_new(const json_t *body, bind_windows **out) {
+floe_status bind_windows_new(floe_session *s, const json_t *body, bind_windows **out) {
+    *out = NULL;
+    const json_t *clause = floe_pg_get(body, "windowClause");
+    for (int32_t i = 0; i < floe_pg_list_len(clause); i++) {
+        json_t *d = floe_pg_as(floe_pg_list_at(clause, i), "WindowDef");
+        const char *n = floe_pg_get_str(d, "name");
+        for (int32_t k = 0; n && k < i; k++) {
+            const char *m = floe_pg_get_str(floe_pg_as(floe_pg_list_at(clause, k), "WindowDef"), "name");
+            if (m && !strcmp(m, n))
+                return bind_error(s, floe_pg_location(d), FLOE_ERR_INVALID_ARGUMENT, "window \"%s\" is already defined", n);
+        }
+    }
     *out = floe_calloc(1, sizeof **out);
     if (!*out) return floe_error(FLOE_ERR_OUT_OF_MEMORY, "binding: out of memory");
-    (*out)->clause = floe_pg_get(body, "windowClause");
+    (*out)->clause = clause;
     return NULL;
 }
 
