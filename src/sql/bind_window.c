@@ -306,8 +306,9 @@ floe_status bind_window_call(bind_ectx *c, const json_t *fc, const char *name, f
                           c->clause ? c->clause : "this clause");
     if (floe_pg_get_bool(fc, "agg_distinct"))
         return bind_error(c->s, loc, FLOE_ERR_UNSUPPORTED, "DISTINCT is not implemented for window functions");
-    if (floe_pg_get(fc, "agg_filter"))
-        return bind_error(c->s, loc, FLOE_ERR_UNSUPPORTED, "FILTER in window functions is not supported");
+    const json_t *filter = floe_pg_get(fc, "agg_filter");
+    if (filter && agg < 0)
+        return bind_error(c->s, loc, FLOE_ERR_INVALID_ARGUMENT, "FILTER is not implemented for non-aggregate window functions");
     if (floe_pg_get(fc, "agg_order"))
         return bind_error(c->s, loc, FLOE_ERR_UNSUPPORTED, "ORDER BY inside a window function's arguments is not supported");
     bool star = floe_pg_get_bool(fc, "agg_star");
@@ -365,6 +366,28 @@ floe_status bind_window_call(bind_ectx *c, const json_t *fc, const char *name, f
         else if (!st && t2->id == FLOE_TYPE_NULL && t0->id != FLOE_TYPE_NULL) st = coerce_arg(c, &w.call.args[2], t0, loc);
         floe_type_release(t0);
         floe_type_release(t2);
+    }
+    /* agg(x) FILTER (WHERE p): agg(CASE WHEN p THEN x END) — every window
+     * aggregate skips NULLs; count(*) counts CASE WHEN p THEN 1 END. */
+    if (!st && filter) {
+        floe_expr *p = NULL, *val = NULL, *cs = NULL, *nul = NULL;
+        floe_type *vt = NULL;
+        st = bind_predicate(c, filter, &p);
+        if (!st && w.call.agg == FLOE_AGG_COUNT_STAR) st = floe_expr_lit_int32(1, &val);
+        else if (!st) val = floe_expr_retain(w.call.args[0]);
+        if (!st) st = bind_type_of(c, val, &vt);
+        if (!st) st = floe_expr_lit_null(vt, &nul);
+        if (!st) st = floe_expr_case(&p, &val, 1, nul, &cs);
+        if (!st) {
+            floe_expr_release(w.call.args[0]);
+            w.call.args[0] = cs;
+            w.call.n_args = 1;
+            if (w.call.agg == FLOE_AGG_COUNT_STAR) w.call.agg = FLOE_AGG_COUNT;
+        }
+        floe_type_release(vt);
+        floe_expr_release(p);
+        floe_expr_release(val);
+        floe_expr_release(nul);
     }
     /* PARTITION BY and ORDER BY */
     int32_t np = floe_pg_list_len(d.part), no = floe_pg_list_len(d.order);
