@@ -1,6 +1,6 @@
 /*
- * hash_agg.c — HashAggregate: GROUP BY with count, sum, min, max, avg,
- * bool_and and bool_or, in SINGLE, PARTIAL and FINAL mode.
+ * hash_agg.c — HashAggregate: GROUP BY with the aggregate registry's
+ * functions (agg_func.h), in SINGLE, PARTIAL and FINAL mode.
  *
  * Each output partition aggregates its input partition on its own.  Per
  * input batch the work is column-at-a-time:
@@ -59,6 +59,17 @@
  *                          decimal(p,s) x and decimal(38,0) for integer x
  *   bool_and(x), bool_or   one bool "<name>"
  *   any call over a NULL-typed x: one all-NULL column of the result type
+ *   other registry entries  one binary "<name>": the entry's serialized
+ *                          state (agg_func.h; FINAL deserializes and
+ *                          combines)
+ *
+ * Functions are entries of the aggregate registry (agg_func.h): the seven
+ * above run on agg_kernels.c's fast loops, every other one through its
+ * callbacks (agg_generic.c).  FILTER (WHERE p) folds in only the rows
+ * where p is true.  A call with DISTINCT (other than the fast kinds'
+ * DISTINCT table), ORDER BY or a holistic function collects its rows and
+ * folds them, sorted, when the input ends (agg_generic.c); such calls run
+ * in SINGLE mode only.
  *
  * Overflow: integer sums accumulate in int64 and overflow is an error
  * naming the aggregate and the group; decimal sums accumulate in 128 bits
