@@ -59,22 +59,28 @@ static floe_status hll_update(const agg_info *ai, uint8_t *states, size_t stride
     (void)ai;
     floe_array *x = args[0];
     if (x->type->id == FLOE_TYPE_NULL || n == 0) return NULL;
-    uint64_t *h = floe_malloc_array((size_t)(x->length ? x->length : 1), sizeof *h);
-    if (!h) return floe_error(FLOE_ERR_OUT_OF_MEMORY, "approx_count_distinct: hashes");
-    floe_status st = floe_hash_rows(&x, 1, x->length, h);
+    /* hash only rows base..base+n-1 when the rows are a range (a chunk) */
+    floe_array *part = NULL;
+    int64_t first = rows ? 0 : base;
+    if (!rows) FLOE_TRY(floe_array_slice(x, base, n, &part));
+    floe_array *hx = rows ? x : part;
+    uint64_t *h = floe_malloc_array((size_t)(hx->length ? hx->length : 1), sizeof *h);
+    floe_status st = h ? floe_hash_rows(&hx, 1, hx->length, h)
+                       : floe_error(FLOE_ERR_OUT_OF_MEMORY, "approx_count_distinct: hashes");
     for (int64_t k = 0; k < n && !st; k++) {
         int64_t r = AGG_ROW(rows, base, k);
         if (floe_array_is_null(x, r)) continue;
         hll_state *s = (hll_state *)(states + (size_t)ids[k] * stride);
         st = hll_regs(s);
         if (st) break;
-        uint64_t v = mix64(h[r]);
+        uint64_t v = mix64(h[r - first]);
         uint32_t j = (uint32_t)(v >> (64 - HLL_P));
         uint64_t w = (v << HLL_P) | (1ULL << (HLL_P - 1)); /* guard bit: rank <= 64 - P + 1 */
         uint8_t rank = (uint8_t)(__builtin_clzll(w) + 1);
         if (rank > s->reg[j]) s->reg[j] = rank;
     }
     floe_free(h);
+    floe_array_release(part);
     return st;
 }
 
