@@ -124,9 +124,11 @@ static floe_status bind_aggregate(bind_ectx *c, const json_t *fc, const char *na
         else x.agg.fn = FLOE_AGG_COUNT_STAR;
     } else if (!st) {
         if (na < fe->min_args || na > fe->max_args)
-            st = bind_error(c->s, loc, FLOE_ERR_INVALID_ARGUMENT, "%s takes %d%s%d argument%s, not %d", name,
-                            fe->min_args, fe->min_args == fe->max_args ? "" : " to ", fe->max_args,
-                            fe->max_args == 1 ? "" : "s", na);
+            st = fe->min_args == fe->max_args
+                     ? bind_error(c->s, loc, FLOE_ERR_INVALID_ARGUMENT, "%s takes %d argument%s, not %d", name,
+                                  fe->max_args, fe->max_args == 1 ? "" : "s", na)
+                     : bind_error(c->s, loc, FLOE_ERR_INVALID_ARGUMENT, "%s takes %d to %d arguments, not %d", name,
+                                  fe->min_args, fe->max_args, na);
         if (!st && na > 0) st = bind_agg_expr(c, floe_pg_list_at(args, 0), &x.agg.arg);
         if (!st && na > 1) st = bind_agg_expr(c, floe_pg_list_at(args, 1), &x.agg.arg2);
         if (!st && x.agg.distinct && x.agg.fn == FLOE_AGG_COUNT_STAR)

@@ -72,8 +72,11 @@ floe_status floe_agg_resolve(const agg_func *f, floe_type *const *args, int32_t 
     memset(ai, 0, sizeof *ai);
     ai->fn = f;
     if (n < f->min_args || n > f->max_args || n > 2)
-        return floe_error(FLOE_ERR_INVALID_ARGUMENT, "%s takes %d%s%d argument%s, not %d", f->name, f->min_args,
-                          f->min_args == f->max_args ? "" : " to ", f->max_args, f->max_args == 1 ? "" : "s", n);
+        return f->min_args == f->max_args
+                   ? floe_error(FLOE_ERR_INVALID_ARGUMENT, "%s takes %d argument%s, not %d", f->name, f->max_args,
+                                f->max_args == 1 ? "" : "s", n)
+                   : floe_error(FLOE_ERR_INVALID_ARGUMENT, "%s takes %d to %d arguments, not %d", f->name,
+                                f->min_args, f->max_args, n);
     ai->n_args = n;
     for (int32_t i = 0; i < n; i++) ai->arg_types[i] = args[i];
     ai->n_order = n_order;
