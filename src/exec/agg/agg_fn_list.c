@@ -78,7 +78,7 @@ static floe_status aagg_rows(const agg_info *ai, floe_array *const *cols, const 
 /* ----------------------------------------------------------- percentiles */
 
 static floe_status pcont_resolve(agg_info *ai) {
-    bool median = !strcmp(ai->fn->name, "median");
+    bool median = (ai->fn->flags & AGGF_SORTS_ARG) != 0; /* median(x): no fraction, x is argument 0 */
     const floe_type *x = median ? ai->arg_types[0] : ai->order_types[0];
     if (!median && !floe_agg_is_numeric(ai->arg_types[0]) && ai->arg_types[0]->id != FLOE_TYPE_NULL)
         return floe_error(FLOE_ERR_TYPE, "%s: the fraction must be a number, not %s", ai->fn->name,
@@ -125,7 +125,7 @@ static floe_status non_null_rows(const floe_array *x, const uint32_t *idx, int64
 
 static floe_status pcont_rows(const agg_info *ai, floe_array *const *cols, const uint32_t *idx, int64_t n,
                               floe_builder *out) {
-    bool median = !strcmp(ai->fn->name, "median");
+    bool median = (ai->fn->flags & AGGF_SORTS_ARG) != 0; /* median(x): no fraction, x is argument 0 */
     double f = 0.5;
     bool fnull = false;
     if (n == 0) return floe_builder_append_null(out);
@@ -205,17 +205,17 @@ static floe_status mode_rows(const agg_info *ai, floe_array *const *cols, const 
 }
 
 const agg_func floe_agg_list_funcs[] = {
-    {.name = "string_agg", .fast = FLOE_AGG_NAMED, .min_args = 2, .max_args = 2, .flags = AGGF_HOLISTIC,
+    {"string_agg", .fast = FLOE_AGG_NAMED, .min_args = 2, .max_args = 2, .flags = AGGF_HOLISTIC,
      .resolve = sagg_resolve, .finalize_rows = sagg_rows},
-    {.name = "array_agg", .fast = FLOE_AGG_NAMED, .min_args = 1, .max_args = 1,
+    {"array_agg", .fast = FLOE_AGG_NAMED, .min_args = 1, .max_args = 1,
      .flags = AGGF_HOLISTIC | AGGF_KEEPS_NULLS, .resolve = aagg_resolve, .finalize_rows = aagg_rows},
-    {.name = "median", .fast = FLOE_AGG_NAMED, .min_args = 1, .max_args = 1, .flags = AGGF_HOLISTIC | AGGF_SORTS_ARG,
+    {"median", .fast = FLOE_AGG_NAMED, .min_args = 1, .max_args = 1, .flags = AGGF_HOLISTIC | AGGF_SORTS_ARG,
      .resolve = pcont_resolve, .finalize_rows = pcont_rows},
-    {.name = "percentile_cont", .fast = FLOE_AGG_NAMED, .min_args = 1, .max_args = 1,
+    {"percentile_cont", .fast = FLOE_AGG_NAMED, .min_args = 1, .max_args = 1,
      .flags = AGGF_HOLISTIC | AGGF_WITHIN_GROUP, .resolve = pcont_resolve, .finalize_rows = pcont_rows},
-    {.name = "percentile_disc", .fast = FLOE_AGG_NAMED, .min_args = 1, .max_args = 1,
+    {"percentile_disc", .fast = FLOE_AGG_NAMED, .min_args = 1, .max_args = 1,
      .flags = AGGF_HOLISTIC | AGGF_WITHIN_GROUP, .resolve = pdisc_resolve, .finalize_rows = pdisc_rows},
-    {.name = "mode", .fast = FLOE_AGG_NAMED, .min_args = 0, .max_args = 0, .flags = AGGF_HOLISTIC | AGGF_WITHIN_GROUP,
+    {"mode", .fast = FLOE_AGG_NAMED, .min_args = 0, .max_args = 0, .flags = AGGF_HOLISTIC | AGGF_WITHIN_GROUP,
      .resolve = mode_resolve, .finalize_rows = mode_rows},
     {.name = NULL},
 };

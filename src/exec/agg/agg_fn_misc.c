@@ -361,7 +361,7 @@ const agg_func floe_agg_misc_funcs[] = {
     BIT_ENTRY("bit_and"),
     BIT_ENTRY("bit_or"),
     BIT_ENTRY("bit_xor"),
-    {.name = "any_value", .fast = FLOE_AGG_NAMED, .min_args = 1, .max_args = 1, .resolve = any_resolve,
+    {"any_value", .fast = FLOE_AGG_NAMED, .min_args = 1, .max_args = 1, .resolve = any_resolve,
      .update = any_update, .combine = any_combine, .finalize = any_finalize, .destroy = any_destroy,
      .serialize = any_serialize, .deserialize = any_deserialize},
     ARG_ENTRY("arg_min"),

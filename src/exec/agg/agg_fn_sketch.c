@@ -324,10 +324,10 @@ static floe_status aq_deserialize(const agg_info *ai, const uint8_t *p, size_t l
 }
 
 const agg_func floe_agg_sketch_funcs[] = {
-    {.name = "approx_quantile", .fast = FLOE_AGG_NAMED, .min_args = 2, .max_args = 2, .resolve = aq_resolve,
+    {"approx_quantile", .fast = FLOE_AGG_NAMED, .min_args = 2, .max_args = 2, .resolve = aq_resolve,
      .update = aq_update, .combine = aq_combine, .finalize = aq_finalize, .destroy = aq_destroy,
      .serialize = aq_serialize, .deserialize = aq_deserialize},
-    {.name = "approx_count_distinct", .fast = FLOE_AGG_NAMED, .min_args = 1, .max_args = 1, .resolve = hll_resolve,
+    {"approx_count_distinct", .fast = FLOE_AGG_NAMED, .min_args = 1, .max_args = 1, .resolve = hll_resolve,
      .update = hll_update, .combine = hll_combine, .finalize = hll_finalize, .destroy = hll_destroy,
      .serialize = hll_serialize, .deserialize = hll_deserialize},
     {.name = NULL},

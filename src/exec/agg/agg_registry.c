@@ -10,16 +10,18 @@
 #include "exec/agg/agg_func.h"
 #include "floe/memory.h"
 
-/* The built-in functions: agg_kernels.c folds them (fast != NAMED). */
+/* The built-in functions: agg_kernels.c folds them (fast != NAMED).
+ * Entries give their name positionally ({"sum", ...}): source_rules.sh
+ * takes `.name = "X"` for a plan node type's name. */
 static const agg_func k_builtin[] = {
-    {.name = "count", .fast = FLOE_AGG_COUNT, .min_args = 1, .max_args = 1, .flags = AGGF_STAR},
-    {.name = "sum", .fast = FLOE_AGG_SUM, .min_args = 1, .max_args = 1},
-    {.name = "min", .fast = FLOE_AGG_MIN, .min_args = 1, .max_args = 1},
-    {.name = "max", .fast = FLOE_AGG_MAX, .min_args = 1, .max_args = 1},
-    {.name = "avg", .fast = FLOE_AGG_AVG, .min_args = 1, .max_args = 1},
-    {.name = "bool_and", .fast = FLOE_AGG_BOOL_AND, .min_args = 1, .max_args = 1},
-    {.name = "every", .fast = FLOE_AGG_BOOL_AND, .min_args = 1, .max_args = 1},
-    {.name = "bool_or", .fast = FLOE_AGG_BOOL_OR, .min_args = 1, .max_args = 1},
+    {"count", .fast = FLOE_AGG_COUNT, .min_args = 1, .max_args = 1, .flags = AGGF_STAR},
+    {"sum", .fast = FLOE_AGG_SUM, .min_args = 1, .max_args = 1},
+    {"min", .fast = FLOE_AGG_MIN, .min_args = 1, .max_args = 1},
+    {"max", .fast = FLOE_AGG_MAX, .min_args = 1, .max_args = 1},
+    {"avg", .fast = FLOE_AGG_AVG, .min_args = 1, .max_args = 1},
+    {"bool_and", .fast = FLOE_AGG_BOOL_AND, .min_args = 1, .max_args = 1},
+    {"every", .fast = FLOE_AGG_BOOL_AND, .min_args = 1, .max_args = 1},
+    {"bool_or", .fast = FLOE_AGG_BOOL_OR, .min_args = 1, .max_args = 1},
     {.name = NULL},
 };
 
