@@ -106,7 +106,8 @@ const agg_func *floe_agg_lookup(const char *name);
  * unknown. */
 const agg_func *floe_agg_func_of(const floe_agg_call *c);
 /* Resolve a call of entry f over argument types (n of them) and ORDER BY
- * key types; fills *ai (release ai->out_type). */
+ * key types (order[0 .. min(n_order, 4)) are read; an entry uses the
+ * first one only); fills *ai (release ai->out_type). */
 floe_status floe_agg_resolve(const agg_func *f, floe_type *const *args, int32_t n, floe_type *const *order,
                              int32_t n_order, agg_info *ai) FLOE_WARN_UNUSED;
 

@@ -157,7 +157,7 @@ static floe_status named_info(const floe_agg_call *c, floe_type *arg, floe_type 
     if (!f) return floe_error(FLOE_ERR_INVALID_ARGUMENT, "unknown aggregate function '%s'", floe_agg_call_func_name(c));
     floe_type *args[2] = {arg, arg2};
     int32_t n = arg ? (arg2 ? 2 : 1) : 0;
-    floe_type *ord[1] = {ord0};
+    floe_type *ord[4] = {ord0, NULL, NULL, NULL}; /* the entries read the first key's type only */
     return floe_agg_resolve(f, args, n, ord, c->n_order, ai);
 }
 
