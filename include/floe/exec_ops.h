@@ -52,6 +52,8 @@ typedef enum floe_agg_fn {
     FLOE_AGG_AVG,            /* ints, floats, decimals → float64               */
     FLOE_AGG_BOOL_AND,
     FLOE_AGG_BOOL_OR,
+    FLOE_AGG_NAMED,          /* any other aggregate: `func` names its entry in the
+                                aggregate registry (src/exec/agg/agg_func.h)     */
     FLOE_AGG_FN_COUNT_
 } floe_agg_fn;
 
@@ -60,6 +62,18 @@ typedef struct floe_agg_call {
     bool distinct;       /* count(DISTINCT x) ...: SINGLE mode only            */
     floe_expr *arg;      /* over the input columns; NULL for COUNT_STAR        */
     char *name;          /* output column name                                 */
+    /* The registry's view of a call (every function is a registry entry,
+     * looked up by name: floe_agg_call_func_name; the plan codec encodes
+     * the name):                                                        */
+    char *func;          /* FLOE_AGG_NAMED: the entry's name ("stddev", ...);
+                            NULL for the fixed functions above             */
+    floe_expr *arg2;     /* the second argument (string_agg's delimiter,
+                            corr(y, x)'s x, arg_max(x, by)'s by,
+                            approx_quantile's fraction); NULL: one argument.
+                            The arguments are args[0] = arg, args[1] = arg2 */
+    floe_expr *filter;   /* FILTER (WHERE ...) over the input columns; NULL: none */
+    int32_t n_order;     /* ORDER BY inside the call (and WITHIN GROUP's key) */
+    floe_sort_key *order;
 } floe_agg_call;
 
 typedef enum floe_agg_mode {
@@ -95,6 +109,28 @@ const floe_schema *floe_hash_aggregate_input_schema(const floe_plan *p); /* FINA
 floe_status floe_agg_result_type(const floe_agg_call *c, const floe_schema *input,
                                  floe_type **out) FLOE_WARN_UNUSED;
 const char *floe_agg_fn_name(floe_agg_fn fn); /* "count", "sum", ... */
+/* The registry name of a call's function ("count", "stddev_samp", ...). */
+const char *floe_agg_call_func_name(const floe_agg_call *c);
+/* Must every row of a group meet in one place (DISTINCT, ORDER BY in the
+ * call, or a holistic function such as median): the planner then runs the
+ * call SINGLE after a hash repartition instead of PARTIAL → FINAL. */
+bool floe_agg_call_needs_single(const floe_agg_call *c);
+/* A deep copy of a call (expressions retained, strings and keys copied);
+ * clear releases what a call owns and zeroes it. */
+floe_status floe_agg_call_copy(const floe_agg_call *src, floe_agg_call *dst) FLOE_WARN_UNUSED;
+void floe_agg_call_clear(floe_agg_call *c);
+/* Is `name` an aggregate function of the registry? */
+bool floe_agg_is_aggregate_name(const char *name);
+/* What a binder needs to know of the registry entry `name`: false when
+ * there is none. */
+typedef struct floe_agg_desc {
+    const char *name;       /* the entry's name */
+    floe_agg_fn fn;         /* a fixed function, or FLOE_AGG_NAMED */
+    int32_t min_args, max_args;
+    bool star_ok;           /* f(*) (count) */
+    bool within_group;      /* ordered-set: WITHIN GROUP (ORDER BY x) required */
+} floe_agg_desc;
+bool floe_agg_describe(const char *name, floe_agg_desc *out);
 
 /* ----------------------------------------------------------- repartition */
 

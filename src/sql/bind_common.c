@@ -227,8 +227,7 @@ void bind_ectx_clear(bind_ectx *c) {
     floe_type_release(c->outer_schema);
     for (int32_t i = 0; i < c->n_extras; i++) {
         bind_extra *x = &c->extras[i];
-        floe_expr_release(x->agg.arg);
-        floe_free(x->agg.name);
+        floe_agg_call_clear(&x->agg);
         floe_lplan_free(x->subquery);
         floe_type_release(x->type);
     }

@@ -1,6 +1,7 @@
 /*
- * bind_func.c — binding function calls: aggregate calls (count, sum, min,
- * max, avg, bool_and / bool_or / every; collected as extras of an
+ * bind_func.c — binding function calls: aggregate calls (the entries of
+ * the aggregate registry, src/exec/agg/agg_func.h, with DISTINCT, FILTER,
+ * ORDER BY and WITHIN GROUP; collected as extras of an
  * aggregating query level, the same call twice being one aggregate),
  * statement-time functions, and scalar functions (names as in
  * helper-interfaces, PostgreSQL spellings renamed).
@@ -13,23 +14,12 @@
 #include "sql/bind.h"
 #include "sql/bind_expr_internal.h"
 #include "sql/pgnode.h"
+#include "sql/bind_query_internal.h"
 
 /* ------------------------------------------------------- functions */
 
-static const struct {
-    const char *name;
-    floe_agg_fn fn;
-} k_aggs[] = {
-    {"count", FLOE_AGG_COUNT},   {"sum", FLOE_AGG_SUM},           {"min", FLOE_AGG_MIN},
-    {"max", FLOE_AGG_MAX},       {"avg", FLOE_AGG_AVG},           {"bool_and", FLOE_AGG_BOOL_AND},
-    {"bool_or", FLOE_AGG_BOOL_OR}, {"every", FLOE_AGG_BOOL_AND},
-};
-
-static int agg_index(const char *name) {
-    for (size_t i = 0; i < sizeof(k_aggs) / sizeof(k_aggs[0]); i++)
-        if (!strcmp(k_aggs[i].name, name)) return (int)i;
-    return -1;
-}
+/* Aggregates are the registry's entries (src/exec/agg/agg_func.h). */
+static int agg_index(const char *name) { return floe_agg_is_aggregate_name(name) ? 0 : -1; }
 
 /* The function's name without a pg_catalog qualifier. */
 const char *bind_func_name(const json_t *fc) {
@@ -58,6 +48,44 @@ bool bind_has_aggregate(const json_t *node) {
     return false;
 }
 
+/* Bind an aggregate's argument, FILTER or ORDER BY expression: over the
+ * FROM columns only, no aggregate inside. */
+static floe_status bind_agg_expr(bind_ectx *c, const json_t *node, floe_expr **out) {
+    floe_schema *saved = c->schema;
+    floe_schema *from = NULL;
+    int32_t nf = c->n_from;
+    floe_field *f = floe_calloc((size_t)nf + 1, sizeof(floe_field));
+    if (!f) return floe_error(FLOE_ERR_OUT_OF_MEMORY, "binding: out of memory");
+    for (int32_t i = 0; i < nf; i++) f[i] = *floe_schema_field(saved, i);
+    floe_status st = floe_type_struct(f, nf, &from);
+    floe_free(f);
+    if (st) return st;
+    c->schema = from;
+    c->in_agg_arg = true;
+    st = bind_expr(c, node, out);
+    c->in_agg_arg = false;
+    c->schema = saved;
+    floe_type_release(from);
+    return st;
+}
+
+static bool same_opt_expr(const floe_expr *a, const floe_expr *b) {
+    return (!a && !b) || (a && b && bind_expr_equal(a, b));
+}
+
+/* Two calls that compute the same aggregate. */
+static bool same_call(const floe_agg_call *a, const floe_agg_call *b) {
+    if (a->fn != b->fn || a->distinct != b->distinct || a->n_order != b->n_order) return false;
+    if (a->fn == FLOE_AGG_NAMED && strcmp(a->func, b->func)) return false;
+    if (!same_opt_expr(a->arg, b->arg) || !same_opt_expr(a->arg2, b->arg2) || !same_opt_expr(a->filter, b->filter))
+        return false;
+    for (int32_t k = 0; k < a->n_order; k++)
+        if (a->order[k].descending != b->order[k].descending || a->order[k].nulls_first != b->order[k].nulls_first ||
+            !bind_expr_equal(a->order[k].expr, b->order[k].expr))
+            return false;
+    return true;
+}
+
 static floe_status bind_aggregate(bind_ectx *c, const json_t *fc, const char *name, floe_expr **out) {
     int32_t loc = (int32_t)floe_pg_get_int(fc, "location", -1);
     if (!c->agg_mode)
@@ -67,44 +95,83 @@ static floe_status bind_aggregate(bind_ectx *c, const json_t *fc, const char *na
         return bind_error(c->s, loc, FLOE_ERR_INVALID_ARGUMENT, "aggregate function calls cannot be nested");
     if (floe_pg_get(fc, "over"))
         return bind_error(c->s, loc, FLOE_ERR_UNSUPPORTED, "window functions are not supported");
-    if (floe_pg_get(fc, "agg_filter") || floe_pg_get(fc, "agg_order"))
-        return bind_error(c->s, loc, FLOE_ERR_UNSUPPORTED, "FILTER / ORDER BY in aggregates is not supported");
+    floe_agg_desc d, *fe = &d;
+    if (!floe_agg_describe(name, &d)) return bind_error(c->s, loc, FLOE_ERR_INTERNAL, "%s: not an aggregate", name);
+    bool within = floe_pg_get_bool(fc, "agg_within_group");
+    bool ordered_set = d.within_group;
+    if (within && !ordered_set)
+        return bind_error(c->s, loc, FLOE_ERR_INVALID_ARGUMENT,
+                          "%s is not an ordered-set aggregate, so it cannot have WITHIN GROUP", name);
+    if (!within && ordered_set)
+        return bind_error(c->s, loc, FLOE_ERR_INVALID_ARGUMENT,
+                          "WITHIN GROUP is required for ordered-set aggregate %s", name);
     bind_extra x;
     memset(&x, 0, sizeof(x));
     json_t *args = floe_pg_get(fc, "args");
+    json_t *order = floe_pg_get(fc, "agg_order");
+    json_t *filter = floe_pg_get(fc, "agg_filter");
     x.is_agg = true;
-    x.agg.fn = k_aggs[agg_index(name)].fn;
+    x.agg.fn = fe->fn;
     x.agg.distinct = floe_pg_get_bool(fc, "agg_distinct");
-    if (floe_pg_get_bool(fc, "agg_star")) {
-        if (x.agg.fn != FLOE_AGG_COUNT) return bind_error(c->s, loc, FLOE_ERR_SYNTAX, "%s(*) is not allowed", name);
-        x.agg.fn = FLOE_AGG_COUNT_STAR;
-    } else {
-        if (floe_pg_list_len(args) != 1)
-            return bind_error(c->s, loc, FLOE_ERR_INVALID_ARGUMENT, "%s takes one argument", name);
-        /* The argument is over the FROM columns only. */
-        floe_schema *saved = c->schema;
-        floe_schema *from = NULL;
-        int32_t nf = c->n_from;
-        floe_field *f = floe_calloc((size_t)nf + 1, sizeof(floe_field));
-        if (!f) return floe_error(FLOE_ERR_OUT_OF_MEMORY, "binding: out of memory");
-        for (int32_t i = 0; i < nf; i++) f[i] = *floe_schema_field(saved, i);
-        floe_status st = floe_type_struct(f, nf, &from);
-        floe_free(f);
-        if (st) return st;
-        c->schema = from;
-        c->in_agg_arg = true;
-        st = bind_expr(c, floe_pg_list_at(args, 0), &x.agg.arg);
-        c->in_agg_arg = false;
-        c->schema = saved;
-        floe_type_release(from);
-        if (st) return st;
+    floe_status st = NULL;
+    if (x.agg.fn == FLOE_AGG_NAMED && !(x.agg.func = floe_strdup(fe->name)))
+        return floe_error(FLOE_ERR_OUT_OF_MEMORY, "binding: out of memory");
+    if (within && x.agg.distinct)
+        st = bind_error(c->s, loc, FLOE_ERR_INVALID_ARGUMENT, "cannot use DISTINCT with WITHIN GROUP");
+    int32_t na = (int32_t)floe_pg_list_len(args);
+    if (!st && floe_pg_get_bool(fc, "agg_star")) {
+        if (!fe->star_ok) st = bind_error(c->s, loc, FLOE_ERR_SYNTAX, "%s(*) is not allowed", name);
+        else x.agg.fn = FLOE_AGG_COUNT_STAR;
+    } else if (!st) {
+        if (na < fe->min_args || na > fe->max_args)
+            st = fe->min_args == fe->max_args
+                     ? bind_error(c->s, loc, FLOE_ERR_INVALID_ARGUMENT, "%s takes %d argument%s, not %d", name,
+                                  fe->max_args, fe->max_args == 1 ? "" : "s", na)
+                     : bind_error(c->s, loc, FLOE_ERR_INVALID_ARGUMENT, "%s takes %d to %d arguments, not %d", name,
+                                  fe->min_args, fe->max_args, na);
+        if (!st && na > 0) st = bind_agg_expr(c, floe_pg_list_at(args, 0), &x.agg.arg);
+        if (!st && na > 1) st = bind_agg_expr(c, floe_pg_list_at(args, 1), &x.agg.arg2);
+        if (!st && x.agg.distinct && x.agg.fn == FLOE_AGG_COUNT_STAR)
+            st = bind_error(c->s, loc, FLOE_ERR_SYNTAX, "count(DISTINCT *) is not allowed");
+    }
+    int32_t no = (int32_t)floe_pg_list_len(order);
+    if (!st && no > 0) {
+        x.agg.order = floe_calloc((size_t)no, sizeof *x.agg.order);
+        if (!x.agg.order) st = floe_error(FLOE_ERR_OUT_OF_MEMORY, "binding: out of memory");
+        for (int32_t k = 0; !st && k < no; k++) {
+            json_t *sb = floe_pg_as(floe_pg_list_at(order, k), "SortBy");
+            floe_expr *e = NULL;
+            if (!sb) st = bind_error(c->s, loc, FLOE_ERR_SYNTAX, "%s: bad ORDER BY", name);
+            if (!st) st = bind_agg_expr(c, floe_pg_get(sb, "node"), &e);
+            if (!st) st = bind_at(c->s, loc, bind_sort_key_of(sb, e, &x.agg.order[k]));
+            if (st) floe_expr_release(e);
+            else x.agg.n_order = k + 1;
+        }
+        /* PostgreSQL: with DISTINCT, ORDER BY expressions must appear in
+         * the argument list. */
+        for (int32_t k = 0; !st && x.agg.distinct && k < x.agg.n_order; k++)
+            if (!same_opt_expr(x.agg.order[k].expr, x.agg.arg) && !same_opt_expr(x.agg.order[k].expr, x.agg.arg2))
+                st = bind_error(c->s, loc, FLOE_ERR_INVALID_ARGUMENT,
+                                "in an aggregate with DISTINCT, ORDER BY expressions must appear in argument list");
+    }
+    if (!st && filter) {
+        st = bind_agg_expr(c, filter, &x.agg.filter);
+        floe_type *ft = NULL;
+        if (!st) st = bind_at(c->s, loc, floe_expr_type(x.agg.filter, c->schema, &ft));
+        if (!st && ft->id != FLOE_TYPE_BOOL && ft->id != FLOE_TYPE_NULL)
+            st = bind_error(c->s, loc, FLOE_ERR_TYPE, "argument of FILTER must be type boolean, not type %s",
+                            floe_type_id_name(ft->id));
+        floe_type_release(ft);
+    }
+    if (st) {
+        floe_agg_call_clear(&x.agg);
+        return st;
     }
     /* The same call twice is one aggregate. */
     for (int32_t i = 0; i < c->n_extras; i++) {
         bind_extra *e = &c->extras[i];
-        if (e->is_agg && e->agg.fn == x.agg.fn && e->agg.distinct == x.agg.distinct &&
-            ((!e->agg.arg && !x.agg.arg) || (e->agg.arg && x.agg.arg && bind_expr_equal(e->agg.arg, x.agg.arg)))) {
-            floe_expr_release(x.agg.arg);
+        if (e->is_agg && same_call(&e->agg, &x.agg)) {
+            floe_agg_call_clear(&x.agg);
             return floe_expr_column(c->n_from + i, out);
         }
     }
@@ -114,7 +181,7 @@ static floe_status bind_aggregate(bind_ectx *c, const json_t *fc, const char *na
     floe_schema *from = NULL;
     int32_t nf = c->n_from;
     floe_field *f = floe_calloc((size_t)nf + 1, sizeof(floe_field));
-    floe_status st = (!x.agg.name || !f) ? floe_error(FLOE_ERR_OUT_OF_MEMORY, "binding: out of memory") : NULL;
+    st = (!x.agg.name || !f) ? floe_error(FLOE_ERR_OUT_OF_MEMORY, "binding: out of memory") : NULL;
     for (int32_t i = 0; !st && i < nf; i++) f[i] = *floe_schema_field(c->schema, i);
     if (!st) st = floe_type_struct(f, nf, &from);
     floe_free(f);
@@ -123,8 +190,7 @@ static floe_status bind_aggregate(bind_ectx *c, const json_t *fc, const char *na
     int32_t idx = -1;
     if (!st) st = bind_add_extra(c, &x, &idx);
     if (st) {
-        floe_expr_release(x.agg.arg);
-        floe_free(x.agg.name);
+        floe_agg_call_clear(&x.agg);
         floe_type_release(x.type);
         return st;
     }

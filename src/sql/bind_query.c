@@ -499,8 +499,7 @@ static floe_status bind_simple_select(floe_session *s, const json_t *body, bind_
             for (int32_t i = 0; i < c.n_extras && !st; i++) {
                 if (!c.extras[i].is_agg) continue;
                 ap->aggs[ap->n_aggs++] = c.extras[i].agg;
-                c.extras[i].agg.arg = NULL;
-                c.extras[i].agg.name = NULL;
+                memset(&c.extras[i].agg, 0, sizeof c.extras[i].agg);
             }
         }
         if (gnames) {

@@ -142,8 +142,7 @@ static floe_status correlated_scalar(bind_ectx *c, const json_t *sub, int32_t lo
             }
             for (int32_t i = 0; i < na && !st; i++) {
                 agg->aggs[i] = ac.extras[i].agg;
-                ac.extras[i].agg.arg = NULL;
-                ac.extras[i].agg.name = NULL;
+                memset(&ac.extras[i].agg, 0, sizeof ac.extras[i].agg);
                 agg->n_aggs = i + 1;
             }
         }

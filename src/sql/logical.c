@@ -48,10 +48,7 @@ void floe_lplan_free(floe_lplan *p) {
     }
     floe_free(p->exprs);
     floe_free(p->names);
-    for (int32_t i = 0; i < p->n_aggs; i++) {
-        floe_expr_release(p->aggs[i].arg);
-        floe_free(p->aggs[i].name);
-    }
+    for (int32_t i = 0; i < p->n_aggs; i++) floe_agg_call_clear(&p->aggs[i]);
     floe_free(p->aggs);
     for (int32_t i = 0; i < p->n_keys; i++) {
         floe_expr_release(p->left_keys[i]);
@@ -130,11 +127,22 @@ static floe_status put_line(const floe_lplan *p, int depth, floe_buf *out) {
             FLOE_TRY(floe_buf_append_str(out, "] aggs=["));
             for (int32_t i = 0; i < p->n_aggs; i++) {
                 const floe_agg_call *a = &p->aggs[i];
-                FLOE_TRY(floe_buf_printf(out, "%s%s(%s", i ? ", " : "", floe_agg_fn_name(a->fn),
+                FLOE_TRY(floe_buf_printf(out, "%s%s(%s", i ? ", " : "", floe_agg_call_func_name(a),
                                          a->distinct ? "DISTINCT " : ""));
                 if (a->arg) FLOE_TRY(put_expr(out, a->arg));
-                else FLOE_TRY(floe_buf_append_str(out, "*"));
-                FLOE_TRY(floe_buf_printf(out, ") AS %s", a->name ? a->name : "?"));
+                else if (a->fn == FLOE_AGG_COUNT_STAR) FLOE_TRY(floe_buf_append_str(out, "*"));
+                if (a->arg2) FLOE_TRY(floe_buf_append_str(out, ", "));
+                if (a->arg2) FLOE_TRY(put_expr(out, a->arg2));
+                for (int32_t k = 0; k < a->n_order; k++) {
+                    FLOE_TRY(floe_buf_append_str(out, k ? ", " : " ORDER BY "));
+                    FLOE_TRY(put_expr(out, a->order[k].expr));
+                    if (a->order[k].descending) FLOE_TRY(floe_buf_append_str(out, " DESC"));
+                }
+                FLOE_TRY(floe_buf_append_str(out, ")"));
+                if (a->filter) FLOE_TRY(floe_buf_append_str(out, " FILTER ("));
+                if (a->filter) FLOE_TRY(put_expr(out, a->filter));
+                if (a->filter) FLOE_TRY(floe_buf_append_str(out, ")"));
+                FLOE_TRY(floe_buf_printf(out, " AS %s", a->name ? a->name : "?"));
             }
             FLOE_TRY(floe_buf_append_str(out, "]"));
         }

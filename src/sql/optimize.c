@@ -78,8 +78,13 @@ static floe_status fold_plan(floe_lplan *p) {
     const floe_schema *in = p->n_inputs ? p->inputs[0]->schema : p->schema;
     FLOE_TRY(fold_list(&p->predicate, 1, in));
     FLOE_TRY(fold_list(p->exprs, p->n_exprs, in));
-    for (int32_t i = 0; i < p->n_aggs; i++)
-        if (p->aggs[i].arg) FLOE_TRY(fold_list(&p->aggs[i].arg, 1, in));
+    for (int32_t i = 0; i < p->n_aggs; i++) {
+        floe_agg_call *a = &p->aggs[i];
+        if (a->arg) FLOE_TRY(fold_list(&a->arg, 1, in));
+        if (a->arg2) FLOE_TRY(fold_list(&a->arg2, 1, in));
+        if (a->filter) FLOE_TRY(fold_list(&a->filter, 1, in));
+        for (int32_t k = 0; k < a->n_order; k++) FLOE_TRY(fold_list(&a->order[k].expr, 1, in));
+    }
     for (int32_t i = 0; i < p->n_sort_keys; i++) FLOE_TRY(fold_list(&p->sort_keys[i].expr, 1, in));
     for (int32_t i = 0; i < p->n_wcalls; i++) { /* frame offsets: constants */
         FLOE_TRY(fold_list(&p->wcalls[i].frame.start_offset, 1, in));
@@ -1050,7 +1055,13 @@ static floe_status prune(floe_lplan *p, const bool *required, int32_t *map) {
         floe_status st = (need && cmap) ? NULL : floe_error(FLOE_ERR_OUT_OF_MEMORY, "pruning columns");
         for (int32_t i = 0; !st && i < g; i++) floe_sqlx_columns(p->exprs[i], need);
         for (int32_t i = 0; !st && i < k; i++)
-            if (keep[i] >= g && p->aggs[keep[i] - g].arg) floe_sqlx_columns(p->aggs[keep[i] - g].arg, need);
+            if (keep[i] >= g) {
+                floe_agg_call *a = &p->aggs[keep[i] - g];
+                if (a->arg) floe_sqlx_columns(a->arg, need);
+                if (a->arg2) floe_sqlx_columns(a->arg2, need);
+                if (a->filter) floe_sqlx_columns(a->filter, need);
+                for (int32_t o = 0; o < a->n_order; o++) floe_sqlx_columns(a->order[o].expr, need);
+            }
         if (!st) st = prune(in, need, cmap);
         if (!st) st = remap_list(p->exprs, g, cmap);
         floe_schema *ns = NULL;
@@ -1065,13 +1076,17 @@ static floe_status prune(floe_lplan *p, const bool *required, int32_t *map) {
                 if (map[g + i] >= 0) {
                     p->aggs[na++] = p->aggs[i];
                 } else {
-                    floe_expr_release(p->aggs[i].arg);
-                    floe_free(p->aggs[i].name);
+                    floe_agg_call_clear(&p->aggs[i]);
                 }
             }
             p->n_aggs = na;
-            for (int32_t i = 0; !st && i < na; i++)
-                if (p->aggs[i].arg) st = remap_list(&p->aggs[i].arg, 1, cmap);
+            for (int32_t i = 0; !st && i < na; i++) {
+                floe_agg_call *a = &p->aggs[i];
+                if (a->arg) st = remap_list(&a->arg, 1, cmap);
+                if (!st && a->arg2) st = remap_list(&a->arg2, 1, cmap);
+                if (!st && a->filter) st = remap_list(&a->filter, 1, cmap);
+                for (int32_t o = 0; !st && o < a->n_order; o++) st = remap_list(&a->order[o].expr, 1, cmap);
+            }
             floe_type_release(p->schema);
             p->schema = ns;
             ns = NULL;

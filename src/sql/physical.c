@@ -50,7 +50,7 @@ static floe_status plan_aggregate(const phys_ctx *c, const floe_lplan *p, floe_p
     int32_t g = p->n_exprs;
     bool any_distinct = false;
     for (int32_t i = 0; i < p->n_aggs; i++)
-        if (p->aggs[i].distinct) any_distinct = true;
+        if (floe_agg_call_needs_single(&p->aggs[i])) any_distinct = true; /* DISTINCT, ORDER BY, holistic */
     const char *const *names = (const char *const *)p->names;
     floe_status st = NULL;
     if (floe_plan_partitions(child) == 1) {

@@ -62,6 +62,12 @@ queries=(
   "SELECT tag, count(*), rank() OVER (ORDER BY count(*) DESC, tag), sum(sum(v)) OVER () FROM $fact GROUP BY tag"
   "SELECT id, lag(id) OVER (ORDER BY id), avg(v) OVER (ORDER BY id ROWS BETWEEN 5 PRECEDING AND 5 FOLLOWING)
      FROM $fact WHERE k = 7 ORDER BY id LIMIT 20"
+  "SELECT tag, round(stddev(id), 6), round(var_pop(v), 3), round(corr(id, k), 9), regr_count(id, k), bit_xor(id),
+          count(*) FILTER (WHERE k > 50), arg_max(id, v), min_by(k, id), approx_quantile(id, 0) FROM $fact GROUP BY tag"
+  "SELECT k, string_agg(tag, ',' ORDER BY id) FILTER (WHERE id % 997 = 0), count(DISTINCT tag),
+          percentile_disc(0.5) WITHIN GROUP (ORDER BY id), mode() WITHIN GROUP (ORDER BY tag), median(v)
+     FROM $fact GROUP BY k"
+  "SELECT tag, abs(approx_count_distinct(id) - count(DISTINCT id)) * 50 < count(DISTINCT id) FROM $fact GROUP BY tag"
 )
 
 td=${FLOE_TESTDATA:-${FLOE_TESTDATA_DEFAULT:-$FLOE_SOURCE_DIR/../shared/testdata}}

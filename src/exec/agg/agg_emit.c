@@ -25,7 +25,7 @@ static const i128 DEC38_MAX = (((i128)0x4b3b4ca85a86c47aLL) << 64) + (i128)0x098
 /* One output column for groups [g0, g0+m): the final value (state=false)
  * or state column `which` (state=true). */
 static floe_status acc_emit(agg_stream *s, acc *a, int64_t g0, int64_t m, bool state, int which, floe_array **out) {
-    (void)s;
+    if (a->kind == ACC_GENERIC || a->kind == ACC_HOLISTIC) return hagg_generic_emit(s, a, g0, m, state, out);
     floe_type *t = state ? (which == 1 ? floe_type_primitive(FLOE_TYPE_INT64) : a->state_type) : a->out_type;
     floe_builder *b = NULL;
     uint8_t *bits = NULL, *seen = NULL, *vals = NULL;
@@ -52,6 +52,8 @@ static floe_status acc_emit(agg_stream *s, acc *a, int64_t g0, int64_t m, bool s
         st = floe_builder_append_int64_values(b, cnt, m, NULL);
         break;
     case ACC_NULL:
+    case ACC_GENERIC:  /* not here: hagg_generic_emit */
+    case ACC_HOLISTIC:
         st = floe_builder_append_nulls(b, m);
         break;
     case ACC_AVG_F64:

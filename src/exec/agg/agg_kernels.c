@@ -460,6 +460,8 @@ floe_status hagg_acc_update(agg_stream *s, acc *a, const floe_array *arr, const 
         return NULL;
     }
     case ACC_NULL:
+    case ACC_GENERIC: /* registry entries: agg_generic.c */
+    case ACC_HOLISTIC:
         return NULL;
     }
     return NULL;

@@ -33,7 +33,7 @@ static void describe_group(const agg_stream *s, int64_t r, floe_buf *b) {
 floe_status hagg_overflow_error(const agg_stream *s, const acc *a, int64_t r, const char *what) {
     floe_buf b = FLOE_BUF_INIT;
     describe_group(s, r, &b);
-    floe_status st = floe_error(FLOE_ERR_INVALID_ARGUMENT, "%s(...) AS %s: %s overflow%s", floe_agg_fn_name(a->call->fn),
+    floe_status st = floe_error(FLOE_ERR_INVALID_ARGUMENT, "%s(...) AS %s: %s overflow%s", floe_agg_call_func_name(a->call),
                                 a->call->name, what, floe_buf_cstr(&b));
     floe_buf_free(&b);
     return st;
@@ -83,6 +83,11 @@ static floe_status init_rows(agg_stream *s) {
     }
     if (need > s->init_rows) {
         memset(s->states + (size_t)s->init_rows * s->stride, 0, (size_t)(need - s->init_rows) * s->stride);
+        for (int32_t i = 0; i < s->p->n_calls; i++) {
+            acc *a = &s->accs[i];
+            if (a->kind == ACC_GENERIC && a->info.fn->init)
+                for (int64_t g = s->init_rows; g < need; g++) a->info.fn->init(&a->info, a->pv + (size_t)g * a->stride);
+        }
         s->init_rows = need;
     }
     return NULL;
@@ -145,9 +150,13 @@ static floe_status eval_inputs(agg_stream *s, floe_batch *b) {
     }
     for (int32_t i = 0; i < p->n_calls && !final && !st; i++) {
         const floe_agg_call *c = &p->calls[i];
-        if (!c->arg) continue;
-        if (x) st = floe_expr_eval(p->cse->rewritten[p->n_groups + i], x, &s->args[i]);
-        else st = floe_expr_eval(c->arg, b, &s->args[i]);
+        if (c->arg) {
+            if (x) st = floe_expr_eval(p->cse->rewritten[p->n_groups + i], x, &s->args[i]);
+            else st = floe_expr_eval(c->arg, b, &s->args[i]);
+        }
+        if (!st && c->arg2) st = floe_expr_eval(c->arg2, b, &s->args2[i]);
+        if (!st && c->filter) st = floe_expr_eval(c->filter, b, &s->filt[i]);
+        for (int32_t k = 0; !st && k < c->n_order; k++) st = floe_expr_eval(c->order[k].expr, b, &s->ords[s->ord_at[i] + k]);
         if (st) st = floe_status_wrap(st, "aggregate '%s'", c->name);
     }
     floe_batch_release(x);
@@ -157,7 +166,13 @@ static floe_status eval_inputs(agg_stream *s, floe_batch *b) {
 static void release_inputs(agg_stream *s) {
     for (int32_t i = 0; i < s->p->n_calls; i++) {
         floe_array_release(s->args[i]);
-        s->args[i] = NULL;
+        floe_array_release(s->args2[i]);
+        floe_array_release(s->filt[i]);
+        s->args[i] = s->args2[i] = s->filt[i] = NULL;
+        for (int32_t k = 0; k < s->p->calls[i].n_order; k++) {
+            floe_array_release(s->ords[s->ord_at[i] + k]);
+            s->ords[s->ord_at[i] + k] = NULL;
+        }
     }
     for (int32_t c = 0; c < s->p->n_groups; c++) {
         floe_array_release(s->keys[c]);
@@ -213,6 +228,46 @@ static floe_status group_ids(agg_stream *s, int64_t n, const uint32_t *sel, int6
     return hagg_gt_probe(&s->gt, m, sc->hashes, sc->bytes, sc->offs, sc->ids, NULL);
 }
 
+/* A call with FILTER or a collector: the rows that count (selected, and
+ * passing the FILTER) go to the call's fold or its collector. */
+static floe_status consume_special(agg_stream *s, int32_t i, const uint32_t *sel, int64_t m) {
+    const floe_agg_call *c = &s->p->calls[i];
+    acc *a = &s->accs[i];
+    const uint32_t *rows = sel, *ids = s->sc.ids;
+    int64_t n = m;
+    if (c->filter) {
+        if (m > s->fcap) {
+            uint32_t *fr = floe_realloc(s->frows, (size_t)m * sizeof *fr);
+            if (fr) s->frows = fr;
+            uint32_t *fi = fr ? floe_realloc(s->fids, (size_t)m * sizeof *fi) : NULL;
+            if (fi) s->fids = fi;
+            if (!fr || !fi) return floe_error(FLOE_ERR_OUT_OF_MEMORY, "aggregate '%s': FILTER rows", c->name);
+            s->fcap = m;
+        }
+        const floe_array *f = s->filt[i];
+        n = 0;
+        for (int64_t k = 0; k < m; k++) {
+            int64_t r = sel ? sel[k] : k;
+            if (f->type->id != FLOE_TYPE_BOOL || floe_array_is_null(f, r) || !floe_array_get_bool(f, r)) continue;
+            s->frows[n] = (uint32_t)r;
+            s->fids[n++] = s->sc.ids[k];
+        }
+        rows = s->frows;
+        ids = s->fids;
+    }
+    floe_array *two[2] = {s->args[i], s->args2[i]};
+    if (a->col) {
+        floe_array *cols[2 + 64];
+        int32_t nc = 0;
+        if (c->arg) cols[nc++] = s->args[i];
+        if (c->arg2) cols[nc++] = s->args2[i];
+        for (int32_t k = 0; k < c->n_order && k < 64; k++) cols[nc++] = s->ords[s->ord_at[i] + k];
+        return hagg_collect_add(a->col, cols, rows, ids, n);
+    }
+    if (a->kind == ACC_GENERIC) return hagg_generic_update(s, a, two, ids, rows, 0, n);
+    return hagg_acc_update(s, a, s->args[i], ids, rows, 0, n);
+}
+
 /* Fold the rows sel[0..m) of batch b (sel NULL: all m rows) in. */
 static floe_status consume_batch(agg_stream *s, floe_batch *b, const uint32_t *sel, int64_t m) {
     const agg_plan *p = s->p;
@@ -239,6 +294,8 @@ static floe_status consume_batch(agg_stream *s, floe_batch *b, const uint32_t *s
     if (!st) st = init_rows(s);
     /* DISTINCT calls (never with a selection: see hagg_execute) */
     floe_array **args = s->args;
+    for (int32_t i = 0; i < p->n_calls && !st && !final; i++)
+        if (p->calls[i].filter || s->accs[i].col) st = consume_special(s, i, sel, m);
     for (int32_t i = 0; i < p->n_calls && !st; i++) {
         if (s->accs[i].dset) {
             int64_t kept;
@@ -263,9 +320,13 @@ static floe_status consume_batch(agg_stream *s, floe_batch *b, const uint32_t *s
             acc *a = &s->accs[i];
             bool done = false, twin_done = false;
             if (final) {
-                st = hagg_acc_merge(s, a, b->columns + col, sc->ids + c0, c0, len);
+                if (a->kind == ACC_GENERIC) st = hagg_generic_merge(s, a, b->columns[col], sc->ids + c0, c0, len);
+                else st = hagg_acc_merge(s, a, b->columns + col, sc->ids + c0, c0, len);
                 col += hagg_acc_state_cols(a);
-            } else if (!a->dset && !s->twin_done[i]) {
+            } else if (a->kind == ACC_GENERIC && !p->calls[i].filter && !a->col) {
+                floe_array *two[2] = {args[i], s->args2[i]};
+                st = hagg_generic_update(s, a, two, sc->ids + c0, rows, c0, len);
+            } else if (!a->dset && !s->twin_done[i] && !p->calls[i].filter && !a->col && a->kind != ACC_HOLISTIC) {
                 if (grouped) st = hagg_acc_update_grouped(s, a, args[i], s->co, &done, &twin_done);
                 if (!st && !done) st = hagg_acc_update(s, a, args[i], sc->ids + c0, rows, c0, len);
                 if (!st && twin_done) s->twin_done[a->twin] = true;
@@ -295,6 +356,9 @@ static floe_status agg_next(floe_stream *s_, floe_batch **out) {
         floe_batch_release(b);
     }
     if (!st) st = floe_cancel_check(s->cancel, "HashAggregate");
+    for (int32_t i = 0; !st && !s->collected && i < s->p->n_calls; i++)
+        if (s->accs[i].col) st = floe_status_wrap(hagg_collect_finish(s, i), "aggregate '%s'", s->p->calls[i].name);
+    if (!st) s->collected = true;
     if (!st) st = hagg_emit_batch(s, out);
     if (st) {
         s->err = floe_error(floe_status_code(st), "%s", floe_status_message(st));
@@ -310,6 +374,11 @@ static void agg_close(floe_stream *s_) {
         acc *a = &s->accs[i];
         if ((a->kind == ACC_MIN || a->kind == ACC_MAX) && a->ph == PHYS_BYTES && s->states)
             for (int64_t g = 0; g < s->init_rows; g++) floe_free(AV(bval, a, g).p);
+        if (a->kind == ACC_GENERIC && a->info.fn->destroy && s->states)
+            for (int64_t g = 0; g < s->init_rows; g++) a->info.fn->destroy(&a->info, a->pv + (size_t)g * a->stride);
+        floe_type_release(a->info.out_type);
+        floe_array_release(a->res);
+        hagg_collect_free(a->col);
         floe_type_release(a->out_type);
         floe_type_release(a->state_type);
         hagg_gt_free(a->dset);
@@ -317,8 +386,14 @@ static void agg_close(floe_stream *s_) {
     }
     floe_free(s->accs);
     floe_free(s->states);
-    for (int32_t i = 0; s->args && i < s->p->n_calls; i++) floe_array_release(s->args[i]);
+    if (s->args && s->args2 && s->filt && s->ords && s->ord_at && s->keys) release_inputs(s);
     floe_free(s->args);
+    floe_free(s->args2);
+    floe_free(s->filt);
+    floe_free(s->ords);
+    floe_free(s->ord_at);
+    floe_free(s->frows);
+    floe_free(s->fids);
     if (s->keys)
         for (int32_t c = 0; c < s->p->n_groups; c++) floe_array_release(s->keys[c]);
     floe_free(s->keys);
@@ -345,9 +420,30 @@ floe_status hagg_execute(const floe_plan *p_, int32_t partition, const floe_exec
     s->accs = floe_calloc((size_t)(p->n_calls ? p->n_calls : 1), sizeof *s->accs);
     s->keys = floe_calloc((size_t)(p->n_groups ? p->n_groups : 1), sizeof *s->keys);
     if (!s->accs || !s->keys) st = floe_error(FLOE_ERR_OUT_OF_MEMORY, "opening a HashAggregate stream");
+    int32_t n_ords = 0;
+    for (int32_t i = 0; i < p->n_calls; i++) n_ords += p->calls[i].n_order;
+    size_t ncs = (size_t)(p->n_calls ? p->n_calls : 1);
+    if (!st) {
+        s->args = floe_calloc(ncs, sizeof *s->args);
+        s->args2 = floe_calloc(ncs, sizeof *s->args2);
+        s->filt = floe_calloc(ncs, sizeof *s->filt);
+        s->ords = floe_calloc((size_t)(n_ords ? n_ords : 1), sizeof *s->ords);
+        s->ord_at = floe_calloc(ncs, sizeof *s->ord_at);
+        if (!s->args || !s->args2 || !s->filt || !s->ords || !s->ord_at)
+            st = floe_error(FLOE_ERR_OUT_OF_MEMORY, "opening a HashAggregate stream");
+        for (int32_t i = 0, k = 0; !st && i < p->n_calls; k += p->calls[i].n_order, i++) s->ord_at[i] = k;
+    }
     for (int32_t i = 0; i < p->n_calls && !st; i++) {
-        st = hagg_acc_setup(&s->accs[i], &p->calls[i], p->arg_types[i]);
-        if (!st && p->calls[i].distinct && !(s->accs[i].dset = floe_calloc(1, sizeof(gtable))))
+        st = hagg_acc_setup(&s->accs[i], p, i);
+        if (!st && p->mode == FLOE_AGG_MODE_SINGLE && hagg_call_collects(&p->calls[i])) {
+            collector *c = floe_calloc(1, sizeof *c);
+            if (!c) st = floe_error(FLOE_ERR_OUT_OF_MEMORY, "opening a HashAggregate stream");
+            else c->ncols = (p->calls[i].arg != NULL) + (p->calls[i].arg2 != NULL) + p->calls[i].n_order;
+            s->accs[i].col = c;
+            if (!st && c->ncols > 66)
+                st = floe_error(FLOE_ERR_UNSUPPORTED, "aggregate '%s': more than 64 ORDER BY keys", p->calls[i].name);
+        }
+        if (!st && p->calls[i].distinct && !s->accs[i].col && !(s->accs[i].dset = floe_calloc(1, sizeof(gtable))))
             st = floe_error(FLOE_ERR_OUT_OF_MEMORY, "opening a HashAggregate stream");
         if (!st && s->accs[i].dset) s->accs[i].dset->kw = hagg_fixed_key_width(&p->arg_types[i], 1, true);
     }
@@ -359,8 +455,6 @@ floe_status hagg_execute(const floe_plan *p_, int32_t partition, const floe_exec
         if (kt) s->packed = floe_pk_layout_init(&s->pl, kt, p->n_groups);
         s->key_types = kt;
     }
-    if (!st && !(s->args = floe_calloc((size_t)(p->n_calls ? p->n_calls : 1), sizeof *s->args)))
-        st = floe_error(FLOE_ERR_OUT_OF_MEMORY, "opening a HashAggregate stream");
     if (!st && !(s->twin_done = floe_calloc((size_t)(p->n_calls ? p->n_calls : 1), sizeof *s->twin_done)))
         st = floe_error(FLOE_ERR_OUT_OF_MEMORY, "opening a HashAggregate stream");
     for (int32_t i = 0; s->accs && i < p->n_calls; i++) s->accs[i].twin = -1;
@@ -369,12 +463,13 @@ floe_status hagg_execute(const floe_plan *p_, int32_t partition, const floe_exec
         acc *a = &s->accs[i];
         bool dec = a->kind == ACC_SUM_I128 || a->kind == ACC_AVG_I128;
         bool flt = a->kind == ACC_SUM_F64 || a->kind == ACC_AVG_F64;
-        if ((!dec && !flt) || a->dset || a->is_twin) continue;
+        if ((!dec && !flt) || a->dset || a->is_twin || p->calls[i].filter || a->col) continue;
         for (int32_t j = i + 1; j < p->n_calls && a->twin < 0; j++) {
             acc *b = &s->accs[j];
             bool bdec = b->kind == ACC_SUM_I128 || b->kind == ACC_AVG_I128;
             bool bflt = b->kind == ACC_SUM_F64 || b->kind == ACC_AVG_F64;
-            if (b->dset || b->is_twin || (dec ? !bdec : !bflt) || !floe_expr_same(p->calls[i].arg, p->calls[j].arg))
+            if (b->dset || b->is_twin || (dec ? !bdec : !bflt) || p->calls[j].filter || b->col ||
+                !floe_expr_same(p->calls[i].arg, p->calls[j].arg))
                 continue;
             a->twin = j;
             b->is_twin = true;

@@ -1,6 +1,6 @@
 /*
- * hash_agg.c — HashAggregate: GROUP BY with count, sum, min, max, avg,
- * bool_and and bool_or, in SINGLE, PARTIAL and FINAL mode.
+ * hash_agg.c — HashAggregate: GROUP BY with the aggregate registry's
+ * functions (agg_func.h), in SINGLE, PARTIAL and FINAL mode.
  *
  * Each output partition aggregates its input partition on its own.  Per
  * input batch the work is column-at-a-time:
@@ -59,6 +59,17 @@
  *                          decimal(p,s) x and decimal(38,0) for integer x
  *   bool_and(x), bool_or   one bool "<name>"
  *   any call over a NULL-typed x: one all-NULL column of the result type
+ *   other registry entries  one binary "<name>": the entry's serialized
+ *                          state (agg_func.h; FINAL deserializes and
+ *                          combines)
+ *
+ * Functions are entries of the aggregate registry (agg_func.h): the seven
+ * above run on agg_kernels.c's fast loops, every other one through its
+ * callbacks (agg_generic.c).  FILTER (WHERE p) folds in only the rows
+ * where p is true.  A call with DISTINCT (other than the fast kinds'
+ * DISTINCT table), ORDER BY or a holistic function collects its rows and
+ * folds them, sorted, when the input ends (agg_generic.c); such calls run
+ * in SINGLE mode only.
  *
  * Overflow: integer sums accumulate in int64 and overflow is an error
  * naming the aggregate and the group; decimal sums accumulate in 128 bits
@@ -76,6 +87,7 @@
 #include "exec/agg/hash_agg_internal.h"
 #include "exec/expr/agg_cse.h"
 #include "exec/plan_internal.h"
+#include "exec/sort/sort_keys.h"
 #include "floe/exec_ops.h"
 
 /* ------------------------------------------------------------ the node */
@@ -92,6 +104,7 @@ const char *floe_agg_fn_name(floe_agg_fn fn) {
     case FLOE_AGG_AVG: return "avg";
     case FLOE_AGG_BOOL_AND: return "bool_and";
     case FLOE_AGG_BOOL_OR: return "bool_or";
+    case FLOE_AGG_NAMED: return "named";
     default: return "?";
     }
 }
@@ -137,8 +150,31 @@ static floe_status result_type_of(floe_agg_fn fn, const floe_type *t, floe_type 
     return NULL;
 }
 
+/* A registry call over these types (arg NULL: no argument). */
+static floe_status named_info(const floe_agg_call *c, floe_type *arg, floe_type *arg2, floe_type *ord0,
+                              agg_info *ai) {
+    const agg_func *f = floe_agg_func_of(c);
+    if (!f) return floe_error(FLOE_ERR_INVALID_ARGUMENT, "unknown aggregate function '%s'", floe_agg_call_func_name(c));
+    floe_type *args[2] = {arg, arg2};
+    int32_t n = arg ? (arg2 ? 2 : 1) : 0;
+    floe_type *ord[4] = {ord0, NULL, NULL, NULL}; /* the entries read the first key's type only */
+    return floe_agg_resolve(f, args, n, ord, c->n_order, ai);
+}
+
 floe_status floe_agg_result_type(const floe_agg_call *c, const floe_schema *input, floe_type **out) {
     *out = NULL;
+    if (c->fn == FLOE_AGG_NAMED) {
+        floe_type *t[3] = {NULL, NULL, NULL};
+        floe_status st = NULL;
+        if (c->arg) st = floe_status_wrap(floe_expr_type(c->arg, input, &t[0]), "%s argument", c->func);
+        if (!st && c->arg2) st = floe_status_wrap(floe_expr_type(c->arg2, input, &t[1]), "%s argument", c->func);
+        if (!st && c->n_order) st = floe_status_wrap(floe_expr_type(c->order[0].expr, input, &t[2]), "%s ORDER BY", c->func);
+        agg_info ai;
+        if (!st) st = named_info(c, t[0], t[1], t[2], &ai);
+        if (!st) *out = ai.out_type;
+        for (int i = 0; i < 3; i++) floe_type_release(t[i]);
+        return st;
+    }
     if (c->fn == FLOE_AGG_COUNT_STAR) return result_type_of(c->fn, NULL, out);
     if (!c->arg) return floe_error(FLOE_ERR_INVALID_ARGUMENT, "%s needs an argument", floe_agg_fn_name(c->fn));
     floe_type *t;
@@ -170,9 +206,25 @@ static phys phys_of(const floe_type *t) {
 
 /* Decide the accumulator for a call over `arg` (NULL: count(*)) and its
  * state column types.  Fills kind, ph, esz, scale, out_type, state_type. */
-floe_status hagg_acc_setup(acc *a, const floe_agg_call *c, floe_type *arg) {
+bool hagg_call_collects(const floe_agg_call *c) {
+    if (!floe_agg_call_needs_single(c)) return false;
+    /* the fast kinds' DISTINCT table serves plain DISTINCT */
+    return c->fn == FLOE_AGG_NAMED || c->n_order > 0 || c->filter;
+}
+
+floe_status hagg_acc_setup(acc *a, const agg_plan *p, int32_t i) {
+    const floe_agg_call *c = &p->calls[i];
+    floe_type *arg = p->arg_types[i];
     a->call = c;
     a->arg_type = arg;
+    if (c->fn == FLOE_AGG_NAMED) {
+        FLOE_TRY(named_info(c, arg, p->arg2_types[i], p->ord0_types[i], &a->info));
+        a->out_type = floe_type_retain(a->info.out_type);
+        a->kind = a->info.fn->flags & AGGF_HOLISTIC ? ACC_HOLISTIC : ACC_GENERIC;
+        a->esz = a->kind == ACC_GENERIC ? a->info.state_size : 0;
+        a->state_type = floe_type_retain(floe_type_primitive(FLOE_TYPE_BINARY));
+        return NULL;
+    }
     FLOE_TRY(result_type_of(c->fn, arg, &a->out_type));
     bool null_arg = arg && arg->id == FLOE_TYPE_NULL;
     switch (c->fn) {
@@ -220,10 +272,14 @@ static floe_status agg_encode(const floe_plan *p_, floe_buf *out) {
     FLOE_TRY(floe_codec_put_i64(out, p->n_calls));
     for (int32_t i = 0; i < p->n_calls; i++) {
         const floe_agg_call *c = &p->calls[i];
-        FLOE_TRY(floe_codec_put_i64(out, c->fn));
+        /* the function by its registry name (count(*): "count", no argument) */
+        FLOE_TRY(floe_codec_put_str(out, floe_agg_call_func_name(c)));
         FLOE_TRY(floe_codec_put_i64(out, c->distinct));
-        FLOE_TRY(floe_codec_put_i64(out, c->arg != NULL));
+        FLOE_TRY(floe_codec_put_i64(out, (c->arg != NULL) | (c->arg2 != NULL) << 1 | (c->filter != NULL) << 2));
         if (c->arg) FLOE_TRY(floe_codec_put_expr(out, c->arg));
+        if (c->arg2) FLOE_TRY(floe_codec_put_expr(out, c->arg2));
+        if (c->filter) FLOE_TRY(floe_codec_put_expr(out, c->filter));
+        FLOE_TRY(floe_sk_encode(out, c->order, c->n_order));
         FLOE_TRY(floe_codec_put_str(out, c->name));
     }
     FLOE_TRY(floe_codec_put_i64(out, p->input_schema != NULL));
@@ -255,16 +311,24 @@ static floe_status agg_decode(floe_reader *r, floe_plan *const *children, int32_
         st = floe_error(FLOE_ERR_CORRUPT, "HashAggregate: %lld aggregates", (long long)nc);
     if (!st && !(calls = floe_calloc((size_t)nc + 1, sizeof *calls))) st = floe_error(FLOE_ERR_OUT_OF_MEMORY, "decoding HashAggregate");
     for (; !st && got_c < nc; got_c++) {
-        int64_t fn = 0, distinct = 0, has_arg = 0;
+        int64_t distinct = 0, parts = 0;
+        char *fname = NULL;
         floe_agg_call *c = &calls[got_c];
-        st = floe_codec_get_i64(r, &fn);
+        st = floe_codec_get_str(r, &fname);
         if (!st) st = floe_codec_get_i64(r, &distinct);
-        if (!st) st = floe_codec_get_i64(r, &has_arg);
-        if (!st && (fn < 0 || fn >= FLOE_AGG_FN_COUNT_))
-            st = floe_error(FLOE_ERR_CORRUPT, "HashAggregate: aggregate function %lld", (long long)fn);
-        c->fn = (floe_agg_fn)fn;
+        if (!st) st = floe_codec_get_i64(r, &parts);
+        const agg_func *f = st ? NULL : floe_agg_lookup(fname);
+        if (!st && !f) st = floe_error(FLOE_ERR_CORRUPT, "HashAggregate: unknown aggregate function '%s'", fname);
+        if (!st) {
+            c->fn = f->fast == FLOE_AGG_COUNT && !(parts & 1) ? FLOE_AGG_COUNT_STAR : f->fast;
+            if (c->fn == FLOE_AGG_NAMED) c->func = fname, fname = NULL;
+        }
+        floe_free(fname);
         c->distinct = distinct != 0;
-        if (!st && has_arg) st = floe_codec_get_expr(r, &c->arg);
+        if (!st && (parts & 1)) st = floe_codec_get_expr(r, &c->arg);
+        if (!st && (parts & 2)) st = floe_codec_get_expr(r, &c->arg2);
+        if (!st && (parts & 4)) st = floe_codec_get_expr(r, &c->filter);
+        if (!st) st = floe_sk_decode(r, &c->order, &c->n_order);
         if (!st) st = floe_codec_get_str(r, &c->name);
         if (st) { got_c++; break; }
     }
@@ -277,10 +341,7 @@ static floe_status agg_decode(floe_reader *r, floe_plan *const *children, int32_
         floe_expr_release(groups[i]);
         floe_free(names[i]);
     }
-    for (int64_t i = 0; i < got_c; i++) {
-        floe_expr_release(calls[i].arg);
-        floe_free(calls[i].name);
-    }
+    for (int64_t i = 0; i < got_c; i++) floe_agg_call_clear(&calls[i]);
     floe_free(groups);
     floe_free(names);
     floe_free(calls);
@@ -300,10 +361,26 @@ static floe_status agg_explain(const floe_plan *p_, floe_buf *out) {
     for (int32_t i = 0; i < p->n_calls; i++) {
         const floe_agg_call *c = &p->calls[i];
         if (i) FLOE_TRY(floe_buf_append_str(out, ", "));
-        FLOE_TRY(floe_buf_printf(out, "%s(%s", floe_agg_fn_name(c->fn), c->distinct ? "DISTINCT " : ""));
+        FLOE_TRY(floe_buf_printf(out, "%s(%s", floe_agg_call_func_name(c), c->distinct ? "DISTINCT " : ""));
         if (c->arg) FLOE_TRY(floe_expr_to_string(c->arg, out));
-        else FLOE_TRY(floe_buf_append_str(out, "*"));
-        FLOE_TRY(floe_buf_printf(out, ") AS %s", c->name));
+        else if (c->fn == FLOE_AGG_COUNT_STAR) FLOE_TRY(floe_buf_append_str(out, "*"));
+        if (c->arg2) {
+            FLOE_TRY(floe_buf_append_str(out, ", "));
+            FLOE_TRY(floe_expr_to_string(c->arg2, out));
+        }
+        for (int32_t k = 0; k < c->n_order; k++) {
+            FLOE_TRY(floe_buf_append_str(out, k ? ", " : " ORDER BY "));
+            FLOE_TRY(floe_expr_to_string(c->order[k].expr, out));
+            FLOE_TRY(floe_buf_printf(out, " %s NULLS %s", c->order[k].descending ? "DESC" : "ASC",
+                                     c->order[k].nulls_first ? "FIRST" : "LAST"));
+        }
+        FLOE_TRY(floe_buf_append_str(out, ")"));
+        if (c->filter) {
+            FLOE_TRY(floe_buf_append_str(out, " FILTER (WHERE "));
+            FLOE_TRY(floe_expr_to_string(c->filter, out));
+            FLOE_TRY(floe_buf_append_str(out, ")"));
+        }
+        FLOE_TRY(floe_buf_printf(out, " AS %s", c->name));
     }
     return floe_buf_append_str(out, "]");
 }
@@ -334,14 +411,15 @@ static void agg_free(floe_plan *p_) {
     floe_free(p->group_names);
     floe_free(p->key_cols);
     for (int32_t i = 0; i < p->n_calls; i++) {
-        if (p->calls) {
-            floe_expr_release(p->calls[i].arg);
-            floe_free(p->calls[i].name);
-        }
+        if (p->calls) floe_agg_call_clear(&p->calls[i]);
         if (p->arg_types) floe_type_release(p->arg_types[i]);
+        if (p->arg2_types) floe_type_release(p->arg2_types[i]);
+        if (p->ord0_types) floe_type_release(p->ord0_types[i]);
     }
     floe_free(p->calls);
     floe_free(p->arg_types);
+    floe_free(p->arg2_types);
+    floe_free(p->ord0_types);
     floe_type_release(p->input_schema);
     floe_cse_free(p->cse);
 }
@@ -379,15 +457,32 @@ static floe_status build_schema(agg_plan *p, const floe_schema *in, floe_schema 
         const floe_agg_call *c = &p->calls[i];
         if (c->arg) {
             st = floe_status_wrap(floe_expr_type(c->arg, in, &p->arg_types[i]), "aggregate '%s'", c->name);
-            if (!st && floe_type_is_nested(p->arg_types[i]) && c->fn != FLOE_AGG_COUNT)
+            if (!st && floe_type_is_nested(p->arg_types[i]) && c->fn != FLOE_AGG_COUNT && c->fn != FLOE_AGG_NAMED)
                 st = floe_error(FLOE_ERR_TYPE, "aggregate '%s': %s over %s is not supported", c->name,
                                 floe_agg_fn_name(c->fn), floe_type_id_name(p->arg_types[i]->id));
             if (!st && c->distinct && floe_type_is_nested(p->arg_types[i]))
                 st = floe_error(FLOE_ERR_UNSUPPORTED, "aggregate '%s': DISTINCT over %s", c->name,
                                 floe_type_id_name(p->arg_types[i]->id));
         }
+        if (!st && c->arg2)
+            st = floe_status_wrap(floe_expr_type(c->arg2, in, &p->arg2_types[i]), "aggregate '%s'", c->name);
+        if (!st && c->n_order)
+            st = floe_status_wrap(floe_expr_type(c->order[0].expr, in, &p->ord0_types[i]), "aggregate '%s'", c->name);
+        for (int32_t o = 1; !st && o < c->n_order; o++) {
+            floe_type *t = NULL;
+            st = floe_status_wrap(floe_expr_type(c->order[o].expr, in, &t), "aggregate '%s'", c->name);
+            floe_type_release(t);
+        }
+        if (!st && c->filter) {
+            floe_type *t = NULL;
+            st = floe_status_wrap(floe_expr_type(c->filter, in, &t), "aggregate '%s' FILTER", c->name);
+            if (!st && t->id != FLOE_TYPE_BOOL && t->id != FLOE_TYPE_NULL)
+                st = floe_error(FLOE_ERR_TYPE, "aggregate '%s': FILTER must be boolean, not %s", c->name,
+                                floe_type_id_name(t->id));
+            floe_type_release(t);
+        }
         acc a = {0};
-        if (!st) st = floe_status_wrap(hagg_acc_setup(&a, c, p->arg_types[i]), "aggregate '%s'", c->name);
+        if (!st) st = floe_status_wrap(hagg_acc_setup(&a, p, i), "aggregate '%s'", c->name);
         if (!st && p->mode == FLOE_AGG_MODE_PARTIAL) {
             if (hagg_acc_state_cols(&a) == 2) {
                 char *n1 = floe_malloc(strlen(c->name) + 8), *n2 = floe_malloc(strlen(c->name) + 8);
@@ -401,7 +496,7 @@ static floe_status build_schema(agg_plan *p, const floe_schema *in, floe_schema 
                 floe_free(n1);
                 floe_free(n2);
             } else {
-                bool nullable = !(a.kind == ACC_COUNT || a.kind == ACC_COUNT_STAR);
+                bool nullable = !(a.kind == ACC_COUNT || a.kind == ACC_COUNT_STAR || a.kind == ACC_GENERIC);
                 st = floe_field_init(&f[k++], c->name, a.state_type, nullable, -1);
             }
         } else if (!st) {
@@ -410,6 +505,7 @@ static floe_status build_schema(agg_plan *p, const floe_schema *in, floe_schema 
         }
         floe_type_release(a.out_type);
         floe_type_release(a.state_type);
+        floe_type_release(a.info.out_type);
     }
     if (!st) st = floe_type_struct(f, k, out);
     for (int32_t i = 0; i < k; i++) floe_field_clear(&f[i]);
@@ -421,12 +517,15 @@ static floe_status build_schema(agg_plan *p, const floe_schema *in, floe_schema 
 static floe_status check_final_input(agg_plan *p, const floe_schema *child) {
     agg_plan tmp = *p;
     tmp.mode = FLOE_AGG_MODE_PARTIAL;
-    floe_type **types = floe_calloc((size_t)(p->n_calls ? p->n_calls : 1), sizeof *types);
+    size_t nt = (size_t)(p->n_calls ? p->n_calls : 1);
+    floe_type **types = floe_calloc(3 * nt, sizeof *types);
     if (!types) return floe_error(FLOE_ERR_OUT_OF_MEMORY, "HashAggregate");
     tmp.arg_types = types;
+    tmp.arg2_types = types + nt;
+    tmp.ord0_types = types + 2 * nt;
     floe_schema *want = NULL;
     floe_status st = build_schema(&tmp, p->input_schema, &want);
-    for (int32_t i = 0; i < p->n_calls; i++) floe_type_release(types[i]);
+    for (size_t i = 0; i < 3 * nt; i++) floe_type_release(types[i]);
     floe_free(types);
     if (st) return st;
     bool ok = floe_schema_num_fields(want) == floe_schema_num_fields(child);
@@ -466,7 +565,19 @@ floe_status floe_plan_hash_aggregate(floe_plan *child, floe_agg_mode mode, floe_
         if (!c->name) return floe_error(FLOE_ERR_INVALID_ARGUMENT, "HashAggregate: aggregate %d has no name", i);
         if ((int)c->fn < 0 || c->fn >= FLOE_AGG_FN_COUNT_)
             return floe_error(FLOE_ERR_INVALID_ARGUMENT, "aggregate '%s': unknown function %d", c->name, (int)c->fn);
-        if ((c->fn == FLOE_AGG_COUNT_STAR) != (c->arg == NULL))
+        if (c->fn == FLOE_AGG_NAMED && !floe_agg_lookup(c->func))
+            return floe_error(FLOE_ERR_INVALID_ARGUMENT, "aggregate '%s': unknown function '%s'", c->name,
+                              c->func ? c->func : "(none)");
+        if (c->n_order < 0 || (c->n_order && !c->order))
+            return floe_error(FLOE_ERR_INVALID_ARGUMENT, "aggregate '%s': bad ORDER BY", c->name);
+        if (floe_agg_call_needs_single(c) && mode != FLOE_AGG_MODE_SINGLE)
+            return floe_error(FLOE_ERR_UNSUPPORTED,
+                              "aggregate '%s': %s(DISTINCT / ORDER BY / holistic) runs in SINGLE mode only", c->name,
+                              floe_agg_call_func_name(c));
+        if (c->fn != FLOE_AGG_NAMED && c->arg2)
+            return floe_error(FLOE_ERR_INVALID_ARGUMENT, "aggregate '%s': %s takes one argument", c->name,
+                              floe_agg_fn_name(c->fn));
+        if (c->fn != FLOE_AGG_NAMED && (c->fn == FLOE_AGG_COUNT_STAR) != (c->arg == NULL))
             return floe_error(FLOE_ERR_INVALID_ARGUMENT, "aggregate '%s': %s", c->name,
                               c->arg ? "count(*) takes no argument" : "missing argument");
         if (c->distinct && (mode != FLOE_AGG_MODE_SINGLE || c->fn == FLOE_AGG_COUNT_STAR))
@@ -485,7 +596,9 @@ floe_status floe_plan_hash_aggregate(floe_plan *child, floe_agg_mode mode, floe_
     p->key_cols = floe_calloc(ng, sizeof *p->key_cols);
     p->calls = floe_calloc(nc, sizeof *p->calls);
     p->arg_types = floe_calloc(nc, sizeof *p->arg_types);
-    if (!p->groups || !p->group_names || !p->key_cols || !p->calls || !p->arg_types)
+    p->arg2_types = floe_calloc(nc, sizeof *p->arg2_types);
+    p->ord0_types = floe_calloc(nc, sizeof *p->ord0_types);
+    if (!p->groups || !p->group_names || !p->key_cols || !p->calls || !p->arg_types || !p->arg2_types || !p->ord0_types)
         st = floe_error(FLOE_ERR_OUT_OF_MEMORY, "allocating a HashAggregate node");
     for (int32_t i = 0; i < n_groups && !st; i++) {
         p->groups[i] = floe_expr_retain(group_exprs[i]);
@@ -495,11 +608,8 @@ floe_status floe_plan_hash_aggregate(floe_plan *child, floe_agg_mode mode, floe_
         if (!st && !p->group_names[i]) st = floe_error(FLOE_ERR_OUT_OF_MEMORY, "allocating a HashAggregate node");
     }
     for (int32_t i = 0; i < n_calls && !st; i++) {
-        p->calls[i] = calls[i];
-        p->calls[i].arg = floe_expr_retain(calls[i].arg);
-        p->calls[i].name = floe_strdup(calls[i].name);
+        st = floe_agg_call_copy(&calls[i], &p->calls[i]);
         p->n_calls = i + 1;
-        if (!p->calls[i].name) st = floe_error(FLOE_ERR_OUT_OF_MEMORY, "allocating a HashAggregate node");
     }
     if (!st && mode == FLOE_AGG_MODE_FINAL) p->input_schema = floe_type_retain((floe_type *)input_schema);
     floe_schema *schema = NULL;

@@ -13,6 +13,9 @@
  *                  benchmarked loops)
  *   agg_emit.c     output batches: keys decoded, final values or PARTIAL
  *                  state columns
+ *   agg_generic.c  the registry's entries (agg_func.h) inside the node:
+ *                  their states, FILTER'd and collected (DISTINCT /
+ *                  ORDER BY / holistic) rows
  */
 #ifndef FLOE_EXEC_AGG_HASH_AGG_INTERNAL_H
 #define FLOE_EXEC_AGG_HASH_AGG_INTERNAL_H
@@ -24,6 +27,7 @@
 
 #include "base/buffer.h"
 #include "base/threadpool.h"
+#include "exec/agg/agg_func.h"
 #include "exec/agg/agg_packed.h"
 #include "exec/expr/agg_cse.h"
 #include "exec/plan_internal.h"
@@ -44,6 +48,8 @@ typedef struct agg_plan {
     floe_agg_call *calls;    /* deep copies: args retained, names owned */
     floe_schema *input_schema; /* FINAL only */
     floe_type **arg_types;   /* per call: the argument's type (NULL for count(*)) */
+    floe_type **arg2_types;  /* per call: the second argument's type, or NULL */
+    floe_type **ord0_types;  /* per call: the first ORDER BY key's type, or NULL */
     floe_cse *cse;           /* not FINAL: subexpressions shared by the keys and
                                 arguments (derived, never encoded); NULL: none */
 } agg_plan;
@@ -52,8 +58,22 @@ typedef struct agg_plan {
 
 typedef enum acc_kind {
     ACC_COUNT_STAR, ACC_COUNT, ACC_SUM_I64, ACC_SUM_I128, ACC_SUM_F64, ACC_AVG_F64, ACC_AVG_I128,
-    ACC_MIN, ACC_MAX, ACC_BOOL_AND, ACC_BOOL_OR, ACC_NULL
+    ACC_MIN, ACC_MAX, ACC_BOOL_AND, ACC_BOOL_OR, ACC_NULL,
+    ACC_GENERIC,  /* a streaming registry entry: its callbacks (agg_func.h) */
+    ACC_HOLISTIC  /* a holistic registry entry: collected rows, finalize_rows */
 } acc_kind;
+
+/* The rows of a call kept until the input ends (holistic entries, and
+ * calls with DISTINCT or ORDER BY that the fast DISTINCT table does not
+ * serve): per batch the call's argument and ORDER BY columns of the rows
+ * that count, with their groups (agg_generic.c). */
+typedef struct collector {
+    int32_t ncols;         /* arguments then ORDER BY keys */
+    floe_array **parts;    /* n_parts * ncols columns */
+    int64_t n_parts, parts_cap;
+    uint32_t *gids;        /* per collected row */
+    int64_t n, cap;
+} collector;
 
 /* Physical class of a min/max value. */
 typedef enum phys { PHYS_I32, PHYS_I64, PHYS_F32, PHYS_F64, PHYS_I128, PHYS_BOOL, PHYS_FIXED, PHYS_BYTES } phys;
@@ -83,11 +103,17 @@ typedef struct acc {
                               way (sum(x) and avg(x)), folded in the same loop;
                               -1: none */
     bool is_twin;          /* folded by an earlier call's loop when it can */
+    /* registry entries */
+    agg_info info;         /* GENERIC / HOLISTIC: the resolved call */
+    collector *col;        /* rows collected until the end (see collector) */
+    floe_array *res;       /* HOLISTIC: the result of every group, at the end */
 } acc;
 
 /* Decide the accumulator for a call over `arg` (NULL: count(*)) and its
  * state column types.  Fills kind, ph, esz, scale, out_type, state_type. */
-floe_status hagg_acc_setup(acc *a, const floe_agg_call *c, floe_type *arg) FLOE_WARN_UNUSED;
+floe_status hagg_acc_setup(acc *a, const agg_plan *p, int32_t i) FLOE_WARN_UNUSED;
+/* Does the call keep its rows until the end (a collector)? */
+bool hagg_call_collects(const floe_agg_call *c);
 /* State columns of the call: 2 for avg (sum, count), else 1. */
 int hagg_acc_state_cols(const acc *a);
 
@@ -198,6 +224,13 @@ typedef struct agg_stream {
     int64_t acc_cap;      /* groups the state rows hold */
     int64_t init_rows;    /* rows zeroed so far (= groups created) */
     floe_array **args;    /* per call: the current batch's argument */
+    floe_array **args2;   /* per call: the second argument, or NULL */
+    floe_array **filt;    /* per call: the FILTER predicate's values, or NULL */
+    floe_array **ords;    /* per call and ORDER BY key (ord_at[i] + k) */
+    int32_t *ord_at;      /* per call: its first slot in ords */
+    uint32_t *frows, *fids; /* scratch: a filtered call's rows and groups */
+    int64_t fcap;
+    bool collected;       /* the collectors were finished */
     scratch sc;
     floe_array **keys;    /* the current batch's key columns (for errors) */
     bool consumed;        /* input fully aggregated */
@@ -231,6 +264,27 @@ floe_status hagg_acc_update(agg_stream *s, acc *a, const floe_array *arr, const 
  * cols[1] for avg) into groups ids[0..n). */
 floe_status hagg_acc_merge(agg_stream *s, acc *a, floe_array *const *cols, const uint32_t *ids, int64_t base,
                            int64_t n) FLOE_WARN_UNUSED;
+
+/* ---- registry entries: collected rows, generic states (agg_generic.c) ---------------------------------------------- */
+
+/* Keep rows rows[0..n) (NULL: 0..n-1) of cols (ncols) with groups ids[0..n). */
+floe_status hagg_collect_add(collector *c, floe_array *const *cols, const uint32_t *rows, const uint32_t *ids,
+                             int64_t n) FLOE_WARN_UNUSED;
+/* The input ended: sort call i's rows, then fold them into its state
+ * rows (GENERIC and the fast kinds) or compute a->res (HOLISTIC). */
+floe_status hagg_collect_finish(agg_stream *s, int32_t i) FLOE_WARN_UNUSED;
+void hagg_collect_free(collector *c);
+/* GENERIC: fold rows into the call's states (both arguments). */
+floe_status hagg_generic_update(agg_stream *s, acc *a, floe_array *const *args, const uint32_t *ids,
+                                const uint32_t *rows, int64_t base, int64_t n) FLOE_WARN_UNUSED;
+/* GENERIC, FINAL: combine rows base..base+n-1 of the state column into
+ * groups ids[0..n). */
+floe_status hagg_generic_merge(agg_stream *s, acc *a, const floe_array *col, const uint32_t *ids, int64_t base,
+                               int64_t n) FLOE_WARN_UNUSED;
+/* GENERIC / HOLISTIC output of groups [g0, g0+m): final values, or
+ * (state) the serialized states. */
+floe_status hagg_generic_emit(agg_stream *s, acc *a, int64_t g0, int64_t m, bool state,
+                              floe_array **out) FLOE_WARN_UNUSED;
 
 /* ---- output (agg_emit.c) ---------------------------------------------------------- */
 

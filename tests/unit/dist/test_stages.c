@@ -204,7 +204,7 @@ static floe_plan *series_agg_plan(void) {
     floe_expr *key = NULL;
     assert_ok(floe_expr_column(0, &key));
     const char *gname = "x";
-    floe_agg_call call = {FLOE_AGG_COUNT_STAR, false, NULL, (char *)"n"};
+    floe_agg_call call = {FLOE_AGG_COUNT_STAR, false, NULL, (char *)"n", NULL, NULL, NULL, 0, NULL};
     assert_ok(floe_plan_hash_aggregate(vals, FLOE_AGG_MODE_PARTIAL, &key, &gname, 1, &call, 1, schema, &partial));
     floe_expr *k0 = NULL;
     assert_ok(floe_expr_column(0, &k0));

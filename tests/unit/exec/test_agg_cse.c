@@ -198,9 +198,9 @@ static void aggregate_over_shared_arguments_sums_exactly(void **state) {
     assert_ok(floe_plan_values(bs[0]->schema, bs, NB, 2, &v));
     floe_expr *disc, *charge;
     q1_exprs(&disc, &charge);
-    floe_agg_call calls[3] = {{FLOE_AGG_SUM, false, disc, "sum_disc"},
-                              {FLOE_AGG_SUM, false, charge, "sum_charge"},
-                              {FLOE_AGG_AVG, false, disc, "avg_disc"}};
+    floe_agg_call calls[3] = {{FLOE_AGG_SUM, false, disc, "sum_disc", NULL, NULL, NULL, 0, NULL},
+                              {FLOE_AGG_SUM, false, charge, "sum_charge", NULL, NULL, NULL, 0, NULL},
+                              {FLOE_AGG_AVG, false, disc, "avg_disc", NULL, NULL, NULL, 0, NULL}};
     floe_expr *key = col(2);
     const char *kn = "d";
     assert_ok(floe_plan_hash_aggregate(v, FLOE_AGG_MODE_PARTIAL, &key, &kn, 1, calls, 3, NULL, &agg));

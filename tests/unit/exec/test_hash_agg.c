@@ -557,7 +557,7 @@ static void many_groups_grow_the_table_and_come_out_in_batches(void **state) {
     floe_plan *v, *agg;
     assert_ok(floe_plan_values(s, &b, 1, 1, &v));
     floe_expr *k = col(0);
-    floe_agg_call calls[2] = {{FLOE_AGG_SUM, false, col(1), "s"}, {FLOE_AGG_COUNT_STAR, false, NULL, "c"}};
+    floe_agg_call calls[2] = {{FLOE_AGG_SUM, false, col(1), "s", NULL, NULL, NULL, 0, NULL}, {FLOE_AGG_COUNT_STAR, false, NULL, "c", NULL, NULL, NULL, 0, NULL}};
     const char *kn = "k";
     assert_ok(floe_plan_hash_aggregate(v, FLOE_AGG_MODE_SINGLE, &k, &kn, 1, calls, 2, NULL, &agg));
     floe_exec_ctx ctx = test_ctx(pool, 4096);
@@ -609,7 +609,7 @@ static void int64_sum_overflow_is_an_error_naming_aggregate_and_group(void **sta
     floe_plan *v, *agg;
     assert_ok(floe_plan_values(s, &b, 1, 1, &v));
     floe_expr *k = col(0);
-    floe_agg_call call = {FLOE_AGG_SUM, false, col(1), "total"};
+    floe_agg_call call = {FLOE_AGG_SUM, false, col(1), "total", NULL, NULL, NULL, 0, NULL};
     const char *kn = "k";
     assert_ok(floe_plan_hash_aggregate(v, FLOE_AGG_MODE_SINGLE, &k, &kn, 1, &call, 1, NULL, &agg));
     floe_exec_ctx ctx = test_ctx(pool, 1024);
@@ -667,11 +667,11 @@ static void null_typed_arguments_uuids_and_decimal38_overflow(void **state) {
     assert_ok(floe_plan_values(s, &batch, 1, 1, &v));
     floe_expr *k = col(0), *null_lit;
     assert_ok(floe_expr_lit_null(floe_type_primitive(FLOE_TYPE_NULL), &null_lit));
-    floe_agg_call calls[5] = {{FLOE_AGG_COUNT, false, null_lit, "cn"},
-                              {FLOE_AGG_MIN, false, null_lit, "mn"},
-                              {FLOE_AGG_MAX, false, col(1), "maxu"},
-                              {FLOE_AGG_MIN, false, col(2), "mints"},
-                              {FLOE_AGG_SUM, false, null_lit, "sn"}};
+    floe_agg_call calls[5] = {{FLOE_AGG_COUNT, false, null_lit, "cn", NULL, NULL, NULL, 0, NULL},
+                              {FLOE_AGG_MIN, false, null_lit, "mn", NULL, NULL, NULL, 0, NULL},
+                              {FLOE_AGG_MAX, false, col(1), "maxu", NULL, NULL, NULL, 0, NULL},
+                              {FLOE_AGG_MIN, false, col(2), "mints", NULL, NULL, NULL, 0, NULL},
+                              {FLOE_AGG_SUM, false, null_lit, "sn", NULL, NULL, NULL, 0, NULL}};
     const char *kn = "k";
     assert_ok(floe_plan_hash_aggregate(v, FLOE_AGG_MODE_SINGLE, &k, &kn, 1, calls, 5, NULL, &agg));
     floe_exec_ctx ctx = test_ctx(NULL, 1024);
@@ -691,7 +691,7 @@ static void null_typed_arguments_uuids_and_decimal38_overflow(void **state) {
     floe_batch_release(out);
     floe_plan_release(agg);
     /* sum(d) over all rows: 2 * 6e37 + 5 overflows decimal(38, 0) */
-    floe_agg_call sd = {FLOE_AGG_SUM, false, col(3), "sd"};
+    floe_agg_call sd = {FLOE_AGG_SUM, false, col(3), "sd", NULL, NULL, NULL, 0, NULL};
     assert_ok(floe_plan_hash_aggregate(v, FLOE_AGG_MODE_SINGLE, NULL, NULL, 0, &sd, 1, NULL, &agg));
     assert_error(run_plan(agg, &ctx, &out), FLOE_ERR_INVALID_ARGUMENT, "sd: decimal(38, 0) overflow");
     floe_plan_release(agg);
@@ -710,15 +710,15 @@ static void null_typed_arguments_uuids_and_decimal38_overflow(void **state) {
 static void bad_calls_are_refused_at_construction(void **state) {
     (void)state;
     floe_plan *v = random_values(1, 10, 3, 2, NULL), *agg;
-    floe_agg_call c = {FLOE_AGG_SUM, false, col(V_STR), "s"};
+    floe_agg_call c = {FLOE_AGG_SUM, false, col(V_STR), "s", NULL, NULL, NULL, 0, NULL};
     assert_error(floe_plan_hash_aggregate(v, FLOE_AGG_MODE_PARTIAL, NULL, NULL, 0, &c, 1, NULL, &agg), FLOE_ERR_TYPE,
                  "sum(string)");
     floe_expr_release(c.arg);
-    c = (floe_agg_call){FLOE_AGG_BOOL_AND, false, col(V_I32), "b"};
+    c = (floe_agg_call){FLOE_AGG_BOOL_AND, false, col(V_I32), "b", NULL, NULL, NULL, 0, NULL};
     assert_error(floe_plan_hash_aggregate(v, FLOE_AGG_MODE_PARTIAL, NULL, NULL, 0, &c, 1, NULL, &agg), FLOE_ERR_TYPE,
                  "bool_and(int32)");
     floe_expr_release(c.arg);
-    c = (floe_agg_call){FLOE_AGG_COUNT, true, col(V_I32), "d"};
+    c = (floe_agg_call){FLOE_AGG_COUNT, true, col(V_I32), "d", NULL, NULL, NULL, 0, NULL};
     assert_error(floe_plan_hash_aggregate(v, FLOE_AGG_MODE_PARTIAL, NULL, NULL, 0, &c, 1, NULL, &agg),
                  FLOE_ERR_UNSUPPORTED, "DISTINCT");
     /* FINAL over something that is not the partial state */
@@ -744,7 +744,7 @@ static void child_error_is_returned_not_an_empty_result(void **state) {
     assert_ok(floe_expr_arith(FLOE_ARITH_DIV, one, zero, &div));
     const char *n = "x";
     assert_ok(floe_plan_projection(v, &div, &n, 1, &pr));
-    floe_agg_call c = {FLOE_AGG_COUNT_STAR, false, NULL, "c"};
+    floe_agg_call c = {FLOE_AGG_COUNT_STAR, false, NULL, "c", NULL, NULL, NULL, 0, NULL};
     assert_ok(floe_plan_hash_aggregate(pr, FLOE_AGG_MODE_SINGLE, NULL, NULL, 0, &c, 1, NULL, &agg));
     floe_exec_ctx ctx = test_ctx(pool, 1024);
     floe_batch *out = NULL;
@@ -772,7 +772,7 @@ static void child_error_is_returned_not_an_empty_result(void **state) {
 static void explain_and_accessors_show_the_parts(void **state) {
     (void)state;
     floe_plan *v = random_values(1, 10, 3, 2, NULL);
-    floe_agg_call calls[2] = {{FLOE_AGG_SUM, false, col(V_DEC), "sum_qty"}, {FLOE_AGG_AVG, false, col(V_I32), "a"}};
+    floe_agg_call calls[2] = {{FLOE_AGG_SUM, false, col(V_DEC), "sum_qty", NULL, NULL, NULL, 0, NULL}, {FLOE_AGG_AVG, false, col(V_I32), "a", NULL, NULL, NULL, 0, NULL}};
     const int32_t keys[1] = {K_INT};
     floe_plan *agg = agg_over_columns(v, FLOE_AGG_MODE_PARTIAL, keys, 1, calls, 2, NULL);
     floe_buf b = FLOE_BUF_INIT;
@@ -862,11 +862,11 @@ static void packed_keys_move_to_the_general_table_when_a_long_string_arrives(voi
     rng_state = 2024;
     floe_batch *all;
     floe_plan *v = string_key_values(3, 700, &all);
-    floe_agg_call calls[5] = {{FLOE_AGG_SUM, false, col(2), "s"},
-                              {FLOE_AGG_COUNT_STAR, false, NULL, "c"},
-                              {FLOE_AGG_COUNT, false, col(2), "cv"},
-                              {FLOE_AGG_MIN, false, col(2), "mn"},
-                              {FLOE_AGG_AVG, false, col(2), "av"}};
+    floe_agg_call calls[5] = {{FLOE_AGG_SUM, false, col(2), "s", NULL, NULL, NULL, 0, NULL},
+                              {FLOE_AGG_COUNT_STAR, false, NULL, "c", NULL, NULL, NULL, 0, NULL},
+                              {FLOE_AGG_COUNT, false, col(2), "cv", NULL, NULL, NULL, 0, NULL},
+                              {FLOE_AGG_MIN, false, col(2), "mn", NULL, NULL, NULL, 0, NULL},
+                              {FLOE_AGG_AVG, false, col(2), "av", NULL, NULL, NULL, 0, NULL}};
     const int32_t keys[2] = {0, 1};
     floe_expr *g[2] = {col(0), col(1)};
     const char *names[2] = {"k_str", "k_i32"};
@@ -937,7 +937,7 @@ static floe_status filtered_division(floe_cmp_op op, int32_t bound, floe_batch *
     assert_ok(floe_plan_filter(v, pred, &f));
     assert_ok(floe_expr_lit_int32(100, &hundred));
     assert_ok(floe_expr_arith(FLOE_ARITH_DIV, hundred, c0, &div));
-    floe_agg_call calls[2] = {{FLOE_AGG_COUNT_STAR, false, NULL, "c"}, {FLOE_AGG_SUM, false, div, "s"}};
+    floe_agg_call calls[2] = {{FLOE_AGG_COUNT_STAR, false, NULL, "c", NULL, NULL, NULL, 0, NULL}, {FLOE_AGG_SUM, false, div, "s", NULL, NULL, NULL, 0, NULL}};
     const char *kn = "x";
     assert_ok(floe_plan_hash_aggregate(f, FLOE_AGG_MODE_SINGLE, &c0, &kn, 1, calls, 2, NULL, &agg));
     floe_exec_ctx ctx = test_ctx(pool, 1024);
@@ -1061,9 +1061,9 @@ static void sum_and_avg_of_one_dense_argument_fold_together_exactly(void **state
     assert_ok(floe_batch_concat(bs, 3, &all));
     floe_plan *v;
     assert_ok(floe_plan_values(s, bs, 3, 1, &v));
-    floe_agg_call calls[6] = {{FLOE_AGG_SUM, false, col(1), "sum_d"}, {FLOE_AGG_AVG, false, col(2), "avg_x"},
-                              {FLOE_AGG_AVG, false, col(1), "avg_d"}, {FLOE_AGG_SUM, false, col(2), "sum_x"},
-                              {FLOE_AGG_COUNT, false, col(1), "cnt_d"}, {FLOE_AGG_SUM, false, col(1), "sum_d2"}};
+    floe_agg_call calls[6] = {{FLOE_AGG_SUM, false, col(1), "sum_d", NULL, NULL, NULL, 0, NULL}, {FLOE_AGG_AVG, false, col(2), "avg_x", NULL, NULL, NULL, 0, NULL},
+                              {FLOE_AGG_AVG, false, col(1), "avg_d", NULL, NULL, NULL, 0, NULL}, {FLOE_AGG_SUM, false, col(2), "sum_x", NULL, NULL, NULL, 0, NULL},
+                              {FLOE_AGG_COUNT, false, col(1), "cnt_d", NULL, NULL, NULL, 0, NULL}, {FLOE_AGG_SUM, false, col(1), "sum_d2", NULL, NULL, NULL, 0, NULL}};
     const int32_t keys[1] = {0};
     floe_expr *k = col(0);
     const char *kn = "k";
