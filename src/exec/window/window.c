@@ -109,7 +109,7 @@ floe_status floe_window_result_type(const floe_window_call *c, const floe_schema
         *out = floe_type_retain(t[0]);
         break;
     case FLOE_WIN_AGG: {
-        floe_agg_call a = {c->agg, false, c->args[0], c->name};
+        floe_agg_call a = {.fn = c->agg, .arg = c->args[0], .name = c->name};
         if (t[0] && floe_type_is_nested(t[0]) && c->agg != FLOE_AGG_COUNT) {
             st = floe_error(FLOE_ERR_TYPE, "window aggregate %s over %s is not supported", nm, floe_type_id_name(t[0]->id));
             break;
