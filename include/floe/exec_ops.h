@@ -185,6 +185,21 @@ floe_status floe_join_output_schema(const floe_schema *left, const floe_schema *
  * child 0; a column is nullable if it is in any child). */
 floe_status floe_plan_union(floe_plan *const *children, int32_t n_children, floe_plan **out) FLOE_WARN_UNUSED;
 
+/* ---------------------------------------------------------------- expand */
+
+/* Expand ("Expand"): GROUPING SETS in one pass.  Each input batch is
+ * output once per set k (0 .. n_sets-1) with columns: pass[...] (named
+ * pass_names), keys[...] (named key_names; key i is all NULL where bit i
+ * of null_masks[k] is set), then id_name = ids[k] (BIGINT, not null).
+ * All expressions are over the child's columns; n_keys <= 64.  With
+ * empty_set_rows, partition 0 ends with one row per set that nulls every
+ * key, NULL in every column but the id (so an empty grouping set has a
+ * group even over empty input).  Partitions = the child's. */
+floe_status floe_plan_expand(floe_plan *child, floe_expr *const *pass, const char *const *pass_names, int32_t n_pass,
+                             floe_expr *const *keys, const char *const *key_names, int32_t n_keys, const char *id_name,
+                             const uint64_t *null_masks, const int64_t *ids, int32_t n_sets, bool empty_set_rows,
+                             floe_plan **out) FLOE_WARN_UNUSED;
+
 #ifdef __cplusplus
 }
 #endif

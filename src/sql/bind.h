@@ -63,7 +63,19 @@ typedef struct bind_extra {
     floe_lplan *subquery;  /* !is_agg: one-column plan (owned until used)   */
     bool one_row;          /* subquery returns exactly one row              */
     floe_type *type;       /* result type                                   */
+    bool is_grouping_id;   /* GROUPING SETS: stands for the grouping id (no
+                              subquery; bind_grouping.c)                    */
 } bind_extra;
+
+/* The GROUP BY keys GROUPING(...) may name (bind_grouping.c): the
+ * distinct key expressions, and whether there are grouping sets (then
+ * GROUPING reads the grouping id, an extra made on first use). */
+typedef struct bind_gsets {
+    floe_expr *const *keys;   /* borrowed                                   */
+    int32_t n_keys;
+    bool sets;                /* false: plain GROUP BY, GROUPING() is 0     */
+    int32_t id_column;        /* the id's extra column, -1 until made       */
+} bind_gsets;
 
 typedef struct bind_ectx {
     floe_session *s;
@@ -84,6 +96,7 @@ typedef struct bind_ectx {
     floe_lplan **plan;
     const char *clause;        /* "WHERE", "SELECT", ... for messages        */
     bool in_agg_arg;           /* binding an aggregate's argument           */
+    bind_gsets *gsets;         /* GROUP BY keys for GROUPING(); NULL: none   */
 } bind_ectx;
 
 /* Set up a context over `plan`'s output (scope borrowed, schema retained). */

@@ -11,6 +11,7 @@
 static const char *const k_names[FLOE_LKIND_COUNT_] = {
     "IcebergScan", "ParquetScan", "GenerateSeries", "Physical", "Filter", "Project",
     "Aggregate",   "Join",        "Sort",           "Limit",    "Union",  "Distinct",
+    "Expand",
 };
 
 const char *floe_lkind_name(floe_lkind k) {
@@ -68,6 +69,8 @@ void floe_lplan_free(floe_lplan *p) {
     for (int32_t i = 0; p->only_files && i < p->n_only_files; i++) floe_free(p->only_files[i]);
     floe_free(p->only_files);
     floe_plan_release(p->physical);
+    floe_free(p->gset_masks);
+    floe_free(p->gset_ids);
     floe_free(p);
 }
 
@@ -157,6 +160,14 @@ static floe_status put_line(const floe_lplan *p, int depth, floe_buf *out) {
         break;
     case FLOE_L_LIMIT:
         FLOE_TRY(floe_buf_printf(out, ": offset=%lld fetch=%lld", (long long)p->offset, (long long)p->fetch));
+        break;
+    case FLOE_L_EXPAND:
+        FLOE_TRY(floe_buf_printf(out, ": %d sets of %d keys [", (int)p->n_gsets, (int)p->n_gset_keys));
+        for (int32_t i = 0; i < p->n_exprs; i++) {
+            if (i) FLOE_TRY(floe_buf_append_str(out, ", "));
+            FLOE_TRY(put_expr(out, p->exprs[i]));
+        }
+        FLOE_TRY(floe_buf_append_str(out, "]"));
         break;
     default:
         break;
