@@ -4,7 +4,9 @@
 # may have 2 cores) print exactly what `floe -c` prints alone — filters and
 # projections over read_parquet (also Hive-partitioned) and iceberg_scan,
 # GROUP BY (partial on the workers, final after a hash exchange), ORDER BY
-# (sorted per task, merged on rank 0), joins (broadcast and hashed).  Rows are compared sorted
+# (sorted per task, merged on rank 0), joins (broadcast and hashed), ROLLUP /
+# CUBE (an Expand under the partial aggregate; the empty set's row over
+# empty input from one rank only).  Rows are compared sorted
 # unless the query has an ORDER BY.  EXPLAIN [ANALYZE] shows the stages and
 # what each rank did.  A partitioned INSERT runs its writers on the workers
 # (one file per partition value) and commits once.  Then failures: a NULL
@@ -55,6 +57,9 @@ queries=(
   "SELECT DISTINCT tag FROM $fact"
   "SELECT p, day, count(*), sum(v), min(id) FROM $hive GROUP BY p, day"
   "SELECT id, p FROM $hive WHERE p >= 2 AND day < DATE '2024-01-03' AND id % 100 = 1"
+  "SELECT k % 5, tag, count(*), sum(v), grouping(k % 5, tag) FROM $fact GROUP BY ROLLUP(k % 5, tag)"
+  "SELECT k % 3, id % 2, count(DISTINCT tag), min(id) FROM $fact GROUP BY CUBE(k % 3, id % 2)"
+  "SELECT tag, count(*), sum(id) FROM $fact WHERE id < 0 GROUP BY ROLLUP(tag)"
 )
 
 td=${FLOE_TESTDATA:-${FLOE_TESTDATA_DEFAULT:-$FLOE_SOURCE_DIR/../shared/testdata}}
