@@ -355,8 +355,28 @@ floe_status bind_grouping_aggregate(bind_ectx *c, floe_lplan **plan, floe_expr *
         n_star += c->extras[i].agg.fn == FLOE_AGG_COUNT_STAR;
     }
     /* count(*) over rows that include the empty sets' extra rows counts a
-     * pass column that real rows never have NULL. */
+     * pass column that real rows never have NULL.  The other aggregates
+     * skip those rows because they skip NULL arguments; one that does not
+     * (array_agg would not) cannot be used with an empty set here. */
     bool marker = gr->has_empty && n_star > 0;
+    for (int32_t i = 0; i < c->n_extras && gr->has_empty; i++) {
+        if (!c->extras[i].is_agg) continue;
+        switch (c->extras[i].agg.fn) {
+        case FLOE_AGG_COUNT_STAR:
+        case FLOE_AGG_COUNT:
+        case FLOE_AGG_SUM:
+        case FLOE_AGG_MIN:
+        case FLOE_AGG_MAX:
+        case FLOE_AGG_AVG:
+        case FLOE_AGG_BOOL_AND:
+        case FLOE_AGG_BOOL_OR:
+            break;
+        default:
+            return bind_error(c->s, -1, FLOE_ERR_UNSUPPORTED,
+                              "aggregate %s is not supported with an empty grouping set (ROLLUP, CUBE, ())",
+                              floe_agg_fn_name(c->extras[i].agg.fn));
+        }
+    }
     int32_t cap = n_aggs + 1 + n_groups;
     floe_expr **ex = floe_calloc((size_t)cap + 1, sizeof *ex);
     char **en = floe_calloc((size_t)cap + 2, sizeof *en);
