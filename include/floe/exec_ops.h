@@ -297,6 +297,20 @@ const floe_window_call *floe_window_call_at(const floe_plan *p, int32_t i);
 floe_status floe_window_result_type(const floe_window_call *c, const floe_schema *input,
                                     floe_type **out) FLOE_WARN_UNUSED;
 const char *floe_win_fn_name(floe_win_fn fn); /* "row_number", ...; an aggregate's name for FLOE_WIN_AGG */
+/* ---------------------------------------------------------------- expand */
+
+/* Expand ("Expand"): GROUPING SETS in one pass.  Each input batch is
+ * output once per set k (0 .. n_sets-1) with columns: pass[...] (named
+ * pass_names), keys[...] (named key_names; key i is all NULL where bit i
+ * of null_masks[k] is set), then id_name = ids[k] (BIGINT, not null).
+ * All expressions are over the child's columns; n_keys <= 64.  With
+ * empty_set_rows, partition 0 ends with one row per set that nulls every
+ * key, NULL in every column but the id (so an empty grouping set has a
+ * group even over empty input).  Partitions = the child's. */
+floe_status floe_plan_expand(floe_plan *child, floe_expr *const *pass, const char *const *pass_names, int32_t n_pass,
+                             floe_expr *const *keys, const char *const *key_names, int32_t n_keys, const char *id_name,
+                             const uint64_t *null_masks, const int64_t *ids, int32_t n_sets, bool empty_set_rows,
+                             floe_plan **out) FLOE_WARN_UNUSED;
 
 #ifdef __cplusplus
 }

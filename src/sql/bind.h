@@ -66,7 +66,19 @@ typedef struct bind_extra {
     bool is_window;        /* a window call (bind_window.c): its value comes
                               from a WINDOW node above the query's input   */
     int32_t window;        /* is_window: the call's index in c->windows     */
+    bool is_grouping_id;   /* GROUPING SETS: stands for the grouping id (no
+                              subquery; bind_grouping.c)                    */
 } bind_extra;
+
+/* The GROUP BY keys GROUPING(...) may name (bind_grouping.c): the
+ * distinct key expressions, and whether there are grouping sets (then
+ * GROUPING reads the grouping id, an extra made on first use). */
+typedef struct bind_gsets {
+    floe_expr *const *keys;   /* borrowed                                   */
+    int32_t n_keys;
+    bool sets;                /* false: plain GROUP BY, GROUPING() is 0     */
+    int32_t id_column;        /* the id's extra column, -1 until made       */
+} bind_gsets;
 
 typedef struct bind_ectx {
     floe_session *s;
@@ -90,6 +102,7 @@ typedef struct bind_ectx {
     /* Window calls are allowed (SELECT list, ORDER BY) when set. */
     struct bind_windows *windows;
     bool in_window_arg;        /* binding a window call's parts             */
+    bind_gsets *gsets;         /* GROUP BY keys for GROUPING(); NULL: none   */
 } bind_ectx;
 
 /* Set up a context over `plan`'s output (scope borrowed, schema retained). */

@@ -312,6 +312,7 @@ floe_status bind_expr(bind_ectx *c, const json_t *node, floe_expr **out) {
     if (!strcmp(kind, "TypeCast")) return bind_type_cast(c, body, out);
     if (!strcmp(kind, "FuncCall")) return bind_func(c, body, out);
     if (!strcmp(kind, "CaseExpr")) return bind_case(c, body, out);
+    if (!strcmp(kind, "GroupingFunc")) return bind_grouping_func(c, body, out);
     if (!strcmp(kind, "CoalesceExpr")) {
         json_t *args = floe_pg_get(body, "args");
         int32_t n = floe_pg_list_len(args);
@@ -409,6 +410,7 @@ const char *bind_default_name(const json_t *node) {
         return t ? t : "?column?";
     }
     if (!strcmp(kind, "CaseExpr")) return "case";
+    if (!strcmp(kind, "GroupingFunc")) return "grouping";
     if (!strcmp(kind, "CoalesceExpr")) return "coalesce";
     if (!strcmp(kind, "MinMaxExpr")) {
         const char *op = floe_pg_get_str(body, "op");

@@ -14,6 +14,7 @@
  *                    intervals, LIKE, IN lists, IS DISTINCT, NULLIF,
  *                    BETWEEN), CASE, CAST
  *   bind_func.c      function calls and aggregate calls
+ *   bind_grouping.c  GROUPING(...) (and the GROUP BY grouping sets)
  */
 #ifndef FLOE_SQL_BIND_EXPR_INTERNAL_H
 #define FLOE_SQL_BIND_EXPR_INTERNAL_H
@@ -74,5 +75,11 @@ floe_status bind_statement_time(bind_ectx *c, bool date, floe_expr **out) FLOE_W
 /* A FuncCall node: an aggregate call (collected as an extra) or a scalar
  * function. */
 floe_status bind_func(bind_ectx *c, const json_t *fc, floe_expr **out) FLOE_WARN_UNUSED;
+
+/* ---- GROUPING(...) (bind_grouping.c) -------------------------------------------- */
+
+/* A GroupingFunc node: the bitmask of its arguments not grouped in the
+ * row's grouping set, from c->gsets. */
+floe_status bind_grouping_func(bind_ectx *c, const json_t *body, floe_expr **out) FLOE_WARN_UNUSED;
 
 #endif

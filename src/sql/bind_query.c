@@ -253,6 +253,33 @@ floe_status bind_rewrite_over_agg(bind_ectx *c, const floe_expr *e, floe_expr *c
     return st;
 }
 
+floe_status bind_group_key(bind_ectx *c, const json_t *g, const sel_item *items, int32_t n_items, floe_expr **groups,
+                           int32_t *n_groups, int32_t *index) {
+    floe_session *s = c->s;
+    int32_t idx = -1;
+    floe_expr *e = NULL;
+    *index = -1;
+    FLOE_TRY(bind_output_ref(s, g, items, n_items, false, &idx));
+    if (idx < 0) idx = bind_alias_ref(g, c->sc, items, n_items);
+    FLOE_TRY(idx >= 0 ? bind_item(c, &items[idx], &e) : bind_expr(c, g, &e));
+    int32_t lo = INT32_MAX, hi = -1;
+    bind_expr_column_range(e, &lo, &hi);
+    if (hi >= c->n_from) {
+        floe_expr_release(e);
+        return bind_error(s, floe_pg_location(g), FLOE_ERR_INVALID_ARGUMENT,
+                          "aggregate functions are not allowed in GROUP BY");
+    }
+    for (int32_t k = 0; k < *n_groups; k++)
+        if (bind_expr_equal(groups[k], e)) {
+            floe_expr_release(e);
+            *index = k;
+            return NULL;
+        }
+    *index = *n_groups;
+    groups[(*n_groups)++] = e;
+    return NULL;
+}
+
 static floe_status bind_simple_select(floe_session *s, const json_t *body, bind_result *out) {
     memset(out, 0, sizeof(*out));
     bind_result from;
@@ -280,6 +307,8 @@ static floe_status bind_simple_select(floe_session *s, const json_t *body, bind_
     int32_t *extra_col = NULL;
     bind_windows *wins = NULL;
     floe_expr *qualify = NULL;
+    bind_grouping gr;
+    memset(&gr, 0, sizeof gr);
     bind_ectx c;
     bind_ectx_init(&c, s, &sc, plan->schema, "WHERE");
 
@@ -367,28 +396,21 @@ static floe_status bind_simple_select(floe_session *s, const json_t *body, bind_
             goto done;
         }
         c.clause = "GROUP BY";
-        for (int32_t i = 0; i < ngl && !st; i++) {
-            json_t *g = floe_pg_list_at(gl, i);
+        if (bind_group_has_sets(body)) {
+            floe_free(groups);
+            groups = NULL;
+            st = bind_grouping_sets(&c, body, items, n_items, &groups, &n_groups, &gr);
+            if (!st) c.gsets = &gr.g;
+        }
+        for (int32_t i = 0; i < ngl && !st && !c.gsets; i++) {
             int32_t idx = -1;
-            floe_expr *e = NULL;
-            if (floe_pg_node_kind(g) && (!strcmp(floe_pg_node_kind(g), "GroupingSet")))
-                st = bind_error(s, floe_pg_location(g), FLOE_ERR_UNSUPPORTED, "GROUPING SETS / ROLLUP / CUBE are not supported");
-            if (!st) st = bind_output_ref(s, g, items, n_items, false, &idx);
-            if (!st && idx < 0) idx = bind_alias_ref(g, &sc, items, n_items);
-            if (!st) st = idx >= 0 ? bind_item(&c, &items[idx], &e) : bind_expr(&c, g, &e);
-            if (st) break;
-            int32_t lo = INT32_MAX, hi = -1;
-            bind_expr_column_range(e, &lo, &hi);
-            if (hi >= c.n_from) {
-                floe_expr_release(e);
-                st = bind_error(s, floe_pg_location(g), FLOE_ERR_INVALID_ARGUMENT,
-                                "aggregate functions are not allowed in GROUP BY");
-                break;
-            }
-            bool dup = false;
-            for (int32_t k = 0; k < n_groups; k++) dup |= bind_expr_equal(groups[k], e);
-            if (dup) floe_expr_release(e);
-            else groups[n_groups++] = e;
+            st = bind_group_key(&c, floe_pg_list_at(gl, i), items, n_items, groups, &n_groups, &idx);
+        }
+        if (!st && !c.gsets) {
+            gr.g.keys = groups;
+            gr.g.n_keys = n_groups;
+            gr.g.id_column = -1;
+            c.gsets = &gr.g;
         }
         c.agg_mode = true;
     }
@@ -454,6 +476,11 @@ static floe_status bind_simple_select(floe_session *s, const json_t *body, bind_
             else n_sub++;
         }
         (void)n_sub;
+        if (gr.n_sets > 0) {
+            /* GROUPING SETS: an Expand below the aggregate (bind_grouping.c). */
+            st = bind_grouping_aggregate(&c, &plan, groups, n_groups, &gr, &extra_col);
+            goto aggregated;
+        }
         extra_col = floe_calloc((size_t)c.n_extras + 1, sizeof(int32_t));
         floe_field *f = floe_calloc((size_t)(n_groups + n_aggs) + 1, sizeof(floe_field));
         floe_schema *as = NULL;
@@ -506,9 +533,10 @@ static floe_status bind_simple_select(floe_session *s, const json_t *body, bind_
             for (int32_t i = 0; i < n_groups; i++) floe_free(gnames[i]);
             floe_free(gnames);
         }
+    aggregated:
         /* Scalar subqueries of the SELECT list / HAVING join here. */
         for (int32_t i = 0; i < c.n_extras && !st; i++) {
-            if (c.extras[i].is_agg || c.extras[i].is_window) continue;
+            if (c.extras[i].is_agg || c.extras[i].is_window || c.extras[i].is_grouping_id) continue;
             floe_lplan *j = NULL;
             floe_lplan *sq = c.extras[i].subquery;
             c.extras[i].subquery = NULL;
@@ -617,6 +645,7 @@ done:
     floe_free(keys);
     floe_free(extra_col);
     floe_expr_release(having);
+    bind_grouping_clear(&gr);
     if (items) bind_items_free(items, n_items);
     bind_scope_free(&sc);
     if (st) {

@@ -8,6 +8,7 @@
  *   bind_subquery.c  scalar subqueries, [NOT] IN / EXISTS as semi and anti
  *                    joins
  *   bind_setop.c     VALUES and set operations
+ *   bind_grouping.c  GROUPING SETS / ROLLUP / CUBE and GROUPING(...)
  */
 #ifndef FLOE_SQL_BIND_QUERY_INTERNAL_H
 #define FLOE_SQL_BIND_QUERY_INTERNAL_H
@@ -40,6 +41,40 @@ floe_status bind_filter_node(floe_lplan *input, floe_expr *pred, floe_lplan **ou
  * theirs, subquery extras → theirs (after the aggregates). */
 floe_status bind_rewrite_over_agg(bind_ectx *c, const floe_expr *e, floe_expr *const *groups, int32_t ng,
                                   const int32_t *extra_col, const sel_item *item, floe_expr **out) FLOE_WARN_UNUSED;
+
+/* Bind one GROUP BY expression (an output ordinal or alias, or an
+ * expression over FROM) and add it to groups[] unless an equal key is
+ * there; *index is its key index.  groups[] has room for one more. */
+floe_status bind_group_key(bind_ectx *c, const json_t *g, const sel_item *items, int32_t n_items, floe_expr **groups,
+                           int32_t *n_groups, int32_t *index) FLOE_WARN_UNUSED;
+
+/* ---- GROUPING SETS, ROLLUP, CUBE (bind_grouping.c) ------------------------------- */
+
+/* The grouping sets of a query level.  Set k groups by the keys whose bit
+ * is clear in masks[k] (bit i: key i rolled up, NULL); ids[k] is its
+ * grouping id: (ordinal among equal sets) << n_keys | masks[k], so
+ * GROUPING() reads its low bits and duplicate sets stay apart. */
+typedef struct bind_grouping {
+    bind_gsets g;         /* what GROUPING(...) reads                      */
+    int32_t n_sets;       /* 0: plain GROUP BY (no Expand)                 */
+    uint64_t *masks;
+    int64_t *ids;
+    bool has_empty;       /* a set without keys (one row even over no rows) */
+} bind_grouping;
+
+/* Does the GROUP BY of SelectStmt `body` use GROUPING SETS / ROLLUP /
+ * CUBE / () (or GROUP BY DISTINCT)? */
+bool bind_group_has_sets(const json_t *body);
+/* Bind such a GROUP BY: the distinct keys into *groups (allocated) and the
+ * sets into *out (a single set of every key becomes plain: n_sets 0). */
+floe_status bind_grouping_sets(bind_ectx *c, const json_t *body, const sel_item *items, int32_t n_items,
+                               floe_expr ***groups, int32_t *n_groups, bind_grouping *out) FLOE_WARN_UNUSED;
+/* Build Expand → Aggregate over *plan for the aggregates collected in c:
+ * output = the keys, the grouping id, the aggregates; *extra_col maps
+ * each extra to its output column (subquery extras after the aggregates). */
+floe_status bind_grouping_aggregate(bind_ectx *c, floe_lplan **plan, floe_expr *const *groups, int32_t n_groups,
+                                    const bind_grouping *gr, int32_t **extra_col) FLOE_WARN_UNUSED;
+void bind_grouping_clear(bind_grouping *gr);
 
 /* ---- ORDER BY, LIMIT (bind_order.c) ---------------------------------------------- */
 

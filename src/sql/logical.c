@@ -12,6 +12,7 @@ static const char *const k_names[FLOE_LKIND_COUNT_] = {
     "IcebergScan", "ParquetScan", "GenerateSeries", "Physical", "Filter", "Project",
     "Aggregate",   "Join",        "Sort",           "Limit",    "Union",  "Distinct",
     "Window",
+    "Expand",
 };
 
 const char *floe_lkind_name(floe_lkind k) {
@@ -78,6 +79,8 @@ void floe_lplan_free(floe_lplan *p) {
         floe_free(c->name);
     }
     floe_free(p->wcalls);
+    floe_free(p->gset_masks);
+    floe_free(p->gset_ids);
     floe_free(p);
 }
 
@@ -203,6 +206,14 @@ static floe_status put_line(const floe_lplan *p, int depth, floe_buf *out) {
                 FLOE_TRY(put_expr(out, c->args[k]));
             }
             FLOE_TRY(floe_buf_printf(out, ") AS %s", c->name ? c->name : "?"));
+        }
+        FLOE_TRY(floe_buf_append_str(out, "]"));
+        break;
+    case FLOE_L_EXPAND:
+        FLOE_TRY(floe_buf_printf(out, ": %d sets of %d keys [", (int)p->n_gsets, (int)p->n_gset_keys));
+        for (int32_t i = 0; i < p->n_exprs; i++) {
+            if (i) FLOE_TRY(floe_buf_append_str(out, ", "));
+            FLOE_TRY(put_expr(out, p->exprs[i]));
         }
         FLOE_TRY(floe_buf_append_str(out, "]"));
         break;

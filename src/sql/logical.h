@@ -53,6 +53,7 @@ typedef enum floe_lkind {
     FLOE_L_DISTINCT,   /* distinct rows of the input                          */
     FLOE_L_WINDOW,     /* wpart/worder/wcalls: the input's columns then one
                           column per window call (src/sql/bind_window.c)    */
+    FLOE_L_EXPAND,     /* GROUPING SETS: the input once per set (gset_* below) */
     FLOE_LKIND_COUNT_
 } floe_lkind;
 
@@ -107,6 +108,13 @@ typedef struct floe_lplan {
     floe_sort_key *worder;
     int32_t n_wcalls;
     floe_window_call *wcalls;
+    /* EXPAND (floe_plan_expand): exprs/names = the pass columns, then the
+     * last n_gset_keys are the group keys; output: those ++ a BIGINT id.
+     * Set k nulls the keys of gset_masks[k] and has id gset_ids[k]. */
+    int32_t n_gset_keys, n_gsets;
+    uint64_t *gset_masks;
+    int64_t *gset_ids;
+    bool gset_empty_rows;       /* partition 0 adds the empty sets' rows      */
 } floe_lplan;
 
 /* A zeroed node of `kind` with the given inputs (ownership passes in) and

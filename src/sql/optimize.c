@@ -1097,6 +1097,21 @@ static floe_status prune(floe_lplan *p, const bool *required, int32_t *map) {
         floe_free(cmap);
         return st;
     }
+    case FLOE_L_EXPAND: {
+        /* Every output stays (the binder made only what the aggregate
+         * above reads); the input keeps what the expressions read. */
+        floe_lplan *in = p->inputs[0];
+        int32_t n_in = ncols(in);
+        bool *need = floe_calloc((size_t)(n_in ? n_in : 1), sizeof *need);
+        int32_t *cmap = floe_calloc((size_t)(n_in ? n_in : 1), sizeof *cmap);
+        floe_status st = (need && cmap) ? NULL : floe_error(FLOE_ERR_OUT_OF_MEMORY, "pruning columns");
+        for (int32_t i = 0; !st && i < p->n_exprs; i++) floe_sqlx_columns(p->exprs[i], need);
+        if (!st) st = prune(in, need, cmap);
+        if (!st) st = remap_list(p->exprs, p->n_exprs, cmap);
+        floe_free(need);
+        floe_free(cmap);
+        return st;
+    }
     case FLOE_L_JOIN: {
         floe_lplan *l = p->inputs[0], *r = p->inputs[1];
         int32_t nl = ncols(l), nr = ncols(r);

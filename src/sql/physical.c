@@ -360,6 +360,14 @@ static floe_status plan_node(const phys_ctx *c, const floe_lplan *p, floe_plan *
     case FLOE_L_DISTINCT:
         st = plan_distinct(c, p, kids[0], out);
         break;
+    case FLOE_L_EXPAND: {
+        int32_t np = p->n_exprs - p->n_gset_keys;
+        st = floe_plan_expand(kids[0], p->exprs, (const char *const *)p->names, np, p->exprs + np,
+                              (const char *const *)p->names + np, p->n_gset_keys,
+                              floe_schema_field(p->schema, p->n_exprs)->name, p->gset_masks, p->gset_ids, p->n_gsets,
+                              p->gset_empty_rows, out);
+        break;
+    }
     case FLOE_L_SORT:
         st = plan_sort(p, kids[0], out);
         break;

@@ -5,7 +5,9 @@
 # projections over read_parquet (also Hive-partitioned) and iceberg_scan,
 # GROUP BY (partial on the workers, final after a hash exchange), ORDER BY
 # (sorted per task, merged on rank 0), joins (broadcast and hashed), window
-# functions (after a hash exchange on PARTITION BY).  Rows are compared sorted
+# functions (after a hash exchange on PARTITION BY), the registry's aggregates,
+# ROLLUP / CUBE (an Expand under the partial aggregate; the empty set's row
+# over empty input from one rank only).  Rows are compared sorted
 # unless the query has an ORDER BY.  EXPLAIN [ANALYZE] shows the stages and
 # what each rank did.  A partitioned INSERT runs its writers on the workers
 # (one file per partition value) and commits once.  Then failures: a NULL
@@ -68,6 +70,9 @@ queries=(
           percentile_disc(0.5) WITHIN GROUP (ORDER BY id), mode() WITHIN GROUP (ORDER BY tag), median(v)
      FROM $fact GROUP BY k"
   "SELECT tag, abs(approx_count_distinct(id) - count(DISTINCT id)) * 50 < count(DISTINCT id) FROM $fact GROUP BY tag"
+  "SELECT k % 5, tag, count(*), sum(v), grouping(k % 5, tag) FROM $fact GROUP BY ROLLUP(k % 5, tag)"
+  "SELECT k % 3, id % 2, count(DISTINCT tag), min(id) FROM $fact GROUP BY CUBE(k % 3, id % 2)"
+  "SELECT tag, count(*), sum(id) FROM $fact WHERE id < 0 GROUP BY ROLLUP(tag)"
 )
 
 td=${FLOE_TESTDATA:-${FLOE_TESTDATA_DEFAULT:-$FLOE_SOURCE_DIR/../shared/testdata}}
