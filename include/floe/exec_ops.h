@@ -185,6 +185,14 @@ floe_status floe_join_output_schema(const floe_schema *left, const floe_schema *
  * child 0; a column is nullable if it is in any child). */
 floe_status floe_plan_union(floe_plan *const *children, int32_t n_children, floe_plan **out) FLOE_WARN_UNUSED;
 
+/* ------------------------------------------------------------- replicate */
+
+/* Replicate ("Replicate"): each row of `child` repeated as many times as
+ * its last column (an int64; NULL or <= 0: not at all) says, without that
+ * column; per partition, rows in their order.  INTERSECT ALL / EXCEPT ALL
+ * turn per-row counts back into rows with it. */
+floe_status floe_plan_replicate(floe_plan *child, floe_plan **out) FLOE_WARN_UNUSED;
+
 #ifdef __cplusplus
 }
 #endif

@@ -51,6 +51,8 @@ typedef enum floe_lkind {
     FLOE_L_LIMIT,      /* offset, fetch (-1: none)                            */
     FLOE_L_UNION,      /* UNION ALL of n inputs with equal column types       */
     FLOE_L_DISTINCT,   /* distinct rows of the input                          */
+    FLOE_L_REPLICATE,  /* each input row as often as its last (int64) column
+                          says, without it (INTERSECT / EXCEPT ALL)          */
     FLOE_LKIND_COUNT_
 } floe_lkind;
 

@@ -351,6 +351,9 @@ static floe_status plan_node(const phys_ctx *c, const floe_lplan *p, floe_plan *
     case FLOE_L_JOIN:
         st = plan_join(p, kids[0], kids[1], out);
         break;
+    case FLOE_L_REPLICATE:
+        st = floe_plan_replicate(kids[0], out);
+        break;
     default:
         st = floe_error(FLOE_ERR_INTERNAL, "no physical plan for a %s node", floe_lkind_name(p->kind));
     }
