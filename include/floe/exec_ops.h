@@ -193,6 +193,14 @@ floe_status floe_plan_union(floe_plan *const *children, int32_t n_children, floe
  * turn per-row counts back into rows with it. */
 floe_status floe_plan_replicate(floe_plan *child, floe_plan **out) FLOE_WARN_UNUSED;
 
+/* ----------------------------------------------------------- distinct on */
+
+/* DistinctOn ("DistinctOn"): of a one-partition child sorted so equal keys
+ * are adjacent, the first row of each run of equal values in columns
+ * keys[0..n_keys) (NULL equals NULL): SELECT DISTINCT ON over its ORDER BY. */
+floe_status floe_plan_distinct_on(floe_plan *child, const int32_t *keys, int32_t n_keys,
+                                  floe_plan **out) FLOE_WARN_UNUSED;
+
 #ifdef __cplusplus
 }
 #endif

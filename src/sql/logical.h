@@ -53,6 +53,8 @@ typedef enum floe_lkind {
     FLOE_L_DISTINCT,   /* distinct rows of the input                          */
     FLOE_L_REPLICATE,  /* each input row as often as its last (int64) column
                           says, without it (INTERSECT / EXCEPT ALL)          */
+    FLOE_L_DISTINCT_ON, /* first row per run of equal exprs (column refs) of a
+                          sorted input: SELECT DISTINCT ON                   */
     FLOE_LKIND_COUNT_
 } floe_lkind;
 
