@@ -28,7 +28,8 @@ PostgreSQL's text values are mapped to floe's rendering: NULL, "(empty)",
 booleans true/false, R as three decimals (NaN, inf, -inf), I of a float or
 numeric truncated toward zero, double precision / real as floe prints them
 (shortest round-trip text, ".0" when integral), times and timestamps with
-six fraction digits, timestamptz in UTC with "+00".  The session runs with
+six fraction digits, timestamptz in UTC with "+00", one-dimensional arrays
+as floe's lists ("[1, NULL]", "['a', 'it''s']").  The session runs with
 TimeZone UTC, DateStyle ISO and IntervalStyle postgres.
 
 Each mismatch is reported as "FAIL file:line: what" with the SQL, the
@@ -135,6 +136,57 @@ def format_datetime(oid, s):
     return date + " " + _six_digits(clock) + zone
 
 
+# One-dimensional arrays: element type of each array type.
+ARRAYS = {1000: BOOL, 1005: 21, 1007: 23, 1016: 20, 1021: FLOAT4, 1022: FLOAT8, 1231: NUMERIC,
+          1009: 25, 1015: 1043, 1014: 1042, 1182: DATE, 1183: TIME, 1115: TIMESTAMP, 1185: TIMESTAMPTZ}
+
+
+def parse_array(text):
+    """PostgreSQL's text of a 1-D array -> list of element texts (None: NULL)."""
+    if not (text.startswith("{") and text.endswith("}")):
+        return None
+    body, out, i = text[1:-1], [], 0
+    if body == "":
+        return out
+    while i <= len(body):
+        if i < len(body) and body[i] == '"':
+            j, v = i + 1, []
+            while body[j] != '"':
+                if body[j] == "\\":
+                    j += 1
+                v.append(body[j])
+                j += 1
+            out.append("".join(v))
+            i = j + 1
+        else:
+            j = body.find(",", i)
+            j = len(body) if j < 0 else j
+            v = body[i:j]
+            if v.startswith("{"):
+                return None  # more than one dimension
+            out.append(None if v == "NULL" else v)
+            i = j
+        i += 1  # the comma
+    return out
+
+
+def render_array(value, elem):
+    """floe's text of a list: [a, b], strings single-quoted (quotes doubled)."""
+    items = parse_array(value)
+    if items is None:
+        return value
+    parts = []
+    for v in items:
+        if v is None:
+            parts.append("NULL")
+        elif elem in TEXTS:
+            parts.append("'" + v.replace("'", "''") + "'")
+        else:
+            r = render(v, elem, "T")
+            parts.append(v if r == "(empty)" else r)
+    return "[" + ", ".join(parts) + "]"
+
+
 def render(value, oid, letter):
     """The text slt_runner.c's render() gives for this value."""
     if value is None:
@@ -161,6 +213,8 @@ def render(value, oid, letter):
         return "(empty)"
     if oid in (DATE, TIME, TIMESTAMP, TIMESTAMPTZ):
         return format_datetime(oid, value)
+    if oid in ARRAYS:
+        return render_array(value, ARRAYS[oid])
     return value
 
 
