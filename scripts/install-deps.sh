@@ -19,6 +19,7 @@ packages=(
   # tests
   libcmocka-dev python3 python3-avro sqlite3 curl
   mpich libmpich-dev # tests/scripts/mpich_vs_local.sh; Open MPI stays the default
+  postgresql-15 python3-psycopg2 # tests/scripts/slt_vs_postgres.sh (slt files vs PostgreSQL 15)
 )
 
 missing=()

@@ -311,6 +311,21 @@ floe_status floe_plan_expand(floe_plan *child, floe_expr *const *pass, const cha
                              floe_expr *const *keys, const char *const *key_names, int32_t n_keys, const char *id_name,
                              const uint64_t *null_masks, const int64_t *ids, int32_t n_sets, bool empty_set_rows,
                              floe_plan **out) FLOE_WARN_UNUSED;
+/* ------------------------------------------------------------- replicate */
+
+/* Replicate ("Replicate"): each row of `child` repeated as many times as
+ * its last column (an int64; NULL or <= 0: not at all) says, without that
+ * column; per partition, rows in their order.  INTERSECT ALL / EXCEPT ALL
+ * turn per-row counts back into rows with it. */
+floe_status floe_plan_replicate(floe_plan *child, floe_plan **out) FLOE_WARN_UNUSED;
+
+/* ----------------------------------------------------------- distinct on */
+
+/* DistinctOn ("DistinctOn"): of a one-partition child sorted so equal keys
+ * are adjacent, the first row of each run of equal values in columns
+ * keys[0..n_keys) (NULL equals NULL): SELECT DISTINCT ON over its ORDER BY. */
+floe_status floe_plan_distinct_on(floe_plan *child, const int32_t *keys, int32_t n_keys,
+                                  floe_plan **out) FLOE_WARN_UNUSED;
 
 #ifdef __cplusplus
 }

@@ -32,6 +32,8 @@ extern const floe_plan_vtable floe_iceberg_write_vt;
 extern const floe_plan_vtable floe_iceberg_commit_vt;
 extern const floe_plan_vtable floe_window_vt;
 extern const floe_plan_vtable floe_expand_vt;
+extern const floe_plan_vtable floe_replicate_vt;
+extern const floe_plan_vtable floe_distinct_on_vt;
 const floe_plan_vtable *const floe_exec_node_types[] = {
     &floe_values_vt,
     &floe_filter_vt,
@@ -53,5 +55,7 @@ const floe_plan_vtable *const floe_exec_node_types[] = {
     &floe_iceberg_commit_vt,
     &floe_window_vt,
     &floe_expand_vt,
+    &floe_replicate_vt,
+    &floe_distinct_on_vt,
     NULL,
 };

@@ -292,10 +292,11 @@ static floe_status bind_simple_select(floe_session *s, const json_t *body, bind_
     }
     json_t *dc = floe_pg_get(body, "distinctClause");
     bool distinct = floe_pg_list_len(dc) > 0;
-    if (distinct && floe_pg_node_kind(floe_pg_list_at(dc, 0))) {
-        bind_result_free(&from);
-        return bind_error(s, -1, FLOE_ERR_UNSUPPORTED, "DISTINCT ON is not supported");
-    }
+    /* DISTINCT ON (exprs): the first row per value of exprs in ORDER BY
+     * order (bound below, after ORDER BY); not a plain DISTINCT. */
+    bool distinct_on = distinct && floe_pg_node_kind(floe_pg_list_at(dc, 0));
+    int32_t n_don = distinct_on ? floe_pg_list_len(dc) : 0, *don = NULL;
+    if (distinct_on) distinct = false;
     floe_lplan *plan = from.plan;
     bind_scope sc = from.scope;
     sel_item *items = NULL;
@@ -383,8 +384,9 @@ static floe_status bind_simple_select(floe_session *s, const json_t *body, bind_
     sel = floe_calloc((size_t)n_items + 1, sizeof(floe_expr *));
     int32_t n_sl = floe_pg_list_len(sl);
     keys = floe_calloc((size_t)n_sl + 1, sizeof(floe_sort_key));
-    hidden = floe_calloc((size_t)n_sl + 1, sizeof(floe_expr *));
-    if (!sel || !keys || !hidden) {
+    hidden = floe_calloc((size_t)(n_sl + n_don) + 1, sizeof(floe_expr *));
+    don = floe_calloc((size_t)n_don + 1, sizeof(int32_t));
+    if (!sel || !keys || !hidden || !don) {
         st = floe_error(FLOE_ERR_OUT_OF_MEMORY, "binding: out of memory");
         goto done;
     }
@@ -466,6 +468,8 @@ static floe_status bind_simple_select(floe_session *s, const json_t *body, bind_
     /* QUALIFY (DuckDB): a filter on the window results */
     if (!st) st = bind_qualify(&c, body, &qualify);
     c.windows = NULL;
+    if (st) goto done;
+    if (distinct_on) st = bind_distinct_on_exprs(&c, dc, items, n_items, sel, hidden, &n_hidden, keys, n_keys, don);
     if (st) goto done;
 
     /* ---- aggregation */
@@ -631,9 +635,18 @@ static floe_status bind_simple_select(floe_session *s, const json_t *body, bind_
         st = floe_lplan_new(FLOE_L_DISTINCT, plan->schema, in, 1, &dp);
         plan = dp;
     }
-    if (!st) st = bind_finish_query(s, body, &plan, keys, n_keys, n_items, &out->scope);
+    if (!st && distinct_on) {
+        /* Sorted by ORDER BY (then the DISTINCT ON columns it lacks), the
+         * first row of each run; that order is also the query's, so the
+         * ORDER BY is not sorted for again. */
+        st = bind_distinct_on_plan(&plan, keys, n_keys, don, n_don);
+        if (!st) st = bind_finish_query(s, body, &plan, NULL, 0, n_items, &out->scope);
+    } else if (!st) {
+        st = bind_finish_query(s, body, &plan, keys, n_keys, n_items, &out->scope);
+    }
 
 done:
+    floe_free(don);
     bind_ectx_clear(&c);
     bind_windows_free(wins);
     floe_expr_release(qualify);

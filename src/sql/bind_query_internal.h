@@ -9,6 +9,7 @@
  *                    joins
  *   bind_setop.c     VALUES and set operations
  *   bind_grouping.c  GROUPING SETS / ROLLUP / CUBE and GROUPING(...)
+ *   bind_distinct_on.c  SELECT DISTINCT ON
  */
 #ifndef FLOE_SQL_BIND_QUERY_INTERNAL_H
 #define FLOE_SQL_BIND_QUERY_INTERNAL_H
@@ -98,5 +99,20 @@ floe_status bind_order_over_output(floe_session *s, const json_t *body, bind_res
 floe_status bind_values(floe_session *s, const json_t *body, bind_result *out) FLOE_WARN_UNUSED;
 /* UNION [ALL], INTERSECT, EXCEPT of the body's two arms. */
 floe_status bind_set_op(floe_session *s, const json_t *body, bind_result *out) FLOE_WARN_UNUSED;
+
+/* ---- DISTINCT ON (bind_distinct_on.c) -------------------------------------------- */
+
+/* The DISTINCT ON list `dc` as columns of the select list ++ hidden
+ * columns (don[i]; a new hidden column where it is neither, hidden has
+ * room), checked against the ORDER BY keys (columns too) as PostgreSQL
+ * does: the leading ORDER BY items must be DISTINCT ON expressions until
+ * every DISTINCT ON expression is among them. */
+floe_status bind_distinct_on_exprs(bind_ectx *c, const json_t *dc, const sel_item *items, int32_t n_items,
+                                   floe_expr *const *sel, floe_expr **hidden, int32_t *n_hidden,
+                                   const floe_sort_key *keys, int32_t n_keys, int32_t *don) FLOE_WARN_UNUSED;
+/* SORT by keys (then the DISTINCT ON columns they lack) and DISTINCT_ON
+ * over *plan. */
+floe_status bind_distinct_on_plan(floe_lplan **plan, const floe_sort_key *keys, int32_t n_keys, const int32_t *don,
+                                  int32_t n_don) FLOE_WARN_UNUSED;
 
 #endif

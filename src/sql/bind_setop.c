@@ -2,7 +2,8 @@
  * bind_setop.c — query bodies that are not a SELECT: VALUES lists (each
  * column coerced to one common type, evaluated into a constant batch) and
  * set operations (UNION [ALL] over a common type per column; INTERSECT and
- * EXCEPT by grouping the tagged rows of both sides).
+ * EXCEPT by grouping the tagged rows of both sides; their ALL forms by
+ * counting each side's copies per group and replicating the rows).
  */
 #include <stdio.h>
 #include <string.h>
@@ -331,6 +332,140 @@ static floe_status set_op_by_grouping(bind_result *l, bind_result *r, int32_t n,
     return st;
 }
 
+/* Append the two per-side marker columns of INTERSECT ALL / EXCEPT ALL:
+ * (1, NULL) on the left, (NULL, 1) on the right, so count() of each counts
+ * one side's copies of a row. */
+static floe_status mark_side(bind_result *r, int32_t n, bool left) {
+    floe_expr **ex = floe_calloc((size_t)n + 3, sizeof(floe_expr *));
+    char **names = floe_calloc((size_t)n + 3, sizeof(char *));
+    floe_status st = (!ex || !names) ? floe_error(FLOE_ERR_OUT_OF_MEMORY, "binding: out of memory") : NULL;
+    for (int32_t i = 0; i < n && !st; i++) {
+        st = floe_expr_column(i, &ex[i]);
+        names[i] = floe_schema_field(r->plan->schema, i)->name;
+    }
+    for (int32_t k = 0; k < 2 && !st; k++)
+        st = (k == 0) == left ? floe_expr_lit_int32(1, &ex[n + k])
+                              : floe_expr_lit_null(floe_type_primitive(FLOE_TYPE_INT32), &ex[n + k]);
+    names[n] = (char *)"in_left";
+    names[n + 1] = (char *)"in_right";
+    floe_lplan *p = NULL;
+    if (!st) {
+        st = bind_make_project(r->plan, ex, names, n + 2, &p);
+        r->plan = p;
+    }
+    if (ex) bind_expr_list_free(ex, n + 2);
+    floe_free(names);
+    return st;
+}
+
+/* INTERSECT ALL / EXCEPT ALL (multisets, as PostgreSQL): the marked rows
+ * of both sides grouped on every column (NULLs meet NULLs) with the count
+ * of each side's copies, then each group repeated min(left, right) times
+ * (INTERSECT ALL) or left - right times (EXCEPT ALL; none when <= 0) by a
+ * Replicate node.  Aggregate and Replicate both run in parallel. */
+static floe_status set_op_all(bind_result *l, bind_result *r, int32_t n, bool intersect, floe_lplan **out) {
+    *out = NULL;
+    FLOE_TRY(mark_side(l, n, true));
+    FLOE_TRY(mark_side(r, n, false));
+    floe_field *f = floe_calloc((size_t)n + 3, sizeof(floe_field));
+    if (!f) return floe_error(FLOE_ERR_OUT_OF_MEMORY, "binding: out of memory");
+    floe_status st = NULL;
+    for (int32_t i = 0; i < n + 2 && !st; i++) {
+        const floe_field *a = floe_schema_field(l->plan->schema, i), *b = floe_schema_field(r->plan->schema, i);
+        st = floe_field_init(&f[i], a->name, a->type, a->nullable || b->nullable || i >= n, -1);
+    }
+    floe_schema *us = NULL;
+    if (!st) st = floe_type_struct(f, n + 2, &us);
+    for (int32_t i = 0; i < n + 2; i++) floe_field_clear(&f[i]);
+    floe_lplan *u = NULL;
+    if (!st) {
+        floe_lplan *in[2] = {l->plan, r->plan};
+        l->plan = r->plan = NULL;
+        st = floe_lplan_new(FLOE_L_UNION, us, in, 2, &u);
+    }
+    floe_type_release(us);
+    /* AGGREGATE keys = the columns, aggs = count(in_left), count(in_right). */
+    floe_lplan *a = NULL;
+    floe_schema *as = NULL;
+    for (int32_t i = 0; i < n && !st; i++) st = floe_field_copy(&f[i], floe_schema_field(u->schema, i));
+    if (!st) st = floe_field_init(&f[n], "n_left", floe_type_primitive(FLOE_TYPE_INT64), false, -1);
+    if (!st) st = floe_field_init(&f[n + 1], "n_right", floe_type_primitive(FLOE_TYPE_INT64), false, -1);
+    if (!st) st = floe_type_struct(f, n + 2, &as);
+    for (int32_t i = 0; i < n + 2; i++) floe_field_clear(&f[i]);
+    if (!st) {
+        floe_lplan *in[1] = {u};
+        u = NULL;
+        st = floe_lplan_new(FLOE_L_AGGREGATE, as, in, 1, &a);
+    }
+    floe_type_release(as);
+    floe_lplan_free(u);
+    if (!st) {
+        a->exprs = floe_calloc((size_t)n + 1, sizeof(floe_expr *));
+        a->names = floe_calloc((size_t)n + 1, sizeof(char *));
+        a->aggs = floe_calloc(2, sizeof(floe_agg_call));
+        if (!a->exprs || !a->names || !a->aggs) st = floe_error(FLOE_ERR_OUT_OF_MEMORY, "binding: out of memory");
+        for (int32_t i = 0; i < n && !st; i++) {
+            st = floe_expr_column(i, &a->exprs[i]);
+            a->names[i] = floe_strdup(floe_schema_field(a->schema, i)->name);
+            a->n_exprs = i + 1;
+            if (!st && !a->names[i]) st = floe_error(FLOE_ERR_OUT_OF_MEMORY, "binding: out of memory");
+        }
+        for (int k = 0; k < 2 && !st; k++) {
+            a->aggs[k].fn = FLOE_AGG_COUNT;
+            st = floe_expr_column(n + k, &a->aggs[k].arg);
+            a->aggs[k].name = floe_strdup(k == 0 ? "n_left" : "n_right");
+            a->n_aggs = k + 1;
+            if (!st && !a->aggs[k].name) st = floe_error(FLOE_ERR_OUT_OF_MEMORY, "binding: out of memory");
+        }
+    }
+    /* The copies to keep, as the last column. */
+    floe_expr *cl = NULL, *cr = NULL, *keep = NULL, *lt = NULL;
+    if (!st) st = floe_expr_column(n, &cl);
+    if (!st) st = floe_expr_column(n + 1, &cr);
+    if (!st && intersect) {
+        st = floe_expr_cmp(FLOE_CMP_LT, cl, cr, &lt);
+        floe_expr *whens[1] = {lt}, *thens[1] = {cl};
+        if (!st) st = floe_expr_case(whens, thens, 1, cr, &keep);
+    } else if (!st) {
+        st = floe_expr_arith(FLOE_ARITH_SUB, cl, cr, &keep);
+    }
+    floe_expr **ex = floe_calloc((size_t)n + 2, sizeof(floe_expr *));
+    char **names = floe_calloc((size_t)n + 2, sizeof(char *));
+    if (!st && (!ex || !names)) st = floe_error(FLOE_ERR_OUT_OF_MEMORY, "binding: out of memory");
+    for (int32_t i = 0; i < n && !st; i++) {
+        st = floe_expr_column(i, &ex[i]);
+        names[i] = floe_schema_field(a->schema, i)->name;
+    }
+    floe_lplan *pr = NULL;
+    if (!st) {
+        ex[n] = floe_expr_retain(keep);
+        names[n] = (char *)"copies";
+        st = bind_make_project(a, ex, names, n + 1, &pr);
+        a = NULL;
+    }
+    if (ex) bind_expr_list_free(ex, n + 1);
+    floe_free(names);
+    floe_expr_release(cl);
+    floe_expr_release(cr);
+    floe_expr_release(lt);
+    floe_expr_release(keep);
+    floe_lplan_free(a);
+    /* Replicate: the rows again, without the count. */
+    floe_schema *os = NULL;
+    for (int32_t i = 0; i < n && !st; i++) st = floe_field_copy(&f[i], floe_schema_field(pr->schema, i));
+    if (!st) st = floe_type_struct(f, n, &os);
+    for (int32_t i = 0; i < n; i++) floe_field_clear(&f[i]);
+    floe_free(f);
+    if (!st) {
+        floe_lplan *in[1] = {pr};
+        pr = NULL;
+        st = floe_lplan_new(FLOE_L_REPLICATE, os, in, 1, out);
+    }
+    floe_type_release(os);
+    floe_lplan_free(pr);
+    return st;
+}
+
 floe_status bind_set_op(floe_session *s, const json_t *body, bind_result *out) {
     memset(out, 0, sizeof(*out));
     const char *op = floe_pg_get_str(body, "op");
@@ -394,12 +529,12 @@ floe_status bind_set_op(floe_session *s, const json_t *body, bind_result *out) {
             p = d;
         }
     } else if (!strcmp(op, "SETOP_INTERSECT") || !strcmp(op, "SETOP_EXCEPT")) {
-        if (all) st = bind_error(s, -1, FLOE_ERR_UNSUPPORTED, "INTERSECT ALL / EXCEPT ALL are not supported");
+        if (all) st = set_op_all(&l, &r, n, !strcmp(op, "SETOP_INTERSECT"), &p);
         /* Rows of both sides tagged 1 (left) and 2 (right), grouped on
          * every column (so NULLs meet NULLs, as set operations want):
          * EXCEPT keeps groups seen only on the left, INTERSECT groups seen
          * on both. */
-        if (!st) st = set_op_by_grouping(&l, &r, n, !strcmp(op, "SETOP_INTERSECT"), &p);
+        else st = set_op_by_grouping(&l, &r, n, !strcmp(op, "SETOP_INTERSECT"), &p);
     } else {
         st = bind_error(s, -1, FLOE_ERR_UNSUPPORTED, "set operation %s is not supported", op ? op : "?");
     }

@@ -13,6 +13,7 @@ static const char *const k_names[FLOE_LKIND_COUNT_] = {
     "Aggregate",   "Join",        "Sort",           "Limit",    "Union",  "Distinct",
     "Window",
     "Expand",
+    "Replicate", "DistinctOn",
 };
 
 const char *floe_lkind_name(floe_lkind k) {

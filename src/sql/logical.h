@@ -54,6 +54,10 @@ typedef enum floe_lkind {
     FLOE_L_WINDOW,     /* wpart/worder/wcalls: the input's columns then one
                           column per window call (src/sql/bind_window.c)    */
     FLOE_L_EXPAND,     /* GROUPING SETS: the input once per set (gset_* below) */
+    FLOE_L_REPLICATE,  /* each input row as often as its last (int64) column
+                          says, without it (INTERSECT / EXCEPT ALL)          */
+    FLOE_L_DISTINCT_ON, /* first row per run of equal exprs (column refs) of a
+                          sorted input: SELECT DISTINCT ON                   */
     FLOE_LKIND_COUNT_
 } floe_lkind;
 

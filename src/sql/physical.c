@@ -380,6 +380,20 @@ static floe_status plan_node(const phys_ctx *c, const floe_lplan *p, floe_plan *
     case FLOE_L_WINDOW:
         st = plan_window(c, p, kids[0], out);
         break;
+    case FLOE_L_REPLICATE:
+        st = floe_plan_replicate(kids[0], out);
+        break;
+    case FLOE_L_DISTINCT_ON: {
+        int32_t *keys = floe_calloc((size_t)p->n_exprs + 1, sizeof *keys);
+        if (!keys) {
+            st = floe_error(FLOE_ERR_OUT_OF_MEMORY, "planning DISTINCT ON");
+            break;
+        }
+        for (int32_t i = 0; i < p->n_exprs; i++) keys[i] = p->exprs[i]->column;
+        st = floe_plan_distinct_on(kids[0], keys, p->n_exprs, out);
+        floe_free(keys);
+        break;
+    }
     default:
         st = floe_error(FLOE_ERR_INTERNAL, "no physical plan for a %s node", floe_lkind_name(p->kind));
     }

@@ -27,10 +27,18 @@
  *
  * Also: "# comments", "hash-threshold N" (ignored: results are never
  * hashed), "halt" (stop the file), "skipif floe" / "onlyif <engine>"
- * before a record, "require testdata" (the rest of the file needs the
+ * before a record (any other engine's "skipif", e.g. "skipif postgresql",
+ * runs the record here), "require testdata" (the rest of the file needs the
  * shared test data: skip when it is missing, fail under CI=true; any other
  * "require" skips the file), and ${TESTDATA} / ${TMPDIR} (also
  * __TEST_DIR__) replaced in SQL and expected text.
+ *
+ * Expected rows are PostgreSQL 15's.  A file whose header comment has the
+ * line "# expected: postgresql 15" is also re-run against PostgreSQL by
+ * tests/tools/slt_postgres.py (ctest script.slt_vs_postgres), which parses
+ * and renders exactly as this runner does; records floe alone can run
+ * (floe's settings, EXPLAIN, floe-only functions) go under
+ * "skipif postgresql" with a comment saying why.
  *
  * Exit status: 0 when every record of every file passed, 1 on any failure,
  * 77 when every file was skipped (ctest's SKIP_RETURN_CODE).
