@@ -61,6 +61,9 @@ floe_status bind_lit_numeric_text(const char *text, floe_expr **out) {
     if (!dot) {
         int64_t v;
         floe_status st = floe_parse_int64(floe_str_c(text), NULL, &v);
+        /* -2147483648 arrives here (the grammar negates the constant
+         * first) and is an integer, as in PostgreSQL. */
+        if (!st && v >= INT32_MIN && v <= INT32_MAX) return floe_expr_lit_int32((int32_t)v, out);
         if (!st) return floe_expr_lit_int64(v, out);
         floe_status_free(st);
     }

@@ -420,7 +420,7 @@ floe_status bind_a_expr(bind_ectx *c, const json_t *body, floe_expr **out) {
          * (func_variant.c). */
         static const struct {
             const char *op, *fn;
-        } fn_ops[] = {{"->", "variant_extract"}, {"->>", "variant_extract_text"}};
+        } fn_ops[] = {{"->", "variant_extract"}, {"->>", "variant_extract_text"}, {"^", "power"}};
         for (size_t i = 0; i < sizeof fn_ops / sizeof fn_ops[0]; i++) {
             if (strcmp(op, fn_ops[i].op)) continue;
             floe_expr *args[2] = {NULL, NULL};

@@ -803,7 +803,9 @@ static floe_status arith_int_error(int op, int64_t a, int64_t b, const char *tna
     if ((op == FLOE_ARITH_DIV || op == FLOE_ARITH_MOD) && b == 0)
         return floe_error(FLOE_ERR_INVALID_ARGUMENT, "division by zero: %lld %s 0", (long long)a,
                           arith_names[op]);
-    return floe_error(FLOE_ERR_INVALID_ARGUMENT, "%s overflow: %lld %s %lld", tname, (long long)a,
+    /* PostgreSQL's words ("integer out of range"), then the operation. */
+    return floe_error(FLOE_ERR_INVALID_ARGUMENT, "%s out of range: %lld %s %lld",
+                      !strcmp(tname, "int32") ? "integer" : !strcmp(tname, "int64") ? "bigint" : tname, (long long)a,
                       arith_names[op], (long long)b);
 }
 
