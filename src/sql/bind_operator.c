@@ -379,7 +379,9 @@ static floe_status bind_arith(bind_ectx *c, const json_t *body, const char *op, 
         floe_expr_release(r);
         return NULL;
     }
-    if (!st) st = bind_unify_pair(c, &l, &r, loc);
+    /* 'abc' || 1 is text: a quoted literal beside || stays text (it
+     * does not take the other side's type as in a comparison). */
+    if (!st && strcmp(op, "||")) st = bind_unify_pair(c, &l, &r, loc);
     if (!st) {
         if (!strcmp(op, "||")) {
             floe_expr *args[2] = {l, r};
