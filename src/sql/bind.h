@@ -40,6 +40,8 @@ typedef struct bind_col {
     bool system;  /* found by name but not part of `*`: a table's metadata
                      columns (_file, _pos, _row_id ...), like PostgreSQL's
                      system columns */
+    bool using_side; /* a side's copy of a JOIN USING / NATURAL column: hidden,
+                        but reached as t.k and part of `t.*` */
 } bind_col;
 
 typedef struct bind_scope {

@@ -38,6 +38,7 @@ floe_status bind_scope_add(bind_scope *sc, const char *qual, const char *name, b
     c->name = floe_strdup(name ? name : "?column?");
     c->hidden = hidden;
     c->system = false;
+    c->using_side = false;
     if ((qual && !c->qual) || !c->name) {
         floe_free(c->qual);
         floe_free(c->name);
@@ -51,6 +52,7 @@ floe_status bind_scope_append(bind_scope *dst, const bind_scope *src) {
     for (int32_t i = 0; i < src->n; i++) {
         FLOE_TRY(bind_scope_add(dst, src->cols[i].qual, src->cols[i].name, src->cols[i].hidden));
         dst->cols[dst->n - 1].system = src->cols[i].system;
+        dst->cols[dst->n - 1].using_side = src->cols[i].using_side;
     }
     return NULL;
 }

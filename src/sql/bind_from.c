@@ -562,18 +562,24 @@ static floe_status bind_table_function(floe_session *s, const json_t *rf, bind_r
 static floe_status apply_alias(floe_session *s, const json_t *alias, bind_result *r) {
     if (!alias) return NULL;
     const char *q = floe_pg_get_str(alias, "aliasname");
+    /* Hidden columns (a join's USING copies) lose their name: the alias
+     * replaces the relation names inside it. */
+    int32_t visible = 0;
     for (int32_t i = 0; q && i < r->scope.n; i++) {
         floe_free(r->scope.cols[i].qual);
-        r->scope.cols[i].qual = floe_strdup(q);
-        if (!r->scope.cols[i].qual) return floe_error(FLOE_ERR_OUT_OF_MEMORY, "binding: out of memory");
+        r->scope.cols[i].qual = r->scope.cols[i].hidden ? NULL : floe_strdup(q);
+        if (!r->scope.cols[i].hidden && !r->scope.cols[i].qual)
+            return floe_error(FLOE_ERR_OUT_OF_MEMORY, "binding: out of memory");
     }
+    for (int32_t i = 0; i < r->scope.n; i++) visible += !r->scope.cols[i].hidden;
     json_t *cols = floe_pg_get(alias, "colnames");
     int32_t n = floe_pg_list_len(cols);
-    if (n > r->scope.n)
+    if (n > visible)
         return bind_error(s, -1, FLOE_ERR_INVALID_ARGUMENT, "%s has %d columns but %d column aliases were given",
-                          q ? q : "relation", (int)r->scope.n, (int)n);
-    for (int32_t i = 0; i < n; i++) {
-        const char *nm = floe_pg_string(floe_pg_list_at(cols, i));
+                          q ? q : "relation", (int)visible, (int)n);
+    for (int32_t i = 0, k = 0; k < n && i < r->scope.n; i++) {
+        if (r->scope.cols[i].hidden) continue;
+        const char *nm = floe_pg_string(floe_pg_list_at(cols, k++));
         floe_free(r->scope.cols[i].name);
         r->scope.cols[i].name = floe_strdup(nm ? nm : "?column?");
         if (!r->scope.cols[i].name) return floe_error(FLOE_ERR_OUT_OF_MEMORY, "binding: out of memory");
@@ -594,6 +600,97 @@ static floe_join_type join_type_of(const char *t) {
     if (t && !strcmp(t, "JOIN_RIGHT")) return FLOE_JOIN_RIGHT;
     if (t && !strcmp(t, "JOIN_FULL")) return FLOE_JOIN_FULL;
     return FLOE_JOIN_INNER;
+}
+
+/* Widening order of the number types (0: not a number). */
+static int num_rank(floe_type_id id) {
+    switch (id) {
+    case FLOE_TYPE_INT32: return 1;
+    case FLOE_TYPE_INT64: return 2;
+    case FLOE_TYPE_DECIMAL128: return 3;
+    case FLOE_TYPE_FLOAT32: return 4;
+    case FLOE_TYPE_FLOAT64: return 5;
+    default: return 0;
+    }
+}
+
+/* JOIN ... USING / NATURAL: put a projection over the join whose first
+ * columns are the merged ones, in USING order — the left value for INNER
+ * and LEFT joins, the right one for RIGHT joins, COALESCE(left, right) for
+ * FULL joins (PostgreSQL's rule) — followed by every column of the join.
+ * In the scope the merged columns are unqualified and visible; the sides'
+ * copies are hidden but still reached as a.k / b.k and listed by a.* (so
+ * `SELECT *` shows each merged column once, first). */
+static floe_status merge_using(bind_result *out, bind_scope *sc, floe_join_type type, int32_t nl, int32_t nu,
+                               const int32_t *lidx, const int32_t *ridx) {
+    floe_lplan *j = out->plan;
+    int32_t nj = floe_schema_num_fields(j->schema), n = nu + nj;
+    floe_expr **exprs = floe_calloc((size_t)n, sizeof(floe_expr *));
+    char **names = floe_calloc((size_t)n, sizeof(char *));
+    bind_scope ns;
+    memset(&ns, 0, sizeof ns);
+    floe_status st = exprs && names ? NULL : floe_error(FLOE_ERR_OUT_OF_MEMORY, "binding: out of memory");
+    for (int32_t i = 0; i < nu && !st; i++) {
+        floe_expr *a = NULL, *b = NULL;
+        st = floe_expr_column(lidx[i], &a);
+        if (!st) st = floe_expr_column(nl + ridx[i], &b);
+        if (!st && type == FLOE_JOIN_FULL) {
+            floe_type *ta = NULL, *tb = NULL;
+            st = floe_expr_type(a, j->schema, &ta);
+            if (!st) st = floe_expr_type(b, j->schema, &tb);
+            if (!st && !floe_type_equals(ta, tb)) {
+                /* k int FULL JOIN k bigint: both as the wider type */
+                floe_expr *cb = NULL;
+                if (num_rank(tb->id) > num_rank(ta->id)) {
+                    st = floe_expr_cast(a, tb, &cb);
+                    floe_expr_release(a);
+                    a = cb;
+                } else {
+                    st = floe_expr_cast(b, ta, &cb);
+                    floe_expr_release(b);
+                    b = cb;
+                }
+            }
+            floe_type_release(ta);
+            floe_type_release(tb);
+            floe_expr *ab[2] = {a, b};
+            if (!st) st = floe_expr_coalesce(ab, 2, &exprs[i]);
+        } else if (!st) {
+            exprs[i] = floe_expr_retain(type == FLOE_JOIN_RIGHT ? b : a);
+        }
+        floe_expr_release(a);
+        floe_expr_release(b);
+        if (!st) st = bind_scope_add(&ns, NULL, sc->cols[lidx[i]].name, false);
+        if (!st) names[i] = floe_strdup(sc->cols[lidx[i]].name);
+        if (!st && !names[i]) st = floe_error(FLOE_ERR_OUT_OF_MEMORY, "binding: out of memory");
+    }
+    for (int32_t k = 0; k < nj && !st; k++) {
+        st = floe_expr_column(k, &exprs[nu + k]);
+        if (!st) names[nu + k] = floe_strdup(floe_schema_field(j->schema, k)->name);
+        if (!st && !names[nu + k]) st = floe_error(FLOE_ERR_OUT_OF_MEMORY, "binding: out of memory");
+    }
+    if (!st) st = bind_scope_append(&ns, sc);
+    for (int32_t i = 0; i < nu && !st; i++) {
+        bind_col *lc = &ns.cols[nu + lidx[i]], *rc = &ns.cols[nu + nl + ridx[i]];
+        lc->hidden = rc->hidden = true;
+        lc->using_side = rc->using_side = true;
+    }
+    floe_lplan *p = NULL;
+    if (!st) {
+        out->plan = NULL;
+        st = bind_make_project(j, exprs, names, n, &p);
+    }
+    bind_expr_list_free(exprs, exprs ? n : 0);
+    for (int32_t i = 0; names && i < n; i++) floe_free(names[i]);
+    floe_free(names);
+    if (st) {
+        bind_scope_free(&ns);
+        return st;
+    }
+    out->plan = p;
+    bind_scope_free(sc);
+    *sc = ns;
+    return NULL;
 }
 
 static floe_status bind_join(floe_session *s, const json_t *je, bind_result *out) {
@@ -620,12 +717,17 @@ static floe_status bind_join(floe_session *s, const json_t *je, bind_result *out
     if (!st) st = floe_join_output_schema(l.plan->schema, r.plan->schema, FLOE_JOIN_INNER, &both);
     json_t *using = floe_pg_get(je, "usingClause");
     bool natural = floe_pg_get_bool(je, "isNatural");
-    if (!st && (floe_pg_list_len(using) > 0 || natural)) {
-        /* USING (a, b): l.a = r.a AND ...; the right copy is hidden (the
-         * left one for RIGHT joins). */
-        int32_t nu = natural ? 0 : floe_pg_list_len(using);
-        const char **cols = floe_calloc((size_t)(natural ? nl : nu) + 1, sizeof(char *));
-        if (!cols) st = floe_error(FLOE_ERR_OUT_OF_MEMORY, "binding: out of memory");
+    /* USING / NATURAL: the positions of the merged columns on each side. */
+    int32_t nu = 0, *lidx = NULL, *ridx = NULL;
+    bool merged = !st && (floe_pg_list_len(using) > 0 || natural);
+    if (merged) {
+        /* USING (a, b): l.a = r.a AND ...; NATURAL: the columns both sides
+         * name, in the left side's order (none: a cross join). */
+        int32_t cap = (natural ? nl : floe_pg_list_len(using)) + 1;
+        const char **cols = floe_calloc((size_t)cap, sizeof(char *));
+        lidx = floe_calloc((size_t)cap, sizeof(int32_t));
+        ridx = floe_calloc((size_t)cap, sizeof(int32_t));
+        if (!cols || !lidx || !ridx) st = floe_error(FLOE_ERR_OUT_OF_MEMORY, "binding: out of memory");
         if (!st && natural) {
             for (int32_t i = 0; i < nl; i++)
                 for (int32_t k = 0; k < r.scope.n; k++)
@@ -635,7 +737,8 @@ static floe_status bind_join(floe_session *s, const json_t *je, bind_result *out
                         cols[nu++] = l.scope.cols[i].name;
                         break;
                     }
-        } else {
+        } else if (!st) {
+            nu = floe_pg_list_len(using);
             for (int32_t i = 0; i < nu; i++) cols[i] = floe_pg_string(floe_pg_list_at(using, i));
         }
         floe_expr **conds = floe_calloc((size_t)nu + 1, sizeof(floe_expr *));
@@ -645,21 +748,42 @@ static floe_status bind_join(floe_session *s, const json_t *je, bind_result *out
         for (int32_t i = 0; i < nu && !st; i++) {
             int32_t li = -1, ri = -1;
             for (int32_t k = 0; k < nl; k++)
-                if (!l.scope.cols[k].hidden && !strcmp(l.scope.cols[k].name, cols[i])) li = k;
-            for (int32_t k = 0; k < r.scope.n; k++)
-                if (!r.scope.cols[k].hidden && !strcmp(r.scope.cols[k].name, cols[i])) ri = k;
+                if (!l.scope.cols[k].hidden && !l.scope.cols[k].system && !strcmp(l.scope.cols[k].name, cols[i])) {
+                    if (li >= 0) {
+                        st = bind_error(s, -1, FLOE_ERR_INVALID_ARGUMENT,
+                                        "common column name \"%s\" appears more than once in left table", cols[i]);
+                        break;
+                    }
+                    li = k;
+                }
+            for (int32_t k = 0; k < r.scope.n && !st; k++)
+                if (!r.scope.cols[k].hidden && !r.scope.cols[k].system && !strcmp(r.scope.cols[k].name, cols[i])) {
+                    if (ri >= 0) {
+                        st = bind_error(s, -1, FLOE_ERR_INVALID_ARGUMENT,
+                                        "common column name \"%s\" appears more than once in right table", cols[i]);
+                        break;
+                    }
+                    ri = k;
+                }
+            for (int32_t k = 0; k < i && !st; k++)
+                if (!strcmp(cols[k], cols[i]))
+                    st = bind_error(s, -1, FLOE_ERR_INVALID_ARGUMENT,
+                                    "column name \"%s\" appears more than once in USING clause", cols[i]);
+            if (st) break;
             if (li < 0 || ri < 0) {
-                st = bind_error(s, -1, FLOE_ERR_NOT_FOUND, "column \"%s\" named in USING is missing on the %s side",
-                                cols[i], li < 0 ? "left" : "right");
+                st = bind_error(s, -1, FLOE_ERR_NOT_FOUND,
+                                "column \"%s\" specified in USING clause does not exist in %s table", cols[i],
+                                li < 0 ? "left" : "right");
                 break;
             }
+            lidx[i] = li;
+            ridx[i] = ri;
             floe_expr *a = NULL, *b = NULL;
             st = floe_expr_column(li, &a);
             if (!st) st = floe_expr_column(nl + ri, &b);
             if (!st) st = floe_expr_cmp(FLOE_CMP_EQ, a, b, &conds[i]);
             floe_expr_release(a);
             floe_expr_release(b);
-            if (!st) sc.cols[type == FLOE_JOIN_RIGHT ? li : nl + ri].hidden = true;
         }
         if (!st) st = bind_and_all(conds, nu, &on);
         bind_expr_list_free(conds, nu);
@@ -683,12 +807,19 @@ static floe_status bind_join(floe_session *s, const json_t *je, bind_result *out
     floe_expr_release(on);
     result_free(&l);
     result_free(&r);
+    if (!st && merged && nu > 0) st = merge_using(out, &sc, type, nl, nu, lidx, ridx);
+    floe_free(lidx);
+    floe_free(ridx);
     if (st) {
+        result_free(out);
         bind_scope_free(&sc);
         return st;
     }
     out->scope = sc;
     json_t *alias = floe_pg_get(je, "alias");
+    /* Under an alias the sides' names are gone: (a JOIN b USING (k)) AS t
+     * has t.k, the merged column, and no a.k (apply_alias). */
+    for (int32_t i = 0; alias && i < out->scope.n; i++) out->scope.cols[i].using_side = false;
     return apply_alias(s, alias, out);
 }
 

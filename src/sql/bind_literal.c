@@ -61,6 +61,9 @@ floe_status bind_lit_numeric_text(const char *text, floe_expr **out) {
     if (!dot) {
         int64_t v;
         floe_status st = floe_parse_int64(floe_str_c(text), NULL, &v);
+        /* -2147483648 arrives here (the grammar negates the constant
+         * first) and is an integer, as in PostgreSQL. */
+        if (!st && v >= INT32_MIN && v <= INT32_MAX) return floe_expr_lit_int32((int32_t)v, out);
         if (!st) return floe_expr_lit_int64(v, out);
         floe_status_free(st);
     }
@@ -202,52 +205,54 @@ floe_status bind_literal_from_text(const char *text, const floe_type *type, floe
         return floe_expr_lit_bool(v, out);
     }
     case FLOE_TYPE_INT32: case FLOE_TYPE_INT64: {
+        /* PostgreSQL's int4in / int8in: blanks around, an optional sign,
+         * digits only ('12.5' and '1e3' are errors). */
+        const char *tn = type->id == FLOE_TYPE_INT32 ? "integer" : "bigint";
         int64_t v;
-        FLOE_TRY(floe_parse_int64(floe_str_trim(floe_str_c(text)), type->id == FLOE_TYPE_INT32 ? "integer" : "bigint", &v));
+        floe_status st = floe_parse_int64(floe_str_trim(floe_str_c(text)), tn, &v);
+        if (st) {
+            bool range = strstr(floe_status_message(st), "out of range") != NULL;
+            floe_status_free(st);
+            if (range) return floe_error(FLOE_ERR_INVALID_ARGUMENT, "value \"%s\" is out of range for type %s", text, tn);
+            return floe_error(FLOE_ERR_INVALID_ARGUMENT, "invalid input syntax for type %s: \"%s\"", tn, text);
+        }
         if (type->id == FLOE_TYPE_INT32) {
             if (v < INT32_MIN || v > INT32_MAX)
-                return floe_error(FLOE_ERR_INVALID_ARGUMENT, "value '%s' is out of range for integer", text);
+                return floe_error(FLOE_ERR_INVALID_ARGUMENT, "value \"%s\" is out of range for type integer", text);
             return floe_expr_lit_int32((int32_t)v, out);
         }
         return floe_expr_lit_int64(v, out);
     }
     case FLOE_TYPE_FLOAT32: case FLOE_TYPE_FLOAT64: {
         double v;
-        FLOE_TRY(floe_parse_double(floe_str_trim(floe_str_c(text)), "double", &v));
+        floe_status st = floe_parse_double(floe_str_trim(floe_str_c(text)), "double", &v);
+        if (st) {
+            floe_status_free(st);
+            return floe_error(FLOE_ERR_INVALID_ARGUMENT, "invalid input syntax for type %s: \"%s\"",
+                              type->id == FLOE_TYPE_FLOAT64 ? "double precision" : "real", text);
+        }
         if (type->id == FLOE_TYPE_FLOAT64) return floe_expr_lit_double(v, out);
         floe_expr *d = NULL;
         FLOE_TRY(floe_expr_lit_double(v, &d));
-        floe_status st = floe_expr_cast(d, floe_type_primitive(FLOE_TYPE_FLOAT32), out);
+        floe_status cst = floe_expr_cast(d, floe_type_primitive(FLOE_TYPE_FLOAT32), out);
         floe_expr_release(d);
-        return st;
+        return cst;
     }
     case FLOE_TYPE_DECIMAL128: {
-        floe_expr *n = NULL;
-        char buf[80];
-        floe_str t = floe_str_trim(floe_str_c(text));
-        if (t.len == 0 || t.len >= sizeof buf) return floe_error(FLOE_ERR_INVALID_ARGUMENT, "invalid decimal '%s'", text);
-        memcpy(buf, t.ptr, t.len);
-        buf[t.len] = 0;
-        FLOE_TRY(bind_lit_numeric_text(buf, &n));
-        /* Re-scale to the target's scale. */
-        floe_type *nt = n->literal->type;
-        if (nt->id == FLOE_TYPE_DECIMAL128 || nt->id == FLOE_TYPE_INT64) {
-            __int128 v = nt->id == FLOE_TYPE_INT64 ? (__int128)floe_array_get_int64(n->literal, 0) : 0;
-            int32_t sc = 0;
-            if (nt->id == FLOE_TYPE_DECIMAL128) {
-                floe_decimal128 d = floe_array_get_decimal(n->literal, 0);
-                v = ((__int128)d.hi << 64) | d.lo;
-                sc = nt->scale;
-            }
-            floe_expr_release(n);
-            if (sc > type->scale)
-                return floe_error(FLOE_ERR_INVALID_ARGUMENT, "'%s' has more fraction digits than %s allows", text,
-                                  "the decimal's scale");
-            for (; sc < type->scale; sc++) v *= 10;
-            return lit_decimal(v, type->precision, type->scale, out);
-        }
-        floe_expr_release(n);
-        return floe_error(FLOE_ERR_INVALID_ARGUMENT, "invalid decimal '%s'", text);
+        /* The run-time text-to-decimal cast (exec/expr/cast.c), evaluated
+         * now: it rounds half away from zero to the scale ('12.345' as
+         * decimal(10,2) is 12.35) and reads exponents ('1e3'). */
+        floe_expr *sl = NULL, *ce = NULL, *lit = NULL;
+        floe_array *a = NULL;
+        floe_status st = floe_expr_lit_string(text, &sl);
+        if (!st) st = floe_expr_cast(sl, (floe_type *)type, &ce);
+        if (!st) st = bind_eval_const(ce, &a);
+        if (!st) st = floe_expr_literal(a, &lit);
+        floe_array_release(a);
+        floe_expr_release(ce);
+        floe_expr_release(sl);
+        if (!st) *out = lit;
+        return st;
     }
     case FLOE_TYPE_DATE32: {
         int64_t days, micros;

@@ -379,7 +379,9 @@ static floe_status bind_arith(bind_ectx *c, const json_t *body, const char *op, 
         floe_expr_release(r);
         return NULL;
     }
-    if (!st) st = bind_unify_pair(c, &l, &r, loc);
+    /* 'abc' || 1 is text: a quoted literal beside || stays text (it
+     * does not take the other side's type as in a comparison). */
+    if (!st && strcmp(op, "||")) st = bind_unify_pair(c, &l, &r, loc);
     if (!st) {
         if (!strcmp(op, "||")) {
             floe_expr *args[2] = {l, r};
@@ -420,7 +422,7 @@ floe_status bind_a_expr(bind_ectx *c, const json_t *body, floe_expr **out) {
          * (func_variant.c). */
         static const struct {
             const char *op, *fn;
-        } fn_ops[] = {{"->", "variant_extract"}, {"->>", "variant_extract_text"}};
+        } fn_ops[] = {{"->", "variant_extract"}, {"->>", "variant_extract_text"}, {"^", "power"}};
         for (size_t i = 0; i < sizeof fn_ops / sizeof fn_ops[0]; i++) {
             if (strcmp(op, fn_ops[i].op)) continue;
             floe_expr *args[2] = {NULL, NULL};

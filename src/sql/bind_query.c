@@ -167,7 +167,7 @@ static floe_status expand_targets(floe_session *s, const json_t *tl, const bind_
             const char *qual = nf >= 2 ? floe_pg_string(floe_pg_list_at(fields, nf - 2)) : NULL;
             int32_t matched = 0;
             for (int32_t k = 0; k < sc->n; k++) {
-                if (sc->cols[k].hidden || sc->cols[k].system) continue;
+                if ((sc->cols[k].hidden && !(qual && sc->cols[k].using_side)) || sc->cols[k].system) continue;
                 if (qual && (!sc->cols[k].qual || strcmp(sc->cols[k].qual, qual) != 0)) continue;
                 if (n == cap) {
                     sel_item *ni = floe_realloc(items, (size_t)cap * 2 * sizeof(sel_item));

@@ -155,10 +155,38 @@ static i128 div_round(i128 v, int k) {
     return q;
 }
 
+/* Text of an unscaled value at `scale` ("-12.345"), for messages. */
+static const char *dec_text(i128 v, int scale, char buf[48]) {
+    char d[48];
+    int n = 0;
+    unsigned __int128 u = v < 0 ? -(unsigned __int128)v : (unsigned __int128)v;
+    do {
+        d[n++] = (char)('0' + (int)(u % 10));
+        u /= 10;
+    } while (u && n < 46);
+    while (n <= scale && n < 46) d[n++] = '0';
+    int k = 0;
+    if (v < 0) buf[k++] = '-';
+    for (int i = n - 1; i >= 0; i--) {
+        buf[k++] = d[i];
+        if (i == scale && scale > 0) buf[k++] = '.';
+    }
+    buf[k] = 0;
+    return buf;
+}
+
+/* PostgreSQL's message for a value too wide for numeric(p, s). */
+static floe_status overflow(const char *value, const floe_type *to) {
+    return floe_error(FLOE_ERR_INVALID_ARGUMENT,
+                      "numeric field overflow: %s does not fit numeric(%d,%d) (a field with precision %d, scale %d "
+                      "must round to an absolute value less than 10^%d)",
+                      value, to->precision, to->scale, to->precision, to->scale, to->precision - to->scale);
+}
+
 static floe_status fit(i128 v, const floe_type *to) {
     i128 lim = pow10_128(to->precision);
-    if (v >= lim || v <= -lim)
-        return floe_error(FLOE_ERR_INVALID_ARGUMENT, "value does not fit decimal(%d, %d)", to->precision, to->scale);
+    char buf[48];
+    if (v >= lim || v <= -lim) return overflow(dec_text(v, to->scale, buf), to);
     return NULL;
 }
 
@@ -168,6 +196,7 @@ static floe_status parse_decimal(const char *p, size_t len, const floe_type *to,
     const char *start = p, *e = p + len;
     while (p < e && isspace((unsigned char)*p)) p++;
     while (e > p && isspace((unsigned char)e[-1])) e--;
+    const char *p0 = p; /* the trimmed text, for messages */
     bool neg = false;
     if (p < e && (*p == '-' || *p == '+')) neg = *p++ == '-';
     char digits[80];
@@ -207,12 +236,14 @@ static floe_status parse_decimal(const char *p, size_t len, const floe_type *to,
     }
     if (keep >= 0 && keep < nd && digits[keep] >= '5') v += 1;
     *out = neg ? -v : v;
-    return fit(*out, to);
+    if (v < pow10_128(to->precision)) return NULL;
+range: {
+    char txt[96];
+    snprintf(txt, sizeof txt, "%.*s", (int)(e - p0 < 90 ? e - p0 : 90), p0);
+    return overflow(txt, to);
+}
 bad:
-    return floe_error(FLOE_ERR_INVALID_ARGUMENT, "cannot cast '%.*s' to decimal(%d, %d)", (int)len, start,
-                      to->precision, to->scale);
-range:
-    return floe_error(FLOE_ERR_INVALID_ARGUMENT, "value does not fit decimal(%d, %d)", to->precision, to->scale);
+    return floe_error(FLOE_ERR_INVALID_ARGUMENT, "invalid input syntax for type numeric: \"%.*s\"", (int)len, start);
 }
 
 /* Rescale an unscaled value from scale `from` to `to_scale` (overflow
@@ -221,7 +252,7 @@ static floe_status rescale(i128 v, int from, int to_scale, i128 *out) {
     if (to_scale >= from) {
         int k = to_scale - from;
         i128 p = pow10_128(k), lim = pow10_128(38) / p;
-        if (v >= lim || v <= -lim) return floe_error(FLOE_ERR_INVALID_ARGUMENT, "decimal value out of range");
+        if (v >= lim || v <= -lim) return floe_error(FLOE_ERR_INVALID_ARGUMENT, "numeric field overflow");
         *out = v * p;
     } else {
         *out = div_round(v, from - to_scale);
@@ -308,8 +339,9 @@ static floe_status cast_one(const floe_array *a, int64_t i, const floe_type *to,
     }
     i128 q = div_round(v, sc);
     i128 lo = t == FLOE_TYPE_INT32 ? INT32_MIN : INT64_MIN, hi = t == FLOE_TYPE_INT32 ? INT32_MAX : INT64_MAX;
-    if (q < lo || q > hi) return floe_error(FLOE_ERR_INVALID_ARGUMENT, "decimal value out of range for %s",
-                                            floe_type_id_name(t));
+    char buf[48];
+    if (q < lo || q > hi) return floe_error(FLOE_ERR_INVALID_ARGUMENT, "%s out of range: %s",
+                                            t == FLOE_TYPE_INT32 ? "integer" : "bigint", dec_text(v, sc, buf));
     return t == FLOE_TYPE_INT32 ? floe_builder_append_int32(b, (int32_t)q) : floe_builder_append_int64(b, (int64_t)q);
 }
 

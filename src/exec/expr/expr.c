@@ -12,8 +12,10 @@
  * NULL = TRUE); integer overflow, division by zero and unparseable casts
  * are errors naming the value — checked only on valid rows.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -801,7 +803,9 @@ static floe_status arith_int_error(int op, int64_t a, int64_t b, const char *tna
     if ((op == FLOE_ARITH_DIV || op == FLOE_ARITH_MOD) && b == 0)
         return floe_error(FLOE_ERR_INVALID_ARGUMENT, "division by zero: %lld %s 0", (long long)a,
                           arith_names[op]);
-    return floe_error(FLOE_ERR_INVALID_ARGUMENT, "%s overflow: %lld %s %lld", tname, (long long)a,
+    /* PostgreSQL's words ("integer out of range"), then the operation. */
+    return floe_error(FLOE_ERR_INVALID_ARGUMENT, "%s out of range: %lld %s %lld",
+                      !strcmp(tname, "int32") ? "integer" : !strcmp(tname, "int64") ? "bigint" : tname, (long long)a,
                       arith_names[op], (long long)b);
 }
 
@@ -895,22 +899,62 @@ fail:
     return st;
 }
 
-/* Parse a string as a number for CAST; errors quote the value. */
+/* PostgreSQL's name of a number type, for messages. */
+static const char *pg_type_name(floe_type_id id) {
+    switch (id) {
+    case FLOE_TYPE_INT32: return "integer";
+    case FLOE_TYPE_INT64: return "bigint";
+    case FLOE_TYPE_FLOAT32: return "real";
+    case FLOE_TYPE_FLOAT64: return "double precision";
+    default: return floe_type_id_name(id);
+    }
+}
+
+/* Parse a string as a number for CAST, as PostgreSQL's int4in / int8in /
+ * float8in: blanks around, integers as digits only ('12.5' is an error);
+ * errors quote the value as PostgreSQL does. */
 static floe_status parse_number(floe_strview s, floe_type_id to, int64_t *iv, double *dv) {
     char tmp[64];
-    if (s.len <= 0 || s.len >= (int32_t)sizeof tmp)
-        return floe_error(FLOE_ERR_INVALID_ARGUMENT, "cannot cast '%.*s' to %s", s.len > 64 ? 64 : s.len,
-                          s.data, floe_type_id_name(to));
+    if (s.len >= (int32_t)sizeof tmp)
+        return floe_error(FLOE_ERR_INVALID_ARGUMENT, "invalid input syntax for type %s: \"%.*s...\"",
+                          pg_type_name(to), 60, s.data);
     memcpy(tmp, s.data, (size_t)s.len);
     tmp[s.len] = 0;
-    char *end;
+    char *end, *p = tmp;
+    while (isspace((unsigned char)*p)) p++;
     errno = 0;
-    if (is_int(to)) *iv = strtoll(tmp, &end, 10);
-    else *dv = strtod(tmp, &end);
-    while (*end == ' ') end++;
-    if (end == tmp || *end || errno == ERANGE)
-        return floe_error(FLOE_ERR_INVALID_ARGUMENT, "cannot cast '%s' to %s", tmp, floe_type_id_name(to));
+    if (is_int(to)) *iv = strtoll(p, &end, 10);
+    else *dv = strtod(p, &end);
+    bool any = end != p;
+    while (isspace((unsigned char)*end)) end++;
+    if (!any || *end)
+        return floe_error(FLOE_ERR_INVALID_ARGUMENT, "invalid input syntax for type %s: \"%s\"", pg_type_name(to),
+                          tmp);
+    if (errno == ERANGE || (to == FLOE_TYPE_INT32 && (*iv < INT32_MIN || *iv > INT32_MAX)))
+        return floe_error(FLOE_ERR_INVALID_ARGUMENT, "value \"%s\" is out of range for type %s", tmp,
+                          pg_type_name(to));
     return NULL;
+}
+
+/* A float as PostgreSQL's float8out / float4out print it (the ::text
+ * cast): the shortest digits that read back as the same value, plainly
+ * for decimal exponents -4 .. 14 (-4 .. 5 for real) without a trailing
+ * ".0", else as 1.5e-07 / 1e+20; -0, NaN, Infinity, -Infinity. */
+static floe_status pg_float_text(double v, bool single, floe_buf *out) {
+    if (isnan(v)) return floe_buf_append_str(out, "NaN");
+    if (isinf(v)) return floe_buf_append_str(out, v < 0 ? "-Infinity" : "Infinity");
+    char t[64];
+    int prec = 1;
+    for (; prec < 17; prec++) {
+        snprintf(t, sizeof t, "%.*e", prec - 1, v);
+        if (single ? strtof(t, NULL) == (float)v : strtod(t, NULL) == v) break;
+    }
+    snprintf(t, sizeof t, "%.*e", prec - 1, v);
+    int exp = atoi(strchr(t, 'e') + 1);
+    if (exp < -4 || exp >= (single ? 6 : 15)) return floe_buf_append_str(out, t);
+    int decimals = prec - 1 - exp;
+    snprintf(t, sizeof t, "%.*f", decimals > 0 ? decimals : 0, v);
+    return floe_buf_append_str(out, t);
 }
 
 static floe_status cast_array(floe_array *a, floe_type *to, int64_t n, floe_array **out) {
@@ -929,7 +973,9 @@ static floe_status cast_array(floe_array *a, floe_type *to, int64_t n, floe_arra
         for (int64_t i = 0; i < n && !st; i++) {
             if (floe_array_is_null(a, i)) { st = floe_builder_append_null(b); continue; }
             floe_buf_clear(&tmp);
-            st = floe_format_value(a, i, &tmp);
+            if (a->type->id == FLOE_TYPE_FLOAT64) st = pg_float_text(floe_array_get_double(a, i), false, &tmp);
+            else if (a->type->id == FLOE_TYPE_FLOAT32) st = pg_float_text(floe_array_get_float(a, i), true, &tmp);
+            else st = floe_format_value(a, i, &tmp);
             if (!st) st = floe_builder_append_binary(b, tmp.data, (int64_t)tmp.len);
         }
         floe_buf_free(&tmp);
@@ -964,19 +1010,19 @@ static floe_status cast_array(floe_array *a, floe_type *to, int64_t n, floe_arra
         default: {
             bool i32 = to->id == FLOE_TYPE_INT32;
             if (fl) {
-                /* Round toward zero as C does, but refuse NaN and values
-                 * outside the target range. */
+                /* Round half to even as PostgreSQL's rint (2.5 -> 2,
+                 * -245.75 -> -246); refuse NaN and values outside the
+                 * target range. */
                 double lim = i32 ? 2147483648.0 : 9223372036854775808.0;
+                d = nearbyint(d);
                 if (!(d >= -lim && d < lim)) {
-                    st = floe_error(FLOE_ERR_INVALID_ARGUMENT, "cannot cast %g to %s: out of range", d,
-                                    floe_type_id_name(to->id));
+                    st = floe_error(FLOE_ERR_INVALID_ARGUMENT, "%s out of range: %g", pg_type_name(to->id), d);
                     break;
                 }
                 x = (int64_t)d;
             }
             if (i32 && (x < INT32_MIN || x > INT32_MAX)) {
-                st = floe_error(FLOE_ERR_INVALID_ARGUMENT, "cannot cast %lld to int32: out of range",
-                                (long long)x);
+                st = floe_error(FLOE_ERR_INVALID_ARGUMENT, "integer out of range: %lld", (long long)x);
                 break;
             }
             if (i32) ((int32_t *)values->data)[i] = (int32_t)x;

@@ -1,13 +1,14 @@
 /*
  * func_numeric.c — numeric scalar functions: abs, sign, rounding (round,
  * trunc, floor, ceil; with optional digit counts), sqrt/exp/ln/log10/
- * power, and greatest/least over any comparable type.
+ * power, greatest/least over any comparable type, and div.
  *
  * Types follow the input: integer functions of integers stay integers
- * (round(1250, -2) = 1300 as int), floats compute in double, decimals
- * round exactly in 128-bit and keep their scale (the precision grows by
- * one where rounding up can add a digit: round, floor, ceil).  Rounding is
- * half away from zero.  Domain errors (sqrt of a negative, ln of zero,
+ * (round(1250, -2) = 1300 as int), floats compute in double and round half
+ * to even (PostgreSQL's rint), decimals round half away from zero exactly
+ * in 128-bit and take PostgreSQL's result scale (none for round(x),
+ * floor, ceil; n for round(x, n) with a constant n; the precision grows by
+ * one where rounding up can add a digit).  Domain errors (sqrt of a negative, ln of zero,
  * overflow) are FLOE_ERR_INVALID_ARGUMENT naming the function and value,
  * as PostgreSQL reports them, never silent NaN/infinity.
  */
@@ -76,8 +77,10 @@ static i128 round_digits(i128 v, int64_t drop, int op, bool *ok) {
     }
 }
 
+/* Doubles round half to even (PostgreSQL's round(float8) is rint:
+ * round(2.5::float8) = 2), unlike decimals. */
 static double round_double(double x, int64_t digits, int op) {
-    double (*f)(double) = op == OP_ROUND ? round : op == OP_FLOOR ? floor : op == OP_CEIL ? ceil : trunc;
+    double (*f)(double) = op == OP_ROUND ? nearbyint : op == OP_FLOOR ? floor : op == OP_CEIL ? ceil : trunc;
     if (digits == 0 || !isfinite(x)) return f(x);
     if (digits > 308) return x;
     if (digits < -308) return f(x * 0.0);
@@ -112,12 +115,23 @@ static floe_status type_unary(const floe_func_def *def, const floe_expr *const *
         *out = floe_type_primitive(FLOE_TYPE_INT32);
         return NULL;
     }
-    if (op == OP_ABS || op == OP_TRUNC) {
+    if (op == OP_ABS) {
         *out = floe_type_retain(t[0]);
         return NULL;
     }
-    int32_t p = t[0]->precision + 1;
-    return floe_type_decimal(p > 38 ? 38 : p, t[0]->scale, out);
+    /* The result's scale, as PostgreSQL's: round/trunc(x) and floor/ceil
+     * have none, round/trunc(x, n) with a constant n have n (none for a
+     * negative n); a variable n keeps the input's scale. */
+    int32_t scale = t[0]->scale;
+    if (op == OP_FLOOR || op == OP_CEIL || n == 1) scale = 0;
+    else if (args && args[1]->kind == FLOE_EXPR_LITERAL && !floe_array_is_null(args[1]->literal, 0)) {
+        int64_t d = fn_get_i64(args[1]->literal, 0);
+        scale = d < 0 ? 0 : d > 38 ? 38 : (int32_t)d;
+    }
+    /* integer digits, one more where rounding up can add one */
+    int32_t p = t[0]->precision - t[0]->scale + (op == OP_TRUNC ? 0 : 1) + scale;
+    if (p < 1) p = 1;
+    return floe_type_decimal(p > 38 ? 38 : p, scale, out);
 }
 
 /* ----------------------------------------------------------- kernels */
@@ -151,13 +165,13 @@ static floe_status eval_unary(const floe_func_def *def, floe_array *const *a, in
             case OP_ABS: r = fabs(x); break;
             case OP_SIGN: r = x > 0 ? 1 : x < 0 ? -1 : x; break; /* NaN stays NaN */
             case OP_SQRT:
-                if (x < 0) { st = num_error(def, "cannot take the square root of a negative number", a[0], i); continue; }
+                if (x < 0) { st = num_error(def, "cannot take square root of a negative number", a[0], i); continue; }
                 r = sqrt(x);
                 break;
             case OP_EXP: r = exp(x); break;
             case OP_LN: case OP_LOG10:
-                if (x == 0) { st = num_error(def, "cannot take the logarithm of zero", a[0], i); continue; }
-                if (x < 0) { st = num_error(def, "cannot take the logarithm of a negative number", a[0], i); continue; }
+                if (x == 0) { st = num_error(def, "cannot take logarithm of zero", a[0], i); continue; }
+                if (x < 0) { st = num_error(def, "cannot take logarithm of a negative number", a[0], i); continue; }
                 r = op == OP_LN ? log(x) : log10(x);
                 break;
             case OP_POWER: {
@@ -184,7 +198,10 @@ static floe_status eval_unary(const floe_func_def *def, floe_array *const *a, in
                 continue;
             }
             if (op == OP_ABS) r = v < 0 ? -v : v;
-            else r = round_digits(v, (int64_t)s - (op == OP_ROUND || op == OP_TRUNC ? digits : 0), op, &ok);
+            else r = round_digits(v, (int64_t)s - (n > 1 && (op == OP_ROUND || op == OP_TRUNC) ? digits : 0), op, &ok);
+            /* to the result's scale: the digits dropped are zeros now */
+            if (ok && rt->scale < s) r /= pow10_128(s - rt->scale);
+            else if (ok && rt->scale > s && __builtin_mul_overflow(r, pow10_128(rt->scale - s), &r)) ok = false;
             i128 lim = pow10_128(rt->precision);
             if (!ok || r >= lim || r <= -lim) { st = num_error(def, "result out of decimal range for", a[0], i); continue; }
             dec_put((floe_decimal128 *)vals->data, i, r);
@@ -199,7 +216,7 @@ static floe_status eval_unary(const floe_func_def *def, floe_array *const *a, in
             }
             bool i32 = rt->id == FLOE_TYPE_INT32;
             if (!ok || r > (i32 ? INT32_MAX : INT64_MAX) || r < (i32 ? INT32_MIN : INT64_MIN)) {
-                st = num_error(def, i32 ? "int32 out of range for" : "int64 out of range for", a[0], i);
+                st = num_error(def, i32 ? "integer out of range for" : "bigint out of range for", a[0], i);
                 continue;
             }
             if (i32) ((int32_t *)vals->data)[i] = (int32_t)r;
@@ -212,6 +229,58 @@ fail:
     floe_buffer_release(valid);
     floe_buffer_release(vals);
     return st;
+}
+
+/* ------------------------------------------------------------- div */
+
+/* div(x, y): the integer quotient truncated toward zero, as PostgreSQL's
+ * div(numeric, numeric) (div(-7, 2) = -3, div(7.5, 2) = 3).  Integers
+ * give a bigint, decimals a decimal(38, 0), floats a double. */
+static floe_status type_div(const floe_func_def *def, const floe_expr *const *args, floe_type *const *t,
+                            int32_t n, floe_type **out) {
+    (void)args;
+    if (!fn_is_numeric(t[0]) || !fn_is_numeric(t[1])) return fn_type_error(def, t, n);
+    if (fn_is_float(t[0]) || fn_is_float(t[1])) *out = floe_type_primitive(FLOE_TYPE_FLOAT64);
+    else if (t[0]->id == FLOE_TYPE_DECIMAL128 || t[1]->id == FLOE_TYPE_DECIMAL128) return floe_type_decimal(38, 0, out);
+    else *out = floe_type_primitive(FLOE_TYPE_INT64);
+    return NULL;
+}
+
+static floe_status eval_div(const floe_func_def *def, floe_array *const *a, int32_t n, int64_t rows,
+                            floe_type *rt, floe_array **out) {
+    floe_buffer *valid = NULL, *vals = NULL;
+    floe_status st = fn_validity(a, n, rows, &valid);
+    if (!st) st = floe_buffer_new(rows * rt->byte_width, &vals);
+    for (int64_t i = 0; i < rows && !st; i++) {
+        if (valid && !floe_bit_get(valid->data, i)) continue;
+        if (rt->id == FLOE_TYPE_FLOAT64) {
+            double x = fn_get_f64(a[0], i), y = fn_get_f64(a[1], i);
+            if (y == 0) { st = floe_error(FLOE_ERR_INVALID_ARGUMENT, "%s: division by zero", def->name); break; }
+            ((double *)vals->data)[i] = trunc(x / y);
+            continue;
+        }
+        /* both at a common scale, then an exact 128-bit quotient */
+        int32_t sx = a[0]->type->id == FLOE_TYPE_DECIMAL128 ? a[0]->type->scale : 0;
+        int32_t sy = a[1]->type->id == FLOE_TYPE_DECIMAL128 ? a[1]->type->scale : 0;
+        i128 x = dec_at(a[0], i), y = dec_at(a[1], i);
+        bool ok = !__builtin_mul_overflow(x, pow10_128(sx < sy ? sy - sx : 0), &x) &&
+                  !__builtin_mul_overflow(y, pow10_128(sy < sx ? sx - sy : 0), &y);
+        if (ok && y == 0) { st = floe_error(FLOE_ERR_INVALID_ARGUMENT, "%s: division by zero", def->name); break; }
+        i128 q = ok ? x / y : 0;
+        if (rt->id == FLOE_TYPE_INT64) {
+            if (q > INT64_MAX || q < INT64_MIN) ok = false; /* div(-2^63, -1) */
+            else ((int64_t *)vals->data)[i] = (int64_t)q;
+        } else if (ok) {
+            dec_put((floe_decimal128 *)vals->data, i, q);
+        }
+        if (!ok) st = num_error(def, rt->id == FLOE_TYPE_INT64 ? "bigint out of range for" : "numeric field overflow for", a[0], i);
+    }
+    if (st) {
+        floe_buffer_release(valid);
+        floe_buffer_release(vals);
+        return st;
+    }
+    return fn_make_fixed(rt, rows, valid, vals, out);
 }
 
 /* ---------------------------------------------------- greatest, least */
@@ -386,8 +455,8 @@ static floe_status eval_math(const floe_func_def *def, floe_array *const *a, int
         }
         case MF_LOG2:
             if (x <= 0) {
-                st = num_error(def, x == 0 ? "cannot take the logarithm of zero"
-                                           : "cannot take the logarithm of a negative number", a[0], i);
+                st = num_error(def, x == 0 ? "cannot take logarithm of zero"
+                                           : "cannot take logarithm of a negative number", a[0], i);
                 continue;
             }
             r = log2(x);
@@ -457,5 +526,6 @@ const floe_func_def floe_numeric_funcs[] = {
     {"pow", 2, 2, "pow(numeric, numeric)", type_unary, eval_unary, OP_POWER, NULL, 0},
     {"greatest", 1, -1, "greatest(value, ...)", type_extreme, eval_extreme, OP_GREATEST, NULL, 0},
     {"least", 1, -1, "least(value, ...)", type_extreme, eval_extreme, OP_LEAST, NULL, 0},
+    {"div", 2, 2, "div(numeric, numeric)", type_div, eval_div, 0, NULL, 0},
     {0},
 };

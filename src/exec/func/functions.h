@@ -4,7 +4,7 @@
  *
  * A function is a row in a table (one table per family: func_string.c,
  * func_numeric.c, func_datetime.c, func_iceberg.c, func_struct.c,
- * func_variant.c) giving its name,
+ * func_variant.c, func_text.c) giving its name,
  * argument count range,
  * a type rule and a kernel.  The type rule sees the argument expressions
  * as well as their types, so a function whose result type depends on a
@@ -57,6 +57,7 @@ extern const floe_func_def floe_datetime_funcs[];
 extern const floe_func_def floe_iceberg_funcs[]; /* func_iceberg.c */
 extern const floe_func_def floe_struct_funcs[];  /* func_struct.c */
 extern const floe_func_def floe_variant_funcs[]; /* func_variant.c */
+extern const floe_func_def floe_text_funcs[];    /* func_text.c */
 
 /* The definition named `name` (exact, lowercase), or NULL. */
 const floe_func_def *floe_func_lookup(const char *name);

@@ -248,7 +248,7 @@ static void overflow_and_division_by_zero_are_errors(void **state) {
     floe_batch *batch = int_batch(a, b, 2);
     floe_array *r;
     floe_expr *add = arith(FLOE_ARITH_ADD, col(0), col(1));
-    assert_error(floe_expr_eval(add, batch, &r), FLOE_ERR_INVALID_ARGUMENT, "int32 overflow: 2147483647 + 1");
+    assert_error(floe_expr_eval(add, batch, &r), FLOE_ERR_INVALID_ARGUMENT, "integer out of range: 2147483647 + 1");
     floe_expr *div = arith(FLOE_ARITH_DIV, col(0), col(1));
     assert_error(floe_expr_eval(div, batch, &r), FLOE_ERR_INVALID_ARGUMENT, "division by zero: 5 / 0");
     floe_expr *mod = arith(FLOE_ARITH_MOD, col(0), col(1));
@@ -257,7 +257,7 @@ static void overflow_and_division_by_zero_are_errors(void **state) {
     assert_ok(floe_expr_lit_int64(INT64_MAX, &l64));
     assert_ok(floe_expr_lit_int64(1, &one));
     floe_expr *add64 = arith(FLOE_ARITH_ADD, l64, one);
-    assert_error(floe_expr_eval(add64, batch, &r), FLOE_ERR_INVALID_ARGUMENT, "int64 overflow");
+    assert_error(floe_expr_eval(add64, batch, &r), FLOE_ERR_INVALID_ARGUMENT, "bigint out of range");
     floe_expr_release(add); floe_expr_release(div); floe_expr_release(mod); floe_expr_release(add64);
     floe_batch_release(batch);
 
@@ -301,13 +301,13 @@ static void casts_convert_and_name_bad_values(void **state) {
     floe_expr *str, *bad;
     assert_ok(floe_expr_lit_string("12x", &str));
     assert_ok(floe_expr_cast(str, floe_type_primitive(FLOE_TYPE_INT32), &bad));
-    assert_error(floe_expr_eval(bad, batch, &r), FLOE_ERR_INVALID_ARGUMENT, "cannot cast '12x' to int32");
+    assert_error(floe_expr_eval(bad, batch, &r), FLOE_ERR_INVALID_ARGUMENT, "invalid input syntax for type integer: \"12x\"");
     floe_expr_release(bad); floe_expr_release(str);
     /* int64 -> int32 out of range, float NaN -> int */
     floe_expr *big, *narrow, *nan, *nan_i;
     assert_ok(floe_expr_lit_int64(1LL << 40, &big));
     assert_ok(floe_expr_cast(big, floe_type_primitive(FLOE_TYPE_INT32), &narrow));
-    assert_error(floe_expr_eval(narrow, batch, &r), FLOE_ERR_INVALID_ARGUMENT, "1099511627776 to int32");
+    assert_error(floe_expr_eval(narrow, batch, &r), FLOE_ERR_INVALID_ARGUMENT, "integer out of range: 1099511627776");
     assert_ok(floe_expr_lit_double(NAN, &nan));
     assert_ok(floe_expr_cast(nan, floe_type_primitive(FLOE_TYPE_INT64), &nan_i));
     assert_error(floe_expr_eval(nan_i, batch, &r), FLOE_ERR_INVALID_ARGUMENT, "out of range");
