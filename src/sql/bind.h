@@ -84,6 +84,9 @@ typedef struct bind_ectx {
     floe_lplan **plan;
     const char *clause;        /* "WHERE", "SELECT", ... for messages        */
     bool in_agg_arg;           /* binding an aggregate's argument           */
+    /* The FROM list of the query level (parse tree), bound afresh for a
+     * correlated subquery's distinct outer values (bind_decorrelate.c). */
+    const json_t *from_clause;
 } bind_ectx;
 
 /* Set up a context over `plan`'s output (scope borrowed, schema retained). */
@@ -149,6 +152,9 @@ floe_status bind_cte_lookup(floe_session *s, const char *name, bind_result *out,
 /* Joins a scalar subquery (EXPR_SUBLINK) onto the plan of `c`; *out is the
  * column reference for its value. */
 floe_status bind_scalar_subquery(bind_ectx *c, const json_t *sublink, floe_expr **out) FLOE_WARN_UNUSED;
+/* [NOT] EXISTS / IN (subquery) as a three-valued value joined onto *c->plan
+ * (bind_decorrelate.c). */
+floe_status bind_sublink_value(bind_ectx *c, const json_t *sublink, floe_expr **out) FLOE_WARN_UNUSED;
 
 /* A WHERE conjunct that is [NOT] EXISTS / [NOT] IN (subquery) becomes a
  * semi or anti join of *plan; *done false when the node is not one. */

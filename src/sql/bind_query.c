@@ -280,6 +280,7 @@ static floe_status bind_simple_select(floe_session *s, const json_t *body, bind_
     int32_t *extra_col = NULL;
     bind_ectx c;
     bind_ectx_init(&c, s, &sc, plan->schema, "WHERE");
+    c.from_clause = floe_pg_get(body, "fromClause");
 
     /* ---- WHERE */
     json_t *where = floe_pg_get(body, "whereClause");
@@ -339,6 +340,7 @@ static floe_status bind_simple_select(floe_session *s, const json_t *body, bind_
     /* The schema may have grown (scalar subqueries in WHERE). */
     bind_ectx_clear(&c);
     bind_ectx_init(&c, s, &sc, plan->schema, "SELECT");
+    c.from_clause = floe_pg_get(body, "fromClause");
 
     /* ---- the select list */
     st = expand_targets(s, floe_pg_get(body, "targetList"), &sc, &items, &n_items);

@@ -97,6 +97,9 @@ typedef struct floe_lplan {
     int64_t start, stop, step;
     /* PARQUET_SCAN, PHYSICAL */
     floe_plan *physical;        /* one reference                              */
+    /* JOIN: NULL keys match each other (IS NOT DISTINCT FROM), as a
+     * decorrelated subquery's result joins back (bind_decorrelate.c) */
+    bool null_equals_null;
 } floe_lplan;
 
 /* A zeroed node of `kind` with the given inputs (ownership passes in) and
