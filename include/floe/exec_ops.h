@@ -185,6 +185,14 @@ floe_status floe_join_output_schema(const floe_schema *left, const floe_schema *
  * child 0; a column is nullable if it is in any child). */
 floe_status floe_plan_union(floe_plan *const *children, int32_t n_children, floe_plan **out) FLOE_WARN_UNUSED;
 
+/* SeriesApply ("SeriesApply"): each child row repeated once per value of
+ * generate_series(start, stop, step) over it (int64 expressions over the
+ * child's columns; a NULL argument: no rows, step 0: an error), the value
+ * appended as a non-null int64 column named `column`.  Partitions = the
+ * child's (src/exec/basic/series_apply.c). */
+floe_status floe_plan_series_apply(floe_plan *child, floe_expr *start, floe_expr *stop, floe_expr *step,
+                                   const char *column, floe_plan **out) FLOE_WARN_UNUSED;
+
 #ifdef __cplusplus
 }
 #endif

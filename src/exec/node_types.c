@@ -30,6 +30,7 @@ extern const floe_plan_vtable floe_nested_loop_join_vt;
 extern const floe_plan_vtable floe_union_vt;
 extern const floe_plan_vtable floe_iceberg_write_vt;
 extern const floe_plan_vtable floe_iceberg_commit_vt;
+extern const floe_plan_vtable floe_series_apply_vt;
 const floe_plan_vtable *const floe_exec_node_types[] = {
     &floe_values_vt,
     &floe_filter_vt,
@@ -49,5 +50,6 @@ const floe_plan_vtable *const floe_exec_node_types[] = {
     &floe_union_vt,
     &floe_iceberg_write_vt,
     &floe_iceberg_commit_vt,
+    &floe_series_apply_vt,
     NULL,
 };

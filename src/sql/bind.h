@@ -155,6 +155,17 @@ floe_status bind_scalar_subquery(bind_ectx *c, const json_t *sublink, floe_expr 
 /* [NOT] EXISTS / IN (subquery) as a three-valued value joined onto *c->plan
  * (bind_decorrelate.c). */
 floe_status bind_sublink_value(bind_ectx *c, const json_t *sublink, floe_expr **out) FLOE_WARN_UNUSED;
+/* `left` (bound from the FROM items `left_from`, a list) joined (INNER or
+ * LEFT, ON `quals` when not NULL) with the LATERAL subquery of the
+ * RangeSubselect `rs`, unnested over left's distinct correlated values
+ * (consumes left). */
+/* A generate_series in FROM whose arguments read columns (implicitly
+ * LATERAL): SeriesApply over `left` (consumed), one row per value. */
+bool bind_is_lateral_series(const json_t *range_function);
+floe_status bind_lateral_series(floe_session *s, bind_result *left, const json_t *range_function,
+                                bind_result *out) FLOE_WARN_UNUSED;
+floe_status bind_lateral(floe_session *s, bind_result *left, const json_t *left_from, const json_t *rs,
+                         floe_join_type type, const json_t *quals, bind_result *out) FLOE_WARN_UNUSED;
 
 /* A WHERE conjunct that is [NOT] EXISTS / [NOT] IN (subquery) becomes a
  * semi or anti join of *plan; *done false when the node is not one. */

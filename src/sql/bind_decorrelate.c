@@ -243,6 +243,173 @@ static void elist_free(elist *l) {
     memset(l, 0, sizeof(*l));
 }
 
+/* The subquery `sub` (FROM ... WHERE ...) of an outer query with columns
+ * `outer_schema` (names `osc`, FROM list `from_clause`) joined with D, the
+ * distinct values of the outer columns its WHERE reads (++ x when given):
+ * *jn is D JOIN subquery ON the correlated conjuncts, D's columns first
+ * (their outer expressions in *dex), the subquery's FROM after (names in
+ * inner->scope; inner-only conjuncts filter it). */
+static floe_status unnest_join(floe_session *s, const json_t *sub, floe_schema *outer_schema, const bind_scope *osc,
+                               const json_t *from_clause, floe_expr *x, const json_t *select_list, elist *sel_out,
+                               int32_t loc, bind_result *inner, elist *dex, floe_lplan **jn) {
+    *jn = NULL;
+    elist sraw = {0};
+    bool sel_corr = false;
+    FLOE_TRY(bind_from(s, floe_pg_get(sub, "fromClause"), inner));
+    int32_t n_outer = floe_schema_num_fields(outer_schema);
+    elist icond = {0}, ccond = {0};
+    floe_lplan *right = NULL, *d = NULL;
+    bind_result fr;
+    memset(&fr, 0, sizeof(fr));
+    bool *used = NULL;
+    int32_t *map = NULL, *dpos = NULL;
+    floe_status st = NULL;
+    /* The WHERE conjuncts: those over the subquery's own columns filter
+     * it (bound first without the outer scope, so nested subqueries work
+     * there), the others are the correlation. */
+    json_t *where = floe_pg_get(sub, "whereClause");
+    json_t *be = floe_pg_as(where, "BoolExpr");
+    const char *bop = floe_pg_get_str(be, "boolop");
+    json_t *conj = be && bop && !strcmp(bop, "AND_EXPR") ? floe_pg_get(be, "args") : NULL;
+    int32_t n_conj = conj ? floe_pg_list_len(conj) : where ? 1 : 0;
+    for (int32_t i = 0; i < n_conj && !st; i++) {
+        json_t *node = conj ? floe_pg_list_at(conj, i) : where;
+        bind_ectx ic;
+        bind_ectx_init(&ic, s, &inner->scope, inner->plan->schema, "WHERE");
+        ic.plan = &inner->plan;
+        ic.from_clause = floe_pg_get(sub, "fromClause");
+        floe_expr *e = NULL;
+        st = bind_predicate(&ic, node, &e);
+        bind_ectx_clear(&ic);
+        if (!st) {
+            st = elist_add(&icond, e);
+            continue;
+        }
+        if (floe_status_code(st) != FLOE_ERR_NOT_FOUND || !inner->plan) break;
+        floe_status_free(st);
+        bind_ectx wc;
+        bind_ectx_init(&wc, s, &inner->scope, inner->plan->schema, "WHERE");
+        wc.outer = osc;
+        wc.outer_schema = floe_type_retain(outer_schema);
+        st = bind_predicate(&wc, node, &e);
+        bind_ectx_clear(&wc);
+        if (st && floe_status_code(st) == FLOE_ERR_NOT_FOUND)
+            st = floe_status_wrap(st, "(a subquery may read the columns of the query just around it, not of one further out)");
+        if (!st) st = elist_add(&ccond, e);
+    }
+    /* The select list (LATERAL), which may read outer columns too. */
+    for (int32_t i = 0; i < floe_pg_list_len(select_list) && !st; i++) {
+        json_t *rt = floe_pg_as(floe_pg_list_at(select_list, i), "ResTarget");
+        bind_ectx wc;
+        bind_ectx_init(&wc, s, &inner->scope, inner->plan->schema, "SELECT");
+        wc.outer = osc;
+        wc.outer_schema = floe_type_retain(outer_schema);
+        floe_expr *e = NULL;
+        st = bind_expr(&wc, floe_pg_get(rt, "val"), &e);
+        bind_ectx_clear(&wc);
+        if (!st && floe_sqlx_min_column(e) >= 0 && floe_sqlx_min_column(e) < n_outer) sel_corr = true;
+        if (!st) st = elist_add(&sraw, e);
+    }
+    if (!st && ccond.n == 0 && !sel_corr)
+        st = bind_error(s, loc, FLOE_ERR_UNSUPPORTED,
+                        "a subquery may read outer columns only in its WHERE clause");
+    right = inner->plan;
+    inner->plan = NULL;
+    if (!st && icond.n > 0) {
+        floe_expr *pred = NULL;
+        st = bind_and_all(icond.v, icond.n, &pred);
+        floe_lplan *f = NULL;
+        if (!st) st = bind_filter_node(right, pred, &f);
+        right = f;
+        floe_expr_release(pred);
+    }
+    int32_t n_inner = right ? ncols(right) : 0;
+
+    /* D's columns: the outer columns the correlation reads, then the IN
+     * test value. */
+    if (!st) {
+        used = floe_calloc((size_t)(n_outer + n_inner) + 1, sizeof(bool));
+        dpos = floe_calloc((size_t)n_outer + 1, sizeof(int32_t));
+        map = floe_calloc((size_t)(n_outer + n_inner) + 1, sizeof(int32_t));
+        if (!used || !dpos || !map) st = oom();
+    }
+    for (int32_t i = 0; i < ccond.n && !st; i++) floe_sqlx_columns(ccond.v[i], used);
+    for (int32_t i = 0; i < sraw.n && !st; i++) floe_sqlx_columns(sraw.v[i], used);
+    for (int32_t i = 0; i < n_outer && !st; i++) {
+        dpos[i] = -1;
+        if (!used[i]) continue;
+        floe_expr *e = NULL;
+        st = floe_expr_column(i, &e);
+        if (!st) {
+            dpos[i] = dex->n;
+            st = elist_add(dex, e);
+        }
+    }
+    if (!st && x) st = elist_add(dex, floe_expr_retain(x));
+    int32_t nd = dex->n;
+    /* The outer query's FROM bound afresh: the same columns first. */
+    if (!st) st = bind_from(s, from_clause, &fr);
+    for (int32_t i = 0; i < nd && !st; i++) {
+        int32_t mx = floe_sqlx_max_column(dex->v[i]);
+        if (mx >= ncols(fr.plan) ||
+            (mx >= 0 && !floe_type_equals(floe_schema_field(fr.plan->schema, mx)->type,
+                                         floe_schema_field(outer_schema, mx)->type)))
+            st = bind_error(s, loc, FLOE_ERR_UNSUPPORTED,
+                            "a correlated subquery may read only the outer query's FROM columns");
+    }
+    if (!st) {
+        char **names = floe_calloc((size_t)nd + 1, sizeof(char *));
+        char nm[32];
+        if (!names) st = oom();
+        for (int32_t i = 0; i < nd && !st; i++) {
+            snprintf(nm, sizeof nm, "outer_%d", (int)i);
+            if (!(names[i] = floe_strdup(nm))) st = oom();
+        }
+        floe_lplan *p = NULL;
+        if (!st) {
+            st = bind_make_project(fr.plan, dex->v, names, nd, &p);
+            fr.plan = NULL;
+        }
+        for (int32_t i = 0; names && i < nd; i++) floe_free(names[i]);
+        floe_free(names);
+        if (!st) st = floe_lplan_new(FLOE_L_DISTINCT, p->schema, (floe_lplan *[]){p}, 1, &d);
+    }
+    /* D JOIN subquery ON the correlation (outer columns read from D). */
+    if (!st) {
+        for (int32_t i = 0; i < n_outer; i++) map[i] = dpos[i];
+        for (int32_t i = 0; i < n_inner; i++) map[n_outer + i] = nd + i;
+        elist on = {0};
+        for (int32_t i = 0; i < ccond.n && !st; i++) {
+            floe_expr *e = NULL;
+            st = floe_sqlx_remap(ccond.v[i], map, &e);
+            if (!st) st = elist_add(&on, e);
+        }
+        floe_expr *pred = NULL;
+        if (!st) st = bind_and_all(on.v, on.n, &pred);
+        elist_free(&on);
+        for (int32_t i = 0; i < sraw.n && !st; i++) {
+            floe_expr *e = NULL;
+            st = floe_sqlx_remap(sraw.v[i], map, &e);
+            if (!st) st = elist_add(sel_out, e);
+        }
+        if (!st) {
+            st = bind_make_join(d, right, FLOE_JOIN_INNER, pred, jn);
+            d = right = NULL;
+        }
+        floe_expr_release(pred);
+    }
+    floe_lplan_free(right);
+    floe_lplan_free(d);
+    bind_result_free(&fr);
+    elist_free(&icond);
+    elist_free(&ccond);
+    elist_free(&sraw);
+    floe_free(used);
+    floe_free(map);
+    floe_free(dpos);
+    return st;
+}
+
 floe_status bind_decorrelated(bind_ectx *c, const json_t *sub, bind_sublink_kind kind, const json_t *testexpr,
                               int32_t loc, floe_expr **out) {
     floe_session *s = c->s;
@@ -265,145 +432,28 @@ floe_status bind_decorrelated(bind_ectx *c, const json_t *sub, bind_sublink_kind
     json_t *vnode = kind == BIND_SUBLINK_EXISTS ? NULL : floe_pg_get(floe_pg_as(floe_pg_list_at(tl, 0), "ResTarget"), "val");
 
     bind_result inner;
-    FLOE_TRY(bind_from(s, floe_pg_get(sub, "fromClause"), &inner));
+    memset(&inner, 0, sizeof(inner));
     floe_lplan *outer = *c->plan;
-    int32_t n_outer = ncols(outer);
-    elist icond = {0}, ccond = {0}, dex = {0};
+    elist dex = {0};
     floe_agg_call calls[3];
     memset(calls, 0, sizeof(calls));
     int32_t n_calls = 0;
     floe_expr *x = NULL, *val = NULL, *matched = NULL, *empty = NULL;
-    floe_lplan *right = NULL, *d = NULL, *jn = NULL, *g = NULL;
-    bind_result fr;
-    memset(&fr, 0, sizeof(fr));
-    bool *used = NULL;
-    int32_t *map = NULL, *dpos = NULL, *extra_col = NULL;
+    floe_lplan *jn = NULL, *g = NULL;
+    int32_t *extra_col = NULL;
     floe_expr **subst = NULL;
     bind_ectx ac;
     bind_ectx_init(&ac, s, &inner.scope, NULL, "SELECT");
 
-    /* The WHERE conjuncts: those over the subquery's own columns filter
-     * it (bound first without the outer scope, so nested subqueries work
-     * there), the others are the correlation. */
-    json_t *where = floe_pg_get(sub, "whereClause");
-    json_t *be = floe_pg_as(where, "BoolExpr");
-    const char *bop = floe_pg_get_str(be, "boolop");
-    json_t *conj = be && bop && !strcmp(bop, "AND_EXPR") ? floe_pg_get(be, "args") : NULL;
-    int32_t n_conj = conj ? floe_pg_list_len(conj) : where ? 1 : 0;
     floe_status st = NULL;
-    for (int32_t i = 0; i < n_conj && !st; i++) {
-        json_t *node = conj ? floe_pg_list_at(conj, i) : where;
-        bind_ectx ic;
-        bind_ectx_init(&ic, s, &inner.scope, inner.plan->schema, "WHERE");
-        ic.plan = &inner.plan;
-        ic.from_clause = floe_pg_get(sub, "fromClause");
-        floe_expr *e = NULL;
-        st = bind_predicate(&ic, node, &e);
-        bind_ectx_clear(&ic);
-        if (!st) {
-            st = elist_add(&icond, e);
-            continue;
-        }
-        if (floe_status_code(st) != FLOE_ERR_NOT_FOUND || !inner.plan) break;
-        floe_status_free(st);
-        bind_ectx wc;
-        bind_ectx_init(&wc, s, &inner.scope, inner.plan->schema, "WHERE");
-        wc.outer = c->sc;
-        wc.outer_schema = floe_type_retain(outer->schema);
-        st = bind_predicate(&wc, node, &e);
-        bind_ectx_clear(&wc);
-        if (st && floe_status_code(st) == FLOE_ERR_NOT_FOUND)
-            st = floe_status_wrap(st, "(a subquery may read the columns of the query just around it, not of one further out)");
-        if (!st) st = elist_add(&ccond, e);
-    }
-    if (!st && ccond.n == 0)
-        st = bind_error(s, loc, FLOE_ERR_UNSUPPORTED,
-                        "a subquery may read outer columns only in its WHERE clause");
-    right = inner.plan;
-    inner.plan = NULL;
-    if (!st && icond.n > 0) {
-        floe_expr *pred = NULL;
-        st = bind_and_all(icond.v, icond.n, &pred);
-        floe_lplan *f = NULL;
-        if (!st) st = bind_filter_node(right, pred, &f);
-        right = f;
-        floe_expr_release(pred);
-    }
-    int32_t n_inner = right ? ncols(right) : 0;
-
-    /* D's columns: the outer columns the correlation reads, then the IN
-     * test value. */
-    if (!st) {
-        used = floe_calloc((size_t)(n_outer + n_inner) + 1, sizeof(bool));
-        dpos = floe_calloc((size_t)n_outer + 1, sizeof(int32_t));
-        map = floe_calloc((size_t)(n_outer + n_inner) + 1, sizeof(int32_t));
-        if (!used || !dpos || !map) st = oom();
-    }
-    for (int32_t i = 0; i < ccond.n && !st; i++) floe_sqlx_columns(ccond.v[i], used);
-    for (int32_t i = 0; i < n_outer && !st; i++) {
-        dpos[i] = -1;
-        if (!used[i]) continue;
-        floe_expr *e = NULL;
-        st = floe_expr_column(i, &e);
-        if (!st) {
-            dpos[i] = dex.n;
-            st = elist_add(&dex, e);
-        }
-    }
-    if (!st && kind == BIND_SUBLINK_IN) {
+    if (kind == BIND_SUBLINK_IN) {
         bind_ectx oc;
         bind_ectx_init(&oc, s, c->sc, outer->schema, "IN");
         st = bind_expr(&oc, testexpr, &x);
         bind_ectx_clear(&oc);
-        if (!st) st = elist_add(&dex, floe_expr_retain(x));
     }
+    if (!st) st = unnest_join(s, sub, outer->schema, c->sc, c->from_clause, x, NULL, NULL, loc, &inner, &dex, &jn);
     int32_t nd = dex.n;
-    /* The outer query's FROM bound afresh: the same columns first. */
-    if (!st) st = bind_from(s, c->from_clause, &fr);
-    for (int32_t i = 0; i < nd && !st; i++) {
-        int32_t mx = floe_sqlx_max_column(dex.v[i]);
-        if (mx >= ncols(fr.plan) ||
-            (mx >= 0 && !floe_type_equals(floe_schema_field(fr.plan->schema, mx)->type,
-                                         floe_schema_field(outer->schema, mx)->type)))
-            st = bind_error(s, loc, FLOE_ERR_UNSUPPORTED,
-                            "a correlated subquery may read only the outer query's FROM columns");
-    }
-    if (!st) {
-        char **names = floe_calloc((size_t)nd + 1, sizeof(char *));
-        char nm[32];
-        if (!names) st = oom();
-        for (int32_t i = 0; i < nd && !st; i++) {
-            snprintf(nm, sizeof nm, "outer_%d", (int)i);
-            if (!(names[i] = floe_strdup(nm))) st = oom();
-        }
-        floe_lplan *p = NULL;
-        if (!st) {
-            st = bind_make_project(fr.plan, dex.v, names, nd, &p);
-            fr.plan = NULL;
-        }
-        for (int32_t i = 0; names && i < nd; i++) floe_free(names[i]);
-        floe_free(names);
-        if (!st) st = floe_lplan_new(FLOE_L_DISTINCT, p->schema, (floe_lplan *[]){p}, 1, &d);
-    }
-    /* D JOIN subquery ON the correlation (outer columns read from D). */
-    if (!st) {
-        for (int32_t i = 0; i < n_outer; i++) map[i] = dpos[i];
-        for (int32_t i = 0; i < n_inner; i++) map[n_outer + i] = nd + i;
-        elist on = {0};
-        for (int32_t i = 0; i < ccond.n && !st; i++) {
-            floe_expr *e = NULL;
-            st = floe_sqlx_remap(ccond.v[i], map, &e);
-            if (!st) st = elist_add(&on, e);
-        }
-        floe_expr *pred = NULL;
-        if (!st) st = bind_and_all(on.v, on.n, &pred);
-        elist_free(&on);
-        if (!st) {
-            st = bind_make_join(d, right, FLOE_JOIN_INNER, pred, &jn);
-            d = right = NULL;
-        }
-        floe_expr_release(pred);
-    }
     /* The aggregates over D ++ subquery columns, and the value over G
      * (D's columns, n, the rest) — matched — and over an empty input. */
     if (!st) st = count_star(&calls[n_calls++], "n");
@@ -576,18 +626,10 @@ floe_status bind_decorrelated(bind_ectx *c, const json_t *sub, bind_sublink_kind
     floe_expr_release(val);
     floe_expr_release(matched);
     floe_expr_release(empty);
-    floe_lplan_free(right);
-    floe_lplan_free(d);
     floe_lplan_free(jn);
     floe_lplan_free(g);
-    bind_result_free(&fr);
     bind_result_free(&inner);
-    elist_free(&icond);
-    elist_free(&ccond);
     elist_free(&dex);
-    floe_free(used);
-    floe_free(map);
-    floe_free(dpos);
     floe_free(extra_col);
     return st;
 }
@@ -722,4 +764,276 @@ floe_status bind_sublink_value(bind_ectx *c, const json_t *sublink, floe_expr **
         floe_free(calls[i].name);
     }
     return st;
+}
+
+/* ------------------------------------------------ LATERAL subqueries */
+
+/* Names of the lateral subquery's columns: select-list names, renamed by
+ * the alias's column list, all qualified by the alias. */
+static floe_status lateral_scope(floe_session *s, const json_t *tl, const json_t *alias, int32_t nd, bind_scope *out) {
+    memset(out, 0, sizeof(*out));
+    const char *q = floe_pg_get_str(alias, "aliasname");
+    json_t *cols = floe_pg_get(alias, "colnames");
+    int32_t n = floe_pg_list_len(tl), na = floe_pg_list_len(cols);
+    if (na > n)
+        return bind_error(s, -1, FLOE_ERR_INVALID_ARGUMENT, "%s has %d columns but %d column aliases were given",
+                          q ? q : "relation", (int)n, (int)na);
+    for (int32_t i = 0; i < n; i++) {
+        json_t *rt = floe_pg_as(floe_pg_list_at(tl, i), "ResTarget");
+        const char *nm = i < na ? floe_pg_string(floe_pg_list_at(cols, i)) : floe_pg_get_str(rt, "name");
+        if (!nm) nm = bind_default_name(floe_pg_get(rt, "val"));
+        FLOE_TRY(bind_scope_add(out, q, nm ? nm : "?column?", false));
+    }
+    for (int32_t i = 0; i < nd; i++) FLOE_TRY(bind_scope_add(out, NULL, "?lateral key?", true));
+    return NULL;
+}
+
+floe_status bind_lateral(floe_session *s, bind_result *left, const json_t *left_from, const json_t *rs,
+                         floe_join_type type, const json_t *quals, bind_result *out) {
+    memset(out, 0, sizeof(*out));
+    const json_t *query = floe_pg_get(rs, "subquery");
+    const json_t *sub = bind_select_body(query);
+    json_t *alias = floe_pg_get(rs, "alias");
+    int32_t loc = floe_pg_location(query);
+    floe_status st = NULL;
+    if (type != FLOE_JOIN_INNER && type != FLOE_JOIN_LEFT)
+        st = bind_error(s, loc, FLOE_ERR_INVALID_ARGUMENT,
+                        "the combining JOIN type must be INNER or LEFT for a LATERAL reference");
+    /* Uncorrelated: an ordinary join. */
+    bind_result r;
+    memset(&r, 0, sizeof(r));
+    bool correlated = false;
+    if (!st) {
+        st = bind_select(s, query, &r);
+        if (st && floe_status_code(st) == FLOE_ERR_NOT_FOUND) {
+            floe_status_free(st);
+            st = NULL;
+            correlated = true;
+        }
+    }
+    elist dex = {0}, sel = {0};
+    bind_result inner;
+    memset(&inner, 0, sizeof(inner));
+    floe_lplan *jn = NULL, *p = NULL;
+    int32_t nd = 0, nv = 0;
+    json_t *tl = floe_pg_get(sub, "targetList");
+    if (!st && !correlated) {
+        /* the subquery's own names under the alias */
+        const char *q = floe_pg_get_str(alias, "aliasname");
+        json_t *cols = floe_pg_get(alias, "colnames");
+        for (int32_t i = 0; i < r.scope.n && !st; i++) {
+            const char *nm = i < floe_pg_list_len(cols) ? floe_pg_string(floe_pg_list_at(cols, i)) : NULL;
+            if (q) {
+                floe_free(r.scope.cols[i].qual);
+                if (!(r.scope.cols[i].qual = floe_strdup(q))) st = oom();
+            }
+            if (nm && !st) {
+                floe_free(r.scope.cols[i].name);
+                if (!(r.scope.cols[i].name = floe_strdup(nm))) st = oom();
+            }
+        }
+        p = r.plan;
+        r.plan = NULL;
+    } else if (!st) {
+        if (!plain_shape(sub) || bind_has_aggregate(tl))
+            st = bind_error(s, loc, FLOE_ERR_UNSUPPORTED,
+                            "correlated LATERAL subqueries are supported only as SELECT ... FROM ... WHERE ... without "
+                            "aggregates, GROUP BY, DISTINCT, ORDER BY, LIMIT or set operations");
+        for (int32_t i = 0; i < floe_pg_list_len(tl) && !st; i++) {
+            json_t *rt = floe_pg_as(floe_pg_list_at(tl, i), "ResTarget");
+            json_t *cr = floe_pg_as(floe_pg_get(rt, "val"), "ColumnRef");
+            json_t *fl = floe_pg_get(cr, "fields");
+            if (cr && floe_pg_as(floe_pg_list_at(fl, floe_pg_list_len(fl) - 1), "A_Star"))
+                st = bind_error(s, loc, FLOE_ERR_UNSUPPORTED, "* in a correlated LATERAL subquery's select list is not supported");
+        }
+        if (!st)
+            st = unnest_join(s, sub, left->plan->schema, &left->scope, left_from, NULL, tl, &sel, loc, &inner, &dex, &jn);
+        nd = dex.n;
+        /* P = the select list ++ D's columns, over D JOIN subquery. */
+        nv = floe_pg_list_len(tl);
+        floe_expr **pe = st ? NULL : floe_calloc((size_t)(nv + nd) + 1, sizeof(floe_expr *));
+        char **pn = st ? NULL : floe_calloc((size_t)(nv + nd) + 1, sizeof(char *));
+        if (!st && (!pe || !pn)) st = oom();
+        for (int32_t i = 0; i < nv && !st; i++) {
+            pe[i] = floe_expr_retain(sel.v[i]);
+            char nm[32];
+            snprintf(nm, sizeof nm, "col_%d", (int)i);
+            if (!st && !(pn[i] = floe_strdup(nm))) st = oom();
+        }
+        for (int32_t i = 0; i < nd && !st; i++) {
+            char nm[32];
+            snprintf(nm, sizeof nm, "key_%d", (int)i);
+            st = floe_expr_column(i, &pe[nv + i]);
+            if (!st && !(pn[nv + i] = floe_strdup(nm))) st = oom();
+        }
+        if (!st) {
+            st = bind_make_project(jn, pe, pn, nv + nd, &p);
+            jn = NULL;
+        }
+        for (int32_t i = 0; pe && i < nv + nd; i++) {
+            floe_expr_release(pe[i]);
+            if (pn) floe_free(pn[i]);
+        }
+        floe_free(pe);
+        floe_free(pn);
+        if (!st) st = lateral_scope(s, tl, alias, nd, &r.scope);
+    }
+    /* left JOIN P ON keys (NULL-safe) AND the ON condition. */
+    if (!st) st = bind_scope_append(&out->scope, &left->scope);
+    if (!st) st = bind_scope_append(&out->scope, &r.scope);
+    floe_expr *on = NULL;
+    if (!st && quals) {
+        floe_schema *both = NULL;
+        st = floe_join_output_schema(left->plan->schema, p->schema, FLOE_JOIN_INNER, &both);
+        bind_ectx oc;
+        bind_ectx_init(&oc, s, &out->scope, both, "JOIN/ON");
+        if (!st) st = bind_predicate(&oc, quals, &on);
+        if (!st && oc.n_extras > 0)
+            st = bind_error(s, floe_pg_location(quals), FLOE_ERR_UNSUPPORTED, "subqueries in JOIN/ON are not supported");
+        bind_ectx_clear(&oc);
+        floe_type_release(both);
+    }
+    if (!st && !correlated) {
+        st = bind_make_join(left->plan, p, type, on, &out->plan);
+        left->plan = p = NULL;
+    } else if (!st) {
+        floe_schema *schema = NULL;
+        st = floe_join_output_schema(left->plan->schema, p->schema, type, &schema);
+        floe_lplan *j = NULL;
+        if (!st) {
+            st = floe_lplan_new(FLOE_L_JOIN, schema, (floe_lplan *[]){left->plan, p}, 2, &j);
+            left->plan = p = NULL;
+        }
+        floe_type_release(schema);
+        if (!st) {
+            out->plan = j;
+            j->join_type = type;
+            j->null_equals_null = true;
+            j->left_keys = floe_calloc((size_t)nd + 1, sizeof(floe_expr *));
+            j->right_keys = floe_calloc((size_t)nd + 1, sizeof(floe_expr *));
+            if (!j->left_keys || !j->right_keys) st = oom();
+            for (int32_t i = 0; i < nd && !st; i++) {
+                j->left_keys[i] = floe_expr_retain(dex.v[i]);
+                st = floe_expr_column(nv + i, &j->right_keys[i]);
+                j->n_keys = i + 1;
+            }
+            if (!st && on && !floe_sqlx_is_true(on)) j->predicate = floe_expr_retain(on);
+        }
+    }
+    floe_expr_release(on);
+    floe_lplan_free(p);
+    floe_lplan_free(jn);
+    floe_lplan_free(r.plan);
+    bind_scope_free(&r.scope);
+    bind_result_free(&inner);
+    bind_result_free(left);
+    elist_free(&dex);
+    elist_free(&sel);
+    if (st) bind_result_free(out);
+    return st;
+}
+
+/* -------------------------------------- generate_series over columns */
+
+static bool reads_columns(const json_t *j) {
+    if (json_is_object(j)) {
+        const char *k;
+        json_t *v;
+        json_object_foreach((json_t *)j, k, v) {
+            if (!strcmp(k, "ColumnRef") || !strcmp(k, "SubLink")) return true;
+            if (reads_columns(v)) return true;
+        }
+    } else if (json_is_array(j)) {
+        size_t i;
+        json_t *v;
+        json_array_foreach(j, i, v) if (reads_columns(v)) return true;
+    }
+    return false;
+}
+
+bool bind_is_lateral_series(const json_t *rf) {
+    json_t *fns = floe_pg_get(rf, "functions");
+    json_t *pair = floe_pg_get(floe_pg_as(floe_pg_list_at(fns, 0), "List"), "items");
+    json_t *fc = floe_pg_as(floe_pg_list_at(pair, 0), "FuncCall");
+    json_t *names = floe_pg_get(fc, "funcname");
+    const char *fname = floe_pg_string(floe_pg_list_at(names, floe_pg_list_len(names) - 1));
+    return fc && fname && !strcmp(fname, "generate_series") && reads_columns(floe_pg_get(fc, "args"));
+}
+
+floe_status bind_lateral_series(floe_session *s, bind_result *left, const json_t *rf, bind_result *out) {
+    memset(out, 0, sizeof(*out));
+    json_t *fns = floe_pg_get(rf, "functions");
+    json_t *pair = floe_pg_get(floe_pg_as(floe_pg_list_at(fns, 0), "List"), "items");
+    json_t *fc = floe_pg_as(floe_pg_list_at(pair, 0), "FuncCall");
+    json_t *args = floe_pg_get(fc, "args");
+    int32_t n = floe_pg_list_len(args), loc = (int32_t)floe_pg_get_int(fc, "location", -1);
+    json_t *alias = floe_pg_get(rf, "alias");
+    const char *qual = floe_pg_get_str(alias, "aliasname");
+    floe_status st = NULL;
+    if (floe_pg_list_len(fns) != 1 || n < 2 || n > 3)
+        st = bind_error(s, loc, FLOE_ERR_INVALID_ARGUMENT, "generate_series takes 2 or 3 arguments");
+    floe_expr *a[3] = {NULL, NULL, NULL};
+    bind_ectx c;
+    bind_ectx_init(&c, s, &left->scope, left->plan->schema, "generate_series arguments");
+    for (int32_t i = 0; i < n && !st; i++) {
+        floe_expr *e = NULL;
+        floe_type *t = NULL;
+        st = bind_expr(&c, floe_pg_list_at(args, i), &e);
+        if (!st) st = floe_expr_type(e, left->plan->schema, &t);
+        if (!st && t->id != FLOE_TYPE_INT64 && t->id != FLOE_TYPE_INT32 && t->id != FLOE_TYPE_NULL)
+            st = bind_error(s, loc, FLOE_ERR_UNSUPPORTED,
+                            "generate_series over columns is supported for integer arguments only, not %s",
+                            floe_type_id_name(t->id));
+        if (!st && t->id != FLOE_TYPE_INT64) st = floe_expr_cast(e, floe_type_primitive(FLOE_TYPE_INT64), &a[i]);
+        else if (!st) a[i] = floe_expr_retain(e);
+        floe_type_release(t);
+        floe_expr_release(e);
+    }
+    bind_ectx_clear(&c);
+    if (!st && n == 2) st = floe_expr_lit_int64(1, &a[2]);
+    /* The column is named after the alias, as for the constant form. */
+    const char *col = qual ? qual : "generate_series";
+    json_t *colnames = floe_pg_get(alias, "colnames");
+    if (floe_pg_list_len(colnames) > 0) col = floe_pg_string(floe_pg_list_at(colnames, 0));
+    floe_schema *schema = NULL;
+    if (!st) {
+        int32_t nl = ncols(left->plan);
+        floe_field *f = floe_calloc((size_t)nl + 1, sizeof *f);
+        if (!f) st = oom();
+        for (int32_t i = 0; i < nl && !st; i++) {
+            const floe_field *in = floe_schema_field(left->plan->schema, i);
+            st = floe_field_init(&f[i], in->name, in->type, in->nullable, in->field_id);
+        }
+        if (!st) st = floe_field_init(&f[nl], col, floe_type_primitive(FLOE_TYPE_INT64), false, -1);
+        if (!st) st = floe_type_struct(f, nl + 1, &schema);
+        for (int32_t i = 0; f && i <= nl; i++) floe_field_clear(&f[i]);
+        floe_free(f);
+    }
+    floe_lplan *p = NULL;
+    if (!st) {
+        st = floe_lplan_new(FLOE_L_SERIES_APPLY, schema, (floe_lplan *[]){left->plan}, 1, &p);
+        left->plan = NULL;
+    }
+    floe_type_release(schema);
+    if (!st) {
+        p->exprs = floe_calloc(3, sizeof(floe_expr *));
+        p->names = floe_calloc(3, sizeof(char *));
+        if (!p->exprs || !p->names) st = oom();
+        for (int32_t i = 0; i < 3 && !st; i++) {
+            p->exprs[i] = floe_expr_retain(a[i]);
+            p->n_exprs = i + 1;
+        }
+        if (!st && !(p->names[0] = floe_strdup(col))) st = oom();
+    }
+    if (!st) st = bind_scope_append(&out->scope, &left->scope);
+    if (!st) st = bind_scope_add(&out->scope, qual ? qual : "generate_series", col, false);
+    for (int32_t i = 0; i < 3; i++) floe_expr_release(a[i]);
+    bind_result_free(left);
+    if (st) {
+        floe_lplan_free(p);
+        bind_scope_free(&out->scope);
+        return st;
+    }
+    out->plan = p;
+    return NULL;
 }

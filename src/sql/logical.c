@@ -11,6 +11,7 @@
 static const char *const k_names[FLOE_LKIND_COUNT_] = {
     "IcebergScan", "ParquetScan", "GenerateSeries", "Physical", "Filter", "Project",
     "Aggregate",   "Join",        "Sort",           "Limit",    "Union",  "Distinct",
+    "SeriesApply",
 };
 
 const char *floe_lkind_name(floe_lkind k) {

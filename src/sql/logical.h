@@ -51,6 +51,8 @@ typedef enum floe_lkind {
     FLOE_L_LIMIT,      /* offset, fetch (-1: none)                            */
     FLOE_L_UNION,      /* UNION ALL of n inputs with equal column types       */
     FLOE_L_DISTINCT,   /* distinct rows of the input                          */
+    FLOE_L_SERIES_APPLY, /* generate_series(exprs[0..2]) per input row: the
+                          input's columns ++ the value (named names[0])  */
     FLOE_LKIND_COUNT_
 } floe_lkind;
 

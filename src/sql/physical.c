@@ -351,6 +351,9 @@ static floe_status plan_node(const phys_ctx *c, const floe_lplan *p, floe_plan *
     case FLOE_L_JOIN:
         st = plan_join(p, kids[0], kids[1], out);
         break;
+    case FLOE_L_SERIES_APPLY:
+        st = floe_plan_series_apply(kids[0], p->exprs[0], p->exprs[1], p->exprs[2], p->names[0], out);
+        break;
     default:
         st = floe_error(FLOE_ERR_INTERNAL, "no physical plan for a %s node", floe_lkind_name(p->kind));
     }
