@@ -18,9 +18,9 @@
  *         scalar aggregate subquery: its aggregates;
  *         scalar subquery of rows: min(v) (with count(*) > 1 an error);
  *         EXISTS: nothing more;
- *         x IN (...): bool_or(x = v), x being one more column of D —
- *         TRUE on a match, NULL when no match but a NULL compared, as SQL
- *         wants;
+ *         x IN (...): bool_or(x = v) and count(x = v), x being one more
+ *         column of D — TRUE on a match, NULL when no match but a NULL
+ *         compared (count(x = v) < count(*)), else FALSE, as SQL wants;
  *   the outer plan LEFT JOIN G ON C IS NOT DISTINCT FROM D (a hash join
  *   with NULL keys matching), and the value is CASE WHEN no group THEN the
  *   value over an empty input (count 0, other aggregates NULL, EXISTS and
@@ -34,11 +34,18 @@
  * x IN S is TRUE on a match, FALSE when S is empty, NULL when x is NULL
  * or S holds a NULL, else FALSE.
  *
- * Not done: correlated subqueries with GROUP BY, HAVING, DISTINCT, LIMIT,
- * set operations, or reading outer columns outside WHERE; correlation to
- * a query two levels out; subqueries in aggregating queries' select lists
- * and HAVING when correlated, in JOIN ... ON, in aggregate arguments.
- * Each gives a "not supported" error.
+ * LATERAL subqueries in FROM (bind_lateral) take the same D JOIN subquery
+ * and, instead of aggregating, project the select list (which may read
+ * the outer row too) and join back on the D columns (INNER, or LEFT with
+ * its ON condition).  generate_series over columns to its left becomes a
+ * SeriesApply node (bind_lateral_series).
+ *
+ * Not done: correlated subqueries with GROUP BY, HAVING, DISTINCT, ORDER
+ * BY, LIMIT (no per-row top-N), set operations; correlated IN / EXISTS over
+ * aggregates; correlated LATERAL subqueries with aggregates; correlation to
+ * a query two levels out; IN / EXISTS and correlated subqueries in an
+ * aggregating query's select list or HAVING, in JOIN ... ON, in aggregate
+ * arguments.  Each gives a "not supported" error.
  */
 #include <stdio.h>
 #include <string.h>
