@@ -37,12 +37,15 @@
  * LATERAL subqueries in FROM (bind_lateral) take the same D JOIN subquery
  * and, instead of aggregating, project the select list (which may read
  * the outer row too) and join back on the D columns (INNER, or LEFT with
- * its ON condition).  generate_series over columns to its left becomes a
+ * its ON condition); one of aggregates (no GROUP BY) is one correlated
+ * scalar subquery per column, projected after the left columns.
+ * generate_series over columns to its left becomes a
  * SeriesApply node (bind_lateral_series).
  *
  * Not done: correlated subqueries with GROUP BY, HAVING, DISTINCT, ORDER
  * BY, LIMIT (no per-row top-N), set operations; correlated IN / EXISTS over
- * aggregates; correlated LATERAL subqueries with aggregates; correlation to
+ * aggregates; correlated LATERAL aggregates under LEFT JOIN ... ON other
+ * than true; correlation to
  * a query two levels out; IN / EXISTS and correlated subqueries in an
  * aggregating query's select list or HAVING, in JOIN ... ON, in aggregate
  * arguments.  Each gives a "not supported" error.
@@ -795,6 +798,65 @@ static floe_status lateral_scope(floe_session *s, const json_t *tl, const json_t
     return NULL;
 }
 
+/* A correlated LATERAL subquery of aggregates (no GROUP BY): one row per
+ * left row, each column a correlated scalar subquery over the left plan
+ * (bind_decorrelated), projected after the left columns. */
+static floe_status lateral_aggregates(floe_session *s, bind_result *left, const json_t *left_from, const json_t *sub,
+                                      const json_t *alias, int32_t loc, bind_result *out) {
+    json_t *tl = floe_pg_get(sub, "targetList");
+    int32_t nv = floe_pg_list_len(tl), nl = ncols(left->plan);
+    floe_expr **pe = floe_calloc((size_t)(nl + nv) + 1, sizeof(floe_expr *));
+    char **pn = floe_calloc((size_t)(nl + nv) + 1, sizeof(char *));
+    floe_status st = pe && pn ? NULL : oom();
+    bind_ectx c;
+    bind_ectx_init(&c, s, &left->scope, left->plan->schema, "LATERAL");
+    c.plan = &left->plan;
+    c.from_clause = left_from;
+    for (int32_t i = 0; i < nv && !st; i++) {
+        /* the subquery with this one select item */
+        json_t *one = json_copy((json_t *)sub);
+        json_t *list = json_array();
+        if (!one || !list || json_array_append(list, floe_pg_list_at(tl, i)) != 0 ||
+            json_object_set_new(one, "targetList", list) != 0) {
+            st = oom();
+            if (!one) json_decref(list);
+        } else {
+            list = NULL;
+            st = bind_decorrelated(&c, one, BIND_SUBLINK_SCALAR, NULL, loc, &pe[nl + i]);
+        }
+        json_decref(one);
+    }
+    bind_ectx_clear(&c);
+    bind_scope sc;
+    memset(&sc, 0, sizeof(sc));
+    for (int32_t i = 0; i < nl && !st; i++) {
+        st = floe_expr_column(i, &pe[i]);
+        pn[i] = floe_schema_field(left->plan->schema, i)->name;
+        if (!st) st = bind_scope_add(&sc, left->scope.cols[i].qual, left->scope.cols[i].name, left->scope.cols[i].hidden);
+        if (!st) sc.cols[i].system = left->scope.cols[i].system;
+    }
+    bind_scope vs;
+    if (!st) st = lateral_scope(s, tl, alias, 0, &vs);
+    if (!st) {
+        st = bind_scope_append(&sc, &vs);
+        for (int32_t i = 0; i < nv; i++) pn[nl + i] = vs.cols[i].name;
+        if (!st) st = bind_make_project(left->plan, pe, pn, nl + nv, &out->plan);
+        left->plan = NULL;
+        bind_scope_free(&vs);
+    }
+    for (int32_t i = 0; pe && i < nl + nv; i++) floe_expr_release(pe[i]);
+    floe_free(pe);
+    floe_free(pn);
+    bind_result_free(left);
+    if (st) {
+        bind_scope_free(&sc);
+        bind_result_free(out);
+        return st;
+    }
+    out->scope = sc;
+    return NULL;
+}
+
 floe_status bind_lateral(floe_session *s, bind_result *left, const json_t *left_from, const json_t *rs,
                          floe_join_type type, const json_t *quals, bind_result *out) {
     memset(out, 0, sizeof(*out));
@@ -841,6 +903,11 @@ floe_status bind_lateral(floe_session *s, bind_result *left, const json_t *left_
         }
         p = r.plan;
         r.plan = NULL;
+    } else if (!st && plain_shape(sub) && bind_has_aggregate(tl) &&
+               (!quals || json_is_true(floe_pg_get(floe_pg_get(floe_pg_as(quals, "A_Const"), "boolval"), "boolval")))) {
+        /* aggregates: exactly one row per left row */
+        bind_result_free(&r);
+        return lateral_aggregates(s, left, left_from, sub, alias, loc, out);
     } else if (!st) {
         if (!plain_shape(sub) || bind_has_aggregate(tl))
             st = bind_error(s, loc, FLOE_ERR_UNSUPPORTED,
