@@ -326,6 +326,13 @@ floe_status floe_plan_replicate(floe_plan *child, floe_plan **out) FLOE_WARN_UNU
  * keys[0..n_keys) (NULL equals NULL): SELECT DISTINCT ON over its ORDER BY. */
 floe_status floe_plan_distinct_on(floe_plan *child, const int32_t *keys, int32_t n_keys,
                                   floe_plan **out) FLOE_WARN_UNUSED;
+/* SeriesApply ("SeriesApply"): each child row repeated once per value of
+ * generate_series(start, stop, step) over it (int64 expressions over the
+ * child's columns; a NULL argument: no rows, step 0: an error), the value
+ * appended as a non-null int64 column named `column`.  Partitions = the
+ * child's (src/exec/basic/series_apply.c). */
+floe_status floe_plan_series_apply(floe_plan *child, floe_expr *start, floe_expr *stop, floe_expr *step,
+                                   const char *column, floe_plan **out) FLOE_WARN_UNUSED;
 
 #ifdef __cplusplus
 }

@@ -34,6 +34,7 @@ extern const floe_plan_vtable floe_window_vt;
 extern const floe_plan_vtable floe_expand_vt;
 extern const floe_plan_vtable floe_replicate_vt;
 extern const floe_plan_vtable floe_distinct_on_vt;
+extern const floe_plan_vtable floe_series_apply_vt;
 const floe_plan_vtable *const floe_exec_node_types[] = {
     &floe_values_vt,
     &floe_filter_vt,
@@ -57,5 +58,6 @@ const floe_plan_vtable *const floe_exec_node_types[] = {
     &floe_expand_vt,
     &floe_replicate_vt,
     &floe_distinct_on_vt,
+    &floe_series_apply_vt,
     NULL,
 };

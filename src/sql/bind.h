@@ -105,6 +105,9 @@ typedef struct bind_ectx {
     struct bind_windows *windows;
     bool in_window_arg;        /* binding a window call's parts             */
     bind_gsets *gsets;         /* GROUP BY keys for GROUPING(); NULL: none   */
+    /* The FROM list of the query level (parse tree), bound afresh for a
+     * correlated subquery's distinct outer values (bind_decorrelate.c). */
+    const json_t *from_clause;
 } bind_ectx;
 
 /* Set up a context over `plan`'s output (scope borrowed, schema retained). */
@@ -170,6 +173,20 @@ floe_status bind_cte_lookup(floe_session *s, const char *name, bind_result *out,
 /* Joins a scalar subquery (EXPR_SUBLINK) onto the plan of `c`; *out is the
  * column reference for its value. */
 floe_status bind_scalar_subquery(bind_ectx *c, const json_t *sublink, floe_expr **out) FLOE_WARN_UNUSED;
+/* [NOT] EXISTS / IN (subquery) as a three-valued value joined onto *c->plan
+ * (bind_decorrelate.c). */
+floe_status bind_sublink_value(bind_ectx *c, const json_t *sublink, floe_expr **out) FLOE_WARN_UNUSED;
+/* `left` (bound from the FROM items `left_from`, a list) joined (INNER or
+ * LEFT, ON `quals` when not NULL) with the LATERAL subquery of the
+ * RangeSubselect `rs`, unnested over left's distinct correlated values
+ * (consumes left). */
+/* A generate_series in FROM whose arguments read columns (implicitly
+ * LATERAL): SeriesApply over `left` (consumed), one row per value. */
+bool bind_is_lateral_series(const json_t *range_function);
+floe_status bind_lateral_series(floe_session *s, bind_result *left, const json_t *range_function,
+                                bind_result *out) FLOE_WARN_UNUSED;
+floe_status bind_lateral(floe_session *s, bind_result *left, const json_t *left_from, const json_t *rs,
+                         floe_join_type type, const json_t *quals, bind_result *out) FLOE_WARN_UNUSED;
 
 /* A WHERE conjunct that is [NOT] EXISTS / [NOT] IN (subquery) becomes a
  * semi or anti join of *plan; *done false when the node is not one. */

@@ -354,8 +354,7 @@ floe_status bind_expr(bind_ectx *c, const json_t *node, floe_expr **out) {
     if (!strcmp(kind, "SubLink")) {
         const char *t = floe_pg_get_str(body, "subLinkType");
         if (t && !strcmp(t, "EXPR_SUBLINK")) return bind_scalar_subquery(c, node, out);
-        return bind_error(c->s, loc, FLOE_ERR_UNSUPPORTED,
-                          "IN / EXISTS subqueries are supported only as AND-ed conditions of WHERE");
+        return bind_sublink_value(c, node, out);
     }
     if (!strcmp(kind, "ParamRef")) return bind_error(c->s, loc, FLOE_ERR_UNSUPPORTED, "parameters are not supported");
     return bind_error(c->s, loc, FLOE_ERR_UNSUPPORTED, "expression %s is not supported", kind);

@@ -16,6 +16,7 @@
 #include "floe/memory.h"
 #include "floe/iceberg_metadata_columns.h"
 #include "sql/bind.h"
+#include "sql/bind_query_internal.h"
 #include "sql/metadata_tables.h"
 #include "sql/pgnode.h"
 
@@ -411,8 +412,8 @@ static floe_status bind_table_function(floe_session *s, const json_t *rf, bind_r
     int32_t loc = (int32_t)floe_pg_get_int(fc, "location", -1);
     if (!fc || floe_pg_list_len(fns) != 1)
         return bind_error(s, loc, FLOE_ERR_UNSUPPORTED, "this table function form is not supported");
-    if (floe_pg_get_bool(rf, "lateral"))
-        return bind_error(s, loc, FLOE_ERR_UNSUPPORTED, "LATERAL is not supported");
+    /* (LATERAL over columns to the left: bind_lateral_series; a call
+     * reading none is the same as without LATERAL) */
     json_t *names = floe_pg_get(fc, "funcname");
     const char *fname = floe_pg_string(floe_pg_list_at(names, floe_pg_list_len(names) - 1));
     json_t *args = floe_pg_get(fc, "args");
@@ -702,6 +703,54 @@ static floe_status bind_join(floe_session *s, const json_t *je, bind_result *out
         return bind_error(s, -1, FLOE_ERR_UNSUPPORTED, "join type %s is not supported", jt);
     floe_join_type type = join_type_of(jt);
     FLOE_TRY(bind_from_item(s, floe_pg_get(je, "larg"), &l));
+    json_t *lrf = floe_pg_as(floe_pg_get(je, "rarg"), "RangeFunction");
+    if (lrf && bind_is_lateral_series(lrf)) {
+        /* JOIN generate_series(t.a, t.b) ON ...: per left row, then ON. */
+        const char *jts = floe_pg_get_str(je, "jointype");
+        bind_result x;
+        floe_status st = jts && strcmp(jts, "JOIN_INNER")
+                             ? bind_error(s, -1, FLOE_ERR_UNSUPPORTED, "only an inner join with generate_series over columns is supported")
+                             : bind_lateral_series(s, &l, lrf, &x);
+        if (st) {
+            result_free(&l);
+            return st;
+        }
+        floe_expr *on = NULL;
+        if (floe_pg_get(je, "quals")) {
+            bind_ectx c;
+            bind_ectx_init(&c, s, &x.scope, x.plan->schema, "JOIN/ON");
+            st = bind_predicate(&c, floe_pg_get(je, "quals"), &on);
+            bind_ectx_clear(&c);
+        }
+        if (!st && on) {
+            st = bind_filter_node(x.plan, on, &out->plan);
+            x.plan = NULL;
+        } else if (!st) {
+            out->plan = x.plan;
+            x.plan = NULL;
+        }
+        floe_expr_release(on);
+        out->scope = x.scope;
+        if (st) {
+            result_free(out);
+            return st;
+        }
+        return apply_alias(s, floe_pg_get(je, "alias"), out);
+    }
+    json_t *lrs = floe_pg_as(floe_pg_get(je, "rarg"), "RangeSubselect");
+    if (lrs && floe_pg_get_bool(lrs, "lateral")) {
+        /* LATERAL: over the left item (bind_decorrelate.c). */
+        json_t *prefix = json_array();
+        floe_status st = prefix && json_array_append(prefix, floe_pg_get(je, "larg")) == 0
+                             ? NULL : floe_error(FLOE_ERR_OUT_OF_MEMORY, "binding: out of memory");
+        if (!st && (floe_pg_list_len(floe_pg_get(je, "usingClause")) > 0 || floe_pg_get_bool(je, "isNatural")))
+            st = bind_error(s, -1, FLOE_ERR_UNSUPPORTED, "USING / NATURAL with a LATERAL subquery is not supported");
+        if (!st) st = bind_lateral(s, &l, prefix, lrs, type, floe_pg_get(je, "quals"), out);
+        else result_free(&l);
+        json_decref(prefix);
+        if (st) return st;
+        return apply_alias(s, floe_pg_get(je, "alias"), out);
+    }
     floe_status st = bind_from_item(s, floe_pg_get(je, "rarg"), &r);
     if (st) {
         result_free(&l);
@@ -840,8 +889,8 @@ static floe_status bind_from_item(floe_session *s, const json_t *node, bind_resu
             st = apply_alias(s, alias, out);
         }
     } else if (!strcmp(kind, "RangeSubselect")) {
-        if (floe_pg_get_bool(body, "lateral"))
-            return bind_error(s, -1, FLOE_ERR_UNSUPPORTED, "LATERAL subqueries are not supported");
+        /* (LATERAL with items to its left: bind_lateral, from bind_from
+         * and bind_join; with none, it reads nothing to its left) */
         st = bind_select(s, floe_pg_get(body, "subquery"), out);
         json_t *alias = floe_pg_get(body, "alias");
         if (!st) st = apply_alias(s, alias, out);
@@ -859,6 +908,31 @@ floe_status bind_from(floe_session *s, const json_t *from_list, bind_result *out
     int32_t n = floe_pg_list_len(from_list);
     for (int32_t i = 0; i < n; i++) {
         bind_result item;
+        json_t *rs = floe_pg_as(floe_pg_list_at(from_list, i), "RangeSubselect");
+        json_t *rf = floe_pg_as(floe_pg_list_at(from_list, i), "RangeFunction");
+        if (out->plan && rf && bind_is_lateral_series(rf)) {
+            /* generate_series(t.a, t.b): per row of the items before it. */
+            bind_result left = *out;
+            memset(out, 0, sizeof(*out));
+            floe_status st = bind_lateral_series(s, &left, rf, out);
+            if (st) return st;
+            continue;
+        }
+        if (out->plan && rs && floe_pg_get_bool(rs, "lateral")) {
+            /* LATERAL: over the items before it (bind_decorrelate.c). */
+            json_t *prefix = json_array();
+            floe_status st = prefix ? NULL : floe_error(FLOE_ERR_OUT_OF_MEMORY, "binding: out of memory");
+            for (int32_t k = 0; k < i && !st; k++)
+                if (json_array_append(prefix, floe_pg_list_at(from_list, k)) != 0)
+                    st = floe_error(FLOE_ERR_OUT_OF_MEMORY, "binding: out of memory");
+            bind_result left = *out;
+            memset(out, 0, sizeof(*out));
+            if (!st) st = bind_lateral(s, &left, prefix, rs, FLOE_JOIN_INNER, NULL, out);
+            else result_free(&left);
+            json_decref(prefix);
+            if (st) return st;
+            continue;
+        }
         floe_status st = bind_from_item(s, floe_pg_list_at(from_list, i), &item);
         if (st) {
             result_free(out);

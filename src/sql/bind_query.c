@@ -312,6 +312,7 @@ static floe_status bind_simple_select(floe_session *s, const json_t *body, bind_
     memset(&gr, 0, sizeof gr);
     bind_ectx c;
     bind_ectx_init(&c, s, &sc, plan->schema, "WHERE");
+    c.from_clause = floe_pg_get(body, "fromClause");
 
     /* ---- WHERE */
     json_t *where = floe_pg_get(body, "whereClause");
@@ -371,6 +372,7 @@ static floe_status bind_simple_select(floe_session *s, const json_t *body, bind_
     /* The schema may have grown (scalar subqueries in WHERE). */
     bind_ectx_clear(&c);
     bind_ectx_init(&c, s, &sc, plan->schema, "SELECT");
+    c.from_clause = floe_pg_get(body, "fromClause");
 
     /* ---- the select list */
     st = bind_windows_new(s, body, &wins);

@@ -76,6 +76,20 @@ floe_status bind_grouping_sets(bind_ectx *c, const json_t *body, const sel_item 
 floe_status bind_grouping_aggregate(bind_ectx *c, floe_lplan **plan, floe_expr *const *groups, int32_t n_groups,
                                     const bind_grouping *gr, int32_t **extra_col) FLOE_WARN_UNUSED;
 void bind_grouping_clear(bind_grouping *gr);
+/* ---- subqueries as values (bind_decorrelate.c) ---------------------------------- */
+
+typedef enum bind_sublink_kind { BIND_SUBLINK_SCALAR = 0, BIND_SUBLINK_EXISTS, BIND_SUBLINK_IN } bind_sublink_kind;
+/* A correlated subquery (body `sub`; testexpr: IN's tested value) joined
+ * onto *c->plan, unnested over the distinct outer values it reads; *out
+ * is its value over the grown plan. */
+floe_status bind_decorrelated(bind_ectx *c, const json_t *sub, bind_sublink_kind kind, const json_t *testexpr,
+                              int32_t loc, floe_expr **out) FLOE_WARN_UNUSED;
+/* `plan` (a one-column subquery bound from `subselect`) made one row: its
+ * value, NULL when empty, an error past one row (consumes plan). */
+floe_status bind_single_row_plan(floe_session *s, const json_t *subselect, floe_lplan *plan,
+                                 floe_lplan **out) FLOE_WARN_UNUSED;
+/* Make two join keys comparable (bind_subquery.c). */
+floe_status bind_align_keys(floe_expr **l, const floe_schema *ls, floe_expr **r, const floe_schema *rs) FLOE_WARN_UNUSED;
 
 /* ---- ORDER BY, LIMIT (bind_order.c) ---------------------------------------------- */
 

@@ -250,6 +250,13 @@ floe_status bind_scalar_subquery(bind_ectx *c, const json_t *sublink, floe_expr 
             return st2;
         }
         floe_status_free(st2);
+        /* Any other correlation: over the distinct outer values. */
+        st2 = bind_decorrelated(c, bind_select_body(floe_pg_get(body, "subselect")), BIND_SUBLINK_SCALAR, NULL, loc, out);
+        if (!st2 || floe_status_code(st2) != FLOE_ERR_NOT_FOUND) {
+            floe_status_free(st);
+            return st2;
+        }
+        floe_status_free(st2);
     }
     if (st) {
         if (floe_status_code(st) == FLOE_ERR_NOT_FOUND)
@@ -264,6 +271,17 @@ floe_status bind_scalar_subquery(bind_ectx *c, const json_t *sublink, floe_expr 
     bind_extra x;
     memset(&x, 0, sizeof(x));
     x.one_row = yields_one_row(r.plan);
+    if (!x.one_row) {
+        /* Its value, NULL when empty, an error past one row: one row. */
+        floe_lplan *one = NULL;
+        st = bind_single_row_plan(c->s, floe_pg_get(body, "subselect"), r.plan, &one);
+        r.plan = one;
+        if (st) {
+            bind_result_free(&r);
+            return st;
+        }
+        x.one_row = true;
+    }
     x.type = floe_type_retain(floe_schema_field(r.plan->schema, 0)->type);
     bind_scope_free(&r.scope);
     if (c->agg_mode) {
@@ -323,6 +341,10 @@ static floe_status align_keys(floe_expr **l, const floe_schema *ls, floe_expr **
     floe_type_release(lt);
     floe_type_release(rt);
     return st;
+}
+
+floe_status bind_align_keys(floe_expr **l, const floe_schema *ls, floe_expr **r, const floe_schema *rs) {
+    return align_keys(l, ls, r, rs);
 }
 
 static floe_status semi_join(floe_lplan **plan, floe_lplan *right, bool anti, floe_expr **lk, floe_expr **rk,

@@ -58,6 +58,8 @@ typedef enum floe_lkind {
                           says, without it (INTERSECT / EXCEPT ALL)          */
     FLOE_L_DISTINCT_ON, /* first row per run of equal exprs (column refs) of a
                           sorted input: SELECT DISTINCT ON                   */
+    FLOE_L_SERIES_APPLY, /* generate_series(exprs[0..2]) per input row: the
+                          input's columns ++ the value (named names[0])  */
     FLOE_LKIND_COUNT_
 } floe_lkind;
 
@@ -119,6 +121,9 @@ typedef struct floe_lplan {
     uint64_t *gset_masks;
     int64_t *gset_ids;
     bool gset_empty_rows;       /* partition 0 adds the empty sets' rows      */
+    /* JOIN: NULL keys match each other (IS NOT DISTINCT FROM), as a
+     * decorrelated subquery's result joins back (bind_decorrelate.c) */
+    bool null_equals_null;
 } floe_lplan;
 
 /* A zeroed node of `kind` with the given inputs (ownership passes in) and

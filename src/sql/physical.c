@@ -249,15 +249,15 @@ static floe_status plan_join(const floe_lplan *p, floe_plan *left, floe_plan *ri
     bool swap = !st && el > 2 * er && !p->null_aware;
     floe_plan *j = NULL;
     if (!st && !swap) {
-        st = floe_plan_hash_join(left, right, p->join_type, FLOE_JOIN_COLLECT_LEFT, lk, rk, n, p->predicate, false,
-                                 p->null_aware, &j);
+        st = floe_plan_hash_join(left, right, p->join_type, FLOE_JOIN_COLLECT_LEFT, lk, rk, n, p->predicate,
+                                 p->null_equals_null, p->null_aware, &j);
     } else if (!st) {
         int32_t nl = floe_schema_num_fields(left->schema), nr = floe_schema_num_fields(right->schema);
         floe_expr *filter = NULL;
         st = swap_sides(p->predicate, nl, nr, &filter);
         if (!st)
             st = floe_plan_hash_join(right, left, mirror(p->join_type), FLOE_JOIN_COLLECT_LEFT, rk, lk, n, filter,
-                                     false, false, &j);
+                                     p->null_equals_null, false, &j);
         floe_expr_release(filter);
         bool one_side = p->join_type == FLOE_JOIN_LEFT_SEMI || p->join_type == FLOE_JOIN_LEFT_ANTI ||
                         p->join_type == FLOE_JOIN_RIGHT_SEMI || p->join_type == FLOE_JOIN_RIGHT_ANTI;
@@ -394,6 +394,9 @@ static floe_status plan_node(const phys_ctx *c, const floe_lplan *p, floe_plan *
         floe_free(keys);
         break;
     }
+    case FLOE_L_SERIES_APPLY:
+        st = floe_plan_series_apply(kids[0], p->exprs[0], p->exprs[1], p->exprs[2], p->names[0], out);
+        break;
     default:
         st = floe_error(FLOE_ERR_INTERNAL, "no physical plan for a %s node", floe_lkind_name(p->kind));
     }
