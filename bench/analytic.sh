@@ -28,12 +28,12 @@ if [ ! -x "$BUILD/floe" ]; then
     cmake -S "$ROOT" -B "$BUILD" -DCMAKE_BUILD_TYPE=Release > /dev/null
     cmake --build "$BUILD" -j2 --target floe > /dev/null
 fi
-if [ ! -d "$DATA/lineitem" ]; then
+if [ ! -f "$DATA/lineitem.parquet" ]; then
     rm -rf "$DATA.tmp"
     "$BUILD/floe" tpch generate --sf 1 --tables lineitem --parquet "$DATA.tmp" > /dev/null
     mv "$DATA.tmp" "$DATA"
 fi
-LI="read_parquet('$DATA/lineitem/*.parquet')"
+LI="read_parquet('$DATA/lineitem.parquet')"
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/analytic_bench.XXXXXX")
 trap 'rm -rf "$TMP"' EXIT
 
