@@ -20,7 +20,7 @@
 # Prints markdown rows:  | query | threads | floe median s | DuckDB median s | floe/DuckDB |
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
-BUILD=${1:-$ROOT/build/release}
+BUILD=$(cd "${1:-$ROOT/build/release}" && pwd)
 THREADS=${2:-$(nproc)}
 RUNS=${3:-5}
 DATA=$ROOT/bench/data/tpch-sf1-lineitem

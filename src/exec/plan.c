@@ -259,6 +259,43 @@ void floe_exec_batches_free(floe_batch **batches, int64_t n) {
     floe_free(batches);
 }
 
+floe_status floe_exec_drain_concat(floe_stream *child, const struct floe_cancel *cancel, const char *node,
+                                   floe_batch **out) {
+    floe_batch **bs = NULL;
+    int64_t nb = 0, cap = 0, rows = 0;
+    floe_status st = NULL;
+    *out = NULL;
+    for (;;) {
+        floe_batch *b = NULL;
+        if ((st = floe_cancel_check(cancel, node))) break;
+        if ((st = floe_stream_next(child, &b)) || !b) break;
+        if (b->num_rows == 0) {
+            floe_batch_release(b);
+            continue;
+        }
+        if (nb == cap) {
+            int64_t nc = cap ? cap * 2 : 16;
+            floe_batch **n2 = nb >= INT32_MAX ? NULL : floe_realloc(bs, (size_t)nc * sizeof *n2);
+            if (!n2) {
+                floe_batch_release(b);
+                st = floe_error(FLOE_ERR_OUT_OF_MEMORY, "%s: collecting %lld batches", node, (long long)nb);
+                break;
+            }
+            bs = n2;
+            cap = nc;
+        }
+        bs[nb++] = b;
+        rows += b->num_rows;
+        if (rows > (int64_t)UINT32_MAX) {
+            st = floe_error(FLOE_ERR_UNSUPPORTED, "%s: more than %u rows in one partition", node, UINT32_MAX);
+            break;
+        }
+    }
+    if (!st && nb > 0) st = floe_batch_concat(bs, (int32_t)nb, out);
+    floe_exec_batches_free(bs, nb);
+    return st;
+}
+
 static floe_status collect(const floe_plan *p, const floe_exec_ctx *ctx, floe_batch ***batches, int64_t *n_batches) {
     int32_t np = p->n_partitions;
     part_result *res = floe_calloc((size_t)np, sizeof *res);

@@ -41,6 +41,14 @@ floe_status floe_exec_shared(const floe_plan *p, const floe_exec_ctx *ctx, void 
 floe_status floe_exec_token(const floe_exec_ctx *ctx, const struct floe_cancel *parent,
                             struct floe_cancel **out) FLOE_WARN_UNUSED;
 
+/* Read `child` to its end into one batch (*out; NULL when it gave no
+ * rows), checking `cancel` between batches: what a blocking node that needs
+ * its whole partition at once (Sort, Window) starts with.  `node` names the
+ * node in errors; a partition over UINT32_MAX rows is an error (row
+ * indexes are 32-bit).  The child is not closed. */
+floe_status floe_exec_drain_concat(floe_stream *child, const struct floe_cancel *cancel, const char *node,
+                                   floe_batch **out) FLOE_WARN_UNUSED;
+
 /* Every node type of the engine, NULL-terminated (node_types.c):
  * the codec finds them by name in any process, whether or not this process
  * has built such a node. */

@@ -229,6 +229,57 @@ static floe_status tag_side(bind_result *r, int32_t n, int32_t tag) {
     return st;
 }
 
+/* u's rows grouped on its first n columns (NULLs meet NULLs) with two
+ * aggregates: fn[k] over column col[k], named name[k], of type tid
+ * (nullable or not) — the AGGREGATE both the distinct (min / max of the
+ * side tag) and the ALL forms (counts of each side's copies) start with.
+ * Consumes u. */
+static floe_status group_by_columns(floe_lplan *u, int32_t n, const floe_agg_fn fn[2], const int32_t col[2],
+                                    const char *const name[2], floe_type_id tid, bool nullable, floe_lplan **out) {
+    *out = NULL;
+    floe_field *f = floe_calloc((size_t)n + 2, sizeof(floe_field));
+    floe_status st = f ? NULL : floe_error(FLOE_ERR_OUT_OF_MEMORY, "binding: out of memory");
+    floe_schema *as = NULL;
+    for (int32_t i = 0; i < n && !st; i++) st = floe_field_copy(&f[i], floe_schema_field(u->schema, i));
+    for (int k = 0; k < 2 && !st; k++) st = floe_field_init(&f[n + k], name[k], floe_type_primitive(tid), nullable, -1);
+    if (!st) st = floe_type_struct(f, n + 2, &as);
+    for (int32_t i = 0; f && i < n + 2; i++) floe_field_clear(&f[i]);
+    floe_free(f);
+    floe_lplan *a = NULL;
+    if (!st) {
+        floe_lplan *in[1] = {u};
+        u = NULL;
+        st = floe_lplan_new(FLOE_L_AGGREGATE, as, in, 1, &a);
+    }
+    floe_type_release(as);
+    floe_lplan_free(u);
+    if (!st) {
+        a->exprs = floe_calloc((size_t)n + 1, sizeof(floe_expr *));
+        a->names = floe_calloc((size_t)n + 1, sizeof(char *));
+        a->aggs = floe_calloc(2, sizeof(floe_agg_call));
+        if (!a->exprs || !a->names || !a->aggs) st = floe_error(FLOE_ERR_OUT_OF_MEMORY, "binding: out of memory");
+        for (int32_t i = 0; i < n && !st; i++) {
+            st = floe_expr_column(i, &a->exprs[i]);
+            a->names[i] = floe_strdup(floe_schema_field(a->schema, i)->name);
+            a->n_exprs = i + 1;
+            if (!st && !a->names[i]) st = floe_error(FLOE_ERR_OUT_OF_MEMORY, "binding: out of memory");
+        }
+        for (int k = 0; k < 2 && !st; k++) {
+            a->aggs[k].fn = fn[k];
+            st = floe_expr_column(col[k], &a->aggs[k].arg);
+            a->aggs[k].name = floe_strdup(name[k]);
+            a->n_aggs = k + 1;
+            if (!st && !a->aggs[k].name) st = floe_error(FLOE_ERR_OUT_OF_MEMORY, "binding: out of memory");
+        }
+    }
+    if (st) {
+        floe_lplan_free(a);
+        return st;
+    }
+    *out = a;
+    return NULL;
+}
+
 static floe_status set_op_by_grouping(bind_result *l, bind_result *r, int32_t n, bool intersect, floe_lplan **out) {
     *out = NULL;
     FLOE_TRY(tag_side(l, n, 1));
@@ -252,40 +303,14 @@ static floe_status set_op_by_grouping(bind_result *l, bind_result *r, int32_t n,
     }
     floe_type_release(us);
     /* AGGREGATE keys = the columns, aggs = min(side), max(side). */
-    floe_lplan *a = NULL;
-    floe_schema *as = NULL;
-    for (int32_t i = 0; i < n && !st; i++) st = floe_field_copy(&f[i], floe_schema_field(u->schema, i));
-    if (!st) st = floe_field_init(&f[n], "lo", floe_type_primitive(FLOE_TYPE_INT32), true, -1);
-    if (!st) st = floe_field_init(&f[n + 1], "hi", floe_type_primitive(FLOE_TYPE_INT32), true, -1);
-    if (!st) st = floe_type_struct(f, n + 2, &as);
-    for (int32_t i = 0; i < n + 2; i++) floe_field_clear(&f[i]);
     floe_free(f);
+    floe_lplan *a = NULL;
     if (!st) {
-        floe_lplan *in[1] = {u};
+        st = group_by_columns(u, n, (const floe_agg_fn[2]){FLOE_AGG_MIN, FLOE_AGG_MAX}, (const int32_t[2]){n, n},
+                              (const char *const[2]){"lo", "hi"}, FLOE_TYPE_INT32, true, &a);
         u = NULL;
-        st = floe_lplan_new(FLOE_L_AGGREGATE, as, in, 1, &a);
     }
-    floe_type_release(as);
     floe_lplan_free(u);
-    if (!st) {
-        a->exprs = floe_calloc((size_t)n + 1, sizeof(floe_expr *));
-        a->names = floe_calloc((size_t)n + 1, sizeof(char *));
-        a->aggs = floe_calloc(2, sizeof(floe_agg_call));
-        if (!a->exprs || !a->names || !a->aggs) st = floe_error(FLOE_ERR_OUT_OF_MEMORY, "binding: out of memory");
-        for (int32_t i = 0; i < n && !st; i++) {
-            st = floe_expr_column(i, &a->exprs[i]);
-            a->names[i] = floe_strdup(floe_schema_field(a->schema, i)->name);
-            a->n_exprs = i + 1;
-            if (!st && !a->names[i]) st = floe_error(FLOE_ERR_OUT_OF_MEMORY, "binding: out of memory");
-        }
-        for (int k = 0; k < 2 && !st; k++) {
-            a->aggs[k].fn = k == 0 ? FLOE_AGG_MIN : FLOE_AGG_MAX;
-            st = floe_expr_column(n, &a->aggs[k].arg);
-            a->aggs[k].name = floe_strdup(k == 0 ? "lo" : "hi");
-            a->n_aggs = k + 1;
-            if (!st && !a->aggs[k].name) st = floe_error(FLOE_ERR_OUT_OF_MEMORY, "binding: out of memory");
-        }
-    }
     /* EXCEPT: hi = 1 (never on the right); INTERSECT: lo = 1 AND hi = 2. */
     floe_expr *lo = NULL, *hi = NULL, *one = NULL, *two = NULL, *c1 = NULL, *c2 = NULL, *pred = NULL;
     if (!st) st = floe_expr_column(n, &lo);
@@ -386,38 +411,13 @@ static floe_status set_op_all(bind_result *l, bind_result *r, int32_t n, bool in
     floe_type_release(us);
     /* AGGREGATE keys = the columns, aggs = count(in_left), count(in_right). */
     floe_lplan *a = NULL;
-    floe_schema *as = NULL;
-    for (int32_t i = 0; i < n && !st; i++) st = floe_field_copy(&f[i], floe_schema_field(u->schema, i));
-    if (!st) st = floe_field_init(&f[n], "n_left", floe_type_primitive(FLOE_TYPE_INT64), false, -1);
-    if (!st) st = floe_field_init(&f[n + 1], "n_right", floe_type_primitive(FLOE_TYPE_INT64), false, -1);
-    if (!st) st = floe_type_struct(f, n + 2, &as);
-    for (int32_t i = 0; i < n + 2; i++) floe_field_clear(&f[i]);
     if (!st) {
-        floe_lplan *in[1] = {u};
+        st = group_by_columns(u, n, (const floe_agg_fn[2]){FLOE_AGG_COUNT, FLOE_AGG_COUNT},
+                              (const int32_t[2]){n, n + 1}, (const char *const[2]){"n_left", "n_right"},
+                              FLOE_TYPE_INT64, false, &a);
         u = NULL;
-        st = floe_lplan_new(FLOE_L_AGGREGATE, as, in, 1, &a);
     }
-    floe_type_release(as);
     floe_lplan_free(u);
-    if (!st) {
-        a->exprs = floe_calloc((size_t)n + 1, sizeof(floe_expr *));
-        a->names = floe_calloc((size_t)n + 1, sizeof(char *));
-        a->aggs = floe_calloc(2, sizeof(floe_agg_call));
-        if (!a->exprs || !a->names || !a->aggs) st = floe_error(FLOE_ERR_OUT_OF_MEMORY, "binding: out of memory");
-        for (int32_t i = 0; i < n && !st; i++) {
-            st = floe_expr_column(i, &a->exprs[i]);
-            a->names[i] = floe_strdup(floe_schema_field(a->schema, i)->name);
-            a->n_exprs = i + 1;
-            if (!st && !a->names[i]) st = floe_error(FLOE_ERR_OUT_OF_MEMORY, "binding: out of memory");
-        }
-        for (int k = 0; k < 2 && !st; k++) {
-            a->aggs[k].fn = FLOE_AGG_COUNT;
-            st = floe_expr_column(n + k, &a->aggs[k].arg);
-            a->aggs[k].name = floe_strdup(k == 0 ? "n_left" : "n_right");
-            a->n_aggs = k + 1;
-            if (!st && !a->aggs[k].name) st = floe_error(FLOE_ERR_OUT_OF_MEMORY, "binding: out of memory");
-        }
-    }
     /* The copies to keep, as the last column. */
     floe_expr *cl = NULL, *cr = NULL, *keep = NULL, *lt = NULL;
     if (!st) st = floe_expr_column(n, &cl);

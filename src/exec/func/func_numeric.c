@@ -4,8 +4,9 @@
  * power, greatest/least over any comparable type, and div.
  *
  * Types follow the input: integer functions of integers stay integers
- * (round(1250, -2) = 1300 as int), floats compute in double and round half
- * to even (PostgreSQL's rint), decimals round half away from zero exactly
+ * (round(1250, -2) = 1300 as int), floats compute in double (round(x)
+ * half to even, PostgreSQL's rint; round(x, n) half away from zero, as
+ * PostgreSQL's numeric form and DuckDB), decimals round half away from zero exactly
  * in 128-bit and take PostgreSQL's result scale (none for round(x),
  * floor, ceil; n for round(x, n) with a constant n; the precision grows by
  * one where rounding up can add a digit).  Domain errors (sqrt of a negative, ln of zero,
@@ -77,10 +78,14 @@ static i128 round_digits(i128 v, int64_t drop, int op, bool *ok) {
     }
 }
 
-/* Doubles round half to even (PostgreSQL's round(float8) is rint:
- * round(2.5::float8) = 2), unlike decimals. */
-static double round_double(double x, int64_t digits, int op) {
-    double (*f)(double) = op == OP_ROUND ? nearbyint : op == OP_FLOOR ? floor : op == OP_CEIL ? ceil : trunc;
+/* round(double) rounds half to even (PostgreSQL's round(float8) is rint:
+ * round(2.5::float8) = 2); round(double, n) has no float8 form in
+ * PostgreSQL — it is round(numeric, n), half away from zero
+ * (round(2.25::float8, 1) = 2.3), as DuckDB's too.  `with_digits`: the
+ * second form. */
+static double round_double(double x, int64_t digits, int op, bool with_digits) {
+    double (*f)(double) = op == OP_ROUND ? (with_digits ? round : nearbyint)
+                        : op == OP_FLOOR ? floor : op == OP_CEIL ? ceil : trunc;
     if (digits == 0 || !isfinite(x)) return f(x);
     if (digits > 308) return x;
     if (digits < -308) return f(x * 0.0);
@@ -185,7 +190,7 @@ static floe_status eval_unary(const floe_func_def *def, floe_array *const *a, in
                 if (isinf(r) && isfinite(x) && isfinite(y)) { st = num_error(def, "result out of range for", a[0], i); continue; }
                 break;
             }
-            default: r = round_double(x, digits, op); break;
+            default: r = round_double(x, digits, op, n > 1); break;
             }
             if (op == OP_EXP && isinf(r) && isfinite(x)) { st = num_error(def, "result out of range for", a[0], i); continue; }
             ((double *)vals->data)[i] = r;

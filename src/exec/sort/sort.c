@@ -56,37 +56,7 @@ typedef struct sort_stream {
 
 static floe_status full_sort(sort_stream *s) {
     const floe_sort_plan *p = s->p;
-    floe_batch **bs = NULL;
-    int64_t nb = 0, cap = 0, rows = 0;
-    floe_status st = NULL;
-    for (;;) {
-        floe_batch *b = NULL;
-        if ((st = floe_cancel_check(s->cancel, "Sort"))) break;
-        if ((st = floe_stream_next(s->child, &b)) || !b) break;
-        if (b->num_rows == 0) {
-            floe_batch_release(b);
-            continue;
-        }
-        if (nb == cap) {
-            int64_t nc = cap ? cap * 2 : 16;
-            floe_batch **n2 = nb >= INT32_MAX ? NULL : floe_realloc(bs, (size_t)nc * sizeof *n2);
-            if (!n2) {
-                floe_batch_release(b);
-                st = floe_error(FLOE_ERR_OUT_OF_MEMORY, "Sort: collecting %lld batches", (long long)nb);
-                break;
-            }
-            bs = n2;
-            cap = nc;
-        }
-        bs[nb++] = b;
-        rows += b->num_rows;
-        if (rows > (int64_t)UINT32_MAX) {
-            st = floe_error(FLOE_ERR_UNSUPPORTED, "Sort: more than %u rows in one partition", UINT32_MAX);
-            break;
-        }
-    }
-    if (!st && nb > 0) st = floe_batch_concat(bs, (int32_t)nb, &s->src);
-    floe_exec_batches_free(bs, nb);
+    floe_status st = floe_exec_drain_concat(s->child, s->cancel, "Sort", &s->src);
     if (st || !s->src) return st;
     floe_array **keys = floe_calloc((size_t)p->n_keys, sizeof *keys);
     if (!keys) return floe_error(FLOE_ERR_OUT_OF_MEMORY, "Sort: evaluating keys");
