@@ -125,22 +125,35 @@ floe_status hagg_collect_add(collector *c, floe_array *const *cols, const uint32
     return NULL;
 }
 
-typedef struct sort_ctx {
-    const uint32_t *gids;
-    floe_array **cols;
-    floe_sort_key *keys; /* flags only */
-    int32_t *kcol;       /* the column of each key */
-    int32_t nk;
-} sort_ctx;
-
-static int cmp_rows(void *ctx_, uint32_t x, uint32_t y) {
-    const sort_ctx *c = ctx_;
-    if (c->gids[x] != c->gids[y]) return c->gids[x] < c->gids[y] ? -1 : 1;
-    for (int32_t k = 0; k < c->nk; k++) {
-        int r = floe_sk_compare_one(&c->keys[k], c->cols[c->kcol[k]], x, c->cols[c->kcol[k]], y);
-        if (r) return r;
+/* idx[0..n) = the rows ordered by (group, keys[0..nk) over the columns
+ * kcol[]), ties in input order: the keys by floe_sk_sort_rows (a radix sort
+ * on the first key's prefix, merge sorts of ties), then a stable counting
+ * sort by group — groups are ids below ng, so that pass is O(n + ng) and
+ * keeps the keys' order within each group. */
+static floe_status order_rows(const uint32_t *gids, int64_t n, int64_t ng, floe_array *const *cols,
+                              const floe_sort_key *keys, const int32_t *kcol, int32_t nk, uint32_t *idx) {
+    uint32_t *by_key = NULL;
+    floe_array **karr = NULL;
+    int64_t *pos = floe_calloc((size_t)(ng + 1), sizeof *pos);
+    floe_status st = pos ? NULL : floe_error(FLOE_ERR_OUT_OF_MEMORY, "aggregate: ordering %lld rows", (long long)n);
+    if (!st && nk > 0 && n > 1) {
+        karr = floe_calloc((size_t)nk, sizeof *karr);
+        if (!karr) st = floe_error(FLOE_ERR_OUT_OF_MEMORY, "aggregate: ordering %lld rows", (long long)n);
+        for (int32_t k = 0; !st && k < nk; k++) karr[k] = cols[kcol[k]];
+        if (!st) st = floe_sk_sort_rows(keys, nk, karr, n, &by_key);
     }
-    return 0;
+    if (!st) {
+        for (int64_t r = 0; r < n; r++) pos[gids[r] + 1]++;
+        for (int64_t g = 0; g < ng; g++) pos[g + 1] += pos[g];
+        for (int64_t i = 0; i < n; i++) {
+            uint32_t r = by_key ? by_key[i] : (uint32_t)i;
+            idx[pos[gids[r]]++] = r;
+        }
+    }
+    floe_free(by_key);
+    floe_free(karr);
+    floe_free(pos);
+    return st;
 }
 
 floe_status hagg_collect_finish(agg_stream *s, int32_t i) {
@@ -176,9 +189,7 @@ floe_status hagg_collect_finish(agg_stream *s, int32_t i) {
     if (a->kind == ACC_HOLISTIC && (a->info.fn->flags & AGGF_SORTS_ARG)) kcol[nk++] = 0;
     if (call->distinct)
         for (int32_t j = 0; j < nargs; j++) kcol[nk++] = j;
-    for (int64_t r = 0; r < n; r++) idx[r] = (uint32_t)r;
-    sort_ctx sc = {c->gids, cols, keys, kcol, nk};
-    if (!st && n > 1) st = floe_sk_stable_sort(idx, n, cmp_rows, &sc);
+    if (!st) st = order_rows(c->gids, n, ng, cols, keys, kcol, nk, idx);
     /* DISTINCT: one row per (group, arguments) */
     if (!st && call->distinct && n > 0) {
         floe_sort_key eq = {NULL, false, false};

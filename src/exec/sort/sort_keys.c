@@ -4,8 +4,8 @@
  *
  * A full sort works in two steps.  Rows are first ordered by a 64-bit
  * order-preserving prefix of the first key (the whole value for integers,
- * temporals, bools and floats; the leading bytes of strings, binary and
- * decimals) with an LSD radix sort, which is stable and skips byte
+ * temporals, bools, floats and decimals whose values all fit in 64 bits;
+ * the leading bytes of strings, binary and wider decimals) with an LSD radix sort, which is stable and skips byte
  * positions where all prefixes agree.  Runs of equal prefixes are then
  * finished with a stable merge sort comparing the remaining keys (or the
  * whole first key when its prefix is only a prefix).  NULLs of the first
@@ -217,7 +217,8 @@ static inline uint64_t double_prefix(double d) {
 /* The order-preserving (ascending) prefix of non-null value i: a < b
  * implies prefix(a) <= prefix(b); prefix_is_exact says when equal
  * prefixes also mean equal values.  Strings and binary start at byte
- * `skip`, a prefix every value shares. */
+ * `skip`, a prefix every value shares; for decimals `skip` 1 says every
+ * value fits in 64 bits (decimal64_fits), so the low word is the value. */
 static inline uint64_t value_prefix(const floe_array *a, int64_t i, int32_t skip) {
     const uint64_t sign = UINT64_C(1) << 63;
     switch (a->type->id) {
@@ -232,7 +233,10 @@ static inline uint64_t value_prefix(const floe_array *a, int64_t i, int32_t skip
     case FLOE_TYPE_TIMESTAMP_NS_TZ: return (uint64_t)floe_array_get_int64(a, i) ^ sign;
     case FLOE_TYPE_FLOAT32: return double_prefix(floe_array_get_float(a, i));
     case FLOE_TYPE_FLOAT64: return double_prefix(floe_array_get_double(a, i));
-    case FLOE_TYPE_DECIMAL128: return (uint64_t)floe_array_get_decimal(a, i).hi ^ sign;
+    case FLOE_TYPE_DECIMAL128: { /* skip 1: every value of the column fits in 64 bits */
+        floe_decimal128 d = floe_array_get_decimal(a, i);
+        return (skip ? d.lo : (uint64_t)d.hi) ^ sign;
+    }
     case FLOE_TYPE_STRING:
     case FLOE_TYPE_BINARY: {
         floe_strview v = floe_array_get_str(a, i);
@@ -252,6 +256,20 @@ static bool prefix_is_exact(const floe_type *t) {
     case FLOE_TYPE_FLOAT64: return true;
     default: return false;
     }
+}
+
+/* Does every non-null value of decimal array `a` fit in a signed 64-bit
+ * integer (its high word the sign of its low word)?  Then the low word is
+ * an exact prefix: the usual case of decimal(p <= 18) columns, checked on
+ * the values rather than trusted from the precision. */
+static bool decimal64_fits(const floe_array *a) {
+    if (a->type->id != FLOE_TYPE_DECIMAL128) return false;
+    for (int64_t i = 0; i < a->length; i++) {
+        if (floe_array_is_null(a, i)) continue;
+        floe_decimal128 d = floe_array_get_decimal(a, i);
+        if (d.hi != ((int64_t)d.lo < 0 ? -1 : 0)) return false;
+    }
+    return true;
 }
 
 /* Bytes every non-null string/binary value of `a` starts with (so the
@@ -311,7 +329,8 @@ static floe_status radix_sort(prefix_entry *e, prefix_entry *tmp, int64_t n) {
 /* Fill e[] with the prefixes of the non-null rows (in input order) and
  * null_rows[] with the rows whose first key is NULL. */
 static void collect_prefixes(const floe_array *k0, bool desc, int64_t n, prefix_entry *e, int64_t *nn_out,
-                             uint32_t *null_rows, int64_t *nulls_out) {
+                             uint32_t *null_rows, int64_t *nulls_out, bool *exact) {
+    *exact = prefix_is_exact(k0->type);
     int64_t nn = 0, nulls = 0;
     uint64_t flip = desc ? ~UINT64_C(0) : 0;
     const uint64_t sign = UINT64_C(1) << 63;
@@ -334,6 +353,10 @@ static void collect_prefixes(const floe_array *k0, bool desc, int64_t n, prefix_
         nn = n;
     } else {
         int32_t skip = common_prefix(k0);
+        if (decimal64_fits(k0)) {
+            skip = 1;
+            *exact = true;
+        }
         for (int64_t i = 0; i < n; i++) {
             if (has_nulls && floe_array_is_null(k0, i)) {
                 null_rows[nulls++] = (uint32_t)i;
@@ -368,14 +391,14 @@ floe_status floe_sk_sort_rows(const floe_sort_key *keys, int32_t n_keys, floe_ar
      * which is at least as large). */
     int64_t nn = 0, nulls = 0;
     uint32_t *null_rows = (uint32_t *)tmp;
-    collect_prefixes(k0, key0->descending, n, e, &nn, null_rows, &nulls);
+    bool exact = false;
+    collect_prefixes(k0, key0->descending, n, e, &nn, null_rows, &nulls, &exact);
     /* Lay out: NULL rows at the front or back, non-NULL rows in between. */
     int64_t null_at = key0->nulls_first ? 0 : nn, val_at = key0->nulls_first ? nulls : 0;
     memmove(out + null_at, null_rows, (size_t)nulls * sizeof *out);
     if ((st = radix_sort(e, tmp, nn))) goto done;
     for (int64_t i = 0; i < nn; i++) out[val_at + i] = e[i].idx;
 
-    bool exact = prefix_is_exact(k0->type);
     row_cmp_ctx c = {keys, n_keys, exact ? 1 : 0, key_arrays};
     if (c.first < n_keys) {
         for (int64_t i = 0; i < nn && !st;) {
