@@ -346,64 +346,71 @@ floe_status bind_grouping_func(bind_ectx *c, const json_t *body, floe_expr **out
 
 /* ---------------------------------------------- Expand under the aggregate */
 
+/* Add `e` to the Expand's pass columns ex[0..*n) unless an equal one is
+ * there (names agg_arg_<k>). */
+static floe_status pass_add(floe_expr **ex, char **en, int32_t *n, floe_expr *e) {
+    if (!e) return NULL;
+    for (int32_t k = 0; k < *n; k++)
+        if (bind_expr_equal(ex[k], e)) return NULL;
+    char nm[32];
+    snprintf(nm, sizeof nm, "agg_arg_%d", (int)*n);
+    ex[*n] = floe_expr_retain(e);
+    en[*n] = floe_strdup(nm);
+    if (!en[(*n)++]) return floe_error(FLOE_ERR_OUT_OF_MEMORY, "binding: out of memory");
+    return NULL;
+}
+
+/* Replace *e (an expression over the Expand's input) by a reference to its
+ * pass column among pass[0..n). */
+static floe_status pass_ref(floe_expr *const *pass, int32_t n, floe_expr **e) {
+    if (!*e) return NULL;
+    for (int32_t k = 0; k < n; k++) {
+        if (!bind_expr_equal(pass[k], *e)) continue;
+        floe_expr *col = NULL;
+        FLOE_TRY(floe_expr_column(k, &col));
+        floe_expr_release(*e);
+        *e = col;
+        return NULL;
+    }
+    return floe_error(FLOE_ERR_INTERNAL, "binding GROUPING SETS: an aggregate's expression is not passed through");
+}
+
 floe_status bind_grouping_aggregate(bind_ectx *c, floe_lplan **plan, floe_expr *const *groups, int32_t n_groups,
                                     const bind_grouping *gr, int32_t **extra_col) {
-    int32_t n_aggs = 0, n_star = 0;
+    int32_t n_aggs = 0, n_agg_exprs = 0;
     for (int32_t i = 0; i < c->n_extras; i++) {
         if (!c->extras[i].is_agg) continue;
         n_aggs++;
-        n_star += c->extras[i].agg.fn == FLOE_AGG_COUNT_STAR;
+        n_agg_exprs += 3 + c->extras[i].agg.n_order; /* arg, arg2, filter, ORDER BY */
     }
-    /* count(*) over rows that include the empty sets' extra rows counts a
-     * pass column that real rows never have NULL.  The other aggregates
-     * skip those rows because they skip NULL arguments; one that does not
-     * (array_agg would not) cannot be used with an empty set here. */
-    bool marker = gr->has_empty && n_star > 0;
-    for (int32_t i = 0; i < c->n_extras && gr->has_empty; i++) {
-        if (!c->extras[i].is_agg) continue;
-        switch (c->extras[i].agg.fn) {
-        case FLOE_AGG_COUNT_STAR:
-        case FLOE_AGG_COUNT:
-        case FLOE_AGG_SUM:
-        case FLOE_AGG_MIN:
-        case FLOE_AGG_MAX:
-        case FLOE_AGG_AVG:
-        case FLOE_AGG_BOOL_AND:
-        case FLOE_AGG_BOOL_OR:
-            break;
-        default:
-            return bind_error(c->s, -1, FLOE_ERR_UNSUPPORTED,
-                              "aggregate %s is not supported with an empty grouping set (ROLLUP, CUBE, ())",
-                              floe_agg_fn_name(c->extras[i].agg.fn));
-        }
-    }
-    int32_t cap = n_aggs + 1 + n_groups;
+    /* The empty sets' extra rows (NULL in every column but the id) must
+     * count for no aggregate: every call gets FILTER (WHERE agg_rows), a
+     * pass column that is true in real rows and NULL in those — so count(*)
+     * of an empty set over no rows is 0 and any aggregate sees only real
+     * rows, whatever it does with NULLs. */
+    bool marker = gr->has_empty && n_aggs > 0;
+    int32_t cap = n_agg_exprs + 1 + n_groups;
     floe_expr **ex = floe_calloc((size_t)cap + 1, sizeof *ex);
     char **en = floe_calloc((size_t)cap + 2, sizeof *en);
-    int32_t *arg_col = floe_calloc((size_t)c->n_extras + 1, sizeof *arg_col);
     floe_field *f = floe_calloc((size_t)cap + 2, sizeof *f);
     *extra_col = floe_calloc((size_t)c->n_extras + 1, sizeof **extra_col);
-    floe_status st = ex && en && arg_col && f && *extra_col ? NULL
-                                                            : floe_error(FLOE_ERR_OUT_OF_MEMORY, "binding: out of memory");
+    floe_status st = ex && en && f && *extra_col ? NULL : floe_error(FLOE_ERR_OUT_OF_MEMORY, "binding: out of memory");
     int32_t n_pass = 0, n_f = 0;
-    /* Pass columns: each distinct aggregate argument, then the marker. */
+    /* Pass columns: every distinct expression an aggregate reads (its
+     * arguments, FILTER, ORDER BY keys), evaluated once below the Expand so
+     * it sees the original values of rolled-up keys; then the marker. */
     for (int32_t i = 0; i < c->n_extras && !st; i++) {
-        arg_col[i] = -1;
-        if (!c->extras[i].is_agg || !c->extras[i].agg.arg) continue;
-        for (int32_t k = 0; k < n_pass && arg_col[i] < 0; k++)
-            if (bind_expr_equal(ex[k], c->extras[i].agg.arg)) arg_col[i] = k;
-        if (arg_col[i] >= 0) continue;
-        char nm[32];
-        snprintf(nm, sizeof nm, "agg_arg_%d", (int)n_pass);
-        arg_col[i] = n_pass;
-        ex[n_pass] = floe_expr_retain(c->extras[i].agg.arg);
-        en[n_pass] = floe_strdup(nm);
-        if (!en[n_pass++]) st = floe_error(FLOE_ERR_OUT_OF_MEMORY, "binding: out of memory");
+        if (!c->extras[i].is_agg) continue;
+        const floe_agg_call *a = &c->extras[i].agg;
+        st = pass_add(ex, en, &n_pass, a->arg);
+        if (!st) st = pass_add(ex, en, &n_pass, a->arg2);
+        if (!st) st = pass_add(ex, en, &n_pass, a->filter);
+        for (int32_t k = 0; k < a->n_order && !st; k++) st = pass_add(ex, en, &n_pass, a->order[k].expr);
     }
     int32_t marker_col = -1;
     if (!st && marker) {
         marker_col = n_pass;
-        st = floe_expr_lit_int32(1, &ex[n_pass]);
+        st = floe_expr_lit_bool(true, &ex[n_pass]);
         en[n_pass] = floe_strdup("agg_rows");
         if (!st && !en[n_pass]) st = floe_error(FLOE_ERR_OUT_OF_MEMORY, "binding: out of memory");
         n_pass++;
@@ -505,19 +512,23 @@ floe_status bind_grouping_aggregate(bind_ectx *c, floe_lplan **plan, floe_expr *
     for (int32_t i = 0; i < c->n_extras && !st; i++) {
         if (!c->extras[i].is_agg) continue;
         floe_agg_call *call = &ap->aggs[ap->n_aggs];
-        *call = c->extras[i].agg;
-        call->arg = NULL;
-        if (call->fn == FLOE_AGG_COUNT_STAR && marker_col >= 0) {
-            call->fn = FLOE_AGG_COUNT;
-            st = floe_expr_column(marker_col, &call->arg);
-        } else if (arg_col[i] >= 0) {
-            st = floe_expr_column(arg_col[i], &call->arg);
-        }
-        if (st) break;
-        floe_expr_release(c->extras[i].agg.arg);
-        c->extras[i].agg.arg = NULL;
-        c->extras[i].agg.name = NULL;
+        *call = c->extras[i].agg; /* takes the extra's expressions and names */
+        memset(&c->extras[i].agg, 0, sizeof c->extras[i].agg);
         ap->n_aggs++;
+        st = pass_ref(xp->exprs, n_pass, &call->arg);
+        if (!st) st = pass_ref(xp->exprs, n_pass, &call->arg2);
+        if (!st) st = pass_ref(xp->exprs, n_pass, &call->filter);
+        for (int32_t k = 0; k < call->n_order && !st; k++) st = pass_ref(xp->exprs, n_pass, &call->order[k].expr);
+        if (!st && marker_col >= 0) {
+            floe_expr *m = NULL, *both = NULL;
+            st = floe_expr_column(marker_col, &m);
+            if (!st && call->filter) st = floe_expr_and(m, call->filter, &both);
+            if (!st) {
+                floe_expr_release(call->filter);
+                call->filter = both ? both : floe_expr_retain(m);
+            }
+            floe_expr_release(m);
+        }
     }
     /* Where each extra is above: the id after the keys, aggregates after
      * it, subqueries (joined by the caller) last. */
@@ -526,7 +537,6 @@ floe_status bind_grouping_aggregate(bind_ectx *c, floe_lplan **plan, floe_expr *
         else if (c->extras[i].is_grouping_id) (*extra_col)[i] = n_groups;
         else (*extra_col)[i] = ng + n_aggs + q++;
     }
-    floe_free(arg_col);
     floe_free(f);
     return st;
 }
