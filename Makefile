@@ -3,7 +3,8 @@
 #   make test   install what is missing, build, run every test
 #               (unit, SQL and script tests in a Release build; the unit and
 #               SQL tests again under AddressSanitizer + UndefinedBehaviorSanitizer;
-#               the unit, SQL and MPI-free script tests under ThreadSanitizer;
+#               the unit, SQL and MPI-free script tests under ThreadSanitizer
+#               (less the peer cross-checks labelled peerheavy);
 #               a short libFuzzer run of every fuzz target)
 JOBS    := $(shell nproc 2>/dev/null || echo 2)
 RELEASE := build/release
@@ -33,5 +34,5 @@ test:
 	  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	  ctest --output-on-failure -j $(JOBS) -L 'unit|sql'
 	cd $(TSAN) && TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 suppressions=$(CURDIR)/tests/tsan.supp" \
-	  ctest --output-on-failure -j $(JOBS) -L 'unit|sql|script' -LE sqlrt -E 'script\.(mpi|mpich|rest_mpi)'
+	  ctest --output-on-failure -j $(JOBS) -L 'unit|sql|script' -LE 'sqlrt|peerheavy' -E 'script\.(mpi|mpich|rest_mpi)'
 	bash scripts/fuzz-smoke.sh
