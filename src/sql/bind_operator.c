@@ -713,5 +713,12 @@ floe_status bind_type_cast(bind_ectx *c, const json_t *body, floe_expr **out) {
     }
     floe_expr_release(x);
     floe_type_release(t);
+    /* ::json validates the text, ::jsonb also normalizes it (func_json.c). */
+    if (!st && (!strcmp(tn.name, "json") || !strcmp(tn.name, "jsonb"))) {
+        floe_expr *v = *out;
+        *out = NULL;
+        st = bind_make_call(c, tn.name[4] ? "__jsonb_in" : "__json_in", &v, 1, loc, out);
+        floe_expr_release(v);
+    }
     return st;
 }
