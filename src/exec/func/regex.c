@@ -72,7 +72,7 @@ floe_status fn_regex_translate(const char *p, int64_t n, fn_regex_opts *o, floe_
     /* Director prefixes: ***= the rest is literal, ***: the rest is an ARE. */
     if (n >= 4 && !memcmp(p, "***=", 4)) {
         o->literal = true;
-        return floe_buf_append(out, p + 4, (size_t)(n - 4));
+        i = 4;
     }
     if (n >= 4 && !memcmp(p, "***:", 4)) i = 4;
     /* Leading embedded options (?letters). */
@@ -86,7 +86,17 @@ floe_status fn_regex_translate(const char *p, int64_t n, fn_regex_opts *o, floe_
             i = k + 1;
         }
     }
-    if (o->literal) return floe_buf_append(out, p + i, (size_t)(n - i));
+    if (o->literal) {
+        /* Every ASCII punctuation character escaped (PCRE2_LITERAL does not
+         * combine with the UCP option). */
+        for (; i < n; i++) {
+            unsigned char c = (unsigned char)p[i];
+            bool word = c >= 0x80 || (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+            if (!word) FLOE_TRY(floe_buf_append_byte(out, '\\'));
+            FLOE_TRY(floe_buf_append_byte(out, c));
+        }
+        return NULL;
+    }
     bool in_bracket = false;
     while (i < n) {
         char c = p[i];
@@ -236,8 +246,7 @@ static floe_status compile(const char *p, int64_t n, const fn_regex_opts *o0, fn
     if (o.multiline) flags |= PCRE2_MULTILINE;
     else flags |= PCRE2_DOLLAR_ENDONLY;
     if (o.expanded) flags |= PCRE2_EXTENDED;
-    if (o.literal) flags = (flags & ~(uint32_t)(PCRE2_EXTENDED | PCRE2_DOTALL | PCRE2_MULTILINE |
-                                                PCRE2_DOLLAR_ENDONLY)) | PCRE2_LITERAL;
+    if (o.literal) flags &= ~(uint32_t)PCRE2_EXTENDED;
     int err = 0;
     PCRE2_SIZE eoff = 0;
     pcre2_code *code = pcre2_compile((PCRE2_SPTR)(t.data ? (const char *)t.data : ""), t.len, flags, &err, &eoff,
