@@ -316,7 +316,7 @@ static floe_status pretty(const char *s, jt_span v, int depth, floe_buf *out) {
     FLOE_TRY(floe_buf_append_byte(out, k == JT_OBJECT ? '{' : '['));
     FLOE_TRY(jt_each(s, v, pretty_cb, &p));
     FLOE_TRY(p.st);
-    if (!p.first) FLOE_TRY(indent(out, depth));
+    FLOE_TRY(indent(out, depth)); /* also for an empty container, as PostgreSQL */
     return floe_buf_append_byte(out, k == JT_OBJECT ? '}' : ']');
 }
 
