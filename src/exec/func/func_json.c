@@ -136,8 +136,7 @@ static floe_status put_text(floe_builder *b, const char *s, jt_span v, floe_buf 
     return floe_builder_append_binary(b, tmp->data, (int64_t)tmp->len);
 }
 
-/* The JSON text of slot i of any SQL value (to_json, json_build_*). */
-static floe_status value_json(const floe_array *a, int64_t i, floe_buf *out, floe_buf *tmp) {
+floe_status jt_value_json(const floe_array *a, int64_t i, floe_buf *out, floe_buf *tmp) {
     if (fn_null(a, i)) return floe_buf_append_str(out, "null");
     switch (a->type->id) {
     case FLOE_TYPE_STRING: {
@@ -339,7 +338,7 @@ static floe_status eval_build(const floe_func_def *def, floe_array *const *a, in
                 st = floe_builder_append_null(b);
                 continue;
             }
-            st = value_json(a[0], i, &t, &tmp);
+            st = jt_value_json(a[0], i, &t, &tmp);
         } else {
             st = floe_buf_append_byte(&t, obj ? '{' : '[');
             for (int32_t k = 0; k < n && !st; k++) {
@@ -360,7 +359,7 @@ static floe_status eval_build(const floe_func_def *def, floe_array *const *a, in
                         if (!st) st = jt_escape((const char *)tmp.data, (int64_t)tmp.len, &t);
                     }
                 } else {
-                    st = value_json(a[k], i, &t, &tmp);
+                    st = jt_value_json(a[k], i, &t, &tmp);
                 }
             }
             if (!st) st = floe_buf_append_byte(&t, obj ? '}' : ']');

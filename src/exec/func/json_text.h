@@ -19,6 +19,7 @@
 #include <stdint.h>
 
 #include "base/buffer.h"
+#include "floe/columnar.h"
 #include "floe/memory.h"
 #include "floe/status.h"
 
@@ -58,5 +59,11 @@ floe_status jt_unescape(const char *s, jt_span v, floe_buf *out) FLOE_WARN_UNUSE
 floe_status jt_escape(const char *p, int64_t n, floe_buf *out) FLOE_WARN_UNUSED;
 /* Append the jsonb (normalized) text of value v. */
 floe_status jt_normalize(const char *s, jt_span v, floe_buf *out) FLOE_WARN_UNUSED;
+
+/* Append the JSON text of slot i of any SQL value, by its SQL type
+ * (to_json, json_build_*, json_agg): NULL is null, strings are quoted,
+ * numbers and booleans as they are, dates and timestamps as ISO 8601
+ * strings.  tmp is scratch.  (In func_json.c.) */
+floe_status jt_value_json(const floe_array *a, int64_t i, floe_buf *out, floe_buf *tmp) FLOE_WARN_UNUSED;
 
 #endif
