@@ -14,7 +14,7 @@ packages=(
   # libraries floe links
   libjansson-dev libcurl4-openssl-dev libssl-dev libzstd-dev libsnappy-dev
   zlib1g-dev liblz4-dev libbrotli-dev libsqlite3-dev libpg-query-dev libedit-dev
-  libmicrohttpd-dev
+  libmicrohttpd-dev libpcre2-dev
   libopenmpi-dev openmpi-bin
   # tests
   libcmocka-dev python3 python3-avro sqlite3 curl

@@ -307,6 +307,13 @@ floe_status bind_func(bind_ectx *c, const json_t *fc, floe_expr **out) {
         }
     }
     if (!st && (!strcmp(fn, "greatest") || !strcmp(fn, "least"))) st = bind_unify_list(c, ev, n, loc);
+    /* substring(s FROM 'pattern'): the regular-expression form (func_regexp.c). */
+    if (!st && n == 2 && !strcmp(fn, "substring")) {
+        floe_type *t = NULL;
+        st = bind_type_of(c, ev[1], &t);
+        if (!st && t->id == FLOE_TYPE_STRING) fn = "__regexp_substring";
+        floe_type_release(t);
+    }
     if (!st) st = bind_make_call(c, fn, ev, n, loc, out);
     for (int32_t i = 0; i < n; i++) floe_expr_release(ev[i]);
     floe_free(ev);

@@ -193,6 +193,57 @@ static floe_status bind_like(bind_ectx *c, const json_t *body, bool ilike, bool 
     return st;
 }
 
+/* s ~ p, s ~* p, s !~ p, s !~* p and s [NOT] SIMILAR TO p (whose pattern
+ * arrives as similar_to_escape(p [, e]), a registry function): regexp_like. */
+static floe_status bind_regex_op(bind_ectx *c, const json_t *body, bool icase, bool negate, floe_expr **out) {
+    int32_t loc = (int32_t)floe_pg_get_int(body, "location", -1);
+    floe_expr *args[3] = {NULL, NULL, NULL}, *call = NULL;
+    floe_status st = bind_two(c, floe_pg_get(body, "lexpr"), floe_pg_get(body, "rexpr"), &args[0], &args[1]);
+    if (!st && icase) st = floe_expr_lit_string("i", &args[2]);
+    if (!st) st = bind_make_call(c, "regexp_like", args, icase ? 3 : 2, loc, &call);
+    if (!st && negate) {
+        st = floe_expr_not(call, out);
+        floe_expr_release(call);
+    } else if (!st) {
+        *out = call;
+    }
+    for (int i = 0; i < 3; i++) floe_expr_release(args[i]);
+    return st;
+}
+
+/* The json operators.  Over text (json / jsonb values are strings holding
+ * JSON text): -> ->> #> #>> ? ?| ?& @> <@ as func_json.c's functions; over
+ * a variant, -> and ->> are func_variant.c's variant_extract(_text). */
+static floe_status bind_json_op(bind_ectx *c, const json_t *body, const char *op, floe_expr **out) {
+    int32_t loc = (int32_t)floe_pg_get_int(body, "location", -1);
+    floe_expr *args[2] = {NULL, NULL};
+    floe_type *lt = NULL;
+    FLOE_TRY(bind_two(c, floe_pg_get(body, "lexpr"), floe_pg_get(body, "rexpr"), &args[0], &args[1]));
+    floe_status st = bind_type_of(c, args[0], &lt);
+    static const struct {
+        const char *op, *fn, *variant_fn;
+    } ops[] = {{"->", "__json_get", "variant_extract"},
+               {"->>", "__json_get_text", "variant_extract_text"},
+               {"#>", "__json_path", NULL},
+               {"#>>", "__json_path_text", NULL},
+               {"?", "__jsonb_exists", NULL},
+               {"?|", "__jsonb_exists_any", NULL},
+               {"?&", "__jsonb_exists_all", NULL},
+               {"@>", "__jsonb_contains", NULL},
+               {"<@", "__jsonb_contained", NULL}};
+    for (size_t i = 0; !st && i < sizeof ops / sizeof ops[0]; i++) {
+        if (strcmp(op, ops[i].op)) continue;
+        const char *fn = lt->id == FLOE_TYPE_VARIANT ? ops[i].variant_fn : ops[i].fn;
+        if (!fn) st = bind_error(c->s, loc, FLOE_ERR_UNSUPPORTED, "operator %s is not supported for variant", op);
+        else st = bind_make_call(c, fn, args, 2, loc, out);
+        break;
+    }
+    floe_type_release(lt);
+    floe_expr_release(args[0]);
+    floe_expr_release(args[1]);
+    return st;
+}
+
 /* IS [NOT] DISTINCT FROM as CASE over the NULL cases. */
 static floe_status make_distinct(bind_ectx *c, floe_expr *a, floe_expr *b, bool not_distinct, int32_t loc,
                                  floe_expr **out) {
@@ -418,11 +469,16 @@ floe_status bind_a_expr(bind_ectx *c, const json_t *body, floe_expr **out) {
         if (arith_op_of(op) >= 0 || !strcmp(op, "||")) return bind_arith(c, body, op, out);
         if (!strcmp(op, "~~") || !strcmp(op, "!~~")) return bind_like(c, body, false, op[0] == '!', out);
         if (!strcmp(op, "~~*") || !strcmp(op, "!~~*")) return bind_like(c, body, true, op[0] == '!', out);
-        /* PostgreSQL's json operators, over variants: registry functions
-         * (func_variant.c). */
+        /* POSIX regular expressions: regexp_like (func_regexp.c). */
+        if (!strcmp(op, "~") || !strcmp(op, "~*") || !strcmp(op, "!~") || !strcmp(op, "!~*"))
+            return bind_regex_op(c, body, strchr(op, '*') != NULL, op[0] == '!', out);
+        /* json / jsonb text (func_json.c) and variants (func_variant.c). */
+        if (!strcmp(op, "->") || !strcmp(op, "->>") || !strcmp(op, "#>") || !strcmp(op, "#>>") ||
+            !strcmp(op, "?") || !strcmp(op, "@>") || !strcmp(op, "<@") || !strcmp(op, "?|") || !strcmp(op, "?&"))
+            return bind_json_op(c, body, op, out);
         static const struct {
             const char *op, *fn;
-        } fn_ops[] = {{"->", "variant_extract"}, {"->>", "variant_extract_text"}, {"^", "power"}};
+        } fn_ops[] = {{"^", "power"}};
         for (size_t i = 0; i < sizeof fn_ops / sizeof fn_ops[0]; i++) {
             if (strcmp(op, fn_ops[i].op)) continue;
             floe_expr *args[2] = {NULL, NULL};
@@ -434,6 +490,7 @@ floe_status bind_a_expr(bind_ectx *c, const json_t *body, floe_expr **out) {
         }
         return bind_error(c->s, loc, FLOE_ERR_UNSUPPORTED, "operator %s is not supported", op);
     }
+    if (!strcmp(kind, "AEXPR_SIMILAR")) return bind_regex_op(c, body, false, op[0] == '!', out);
     if (!strcmp(kind, "AEXPR_LIKE")) return bind_like(c, body, false, op[0] == '!', out);
     if (!strcmp(kind, "AEXPR_ILIKE")) return bind_like(c, body, true, op[0] == '!', out);
     if (!strcmp(kind, "AEXPR_IN")) return bind_in_list(c, body, strcmp(op, "<>") == 0, out);
@@ -656,5 +713,12 @@ floe_status bind_type_cast(bind_ectx *c, const json_t *body, floe_expr **out) {
     }
     floe_expr_release(x);
     floe_type_release(t);
+    /* ::json validates the text, ::jsonb also normalizes it (func_json.c). */
+    if (!st && (!strcmp(tn.name, "json") || !strcmp(tn.name, "jsonb"))) {
+        floe_expr *v = *out;
+        *out = NULL;
+        st = bind_make_call(c, tn.name[4] ? "__jsonb_in" : "__json_in", &v, 1, loc, out);
+        floe_expr_release(v);
+    }
     return st;
 }

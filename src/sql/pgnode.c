@@ -144,6 +144,8 @@ static const struct {
     {"text", FLOE_TYPE_STRING},        {"varchar", FLOE_TYPE_STRING},
     {"string", FLOE_TYPE_STRING},      {"bpchar", FLOE_TYPE_STRING},
     {"char", FLOE_TYPE_STRING},
+    /* json / jsonb: strings of JSON text (func_json.c; a cast validates) */
+    {"json", FLOE_TYPE_STRING},        {"jsonb", FLOE_TYPE_STRING},
     {"bytea", FLOE_TYPE_BINARY},       {"binary", FLOE_TYPE_BINARY},
     {"varbinary", FLOE_TYPE_BINARY},   {"uuid", FLOE_TYPE_UUID},
     {"numeric", FLOE_TYPE_DECIMAL128}, {"decimal", FLOE_TYPE_DECIMAL128},
