@@ -25,7 +25,6 @@
  * non-recursive term's is an error, any other difference a cast.  The
  * iteration limit is the session's max_recursion_depth.
  */
-#include <stdatomic.h>
 #include <string.h>
 
 #include "floe/memory.h"
@@ -52,8 +51,12 @@ typedef struct bind_cte {
     bind_scope work_scope;
 } bind_cte;
 
-/* Keys of held rows: unique within a plan (a process-wide counter). */
-static _Atomic int64_t g_next_key = 1;
+/* Keys of held rows: unique within a statement's plan, numbered from 1
+ * per statement (bind_cte_keys_reset) so EXPLAIN reads the same every
+ * time.  Two per WITH query: its materialized rows, its working table. */
+static _Thread_local int64_t t_next_key = 1;
+
+void bind_cte_keys_reset(void) { t_next_key = 1; }
 
 /* ---- the parse tree ------------------------------------------------------ */
 
@@ -279,7 +282,7 @@ static floe_status bind_recursive(floe_session *s, bind_cte *c, bind_result *out
         st = floe_lplan_new(FLOE_L_RECURSIVE_UNION, schema, in, 2, &p);
         if (!st) {
             a.plan = r.plan = NULL;
-            p->cte_key = c->key;
+            p->cte_key = c->key + 1; /* the working table's */
             p->cte_distinct = !floe_pg_get_bool(body, "all");
             p->cte_max_iterations = s->opts.max_recursion_depth > 0 ? s->opts.max_recursion_depth : 100000;
             if (!(p->table_name = floe_strdup(c->name))) st = floe_error(FLOE_ERR_OUT_OF_MEMORY, "binding: out of memory");
@@ -319,7 +322,7 @@ static floe_status cte_scan(bind_cte *c, floe_schema *schema, const bind_scope *
     memset(out, 0, sizeof *out);
     floe_status st = floe_lplan_new(FLOE_L_CTE_SCAN, schema, NULL, 0, &out->plan);
     if (!st) {
-        out->plan->cte_key = c->key;
+        out->plan->cte_key = worktable ? c->key + 1 : c->key;
         out->plan->cte_worktable = worktable;
         if (!(out->plan->table_name = floe_strdup(c->name))) st = floe_error(FLOE_ERR_OUT_OF_MEMORY, "binding: out of memory");
     }
@@ -375,7 +378,8 @@ floe_status bind_with_begin(floe_session *s, const json_t *with, const json_t *b
         c->name = floe_pg_get_str(c->cte, "ctename");
         c->query = floe_pg_get(c->cte, "ctequery");
         c->location = floe_pg_location(floe_pg_list_at(ctes, i));
-        c->key = atomic_fetch_add(&g_next_key, 1);
+        c->key = t_next_key;
+        t_next_key += 2;
         c->prev = s->ctes;
         s->ctes = c;
     }

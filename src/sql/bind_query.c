@@ -706,6 +706,7 @@ floe_status floe_sql_bind_query(floe_session *s, const json_t *query, floe_lplan
     bind_result r;
     void *saved = s->ctes;
     s->ctes = NULL;
+    bind_cte_keys_reset();
     floe_status st = bind_select(s, query, &r);
     s->ctes = saved;
     if (st) return st;

@@ -119,6 +119,8 @@ floe_type *bind_set_common_type(floe_type *a, floe_type *b);
 /* ---- WITH (bind_cte.c) ---------------------------------------------------------- */
 
 struct bind_cte;
+/* Number the statement's held-rows keys from 1 again (floe_sql_bind_query). */
+void bind_cte_keys_reset(void);
 /* Declare the WITH list `with` of query `body` (pushed onto s->ctes; the
  * caller restores s->ctes).  *frames is set even on error. */
 floe_status bind_with_begin(floe_session *s, const json_t *with, const json_t *body,

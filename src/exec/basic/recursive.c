@@ -128,12 +128,9 @@ static floe_status start_iteration(ru_stream *s) {
         s->done = true;
         return NULL;
     }
-    if (++s->iterations > s->p->max_iterations)
-        return floe_error(FLOE_ERR_INVALID_ARGUMENT,
-                          "recursive query \"%s\" did not end after %lld iterations (max_recursion_depth = %lld; "
-                          "raise it with SET max_recursion_depth = N, or check the recursion stops, e.g. with UNION "
-                          "instead of UNION ALL)",
-                          s->p->name, (long long)s->p->max_iterations, (long long)s->p->max_iterations);
+    /* The run past the limit still runs: only a row from it is an error
+     * (a recursion of exactly max_iterations productive runs ends). */
+    s->iterations++;
     FLOE_TRY(floe_cancel_check(s->ctx.cancel, "RecursiveUnion"));
     s->work_rows.batches = s->work.v;
     s->work_rows.n = s->work.n;
@@ -165,6 +162,12 @@ static floe_status ru_next(floe_stream *s_, floe_batch **out) {
         if (s->p->distinct) st = drop_seen(s, b, &kept);
         else kept = floe_batch_retain(b);
         floe_batch_release(b);
+        if (!st && kept->num_rows > 0 && s->iterations > s->p->max_iterations)
+            st = floe_error(FLOE_ERR_INVALID_ARGUMENT,
+                            "recursive query \"%s\" did not end after %lld iterations (max_recursion_depth = %lld; "
+                            "raise it with SET max_recursion_depth = N, or check the recursion stops, e.g. with UNION "
+                            "instead of UNION ALL)",
+                            s->p->name, (long long)s->p->max_iterations, (long long)s->p->max_iterations);
         if (!st && kept->num_rows > 0) {
             /* Passed on under the node's schema (names from the anchor). */
             st = floe_batch_new(s->p->head.schema, kept->columns, kept->num_columns, kept->num_rows, out);
