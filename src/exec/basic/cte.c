@@ -56,6 +56,8 @@ static floe_status held_next(floe_stream *s_, floe_batch **out) {
 
 static void held_close(floe_stream *s) { floe_free(s); }
 
+extern const floe_plan_vtable floe_worktable_scan_vt;
+
 static floe_status held_execute(const floe_plan *p_, int32_t partition, const floe_exec_ctx *ctx, floe_stream **out) {
     const held_scan_plan *p = (const held_scan_plan *)p_;
     *out = NULL;
@@ -64,7 +66,7 @@ static floe_status held_execute(const floe_plan *p_, int32_t partition, const fl
     if (!rows)
         return floe_error(FLOE_ERR_INTERNAL, "%s of \"%s\": no rows held under key %lld (run outside its %s)",
                           p_->vt->name, p->name, (long long)p->key,
-                          strcmp(p_->vt->name, "WorkTableScan") ? "MaterializedCTE" : "RecursiveUnion");
+                          p_->vt == &floe_worktable_scan_vt ? "RecursiveUnion" : "MaterializedCTE");
     held_scan_stream *s = floe_calloc(1, sizeof *s);
     if (!s) return floe_error(FLOE_ERR_OUT_OF_MEMORY, "opening a %s stream", p_->vt->name);
     s->base.next = held_next;
