@@ -221,6 +221,26 @@ floe_status floe_join_output_schema(const floe_schema *left, const floe_schema *
  * child 0; a column is nullable if it is in any child). */
 floe_status floe_plan_union(floe_plan *const *children, int32_t n_children, floe_plan **out) FLOE_WARN_UNUSED;
 
+/* ------------------------------------------------- WITH: recursion, CTEs */
+
+/* RecursiveUnion ("RecursiveUnion", src/exec/basic/recursive.c): WITH
+ * RECURSIVE's `anchor UNION [ALL] recursive`: anchor's rows, then the
+ * recursive plan run over the previous run's rows (its WorkTableScan
+ * leaves of `key` read them) until a run yields none; `distinct` drops
+ * rows output before.  More than max_iterations runs is an error naming
+ * the CTE.  One partition; both inputs one partition each. */
+floe_status floe_plan_recursive_union(floe_plan *anchor, floe_plan *recursive, const char *name, bool distinct,
+                                      int64_t max_iterations, int64_t key, floe_plan **out) FLOE_WARN_UNUSED;
+/* CteScan / WorkTableScan (worktable): the rows a MaterializedCTE or
+ * RecursiveUnion holds under `key` in the execution; one partition. */
+floe_status floe_plan_cte_scan(floe_schema *schema, const char *name, int64_t key, bool worktable,
+                               floe_plan **out) FLOE_WARN_UNUSED;
+/* MaterializedCTE ("MaterializedCTE", src/exec/basic/cte.c): runs
+ * `definition` once per execution and holds its rows under `key` for the
+ * CteScans in `main`; outputs main (its partitions and ordering). */
+floe_status floe_plan_materialize_cte(floe_plan *definition, floe_plan *main, const char *name, int64_t key,
+                                      floe_plan **out) FLOE_WARN_UNUSED;
+
 /* ---------------------------------------------------------------- window */
 
 typedef enum floe_win_fn {

@@ -42,8 +42,17 @@ typedef struct exec_token {
     struct exec_token *next;
 } exec_token;
 
+/* Rows held for the nodes that read them by key (floe_exec_rows_get). */
+typedef struct exec_rows {
+    int64_t key;
+    const floe_exec_rows *rows; /* borrowed: its owner outlives the execution */
+    struct exec_rows *next;
+} exec_rows;
+
 struct floe_execution {
     pthread_mutex_t mu;
+    exec_rows *rows;
+    const struct floe_execution *parent; /* looked in after this one's rows */
     pthread_cond_t made; /* an entry left ENTRY_MAKING */
     exec_entry *entries;
     int32_t n_entries;
@@ -101,6 +110,10 @@ void floe_execution_end(floe_execution *x) {
     for (exec_token *t = x->tokens, *n; t; t = n) {
         n = t->next;
         floe_free(t);
+    }
+    for (exec_rows *r = x->rows, *n; r; r = n) {
+        n = r->next;
+        floe_free(r);
     }
     pthread_cond_destroy(&x->made);
     pthread_mutex_destroy(&x->mu);
@@ -171,5 +184,41 @@ floe_status floe_exec_token(const floe_exec_ctx *ctx, const floe_cancel *parent,
     x->tokens = t;
     pthread_mutex_unlock(&x->mu);
     *out = &t->token;
+    return NULL;
+}
+
+/* ---- held rows ------------------------------------------------------------
+ *
+ * A RecursiveUnion runs its recursive term once per iteration, each time in
+ * an execution of its own (a node's partition opens at most once per
+ * execution), whose WorkTableScan must read the previous iteration's rows;
+ * a materialized CTE's scans read the rows its node computed once.  Both
+ * find them here by key (ids the SQL layer gives the CTEs of a statement),
+ * and an iteration's execution looks in its parent's when a key is not its
+ * own, so a CTE materialized outside the recursion is read inside it. */
+
+void floe_execution_set_parent(floe_execution *x, const floe_execution *parent) { x->parent = parent; }
+
+floe_status floe_execution_put_rows(floe_execution *x, int64_t key, const floe_exec_rows *rows) {
+    exec_rows *r = floe_calloc(1, sizeof *r);
+    if (!r) return floe_error(FLOE_ERR_OUT_OF_MEMORY, "holding rows in an execution");
+    r->key = key;
+    r->rows = rows;
+    pthread_mutex_lock(&x->mu);
+    r->next = x->rows;
+    x->rows = r;
+    pthread_mutex_unlock(&x->mu);
+    return NULL;
+}
+
+const floe_exec_rows *floe_exec_rows_get(const floe_exec_ctx *ctx, int64_t key) {
+    for (const floe_execution *x = ctx->exec; x; x = x->parent) {
+        const floe_exec_rows *found = NULL;
+        pthread_mutex_lock((pthread_mutex_t *)&x->mu);
+        for (const exec_rows *r = x->rows; r && !found; r = r->next)
+            if (r->key == key) found = r->rows;
+        pthread_mutex_unlock((pthread_mutex_t *)&x->mu);
+        if (found) return found;
+    }
     return NULL;
 }

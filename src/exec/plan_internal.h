@@ -49,6 +49,21 @@ floe_status floe_exec_token(const floe_exec_ctx *ctx, const struct floe_cancel *
 floe_status floe_exec_drain_concat(floe_stream *child, const struct floe_cancel *cancel, const char *node,
                                    floe_batch **out) FLOE_WARN_UNUSED;
 
+/* Rows an execution holds for nodes that read them by key: the working
+ * table of a RecursiveUnion's iteration, a materialized CTE's result
+ * (src/exec/basic/recursive.c, cte.c).  Batches are borrowed from whoever
+ * put them, who keeps them until the execution ends. */
+typedef struct floe_exec_rows {
+    floe_batch **batches;
+    int32_t n;
+} floe_exec_rows;
+floe_status floe_execution_put_rows(floe_execution *x, int64_t key, const floe_exec_rows *rows) FLOE_WARN_UNUSED;
+/* The rows under `key` in ctx's execution or, failing that, its parents'
+ * (NULL: none). */
+const floe_exec_rows *floe_exec_rows_get(const floe_exec_ctx *ctx, int64_t key);
+/* Lookups in x that find nothing continue in `parent` (which outlives x). */
+void floe_execution_set_parent(floe_execution *x, const floe_execution *parent);
+
 /* Every node type of the engine, NULL-terminated (node_types.c):
  * the codec finds them by name in any process, whether or not this process
  * has built such a node. */

@@ -20,13 +20,6 @@
 #include "sql/bind_query_internal.h"
 #include "sql/pgnode.h"
 
-/* WITH: names visible to the query being bound (innermost last). */
-typedef struct bind_cte {
-    const char *name;
-    const json_t *query;
-    struct bind_cte *prev;
-} bind_cte;
-
 void bind_result_free(bind_result *r) {
     floe_lplan_free(r->plan);
     r->plan = NULL;
@@ -681,28 +674,14 @@ floe_status bind_select(floe_session *s, const json_t *query, bind_result *out) 
         const char *k = floe_pg_node_kind(query);
         return bind_error(s, floe_pg_location(query), FLOE_ERR_UNSUPPORTED, "%s is not a query", k ? k : "this");
     }
+    /* WITH: the names its queries declare (bind_cte.c). */
     json_t *with = floe_pg_get(body, "withClause");
-    bind_cte *saved = s->ctes;
-    bind_cte *frames = NULL;
-    floe_status st = NULL;
-    if (with) {
-        if (floe_pg_get_bool(with, "recursive"))
-            return bind_error(s, (int32_t)floe_pg_get_int(with, "location", -1), FLOE_ERR_UNSUPPORTED,
-                              "WITH RECURSIVE is not supported");
-        json_t *ctes = floe_pg_get(with, "ctes");
-        int32_t n = floe_pg_list_len(ctes);
-        frames = floe_calloc((size_t)n + 1, sizeof(bind_cte));
-        if (!frames) return floe_error(FLOE_ERR_OUT_OF_MEMORY, "binding: out of memory");
-        for (int32_t i = 0; i < n; i++) {
-            json_t *cte = floe_pg_as(floe_pg_list_at(ctes, i), "CommonTableExpr");
-            frames[i].name = floe_pg_get_str(cte, "ctename");
-            frames[i].query = floe_pg_get(cte, "ctequery");
-            frames[i].prev = s->ctes;
-            s->ctes = &frames[i];
-        }
-    }
+    struct bind_cte *saved = s->ctes;
+    struct bind_cte *frames = NULL;
+    floe_status st = with ? bind_with_begin(s, with, body, &frames) : NULL;
     const char *op = floe_pg_get_str(body, "op");
-    if (floe_pg_get(body, "valuesLists")) {
+    if (st) {
+    } else if (floe_pg_get(body, "valuesLists")) {
         st = bind_values(s, body, out);
         if (!st) st = bind_order_over_output(s, body, out);
     } else if (op && strcmp(op, "SETOP_NONE") != 0) {
@@ -717,24 +696,9 @@ floe_status bind_select(floe_session *s, const json_t *query, bind_result *out) 
             st = bind_simple_select(s, body, out);
     }
     s->ctes = saved;
-    floe_free(frames);
+    if (frames) st = bind_with_end(s, frames, with, st, &out->plan);
     if (st) bind_result_free(out);
     return st;
-}
-
-floe_status bind_cte_lookup(floe_session *s, const char *name, bind_result *out, bool *found) {
-    *found = false;
-    for (bind_cte *c = s->ctes; c; c = c->prev) {
-        if (!c->name || strcmp(c->name, name) != 0) continue;
-        *found = true;
-        /* The CTE's own body sees only the CTEs declared before it. */
-        bind_cte *saved = s->ctes;
-        s->ctes = c->prev;
-        floe_status st = bind_select(s, c->query, out);
-        s->ctes = saved;
-        return st;
-    }
-    return NULL;
 }
 
 floe_status floe_sql_bind_query(floe_session *s, const json_t *query, floe_lplan **out) {
@@ -742,6 +706,7 @@ floe_status floe_sql_bind_query(floe_session *s, const json_t *query, floe_lplan
     bind_result r;
     void *saved = s->ctes;
     s->ctes = NULL;
+    bind_cte_keys_reset();
     floe_status st = bind_select(s, query, &r);
     s->ctes = saved;
     if (st) return st;

@@ -113,6 +113,22 @@ floe_status bind_order_over_output(floe_session *s, const json_t *body, bind_res
 floe_status bind_values(floe_session *s, const json_t *body, bind_result *out) FLOE_WARN_UNUSED;
 /* UNION [ALL], INTERSECT, EXCEPT of the body's two arms. */
 floe_status bind_set_op(floe_session *s, const json_t *body, bind_result *out) FLOE_WARN_UNUSED;
+/* The common type of two set-operation columns (one reference), or NULL. */
+floe_type *bind_set_common_type(floe_type *a, floe_type *b);
+
+/* ---- WITH (bind_cte.c) ---------------------------------------------------------- */
+
+struct bind_cte;
+/* Number the statement's held-rows keys from 1 again (floe_sql_bind_query). */
+void bind_cte_keys_reset(void);
+/* Declare the WITH list `with` of query `body` (pushed onto s->ctes; the
+ * caller restores s->ctes).  *frames is set even on error. */
+floe_status bind_with_begin(floe_session *s, const json_t *with, const json_t *body,
+                            struct bind_cte **frames) FLOE_WARN_UNUSED;
+/* After the body (its status st): wrap *plan in the materialized WITH
+ * queries it read and free the frames; returns st or the wrap's error. */
+floe_status bind_with_end(floe_session *s, struct bind_cte *frames, const json_t *with, floe_status st,
+                          floe_lplan **plan) FLOE_WARN_UNUSED;
 
 /* ---- DISTINCT ON (bind_distinct_on.c) -------------------------------------------- */
 

@@ -186,7 +186,7 @@ static floe_status cast_columns(bind_result *r, floe_type *const *types, int32_t
 }
 
 /* The common type of two set-operation columns, or NULL. */
-static floe_type *set_common_type(floe_type *a, floe_type *b) {
+floe_type *bind_set_common_type(floe_type *a, floe_type *b) {
     if (floe_type_equals(a, b) || b->id == FLOE_TYPE_NULL) return floe_type_retain(a);
     if (a->id == FLOE_TYPE_NULL) return floe_type_retain(b);
     bool ai = a->id == FLOE_TYPE_INT32 || a->id == FLOE_TYPE_INT64, bi = b->id == FLOE_TYPE_INT32 || b->id == FLOE_TYPE_INT64;
@@ -482,7 +482,7 @@ floe_status bind_set_op(floe_session *s, const json_t *body, bind_result *out) {
     if (!st && !types) st = floe_error(FLOE_ERR_OUT_OF_MEMORY, "binding: out of memory");
     for (int32_t i = 0; i < n && !st; i++) {
         floe_type *a = floe_schema_field(l.plan->schema, i)->type, *b = floe_schema_field(r.plan->schema, i)->type;
-        types[i] = set_common_type(a, b);
+        types[i] = bind_set_common_type(a, b);
         if (!types[i]) {
             floe_buf ta = FLOE_BUF_INIT, tb = FLOE_BUF_INIT;
             st = floe_type_to_string(a, &ta);

@@ -14,7 +14,7 @@ static const char *const k_names[FLOE_LKIND_COUNT_] = {
     "Window",
     "Expand",
     "Replicate", "DistinctOn",
-    "SeriesApply",
+    "SeriesApply", "RecursiveUnion", "CteScan", "MaterializeCte",
 };
 
 const char *floe_lkind_name(floe_lkind k) {

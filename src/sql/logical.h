@@ -60,6 +60,13 @@ typedef enum floe_lkind {
                           sorted input: SELECT DISTINCT ON                   */
     FLOE_L_SERIES_APPLY, /* generate_series(exprs[0..2]) per input row: the
                           input's columns ++ the value (named names[0])  */
+    FLOE_L_RECURSIVE_UNION, /* WITH RECURSIVE: inputs[0] the non-recursive term,
+                          inputs[1] the recursive one, whose CTE_SCANs with
+                          cte_worktable read the previous run's rows      */
+    FLOE_L_CTE_SCAN,   /* leaf: the rows held under cte_key (a materialized
+                          CTE's, or the working table when cte_worktable) */
+    FLOE_L_MATERIALIZE_CTE, /* inputs[0] computed once, held under cte_key for
+                          the CTE_SCANs in inputs[1]; outputs inputs[1]  */
     FLOE_LKIND_COUNT_
 } floe_lkind;
 
@@ -124,6 +131,11 @@ typedef struct floe_lplan {
     /* JOIN: NULL keys match each other (IS NOT DISTINCT FROM), as a
      * decorrelated subquery's result joins back (bind_decorrelate.c) */
     bool null_equals_null;
+    /* RECURSIVE_UNION, CTE_SCAN, MATERIALIZE_CTE (table_name: the CTE's) */
+    int64_t cte_key;            /* the statement's id of the held rows       */
+    bool cte_distinct;          /* RECURSIVE_UNION: UNION, not UNION ALL     */
+    bool cte_worktable;         /* CTE_SCAN of a recursive CTE's working table */
+    int64_t cte_max_iterations; /* RECURSIVE_UNION: max_recursion_depth     */
 } floe_lplan;
 
 /* A zeroed node of `kind` with the given inputs (ownership passes in) and
@@ -141,6 +153,7 @@ typedef struct floe_sql_options {
     int64_t batch_size;         /* > 0  */
     int32_t scan_concurrency;
     int32_t read_ahead;
+    int64_t max_recursion_depth; /* runs of a recursive term allowed      */
 } floe_sql_options;
 
 /* The optimizer (optimize.c): constant folding, filter pushdown (into

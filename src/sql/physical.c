@@ -314,6 +314,30 @@ static floe_status plan_window(const phys_ctx *c, const floe_lplan *p, floe_plan
     return st;
 }
 
+/* WITH RECURSIVE: the non-recursive term as any plan, gathered; the
+ * recursive term, re-run once per iteration, planned on one partition
+ * (no exchanges to set up per run; the recursion is single-threaded, see
+ * src/exec/basic/recursive.c) with its requirements given here, since
+ * those of the whole plan are given for target_partitions. */
+static floe_status plan_recursive_union(const phys_ctx *c, const floe_lplan *p, floe_plan **out) {
+    floe_sql_options one = *c->opts;
+    one.target_partitions = 1;
+    phys_ctx c1 = {&one};
+    floe_plan *anchor = NULL, *anchor1 = NULL, *rec_raw = NULL, *rec = NULL;
+    floe_status st = plan_node(c, p->inputs[0], &anchor);
+    if (!st) st = coalesce_if_needed(anchor, &anchor1);
+    if (!st) st = plan_node(&c1, p->inputs[1], &rec_raw);
+    if (!st) st = floe_sql_enforce_requirements(rec_raw, 1, &rec);
+    if (!st)
+        st = floe_plan_recursive_union(anchor1, rec, p->table_name, p->cte_distinct, p->cte_max_iterations, p->cte_key,
+                                       out);
+    floe_plan_release(anchor);
+    floe_plan_release(anchor1);
+    floe_plan_release(rec_raw);
+    floe_plan_release(rec);
+    return st;
+}
+
 static floe_status plan_node(const phys_ctx *c, const floe_lplan *p, floe_plan **out) {
     *out = NULL;
     floe_plan *kids[2] = {NULL, NULL};
@@ -329,6 +353,7 @@ static floe_status plan_node(const phys_ctx *c, const floe_lplan *p, floe_plan *
         floe_free(many);
         return st;
     }
+    if (p->kind == FLOE_L_RECURSIVE_UNION) return plan_recursive_union(c, p, out);
     for (int32_t i = 0; !st && i < p->n_inputs && i < 2; i++) st = plan_node(c, p->inputs[i], &kids[i]);
     if (st) goto done;
     switch (p->kind) {
@@ -397,6 +422,16 @@ static floe_status plan_node(const phys_ctx *c, const floe_lplan *p, floe_plan *
     case FLOE_L_SERIES_APPLY:
         st = floe_plan_series_apply(kids[0], p->exprs[0], p->exprs[1], p->exprs[2], p->names[0], out);
         break;
+    case FLOE_L_CTE_SCAN:
+        st = floe_plan_cte_scan(p->schema, p->table_name, p->cte_key, p->cte_worktable, out);
+        break;
+    case FLOE_L_MATERIALIZE_CTE: {
+        floe_plan *def = NULL;
+        st = coalesce_if_needed(kids[0], &def);
+        if (!st) st = floe_plan_materialize_cte(def, kids[1], p->table_name, p->cte_key, out);
+        floe_plan_release(def);
+        break;
+    }
     default:
         st = floe_error(FLOE_ERR_INTERNAL, "no physical plan for a %s node", floe_lkind_name(p->kind));
     }

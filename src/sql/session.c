@@ -45,6 +45,7 @@ static const option_def k_options[] = {
     {"batch_size", "target rows per batch", 1, 16 * 1024 * 1024},
     {"scan_concurrency", "files a scan partition reads at once", 1, 1024},
     {"read_ahead", "batches a scan reads ahead", 1, 1024},
+    {"max_recursion_depth", "iterations a WITH RECURSIVE query may run", 1, INT64_MAX},
 };
 #define N_OPTIONS ((int32_t)(sizeof(k_options) / sizeof(k_options[0])))
 
@@ -53,7 +54,8 @@ static int64_t option_get(const floe_sql_options *o, int32_t i) {
     case 0: return o->target_partitions;
     case 1: return o->batch_size;
     case 2: return o->scan_concurrency;
-    default: return o->read_ahead;
+    case 3: return o->read_ahead;
+    default: return o->max_recursion_depth;
     }
 }
 
@@ -62,7 +64,8 @@ static void option_put(floe_sql_options *o, int32_t i, int64_t v) {
     case 0: o->target_partitions = (int32_t)v; break;
     case 1: o->batch_size = v; break;
     case 2: o->scan_concurrency = (int32_t)v; break;
-    default: o->read_ahead = (int32_t)v; break;
+    case 3: o->read_ahead = (int32_t)v; break;
+    default: o->max_recursion_depth = v; break;
     }
 }
 
@@ -143,6 +146,7 @@ floe_status floe_session_open_catalog(const char *uri, const floe_property *prop
     s->defaults.batch_size = 8192;
     s->defaults.scan_concurrency = 2;
     s->defaults.read_ahead = 2;
+    s->defaults.max_recursion_depth = 100000;
     s->executor = g_default_executor;
     if (s->executor && s->executor->target_partitions > 0)
         s->defaults.target_partitions = s->executor->target_partitions;

@@ -73,6 +73,11 @@ queries=(
   "SELECT k % 5, tag, count(*), sum(v), grouping(k % 5, tag) FROM $fact GROUP BY ROLLUP(k % 5, tag)"
   "SELECT k % 3, id % 2, count(DISTINCT tag), min(id) FROM $fact GROUP BY CUBE(k % 3, id % 2)"
   "SELECT tag, count(*), sum(id) FROM $fact WHERE id < 0 GROUP BY ROLLUP(tag)"
+  # WITH RECURSIVE (the recursion runs in one process) joined with a table,
+  # and a WITH query read twice (computed once)
+  "WITH RECURSIVE r(n, d) AS (SELECT k, 0 FROM $dim WHERE k < 3 UNION SELECT d2.k, r.d + 1 FROM r JOIN $dim d2
+     ON d2.k = (r.n * 7 + 1) % 61 WHERE r.d < 40) SELECT n, min(d), count(*) FROM r GROUP BY n"
+  "WITH t AS (SELECT k, count(*) AS c FROM $fact GROUP BY k) SELECT a.k, a.c, b.c FROM t a JOIN t b ON a.k = b.k + 1"
 )
 
 td=${FLOE_TESTDATA:-${FLOE_TESTDATA_DEFAULT:-$FLOE_SOURCE_DIR/../shared/testdata}}
