@@ -60,6 +60,11 @@ bool floe_interval_neg(floe_interval a, floe_interval *out);
  * fractions down to days and microseconds. */
 bool floe_interval_mul(floe_interval a, double factor, floe_interval *out);
 bool floe_interval_div(floe_interval a, double divisor, floe_interval *out); /* divisor != 0 */
+/* ts + v for a timestamp in microseconds since the epoch, as PostgreSQL:
+ * months first (the day of month clamped to the new month's length),
+ * then days, then microseconds.  False when out of range. */
+bool floe_timestamp_add_interval(int64_t ts_us, floe_interval v, int64_t *out);
+
 /* justify_hours (24 h → 1 day), justify_days (30 days → 1 month),
  * justify_interval (both, with signs made consistent). */
 floe_interval floe_interval_justify_hours(floe_interval a);

@@ -143,13 +143,15 @@ static bool parse_iso(const char *p, const char *end, acc *a) {
     return any;
 }
 
-/* hh:mm[:ss[.fff]] with a sign applied to all of it; p at the hours. */
-static bool parse_time(const char **pp, const char *end, bool neg, int64_t hours, acc *a) {
+/* hh:mm[:ss[.fff]] with a sign applied to all of it; p at the hours.
+ * False for bad syntax; *range when minutes or seconds pass 59. */
+static bool parse_time(const char **pp, const char *end, bool neg, int64_t hours, acc *a, bool *range) {
     const char *p = *pp + 1; /* past the ':' */
     int64_t mins = 0;
     const char *d = p;
     while (p < end && floe_ascii_isdigit(*p)) mins = mins * 10 + (*p++ - '0');
     if (p == d || p - d > 9) return false;
+    if (mins > 59) *range = true;
     __int128 us = ((__int128)(hours < 0 ? -hours : hours) * 3600 + mins * 60) * 1000000;
     if (p < end && *p == ':') {
         p++;
@@ -157,6 +159,7 @@ static bool parse_time(const char **pp, const char *end, bool neg, int64_t hours
         d = p;
         while (p < end && floe_ascii_isdigit(*p)) secs = secs * 10 + (*p++ - '0');
         if (p == d || p - d > 9) return false;
+        if (secs > 59) *range = true;
         us += (__int128)secs * 1000000;
         if (p < end && *p == '.') {
             p++;
@@ -176,7 +179,7 @@ static bool parse_time(const char **pp, const char *end, bool neg, int64_t hours
 floe_status floe_interval_parse(const char *text, int64_t len, int64_t field_mask, floe_interval *out) {
     const char *p = text, *end = text + len;
     acc a = {0, 0, 0};
-    bool any = false, ago = false;
+    bool any = false, ago = false, range = false;
     while (p < end && floe_ascii_isspace(*p)) p++;
     while (end > p && floe_ascii_isspace(end[-1])) end--;
     if (p < end && *p == '@') p++;
@@ -204,7 +207,8 @@ floe_status floe_interval_parse(const char *text, int64_t len, int64_t field_mas
         if (!number(&p, end, &v, &f, &neg)) goto bad;
         if (p < end && *p == ':') {
             if (f != 0) goto bad;
-            if (!parse_time(&p, end, neg, v, &a)) goto bad;
+            if (!parse_time(&p, end, neg, v, &a, &range)) goto bad;
+            if (range) goto out_of_range;
             any = true;
             continue;
         }
@@ -246,11 +250,13 @@ done:
     }
     if (a.months > INT32_MAX || a.months < INT32_MIN || a.days > INT32_MAX || a.days < INT32_MIN ||
         a.micros > INT64_MAX || a.micros < INT64_MIN)
-        return floe_error(FLOE_ERR_INVALID_ARGUMENT, "interval field value out of range: \"%.*s\"", (int)len, text);
+        goto out_of_range;
     out->months = (int32_t)a.months;
     out->days = (int32_t)a.days;
     out->micros = (int64_t)a.micros;
     return NULL;
+out_of_range:
+    return floe_error(FLOE_ERR_INVALID_ARGUMENT, "interval field value out of range: \"%.*s\"", (int)len, text);
 bad:
     return floe_error(FLOE_ERR_INVALID_ARGUMENT, "invalid input syntax for type interval: \"%.*s\"", (int)len, text);
 }
@@ -392,4 +398,44 @@ floe_interval floe_interval_justify(floe_interval a) {
         a.days++;
     }
     return a;
+}
+
+/* ------------------------------------------------ timestamp + interval */
+
+static int64_t floor_div(int64_t a, int64_t b) { return a / b - ((a % b != 0) && ((a < 0) != (b < 0))); }
+
+/* Days since 1970-01-01 of a civil date and back (proleptic Gregorian). */
+static int64_t days_from_civil(int64_t y, int64_t m, int64_t d) {
+    y -= m <= 2;
+    int64_t era = floor_div(y, 400), yoe = y - era * 400;
+    int64_t doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+    return era * 146097 + yoe * 365 + yoe / 4 - yoe / 100 + doy - 719468;
+}
+static void civil_from_days(int64_t z, int64_t *y, int64_t *m, int64_t *d) {
+    z += 719468;
+    int64_t era = floor_div(z, 146097), doe = z - era * 146097;
+    int64_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+    int64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100), mp = (5 * doy + 2) / 153;
+    *d = doy - (153 * mp + 2) / 5 + 1;
+    *m = mp + (mp < 10 ? 3 : -9);
+    *y = yoe + era * 400 + (*m <= 2);
+}
+
+bool floe_timestamp_add_interval(int64_t ts, floe_interval v, int64_t *out) {
+    int64_t days = floor_div(ts, FLOE_US_PER_DAY), us = ts - days * FLOE_US_PER_DAY;
+    if (v.months) {
+        int64_t y, m, d;
+        civil_from_days(days, &y, &m, &d);
+        int64_t total = y * 12 + (m - 1) + v.months;
+        y = floor_div(total, 12);
+        m = total - y * 12 + 1;
+        if (y < -5000000 || y > 5000000) return false;
+        static const int8_t dim[12] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+        int64_t n = dim[m - 1] + (m == 2 && ((y % 4 == 0 && y % 100 != 0) || y % 400 == 0));
+        days = days_from_civil(y, m, d < n ? d : n);
+    }
+    days += v.days;
+    if (days < -INT64_C(106000000) || days > INT64_C(106000000)) return false;
+    int64_t x = days * FLOE_US_PER_DAY + us;
+    return !__builtin_add_overflow(x, v.micros, out);
 }
