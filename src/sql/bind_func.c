@@ -131,6 +131,17 @@ static floe_status bind_aggregate(bind_ectx *c, const json_t *fc, const char *na
                                   fe->min_args, fe->max_args, na);
         if (!st && na > 0) st = bind_agg_expr(c, floe_pg_list_at(args, 0), &x.agg.arg);
         if (!st && na > 1) st = bind_agg_expr(c, floe_pg_list_at(args, 1), &x.agg.arg2);
+        /* sum / avg of an interval: the registry's interval entries */
+        if (!st && na == 1 && (x.agg.fn == FLOE_AGG_SUM || x.agg.fn == FLOE_AGG_AVG)) {
+            floe_type *at = NULL;
+            st = bind_type_of(c, x.agg.arg, &at);
+            if (!st && at->id == FLOE_TYPE_INTERVAL) {
+                x.agg.func = floe_strdup(x.agg.fn == FLOE_AGG_SUM ? "interval_sum" : "interval_avg");
+                x.agg.fn = FLOE_AGG_NAMED;
+                if (!x.agg.func) st = floe_error(FLOE_ERR_OUT_OF_MEMORY, "binding: out of memory");
+            }
+            floe_type_release(at);
+        }
         if (!st && x.agg.distinct && x.agg.fn == FLOE_AGG_COUNT_STAR)
             st = bind_error(c->s, loc, FLOE_ERR_SYNTAX, "count(DISTINCT *) is not allowed");
     }
