@@ -65,6 +65,11 @@ bool floe_interval_div(floe_interval a, double divisor, floe_interval *out); /* 
  * then days, then microseconds.  False when out of range. */
 bool floe_timestamp_add_interval(int64_t ts_us, floe_interval v, int64_t *out);
 
+/* PostgreSQL's age(a, b): the "symbolic" difference — years, months and
+ * days counted on the calendar (borrowing the days of the earlier
+ * timestamp's month), then the time — not a count of microseconds. */
+floe_interval floe_timestamp_age(int64_t a_us, int64_t b_us);
+
 /* justify_hours (24 h → 1 day), justify_days (30 days → 1 month),
  * justify_interval (both, with signs made consistent). */
 floe_interval floe_interval_justify_hours(floe_interval a);

@@ -439,3 +439,38 @@ bool floe_timestamp_add_interval(int64_t ts, floe_interval v, int64_t *out) {
     int64_t x = days * FLOE_US_PER_DAY + us;
     return !__builtin_add_overflow(x, v.micros, out);
 }
+
+static int64_t month_days(int64_t y, int64_t m) {
+    static const int8_t dim[12] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+    return dim[m - 1] + (m == 2 && ((y % 4 == 0 && y % 100 != 0) || y % 400 == 0));
+}
+
+floe_interval floe_timestamp_age(int64_t a, int64_t b) {
+    int64_t f[2][7]; /* year, month, day, hour, minute, second, microsecond */
+    int64_t ts[2] = {a, b};
+    for (int k = 0; k < 2; k++) {
+        int64_t days = floor_div(ts[k], FLOE_US_PER_DAY), us = ts[k] - days * FLOE_US_PER_DAY;
+        civil_from_days(days, &f[k][0], &f[k][1], &f[k][2]);
+        f[k][3] = us / 3600000000;
+        f[k][4] = us / 60000000 % 60;
+        f[k][5] = us / 1000000 % 60;
+        f[k][6] = us % 1000000;
+    }
+    int64_t d[7];
+    bool flip = a < b;
+    for (int i = 0; i < 7; i++) d[i] = flip ? f[1][i] - f[0][i] : f[0][i] - f[1][i];
+    const int64_t *early = flip ? f[0] : f[1];
+    while (d[6] < 0) { d[6] += 1000000; d[5]--; }
+    while (d[5] < 0) { d[5] += 60; d[4]--; }
+    while (d[4] < 0) { d[4] += 60; d[3]--; }
+    while (d[3] < 0) { d[3] += 24; d[2]--; }
+    while (d[2] < 0) { d[2] += month_days(early[0], early[1]); d[1]--; }
+    while (d[1] < 0) { d[1] += 12; d[0]--; }
+    if (flip)
+        for (int i = 0; i < 7; i++) d[i] = -d[i];
+    floe_interval v;
+    v.months = (int32_t)(d[0] * 12 + d[1]);
+    v.days = (int32_t)d[2];
+    v.micros = ((d[3] * 60 + d[4]) * 60 + d[5]) * 1000000 + d[6];
+    return v;
+}

@@ -178,6 +178,22 @@ static bool row_ts_diff(const floe_func_def *def, floe_array *const *a, int64_t 
     *o = floe_interval_justify_hours(v);
     return true;
 }
+static bool row_age(const floe_func_def *def, floe_array *const *a, int64_t i, floe_interval *o, floe_status *e) {
+    (void)def;
+    (void)e;
+    int64_t x = fn_get_i64(a[0], i), y = fn_get_i64(a[1], i);
+    if (a[0]->type->id == FLOE_TYPE_DATE32) x *= FLOE_US_PER_DAY;
+    else if (is_ns(a[0]->type)) x /= 1000;
+    if (a[1]->type->id == FLOE_TYPE_DATE32) y *= FLOE_US_PER_DAY;
+    else if (is_ns(a[1]->type)) y /= 1000;
+    *o = floe_timestamp_age(x, y);
+    return true;
+}
+static floe_status eval_age(const floe_func_def *def, floe_array *const *a, int32_t n, int64_t rows, floe_type *rt,
+                            floe_array **out) {
+    return eval_iv(def, a, n, rows, rt, row_age, out);
+}
+
 static floe_status eval_ts_diff(const floe_func_def *def, floe_array *const *a, int32_t n, int64_t rows,
                                 floe_type *rt, floe_array **out) {
     return eval_iv(def, a, n, rows, rt, row_ts_diff, out);
@@ -224,6 +240,7 @@ const floe_func_def floe_interval_funcs[] = {
     {"interval_days", 1, 1, "interval_days(interval)", fn_type_simple, eval_part, 1, "V", FLOE_TYPE_INT64},
     {"interval_micros", 1, 1, "interval_micros(interval)", fn_type_simple, eval_part, 2, "V", FLOE_TYPE_INT64},
     {"timestamp_diff", 2, 2, "timestamp_diff(timestamp, timestamp)", type_ts_diff, eval_ts_diff, 0, NULL, 0},
+    {"age", 2, 2, "age(timestamp, timestamp)", fn_type_simple, eval_age, 0, "TT", FLOE_TYPE_INTERVAL},
     {"time_add_interval", 2, 2, "time_add_interval(time, interval)", fn_type_simple, eval_time_add, 0, "HV",
      FLOE_TYPE_TIME64_US},
     {"time_sub_interval", 2, 2, "time_sub_interval(time, interval)", fn_type_simple, eval_time_add, 1, "HV",
