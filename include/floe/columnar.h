@@ -85,6 +85,8 @@ typedef enum floe_type_id {
     FLOE_TYPE_VARIANT,         /* semi-structured (Iceberg v3 variant): the
                                   Variant binary encoding's metadata and
                                   value; a singleton like the primitives */
+    FLOE_TYPE_INTERVAL,        /* PostgreSQL's interval: months int32, days
+                                  int32, micros int64 (floe/interval.h) */
     FLOE_TYPE_COUNT_           /* number of type ids; not a type */
 } floe_type_id;
 

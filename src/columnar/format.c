@@ -13,6 +13,7 @@
 
 #include "base/buffer.h"
 #include "columnar/internal.h"
+#include "floe/interval.h"
 #include "floe/variant.h"
 
 static int64_t floor_div(int64_t a, int64_t b) {
@@ -241,6 +242,11 @@ static floe_status format_rec(const floe_array *a, int64_t i, bool nested, floe_
         return append_hex(floe_array_get_fixed(a, i), t->byte_width, out);
     case FLOE_TYPE_UUID:
         return floe_format_uuid(floe_array_get_fixed(a, i), out);
+    case FLOE_TYPE_INTERVAL: {
+        floe_interval v;
+        memcpy(&v, floe_array_get_fixed(a, i), sizeof v);
+        return floe_interval_format(v, out);
+    }
     case FLOE_TYPE_STRUCT:
     case FLOE_TYPE_LIST:
     case FLOE_TYPE_MAP:

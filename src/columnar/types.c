@@ -41,6 +41,7 @@ static floe_type primitives[FLOE_TYPE_COUNT_] = {
     PRIM(FLOE_TYPE_STRING, 0),
     PRIM(FLOE_TYPE_BINARY, 0),
     PRIM(FLOE_TYPE_UUID, 16),
+    PRIM(FLOE_TYPE_INTERVAL, 16),
     [FLOE_TYPE_VARIANT] = {.refcount = -1, .id = FLOE_TYPE_VARIANT, .n_children = 2, .children = variant_fields},
 };
 
@@ -66,6 +67,7 @@ static const char *const type_names[FLOE_TYPE_COUNT_] = {
     [FLOE_TYPE_LIST] = "list",
     [FLOE_TYPE_MAP] = "map",
     [FLOE_TYPE_VARIANT] = "variant",
+    [FLOE_TYPE_INTERVAL] = "interval",
 };
 
 floe_type *floe_type_primitive(floe_type_id id) {

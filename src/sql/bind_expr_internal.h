@@ -23,6 +23,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "floe/interval.h"
 #include "base/buffer.h"
 #include "sql/bind.h"
 
@@ -38,6 +39,8 @@ bool bind_is_string_literal(const floe_expr *e);
 /* A literal of `type` from SQL text (typed string constants, string
  * literals compared with typed columns). */
 floe_status bind_literal_from_text(const char *text, const floe_type *type, floe_expr **out) FLOE_WARN_UNUSED;
+/* A one-slot interval literal. */
+floe_status bind_interval_literal(floe_interval v, floe_expr **out) FLOE_WARN_UNUSED;
 /* The text of a string literal expression (copied into buf). */
 floe_status bind_literal_text(const floe_expr *e, floe_buf *buf) FLOE_WARN_UNUSED;
 /* Integer, float or decimal. */

@@ -131,6 +131,17 @@ static floe_status bind_aggregate(bind_ectx *c, const json_t *fc, const char *na
                                   fe->min_args, fe->max_args, na);
         if (!st && na > 0) st = bind_agg_expr(c, floe_pg_list_at(args, 0), &x.agg.arg);
         if (!st && na > 1) st = bind_agg_expr(c, floe_pg_list_at(args, 1), &x.agg.arg2);
+        /* sum / avg of an interval: the registry's interval entries */
+        if (!st && na == 1 && (x.agg.fn == FLOE_AGG_SUM || x.agg.fn == FLOE_AGG_AVG)) {
+            floe_type *at = NULL;
+            st = bind_type_of(c, x.agg.arg, &at);
+            if (!st && at->id == FLOE_TYPE_INTERVAL) {
+                x.agg.func = floe_strdup(x.agg.fn == FLOE_AGG_SUM ? "interval_sum" : "interval_avg");
+                x.agg.fn = FLOE_AGG_NAMED;
+                if (!x.agg.func) st = floe_error(FLOE_ERR_OUT_OF_MEMORY, "binding: out of memory");
+            }
+            floe_type_release(at);
+        }
         if (!st && x.agg.distinct && x.agg.fn == FLOE_AGG_COUNT_STAR)
             st = bind_error(c->s, loc, FLOE_ERR_SYNTAX, "count(DISTINCT *) is not allowed");
     }
@@ -208,6 +219,43 @@ floe_status bind_statement_time(bind_ectx *c, bool date, floe_expr **out) {
     return bind_lit_typed_int(FLOE_TYPE_TIMESTAMP_US_TZ, us, out);
 }
 
+
+/* make_interval(years, months, weeks, days, hours, mins, secs), each
+ * positional or named (secs => 1.5); missing ones are 0. */
+static floe_status bind_make_interval(bind_ectx *c, const json_t *args, int32_t n, int32_t loc, floe_expr **out) {
+    static const char *const names[7] = {"years", "months", "weeks", "days", "hours", "mins", "secs"};
+    floe_expr *ev[7] = {0};
+    floe_status st = NULL;
+    if (n > 7) return bind_error(c->s, loc, FLOE_ERR_TYPE, "make_interval takes at most 7 arguments");
+    for (int32_t i = 0; i < n && !st; i++) {
+        json_t *a = floe_pg_list_at(args, i);
+        json_t *na = floe_pg_as(a, "NamedArgExpr");
+        int k = i;
+        if (na) {
+            const char *nm = floe_pg_get_str(na, "name");
+            for (k = 0; k < 7 && !(nm && !strcmp(nm, names[k])); k++) {}
+            if (k == 7) {
+                st = bind_error(c->s, floe_pg_location(a), FLOE_ERR_INVALID_ARGUMENT,
+                                "make_interval has no argument named %s (it takes years, months, weeks, days, hours, "
+                                "mins, secs)", nm ? nm : "?");
+                break;
+            }
+            a = floe_pg_get(na, "arg");
+        }
+        if (ev[k]) {
+            st = bind_error(c->s, floe_pg_location(a), FLOE_ERR_INVALID_ARGUMENT,
+                            "make_interval: argument %s given twice", names[k]);
+            break;
+        }
+        st = bind_expr(c, a, &ev[k]);
+    }
+    for (int k = 0; k < 7 && !st; k++)
+        if (!ev[k]) st = k == 6 ? floe_expr_lit_double(0, &ev[k]) : floe_expr_lit_int32(0, &ev[k]);
+    if (!st) st = bind_make_call(c, "make_interval", ev, 7, loc, out);
+    for (int k = 0; k < 7; k++) floe_expr_release(ev[k]);
+    return st;
+}
+
 floe_status bind_func(bind_ectx *c, const json_t *fc, floe_expr **out) {
     int32_t loc = (int32_t)floe_pg_get_int(fc, "location", -1);
     const char *name0 = bind_func_name(fc);
@@ -258,6 +306,7 @@ floe_status bind_func(bind_ectx *c, const json_t *fc, floe_expr **out) {
         floe_expr_release(nul);
         return st;
     }
+    if (!strcmp(name, "make_interval")) return bind_make_interval(c, args, n, loc, out);
     if (!strcmp(name, "coalesce")) {
         floe_expr **ev = floe_calloc((size_t)n + 1, sizeof(floe_expr *));
         if (!ev) return floe_error(FLOE_ERR_OUT_OF_MEMORY, "binding: out of memory");

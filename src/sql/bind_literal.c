@@ -10,6 +10,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "floe/interval.h"
 #include "base/str.h"
 #include "floe/iceberg_value.h"
 #include "floe/memory.h"
@@ -194,6 +195,18 @@ bad:
     return floe_error(FLOE_ERR_INVALID_ARGUMENT, "invalid time value '%s'", text);
 }
 
+floe_status bind_interval_literal(floe_interval v, floe_expr **out) {
+    floe_builder *b = NULL;
+    floe_array *a = NULL;
+    floe_status st = floe_builder_new(floe_type_primitive(FLOE_TYPE_INTERVAL), 1, &b);
+    if (!st) st = floe_builder_append_fixed(b, &v);
+    if (!st) st = floe_builder_finish(b, &a);
+    if (!st) st = floe_expr_literal(a, out);
+    floe_array_release(a);
+    floe_builder_free(b);
+    return st;
+}
+
 /* A literal of `type` from SQL text (typed string constants, string
  * literals compared with typed columns). */
 floe_status bind_literal_from_text(const char *text, const floe_type *type, floe_expr **out) {
@@ -273,6 +286,11 @@ floe_status bind_literal_from_text(const char *text, const floe_type *type, floe
         int64_t v = days * 86400000000LL + micros;
         if (type->id == FLOE_TYPE_TIMESTAMP_NS || type->id == FLOE_TYPE_TIMESTAMP_NS_TZ) v *= 1000;
         return bind_lit_typed_int(type->id, v, out);
+    }
+    case FLOE_TYPE_INTERVAL: {
+        floe_interval v;
+        FLOE_TRY(floe_interval_parse(text, (int64_t)strlen(text), 0, &v));
+        return bind_interval_literal(v, out);
     }
     case FLOE_TYPE_UUID: {
         uint8_t bytes[16];

@@ -41,82 +41,6 @@ floe_status bind_make_cmp(bind_ectx *c, floe_cmp_op op, floe_expr *l, floe_expr 
     return st;
 }
 
-/* An INTERVAL constant as (months, days, micros). */
-typedef struct interval {
-    int32_t months, days;
-    int64_t micros;
-} interval;
-
-static floe_status parse_interval(floe_session *s, const char *text, int64_t field_mask, int32_t loc, interval *iv) {
-    memset(iv, 0, sizeof(*iv));
-    const char *p = text;
-    bool any = false;
-    while (*p) {
-        while (floe_ascii_isspace(*p)) p++;
-        if (!*p) break;
-        char *end;
-        errno = 0;
-        double v = strtod(p, &end);
-        if (end == p) goto bad;
-        p = end;
-        while (floe_ascii_isspace(*p)) p++;
-        const char *u = p;
-        while (*p && !floe_ascii_isspace(*p) && !floe_ascii_isdigit(*p) && *p != '-' && *p != '+') p++;
-        size_t ul = (size_t)(p - u);
-        char unit[16] = {0};
-        if (ul >= sizeof unit) goto bad;
-        for (size_t i = 0; i < ul; i++) unit[i] = floe_ascii_lower(u[i]);
-        if (ul == 0) {
-            /* A bare number: the unit comes from the qualifier
-             * (INTERVAL '90' DAY); PostgreSQL's masks: YEAR 4, MONTH 2,
-             * DAY 8, HOUR 1024, MINUTE 2048, SECOND 4096. */
-            if (field_mask & 4) strcpy(unit, "year");
-            else if (field_mask & 2) strcpy(unit, "month");
-            else if (field_mask & 8) strcpy(unit, "day");
-            else if (field_mask & 1024) strcpy(unit, "hour");
-            else if (field_mask & 2048) strcpy(unit, "minute");
-            else strcpy(unit, "second");
-        }
-        size_t n = strlen(unit);
-        if (n > 1 && unit[n - 1] == 's') unit[--n] = 0;
-        if (!strcmp(unit, "year") || !strcmp(unit, "y")) iv->months += (int32_t)(v * 12);
-        else if (!strcmp(unit, "month") || !strcmp(unit, "mon")) iv->months += (int32_t)v;
-        else if (!strcmp(unit, "week") || !strcmp(unit, "w")) iv->days += (int32_t)(v * 7);
-        else if (!strcmp(unit, "day") || !strcmp(unit, "d")) iv->days += (int32_t)v;
-        else if (!strcmp(unit, "hour") || !strcmp(unit, "h")) iv->micros += (int64_t)(v * 3600e6);
-        else if (!strcmp(unit, "minute") || !strcmp(unit, "min") || !strcmp(unit, "m")) iv->micros += (int64_t)(v * 60e6);
-        else if (!strcmp(unit, "second") || !strcmp(unit, "sec") || !strcmp(unit, "s")) iv->micros += (int64_t)(v * 1e6);
-        else if (!strcmp(unit, "millisecond") || !strcmp(unit, "m")) iv->micros += (int64_t)(v * 1e3);
-        else if (!strcmp(unit, "microsecond")) iv->micros += (int64_t)v;
-        else goto bad;
-        any = true;
-    }
-    if (!any) goto bad;
-    return NULL;
-bad:
-    return bind_error(s, loc, FLOE_ERR_INVALID_ARGUMENT, "invalid interval '%s'", text);
-}
-
-/* Is the node INTERVAL '...' (a TypeCast of a string to interval)? */
-static bool node_interval(bind_ectx *c, const json_t *node, interval *iv, floe_status *st) {
-    json_t *tc = floe_pg_as(node, "TypeCast");
-    if (!tc) return false;
-    floe_pg_type_name tn;
-    floe_status s2 = floe_pg_type_name_of(floe_pg_get(tc, "typeName"), &tn);
-    if (s2) {
-        floe_status_free(s2);
-        return false;
-    }
-    if (strcmp(tn.name, "interval") != 0) return false;
-    floe_pg_const k = floe_pg_const_of(floe_pg_get(tc, "arg"));
-    if (k.kind != FLOE_PG_CONST_STRING) {
-        *st = bind_error(c->s, floe_pg_location(node), FLOE_ERR_UNSUPPORTED, "only constant intervals are supported");
-        return true;
-    }
-    *st = parse_interval(c->s, k.text, tn.n_mods > 0 ? tn.mods[0] : 0, floe_pg_location(node), iv);
-    return true;
-}
-
 floe_status bind_make_call(bind_ectx *c, const char *name, floe_expr *const *args, int32_t n, int32_t loc,
                              floe_expr **out) {
     FLOE_TRY(bind_at(c->s, loc, floe_expr_call(name, args, n, out)));
@@ -125,17 +49,6 @@ floe_status bind_make_call(bind_ectx *c, const char *name, floe_expr *const *arg
         floe_expr_release(*out);
         *out = NULL;
     }
-    return st;
-}
-
-static floe_status add_interval(bind_ectx *c, floe_expr *x, const interval *iv, bool negate, int32_t loc,
-                                floe_expr **out) {
-    floe_expr *args[4] = {x, NULL, NULL, NULL};
-    floe_status st = floe_expr_lit_int32(negate ? -iv->months : iv->months, &args[1]);
-    if (!st) st = floe_expr_lit_int32(negate ? -iv->days : iv->days, &args[2]);
-    if (!st) st = floe_expr_lit_int64(negate ? -iv->micros : iv->micros, &args[3]);
-    if (!st) st = bind_make_call(c, "add_interval", args, 4, loc, out);
-    for (int i = 1; i < 4; i++) floe_expr_release(args[i]);
     return st;
 }
 
@@ -351,36 +264,125 @@ static floe_status date_arith(bind_ectx *c, int aop, floe_expr *l, floe_expr *r,
     return st;
 }
 
+/* date/timestamp ± interval: add_interval(x, months, days, micros) with
+ * the parts read from the interval (a constant's right away). */
+static floe_status datetime_add(bind_ectx *c, floe_expr *x, floe_expr *iv, bool negate, int32_t loc,
+                                floe_expr **out) {
+    floe_expr *args[4] = {x, NULL, NULL, NULL}, *niv = NULL;
+    floe_status st = NULL;
+    if (iv->kind == FLOE_EXPR_LITERAL && iv->literal->type->id == FLOE_TYPE_INTERVAL &&
+        !floe_array_is_null(iv->literal, 0)) {
+        floe_interval v;
+        memcpy(&v, floe_array_get_fixed(iv->literal, 0), sizeof v);
+        st = floe_expr_lit_int64(negate ? -(int64_t)v.months : v.months, &args[1]);
+        if (!st) st = floe_expr_lit_int64(negate ? -(int64_t)v.days : v.days, &args[2]);
+        if (!st) st = floe_expr_lit_int64(negate ? -(int64_t)v.micros : v.micros, &args[3]);
+    } else {
+        if (negate) st = bind_make_call(c, "interval_neg", &iv, 1, loc, &niv);
+        else niv = floe_expr_retain(iv);
+        static const char *const parts[3] = {"interval_months", "interval_days", "interval_micros"};
+        for (int k = 0; k < 3 && !st; k++) st = bind_make_call(c, parts[k], &niv, 1, loc, &args[k + 1]);
+    }
+    if (!st) st = bind_make_call(c, "add_interval", args, 4, loc, out);
+    for (int k = 1; k < 4; k++) floe_expr_release(args[k]);
+    floe_expr_release(niv);
+    return st;
+}
+
+static bool is_timestamp_id(floe_type_id t) {
+    return t == FLOE_TYPE_TIMESTAMP_US || t == FLOE_TYPE_TIMESTAMP_US_TZ || t == FLOE_TYPE_TIMESTAMP_NS ||
+           t == FLOE_TYPE_TIMESTAMP_NS_TZ;
+}
+static bool is_number_id(floe_type_id t) {
+    return t == FLOE_TYPE_INT32 || t == FLOE_TYPE_INT64 || t == FLOE_TYPE_FLOAT32 || t == FLOE_TYPE_FLOAT64 ||
+           t == FLOE_TYPE_DECIMAL128;
+}
+
+/* Arithmetic with an interval, and timestamp - timestamp, as PostgreSQL:
+ * interval ± interval, interval * / number, number * interval,
+ * date/timestamp ± interval, interval + date/timestamp, time ± interval,
+ * timestamp - timestamp (an interval of days and time).  *done = false
+ * when no interval or timestamp pair is involved. */
+static floe_status interval_arith(bind_ectx *c, int aop, floe_expr *l, floe_expr *r, int32_t loc, floe_expr **out,
+                                  bool *done) {
+    *done = false;
+    floe_type *tl = NULL, *tr = NULL;
+    floe_status st = bind_type_of(c, l, &tl);
+    if (!st) st = bind_type_of(c, r, &tr);
+    if (st) goto end;
+    floe_type_id a = tl->id, b = tr->id;
+    bool li = a == FLOE_TYPE_INTERVAL, ri = b == FLOE_TYPE_INTERVAL;
+    bool add = aop == FLOE_ARITH_ADD, sub = aop == FLOE_ARITH_SUB;
+    if (!li && !ri) {
+        /* timestamp - timestamp (a date beside a timestamp is one too) */
+        bool lt = is_timestamp_id(a) || (a == FLOE_TYPE_DATE32 && is_timestamp_id(b));
+        bool rt = is_timestamp_id(b) || (b == FLOE_TYPE_DATE32 && is_timestamp_id(a));
+        if (sub && lt && rt) {
+            floe_expr *L = floe_expr_retain(l), *R = floe_expr_retain(r);
+            st = bind_unify_pair(c, &L, &R, loc);
+            floe_expr *args[2] = {L, R};
+            if (!st) st = bind_make_call(c, "timestamp_diff", args, 2, loc, out);
+            floe_expr_release(L);
+            floe_expr_release(R);
+            *done = !st;
+        }
+        goto end;
+    }
+    *done = true;
+    if (li && ri && (add || sub)) {
+        floe_expr *args[2] = {l, r};
+        st = bind_make_call(c, add ? "interval_add" : "interval_sub", args, 2, loc, out);
+    } else if (li && is_number_id(b) && (aop == FLOE_ARITH_MUL || aop == FLOE_ARITH_DIV)) {
+        floe_expr *args[2] = {l, r};
+        st = bind_make_call(c, aop == FLOE_ARITH_MUL ? "interval_mul" : "interval_div", args, 2, loc, out);
+    } else if (ri && is_number_id(a) && aop == FLOE_ARITH_MUL) {
+        floe_expr *args[2] = {r, l};
+        st = bind_make_call(c, "interval_mul", args, 2, loc, out);
+    } else if (ri && (add || sub) && bind_is_string_literal(l)) {
+        /* '2024-01-31' + INTERVAL '1 month': the text is a timestamp */
+        floe_expr *t = NULL;
+        st = bind_coerce(c, l, floe_type_primitive(FLOE_TYPE_TIMESTAMP_US), loc, &t);
+        if (!st) st = datetime_add(c, t, r, sub, loc, out);
+        floe_expr_release(t);
+    } else if (ri && (add || sub) && (a == FLOE_TYPE_DATE32 || is_timestamp_id(a))) {
+        st = datetime_add(c, l, r, sub, loc, out);
+    } else if (li && add && (b == FLOE_TYPE_DATE32 || is_timestamp_id(b))) {
+        st = datetime_add(c, r, l, false, loc, out);
+    } else if (ri && (add || sub) && a == FLOE_TYPE_TIME64_US) {
+        floe_expr *args[2] = {l, r};
+        st = bind_make_call(c, add ? "time_add_interval" : "time_sub_interval", args, 2, loc, out);
+    } else if (li && add && b == FLOE_TYPE_TIME64_US) {
+        floe_expr *args[2] = {r, l};
+        st = bind_make_call(c, "time_add_interval", args, 2, loc, out);
+    } else if ((li && bind_is_string_literal(r)) || (ri && bind_is_string_literal(l))) {
+        /* interval ± 'text': the text is an interval */
+        floe_expr *L = floe_expr_retain(l), *R = floe_expr_retain(r);
+        st = bind_unify_pair(c, &L, &R, loc);
+        *done = false;
+        if (!st && !bind_is_string_literal(L) && !bind_is_string_literal(R))
+            st = interval_arith(c, aop, L, R, loc, out, done);
+        floe_expr_release(L);
+        floe_expr_release(R);
+        if (!st && !*done)
+            st = bind_error(c->s, loc, FLOE_ERR_TYPE, "operator does not exist: interval %s interval",
+                            aop == FLOE_ARITH_MUL ? "*" : aop == FLOE_ARITH_DIV ? "/" : "%");
+        *done = true;
+    } else {
+        static const char *const ops[] = {"+", "-", "*", "/", "%"};
+        const char *on = aop >= 0 && aop < 5 ? ops[aop] : "?";
+        st = bind_error(c->s, loc, FLOE_ERR_TYPE, "operator does not exist: %s %s %s",
+                        floe_type_id_name(a), on, floe_type_id_name(b));
+    }
+end:
+    floe_type_release(tl);
+    floe_type_release(tr);
+    return st;
+}
+
 static floe_status bind_arith(bind_ectx *c, const json_t *body, const char *op, floe_expr **out) {
     int32_t loc = (int32_t)floe_pg_get_int(body, "location", -1);
     json_t *lx = floe_pg_get(body, "lexpr"), *rx = floe_pg_get(body, "rexpr");
     int aop = arith_op_of(op);
-    /* x ± INTERVAL '...' → add_interval */
-    interval iv;
-    floe_status ist = NULL;
-    if (lx && (aop == FLOE_ARITH_ADD || aop == FLOE_ARITH_SUB) && node_interval(c, rx, &iv, &ist)) {
-        if (ist) return ist;
-        floe_expr *x = NULL;
-        FLOE_TRY(bind_expr(c, lx, &x));
-        if (bind_is_string_literal(x)) {
-            floe_expr *t = NULL;
-            floe_status st = bind_coerce(c, x, floe_type_primitive(FLOE_TYPE_TIMESTAMP_US), loc, &t);
-            floe_expr_release(x);
-            if (st) return st;
-            x = t;
-        }
-        floe_status st = add_interval(c, x, &iv, aop == FLOE_ARITH_SUB, loc, out);
-        floe_expr_release(x);
-        return st;
-    }
-    if (lx && aop == FLOE_ARITH_ADD && node_interval(c, lx, &iv, &ist)) {
-        if (ist) return ist;
-        floe_expr *x = NULL;
-        FLOE_TRY(bind_expr(c, rx, &x));
-        floe_status st = add_interval(c, x, &iv, false, loc, out);
-        floe_expr_release(x);
-        return st;
-    }
     if (!lx) {
         /* Unary minus / plus. */
         floe_expr *x = NULL;
@@ -392,6 +394,12 @@ static floe_status bind_arith(bind_ectx *c, const json_t *body, const char *op, 
         floe_expr *zero = NULL;
         floe_type *t = NULL;
         floe_status st = bind_type_of(c, x, &t);
+        if (!st && t->id == FLOE_TYPE_INTERVAL) {
+            st = bind_make_call(c, "interval_neg", &x, 1, loc, out);
+            floe_type_release(t);
+            floe_expr_release(x);
+            return st;
+        }
         if (!st) {
             if (t->id == FLOE_TYPE_INT64) st = floe_expr_lit_int64(0, &zero);
             else if (t->id == FLOE_TYPE_FLOAT32 || t->id == FLOE_TYPE_FLOAT64) st = floe_expr_lit_double(0, &zero);
@@ -424,7 +432,8 @@ static floe_status bind_arith(bind_ectx *c, const json_t *body, const char *op, 
     floe_expr *l = NULL, *r = NULL;
     FLOE_TRY(bind_two(c, lx, rx, &l, &r));
     bool done = false;
-    floe_status st = date_arith(c, aop, l, r, loc, out, &done);
+    floe_status st = strcmp(op, "||") ? interval_arith(c, aop, l, r, loc, out, &done) : NULL;
+    if (!st && !done) st = date_arith(c, aop, l, r, loc, out, &done);
     if (!st && done) {
         floe_expr_release(l);
         floe_expr_release(r);
@@ -669,9 +678,16 @@ floe_status bind_type_cast(bind_ectx *c, const json_t *body, floe_expr **out) {
     FLOE_TRY(bind_at(c->s, loc, floe_pg_type_name_of(floe_pg_get(body, "typeName"), &tn)));
     if (tn.location >= 0) loc = tn.location;
     json_t *arg = floe_pg_get(body, "arg");
-    if (!strcmp(tn.name, "interval"))
-        return bind_error(c->s, loc, FLOE_ERR_UNSUPPORTED,
-                          "INTERVAL values are only supported added to or subtracted from a date or timestamp");
+    if (!strcmp(tn.name, "interval")) {
+        /* INTERVAL '90' DAY: the qualifier names a bare number's unit. */
+        floe_pg_const k = floe_pg_const_of(arg);
+        if (k.kind == FLOE_PG_CONST_STRING) {
+            floe_interval v;
+            FLOE_TRY(bind_at(c->s, loc, floe_interval_parse(k.text, (int64_t)strlen(k.text),
+                                                             tn.n_mods > 0 ? tn.mods[0] : 0, &v)));
+            return bind_interval_literal(v, out);
+        }
+    }
     floe_type *t = NULL;
     FLOE_TRY(bind_at(c->s, loc, floe_pg_type_to_floe(&tn, c->sql, &t)));
     floe_expr *x = NULL;

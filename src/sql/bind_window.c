@@ -215,10 +215,22 @@ static floe_status bind_offset(bind_ectx *c, const json_t *node, const floe_wind
     else if (key_type->id == FLOE_TYPE_INT32 || key_type->id == FLOE_TYPE_INT64) want = floe_type_primitive(FLOE_TYPE_INT64);
     else if (key_type->id == FLOE_TYPE_FLOAT32 || key_type->id == FLOE_TYPE_FLOAT64) want = floe_type_primitive(FLOE_TYPE_FLOAT64);
     else if (key_type->id == FLOE_TYPE_DECIMAL128) st = floe_type_decimal(38, key_type->scale, &want);
-    else
+    else if (key_type->id == FLOE_TYPE_DATE32 || key_type->id == FLOE_TYPE_TIMESTAMP_US ||
+             key_type->id == FLOE_TYPE_TIMESTAMP_US_TZ || key_type->id == FLOE_TYPE_TIMESTAMP_NS ||
+             key_type->id == FLOE_TYPE_TIMESTAMP_NS_TZ) {
+        /* dates and timestamps move by an interval, as PostgreSQL */
+        floe_type *et = NULL;
+        st = bind_type_of(c, e, &et);
+        if (!st && et->id != FLOE_TYPE_INTERVAL && !bind_is_string_literal(e) && et->id != FLOE_TYPE_NULL)
+            st = bind_error(c->s, loc, FLOE_ERR_TYPE,
+                            "RANGE with offset PRECEDING/FOLLOWING is not supported for column type %s and offset "
+                            "type %s",
+                            floe_type_id_name(key_type->id), floe_type_id_name(et->id));
+        floe_type_release(et);
+        want = floe_type_primitive(FLOE_TYPE_INTERVAL);
+    } else
         st = bind_error(c->s, loc, FLOE_ERR_UNSUPPORTED,
-                        "RANGE with offset PRECEDING/FOLLOWING is not supported for column type %s (floe has no "
-                        "interval type)",
+                        "RANGE with offset PRECEDING/FOLLOWING is not supported for column type %s",
                         floe_type_id_name(key_type->id));
     if (!st) st = bind_coerce(c, e, want, loc, out);
     if (want && want->id == FLOE_TYPE_DECIMAL128) floe_type_release(want);

@@ -184,6 +184,9 @@ static floe_status ice_of_floe(const floe_type *t, floe_ice_type **out) {
     case FLOE_TYPE_BINARY: return floe_ice_type_new(FLOE_ICE_BINARY, out);
     case FLOE_TYPE_FIXED_BINARY: return floe_ice_type_fixed(t->byte_width, out);
     case FLOE_TYPE_UUID: return floe_ice_type_new(FLOE_ICE_UUID, out);
+    case FLOE_TYPE_INTERVAL:
+        return floe_error(FLOE_ERR_UNSUPPORTED, "interval columns cannot be stored in Iceberg tables (Iceberg has no "
+                          "interval type; cast to text or store the parts)");
     default: return floe_error(FLOE_ERR_UNSUPPORTED, "type %s cannot be a table column", floe_type_id_name(t->id));
     }
 }

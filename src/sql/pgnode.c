@@ -149,6 +149,7 @@ static const struct {
     {"bytea", FLOE_TYPE_BINARY},       {"binary", FLOE_TYPE_BINARY},
     {"varbinary", FLOE_TYPE_BINARY},   {"uuid", FLOE_TYPE_UUID},
     {"numeric", FLOE_TYPE_DECIMAL128}, {"decimal", FLOE_TYPE_DECIMAL128},
+    {"interval", FLOE_TYPE_INTERVAL},
 };
 
 floe_status floe_pg_type_to_floe(const floe_pg_type_name *tn, const char *sql, floe_type **out) {

@@ -157,6 +157,26 @@ static floe_status emit_key(const gtable *t, floe_type *type, int64_t m, uint64_
     return st;
 }
 
+/* An interval key column: the keys hold totals, the values are the ones
+ * the groups first met (gtable.iv_first; j = which interval key). */
+static floe_status emit_interval_key(const gtable *t, int32_t j, int64_t g0, int64_t m, uint64_t *cur,
+                                     floe_array **out) {
+    floe_builder *b;
+    FLOE_TRY(floe_builder_new(floe_type_primitive(FLOE_TYPE_INTERVAL), m, &b));
+    floe_status st = NULL;
+    for (int64_t i = 0; i < m && !st; i++) {
+        const uint8_t *p = t->keys + cur[i];
+        cur[i] += (*p == 0 && !t->kw) ? 1 : 17;
+        if (*p == 0) st = floe_builder_append_null(b);
+        else if (!t->iv_first || j >= t->n_iv)
+            st = floe_error(FLOE_ERR_INTERNAL, "HashAggregate: interval key values were not kept");
+        else st = floe_builder_append_fixed(b, t->iv_first + ((size_t)(g0 + i) * (size_t)t->n_iv + (size_t)j) * 16);
+    }
+    if (!st) st = floe_builder_finish(b, out);
+    floe_builder_free(b);
+    return st;
+}
+
 /* The next output batch of up to batch_size groups, or NULL when done. */
 floe_status hagg_emit_batch(agg_stream *s, floe_batch **out) {
     const agg_plan *p = s->p;
@@ -175,8 +195,11 @@ floe_status hagg_emit_batch(agg_stream *s, floe_batch **out) {
         st = floe_pk_decode(&s->pl, &s->pt, s->key_types, g0, m, cols);
         c = p->n_groups;
     }
-    for (; !st && c < p->n_groups; c++)
-        st = emit_key(&s->gt, p->head.schema->children[c].type, m, cur, &cols[c]);
+    for (int32_t j = 0; !st && c < p->n_groups; c++) {
+        floe_type *kt = p->head.schema->children[c].type;
+        if (kt->id == FLOE_TYPE_INTERVAL) st = emit_interval_key(&s->gt, j++, g0, m, cur, &cols[c]);
+        else st = emit_key(&s->gt, kt, m, cur, &cols[c]);
+    }
     bool partial = p->mode == FLOE_AGG_MODE_PARTIAL;
     for (int32_t i = 0; !st && i < p->n_calls; i++) {
         acc *a = &s->accs[i];

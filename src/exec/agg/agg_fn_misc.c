@@ -11,6 +11,7 @@
  */
 #include <string.h>
 
+#include "floe/interval.h"
 #include "exec/agg/agg_func.h"
 #include "floe/memory.h"
 
@@ -193,6 +194,12 @@ static int hval_cmp(const hval *h, const floe_array *a, int64_t r) {
         memcpy(&x, h->fix, 16);
         memcpy(&y, (const uint8_t *)floe_array_values(a) + (size_t)(a->offset + r) * 16, 16);
         return x < y ? -1 : x > y;
+    }
+    case FLOE_TYPE_INTERVAL: {
+        floe_interval x, y;
+        memcpy(&x, h->fix, 16);
+        memcpy(&y, (const uint8_t *)floe_array_values(a) + (size_t)(a->offset + r) * 16, 16);
+        return floe_interval_cmp(x, y);
     }
     default:
         break;

@@ -117,6 +117,7 @@ extern const agg_func floe_agg_misc_funcs[];
 extern const agg_func floe_agg_list_funcs[];
 extern const agg_func floe_agg_sketch_funcs[];
 extern const agg_func floe_agg_json_funcs[]; /* agg_fn_json.c */
+extern const agg_func floe_agg_interval_funcs[]; /* agg_fn_interval.c: sum / avg of intervals */
 
 /* Helpers for the entries. */
 /* A numeric argument as a double (ints, floats, decimals). */

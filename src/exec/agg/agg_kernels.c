@@ -10,8 +10,16 @@
 #include <math.h>
 #include <string.h>
 
+#include "floe/interval.h"
 #include "exec/agg/hash_agg_internal.h"
 #include "floe/memory.h"
+
+static int interval_cmp_bytes(const uint8_t *x, const uint8_t *y) {
+    floe_interval a, b;
+    memcpy(&a, x, sizeof a);
+    memcpy(&b, y, sizeof b);
+    return floe_interval_cmp(a, b);
+}
 
 /* ----------------------------------------------------- folding rows in */
 
@@ -77,13 +85,14 @@ static floe_status minmax_update(acc *a, const floe_array *arr, const uint32_t *
     case PHYS_BOOL: MINMAX_LOOP(uint8_t, (uint8_t)floe_bit_get(arr->buffers[0]->data, off + r), LT); break;
     case PHYS_FIXED: {
         size_t w = a->esz;
+        bool iv = arr->type->id == FLOE_TYPE_INTERVAL; /* ordered by the total, not the bytes */
         for (int64_t k = 0; k < n; k++) {
             int64_t r = ROW(k);
             if (!VALID(r)) continue;
             uint32_t g = ids[k];
             const uint8_t *x = floe_array_get_fixed(arr, r);
             uint8_t *cur = &AV(uint8_t, a, g);
-            int c = ASEEN(a, g) ? memcmp(x, cur, w) : 0;
+            int c = !ASEEN(a, g) ? 0 : iv ? interval_cmp_bytes(x, cur) : memcmp(x, cur, w);
             if (!ASEEN(a, g) || (mx ? c > 0 : c < 0)) {
                 memcpy(cur, x, w);
                 ASEEN(a, g) = 1;

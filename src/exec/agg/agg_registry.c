@@ -26,7 +26,7 @@ static const agg_func k_builtin[] = {
 };
 
 static const agg_func *const k_tables[] = {k_builtin, floe_agg_stat_funcs, floe_agg_misc_funcs, floe_agg_list_funcs,
-                                          floe_agg_sketch_funcs, floe_agg_json_funcs};
+                                          floe_agg_sketch_funcs, floe_agg_json_funcs, floe_agg_interval_funcs};
 
 const agg_func *floe_agg_lookup(const char *name) {
     if (!name) return NULL;

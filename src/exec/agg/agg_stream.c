@@ -205,6 +205,43 @@ static floe_status unpack_groups(agg_stream *s) {
     return NULL;
 }
 
+/* New groups [before, gt.n) keep the interval key values they first met
+ * (their keys hold only totals).  Ids are handed out in order of first
+ * appearance, so the k-th new id is met first at the row where it is
+ * the next one expected. */
+static floe_status keep_first_intervals(agg_stream *s, const uint32_t *sel, int64_t m, int64_t before) {
+    const agg_plan *p = s->p;
+    gtable *t = &s->gt;
+    if (t->n == before) return NULL;
+    int32_t n_iv = 0;
+    for (int32_t c = 0; c < p->n_groups; c++) n_iv += s->key_types[c]->id == FLOE_TYPE_INTERVAL;
+    if (!n_iv) return NULL;
+    t->n_iv = n_iv;
+    if (t->n > t->iv_cap) {
+        int64_t cap = t->iv_cap ? t->iv_cap : 64;
+        while (cap < t->n) cap *= 2;
+        uint8_t *q = floe_realloc(t->iv_first, (size_t)cap * (size_t)n_iv * 16);
+        if (!q) return floe_error(FLOE_ERR_OUT_OF_MEMORY, "HashAggregate: interval keys of %lld groups", (long long)cap);
+        t->iv_first = q;
+        t->iv_cap = cap;
+    }
+    uint32_t next = (uint32_t)before;
+    for (int64_t k = 0; k < m && next < (uint32_t)t->n; k++) {
+        if (s->sc.ids[k] != next) continue;
+        int64_t r = sel ? sel[k] : k;
+        int32_t j = 0;
+        for (int32_t c = 0; c < p->n_groups; c++) {
+            const floe_array *a = s->keys[c];
+            if (a->type->id != FLOE_TYPE_INTERVAL) continue;
+            uint8_t *dst = t->iv_first + ((size_t)next * (size_t)n_iv + (size_t)j++) * 16;
+            if (floe_array_is_null(a, r)) memset(dst, 0, 16);
+            else memcpy(dst, floe_array_get_fixed(a, r), 16);
+        }
+        next++;
+    }
+    return NULL;
+}
+
 /* The group id of each selected row (sel NULL: rows 0..m-1 of n) into
  * s->sc.ids[0..m), inserting new groups. */
 static floe_status group_ids(agg_stream *s, int64_t n, const uint32_t *sel, int64_t m) {
@@ -225,7 +262,9 @@ static floe_status group_ids(agg_stream *s, int64_t n, const uint32_t *sel, int6
         for (int64_t k = 0; k < m; k++) sc->hashes[k] = sc->hashes[sel[k]]; /* sel[k] >= k */
     FLOE_TRY(hagg_encode_keys(sc, s->keys, p->n_groups, sel, m, NULL, s->gt.kw));
     FLOE_TRY(hagg_gt_reserve(&s->gt, m));
-    return hagg_gt_probe(&s->gt, m, sc->hashes, sc->bytes, sc->offs, sc->ids, NULL);
+    int64_t before = s->gt.n;
+    FLOE_TRY(hagg_gt_probe(&s->gt, m, sc->hashes, sc->bytes, sc->offs, sc->ids, NULL));
+    return keep_first_intervals(s, sel, m, before);
 }
 
 /* A call with FILTER or a collector: the rows that count (selected, and

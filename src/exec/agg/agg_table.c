@@ -8,6 +8,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "floe/interval.h"
 #include "exec/agg/hash_agg_internal.h"
 #include "floe/memory.h"
 
@@ -27,6 +28,7 @@ void hagg_gt_free(gtable *t) {
     floe_free(t->hashes);
     floe_free(t->koff);
     floe_free(t->keys);
+    floe_free(t->iv_first);
     memset(t, 0, sizeof *t);
 }
 
@@ -293,6 +295,14 @@ floe_status hagg_encode_keys(scratch *s, floe_array *const *cols, int32_t nc, co
                 memcpy(p, &len, 4);
                 if (len) memcpy(p + 4, v.data, len);
                 pos[k] += 5 + len;
+                break;
+            }
+            case FLOE_TYPE_INTERVAL: { /* the total: equal totals, one group */
+                floe_interval v;
+                memcpy(&v, floe_array_get_fixed(a, r), sizeof v);
+                __int128 tot = floe_interval_total(v);
+                memcpy(p, &tot, 16);
+                pos[k] += 17;
                 break;
             }
             default:

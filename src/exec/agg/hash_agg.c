@@ -199,7 +199,8 @@ static phys phys_of(const floe_type *t) {
     case FLOE_TYPE_STRING:
     case FLOE_TYPE_BINARY: return PHYS_BYTES;
     case FLOE_TYPE_FIXED_BINARY:
-    case FLOE_TYPE_UUID: return PHYS_FIXED;
+    case FLOE_TYPE_UUID:
+    case FLOE_TYPE_INTERVAL: return PHYS_FIXED;
     default: return PHYS_I64;
     }
 }

@@ -150,6 +150,12 @@ typedef struct gtable {
     uint8_t *keys;
     uint64_t keys_len, keys_cap;
     int64_t n, cap;    /* groups, capacity of the per-group arrays */
+    /* Interval key columns are encoded by their total ('1 mon' and
+     * '30 days' are one group); the value each group first met is kept
+     * here, n_iv per group, for the output (agg_stream.c, agg_emit.c). */
+    uint8_t *iv_first;
+    int32_t n_iv;
+    int64_t iv_cap;
 } gtable;
 
 /* Scratch space reused from batch to batch. */

@@ -13,6 +13,7 @@
  * grouping semantics of SQL.  int32 5 and int64 5 need not hash equal: the
  * planner casts join and group keys to one type first.
  */
+#include "floe/interval.h"
 #include "exec/exchange/row_hash.h"
 
 #include <math.h>
@@ -117,6 +118,12 @@ static floe_status hash_column(const floe_array *a, int64_t start, int64_t n, ui
             PUT(k, (valid && !floe_bit_get(valid, off + k)) ? FLOE_HASH_NULL : hash_decimal(v[k]));
         return NULL;
     }
+    case FLOE_TYPE_INTERVAL: { /* equal totals hash alike: '1 mon' = '30 days' */
+        const floe_interval *v = (const floe_interval *)a->buffers[0]->data + off;
+        for (int64_t k = 0; k < n; k++)
+            PUT(k, (valid && !floe_bit_get(valid, off + k)) ? FLOE_HASH_NULL : floe_interval_hash(v[k]));
+        return NULL;
+    }
     case FLOE_TYPE_FIXED_BINARY:
     case FLOE_TYPE_UUID: {
         int32_t w = t->byte_width;
@@ -213,6 +220,12 @@ bool floe_values_equal(const floe_array *a, int64_t i, const floe_array *b, int6
             if (!xn && !floe_values_equal(x, a->offset + i, y, b->offset + j)) return false;
         }
         return true;
+    case FLOE_TYPE_INTERVAL: {
+        floe_interval x, y;
+        memcpy(&x, floe_array_get_fixed(a, i), sizeof x);
+        memcpy(&y, floe_array_get_fixed(b, j), sizeof y);
+        return floe_interval_cmp(x, y) == 0;
+    }
     default:
         if (a->type->byte_width == 8)
             return floe_array_get_int64(a, i) == floe_array_get_int64(b, j);

@@ -24,6 +24,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "floe/interval.h"
 #include "exec/expr/cast.h"
 #include "floe/iceberg_types.h"
 #include "floe/iceberg_value.h"
@@ -60,6 +61,7 @@ bool floe_exec_cast_extra(const floe_type *from, const floe_type *to) {
                                           is_floatish(f);
     if (f == FLOE_TYPE_DECIMAL128) return is_intish(t) || is_floatish(t);
     if (t == FLOE_TYPE_BOOL) return f == FLOE_TYPE_STRING || is_intish(f);
+    if (t == FLOE_TYPE_INTERVAL) return f == FLOE_TYPE_STRING;
     return false;
 }
 
@@ -270,6 +272,11 @@ static floe_status cast_one(const floe_array *a, int64_t i, const floe_type *to,
             bool v;
             FLOE_TRY(text_to_bool(s, &v));
             return floe_builder_append_bool(b, v);
+        }
+        if (t == FLOE_TYPE_INTERVAL) {
+            floe_interval v;
+            FLOE_TRY(floe_interval_parse(s.data, s.len, 0, &v));
+            return floe_builder_append_fixed(b, &v);
         }
         if (t == FLOE_TYPE_DECIMAL128) {
             i128 d;

@@ -22,6 +22,7 @@
 #include "base/buffer.h"
 #include "exec/func/functions.h"
 #include "exec/expr/cast.h"
+#include "floe/interval.h"
 #include "exec/expr/expr_fast.h"
 #include "floe/exec.h"
 
@@ -739,8 +740,16 @@ static floe_status eval_cmp(const floe_expr *e, floe_array *l, floe_array *r, in
             } else {
                 pa = floe_array_get_fixed(l, i); pb = floe_array_get_fixed(r, i); la = lb = w;
             }
-            int c = memcmp(pa, pb, (size_t)(la < lb ? la : lb));
-            if (c == 0) c = (la > lb) - (la < lb);
+            int c;
+            if (l->type->id == FLOE_TYPE_INTERVAL) { /* by the total: '1 mon' = '30 days' */
+                floe_interval x, y;
+                memcpy(&x, pa, sizeof x);
+                memcpy(&y, pb, sizeof y);
+                c = floe_interval_cmp(x, y);
+            } else {
+                c = memcmp(pa, pb, (size_t)(la < lb ? la : lb));
+                if (c == 0) c = (la > lb) - (la < lb);
+            }
             bool res = op == FLOE_CMP_EQ ? c == 0 : op == FLOE_CMP_NE ? c != 0 : op == FLOE_CMP_LT ? c < 0
                      : op == FLOE_CMP_LE ? c <= 0 : op == FLOE_CMP_GT ? c > 0 : c >= 0;
             if (res) floe_bit_set(bits, i);

@@ -26,6 +26,7 @@
 #include <strings.h>
 #include <time.h>
 
+#include "floe/interval.h"
 #include "base/str.h"
 #include "exec/func/functions.h"
 
@@ -222,13 +223,50 @@ static floe_status const_string(const floe_func_def *def, const floe_expr *const
     return NULL;
 }
 
+/* PostgreSQL's interval fields: years and months from the months, the
+ * days as they are, hours / minutes / seconds of the time (signs kept,
+ * truncated toward zero). */
+static int64_t interval_field(int field, floe_interval v) {
+    int64_t y = v.months / 12, us = v.micros;
+    switch (field) {
+    case F_MICROSECOND: return us % US_PER_MIN;
+    case F_MINUTE: return us / US_PER_MIN % 60;
+    case F_HOUR: return us / US_PER_HOUR;
+    case F_DAY: return v.days;
+    case F_MONTH: return v.months % 12;
+    case F_QUARTER: return v.months % 12 / 3 + 1;
+    case F_YEAR: return y;
+    case F_DECADE: return y / 10;
+    case F_CENTURY: return y / 100;
+    case F_MILLENNIUM: return y / 1000;
+    case F_NANOSECOND: return us % US_PER_MIN * 1000;
+    default: return 0;
+    }
+}
+static double interval_frac_field(int field, floe_interval v) {
+    int64_t s = v.micros % US_PER_MIN;
+    if (field == F_SECOND) return (double)s / 1e6;
+    if (field == F_MILLISECOND) return (double)s / 1e3;
+    /* epoch: a year is 365.25 days, a month 30 */
+    double days = 365.25 * (v.months / 12) + 30.0 * (v.months % 12) + v.days;
+    return days * 86400.0 + (double)v.micros / 1e6;
+}
+
 static floe_status type_date_part(const floe_func_def *def, const floe_expr *const *args, floe_type *const *t,
                                   int32_t n, floe_type **out) {
     floe_strview f;
     int field = F_YEAR;
-    if (!fn_is_string(t[0]) || !is_time_arg(t[1])) return fn_type_error(def, t, n);
+    if (!fn_is_string(t[0]) || (!is_time_arg(t[1]) && t[1]->id != FLOE_TYPE_INTERVAL)) return fn_type_error(def, t, n);
     FLOE_TRY(const_string(def, args, 0, "field", &f));
     if (f.data) FLOE_TRY(parse_field(def, f, F_NANOSECOND, &field));
+    if (t[1]->id == FLOE_TYPE_INTERVAL) {
+        if (field == F_WEEK || (field >= F_DOW && field != F_EPOCH))
+            return floe_error(FLOE_ERR_INVALID_ARGUMENT, "unit \"%.*s\" not supported for type interval", f.len,
+                              f.data);
+        bool frac = field == F_SECOND || field == F_MILLISECOND || field == F_EPOCH;
+        *out = floe_type_primitive(frac ? FLOE_TYPE_FLOAT64 : FLOE_TYPE_INT64);
+        return NULL;
+    }
     if (t[1]->id == FLOE_TYPE_TIME64_US && field > F_HOUR && field != F_EPOCH && field != F_NANOSECOND)
         return floe_error(FLOE_ERR_TYPE, "%s: field '%.*s' is not defined for time values", def->name, f.len, f.data);
     *out = floe_type_primitive(field == F_EPOCH ? FLOE_TYPE_FLOAT64 : FLOE_TYPE_INT64);
@@ -246,6 +284,16 @@ static floe_status eval_date_part(const floe_func_def *def, floe_array *const *a
     if (st) {
         floe_buffer_release(valid);
         return st;
+    }
+    if (a[1]->type->id == FLOE_TYPE_INTERVAL) {
+        for (int64_t i = 0; i < rows; i++) {
+            if (valid && !floe_bit_get(valid->data, i)) continue;
+            floe_interval v;
+            memcpy(&v, floe_array_get_fixed(a[1], fn_at(a[1], i)), sizeof v);
+            if (rt->id == FLOE_TYPE_FLOAT64) ((double *)vals->data)[i] = interval_frac_field(field, v);
+            else ((int64_t *)vals->data)[i] = interval_field(field, v);
+        }
+        return fn_make_fixed(rt, rows, valid, vals, out);
     }
     for (int64_t i = 0; i < rows; i++) {
         if (valid && !floe_bit_get(valid->data, i)) continue;
@@ -403,22 +451,17 @@ static floe_status type_add_interval(const floe_func_def *def, const floe_expr *
     return NULL;
 }
 
-/* v + months (day clamped to the month's length) + days + micros. */
+/* v + months (day clamped to the month's length) + days + micros: the
+ * one timestamp + interval (floe/interval.h), on whole microseconds. */
 static bool add_interval(dtv v, int64_t months, int64_t days, int64_t micros, floe_type_id t, int64_t *out) {
-    if (months) {
-        int64_t y, m, d, total;
-        civil_from_days(v.days, &y, &m, &d);
-        if (__builtin_add_overflow(y * 12 + (m - 1), months, &total)) return false;
-        y = floor_div(total, 12);
-        m = total - y * 12 + 1;
-        if (y < -5000000 || y > 5000000) return false;
-        int64_t dim = days_in_month(y, m);
-        v.days = days_from_civil(y, m, d < dim ? d : dim);
-    }
-    if (__builtin_add_overflow(v.days, days, &v.days) || v.days < -INT64_C(106000000) || v.days > INT64_C(106000000))
-        return false;
-    int64_t x;
-    if (!dt_put(v, t, &x)) return false;
+    if (months > INT32_MAX || months < INT32_MIN || days > INT32_MAX || days < INT32_MIN) return false;
+    floe_interval iv = {(int32_t)months, (int32_t)days, 0};
+    int64_t us, x;
+    if (__builtin_mul_overflow(v.days, US_PER_DAY, &us) || __builtin_add_overflow(us, v.us, &us)) return false;
+    if (!floe_timestamp_add_interval(us, iv, &x)) return false;
+    if (t == FLOE_TYPE_DATE32) x = floor_div(x, US_PER_DAY) * US_PER_DAY;
+    dtv r = {floor_div(x, US_PER_DAY), floor_mod(x, US_PER_DAY), v.ns};
+    if (!dt_put(r, t, &x)) return false;
     if (is_ns(t)) return !__builtin_mul_overflow(micros, 1000, &micros) && !__builtin_add_overflow(x, micros, out);
     return !__builtin_add_overflow(x, micros, out);
 }

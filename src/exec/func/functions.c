@@ -13,7 +13,8 @@
 
 static const floe_func_def *const families[] = {floe_string_funcs, floe_numeric_funcs, floe_datetime_funcs,
                                                 floe_iceberg_funcs, floe_struct_funcs, floe_variant_funcs,
-                                                floe_text_funcs, floe_subquery_funcs, floe_regexp_funcs, floe_json_funcs};
+                                                floe_text_funcs, floe_subquery_funcs, floe_regexp_funcs, floe_json_funcs,
+                                                floe_interval_funcs};
 #define N_FAMILIES (sizeof families / sizeof families[0])
 
 const floe_func_def *floe_func_lookup(const char *name) {
@@ -117,6 +118,8 @@ bool fn_kind_ok(char k, const floe_type *t) {
     case 'N': return fn_is_numeric(t);
     case 'T': return fn_is_datetime(t);
     case 'A': return !floe_type_is_nested(t);
+    case 'V': return t->id == FLOE_TYPE_INTERVAL || t->id == FLOE_TYPE_NULL;
+    case 'H': return t->id == FLOE_TYPE_TIME64_US || t->id == FLOE_TYPE_NULL;
     default: return false;
     }
 }

@@ -45,7 +45,8 @@ struct floe_func_def {
     int32_t tag;             /* kernel-specific selector */
     /* For fn_type_simple: one letter per argument (the last repeats for
      * variadic functions) — S string, B string or binary, I int32/int64,
-     * N numeric, A any non-nested type — and the result type. */
+     * N numeric, A any non-nested type, V interval, H time — and the result
+     * type. */
     const char *kinds;
     floe_type_id result;
 };
@@ -61,6 +62,7 @@ extern const floe_func_def floe_text_funcs[];    /* func_text.c */
 extern const floe_func_def floe_subquery_funcs[]; /* func_subquery.c */
 extern const floe_func_def floe_regexp_funcs[];   /* func_regexp.c */
 extern const floe_func_def floe_json_funcs[];     /* func_json.c */
+extern const floe_func_def floe_interval_funcs[]; /* func_interval.c */
 
 /* The definition named `name` (exact, lowercase), or NULL. */
 const floe_func_def *floe_func_lookup(const char *name);

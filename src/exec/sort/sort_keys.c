@@ -11,6 +11,7 @@
  * whole first key when its prefix is only a prefix).  NULLs of the first
  * key are split off beforehand and placed at the front or the back.
  */
+#include "floe/interval.h"
 #include "exec/sort/sort_keys.h"
 
 #include <math.h>
@@ -100,6 +101,12 @@ static int compare_values(const floe_array *a, int64_t i, const floe_array *b, i
     case FLOE_TYPE_BINARY: {
         floe_strview x = floe_array_get_str(a, i), y = floe_array_get_str(b, j);
         return cmp_bytes(x.data, x.len, y.data, y.len);
+    }
+    case FLOE_TYPE_INTERVAL: {
+        floe_interval x, y;
+        memcpy(&x, floe_array_get_fixed(a, i), sizeof x);
+        memcpy(&y, floe_array_get_fixed(b, j), sizeof y);
+        return floe_interval_cmp(x, y);
     }
     default: {
         int32_t w = a->type->byte_width;
@@ -241,6 +248,13 @@ static inline uint64_t value_prefix(const floe_array *a, int64_t i, int32_t skip
     case FLOE_TYPE_BINARY: {
         floe_strview v = floe_array_get_str(a, i);
         return be_prefix((const uint8_t *)v.data + skip, v.len - skip);
+    }
+    case FLOE_TYPE_INTERVAL: { /* the total, scaled down to fit 64 bits */
+        floe_interval v;
+        memcpy(&v, floe_array_get_fixed(a, i), sizeof v);
+        __int128 t = floe_interval_total(v) >> 16;
+        int64_t c = t > INT64_MAX ? INT64_MAX : t < INT64_MIN ? INT64_MIN : (int64_t)t;
+        return (uint64_t)c ^ sign;
     }
     default:
         if (a->type->byte_width > 0) return be_prefix(floe_array_get_fixed(a, i), a->type->byte_width);

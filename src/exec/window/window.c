@@ -31,6 +31,12 @@ const char *floe_win_fn_name(floe_win_fn fn) {
     }
 }
 
+/* Dates and timestamps: RANGE offsets are intervals (window_stream.c). */
+static bool is_datetime_key(floe_type_id id) {
+    return id == FLOE_TYPE_DATE32 || id == FLOE_TYPE_TIMESTAMP_US || id == FLOE_TYPE_TIMESTAMP_US_TZ ||
+           id == FLOE_TYPE_TIMESTAMP_NS || id == FLOE_TYPE_TIMESTAMP_NS_TZ;
+}
+
 static const char *call_name(const floe_window_call *c) {
     return c->fn == FLOE_WIN_AGG ? floe_agg_fn_name(c->agg) : floe_win_fn_name(c->fn);
 }
@@ -332,11 +338,12 @@ static floe_status check_frame(const floe_window_call *c, const floe_sort_key *o
             return floe_error(FLOE_ERR_INVALID_ARGUMENT, "RANGE with offset PRECEDING/FOLLOWING requires exactly one ORDER BY column");
         FLOE_TRY(floe_expr_type(order[0].expr, in, &kt));
         floe_type_id id = kt->id;
-        if (!(is_int_type(kt) || id == FLOE_TYPE_FLOAT32 || id == FLOE_TYPE_FLOAT64 || id == FLOE_TYPE_DECIMAL128)) {
+        if (!(is_int_type(kt) || id == FLOE_TYPE_FLOAT32 || id == FLOE_TYPE_FLOAT64 || id == FLOE_TYPE_DECIMAL128 ||
+              is_datetime_key(id))) {
             floe_type_release(kt);
             return floe_error(FLOE_ERR_UNSUPPORTED,
                               "RANGE with offset PRECEDING/FOLLOWING is not supported for column type %s (only "
-                              "numeric ORDER BY keys: floe has no interval type)", floe_type_id_name(id));
+                              "numeric, date and timestamp ORDER BY keys)", floe_type_id_name(id));
         }
     }
     floe_status st = NULL;
@@ -353,6 +360,7 @@ static floe_status check_frame(const floe_window_call *c, const floe_sort_key *o
         bool ok = f->mode != FLOE_FRAME_RANGE ? t->id == FLOE_TYPE_INT64
                   : kt && is_int_type(kt)       ? t->id == FLOE_TYPE_INT64
                   : kt && kt->id == FLOE_TYPE_DECIMAL128 ? t->id == FLOE_TYPE_DECIMAL128 && t->scale == kt->scale
+                  : kt && is_datetime_key(kt->id)        ? t->id == FLOE_TYPE_INTERVAL
                                                          : t->id == FLOE_TYPE_FLOAT64;
         if (!ok && t->id != FLOE_TYPE_NULL)
             st = floe_error(FLOE_ERR_TYPE, "Window '%s': frame offset of type %s does not fit the frame", c->name,

@@ -28,6 +28,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "floe/interval.h"
 #include "base/threadpool.h"
 #include "exec/plan_internal.h"
 #include "exec/sort/sort_keys.h"
@@ -101,8 +102,10 @@ static floe_status layout_build(const win_plan *p, floe_array *const *keys, int6
 /* The value of a frame offset (constant): evaluated over one row. */
 typedef struct offset_val {
     bool is_float;
-    __int128 i; /* ints, decimals (unscaled) */
+    __int128 i; /* ints, decimals (unscaled); date/timestamp keys in µs (ns for ns types) */
     double d;
+    bool is_iv, ns;  /* an interval offset (of a date/timestamp key); a key in ns */
+    floe_interval iv;
 } offset_val;
 
 static floe_status eval_offset(const floe_window_call *c, const floe_expr *e, bool start, const floe_batch *sorted,
@@ -129,6 +132,11 @@ static floe_status eval_offset(const floe_window_call *c, const floe_expr *e, bo
         neg = out->i < 0;
         break;
     }
+    case FLOE_TYPE_INTERVAL:
+        out->is_iv = true;
+        memcpy(&out->iv, floe_array_get_fixed(a, 0), sizeof out->iv);
+        neg = floe_interval_total(out->iv) < 0;
+        break;
     case FLOE_TYPE_FLOAT64:
         out->is_float = true;
         out->d = floe_array_get_double(a, 0);
@@ -171,6 +179,11 @@ static offset_val key_at(const floe_array *k, int64_t i) {
         break;
     }
     case FLOE_TYPE_FLOAT32: v.is_float = true; v.d = floe_array_get_float(k, i); break;
+    case FLOE_TYPE_DATE32: v.i = (__int128)floe_array_get_int32(k, i) * FLOE_US_PER_DAY; break;
+    case FLOE_TYPE_TIMESTAMP_US:
+    case FLOE_TYPE_TIMESTAMP_US_TZ: v.i = floe_array_get_int64(k, i); break;
+    case FLOE_TYPE_TIMESTAMP_NS:
+    case FLOE_TYPE_TIMESTAMP_NS_TZ: v.i = floe_array_get_int64(k, i); v.ns = true; break;
     default: v.is_float = true; v.d = floe_array_get_double(k, i); break;
     }
     return v;
@@ -182,6 +195,24 @@ static int kv_cmp(offset_val a, offset_val b) {
 }
 
 static offset_val kv_add(offset_val a, offset_val off, bool minus) {
+    if (off.is_iv) {
+        /* date/timestamp ± interval as the SQL operator computes it; a
+         * bound past the timestamp range is beyond every key. */
+        floe_interval v = off.iv;
+        if (minus && !floe_interval_neg(v, &v)) v.months = INT32_MIN; /* out of range either way */
+        int64_t key = (int64_t)a.i, rem = 0, r;
+        if (a.ns) {
+            rem = key % 1000;
+            if (rem < 0) rem += 1000;
+            key = (key - rem) / 1000;
+        }
+        if (!floe_timestamp_add_interval(key, v, &r)) {
+            a.i = floe_interval_total(v) < 0 ? -((__int128)1 << 100) : ((__int128)1 << 100);
+            return a;
+        }
+        a.i = a.ns ? (__int128)r * 1000 + rem : (__int128)r;
+        return a;
+    }
     if (a.is_float) {
         double o = off.is_float ? off.d : (double)off.i;
         a.d = minus ? a.d - o : a.d + o;

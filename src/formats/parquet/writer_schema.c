@@ -191,6 +191,9 @@ static floe_status set_primitive(floe_pq_schema_element *e, pqw_leaf *leaf, cons
     case FLOE_TYPE_VARIANT:
         return floe_error(FLOE_ERR_UNSUPPORTED, "Parquet writer: column '%s': writing variant columns is not "
                           "supported (CAST it to text for its JSON)", name);
+    case FLOE_TYPE_INTERVAL:
+        return floe_error(FLOE_ERR_UNSUPPORTED, "Parquet writer: column '%s': interval columns cannot be stored in "
+                          "Iceberg tables or Parquet files (CAST it to text)", name);
     default:
         return floe_error(FLOE_ERR_UNSUPPORTED, "Parquet writer: column '%s': type %s", name,
                           floe_type_id_name(t->id));
