@@ -59,6 +59,7 @@ extern const floe_func_def floe_struct_funcs[];  /* func_struct.c */
 extern const floe_func_def floe_variant_funcs[]; /* func_variant.c */
 extern const floe_func_def floe_text_funcs[];    /* func_text.c */
 extern const floe_func_def floe_subquery_funcs[]; /* func_subquery.c */
+extern const floe_func_def floe_array_funcs[];    /* func_array.c */
 
 /* The definition named `name` (exact, lowercase), or NULL. */
 const floe_func_def *floe_func_lookup(const char *name);
