@@ -122,6 +122,30 @@ static floe_status elem_text(const floe_array *c, int64_t j, floe_buf *out) {
     return floe_format_value(c, j, out);
 }
 
+/* Floats print as their ::text cast does (PostgreSQL's float8out: 2, not
+ * 2.0): the element column is cast once per batch by the expression
+ * evaluator, so array_to_string and CAST agree. */
+static floe_status floats_as_text(const floe_array *c, floe_array **out) {
+    *out = NULL;
+    floe_field f = {0};
+    floe_schema *sc = NULL;
+    floe_batch *b = NULL;
+    floe_expr *col = NULL, *cast = NULL;
+    floe_array *cols[1] = {(floe_array *)c};
+    floe_status st = floe_field_init(&f, "e", c->type, true, -1);
+    if (!st) st = floe_type_struct(&f, 1, &sc);
+    if (!st) st = floe_batch_new(sc, cols, 1, c->length, &b);
+    if (!st) st = floe_expr_column(0, &col);
+    if (!st) st = floe_expr_cast(col, floe_type_primitive(FLOE_TYPE_STRING), &cast);
+    if (!st) st = floe_expr_eval(cast, b, out);
+    floe_expr_release(cast);
+    floe_expr_release(col);
+    floe_batch_release(b);
+    floe_type_release(sc);
+    floe_field_clear(&f);
+    return st;
+}
+
 static floe_status a2s_eval(const floe_func_def *def, floe_array *const *args, int32_t n, int64_t rows, floe_type *rtype,
                             floe_array **out) {
     *out = NULL;
@@ -149,6 +173,11 @@ static floe_status a2s_eval(const floe_func_def *def, floe_array *const *args, i
     floe_buf text = FLOE_BUF_INIT;
     floe_status st = fn_sw_init(&w, rows, NULL);
     const floe_array *c = l->children[0];
+    floe_array *ftext = NULL;
+    if (!st && (c->type->id == FLOE_TYPE_FLOAT64 || c->type->id == FLOE_TYPE_FLOAT32)) {
+        st = floats_as_text(c, &ftext);
+        if (!st) c = ftext;
+    }
     for (int64_t i = 0; i < rows && !st; i++) {
         floe_strview d, nul = {0};
         if (fn_null(l, i) || !opt_text(args[1], i, &d)) {
@@ -173,6 +202,7 @@ static floe_status a2s_eval(const floe_func_def *def, floe_array *const *args, i
     if (!st) st = fn_sw_finish(&w, rtype, out);
     fn_sw_free(&w);
     floe_buf_free(&text);
+    floe_array_release(ftext);
     return st;
 }
 
