@@ -413,6 +413,8 @@ static floe_status cut_merge_when(prepass *pp, int32_t i, int32_t *next) {
     return NULL;
 }
 
+static floe_status cut_null_treatment(prepass *pp, int32_t i, int32_t *next);
+
 /* QUALIFY <condition> at token i (the QUALIFY), DuckDB's filter on window
  * results: cut out and recorded (see parse.h).  The condition ends at
  * what may follow it at its level: ORDER BY, LIMIT, OFFSET, FETCH, WINDOW,
@@ -456,11 +458,18 @@ static floe_status cut_qualify(prepass *pp, int32_t i, int32_t *next) {
     if (e == i + 1 || first >= pp->n)
         return floe_sql_error_at(pp->sql, pp->toks[i].start, FLOE_ERR_SYNTAX, "QUALIFY: a condition must follow");
     int32_t from = pp->toks[i + 1].start, to = pp->toks[e - 1].end;
+    /* IGNORE NULLS inside the condition: cut here, as the main loop
+     * skips the condition's tokens, and the text copied after the cut */
+    for (int32_t k = i + 1; k < e; k++)
+        if ((tok_is(pp, k, "ignore") || tok_is(pp, k, "respect")) && tok_is(pp, k + 1, "nulls")) {
+            int32_t nx;
+            FLOE_TRY(cut_null_treatment(pp, k, &nx));
+        }
     char *text = floe_malloc((size_t)to + 1);
     if (text) {
         memset(text, ' ', (size_t)to);
         memcpy(text, "SELECT", 6);
-        memcpy(text + from, pp->sql + from, (size_t)(to - from));
+        memcpy(text + from, pp->text + from, (size_t)(to - from));
         text[to] = 0;
     }
     FLOE_TRY(add_clause(pp, FLOE_SQL_QUALIFY, pp->toks[first].start, text, false));
