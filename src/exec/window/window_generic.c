@@ -14,7 +14,9 @@
  * strings, HyperLogLog registers of 16 KiB, KLL levels) would make a tree
  * of 2n states too big, so their leaves are blocks of BLOCK_OWNING rows:
  * a frame then costs O(BLOCK_OWNING + log n), the tree n / BLOCK_OWNING
- * states.
+ * states.  Sketches pay their size per distinct frame besides (init,
+ * combines, finalize over 2^14 HyperLogLog registers): approx_count_distinct
+ * over a sliding frame is O(n * 16 KiB) — right, but slow past ~10^4 rows.
  *
  * Holistic entries (finalize_rows: string_agg, array_agg, median) cannot
  * combine; each distinct frame hands its rows, in order, to finalize_rows
