@@ -296,6 +296,14 @@ typedef struct floe_window_call {
     floe_expr *args[3];     /* over the input columns                       */
     floe_window_frame frame;
     char *name;             /* output column name                           */
+    char *func;             /* agg FLOE_AGG_NAMED: the aggregate registry's
+                               entry ("stddev", "string_agg", ...); NULL else */
+    floe_expr *filter;      /* FLOE_AGG_NAMED: FILTER (WHERE ...) over the
+                               input columns; NULL: none (the fixed
+                               aggregates get theirs as CASE in the argument) */
+    bool ignore_nulls;      /* lag / lead / first_value / last_value /
+                               nth_value IGNORE NULLS: NULL values are
+                               skipped as if their rows were not there */
 } floe_window_call;
 
 /* Window ("Window"): each input partition's rows sorted by (partition

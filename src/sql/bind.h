@@ -231,6 +231,9 @@ bool bind_is_window_fn(const char *name);
 /* A call with OVER (or a window-only function): an extra column of `c`
  * that a WINDOW node computes. */
 floe_status bind_window_call(bind_ectx *c, const json_t *fc, const char *name, floe_expr **out) FLOE_WARN_UNUSED;
+/* IGNORE NULLS / RESPECT NULLS recorded for the call at loc (parse.h):
+ * *ignore; an error when `name` does not take them. */
+floe_status bind_null_treatment(bind_ectx *c, int32_t loc, const char *name, bool *ignore) FLOE_WARN_UNUSED;
 /* Aggregating query: extra_col[extra] of each window call becomes its
  * column over a plan of `base` columns once the WINDOW nodes are on it. */
 void bind_windows_place(bind_ectx *c, bind_windows *w, int32_t base, int32_t *extra_col);

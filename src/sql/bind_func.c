@@ -264,6 +264,8 @@ floe_status bind_func(bind_ectx *c, const json_t *fc, floe_expr **out) {
     snprintf(name, sizeof name, "%s", name0);
     floe_ascii_lower_inplace(name, strlen(name));
     if (floe_pg_get(fc, "over") || bind_is_window_fn(name)) return bind_window_call(c, fc, name, out);
+    bool ignore_nulls; /* IGNORE / RESPECT NULLS anywhere else is an error */
+    FLOE_TRY(bind_null_treatment(c, loc, name, &ignore_nulls));
     if (agg_index(name) >= 0) return bind_aggregate(c, fc, name, out);
     if (floe_pg_get(fc, "over")) return bind_error(c->s, loc, FLOE_ERR_UNSUPPORTED, "window functions are not supported");
     json_t *args = floe_pg_get(fc, "args");

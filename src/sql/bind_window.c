@@ -85,8 +85,9 @@ static const struct {
     {"last_value", FLOE_WIN_LAST_VALUE},     {"nth_value", FLOE_WIN_NTH_VALUE},
 };
 
-/* The aggregates floe_agg_fn has, by SQL name (until the aggregate
- * registry serves window aggregates too). */
+/* The aggregates window_agg.c computes with its own states, by SQL name;
+ * every other aggregate of the registry (stddev, string_agg, array_agg,
+ * ...) is FLOE_AGG_NAMED and computed by window_generic.c. */
 static const struct {
     const char *name;
     floe_agg_fn fn;
@@ -106,7 +107,9 @@ static void wcall_clear(bwin_call *w) {
     for (int k = 0; k < 3; k++) floe_expr_release(w->call.args[k]);
     floe_expr_release(w->call.frame.start_offset);
     floe_expr_release(w->call.frame.end_offset);
+    floe_expr_release(w->call.filter);
     floe_free(w->call.name);
+    floe_free(w->call.func);
     for (int32_t i = 0; w->part && i < w->n_part; i++) floe_expr_release(w->part[i]);
     floe_free(w->part);
     for (int32_t i = 0; w->order && i < w->n_order; i++) floe_expr_release(w->order[i].expr);
@@ -295,6 +298,25 @@ static floe_status coerce_arg(bind_ectx *c, floe_expr **arg, const floe_type *t,
     return NULL;
 }
 
+/* IGNORE NULLS / RESPECT NULLS on the call at `loc` (the parse pre-pass
+ * cut the words out, parse.h): *ignore says which.  Only the value
+ * functions take them, as in DuckDB. */
+floe_status bind_null_treatment(bind_ectx *c, int32_t loc, const char *name, bool *ignore) {
+    *ignore = false;
+    const floe_sql_stmt *stmt = c->s ? c->s->stmt : NULL;
+    const floe_sql_clause *q = stmt && loc >= 0 ? floe_sql_stmt_clause(stmt, FLOE_SQL_NULL_TREATMENT, loc) : NULL;
+    if (!q) return NULL;
+    static const char *const ok[] = {"lag", "lead", "first_value", "last_value", "nth_value"};
+    bool fits = false;
+    for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++) fits = fits || !strcmp(ok[i], name);
+    if (!fits)
+        return bind_error(c->s, loc, FLOE_ERR_INVALID_ARGUMENT,
+                          "%s NULLS is only allowed for lag, lead, first_value, last_value and nth_value, not %s",
+                          !strcmp(q->text, "ignore") ? "IGNORE" : "RESPECT", name);
+    *ignore = !strcmp(q->text, "ignore");
+    return NULL;
+}
+
 floe_status bind_window_call(bind_ectx *c, const json_t *fc, const char *name, floe_expr **out) {
     *out = NULL;
     int32_t loc = (int32_t)floe_pg_get_int(fc, "location", -1);
@@ -304,11 +326,18 @@ floe_status bind_window_call(bind_ectx *c, const json_t *fc, const char *name, f
         if (!strcmp(k_win_fns[i].name, name)) win = (int)i;
     for (size_t i = 0; i < sizeof k_win_aggs / sizeof k_win_aggs[0]; i++)
         if (!strcmp(k_win_aggs[i].name, name)) agg = (int)i;
+    /* any other aggregate of the registry */
+    floe_agg_desc reg;
+    bool named = win < 0 && agg < 0 && floe_agg_describe(name, &reg) && reg.fn == FLOE_AGG_NAMED;
     if (!over)
         return bind_error(c->s, loc, FLOE_ERR_INVALID_ARGUMENT, "window function %s requires an OVER clause", name);
-    if (win < 0 && agg < 0)
+    if (win < 0 && agg < 0 && !named)
         return bind_error(c->s, loc, FLOE_ERR_INVALID_ARGUMENT,
                           "OVER specified, but %s is not a window function nor an aggregate function", name);
+    if (named && (reg.within_group || floe_pg_get_bool(fc, "agg_within_group")))
+        return bind_error(c->s, loc, FLOE_ERR_INVALID_ARGUMENT, "OVER is not supported for ordered-set aggregate %s", name);
+    bool ignore_nulls = false;
+    FLOE_TRY(bind_null_treatment(c, loc, name, &ignore_nulls));
     if (c->in_agg_arg)
         return bind_error(c->s, loc, FLOE_ERR_INVALID_ARGUMENT, "aggregate function calls cannot contain window function calls");
     if (c->in_window_arg)
@@ -319,12 +348,12 @@ floe_status bind_window_call(bind_ectx *c, const json_t *fc, const char *name, f
     if (floe_pg_get_bool(fc, "agg_distinct"))
         return bind_error(c->s, loc, FLOE_ERR_UNSUPPORTED, "DISTINCT is not implemented for window functions");
     const json_t *filter = floe_pg_get(fc, "agg_filter");
-    if (filter && agg < 0)
+    if (filter && agg < 0 && !named)
         return bind_error(c->s, loc, FLOE_ERR_INVALID_ARGUMENT, "FILTER is not implemented for non-aggregate window functions");
     if (floe_pg_get(fc, "agg_order"))
-        return bind_error(c->s, loc, FLOE_ERR_UNSUPPORTED, "ORDER BY inside a window function's arguments is not supported");
+        return bind_error(c->s, loc, FLOE_ERR_UNSUPPORTED, "aggregate ORDER BY is not implemented for window functions");
     bool star = floe_pg_get_bool(fc, "agg_star");
-    if (star && (win >= 0 || k_win_aggs[agg].fn != FLOE_AGG_COUNT))
+    if (star && (win >= 0 || named || k_win_aggs[agg].fn != FLOE_AGG_COUNT))
         return bind_error(c->s, loc, FLOE_ERR_SYNTAX, "%s(*) is not allowed", name);
     bind_windows *ws = c->windows;
     win_def d;
@@ -333,8 +362,10 @@ floe_status bind_window_call(bind_ectx *c, const json_t *fc, const char *name, f
     bwin_call w;
     memset(&w, 0, sizeof w);
     w.call.fn = win >= 0 ? k_win_fns[win].fn : FLOE_WIN_AGG;
-    w.call.agg = agg >= 0 ? k_win_aggs[agg].fn : FLOE_AGG_COUNT_STAR;
+    w.call.agg = agg >= 0 ? k_win_aggs[agg].fn : named ? FLOE_AGG_NAMED : FLOE_AGG_COUNT_STAR;
     if (star) w.call.agg = FLOE_AGG_COUNT_STAR;
+    w.call.ignore_nulls = ignore_nulls;
+    if (named && !(w.call.func = floe_strdup(reg.name))) return floe_error(FLOE_ERR_OUT_OF_MEMORY, "binding: out of memory");
     json_t *args = floe_pg_get(fc, "args");
     int32_t na = floe_pg_list_len(args);
     floe_status st = NULL;
@@ -346,12 +377,17 @@ floe_status bind_window_call(bind_ectx *c, const json_t *fc, const char *name, f
     case FLOE_WIN_FIRST_VALUE:
     case FLOE_WIN_LAST_VALUE: lo = hi = 1; break;
     case FLOE_WIN_NTH_VALUE: lo = hi = 2; break;
-    case FLOE_WIN_AGG: lo = hi = star ? 0 : 1; break;
+    case FLOE_WIN_AGG:
+        lo = hi = star ? 0 : 1;
+        if (named) lo = reg.min_args, hi = reg.max_args;
+        break;
     default: break;
     }
-    if (na < lo || na > hi)
+    if (na < lo || na > hi) {
+        wcall_clear(&w);
         return bind_error(c->s, loc, FLOE_ERR_NOT_FOUND, "function %s with %d argument%s does not exist", name, (int)na,
                           na == 1 ? "" : "s");
+    }
     c->in_window_arg = true;
     for (int32_t i = 0; i < na && !st; i++) {
         json_t *a = floe_pg_list_at(args, i);
@@ -381,7 +417,16 @@ floe_status bind_window_call(bind_ectx *c, const json_t *fc, const char *name, f
     }
     /* agg(x) FILTER (WHERE p): agg(CASE WHEN p THEN x END) — every window
      * aggregate skips NULLs; count(*) counts CASE WHEN p THEN 1 END. */
-    if (!st && filter) {
+    if (!st && filter && named) {
+        /* a registry aggregate leaves the rows out (array_agg keeps NULLs) */
+        floe_type *ft = NULL;
+        st = bind_predicate(c, filter, &w.call.filter);
+        if (!st) st = bind_type_of(c, w.call.filter, &ft);
+        if (!st && ft->id != FLOE_TYPE_BOOL && ft->id != FLOE_TYPE_NULL)
+            st = bind_error(c->s, loc, FLOE_ERR_TYPE, "argument of FILTER must be type boolean, not type %s",
+                            floe_type_id_name(ft->id));
+        floe_type_release(ft);
+    } else if (!st && filter) {
         floe_expr *p = NULL, *val = NULL, *cs = NULL, *nul = NULL;
         floe_type *vt = NULL;
         st = bind_predicate(c, filter, &p);
@@ -512,6 +557,7 @@ floe_status bind_windows_build(bind_ectx *c, bind_windows *w, floe_lplan **plan,
     for (int32_t i = 0; extra_col && i < w->n && !st; i++) {
         bwin_call *x = &w->calls[i];
         for (int k = 0; k < x->call.n_args && !st; k++) st = rewrite(c, &x->call.args[k], groups, ng, extra_col);
+        if (!st) st = rewrite(c, &x->call.filter, groups, ng, extra_col);
         for (int32_t k = 0; k < x->n_part && !st; k++) st = rewrite(c, &x->part[k], groups, ng, extra_col);
         for (int32_t k = 0; k < x->n_order && !st; k++) st = rewrite(c, &x->order[k].expr, groups, ng, extra_col);
     }
@@ -575,7 +621,9 @@ floe_status bind_windows_build(bind_ectx *c, bind_windows *w, floe_lplan **plan,
                 for (int a = 0; a < 3; a++) floe_expr_release(calls[i].args[a]);
                 floe_expr_release(calls[i].frame.start_offset);
                 floe_expr_release(calls[i].frame.end_offset);
+                floe_expr_release(calls[i].filter);
                 floe_free(calls[i].name);
+                floe_free(calls[i].func);
             }
             floe_free(calls);
         }

@@ -78,7 +78,9 @@ void floe_lplan_free(floe_lplan *p) {
         for (int k = 0; k < 3; k++) floe_expr_release(c->args[k]);
         floe_expr_release(c->frame.start_offset);
         floe_expr_release(c->frame.end_offset);
+        floe_expr_release(c->filter);
         floe_free(c->name);
+        floe_free(c->func);
     }
     floe_free(p->wcalls);
     floe_free(p->gset_masks);
@@ -202,7 +204,9 @@ static floe_status put_line(const floe_lplan *p, int depth, floe_buf *out) {
         for (int32_t i = 0; i < p->n_wcalls; i++) {
             const floe_window_call *c = &p->wcalls[i];
             FLOE_TRY(floe_buf_printf(out, "%s%s(", i ? ", " : "",
-                                     c->fn == FLOE_WIN_AGG ? floe_agg_fn_name(c->agg) : floe_win_fn_name(c->fn)));
+                                     c->fn != FLOE_WIN_AGG       ? floe_win_fn_name(c->fn)
+                                     : c->agg == FLOE_AGG_NAMED ? c->func
+                                                                : floe_agg_fn_name(c->agg)));
             for (int32_t k = 0; k < c->n_args; k++) {
                 if (k) FLOE_TRY(floe_buf_append_str(out, ", "));
                 FLOE_TRY(put_expr(out, c->args[k]));

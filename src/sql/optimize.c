@@ -946,11 +946,17 @@ static floe_status prune_window(floe_lplan *p, const bool *required, int32_t *ma
     for (int32_t i = 0; !st && i < p->n_wpart; i++) floe_sqlx_columns(p->wpart[i], need);
     for (int32_t i = 0; !st && i < p->n_worder; i++) floe_sqlx_columns(p->worder[i].expr, need);
     for (int32_t i = 0; !st && i < p->n_wcalls; i++)
+    {
         for (int32_t k = 0; k < p->wcalls[i].n_args; k++) floe_sqlx_columns(p->wcalls[i].args[k], need);
+        if (p->wcalls[i].filter) floe_sqlx_columns(p->wcalls[i].filter, need);
+    }
     if (!st) st = prune(in, need, cmap);
     if (!st) st = remap_list(p->wpart, p->n_wpart, cmap);
     for (int32_t i = 0; !st && i < p->n_worder; i++) st = remap_list(&p->worder[i].expr, 1, cmap);
-    for (int32_t i = 0; !st && i < p->n_wcalls; i++) st = remap_list(p->wcalls[i].args, p->wcalls[i].n_args, cmap);
+    for (int32_t i = 0; !st && i < p->n_wcalls; i++) {
+        st = remap_list(p->wcalls[i].args, p->wcalls[i].n_args, cmap);
+        if (!st && p->wcalls[i].filter) st = remap_list(&p->wcalls[i].filter, 1, cmap);
+    }
     int32_t nn = 0;
     floe_schema *ns = NULL;
     if (!st) {

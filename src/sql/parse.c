@@ -413,6 +413,8 @@ static floe_status cut_merge_when(prepass *pp, int32_t i, int32_t *next) {
     return NULL;
 }
 
+static floe_status cut_null_treatment(prepass *pp, int32_t i, int32_t *next);
+
 /* QUALIFY <condition> at token i (the QUALIFY), DuckDB's filter on window
  * results: cut out and recorded (see parse.h).  The condition ends at
  * what may follow it at its level: ORDER BY, LIMIT, OFFSET, FETCH, WINDOW,
@@ -456,16 +458,56 @@ static floe_status cut_qualify(prepass *pp, int32_t i, int32_t *next) {
     if (e == i + 1 || first >= pp->n)
         return floe_sql_error_at(pp->sql, pp->toks[i].start, FLOE_ERR_SYNTAX, "QUALIFY: a condition must follow");
     int32_t from = pp->toks[i + 1].start, to = pp->toks[e - 1].end;
+    /* IGNORE NULLS inside the condition: cut here, as the main loop
+     * skips the condition's tokens, and the text copied after the cut */
+    for (int32_t k = i + 1; k < e; k++)
+        if ((tok_is(pp, k, "ignore") || tok_is(pp, k, "respect")) && tok_is(pp, k + 1, "nulls")) {
+            int32_t nx;
+            FLOE_TRY(cut_null_treatment(pp, k, &nx));
+        }
     char *text = floe_malloc((size_t)to + 1);
     if (text) {
         memset(text, ' ', (size_t)to);
         memcpy(text, "SELECT", 6);
-        memcpy(text + from, pp->sql + from, (size_t)(to - from));
+        memcpy(text + from, pp->text + from, (size_t)(to - from));
         text[to] = 0;
     }
     FLOE_TRY(add_clause(pp, FLOE_SQL_QUALIFY, pp->toks[first].start, text, false));
     blank(pp, pp->toks[i].start, to);
     *next = e;
+    return NULL;
+}
+
+/* IGNORE NULLS / RESPECT NULLS at token i (the IGNORE or RESPECT), either
+ * last inside a call's parentheses (DuckDB: lag(x, 1 IGNORE NULLS)) or
+ * right after them before OVER (Spark: lag(x) IGNORE NULLS OVER w):
+ * blanked and recorded at the call's name (see parse.h).  Anything else
+ * (a column named ignore, ORDER BY x NULLS FIRST) is left alone. */
+static floe_status cut_null_treatment(prepass *pp, int32_t i, int32_t *next) {
+    *next = i + 1;
+    int32_t close; /* the ')' of the call */
+    if (tok_is_char(pp, i + 2, ')')) close = i + 2;
+    else if (tok_is(pp, i + 2, "over") && tok_is_char(pp, i - 1, ')')) close = i - 1;
+    else return NULL;
+    int depth = 0;
+    int32_t open = -1;
+    for (int32_t k = close; k >= 0; k--) {
+        if (tok_is_char(pp, k, ')')) depth++;
+        else if (tok_is_char(pp, k, '(') && --depth == 0) {
+            open = k;
+            break;
+        }
+    }
+    if (open < 1 || !is_name_token(pp, open - 1)) return NULL;
+    if (close == i + 2 && open == i - 1)
+        return floe_sql_error_at(pp->sql, pp->toks[i].start, FLOE_ERR_SYNTAX, "%s NULLS needs an argument before it",
+                                 tok_is(pp, i, "ignore") ? "IGNORE" : "RESPECT");
+    int32_t name = open - 1;
+    while (name >= 2 && tok_is_char(pp, name - 1, '.') && is_name_token(pp, name - 2)) name -= 2;
+    FLOE_TRY(add_clause(pp, FLOE_SQL_NULL_TREATMENT, pp->toks[name].start,
+                        floe_strdup(tok_is(pp, i, "ignore") ? "ignore" : "respect"), false));
+    blank(pp, pp->toks[i].start, pp->toks[i + 1].end);
+    *next = i + 2;
     return NULL;
 }
 
@@ -483,6 +525,8 @@ static floe_status run_prepass(prepass *pp) {
                    i + 1 < pp->n && !tok_is_char(pp, i + 1, ',') && !tok_is_char(pp, i + 1, ')') &&
                    !tok_is_char(pp, i + 1, ';') && !tok_is_char(pp, i + 1, '.')) {
             FLOE_TRY(cut_qualify(pp, i, &next));
+        } else if ((tok_is(pp, i, "ignore") || tok_is(pp, i, "respect")) && tok_is(pp, i + 1, "nulls") && i > 0) {
+            FLOE_TRY(cut_null_treatment(pp, i, &next));
         } else if (tok_is(pp, i, "partitioned") && tok_is(pp, i + 1, "by") && tok_is_char(pp, i + 2, '(')) {
             FLOE_TRY(cut_partitioned_by(pp, i, &next));
         } else if (tok_is(pp, i, "for") && i > 0 && tok_is(pp, i + 2, "as") && tok_is(pp, i + 3, "of") &&

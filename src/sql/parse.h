@@ -60,6 +60,13 @@
  *                                   condition at its own byte offset, the
  *                                   rest blank (it parses on its own, with
  *                                   locations into the script)
+ *   f(x [, ...] IGNORE NULLS)       FLOE_SQL_NULL_TREATMENT (DuckDB; also
+ *   f(x) IGNORE NULLS OVER ...      RESPECT NULLS, and the words after the
+ *                                   call as Spark / Snowflake write them):
+ *                                   the words blanked, location = where the
+ *                                   call's function name starts (the
+ *                                   FuncCall's location), text "ignore" or
+ *                                   "respect"
  *
  * Syntax errors are FLOE_ERR_SYNTAX "line L, column C: <message>" (1-based,
  * over the whole script).
@@ -83,7 +90,8 @@ typedef enum floe_sql_clause_kind {
     FLOE_SQL_INSERT_OVERWRITE,
     FLOE_SQL_TABLE_EVOLUTION,
     FLOE_SQL_MERGE_WHEN,
-    FLOE_SQL_QUALIFY
+    FLOE_SQL_QUALIFY,
+    FLOE_SQL_NULL_TREATMENT
 } floe_sql_clause_kind;
 
 typedef struct floe_sql_clause {

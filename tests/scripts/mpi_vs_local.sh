@@ -64,6 +64,10 @@ queries=(
   "SELECT tag, count(*), rank() OVER (ORDER BY count(*) DESC, tag), sum(sum(v)) OVER () FROM $fact GROUP BY tag"
   "SELECT id, lag(id) OVER (ORDER BY id), avg(v) OVER (ORDER BY id ROWS BETWEEN 5 PRECEDING AND 5 FOLLOWING)
      FROM $fact WHERE k = 7 ORDER BY id LIMIT 20"
+  # the registry's aggregates over frames (window_generic.c), IGNORE NULLS
+  "SELECT k, id, round(stddev(v) OVER (PARTITION BY k ORDER BY id ROWS BETWEEN 3 PRECEDING AND 3 FOLLOWING), 6),
+          string_agg(tag, ',') FILTER (WHERE id % 3 = 0) OVER (PARTITION BY k ORDER BY id ROWS 2 PRECEDING),
+          lag(v IGNORE NULLS) OVER (PARTITION BY k ORDER BY id) FROM $fact WHERE id % 250 = 1"
   "SELECT tag, round(stddev(id), 6), round(var_pop(v), 3), round(corr(id, k), 9), regr_count(id, k), bit_xor(id),
           count(*) FILTER (WHERE k > 50), arg_max(id, v), min_by(k, id), approx_quantile(id, 0) FROM $fact GROUP BY tag"
   "SELECT k, string_agg(tag, ',' ORDER BY id) FILTER (WHERE id % 997 = 0), count(DISTINCT tag),

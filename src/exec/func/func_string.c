@@ -197,7 +197,11 @@ static floe_status row_trim(const floe_func_def *def, floe_array *const *a, int6
 
 /* ------------------------------------------------- concat and textcat */
 
-static floe_status append_text(fn_strwriter *w, const floe_array *a, int64_t i) {
+/* out_fn: a boolean as PostgreSQL's output function writes it (t / f: concat,
+ * concat_ws) rather than its text cast (true / false: ||). */
+static floe_status append_text(fn_strwriter *w, const floe_array *a, int64_t i, bool out_fn) {
+    if (out_fn && a->type->id == FLOE_TYPE_BOOL)
+        return fn_sw_add(w, floe_array_get_bool(a, fn_at(a, i)) ? "t" : "f", 1);
     if (floe_type_is_binary_like(a->type)) {
         floe_strview s = fn_get_str(a, i);
         return fn_sw_add(w, s.data, (size_t)s.len);
@@ -225,8 +229,8 @@ static floe_status eval_concat(const floe_func_def *def, floe_array *const *a, i
             bool first = true;
             for (int32_t k = def->tag == 2; k < n && !st; k++) {
                 if (fn_null(a[k], i)) continue;
-                if (def->tag == 2 && !first) st = append_text(&w, a[0], i);
-                if (!st) st = append_text(&w, a[k], i);
+                if (def->tag == 2 && !first) st = append_text(&w, a[0], i, true);
+                if (!st) st = append_text(&w, a[k], i, def->tag != 1);
                 first = false;
             }
         }
@@ -666,8 +670,15 @@ static floe_status row_chr(const floe_func_def *def, floe_array *const *a, int64
     int64_t cp = fn_get_i64(a[0], i);
     unsigned char o[4];
     int n;
-    if (cp < 1 || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
-        return floe_error(FLOE_ERR_INVALID_ARGUMENT, "%s: %lld is not a valid character code", def->name, (long long)cp);
+    /* PostgreSQL's messages (UTF-8 database) */
+    if (cp < 0) return floe_error(FLOE_ERR_INVALID_ARGUMENT, "%s: character number must be positive", def->name);
+    if (cp == 0) return floe_error(FLOE_ERR_INVALID_ARGUMENT, "%s: null character not permitted", def->name);
+    if (cp > 0x10FFFF)
+        return floe_error(FLOE_ERR_INVALID_ARGUMENT, "%s: requested character too large for encoding: %lld", def->name,
+                          (long long)cp);
+    if (cp >= 0xD800 && cp <= 0xDFFF)
+        return floe_error(FLOE_ERR_INVALID_ARGUMENT, "%s: requested character not valid for encoding: %lld", def->name,
+                          (long long)cp);
     if (cp < 0x80) { o[0] = (unsigned char)cp; n = 1; }
     else if (cp < 0x800) { o[0] = (unsigned char)(0xC0 | (cp >> 6)); o[1] = (unsigned char)(0x80 | (cp & 0x3F)); n = 2; }
     else if (cp < 0x10000) {

@@ -379,7 +379,13 @@ static floe_status row_format(const floe_func_def *def, floe_array *const *a, in
             }
             if (ty == 'L') st = fn_sw_add(w, "NULL", 4);
         } else {
-            st = value_text(a[arg], i, &t);
+            /* format() writes values by their output function: a boolean is t / f */
+            if (a[arg]->type->id == FLOE_TYPE_BOOL) {
+                floe_buf_clear(&t);
+                st = floe_buf_append_str(&t, floe_array_get_bool(a[arg], fn_at(a[arg], i)) ? "t" : "f");
+            } else {
+                st = value_text(a[arg], i, &t);
+            }
             if (!st) {
                 floe_strview v = {(const char *)t.data, (int32_t)t.len};
                 if (ty == 's') st = fn_sw_add(w, t.data, t.len);

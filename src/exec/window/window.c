@@ -38,6 +38,7 @@ static bool is_datetime_key(floe_type_id id) {
 }
 
 static const char *call_name(const floe_window_call *c) {
+    if (c->fn == FLOE_WIN_AGG && c->agg == FLOE_AGG_NAMED) return c->func ? c->func : "?";
     return c->fn == FLOE_WIN_AGG ? floe_agg_fn_name(c->agg) : floe_win_fn_name(c->fn);
 }
 
@@ -50,7 +51,12 @@ static void arity(const floe_window_call *c, int32_t *lo, int32_t *hi) {
     case FLOE_WIN_FIRST_VALUE:
     case FLOE_WIN_LAST_VALUE: *lo = *hi = 1; break;
     case FLOE_WIN_NTH_VALUE: *lo = *hi = 2; break;
-    case FLOE_WIN_AGG: *lo = *hi = c->agg == FLOE_AGG_COUNT_STAR ? 0 : 1; break;
+    case FLOE_WIN_AGG: {
+        floe_agg_desc d;
+        if (c->agg == FLOE_AGG_NAMED && c->func && floe_agg_describe(c->func, &d)) *lo = d.min_args, *hi = d.max_args;
+        else *lo = *hi = c->agg == FLOE_AGG_COUNT_STAR ? 0 : 1;
+        break;
+    }
     default: *lo = *hi = 0; break;
     }
 }
@@ -82,6 +88,12 @@ floe_status floe_window_result_type(const floe_window_call *c, const floe_schema
         else st = floe_status_wrap(floe_expr_type(c->args[i], input, &t[i]), "window function %s argument %d", nm, i + 1);
     }
     if (st) goto done;
+    if (c->ignore_nulls && c->fn != FLOE_WIN_LAG && c->fn != FLOE_WIN_LEAD && c->fn != FLOE_WIN_FIRST_VALUE &&
+        c->fn != FLOE_WIN_LAST_VALUE && c->fn != FLOE_WIN_NTH_VALUE) {
+        st = floe_error(FLOE_ERR_INVALID_ARGUMENT, "IGNORE NULLS is only for lag, lead, first_value, last_value and "
+                        "nth_value, not %s", nm);
+        goto done;
+    }
     switch (c->fn) {
     case FLOE_WIN_ROW_NUMBER:
     case FLOE_WIN_RANK:
@@ -116,6 +128,31 @@ floe_status floe_window_result_type(const floe_window_call *c, const floe_schema
         break;
     case FLOE_WIN_AGG: {
         floe_agg_call a = {.fn = c->agg, .arg = c->args[0], .name = c->name};
+        if (c->agg == FLOE_AGG_NAMED) {
+            /* a registry entry (window_generic.c): its own resolver decides */
+            floe_agg_desc d;
+            if (!c->func || !floe_agg_describe(c->func, &d) || d.within_group || d.fn != FLOE_AGG_NAMED) {
+                st = floe_error(FLOE_ERR_INVALID_ARGUMENT, "window aggregate '%s' is not a registry aggregate usable with OVER",
+                                c->func ? c->func : "?");
+                break;
+            }
+            a.func = c->func;
+            a.arg2 = c->n_args > 1 ? c->args[1] : NULL;
+            if (c->filter) {
+                floe_type *ft = NULL;
+                st = floe_status_wrap(floe_expr_type(c->filter, input, &ft), "%s FILTER", nm);
+                if (!st && ft->id != FLOE_TYPE_BOOL && ft->id != FLOE_TYPE_NULL)
+                    st = floe_error(FLOE_ERR_TYPE, "%s: FILTER must be boolean, not %s", nm, floe_type_id_name(ft->id));
+                floe_type_release(ft);
+                if (st) break;
+            }
+            st = floe_agg_result_type(&a, input, out);
+            break;
+        }
+        if (c->filter || c->func) {
+            st = floe_error(FLOE_ERR_INVALID_ARGUMENT, "window aggregate %s: FILTER / a registry name on a fixed aggregate", nm);
+            break;
+        }
         if (t[0] && floe_type_is_nested(t[0]) && c->agg != FLOE_AGG_COUNT) {
             st = floe_error(FLOE_ERR_TYPE, "window aggregate %s over %s is not supported", nm, floe_type_id_name(t[0]->id));
             break;
@@ -164,6 +201,11 @@ static floe_status win_encode(const floe_plan *p_, floe_buf *out) {
         FLOE_TRY(put_opt_expr(out, c->frame.start_offset));
         FLOE_TRY(put_opt_expr(out, c->frame.end_offset));
         FLOE_TRY(floe_codec_put_str(out, c->name));
+        /* the registry entry, FILTER and IGNORE NULLS (flags 1, 2, 4) */
+        int64_t flags = (c->func != NULL) | (c->filter != NULL) << 1 | (int64_t)c->ignore_nulls << 2;
+        FLOE_TRY(floe_codec_put_i64(out, flags));
+        if (c->func) FLOE_TRY(floe_codec_put_str(out, c->func));
+        if (c->filter) FLOE_TRY(floe_codec_put_expr(out, c->filter));
     }
     return NULL;
 }
@@ -173,7 +215,9 @@ static void calls_free(floe_window_call *calls, int32_t n) {
         for (int k = 0; k < 3; k++) floe_expr_release(calls[i].args[k]);
         floe_expr_release(calls[i].frame.start_offset);
         floe_expr_release(calls[i].frame.end_offset);
+        floe_expr_release(calls[i].filter);
         floe_free(calls[i].name);
+        floe_free(calls[i].func);
     }
     floe_free(calls);
 }
@@ -215,6 +259,12 @@ static floe_status win_decode(floe_reader *r, floe_plan *const *children, int32_
         if (!st) st = get_opt_expr(r, &c->frame.start_offset);
         if (!st) st = get_opt_expr(r, &c->frame.end_offset);
         if (!st) st = floe_codec_get_str(r, &c->name);
+        int64_t flags = 0;
+        if (!st) st = floe_codec_get_i64(r, &flags);
+        if (!st && (flags < 0 || flags > 7)) st = floe_error(FLOE_ERR_CORRUPT, "Window: flags of call %d", (int)got_c);
+        if (!st && (flags & 1)) st = floe_codec_get_str(r, &c->func);
+        if (!st && (flags & 2)) st = floe_codec_get_expr(r, &c->filter);
+        c->ignore_nulls = (flags & 4) != 0;
     }
     if (!st) st = floe_plan_window(children[0], part, (int32_t)np, order, n_order, calls, (int32_t)nc, out);
     for (int32_t i = 0; i < got_p; i++) floe_expr_release(part[i]);
@@ -267,7 +317,12 @@ static floe_status win_explain(const floe_plan *p_, floe_buf *out) {
             if (k) FLOE_TRY(floe_buf_append_str(out, ", "));
             FLOE_TRY(floe_expr_to_string(c->args[k], out));
         }
-        FLOE_TRY(floe_buf_append_str(out, ")"));
+        FLOE_TRY(floe_buf_append_str(out, c->ignore_nulls ? " IGNORE NULLS)" : ")"));
+        if (c->filter) {
+            FLOE_TRY(floe_buf_append_str(out, " FILTER (WHERE "));
+            FLOE_TRY(floe_expr_to_string(c->filter, out));
+            FLOE_TRY(floe_buf_append_str(out, ")"));
+        }
         if (uses_frame(c)) {
             FLOE_TRY(floe_buf_printf(out, " %s BETWEEN ", modes[c->frame.mode]));
             FLOE_TRY(explain_bound(out, c->frame.start, c->frame.start_offset));
@@ -421,8 +476,10 @@ floe_status floe_plan_window(floe_plan *child, floe_expr *const *partition, int3
         d->frame.start_offset = floe_expr_retain(c->frame.start_offset);
         d->frame.end_offset = floe_expr_retain(c->frame.end_offset);
         d->name = floe_strdup(c->name);
+        d->func = c->func ? floe_strdup(c->func) : NULL;
+        d->filter = floe_expr_retain(c->filter);
         p->n_calls = i + 1;
-        if (!d->name) st = floe_error(FLOE_ERR_OUT_OF_MEMORY, "allocating a Window node");
+        if (!d->name || (c->func && !d->func)) st = floe_error(FLOE_ERR_OUT_OF_MEMORY, "allocating a Window node");
     }
     if (!st) st = floe_type_struct(f, nf, &schema);
     for (int32_t i = 0; f && i < nf; i++) floe_field_clear(&f[i]);

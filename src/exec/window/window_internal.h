@@ -6,7 +6,9 @@
  *                    the ranking, offset and value functions;
  *   window_agg.c     window aggregates: a per-aggregate state table
  *                    (init, add, combine, result) and a segment tree over
- *                    the partition, so any frame is O(log n) per row.
+ *                    the partition, so any frame is O(log n) per row;
+ *   window_generic.c the aggregate registry's other entries (stddev,
+ *                    string_agg, array_agg, ...) over frames.
  */
 #ifndef FLOE_EXEC_WINDOW_INTERNAL_H
 #define FLOE_EXEC_WINDOW_INTERNAL_H
@@ -38,6 +40,14 @@ typedef struct win_range {
  * has n slots of the aggregate's result type `type`. */
 floe_status floe_win_aggregate(floe_agg_fn fn, const floe_array *arg, const floe_type *type, int64_t n,
                                const win_range *ranges, const uint8_t *nr, floe_array **out) FLOE_WARN_UNUSED;
+
+/* The registry aggregate c->func (agg FLOE_AGG_NAMED) over the frames, as
+ * floe_win_aggregate: args are the call's argument columns (c->n_args),
+ * filter its FILTER column (NULL: none; rows where it is not true do not
+ * count). */
+floe_status floe_win_registry_aggregate(const floe_window_call *c, floe_array *const *args, const floe_array *filter,
+                                        const floe_type *type, int64_t n, const win_range *ranges, const uint8_t *nr,
+                                        floe_array **out) FLOE_WARN_UNUSED;
 
 /* out[i] = src[idx[i]], NULL where idx[i] < 0 (n entries); with `alt`
  * (same type and length as src, may be NULL) indices >= src length pick

@@ -335,6 +335,32 @@ static uint8_t frame_ranges(frame_ctx *f, int64_t i, win_range *r) {
 
 /* --------------------------------------------------------- functions */
 
+/* IGNORE NULLS: the rows of x whose value is not NULL, in order (pos), and
+ * before[i] = how many of them come before row i (n + 1 entries), so the
+ * k-th non-NULL value of a range is O(1) to find. */
+typedef struct nn_index {
+    int64_t *pos, *before;
+} nn_index;
+
+static floe_status nn_build(const floe_array *x, int64_t n, nn_index *ix) {
+    ix->pos = floe_malloc_array((size_t)(n ? n : 1), sizeof *ix->pos);
+    ix->before = floe_malloc_array((size_t)n + 1, sizeof *ix->before);
+    if (!ix->pos || !ix->before) return floe_error(FLOE_ERR_OUT_OF_MEMORY, "Window: IGNORE NULLS over %lld rows", (long long)n);
+    int64_t m = 0;
+    bool all_null = x->type->id == FLOE_TYPE_NULL;
+    for (int64_t i = 0; i < n; i++) {
+        ix->before[i] = m;
+        if (!all_null && !floe_array_is_null(x, i)) ix->pos[m++] = i;
+    }
+    ix->before[n] = m;
+    return NULL;
+}
+
+static void nn_free(nn_index *ix) {
+    floe_free(ix->pos);
+    floe_free(ix->before);
+}
+
 static floe_status ranking(const floe_window_call *c, const win_layout *l, const floe_array *arg0, floe_array **out) {
     int64_t n = l->n;
     floe_builder *b = NULL;
@@ -385,6 +411,15 @@ static floe_status lag_lead(const floe_window_call *c, const win_layout *l, floe
     int64_t *idx = floe_malloc_array((size_t)(n ? n : 1), sizeof *idx);
     if (!idx) return floe_error(FLOE_ERR_OUT_OF_MEMORY, "Window: %s", floe_win_fn_name(c->fn));
     bool lag = c->fn == FLOE_WIN_LAG;
+    nn_index nn = {NULL, NULL};
+    if (c->ignore_nulls) {
+        floe_status st = nn_build(args[0], n, &nn);
+        if (st) {
+            nn_free(&nn);
+            floe_free(idx);
+            return st;
+        }
+    }
     for (int64_t i = 0; i < n; i++) {
         int64_t off = 1;
         if (c->n_args >= 2) {
@@ -394,19 +429,29 @@ static floe_status lag_lead(const floe_window_call *c, const win_layout *l, floe
             }
             off = floe_array_get_int64(args[1], i);
         }
+        if (c->ignore_nulls && off != 0) {
+            /* the off-th non-NULL row before (lag) / after (lead) row i in
+             * its partition, counting only non-NULL rows (DuckDB) */
+            __int128 d = lag ? -(__int128)off : (__int128)off;
+            __int128 t = d < 0 ? (__int128)nn.before[i] + d : (__int128)nn.before[i + 1] + d - 1;
+            if (t >= nn.before[l->pstart[i]] && t < nn.before[l->pend[i]]) idx[i] = nn.pos[(int64_t)t];
+            else idx[i] = c->n_args == 3 ? n + i : -1;
+            continue;
+        }
         __int128 t = lag ? (__int128)i - off : (__int128)i + off;
         if (t >= l->pstart[i] && t < l->pend[i]) idx[i] = (int64_t)t;
         else idx[i] = c->n_args == 3 ? n + i : -1;
     }
     floe_status st = floe_win_gather(args[0], c->n_args == 3 ? args[2] : NULL, idx, n, out);
+    nn_free(&nn);
     floe_free(idx);
     return st;
 }
 
 /* first_value / last_value / nth_value, and aggregates, over frames. */
 static floe_status framed(const floe_window_call *c, const win_layout *l, const floe_batch *sorted,
-                          floe_array *const *args, const floe_array *okey, bool desc, const floe_type *rtype,
-                          floe_array **out) {
+                          floe_array *const *args, const floe_array *filter, const floe_array *okey, bool desc,
+                          const floe_type *rtype, floe_array **out) {
     int64_t n = l->n;
     frame_ctx f = {c, l, okey, desc, {0}, {0}, 0, 0, -1};
     if (n > 0 && c->frame.start_offset) FLOE_TRY(eval_offset(c, c->frame.start_offset, true, sorted, &f.so));
@@ -417,7 +462,11 @@ static floe_status framed(const floe_window_call *c, const win_layout *l, const 
     floe_status st = NULL;
     if (!r || !nr || (c->fn != FLOE_WIN_AGG && !idx)) st = floe_error(FLOE_ERR_OUT_OF_MEMORY, "Window: frames of %lld rows", (long long)n);
     for (int64_t i = 0; i < n && !st; i++) nr[i] = frame_ranges(&f, i, &r[i * 3]);
-    if (!st && c->fn == FLOE_WIN_AGG) {
+    nn_index nn = {NULL, NULL};
+    if (!st && c->fn != FLOE_WIN_AGG && c->ignore_nulls) st = nn_build(args[0], n, &nn);
+    if (!st && c->fn == FLOE_WIN_AGG && c->agg == FLOE_AGG_NAMED) {
+        st = floe_win_registry_aggregate(c, args, filter, rtype, n, r, nr, out);
+    } else if (!st && c->fn == FLOE_WIN_AGG) {
         st = floe_win_aggregate(c->agg, c->n_args ? args[0] : NULL, rtype, n, r, nr, out);
     } else if (!st) {
         for (int64_t i = 0; i < n && !st; i++) {
@@ -425,6 +474,32 @@ static floe_status framed(const floe_window_call *c, const win_layout *l, const 
             int k = nr[i];
             idx[i] = -1;
             if (k == 0) continue;
+            if (c->ignore_nulls) {
+                /* the first / last / want-th non-NULL row of the ranges */
+                int64_t want = 1;
+                if (c->fn == FLOE_WIN_NTH_VALUE) {
+                    if (floe_array_is_null(args[1], i)) continue;
+                    want = floe_array_get_int64(args[1], i);
+                    if (want <= 0) {
+                        st = floe_error(FLOE_ERR_INVALID_ARGUMENT, "argument of nth_value must be greater than zero");
+                        break;
+                    }
+                }
+                if (c->fn == FLOE_WIN_LAST_VALUE) {
+                    for (int j = k - 1; j >= 0 && idx[i] < 0; j--)
+                        if (nn.before[x[j].hi] > nn.before[x[j].lo]) idx[i] = nn.pos[nn.before[x[j].hi] - 1];
+                    continue;
+                }
+                for (int j = 0; j < k; j++) {
+                    int64_t cnt = nn.before[x[j].hi] - nn.before[x[j].lo];
+                    if (want <= cnt) {
+                        idx[i] = nn.pos[nn.before[x[j].lo] + want - 1];
+                        break;
+                    }
+                    want -= cnt;
+                }
+                continue;
+            }
             if (c->fn == FLOE_WIN_FIRST_VALUE) idx[i] = x[0].lo;
             else if (c->fn == FLOE_WIN_LAST_VALUE) idx[i] = x[k - 1].hi - 1;
             else {
@@ -446,6 +521,7 @@ static floe_status framed(const floe_window_call *c, const win_layout *l, const 
         }
         if (!st) st = floe_win_gather(args[0], NULL, idx, n, out);
     }
+    nn_free(&nn);
     floe_free(r);
     floe_free(nr);
     floe_free(idx);
@@ -472,8 +548,9 @@ static floe_status compute(win_stream *s, floe_batch *sorted) {
     for (int32_t i = 0; i < nin; i++) cols[i] = floe_array_retain(floe_batch_column(sorted, i));
     for (int32_t ci = 0; ci < p->n_calls && !st; ci++) {
         const floe_window_call *c = &p->calls[ci];
-        floe_array *args[3] = {NULL, NULL, NULL};
+        floe_array *args[3] = {NULL, NULL, NULL}, *filter = NULL;
         for (int32_t k = 0; k < c->n_args && !st; k++) st = floe_expr_eval(c->args[k], sorted, &args[k]);
+        if (!st && c->filter) st = floe_expr_eval(c->filter, sorted, &filter);
         floe_array **res = &cols[nin + ci];
         if (!st) st = floe_cancel_check(s->cancel, "Window");
         if (!st) {
@@ -487,7 +564,7 @@ static floe_status compute(win_stream *s, floe_batch *sorted) {
                 const floe_field *fd = floe_schema_field(p->head.schema, nin + ci);
                 const floe_array *okey = p->n_order > 0 ? keys[p->n_part] : NULL;
                 bool desc = p->n_order > 0 && p->order[0].descending;
-                st = framed(c, &l, sorted, args, okey, desc, fd->type, res);
+                st = framed(c, &l, sorted, args, filter, okey, desc, fd->type, res);
                 break;
             }
             default: st = ranking(c, &l, args[0], res); break;
@@ -495,6 +572,7 @@ static floe_status compute(win_stream *s, floe_batch *sorted) {
         }
         if (st) st = floe_status_wrap(st, "window function '%s'", c->name);
         for (int k = 0; k < 3; k++) floe_array_release(args[k]);
+        floe_array_release(filter);
     }
     if (!st) st = floe_batch_new(p->head.schema, cols, nin + p->n_calls, n, &s->result);
     for (int32_t i = 0; i < nin + p->n_calls; i++) floe_array_release(cols[i]);

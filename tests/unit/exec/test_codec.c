@@ -7,6 +7,7 @@
 #include <stdlib.h>
 
 #include "exec_util.h"
+#include "floe/exec_ops.h"
 
 static floe_threadpool *pool;
 
@@ -202,6 +203,63 @@ static void every_node_and_expression_kind_round_trips(void **state) {
     floe_batch_release(b1); floe_batch_release(b2);
 }
 
+/* A Window node whose calls carry a registry aggregate with FILTER
+ * (string_agg, stddev) and IGNORE NULLS: encode → decode keeps them, the
+ * same rows and the same EXPLAIN. */
+static void window_calls_round_trip(void **state) {
+    (void)state;
+    int32_t a[6] = {1, 2, NUL, 4, 5, 6}, bv[6] = {6, NUL, 4, 3, 2, 1};
+    floe_batch *b1 = int_batch(a, bv, 6);
+    floe_plan *v, *w;
+    assert_ok(floe_plan_values(b1->schema, &b1, 1, 1, &v));
+    floe_expr *c0, *c1, *cast, *comma, *k, *pred;
+    assert_ok(floe_expr_column(0, &c0));
+    assert_ok(floe_expr_column(1, &c1));
+    assert_ok(floe_expr_cast(c1, floe_type_primitive(FLOE_TYPE_STRING), &cast));
+    assert_ok(floe_expr_lit_string(",", &comma));
+    assert_ok(floe_expr_lit_int32(2, &k));
+    assert_ok(floe_expr_cmp(FLOE_CMP_GE, c0, k, &pred));
+    floe_sort_key order = {c0, false, false};
+    floe_window_call calls[3];
+    memset(calls, 0, sizeof calls);
+    for (int i = 0; i < 3; i++) {
+        calls[i].frame.mode = FLOE_FRAME_ROWS;
+        calls[i].frame.start = FLOE_BOUND_UNBOUNDED_PRECEDING;
+        calls[i].frame.end = FLOE_BOUND_CURRENT_ROW;
+    }
+    calls[0] = (floe_window_call){.fn = FLOE_WIN_AGG, .agg = FLOE_AGG_NAMED, .n_args = 2, .args = {cast, comma},
+                                  .frame = calls[0].frame, .name = "sa", .func = "string_agg", .filter = pred};
+    calls[1] = (floe_window_call){.fn = FLOE_WIN_AGG, .agg = FLOE_AGG_NAMED, .n_args = 1, .args = {c1},
+                                  .frame = calls[1].frame, .name = "sd", .func = "stddev"};
+    calls[2] = (floe_window_call){.fn = FLOE_WIN_LAG, .n_args = 1, .args = {c1}, .frame = calls[2].frame, .name = "lg",
+                                  .ignore_nulls = true};
+    assert_ok(floe_plan_window(v, NULL, 0, &order, 1, calls, 3, &w));
+    check_roundtrip(w);
+    floe_plan *copy;
+    assert_ok(floe_plan_roundtrip(w, &copy));
+    const floe_window_call *d0 = floe_window_call_at(copy, 0), *d2 = floe_window_call_at(copy, 2);
+    assert_string_equal(d0->func, "string_agg");
+    assert_non_null(d0->filter);
+    assert_true(d2->ignore_nulls);
+    assert_null(floe_window_call_at(copy, 1)->filter);
+    floe_buf e1, e2;
+    floe_buf_init(&e1);
+    floe_buf_init(&e2);
+    assert_ok(floe_plan_explain(w, &e1));
+    assert_ok(floe_plan_explain(copy, &e2));
+    assert_string_equal(floe_buf_cstr(&e1), floe_buf_cstr(&e2));
+    assert_non_null(strstr(floe_buf_cstr(&e1), "FILTER (WHERE"));
+    assert_non_null(strstr(floe_buf_cstr(&e1), "lag(#1 IGNORE NULLS)"));
+    floe_buf_free(&e1);
+    floe_buf_free(&e2);
+    floe_plan_release(copy);
+    floe_expr *all[] = {c0, c1, cast, comma, k, pred};
+    for (size_t i = 0; i < sizeof all / sizeof *all; i++) floe_expr_release(all[i]);
+    floe_plan_release(w);
+    floe_plan_release(v);
+    floe_batch_release(b1);
+}
+
 static void bad_encodings_are_clear_errors(void **state) {
     (void)state;
     floe_batch *b = all_types_batch();
@@ -313,6 +371,7 @@ static void registry_refuses_a_second_type_with_a_known_name(void **state) {
 
 FLOE_TEST_MAIN(cmocka_unit_test_setup_teardown(values_of_every_type_round_trip, setup, teardown),
                cmocka_unit_test_setup_teardown(every_node_and_expression_kind_round_trips, setup, teardown),
+               cmocka_unit_test_setup_teardown(window_calls_round_trip, setup, teardown),
                cmocka_unit_test_setup_teardown(bad_encodings_are_clear_errors, setup, teardown),
                cmocka_unit_test_setup_teardown(corrupted_bytes_never_crash_the_decoder, setup, teardown),
                cmocka_unit_test_setup_teardown(collect_under_plan_roundtrip_env_gives_same_rows, setup, teardown),
