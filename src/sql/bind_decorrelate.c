@@ -226,6 +226,142 @@ static bool plain_shape(const json_t *sub) {
            (!op || !strcmp(op, "SETOP_NONE"));
 }
 
+/* SELECT ... FROM ... [WHERE ...] [ORDER BY ...] [LIMIT / OFFSET], with
+ * `distinct` also SELECT DISTINCT (not DISTINCT ON): the shapes unnested
+ * with a top-N per outer value (top_n_per_value). */
+static bool topn_shape(const json_t *sub, bool distinct) {
+    const char *op = floe_pg_get_str(sub, "op");
+    json_t *dc = floe_pg_get(sub, "distinctClause");
+    const char *lo = floe_pg_get_str(sub, "limitOption");
+    return sub && floe_pg_get(sub, "fromClause") && !floe_pg_list_len(floe_pg_get(sub, "groupClause")) &&
+           !floe_pg_get(sub, "havingClause") && (!dc || (distinct && !floe_pg_node_kind(floe_pg_list_at(dc, 0)))) &&
+           !floe_pg_get(sub, "valuesLists") && !floe_pg_get(sub, "withClause") && (!op || !strcmp(op, "SETOP_NONE")) &&
+           !(lo && !strcmp(lo, "LIMIT_OPTION_WITH_TIES"));
+}
+
+static bool has_limit(const json_t *sub) { return floe_pg_get(sub, "limitCount") || floe_pg_get(sub, "limitOffset"); }
+
+/* The ORDER BY items of `sub` as ResTargets, to be bound as select items
+ * are: an ordinal, or a bare name that is an output alias, stands for
+ * that item's expression.  A new reference (NULL: out of memory). */
+static json_t *sort_targets(floe_session *s, const json_t *sub) {
+    json_t *out = json_array();
+    json_t *sl = floe_pg_get(sub, "sortClause"), *tl = floe_pg_get(sub, "targetList");
+    int32_t nt = floe_pg_list_len(tl);
+    for (int32_t i = 0; out && i < floe_pg_list_len(sl); i++) {
+        json_t *node = floe_pg_get(floe_pg_as(floe_pg_list_at(sl, i), "SortBy"), "node");
+        json_t *val = node;
+        int64_t ord = 0;
+        json_t *cr = floe_pg_as(node, "ColumnRef");
+        json_t *fl = floe_pg_get(cr, "fields");
+        const char *bare = floe_pg_list_len(fl) == 1 ? floe_pg_string(floe_pg_list_at(fl, 0)) : NULL;
+        if (bind_const_int(s, node, &ord) && ord >= 1 && ord <= nt) {
+            val = floe_pg_get(floe_pg_as(floe_pg_list_at(tl, (int32_t)ord - 1), "ResTarget"), "val");
+        } else if (bare) {
+            for (int32_t k = 0; k < nt; k++) {
+                json_t *rt = floe_pg_as(floe_pg_list_at(tl, k), "ResTarget");
+                const char *nm = floe_pg_get_str(rt, "name");
+                if (nm && !strcmp(nm, bare)) {
+                    val = floe_pg_get(rt, "val");
+                    break;
+                }
+            }
+        }
+        json_t *rt = json_pack("{s:{s:O}}", "ResTarget", "val", val);
+        if (!rt || json_array_append_new(out, rt) != 0) {
+            json_decref(out);
+            out = NULL;
+        }
+    }
+    return out;
+}
+
+/* The top-N of each group of *plan: rows whose columns part[] are equal
+ * (NULLs equal) form a group, ordered by the ORDER BY of `sub` over the
+ * expressions key[] (columns of *plan); rows OFFSET+1 .. OFFSET+LIMIT
+ * of each group are kept, as a window row_number() PARTITION BY part
+ * ORDER BY key and a filter on it, and then columns 0 .. n_keep-1.
+ * Nothing is added without LIMIT and OFFSET. */
+static floe_status top_n_per_value(floe_session *s, const json_t *sub, floe_lplan **plan, floe_expr *const *part,
+                                   int32_t np, floe_expr *const *key, int32_t n_keep) {
+    int64_t fetch = -1, offset = -1;
+    FLOE_TRY(bind_limit_value(s, floe_pg_get(sub, "limitCount"), "LIMIT", &fetch));
+    FLOE_TRY(bind_limit_value(s, floe_pg_get(sub, "limitOffset"), "OFFSET", &offset));
+    if (fetch < 0 && offset <= 0) return NULL;
+    if (offset < 0) offset = 0;
+    json_t *sl = floe_pg_get(sub, "sortClause");
+    int32_t nk = floe_pg_list_len(sl), nin = ncols(*plan);
+    floe_field *f = floe_calloc((size_t)nin + 1, sizeof *f);
+    floe_schema *schema = NULL;
+    floe_status st = f ? NULL : oom();
+    for (int32_t i = 0; i < nin && !st; i++) st = floe_field_copy(&f[i], floe_schema_field((*plan)->schema, i));
+    if (!st) st = floe_field_init(&f[nin], "row_number", floe_type_primitive(FLOE_TYPE_INT64), false, -1);
+    if (!st) st = floe_type_struct(f, nin + 1, &schema);
+    for (int32_t i = 0; f && i <= nin; i++) floe_field_clear(&f[i]);
+    floe_free(f);
+    floe_lplan *wp = NULL;
+    if (!st) {
+        st = floe_lplan_new(FLOE_L_WINDOW, schema, (floe_lplan *[]){*plan}, 1, &wp);
+        *plan = wp; /* NULL on failure: the input was freed */
+    }
+    floe_type_release(schema);
+    if (st) return st;
+    wp->wpart = floe_calloc((size_t)np + 1, sizeof *wp->wpart);
+    wp->worder = floe_calloc((size_t)nk + 1, sizeof *wp->worder);
+    wp->wcalls = floe_calloc(1, sizeof *wp->wcalls);
+    if (!wp->wpart || !wp->worder || !wp->wcalls) return oom();
+    for (int32_t i = 0; i < np; i++) wp->wpart[wp->n_wpart++] = floe_expr_retain(part[i]);
+    for (int32_t i = 0; i < nk; i++) {
+        json_t *sb = floe_pg_as(floe_pg_list_at(sl, i), "SortBy");
+        FLOE_TRY(bind_at(s, floe_pg_location(floe_pg_get(sb, "node")),
+                         bind_sort_key_of(sb, floe_expr_retain(key[i]), &wp->worder[i])));
+        wp->n_worder = i + 1;
+    }
+    wp->n_wcalls = 1;
+    wp->wcalls[0].fn = FLOE_WIN_ROW_NUMBER;
+    wp->wcalls[0].frame.mode = FLOE_FRAME_ROWS;
+    wp->wcalls[0].frame.start = FLOE_BOUND_UNBOUNDED_PRECEDING;
+    wp->wcalls[0].frame.end = FLOE_BOUND_CURRENT_ROW;
+    if (!(wp->wcalls[0].name = floe_strdup("row_number"))) return oom();
+    /* rn > offset AND rn <= offset + fetch */
+    floe_expr *rn = NULL, *lo = NULL, *hi = NULL, *c1 = NULL, *c2 = NULL, *pred = NULL;
+    st = floe_expr_column(nin, &rn);
+    if (!st) st = floe_expr_lit_int64(offset, &lo);
+    if (!st) st = floe_expr_cmp(FLOE_CMP_GT, rn, lo, &c1);
+    if (!st && fetch >= 0) st = floe_expr_lit_int64(offset + fetch, &hi);
+    if (!st && fetch >= 0) st = floe_expr_cmp(FLOE_CMP_LE, rn, hi, &c2);
+    if (!st) st = c2 ? floe_expr_and(c1, c2, &pred) : (pred = floe_expr_retain(c1), NULL);
+    floe_lplan *fp = NULL;
+    if (!st) {
+        st = bind_filter_node(*plan, pred, &fp);
+        *plan = fp;
+    }
+    floe_expr_release(rn);
+    floe_expr_release(lo);
+    floe_expr_release(hi);
+    floe_expr_release(c1);
+    floe_expr_release(c2);
+    floe_expr_release(pred);
+    if (st) return st;
+    /* back to the kept columns */
+    floe_expr **pe = floe_calloc((size_t)n_keep + 1, sizeof *pe);
+    char **pn = floe_calloc((size_t)n_keep + 1, sizeof *pn);
+    st = pe && pn ? NULL : oom();
+    for (int32_t i = 0; i < n_keep && !st; i++) {
+        st = floe_expr_column(i, &pe[i]);
+        pn[i] = floe_schema_field((*plan)->schema, i)->name;
+    }
+    floe_lplan *pp = NULL;
+    if (!st) {
+        st = bind_make_project(*plan, pe, pn, n_keep, &pp);
+        *plan = pp;
+    }
+    for (int32_t i = 0; pe && i < n_keep; i++) floe_expr_release(pe[i]);
+    floe_free(pe);
+    floe_free(pn);
+    return st;
+}
+
 /* Growing list of expressions. */
 typedef struct elist {
     floe_expr **v;
@@ -909,10 +1045,11 @@ floe_status bind_lateral(floe_session *s, bind_result *left, const json_t *left_
         bind_result_free(&r);
         return lateral_aggregates(s, left, left_from, sub, alias, loc, out);
     } else if (!st) {
-        if (!plain_shape(sub) || bind_has_aggregate(tl))
+        if (!topn_shape(sub, true) || bind_has_aggregate(tl))
             st = bind_error(s, loc, FLOE_ERR_UNSUPPORTED,
-                            "correlated LATERAL subqueries are supported only as SELECT ... FROM ... WHERE ... without "
-                            "aggregates, GROUP BY, DISTINCT, ORDER BY, LIMIT or set operations");
+                            "correlated LATERAL subqueries are supported only as SELECT [DISTINCT] ... FROM ... WHERE ... "
+                            "[ORDER BY ... LIMIT / OFFSET] without aggregates, GROUP BY, HAVING or set operations "
+                            "(of aggregates only under INNER JOIN or LEFT JOIN ... ON true)");
         for (int32_t i = 0; i < floe_pg_list_len(tl) && !st; i++) {
             json_t *rt = floe_pg_as(floe_pg_list_at(tl, i), "ResTarget");
             json_t *cr = floe_pg_as(floe_pg_get(rt, "val"), "ColumnRef");
@@ -920,34 +1057,77 @@ floe_status bind_lateral(floe_session *s, bind_result *left, const json_t *left_
             if (cr && floe_pg_as(floe_pg_list_at(fl, floe_pg_list_len(fl) - 1), "A_Star"))
                 st = bind_error(s, loc, FLOE_ERR_UNSUPPORTED, "* in a correlated LATERAL subquery's select list is not supported");
         }
+        /* ORDER BY matters only with LIMIT / OFFSET: its keys are bound
+         * as more select items (hidden columns of P unless DISTINCT). */
+        bool distinct = floe_pg_get(sub, "distinctClause") != NULL, limited = has_limit(sub);
+        json_t *tl2 = NULL;
+        int32_t ns = 0;
+        if (!st && limited) {
+            json_t *keys = sort_targets(s, sub);
+            tl2 = json_copy(tl);
+            if (!keys || !tl2 || json_array_extend(tl2, keys) != 0) st = oom();
+            ns = floe_pg_list_len(keys);
+            json_decref(keys);
+        }
         if (!st)
-            st = unnest_join(s, sub, left->plan->schema, &left->scope, left_from, NULL, tl, &sel, loc, &inner, &dex, &jn);
+            st = unnest_join(s, sub, left->plan->schema, &left->scope, left_from, NULL, tl2 ? tl2 : tl, &sel, loc,
+                             &inner, &dex, &jn);
+        json_decref(tl2);
         nd = dex.n;
-        /* P = the select list ++ D's columns, over D JOIN subquery. */
+        /* P = the select list ++ D's columns (++ sort keys), over D JOIN
+         * subquery. */
         nv = floe_pg_list_len(tl);
-        floe_expr **pe = st ? NULL : floe_calloc((size_t)(nv + nd) + 1, sizeof(floe_expr *));
-        char **pn = st ? NULL : floe_calloc((size_t)(nv + nd) + 1, sizeof(char *));
-        if (!st && (!pe || !pn)) st = oom();
-        for (int32_t i = 0; i < nv && !st; i++) {
-            pe[i] = floe_expr_retain(sel.v[i]);
+        int32_t nh = distinct ? 0 : ns;
+        floe_expr **pe = st ? NULL : floe_calloc((size_t)(nv + nd + nh) + 1, sizeof(floe_expr *));
+        char **pn = st ? NULL : floe_calloc((size_t)(nv + nd + nh) + 1, sizeof(char *));
+        floe_expr **part = st ? NULL : floe_calloc((size_t)nd + 1, sizeof(floe_expr *));
+        floe_expr **key = st ? NULL : floe_calloc((size_t)ns + 1, sizeof(floe_expr *));
+        if (!st && (!pe || !pn || !part || !key)) st = oom();
+        for (int32_t i = 0; i < nv + nh && !st; i++) {
+            int32_t at = i < nv ? i : i + nd;
+            pe[at] = floe_expr_retain(sel.v[i]);
             char nm[32];
-            snprintf(nm, sizeof nm, "col_%d", (int)i);
-            if (!st && !(pn[i] = floe_strdup(nm))) st = oom();
+            snprintf(nm, sizeof nm, i < nv ? "col_%d" : "sort_%d", (int)(i < nv ? i : i - nv));
+            if (!st && !(pn[at] = floe_strdup(nm))) st = oom();
         }
         for (int32_t i = 0; i < nd && !st; i++) {
             char nm[32];
             snprintf(nm, sizeof nm, "key_%d", (int)i);
             st = floe_expr_column(i, &pe[nv + i]);
             if (!st && !(pn[nv + i] = floe_strdup(nm))) st = oom();
+            if (!st) st = floe_expr_column(nv + i, &part[i]);
+        }
+        /* the sort keys over P: hidden columns, or (DISTINCT) select items */
+        for (int32_t i = 0; i < ns && !st; i++) {
+            int32_t col = nv + nd + i;
+            if (distinct) {
+                col = -1;
+                for (int32_t k = 0; k < nv && col < 0; k++)
+                    if (bind_expr_equal(sel.v[k], sel.v[nv + i])) col = k;
+                if (col < 0)
+                    st = bind_error(s, loc, FLOE_ERR_INVALID_ARGUMENT,
+                                    "for SELECT DISTINCT, ORDER BY expressions must appear in select list");
+            }
+            if (!st) st = floe_expr_column(col, &key[i]);
         }
         if (!st) {
-            st = bind_make_project(jn, pe, pn, nv + nd, &p);
+            st = bind_make_project(jn, pe, pn, nv + nd + nh, &p);
             jn = NULL;
         }
-        for (int32_t i = 0; pe && i < nv + nd; i++) {
+        if (!st && distinct) {
+            floe_lplan *dp = NULL;
+            st = floe_lplan_new(FLOE_L_DISTINCT, p->schema, (floe_lplan *[]){p}, 1, &dp);
+            p = dp;
+        }
+        if (!st && limited) st = top_n_per_value(s, sub, &p, part, nd, key, nv + nd);
+        for (int32_t i = 0; pe && i < nv + nd + nh; i++) {
             floe_expr_release(pe[i]);
             if (pn) floe_free(pn[i]);
         }
+        for (int32_t i = 0; part && i < nd; i++) floe_expr_release(part[i]);
+        for (int32_t i = 0; key && i < ns; i++) floe_expr_release(key[i]);
+        floe_free(part);
+        floe_free(key);
         floe_free(pe);
         floe_free(pn);
         if (!st) st = lateral_scope(s, tl, alias, nd, &r.scope);

@@ -101,6 +101,9 @@ floe_status bind_output_ref(floe_session *s, const json_t *node, const sel_item 
 int32_t bind_alias_ref(const json_t *node, const bind_scope *sc, const sel_item *items, int32_t n);
 /* The sort key of a SortBy node over expression `e` (direction, NULLs). */
 floe_status bind_sort_key_of(const json_t *sortby, floe_expr *e, floe_sort_key *k) FLOE_WARN_UNUSED;
+/* A LIMIT / OFFSET value: a non-negative integer constant; -1 when absent
+ * or ALL. */
+floe_status bind_limit_value(floe_session *s, const json_t *node, const char *what, int64_t *v) FLOE_WARN_UNUSED;
 /* ORDER BY, LIMIT and OFFSET over a plan whose output is `n_out` visible
  * columns followed by hidden sort columns; drops the hidden columns. */
 floe_status bind_finish_query(floe_session *s, const json_t *body, floe_lplan **plan, const floe_sort_key *keys,
