@@ -556,20 +556,35 @@ static floe_status unnest_join(floe_session *s, const json_t *sub, floe_schema *
     return st;
 }
 
+/* bind_decorrelated with IN's comparison `cmp` (x cmp ANY (subquery):
+ * TRUE when some x cmp v is, NULL when none is but one is NULL). */
+static floe_status decorrelated(bind_ectx *c, const json_t *sub, bind_sublink_kind kind, const json_t *testexpr,
+                                floe_cmp_op cmp, int32_t loc, floe_expr **out);
+
 floe_status bind_decorrelated(bind_ectx *c, const json_t *sub, bind_sublink_kind kind, const json_t *testexpr,
                               int32_t loc, floe_expr **out) {
+    return decorrelated(c, sub, kind, testexpr, FLOE_CMP_EQ, loc, out);
+}
+
+static floe_status decorrelated(bind_ectx *c, const json_t *sub, bind_sublink_kind kind, const json_t *testexpr,
+                                floe_cmp_op cmp, int32_t loc, floe_expr **out) {
     floe_session *s = c->s;
     *out = NULL;
     if (!c->plan || c->agg_mode || c->outer || c->in_agg_arg || !c->from_clause)
         return bind_error(s, loc, FLOE_ERR_UNSUPPORTED, "a correlated subquery is not supported in %s",
                           c->outer ? "a correlated condition" : c->in_agg_arg ? "an aggregate's argument"
                                                                                : (c->clause ? c->clause : "this place"));
-    if (!plain_shape(sub))
+    /* DISTINCT does not change what IN / EXISTS see; ORDER BY matters
+     * only with LIMIT / OFFSET (a top-N per outer value below). */
+    if (!topn_shape(sub, kind != BIND_SUBLINK_SCALAR))
         return bind_error(s, loc, FLOE_ERR_UNSUPPORTED,
-                          "correlated subqueries are supported only as SELECT ... FROM ... WHERE ... (no GROUP BY, "
-                          "HAVING, DISTINCT, ORDER BY, LIMIT or set operations)");
+                          "correlated subqueries are supported only as SELECT ... FROM ... WHERE ... [ORDER BY ... "
+                          "LIMIT / OFFSET] (no GROUP BY, HAVING, DISTINCT for a scalar subquery, or set operations)");
     json_t *tl = floe_pg_get(sub, "targetList");
-    bool is_agg = bind_has_aggregate(tl);
+    bool is_agg = bind_has_aggregate(tl), limited = has_limit(sub);
+    if (is_agg && limited)
+        return bind_error(s, loc, FLOE_ERR_UNSUPPORTED,
+                          "LIMIT / OFFSET in a correlated subquery of aggregates is not supported");
     if (kind != BIND_SUBLINK_SCALAR && is_agg)
         return bind_error(s, loc, FLOE_ERR_UNSUPPORTED, "correlated IN / EXISTS subqueries over aggregates are not supported");
     if (kind != BIND_SUBLINK_EXISTS && floe_pg_list_len(tl) != 1)
@@ -598,8 +613,28 @@ floe_status bind_decorrelated(bind_ectx *c, const json_t *sub, bind_sublink_kind
         st = bind_expr(&oc, testexpr, &x);
         bind_ectx_clear(&oc);
     }
-    if (!st) st = unnest_join(s, sub, outer->schema, c->sc, c->from_clause, x, NULL, NULL, loc, &inner, &dex, &jn);
+    /* LIMIT / OFFSET: the ORDER BY keys are bound as select items over
+     * D JOIN subquery, and its rows cut to the top-N per D value. */
+    json_t *keys = NULL;
+    elist kex = {0};
+    if (!st && limited && !(keys = sort_targets(s, sub))) st = oom();
+    if (!st)
+        st = unnest_join(s, sub, outer->schema, c->sc, c->from_clause, x, keys, keys ? &kex : NULL, loc, &inner, &dex,
+                         &jn);
+    json_decref(keys);
     int32_t nd = dex.n;
+    floe_schema *fs = st ? NULL : floe_type_retain(jn->inputs[1]->schema); /* the subquery's FROM */
+    if (!st && limited) {
+        elist part = {0};
+        for (int32_t i = 0; i < nd && !st; i++) {
+            floe_expr *e = NULL;
+            st = floe_expr_column(i, &e);
+            if (!st) st = elist_add(&part, e);
+        }
+        if (!st) st = top_n_per_value(s, sub, &jn, part.v, nd, kex.v, ncols(jn));
+        elist_free(&part);
+    }
+    elist_free(&kex);
     /* The aggregates over D ++ subquery columns, and the value over G
      * (D's columns, n, the rest) — matched — and over an empty input. */
     if (!st) st = count_star(&calls[n_calls++], "n");
@@ -610,7 +645,7 @@ floe_status bind_decorrelated(bind_ectx *c, const json_t *sub, bind_sublink_kind
         if (!st) st = floe_expr_lit_bool(false, &empty);
     } else if (!st && kind == BIND_SUBLINK_IN) {
         bind_ectx vc;
-        bind_ectx_init(&vc, s, &inner.scope, jn->inputs[1]->schema, "IN");
+        bind_ectx_init(&vc, s, &inner.scope, fs, "IN");
         floe_expr *y = NULL, *y2 = NULL, *dx = NULL;
         st = bind_expr(&vc, vnode, &y);
         bind_ectx_clear(&vc);
@@ -618,7 +653,7 @@ floe_status bind_decorrelated(bind_ectx *c, const json_t *sub, bind_sublink_kind
         if (!st) st = floe_expr_column(nd - 1, &dx);
         if (!st) st = bind_align_keys(&dx, jn->schema, &y2, jn->schema);
         floe_expr *eq = NULL;
-        if (!st) st = floe_expr_cmp(FLOE_CMP_EQ, dx, y2, &eq);
+        if (!st) st = floe_expr_cmp(cmp, dx, y2, &eq);
         if (!st) {
             calls[n_calls].fn = FLOE_AGG_BOOL_OR;
             calls[n_calls].arg = floe_expr_retain(eq);
@@ -653,8 +688,8 @@ floe_status bind_decorrelated(bind_ectx *c, const json_t *sub, bind_sublink_kind
         if (!st) st = floe_expr_lit_bool(false, &empty);
     } else if (!st && !is_agg) {
         floe_type_release(ac.schema);
-        ac.schema = floe_type_retain(jn->inputs[1]->schema);
-        ac.n_from = ncols(jn->inputs[1]);
+        ac.schema = floe_type_retain(fs);
+        ac.n_from = floe_schema_num_fields(fs);
         floe_expr *v = NULL, *v2 = NULL, *vc = NULL;
         floe_type *t = NULL;
         st = bind_expr(&ac, vnode, &v);
@@ -680,8 +715,8 @@ floe_status bind_decorrelated(bind_ectx *c, const json_t *sub, bind_sublink_kind
     floe_agg_call *all = calls;
     if (!st && kind == BIND_SUBLINK_SCALAR && is_agg) {
         floe_type_release(ac.schema);
-        ac.schema = floe_type_retain(jn->inputs[1]->schema);
-        ac.n_from = ncols(jn->inputs[1]);
+        ac.schema = floe_type_retain(fs);
+        ac.n_from = floe_schema_num_fields(fs);
         ac.agg_mode = true;
         st = bind_expr(&ac, vnode, &val);
         na = ac.n_extras;
@@ -777,10 +812,41 @@ floe_status bind_decorrelated(bind_ectx *c, const json_t *sub, bind_sublink_kind
     bind_result_free(&inner);
     elist_free(&dex);
     floe_free(extra_col);
+    floe_type_release(fs);
     return st;
 }
 
 /* ---------------------------------------------- IN / EXISTS as values */
+
+static floe_status sublink_any(bind_ectx *c, const json_t *body, bool exists, floe_cmp_op cmp, int32_t loc,
+                               floe_expr **out);
+static floe_status ordered_any(bind_ectx *c, const json_t *body, floe_lplan *sub, floe_cmp_op cmp, floe_expr **out);
+
+/* The comparison operators of x op ANY / ALL (subquery). */
+static bool cmp_of(const char *op, floe_cmp_op *out) {
+    static const char *const names[] = {"=", "<>", "<", "<=", ">", ">="};
+    static const floe_cmp_op ops[] = {FLOE_CMP_EQ, FLOE_CMP_NE, FLOE_CMP_LT, FLOE_CMP_LE, FLOE_CMP_GT, FLOE_CMP_GE};
+    if (!op) op = "=";
+    if (!strcmp(op, "!=")) op = "<>";
+    for (int i = 0; i < 6; i++)
+        if (!strcmp(op, names[i])) {
+            *out = ops[i];
+            return true;
+        }
+    return false;
+}
+
+/* NOT (x op v) as one comparison: x <negated op> v. */
+static floe_cmp_op cmp_negated(floe_cmp_op op) {
+    switch (op) {
+    case FLOE_CMP_EQ: return FLOE_CMP_NE;
+    case FLOE_CMP_NE: return FLOE_CMP_EQ;
+    case FLOE_CMP_LT: return FLOE_CMP_GE;
+    case FLOE_CMP_LE: return FLOE_CMP_GT;
+    case FLOE_CMP_GT: return FLOE_CMP_LE;
+    default: return FLOE_CMP_LT;
+    }
+}
 
 floe_status bind_sublink_value(bind_ectx *c, const json_t *sublink, floe_expr **out) {
     *out = NULL;
@@ -789,24 +855,40 @@ floe_status bind_sublink_value(bind_ectx *c, const json_t *sublink, floe_expr **
     const char *type = floe_pg_get_str(body, "subLinkType");
     bool exists = type && !strcmp(type, "EXISTS_SUBLINK");
     bool in = type && !strcmp(type, "ANY_SUBLINK");
-    if (!exists && !in)
-        return bind_error(c->s, loc, FLOE_ERR_UNSUPPORTED, "%s subqueries are not supported",
-                          type && !strcmp(type, "ALL_SUBLINK") ? "ALL" : type ? type : "these");
+    bool all = type && !strcmp(type, "ALL_SUBLINK");
+    if (!exists && !in && !all)
+        return bind_error(c->s, loc, FLOE_ERR_UNSUPPORTED, "%s subqueries are not supported", type ? type : "these");
     json_t *names = floe_pg_get(body, "operName");
     const char *op = floe_pg_string(floe_pg_list_at(names, floe_pg_list_len(names) - 1));
-    if (in && op && strcmp(op, "=") != 0)
-        return bind_error(c->s, loc, FLOE_ERR_UNSUPPORTED, "%s ANY (subquery) is not supported", op);
+    floe_cmp_op cmp = FLOE_CMP_EQ;
+    if (!exists && !cmp_of(op, &cmp))
+        return bind_error(c->s, loc, FLOE_ERR_UNSUPPORTED, "%s %s (subquery) is not supported", op,
+                          all ? "ALL" : "ANY");
     if (!c->plan || c->agg_mode || c->outer || c->in_agg_arg)
-        return bind_error(c->s, loc, FLOE_ERR_UNSUPPORTED, "IN / EXISTS subqueries are not supported in %s",
+        return bind_error(c->s, loc, FLOE_ERR_UNSUPPORTED, "IN / EXISTS / ANY / ALL subqueries are not supported in %s",
                           c->outer ? "a correlated condition" : c->in_agg_arg ? "an aggregate's argument"
                           : c->agg_mode ? "an aggregating query's select list or HAVING"
                                         : (c->clause ? c->clause : "this place"));
+    if (floe_pg_as(floe_pg_get(body, "testexpr"), "RowExpr"))
+        return bind_error(c->s, loc, FLOE_ERR_UNSUPPORTED, "a row compared with a subquery's rows is not supported here");
+    /* x op ALL (S) = NOT (x <negated op> ANY (S)), in three values too. */
+    if (!all) return sublink_any(c, body, exists, cmp, loc, out);
+    floe_expr *any = NULL;
+    FLOE_TRY(sublink_any(c, body, false, cmp_negated(cmp), loc, &any));
+    floe_status st = floe_expr_not(any, out);
+    floe_expr_release(any);
+    return st;
+}
+
+/* EXISTS, or x cmp ANY (subquery): IN for cmp =. */
+static floe_status sublink_any(bind_ectx *c, const json_t *body, bool exists, floe_cmp_op cmp, int32_t loc,
+                               floe_expr **out) {
     json_t *subselect = floe_pg_get(body, "subselect");
     bind_result r;
     floe_status st = bind_select(c->s, subselect, &r);
     if (st && floe_status_code(st) == FLOE_ERR_NOT_FOUND) {
-        floe_status st2 = bind_decorrelated(c, bind_select_body(subselect), exists ? BIND_SUBLINK_EXISTS : BIND_SUBLINK_IN,
-                                            floe_pg_get(body, "testexpr"), loc, out);
+        floe_status st2 = decorrelated(c, bind_select_body(subselect), exists ? BIND_SUBLINK_EXISTS : BIND_SUBLINK_IN,
+                                       floe_pg_get(body, "testexpr"), cmp, loc, out);
         if (st2 && floe_status_code(st2) == FLOE_ERR_NOT_FOUND) {
             floe_status_free(st2);
             return st;
@@ -841,6 +923,7 @@ floe_status bind_sublink_value(bind_ectx *c, const json_t *sublink, floe_expr **
         floe_lplan_free(r.plan);
         return bind_error(c->s, loc, FLOE_ERR_INVALID_ARGUMENT, "subquery has too many columns");
     }
+    if (cmp != FLOE_CMP_EQ) return ordered_any(c, body, r.plan, cmp, out);
     floe_expr *x = NULL, *y = NULL, *ycol = NULL;
     st = bind_expr(c, floe_pg_get(body, "testexpr"), &x);
     if (st) {
@@ -909,6 +992,68 @@ floe_status bind_sublink_value(bind_ectx *c, const json_t *sublink, floe_expr **
         floe_expr_release(calls[i].arg);
         floe_free(calls[i].name);
     }
+    return st;
+}
+
+/* Uncorrelated x cmp ANY (S) for cmp other than =: S's statistics
+ * count(*) n, count(v) nn, min(v), max(v) cross joined (one row); for <
+ * and <= some v qualifies iff x cmp max(v) (for > and >= min(v); for <>
+ * x differs from min or max).  CASE WHEN n = 0 THEN FALSE WHEN that THEN
+ * TRUE WHEN x IS NULL OR nn < n THEN NULL ELSE FALSE END.  Consumes sub. */
+static floe_status ordered_any(bind_ectx *c, const json_t *body, floe_lplan *sub, floe_cmp_op cmp, floe_expr **out) {
+    floe_agg_call calls[4];
+    memset(calls, 0, sizeof(calls));
+    floe_status st = count_star(&calls[0], "n");
+    static const floe_agg_fn fns[3] = {FLOE_AGG_COUNT, FLOE_AGG_MIN, FLOE_AGG_MAX};
+    static const char *const nms[3] = {"nn", "lo", "hi"};
+    for (int i = 0; i < 3 && !st; i++) {
+        calls[1 + i].fn = fns[i];
+        st = floe_expr_column(0, &calls[1 + i].arg);
+        if (!st && !(calls[1 + i].name = floe_strdup(nms[i]))) st = oom();
+    }
+    floe_lplan *g = NULL;
+    if (!st) st = aggregate(sub, 0, calls, 4, &g);
+    else floe_lplan_free(sub);
+    int32_t first = -1;
+    if (!st) st = attach(c, g, FLOE_JOIN_INNER, NULL, NULL, 0, false, &first);
+    floe_expr *x = NULL, *n = NULL, *nn = NULL, *lo = NULL, *hi = NULL, *x2 = NULL, *zero = NULL;
+    floe_expr *w[3] = {0}, *t[3] = {0}, *els = NULL, *a = NULL, *b = NULL, *xn = NULL, *lt = NULL;
+    if (!st) st = bind_expr(c, floe_pg_get(body, "testexpr"), &x);
+    if (!st) st = floe_expr_column(first, &n);
+    if (!st) st = floe_expr_column(first + 1, &nn);
+    if (!st) st = floe_expr_column(first + 2, &lo);
+    if (!st) st = floe_expr_column(first + 3, &hi);
+    if (!st) x2 = floe_expr_retain(x);
+    if (!st) st = bind_align_keys(&x, (*c->plan)->schema, &lo, (*c->plan)->schema);
+    if (!st) st = bind_align_keys(&x2, (*c->plan)->schema, &hi, (*c->plan)->schema);
+    if (!st && cmp == FLOE_CMP_NE) {
+        st = floe_expr_cmp(FLOE_CMP_NE, x, lo, &a);
+        if (!st) st = floe_expr_cmp(FLOE_CMP_NE, x2, hi, &b);
+        if (!st) st = floe_expr_or(a, b, &w[1]);
+    } else if (!st) {
+        bool upper = cmp == FLOE_CMP_LT || cmp == FLOE_CMP_LE;
+        st = floe_expr_cmp(cmp, upper ? x2 : x, upper ? hi : lo, &w[1]);
+    }
+    if (!st) st = floe_expr_lit_int64(0, &zero);
+    if (!st) st = floe_expr_cmp(FLOE_CMP_EQ, n, zero, &w[0]);
+    if (!st) st = floe_expr_is_null(x, false, &xn);
+    if (!st) st = floe_expr_cmp(FLOE_CMP_LT, nn, n, &lt);
+    if (!st) st = floe_expr_or(xn, lt, &w[2]);
+    if (!st) st = floe_expr_lit_bool(false, &t[0]);
+    if (!st) st = floe_expr_lit_bool(true, &t[1]);
+    if (!st) st = floe_expr_lit_null(floe_type_primitive(FLOE_TYPE_BOOL), &t[2]);
+    if (!st) st = floe_expr_lit_bool(false, &els);
+    if (!st) st = floe_expr_case(w, t, 3, els, out);
+    for (int i = 0; i < 3; i++) {
+        floe_expr_release(w[i]);
+        floe_expr_release(t[i]);
+    }
+    for (int i = 0; i < 4; i++) {
+        floe_expr_release(calls[i].arg);
+        floe_free(calls[i].name);
+    }
+    floe_expr *all[] = {x, n, nn, lo, hi, x2, zero, els, a, b, xn, lt};
+    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) floe_expr_release(all[i]);
     return st;
 }
 

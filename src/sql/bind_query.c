@@ -366,6 +366,21 @@ static floe_status bind_simple_select(floe_session *s, const json_t *body, bind_
     for (int32_t i = 0; i < n_subq && !st; i++) {
         bool done = false;
         st = bind_subquery_predicate(s, &plan, &sc, subq[i], &done);
+        if (st || done) continue;
+        /* not a semi / anti join: filter on its value (bind_decorrelate.c) */
+        bind_ectx vc;
+        bind_ectx_init(&vc, s, &sc, plan->schema, "WHERE");
+        vc.plan = &plan;
+        vc.from_clause = floe_pg_get(body, "fromClause");
+        floe_expr *e = NULL;
+        st = bind_predicate(&vc, subq[i], &e);
+        bind_ectx_clear(&vc);
+        floe_lplan *f = NULL;
+        if (!st) {
+            st = bind_filter_node(plan, e, &f);
+            plan = f;
+        }
+        floe_expr_release(e);
     }
     floe_free(subq);
     if (st) goto done;

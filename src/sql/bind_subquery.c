@@ -519,8 +519,8 @@ floe_status bind_subquery_predicate(floe_session *s, floe_lplan **plan, bind_sco
     int32_t loc = floe_pg_location(node);
     json_t *names = floe_pg_get(sl, "operName");
     const char *op = floe_pg_string(floe_pg_list_at(names, floe_pg_list_len(names) - 1));
-    if (in && op && strcmp(op, "=") != 0)
-        return bind_error(s, loc, FLOE_ERR_UNSUPPORTED, "%s ANY (subquery) is not supported", op);
+    /* x op ANY, and a row IN: the value form (bind_decorrelate.c) */
+    if (in && ((op && strcmp(op, "=") != 0) || floe_pg_as(floe_pg_get(sl, "testexpr"), "RowExpr"))) return NULL;
     *done = true;
     const json_t *sub = bind_select_body(floe_pg_get(sl, "subselect"));
     json_t *testexpr = floe_pg_get(sl, "testexpr");
@@ -534,8 +534,11 @@ floe_status bind_subquery_predicate(floe_session *s, floe_lplan **plan, bind_sco
             return NULL;
         }
         if (floe_status_code(st2) == FLOE_ERR_UNSUPPORTED) {
+            /* not as a semi join: the caller binds the value form */
             floe_status_free(st2);
-            return st;
+            floe_status_free(st);
+            *done = false;
+            return NULL;
         }
         floe_status_free(st);
         return st2;
