@@ -280,11 +280,20 @@ floe_status bind_group_key(bind_ectx *c, const json_t *g, const sel_item *items,
     return NULL;
 }
 
-static floe_status bind_simple_select(floe_session *s, const json_t *body, bind_result *out) {
+floe_status bind_simple_select(floe_session *s, const json_t *body, bind_result *out) {
+    /* subqueries above an aggregate: two levels (bind_split_agg.c) */
+    if (bind_agg_needs_split(body)) return bind_split_aggregate(s, body, out);
+    return bind_simple_select_over(s, body, NULL, out);
+}
+
+floe_status bind_simple_select_over(floe_session *s, const json_t *body, bind_result *pre, bind_result *out) {
     memset(out, 0, sizeof(*out));
     bind_result from;
     floe_status st;
-    if (floe_pg_list_len(floe_pg_get(body, "fromClause")) > 0) {
+    if (pre) {
+        from = *pre;
+        memset(pre, 0, sizeof(*pre));
+    } else if (floe_pg_list_len(floe_pg_get(body, "fromClause")) > 0) {
         FLOE_TRY(bind_from(s, floe_pg_get(body, "fromClause"), &from));
     } else {
         memset(&from, 0, sizeof(from));

@@ -49,6 +49,20 @@ floe_status bind_rewrite_over_agg(bind_ectx *c, const floe_expr *e, floe_expr *c
 floe_status bind_group_key(bind_ectx *c, const json_t *g, const sel_item *items, int32_t n_items, floe_expr **groups,
                            int32_t *n_groups, int32_t *index) FLOE_WARN_UNUSED;
 
+/* A SELECT body (no set operation, VALUES or WITH): over its FROM, or
+ * over `pre` (taken) when given. */
+floe_status bind_simple_select(floe_session *s, const json_t *body, bind_result *out) FLOE_WARN_UNUSED;
+floe_status bind_simple_select_over(floe_session *s, const json_t *body, bind_result *pre,
+                                    bind_result *out) FLOE_WARN_UNUSED;
+
+/* ---- an aggregate with subqueries above it (bind_split_agg.c) ------------------- */
+
+/* Is `body` an aggregating level (no GROUPING SETS) with subqueries in its
+ * select list, HAVING or ORDER BY? */
+bool bind_agg_needs_split(const json_t *body);
+/* Bind it as SELECT ... FROM (the grouping) WHERE <HAVING> ... */
+floe_status bind_split_aggregate(floe_session *s, const json_t *body, bind_result *out) FLOE_WARN_UNUSED;
+
 /* ---- GROUPING SETS, ROLLUP, CUBE (bind_grouping.c) ------------------------------- */
 
 /* The grouping sets of a query level.  Set k groups by the keys whose bit
