@@ -57,6 +57,8 @@ floe_status bind_simple_select_over(floe_session *s, const json_t *body, bind_re
 
 /* ---- an aggregate with subqueries above it (bind_split_agg.c) ------------------- */
 
+/* Does the parse tree hold a SubLink? */
+bool bind_has_sublink(const json_t *j);
 /* Is `body` an aggregating level (no GROUPING SETS) with subqueries in its
  * select list, HAVING or ORDER BY? */
 bool bind_agg_needs_split(const json_t *body);

@@ -33,17 +33,17 @@
 #include "sql/pgnode.h"
 
 /* Does the parse tree hold a SubLink (not looking into one)? */
-static bool has_sublink(const json_t *j) {
+bool bind_has_sublink(const json_t *j) {
     if (json_is_array(j)) {
         for (size_t i = 0; i < json_array_size(j); i++)
-            if (has_sublink(json_array_get(j, i))) return true;
+            if (bind_has_sublink(json_array_get(j, i))) return true;
         return false;
     }
     if (!json_is_object(j)) return false;
     if (floe_pg_as(j, "SubLink")) return true;
     const char *k;
     json_t *v;
-    json_object_foreach((json_t *)j, k, v) if (has_sublink(v)) return true;
+    json_object_foreach((json_t *)j, k, v) if (bind_has_sublink(v)) return true;
     return false;
 }
 
@@ -51,11 +51,11 @@ bool bind_agg_needs_split(const json_t *body) {
     json_t *tl = floe_pg_get(body, "targetList"), *hv = floe_pg_get(body, "havingClause");
     json_t *sl = floe_pg_get(body, "sortClause"), *gl = floe_pg_get(body, "groupClause");
     bool agg = floe_pg_list_len(gl) > 0 || hv || bind_has_aggregate(tl) || bind_has_aggregate(sl);
-    if (!agg || bind_group_has_sets(body) || has_sublink(gl)) return false;
+    if (!agg || bind_group_has_sets(body) || bind_has_sublink(gl)) return false;
     /* DISTINCT ON and windows over aggregates keep the one-level form */
     json_t *dc = floe_pg_get(body, "distinctClause");
     if (dc && floe_pg_node_kind(floe_pg_list_at(dc, 0))) return false;
-    return has_sublink(tl) || has_sublink(hv) || has_sublink(sl);
+    return bind_has_sublink(tl) || bind_has_sublink(hv) || bind_has_sublink(sl);
 }
 
 /* Parse trees equal but for their "location" members. */
