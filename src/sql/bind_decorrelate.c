@@ -226,6 +226,10 @@ static bool plain_shape(const json_t *sub) {
            (!op || !strcmp(op, "SETOP_NONE"));
 }
 
+static json_t *column_ref(const char *name) {
+    return json_pack("{s:{s:[{s:{s:s}}]}}", "ColumnRef", "fields", "String", "sval", name);
+}
+
 /* SELECT ... FROM ... [WHERE ...] [ORDER BY ...] [LIMIT / OFFSET], with
  * `distinct` also SELECT DISTINCT (not DISTINCT ON): the shapes unnested
  * with a top-N per outer value (top_n_per_value). */
@@ -359,6 +363,98 @@ static floe_status top_n_per_value(floe_session *s, const json_t *sub, floe_lpla
     for (int32_t i = 0; pe && i < n_keep; i++) floe_expr_release(pe[i]);
     floe_free(pe);
     floe_free(pn);
+    return st;
+}
+
+/* SELECT ... FROM ... [WHERE ...] GROUP BY ... [HAVING ...], without
+ * GROUPING SETS, LIMIT / OFFSET or set operations: unnested by grouping
+ * D JOIN subquery by D's columns and the subquery's keys
+ * (grouped_rows). */
+static bool grouped_shape(const json_t *sub) {
+    const char *op = floe_pg_get_str(sub, "op");
+    json_t *dc = floe_pg_get(sub, "distinctClause");
+    return sub && floe_pg_get(sub, "fromClause") && floe_pg_list_len(floe_pg_get(sub, "groupClause")) > 0 &&
+           !bind_group_has_sets(sub) && !has_limit(sub) && !floe_pg_get(sub, "valuesLists") &&
+           !floe_pg_get(sub, "withClause") && (!op || !strcmp(op, "SETOP_NONE")) &&
+           (!dc || !floe_pg_node_kind(floe_pg_list_at(dc, 0)));
+}
+
+/* A grouped subquery's rows per D value: *jn (D's nd columns, then the
+ * subquery's FROM, named by *iscope, its WHERE applied) becomes the
+ * subquery's select list over it grouped by D's columns and its GROUP
+ * BY, HAVING and DISTINCT applied — its select items, then D's columns
+ * (d_first: D's columns first, and *iscope names the items ?v0, ?v1 ...).
+ * The select list and HAVING may not read outer columns (they would not
+ * be among D's). */
+static floe_status grouped_rows(floe_session *s, const json_t *sub, floe_lplan **jn, bind_scope *iscope, int32_t nd,
+                                bool d_first, int32_t loc) {
+    json_t *tl = floe_pg_get(sub, "targetList");
+    int32_t nv = floe_pg_list_len(tl);
+    for (int32_t i = 0; i < nv; i++) {
+        json_t *cr = floe_pg_as(floe_pg_get(floe_pg_as(floe_pg_list_at(tl, i), "ResTarget"), "val"), "ColumnRef");
+        json_t *fl = floe_pg_get(cr, "fields");
+        if (cr && floe_pg_as(floe_pg_list_at(fl, floe_pg_list_len(fl) - 1), "A_Star"))
+            return bind_error(s, loc, FLOE_ERR_UNSUPPORTED, "* in a correlated subquery with GROUP BY is not supported");
+    }
+    bind_result pre, r;
+    memset(&pre, 0, sizeof pre);
+    memset(&r, 0, sizeof r);
+    char nm[32];
+    floe_status st = NULL;
+    for (int32_t i = 0; i < nd && !st; i++) {
+        snprintf(nm, sizeof nm, "?d%d", (int)i);
+        st = bind_scope_add(&pre.scope, NULL, nm, false);
+    }
+    if (!st) st = bind_scope_append(&pre.scope, iscope);
+    pre.plan = *jn;
+    *jn = NULL;
+    /* SELECT <items>, ?d0 ... GROUP BY <keys>, ?d0 ... HAVING ... */
+    json_t *body = json_object(), *ntl = json_copy(tl), *gl = json_copy(floe_pg_get(sub, "groupClause"));
+    if (!body || !ntl || !gl || json_object_set_new(body, "targetList", ntl) != 0 ||
+        json_object_set_new(body, "groupClause", gl) != 0)
+        st = oom();
+    static const char *const kept[] = {"havingClause", "distinctClause"};
+    for (int i = 0; i < 2 && !st; i++) {
+        json_t *v = floe_pg_get(sub, kept[i]);
+        if (v && json_object_set(body, kept[i], v) != 0) st = oom();
+    }
+    for (int32_t i = 0; i < nd && !st; i++) {
+        snprintf(nm, sizeof nm, "?d%d", (int)i);
+        json_t *ref = column_ref(nm);
+        json_t *rt = ref ? json_pack("{s:{s:O,s:s}}", "ResTarget", "val", ref, "name", nm) : NULL;
+        if (!rt || json_array_append_new(ntl, rt) != 0 || json_array_append_new(gl, ref) != 0) st = oom();
+    }
+    if (!st) {
+        st = bind_simple_select_over(s, body, &pre, &r);
+        if (st && floe_status_code(st) == FLOE_ERR_NOT_FOUND)
+            st = floe_status_wrap(st, "(a correlated subquery with GROUP BY may read outer columns only in its WHERE clause)");
+    }
+    json_decref(body);
+    bind_result_free(&pre);
+    if (st) return st;
+    bind_scope_free(&r.scope);
+    if (!d_first) {
+        *jn = r.plan;
+        return NULL;
+    }
+    floe_expr **pe = floe_calloc((size_t)(nv + nd) + 1, sizeof *pe);
+    char **pn = floe_calloc((size_t)(nv + nd) + 1, sizeof *pn);
+    st = pe && pn ? NULL : oom();
+    for (int32_t i = 0; i < nv + nd && !st; i++) {
+        int32_t from = i < nd ? nv + i : i - nd;
+        st = floe_expr_column(from, &pe[i]);
+        pn[i] = floe_schema_field(r.plan->schema, from)->name;
+    }
+    if (!st) st = bind_make_project(r.plan, pe, pn, nv + nd, jn);
+    else floe_lplan_free(r.plan);
+    for (int32_t i = 0; pe && i < nv + nd; i++) floe_expr_release(pe[i]);
+    floe_free(pe);
+    floe_free(pn);
+    bind_scope_free(iscope);
+    for (int32_t i = 0; i < nv && !st; i++) {
+        snprintf(nm, sizeof nm, "?v%d", (int)i);
+        st = bind_scope_add(iscope, NULL, nm, false);
+    }
     return st;
 }
 
@@ -576,12 +672,15 @@ static floe_status decorrelated(bind_ectx *c, const json_t *sub, bind_sublink_ki
                                                                                : (c->clause ? c->clause : "this place"));
     /* DISTINCT does not change what IN / EXISTS see; ORDER BY matters
      * only with LIMIT / OFFSET (a top-N per outer value below). */
-    if (!topn_shape(sub, kind != BIND_SUBLINK_SCALAR))
+    bool grouped = grouped_shape(sub);
+    if (!grouped && !topn_shape(sub, kind != BIND_SUBLINK_SCALAR))
         return bind_error(s, loc, FLOE_ERR_UNSUPPORTED,
-                          "correlated subqueries are supported only as SELECT ... FROM ... WHERE ... [ORDER BY ... "
-                          "LIMIT / OFFSET] (no GROUP BY, HAVING, DISTINCT for a scalar subquery, or set operations)");
+                          "correlated subqueries are supported only as SELECT ... FROM ... WHERE ... [GROUP BY ... "
+                          "HAVING ...] [ORDER BY ... LIMIT / OFFSET] (no HAVING without GROUP BY, LIMIT with GROUP BY, "
+                          "DISTINCT for a scalar subquery, or set operations)");
     json_t *tl = floe_pg_get(sub, "targetList");
-    bool is_agg = bind_has_aggregate(tl), limited = has_limit(sub);
+    /* grouped: the rows of the grouping, taken as a plain subquery's */
+    bool is_agg = !grouped && bind_has_aggregate(tl), limited = has_limit(sub);
     if (is_agg && limited)
         return bind_error(s, loc, FLOE_ERR_UNSUPPORTED,
                           "LIMIT / OFFSET in a correlated subquery of aggregates is not supported");
@@ -591,6 +690,9 @@ static floe_status decorrelated(bind_ectx *c, const json_t *sub, bind_sublink_ki
         return bind_error(s, loc, FLOE_ERR_INVALID_ARGUMENT,
                           kind == BIND_SUBLINK_IN ? "subquery has too many columns" : "subquery must return only one column");
     json_t *vnode = kind == BIND_SUBLINK_EXISTS ? NULL : floe_pg_get(floe_pg_as(floe_pg_list_at(tl, 0), "ResTarget"), "val");
+    json_t *vref = grouped ? column_ref("?v0") : NULL; /* the grouped rows' value */
+    if (grouped && !vref) return oom();
+    if (grouped) vnode = vref;
 
     bind_result inner;
     memset(&inner, 0, sizeof(inner));
@@ -635,6 +737,19 @@ static floe_status decorrelated(bind_ectx *c, const json_t *sub, bind_sublink_ki
         elist_free(&part);
     }
     elist_free(&kex);
+    if (!st && grouped) {
+        /* D ++ the select items of the grouping; fs their types */
+        st = grouped_rows(s, sub, &jn, &inner.scope, nd, true, loc);
+        int32_t nv = floe_pg_list_len(tl);
+        floe_field *f = st ? NULL : floe_calloc((size_t)nv + 1, sizeof *f);
+        if (!st && !f) st = oom();
+        for (int32_t i = 0; i < nv && !st; i++) st = floe_field_copy(&f[i], floe_schema_field(jn->schema, nd + i));
+        floe_type_release(fs);
+        fs = NULL;
+        if (!st) st = floe_type_struct(f, nv, &fs);
+        for (int32_t i = 0; f && i < nv; i++) floe_field_clear(&f[i]);
+        floe_free(f);
+    }
     /* The aggregates over D ++ subquery columns, and the value over G
      * (D's columns, n, the rest) — matched — and over an empty input. */
     if (!st) st = count_star(&calls[n_calls++], "n");
@@ -813,6 +928,7 @@ static floe_status decorrelated(bind_ectx *c, const json_t *sub, bind_sublink_ki
     elist_free(&dex);
     floe_free(extra_col);
     floe_type_release(fs);
+    json_decref(vref);
     return st;
 }
 
@@ -1190,7 +1306,8 @@ floe_status bind_lateral(floe_session *s, bind_result *left, const json_t *left_
         bind_result_free(&r);
         return lateral_aggregates(s, left, left_from, sub, alias, loc, out);
     } else if (!st) {
-        if (!topn_shape(sub, true) || bind_has_aggregate(tl))
+        bool grouped = grouped_shape(sub);
+        if (!grouped && (!topn_shape(sub, true) || bind_has_aggregate(tl)))
             st = bind_error(s, loc, FLOE_ERR_UNSUPPORTED,
                             "correlated LATERAL subqueries are supported only as SELECT [DISTINCT] ... FROM ... WHERE ... "
                             "[ORDER BY ... LIMIT / OFFSET] without aggregates, GROUP BY, HAVING or set operations "
@@ -1204,7 +1321,7 @@ floe_status bind_lateral(floe_session *s, bind_result *left, const json_t *left_
         }
         /* ORDER BY matters only with LIMIT / OFFSET: its keys are bound
          * as more select items (hidden columns of P unless DISTINCT). */
-        bool distinct = floe_pg_get(sub, "distinctClause") != NULL, limited = has_limit(sub);
+        bool distinct = !grouped && floe_pg_get(sub, "distinctClause") != NULL, limited = has_limit(sub);
         json_t *tl2 = NULL;
         int32_t ns = 0;
         if (!st && limited) {
@@ -1215,10 +1332,21 @@ floe_status bind_lateral(floe_session *s, bind_result *left, const json_t *left_
             json_decref(keys);
         }
         if (!st)
-            st = unnest_join(s, sub, left->plan->schema, &left->scope, left_from, NULL, tl2 ? tl2 : tl, &sel, loc,
-                             &inner, &dex, &jn);
+            st = unnest_join(s, sub, left->plan->schema, &left->scope, left_from, NULL, grouped ? NULL : tl2 ? tl2 : tl,
+                             grouped ? NULL : &sel, loc, &inner, &dex, &jn);
         json_decref(tl2);
         nd = dex.n;
+        /* grouped: P = the grouping's select items ++ D's columns */
+        if (!st && grouped) {
+            st = grouped_rows(s, sub, &jn, &inner.scope, nd, false, loc);
+            nv = floe_pg_list_len(tl);
+            if (!st) {
+                p = jn;
+                jn = NULL;
+                st = lateral_scope(s, tl, alias, nd, &r.scope);
+            }
+        }
+        if (!st && !grouped) {
         /* P = the select list ++ D's columns (++ sort keys), over D JOIN
          * subquery. */
         nv = floe_pg_list_len(tl);
@@ -1276,6 +1404,7 @@ floe_status bind_lateral(floe_session *s, bind_result *left, const json_t *left_
         floe_free(pe);
         floe_free(pn);
         if (!st) st = lateral_scope(s, tl, alias, nd, &r.scope);
+        }
     }
     /* left JOIN P ON keys (NULL-safe) AND the ON condition. */
     if (!st) st = bind_scope_append(&out->scope, &left->scope);
