@@ -426,8 +426,11 @@ static floe_status grouped_rows(floe_session *s, const json_t *sub, floe_lplan *
     }
     if (!st) {
         st = bind_simple_select_over(s, body, &pre, &r);
-        if (st && floe_status_code(st) == FLOE_ERR_NOT_FOUND)
-            st = floe_status_wrap(st, "(a correlated subquery with GROUP BY may read outer columns only in its WHERE clause)");
+        if (st && floe_status_code(st) == FLOE_ERR_NOT_FOUND) {
+            floe_status_free(st);
+            st = bind_error(s, loc, FLOE_ERR_UNSUPPORTED,
+                            "a correlated subquery with GROUP BY may read outer columns only in its WHERE clause");
+        }
     }
     json_decref(body);
     bind_result_free(&pre);
@@ -1310,8 +1313,8 @@ floe_status bind_lateral(floe_session *s, bind_result *left, const json_t *left_
         if (!grouped && (!topn_shape(sub, true) || bind_has_aggregate(tl)))
             st = bind_error(s, loc, FLOE_ERR_UNSUPPORTED,
                             "correlated LATERAL subqueries are supported only as SELECT [DISTINCT] ... FROM ... WHERE ... "
-                            "[ORDER BY ... LIMIT / OFFSET] without aggregates, GROUP BY, HAVING or set operations "
-                            "(of aggregates only under INNER JOIN or LEFT JOIN ... ON true)");
+                            "[ORDER BY ... LIMIT / OFFSET], or with GROUP BY [HAVING] and no LIMIT, without set "
+                            "operations (aggregates without GROUP BY only under INNER JOIN or LEFT JOIN ... ON true)");
         for (int32_t i = 0; i < floe_pg_list_len(tl) && !st; i++) {
             json_t *rt = floe_pg_as(floe_pg_list_at(tl, i), "ResTarget");
             json_t *cr = floe_pg_as(floe_pg_get(rt, "val"), "ColumnRef");
