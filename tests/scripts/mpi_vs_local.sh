@@ -73,6 +73,11 @@ queries=(
   "SELECT k % 5, tag, count(*), sum(v), grouping(k % 5, tag) FROM $fact GROUP BY ROLLUP(k % 5, tag)"
   "SELECT k % 3, id % 2, count(DISTINCT tag), min(id) FROM $fact GROUP BY CUBE(k % 3, id % 2)"
   "SELECT tag, count(*), sum(id) FROM $fact WHERE id < 0 GROUP BY ROLLUP(tag)"
+  # subqueries: a top-N per outer row (window per distinct outer value), an
+  # EXISTS over group keys, x > ALL
+  "SELECT d.k, s.id FROM $dim d, LATERAL (SELECT f.id FROM $fact f WHERE f.k = d.k ORDER BY f.id DESC LIMIT 2) s"
+  "SELECT f.k, count(*), EXISTS (SELECT 1 FROM $dim d WHERE d.k = f.k + 40) FROM $fact f GROUP BY f.k"
+  "SELECT count(*) FROM $fact WHERE v > ALL (SELECT d.k * 100 FROM $dim d)"
 )
 
 td=${FLOE_TESTDATA:-${FLOE_TESTDATA_DEFAULT:-$FLOE_SOURCE_DIR/../shared/testdata}}
