@@ -42,13 +42,22 @@
  * generate_series over columns to its left becomes a
  * SeriesApply node (bind_lateral_series).
  *
- * Not done: correlated subqueries with GROUP BY, HAVING, DISTINCT, ORDER
- * BY, LIMIT (no per-row top-N), set operations; correlated IN / EXISTS over
- * aggregates; correlated LATERAL aggregates under LEFT JOIN ... ON other
- * than true; correlation to
- * a query two levels out; IN / EXISTS and correlated subqueries in an
- * aggregating query's select list or HAVING, in JOIN ... ON, in aggregate
- * arguments.  Each gives a "not supported" error.
+ * ORDER BY ... LIMIT / OFFSET (top-N per outer row) keeps, of D JOIN
+ * subquery, the rows a window row_number() PARTITION BY D ORDER BY the
+ * subquery's keys numbers OFFSET+1 .. OFFSET+LIMIT (top_n_per_value);
+ * DISTINCT is a DISTINCT over the select list ++ D.  GROUP BY / HAVING
+ * bodies group D JOIN subquery by D's columns and the subquery's keys
+ * (grouped_rows), their rows then taken as a plain subquery's.  x op ANY
+ * is IN's form with op for =; x op ALL is NOT (x <negated op> ANY).
+ * Subqueries in an aggregating query's select list / HAVING / ORDER BY
+ * arrive here over the grouped rows (bind_split_agg.c).
+ *
+ * Not done: set operations in a correlated subquery; correlated IN /
+ * EXISTS over aggregates without GROUP BY; correlated LATERAL aggregates
+ * under LEFT JOIN ... ON other than true; LIMIT with GROUP BY; grouped
+ * subqueries reading outer columns outside WHERE; correlation to a query
+ * two levels out; subqueries in aggregate arguments and an outer join's
+ * ON; a row IN as a value.  Each gives a "not supported" error.
  */
 #include <stdio.h>
 #include <string.h>
