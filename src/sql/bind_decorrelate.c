@@ -42,13 +42,22 @@
  * generate_series over columns to its left becomes a
  * SeriesApply node (bind_lateral_series).
  *
- * Not done: correlated subqueries with GROUP BY, HAVING, DISTINCT, ORDER
- * BY, LIMIT (no per-row top-N), set operations; correlated IN / EXISTS over
- * aggregates; correlated LATERAL aggregates under LEFT JOIN ... ON other
- * than true; correlation to
- * a query two levels out; IN / EXISTS and correlated subqueries in an
- * aggregating query's select list or HAVING, in JOIN ... ON, in aggregate
- * arguments.  Each gives a "not supported" error.
+ * ORDER BY ... LIMIT / OFFSET (top-N per outer row) keeps, of D JOIN
+ * subquery, the rows a window row_number() PARTITION BY D ORDER BY the
+ * subquery's keys numbers OFFSET+1 .. OFFSET+LIMIT (top_n_per_value);
+ * DISTINCT is a DISTINCT over the select list ++ D.  GROUP BY / HAVING
+ * bodies group D JOIN subquery by D's columns and the subquery's keys
+ * (grouped_rows), their rows then taken as a plain subquery's.  x op ANY
+ * is IN's form with op for =; x op ALL is NOT (x <negated op> ANY).
+ * Subqueries in an aggregating query's select list / HAVING / ORDER BY
+ * arrive here over the grouped rows (bind_split_agg.c).
+ *
+ * Not done: set operations in a correlated subquery; correlated IN /
+ * EXISTS over aggregates without GROUP BY; correlated LATERAL aggregates
+ * under LEFT JOIN ... ON other than true; LIMIT with GROUP BY; grouped
+ * subqueries reading outer columns outside WHERE; correlation to a query
+ * two levels out; subqueries in aggregate arguments and an outer join's
+ * ON; a row IN as a value.  Each gives a "not supported" error.
  */
 #include <stdio.h>
 #include <string.h>
@@ -224,6 +233,241 @@ static bool plain_shape(const json_t *sub) {
            !floe_pg_get(sub, "limitCount") && !floe_pg_get(sub, "limitOffset") && !floe_pg_get(sub, "valuesLists") &&
            !floe_pg_list_len(floe_pg_get(sub, "sortClause")) && !floe_pg_get(sub, "withClause") &&
            (!op || !strcmp(op, "SETOP_NONE"));
+}
+
+static json_t *column_ref(const char *name) {
+    return json_pack("{s:{s:[{s:{s:s}}]}}", "ColumnRef", "fields", "String", "sval", name);
+}
+
+/* SELECT ... FROM ... [WHERE ...] [ORDER BY ...] [LIMIT / OFFSET], with
+ * `distinct` also SELECT DISTINCT (not DISTINCT ON): the shapes unnested
+ * with a top-N per outer value (top_n_per_value). */
+static bool topn_shape(const json_t *sub, bool distinct) {
+    const char *op = floe_pg_get_str(sub, "op");
+    json_t *dc = floe_pg_get(sub, "distinctClause");
+    const char *lo = floe_pg_get_str(sub, "limitOption");
+    return sub && floe_pg_get(sub, "fromClause") && !floe_pg_list_len(floe_pg_get(sub, "groupClause")) &&
+           !floe_pg_get(sub, "havingClause") && (!dc || (distinct && !floe_pg_node_kind(floe_pg_list_at(dc, 0)))) &&
+           !floe_pg_get(sub, "valuesLists") && !floe_pg_get(sub, "withClause") && (!op || !strcmp(op, "SETOP_NONE")) &&
+           !(lo && !strcmp(lo, "LIMIT_OPTION_WITH_TIES"));
+}
+
+static bool has_limit(const json_t *sub) { return floe_pg_get(sub, "limitCount") || floe_pg_get(sub, "limitOffset"); }
+
+/* The ORDER BY items of `sub` as ResTargets, to be bound as select items
+ * are: an ordinal, or a bare name that is an output alias, stands for
+ * that item's expression.  A new reference (NULL: out of memory). */
+static json_t *sort_targets(floe_session *s, const json_t *sub) {
+    json_t *out = json_array();
+    json_t *sl = floe_pg_get(sub, "sortClause"), *tl = floe_pg_get(sub, "targetList");
+    int32_t nt = floe_pg_list_len(tl);
+    for (int32_t i = 0; out && i < floe_pg_list_len(sl); i++) {
+        json_t *node = floe_pg_get(floe_pg_as(floe_pg_list_at(sl, i), "SortBy"), "node");
+        json_t *val = node;
+        int64_t ord = 0;
+        json_t *cr = floe_pg_as(node, "ColumnRef");
+        json_t *fl = floe_pg_get(cr, "fields");
+        const char *bare = floe_pg_list_len(fl) == 1 ? floe_pg_string(floe_pg_list_at(fl, 0)) : NULL;
+        if (bind_const_int(s, node, &ord) && ord >= 1 && ord <= nt) {
+            val = floe_pg_get(floe_pg_as(floe_pg_list_at(tl, (int32_t)ord - 1), "ResTarget"), "val");
+        } else if (bare) {
+            for (int32_t k = 0; k < nt; k++) {
+                json_t *rt = floe_pg_as(floe_pg_list_at(tl, k), "ResTarget");
+                const char *nm = floe_pg_get_str(rt, "name");
+                if (nm && !strcmp(nm, bare)) {
+                    val = floe_pg_get(rt, "val");
+                    break;
+                }
+            }
+        }
+        json_t *rt = json_pack("{s:{s:O}}", "ResTarget", "val", val);
+        if (!rt || json_array_append_new(out, rt) != 0) {
+            json_decref(out);
+            out = NULL;
+        }
+    }
+    return out;
+}
+
+/* The top-N of each group of *plan: rows whose columns part[] are equal
+ * (NULLs equal) form a group, ordered by the ORDER BY of `sub` over the
+ * expressions key[] (columns of *plan); rows OFFSET+1 .. OFFSET+LIMIT
+ * of each group are kept, as a window row_number() PARTITION BY part
+ * ORDER BY key and a filter on it, and then columns 0 .. n_keep-1.
+ * Nothing is added without LIMIT and OFFSET. */
+static floe_status top_n_per_value(floe_session *s, const json_t *sub, floe_lplan **plan, floe_expr *const *part,
+                                   int32_t np, floe_expr *const *key, int32_t n_keep) {
+    int64_t fetch = -1, offset = -1;
+    FLOE_TRY(bind_limit_value(s, floe_pg_get(sub, "limitCount"), "LIMIT", &fetch));
+    FLOE_TRY(bind_limit_value(s, floe_pg_get(sub, "limitOffset"), "OFFSET", &offset));
+    if (fetch < 0 && offset <= 0) return NULL;
+    if (offset < 0) offset = 0;
+    json_t *sl = floe_pg_get(sub, "sortClause");
+    int32_t nk = floe_pg_list_len(sl), nin = ncols(*plan);
+    floe_field *f = floe_calloc((size_t)nin + 1, sizeof *f);
+    floe_schema *schema = NULL;
+    floe_status st = f ? NULL : oom();
+    for (int32_t i = 0; i < nin && !st; i++) st = floe_field_copy(&f[i], floe_schema_field((*plan)->schema, i));
+    if (!st) st = floe_field_init(&f[nin], "row_number", floe_type_primitive(FLOE_TYPE_INT64), false, -1);
+    if (!st) st = floe_type_struct(f, nin + 1, &schema);
+    for (int32_t i = 0; f && i <= nin; i++) floe_field_clear(&f[i]);
+    floe_free(f);
+    floe_lplan *wp = NULL;
+    if (!st) {
+        st = floe_lplan_new(FLOE_L_WINDOW, schema, (floe_lplan *[]){*plan}, 1, &wp);
+        *plan = wp; /* NULL on failure: the input was freed */
+    }
+    floe_type_release(schema);
+    if (st) return st;
+    wp->wpart = floe_calloc((size_t)np + 1, sizeof *wp->wpart);
+    wp->worder = floe_calloc((size_t)nk + 1, sizeof *wp->worder);
+    wp->wcalls = floe_calloc(1, sizeof *wp->wcalls);
+    if (!wp->wpart || !wp->worder || !wp->wcalls) return oom();
+    for (int32_t i = 0; i < np; i++) wp->wpart[wp->n_wpart++] = floe_expr_retain(part[i]);
+    for (int32_t i = 0; i < nk; i++) {
+        json_t *sb = floe_pg_as(floe_pg_list_at(sl, i), "SortBy");
+        FLOE_TRY(bind_at(s, floe_pg_location(floe_pg_get(sb, "node")),
+                         bind_sort_key_of(sb, floe_expr_retain(key[i]), &wp->worder[i])));
+        wp->n_worder = i + 1;
+    }
+    wp->n_wcalls = 1;
+    wp->wcalls[0].fn = FLOE_WIN_ROW_NUMBER;
+    wp->wcalls[0].frame.mode = FLOE_FRAME_ROWS;
+    wp->wcalls[0].frame.start = FLOE_BOUND_UNBOUNDED_PRECEDING;
+    wp->wcalls[0].frame.end = FLOE_BOUND_CURRENT_ROW;
+    if (!(wp->wcalls[0].name = floe_strdup("row_number"))) return oom();
+    /* rn > offset AND rn <= offset + fetch */
+    floe_expr *rn = NULL, *lo = NULL, *hi = NULL, *c1 = NULL, *c2 = NULL, *pred = NULL;
+    st = floe_expr_column(nin, &rn);
+    if (!st) st = floe_expr_lit_int64(offset, &lo);
+    if (!st) st = floe_expr_cmp(FLOE_CMP_GT, rn, lo, &c1);
+    if (!st && fetch >= 0) st = floe_expr_lit_int64(offset + fetch, &hi);
+    if (!st && fetch >= 0) st = floe_expr_cmp(FLOE_CMP_LE, rn, hi, &c2);
+    if (!st) st = c2 ? floe_expr_and(c1, c2, &pred) : (pred = floe_expr_retain(c1), NULL);
+    floe_lplan *fp = NULL;
+    if (!st) {
+        st = bind_filter_node(*plan, pred, &fp);
+        *plan = fp;
+    }
+    floe_expr_release(rn);
+    floe_expr_release(lo);
+    floe_expr_release(hi);
+    floe_expr_release(c1);
+    floe_expr_release(c2);
+    floe_expr_release(pred);
+    if (st) return st;
+    /* back to the kept columns */
+    floe_expr **pe = floe_calloc((size_t)n_keep + 1, sizeof *pe);
+    char **pn = floe_calloc((size_t)n_keep + 1, sizeof *pn);
+    st = pe && pn ? NULL : oom();
+    for (int32_t i = 0; i < n_keep && !st; i++) {
+        st = floe_expr_column(i, &pe[i]);
+        pn[i] = floe_schema_field((*plan)->schema, i)->name;
+    }
+    floe_lplan *pp = NULL;
+    if (!st) {
+        st = bind_make_project(*plan, pe, pn, n_keep, &pp);
+        *plan = pp;
+    }
+    for (int32_t i = 0; pe && i < n_keep; i++) floe_expr_release(pe[i]);
+    floe_free(pe);
+    floe_free(pn);
+    return st;
+}
+
+/* SELECT ... FROM ... [WHERE ...] GROUP BY ... [HAVING ...], without
+ * GROUPING SETS, LIMIT / OFFSET or set operations: unnested by grouping
+ * D JOIN subquery by D's columns and the subquery's keys
+ * (grouped_rows). */
+static bool grouped_shape(const json_t *sub) {
+    const char *op = floe_pg_get_str(sub, "op");
+    json_t *dc = floe_pg_get(sub, "distinctClause");
+    return sub && floe_pg_get(sub, "fromClause") && floe_pg_list_len(floe_pg_get(sub, "groupClause")) > 0 &&
+           !bind_group_has_sets(sub) && !has_limit(sub) && !floe_pg_get(sub, "valuesLists") &&
+           !floe_pg_get(sub, "withClause") && (!op || !strcmp(op, "SETOP_NONE")) &&
+           (!dc || !floe_pg_node_kind(floe_pg_list_at(dc, 0)));
+}
+
+/* A grouped subquery's rows per D value: *jn (D's nd columns, then the
+ * subquery's FROM, named by *iscope, its WHERE applied) becomes the
+ * subquery's select list over it grouped by D's columns and its GROUP
+ * BY, HAVING and DISTINCT applied — its select items, then D's columns
+ * (d_first: D's columns first, and *iscope names the items ?v0, ?v1 ...).
+ * The select list and HAVING may not read outer columns (they would not
+ * be among D's). */
+static floe_status grouped_rows(floe_session *s, const json_t *sub, floe_lplan **jn, bind_scope *iscope, int32_t nd,
+                                bool d_first, int32_t loc) {
+    json_t *tl = floe_pg_get(sub, "targetList");
+    int32_t nv = floe_pg_list_len(tl);
+    for (int32_t i = 0; i < nv; i++) {
+        json_t *cr = floe_pg_as(floe_pg_get(floe_pg_as(floe_pg_list_at(tl, i), "ResTarget"), "val"), "ColumnRef");
+        json_t *fl = floe_pg_get(cr, "fields");
+        if (cr && floe_pg_as(floe_pg_list_at(fl, floe_pg_list_len(fl) - 1), "A_Star"))
+            return bind_error(s, loc, FLOE_ERR_UNSUPPORTED, "* in a correlated subquery with GROUP BY is not supported");
+    }
+    bind_result pre, r;
+    memset(&pre, 0, sizeof pre);
+    memset(&r, 0, sizeof r);
+    char nm[32];
+    floe_status st = NULL;
+    for (int32_t i = 0; i < nd && !st; i++) {
+        snprintf(nm, sizeof nm, "?d%d", (int)i);
+        st = bind_scope_add(&pre.scope, NULL, nm, false);
+    }
+    if (!st) st = bind_scope_append(&pre.scope, iscope);
+    pre.plan = *jn;
+    *jn = NULL;
+    /* SELECT <items>, ?d0 ... GROUP BY <keys>, ?d0 ... HAVING ... */
+    json_t *body = json_object(), *ntl = json_copy(tl), *gl = json_copy(floe_pg_get(sub, "groupClause"));
+    if (!body || !ntl || !gl || json_object_set_new(body, "targetList", ntl) != 0 ||
+        json_object_set_new(body, "groupClause", gl) != 0)
+        st = oom();
+    static const char *const kept[] = {"havingClause", "distinctClause"};
+    for (int i = 0; i < 2 && !st; i++) {
+        json_t *v = floe_pg_get(sub, kept[i]);
+        if (v && json_object_set(body, kept[i], v) != 0) st = oom();
+    }
+    for (int32_t i = 0; i < nd && !st; i++) {
+        snprintf(nm, sizeof nm, "?d%d", (int)i);
+        json_t *ref = column_ref(nm);
+        json_t *rt = ref ? json_pack("{s:{s:O,s:s}}", "ResTarget", "val", ref, "name", nm) : NULL;
+        if (!rt || json_array_append_new(ntl, rt) != 0 || json_array_append_new(gl, ref) != 0) st = oom();
+    }
+    if (!st) {
+        st = bind_simple_select_over(s, body, &pre, &r);
+        if (st && floe_status_code(st) == FLOE_ERR_NOT_FOUND) {
+            floe_status_free(st);
+            st = bind_error(s, loc, FLOE_ERR_UNSUPPORTED,
+                            "a correlated subquery with GROUP BY may read outer columns only in its WHERE clause");
+        }
+    }
+    json_decref(body);
+    bind_result_free(&pre);
+    if (st) return st;
+    bind_scope_free(&r.scope);
+    if (!d_first) {
+        *jn = r.plan;
+        return NULL;
+    }
+    floe_expr **pe = floe_calloc((size_t)(nv + nd) + 1, sizeof *pe);
+    char **pn = floe_calloc((size_t)(nv + nd) + 1, sizeof *pn);
+    st = pe && pn ? NULL : oom();
+    for (int32_t i = 0; i < nv + nd && !st; i++) {
+        int32_t from = i < nd ? nv + i : i - nd;
+        st = floe_expr_column(from, &pe[i]);
+        pn[i] = floe_schema_field(r.plan->schema, from)->name;
+    }
+    if (!st) st = bind_make_project(r.plan, pe, pn, nv + nd, jn);
+    else floe_lplan_free(r.plan);
+    for (int32_t i = 0; pe && i < nv + nd; i++) floe_expr_release(pe[i]);
+    floe_free(pe);
+    floe_free(pn);
+    bind_scope_free(iscope);
+    for (int32_t i = 0; i < nv && !st; i++) {
+        snprintf(nm, sizeof nm, "?v%d", (int)i);
+        st = bind_scope_add(iscope, NULL, nm, false);
+    }
+    return st;
 }
 
 /* Growing list of expressions. */
@@ -420,26 +664,47 @@ static floe_status unnest_join(floe_session *s, const json_t *sub, floe_schema *
     return st;
 }
 
+/* bind_decorrelated with IN's comparison `cmp` (x cmp ANY (subquery):
+ * TRUE when some x cmp v is, NULL when none is but one is NULL). */
+static floe_status decorrelated(bind_ectx *c, const json_t *sub, bind_sublink_kind kind, const json_t *testexpr,
+                                floe_cmp_op cmp, int32_t loc, floe_expr **out);
+
 floe_status bind_decorrelated(bind_ectx *c, const json_t *sub, bind_sublink_kind kind, const json_t *testexpr,
                               int32_t loc, floe_expr **out) {
+    return decorrelated(c, sub, kind, testexpr, FLOE_CMP_EQ, loc, out);
+}
+
+static floe_status decorrelated(bind_ectx *c, const json_t *sub, bind_sublink_kind kind, const json_t *testexpr,
+                                floe_cmp_op cmp, int32_t loc, floe_expr **out) {
     floe_session *s = c->s;
     *out = NULL;
     if (!c->plan || c->agg_mode || c->outer || c->in_agg_arg || !c->from_clause)
         return bind_error(s, loc, FLOE_ERR_UNSUPPORTED, "a correlated subquery is not supported in %s",
                           c->outer ? "a correlated condition" : c->in_agg_arg ? "an aggregate's argument"
                                                                                : (c->clause ? c->clause : "this place"));
-    if (!plain_shape(sub))
+    /* DISTINCT does not change what IN / EXISTS see; ORDER BY matters
+     * only with LIMIT / OFFSET (a top-N per outer value below). */
+    bool grouped = grouped_shape(sub);
+    if (!grouped && !topn_shape(sub, kind != BIND_SUBLINK_SCALAR))
         return bind_error(s, loc, FLOE_ERR_UNSUPPORTED,
-                          "correlated subqueries are supported only as SELECT ... FROM ... WHERE ... (no GROUP BY, "
-                          "HAVING, DISTINCT, ORDER BY, LIMIT or set operations)");
+                          "correlated subqueries are supported only as SELECT ... FROM ... WHERE ... [GROUP BY ... "
+                          "HAVING ...] [ORDER BY ... LIMIT / OFFSET] (no HAVING without GROUP BY, LIMIT with GROUP BY, "
+                          "DISTINCT for a scalar subquery, or set operations)");
     json_t *tl = floe_pg_get(sub, "targetList");
-    bool is_agg = bind_has_aggregate(tl);
+    /* grouped: the rows of the grouping, taken as a plain subquery's */
+    bool is_agg = !grouped && bind_has_aggregate(tl), limited = has_limit(sub);
+    if (is_agg && limited)
+        return bind_error(s, loc, FLOE_ERR_UNSUPPORTED,
+                          "LIMIT / OFFSET in a correlated subquery of aggregates is not supported");
     if (kind != BIND_SUBLINK_SCALAR && is_agg)
         return bind_error(s, loc, FLOE_ERR_UNSUPPORTED, "correlated IN / EXISTS subqueries over aggregates are not supported");
     if (kind != BIND_SUBLINK_EXISTS && floe_pg_list_len(tl) != 1)
         return bind_error(s, loc, FLOE_ERR_INVALID_ARGUMENT,
                           kind == BIND_SUBLINK_IN ? "subquery has too many columns" : "subquery must return only one column");
     json_t *vnode = kind == BIND_SUBLINK_EXISTS ? NULL : floe_pg_get(floe_pg_as(floe_pg_list_at(tl, 0), "ResTarget"), "val");
+    json_t *vref = grouped ? column_ref("?v0") : NULL; /* the grouped rows' value */
+    if (grouped && !vref) return oom();
+    if (grouped) vnode = vref;
 
     bind_result inner;
     memset(&inner, 0, sizeof(inner));
@@ -462,8 +727,41 @@ floe_status bind_decorrelated(bind_ectx *c, const json_t *sub, bind_sublink_kind
         st = bind_expr(&oc, testexpr, &x);
         bind_ectx_clear(&oc);
     }
-    if (!st) st = unnest_join(s, sub, outer->schema, c->sc, c->from_clause, x, NULL, NULL, loc, &inner, &dex, &jn);
+    /* LIMIT / OFFSET: the ORDER BY keys are bound as select items over
+     * D JOIN subquery, and its rows cut to the top-N per D value. */
+    json_t *keys = NULL;
+    elist kex = {0};
+    if (!st && limited && !(keys = sort_targets(s, sub))) st = oom();
+    if (!st)
+        st = unnest_join(s, sub, outer->schema, c->sc, c->from_clause, x, keys, keys ? &kex : NULL, loc, &inner, &dex,
+                         &jn);
+    json_decref(keys);
     int32_t nd = dex.n;
+    floe_schema *fs = st ? NULL : floe_type_retain(jn->inputs[1]->schema); /* the subquery's FROM */
+    if (!st && limited) {
+        elist part = {0};
+        for (int32_t i = 0; i < nd && !st; i++) {
+            floe_expr *e = NULL;
+            st = floe_expr_column(i, &e);
+            if (!st) st = elist_add(&part, e);
+        }
+        if (!st) st = top_n_per_value(s, sub, &jn, part.v, nd, kex.v, ncols(jn));
+        elist_free(&part);
+    }
+    elist_free(&kex);
+    if (!st && grouped) {
+        /* D ++ the select items of the grouping; fs their types */
+        st = grouped_rows(s, sub, &jn, &inner.scope, nd, true, loc);
+        int32_t nv = floe_pg_list_len(tl);
+        floe_field *f = st ? NULL : floe_calloc((size_t)nv + 1, sizeof *f);
+        if (!st && !f) st = oom();
+        for (int32_t i = 0; i < nv && !st; i++) st = floe_field_copy(&f[i], floe_schema_field(jn->schema, nd + i));
+        floe_type_release(fs);
+        fs = NULL;
+        if (!st) st = floe_type_struct(f, nv, &fs);
+        for (int32_t i = 0; f && i < nv; i++) floe_field_clear(&f[i]);
+        floe_free(f);
+    }
     /* The aggregates over D ++ subquery columns, and the value over G
      * (D's columns, n, the rest) — matched — and over an empty input. */
     if (!st) st = count_star(&calls[n_calls++], "n");
@@ -474,7 +772,7 @@ floe_status bind_decorrelated(bind_ectx *c, const json_t *sub, bind_sublink_kind
         if (!st) st = floe_expr_lit_bool(false, &empty);
     } else if (!st && kind == BIND_SUBLINK_IN) {
         bind_ectx vc;
-        bind_ectx_init(&vc, s, &inner.scope, jn->inputs[1]->schema, "IN");
+        bind_ectx_init(&vc, s, &inner.scope, fs, "IN");
         floe_expr *y = NULL, *y2 = NULL, *dx = NULL;
         st = bind_expr(&vc, vnode, &y);
         bind_ectx_clear(&vc);
@@ -482,7 +780,7 @@ floe_status bind_decorrelated(bind_ectx *c, const json_t *sub, bind_sublink_kind
         if (!st) st = floe_expr_column(nd - 1, &dx);
         if (!st) st = bind_align_keys(&dx, jn->schema, &y2, jn->schema);
         floe_expr *eq = NULL;
-        if (!st) st = floe_expr_cmp(FLOE_CMP_EQ, dx, y2, &eq);
+        if (!st) st = floe_expr_cmp(cmp, dx, y2, &eq);
         if (!st) {
             calls[n_calls].fn = FLOE_AGG_BOOL_OR;
             calls[n_calls].arg = floe_expr_retain(eq);
@@ -517,8 +815,8 @@ floe_status bind_decorrelated(bind_ectx *c, const json_t *sub, bind_sublink_kind
         if (!st) st = floe_expr_lit_bool(false, &empty);
     } else if (!st && !is_agg) {
         floe_type_release(ac.schema);
-        ac.schema = floe_type_retain(jn->inputs[1]->schema);
-        ac.n_from = ncols(jn->inputs[1]);
+        ac.schema = floe_type_retain(fs);
+        ac.n_from = floe_schema_num_fields(fs);
         floe_expr *v = NULL, *v2 = NULL, *vc = NULL;
         floe_type *t = NULL;
         st = bind_expr(&ac, vnode, &v);
@@ -544,8 +842,8 @@ floe_status bind_decorrelated(bind_ectx *c, const json_t *sub, bind_sublink_kind
     floe_agg_call *all = calls;
     if (!st && kind == BIND_SUBLINK_SCALAR && is_agg) {
         floe_type_release(ac.schema);
-        ac.schema = floe_type_retain(jn->inputs[1]->schema);
-        ac.n_from = ncols(jn->inputs[1]);
+        ac.schema = floe_type_retain(fs);
+        ac.n_from = floe_schema_num_fields(fs);
         ac.agg_mode = true;
         st = bind_expr(&ac, vnode, &val);
         na = ac.n_extras;
@@ -641,10 +939,42 @@ floe_status bind_decorrelated(bind_ectx *c, const json_t *sub, bind_sublink_kind
     bind_result_free(&inner);
     elist_free(&dex);
     floe_free(extra_col);
+    floe_type_release(fs);
+    json_decref(vref);
     return st;
 }
 
 /* ---------------------------------------------- IN / EXISTS as values */
+
+static floe_status sublink_any(bind_ectx *c, const json_t *body, bool exists, floe_cmp_op cmp, int32_t loc,
+                               floe_expr **out);
+static floe_status ordered_any(bind_ectx *c, const json_t *body, floe_lplan *sub, floe_cmp_op cmp, floe_expr **out);
+
+/* The comparison operators of x op ANY / ALL (subquery). */
+static bool cmp_of(const char *op, floe_cmp_op *out) {
+    static const char *const names[] = {"=", "<>", "<", "<=", ">", ">="};
+    static const floe_cmp_op ops[] = {FLOE_CMP_EQ, FLOE_CMP_NE, FLOE_CMP_LT, FLOE_CMP_LE, FLOE_CMP_GT, FLOE_CMP_GE};
+    if (!op) op = "=";
+    if (!strcmp(op, "!=")) op = "<>";
+    for (int i = 0; i < 6; i++)
+        if (!strcmp(op, names[i])) {
+            *out = ops[i];
+            return true;
+        }
+    return false;
+}
+
+/* NOT (x op v) as one comparison: x <negated op> v. */
+static floe_cmp_op cmp_negated(floe_cmp_op op) {
+    switch (op) {
+    case FLOE_CMP_EQ: return FLOE_CMP_NE;
+    case FLOE_CMP_NE: return FLOE_CMP_EQ;
+    case FLOE_CMP_LT: return FLOE_CMP_GE;
+    case FLOE_CMP_LE: return FLOE_CMP_GT;
+    case FLOE_CMP_GT: return FLOE_CMP_LE;
+    default: return FLOE_CMP_LT;
+    }
+}
 
 floe_status bind_sublink_value(bind_ectx *c, const json_t *sublink, floe_expr **out) {
     *out = NULL;
@@ -653,24 +983,40 @@ floe_status bind_sublink_value(bind_ectx *c, const json_t *sublink, floe_expr **
     const char *type = floe_pg_get_str(body, "subLinkType");
     bool exists = type && !strcmp(type, "EXISTS_SUBLINK");
     bool in = type && !strcmp(type, "ANY_SUBLINK");
-    if (!exists && !in)
-        return bind_error(c->s, loc, FLOE_ERR_UNSUPPORTED, "%s subqueries are not supported",
-                          type && !strcmp(type, "ALL_SUBLINK") ? "ALL" : type ? type : "these");
+    bool all = type && !strcmp(type, "ALL_SUBLINK");
+    if (!exists && !in && !all)
+        return bind_error(c->s, loc, FLOE_ERR_UNSUPPORTED, "%s subqueries are not supported", type ? type : "these");
     json_t *names = floe_pg_get(body, "operName");
     const char *op = floe_pg_string(floe_pg_list_at(names, floe_pg_list_len(names) - 1));
-    if (in && op && strcmp(op, "=") != 0)
-        return bind_error(c->s, loc, FLOE_ERR_UNSUPPORTED, "%s ANY (subquery) is not supported", op);
+    floe_cmp_op cmp = FLOE_CMP_EQ;
+    if (!exists && !cmp_of(op, &cmp))
+        return bind_error(c->s, loc, FLOE_ERR_UNSUPPORTED, "%s %s (subquery) is not supported", op,
+                          all ? "ALL" : "ANY");
     if (!c->plan || c->agg_mode || c->outer || c->in_agg_arg)
-        return bind_error(c->s, loc, FLOE_ERR_UNSUPPORTED, "IN / EXISTS subqueries are not supported in %s",
+        return bind_error(c->s, loc, FLOE_ERR_UNSUPPORTED, "IN / EXISTS / ANY / ALL subqueries are not supported in %s",
                           c->outer ? "a correlated condition" : c->in_agg_arg ? "an aggregate's argument"
                           : c->agg_mode ? "an aggregating query's select list or HAVING"
                                         : (c->clause ? c->clause : "this place"));
+    if (floe_pg_as(floe_pg_get(body, "testexpr"), "RowExpr"))
+        return bind_error(c->s, loc, FLOE_ERR_UNSUPPORTED, "a row compared with a subquery's rows is not supported here");
+    /* x op ALL (S) = NOT (x <negated op> ANY (S)), in three values too. */
+    if (!all) return sublink_any(c, body, exists, cmp, loc, out);
+    floe_expr *any = NULL;
+    FLOE_TRY(sublink_any(c, body, false, cmp_negated(cmp), loc, &any));
+    floe_status st = floe_expr_not(any, out);
+    floe_expr_release(any);
+    return st;
+}
+
+/* EXISTS, or x cmp ANY (subquery): IN for cmp =. */
+static floe_status sublink_any(bind_ectx *c, const json_t *body, bool exists, floe_cmp_op cmp, int32_t loc,
+                               floe_expr **out) {
     json_t *subselect = floe_pg_get(body, "subselect");
     bind_result r;
     floe_status st = bind_select(c->s, subselect, &r);
     if (st && floe_status_code(st) == FLOE_ERR_NOT_FOUND) {
-        floe_status st2 = bind_decorrelated(c, bind_select_body(subselect), exists ? BIND_SUBLINK_EXISTS : BIND_SUBLINK_IN,
-                                            floe_pg_get(body, "testexpr"), loc, out);
+        floe_status st2 = decorrelated(c, bind_select_body(subselect), exists ? BIND_SUBLINK_EXISTS : BIND_SUBLINK_IN,
+                                       floe_pg_get(body, "testexpr"), cmp, loc, out);
         if (st2 && floe_status_code(st2) == FLOE_ERR_NOT_FOUND) {
             floe_status_free(st2);
             return st;
@@ -705,6 +1051,7 @@ floe_status bind_sublink_value(bind_ectx *c, const json_t *sublink, floe_expr **
         floe_lplan_free(r.plan);
         return bind_error(c->s, loc, FLOE_ERR_INVALID_ARGUMENT, "subquery has too many columns");
     }
+    if (cmp != FLOE_CMP_EQ) return ordered_any(c, body, r.plan, cmp, out);
     floe_expr *x = NULL, *y = NULL, *ycol = NULL;
     st = bind_expr(c, floe_pg_get(body, "testexpr"), &x);
     if (st) {
@@ -773,6 +1120,68 @@ floe_status bind_sublink_value(bind_ectx *c, const json_t *sublink, floe_expr **
         floe_expr_release(calls[i].arg);
         floe_free(calls[i].name);
     }
+    return st;
+}
+
+/* Uncorrelated x cmp ANY (S) for cmp other than =: S's statistics
+ * count(*) n, count(v) nn, min(v), max(v) cross joined (one row); for <
+ * and <= some v qualifies iff x cmp max(v) (for > and >= min(v); for <>
+ * x differs from min or max).  CASE WHEN n = 0 THEN FALSE WHEN that THEN
+ * TRUE WHEN x IS NULL OR nn < n THEN NULL ELSE FALSE END.  Consumes sub. */
+static floe_status ordered_any(bind_ectx *c, const json_t *body, floe_lplan *sub, floe_cmp_op cmp, floe_expr **out) {
+    floe_agg_call calls[4];
+    memset(calls, 0, sizeof(calls));
+    floe_status st = count_star(&calls[0], "n");
+    static const floe_agg_fn fns[3] = {FLOE_AGG_COUNT, FLOE_AGG_MIN, FLOE_AGG_MAX};
+    static const char *const nms[3] = {"nn", "lo", "hi"};
+    for (int i = 0; i < 3 && !st; i++) {
+        calls[1 + i].fn = fns[i];
+        st = floe_expr_column(0, &calls[1 + i].arg);
+        if (!st && !(calls[1 + i].name = floe_strdup(nms[i]))) st = oom();
+    }
+    floe_lplan *g = NULL;
+    if (!st) st = aggregate(sub, 0, calls, 4, &g);
+    else floe_lplan_free(sub);
+    int32_t first = -1;
+    if (!st) st = attach(c, g, FLOE_JOIN_INNER, NULL, NULL, 0, false, &first);
+    floe_expr *x = NULL, *n = NULL, *nn = NULL, *lo = NULL, *hi = NULL, *x2 = NULL, *zero = NULL;
+    floe_expr *w[3] = {0}, *t[3] = {0}, *els = NULL, *a = NULL, *b = NULL, *xn = NULL, *lt = NULL;
+    if (!st) st = bind_expr(c, floe_pg_get(body, "testexpr"), &x);
+    if (!st) st = floe_expr_column(first, &n);
+    if (!st) st = floe_expr_column(first + 1, &nn);
+    if (!st) st = floe_expr_column(first + 2, &lo);
+    if (!st) st = floe_expr_column(first + 3, &hi);
+    if (!st) x2 = floe_expr_retain(x);
+    if (!st) st = bind_align_keys(&x, (*c->plan)->schema, &lo, (*c->plan)->schema);
+    if (!st) st = bind_align_keys(&x2, (*c->plan)->schema, &hi, (*c->plan)->schema);
+    if (!st && cmp == FLOE_CMP_NE) {
+        st = floe_expr_cmp(FLOE_CMP_NE, x, lo, &a);
+        if (!st) st = floe_expr_cmp(FLOE_CMP_NE, x2, hi, &b);
+        if (!st) st = floe_expr_or(a, b, &w[1]);
+    } else if (!st) {
+        bool upper = cmp == FLOE_CMP_LT || cmp == FLOE_CMP_LE;
+        st = floe_expr_cmp(cmp, upper ? x2 : x, upper ? hi : lo, &w[1]);
+    }
+    if (!st) st = floe_expr_lit_int64(0, &zero);
+    if (!st) st = floe_expr_cmp(FLOE_CMP_EQ, n, zero, &w[0]);
+    if (!st) st = floe_expr_is_null(x, false, &xn);
+    if (!st) st = floe_expr_cmp(FLOE_CMP_LT, nn, n, &lt);
+    if (!st) st = floe_expr_or(xn, lt, &w[2]);
+    if (!st) st = floe_expr_lit_bool(false, &t[0]);
+    if (!st) st = floe_expr_lit_bool(true, &t[1]);
+    if (!st) st = floe_expr_lit_null(floe_type_primitive(FLOE_TYPE_BOOL), &t[2]);
+    if (!st) st = floe_expr_lit_bool(false, &els);
+    if (!st) st = floe_expr_case(w, t, 3, els, out);
+    for (int i = 0; i < 3; i++) {
+        floe_expr_release(w[i]);
+        floe_expr_release(t[i]);
+    }
+    for (int i = 0; i < 4; i++) {
+        floe_expr_release(calls[i].arg);
+        floe_free(calls[i].name);
+    }
+    floe_expr *all[] = {x, n, nn, lo, hi, x2, zero, els, a, b, xn, lt};
+    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) floe_expr_release(all[i]);
     return st;
 }
 
@@ -909,10 +1318,12 @@ floe_status bind_lateral(floe_session *s, bind_result *left, const json_t *left_
         bind_result_free(&r);
         return lateral_aggregates(s, left, left_from, sub, alias, loc, out);
     } else if (!st) {
-        if (!plain_shape(sub) || bind_has_aggregate(tl))
+        bool grouped = grouped_shape(sub);
+        if (!grouped && (!topn_shape(sub, true) || bind_has_aggregate(tl)))
             st = bind_error(s, loc, FLOE_ERR_UNSUPPORTED,
-                            "correlated LATERAL subqueries are supported only as SELECT ... FROM ... WHERE ... without "
-                            "aggregates, GROUP BY, DISTINCT, ORDER BY, LIMIT or set operations");
+                            "correlated LATERAL subqueries are supported only as SELECT [DISTINCT] ... FROM ... WHERE ... "
+                            "[ORDER BY ... LIMIT / OFFSET], or with GROUP BY [HAVING] and no LIMIT, without set "
+                            "operations (aggregates without GROUP BY only under INNER JOIN or LEFT JOIN ... ON true)");
         for (int32_t i = 0; i < floe_pg_list_len(tl) && !st; i++) {
             json_t *rt = floe_pg_as(floe_pg_list_at(tl, i), "ResTarget");
             json_t *cr = floe_pg_as(floe_pg_get(rt, "val"), "ColumnRef");
@@ -920,37 +1331,92 @@ floe_status bind_lateral(floe_session *s, bind_result *left, const json_t *left_
             if (cr && floe_pg_as(floe_pg_list_at(fl, floe_pg_list_len(fl) - 1), "A_Star"))
                 st = bind_error(s, loc, FLOE_ERR_UNSUPPORTED, "* in a correlated LATERAL subquery's select list is not supported");
         }
+        /* ORDER BY matters only with LIMIT / OFFSET: its keys are bound
+         * as more select items (hidden columns of P unless DISTINCT). */
+        bool distinct = !grouped && floe_pg_get(sub, "distinctClause") != NULL, limited = has_limit(sub);
+        json_t *tl2 = NULL;
+        int32_t ns = 0;
+        if (!st && limited) {
+            json_t *keys = sort_targets(s, sub);
+            tl2 = json_copy(tl);
+            if (!keys || !tl2 || json_array_extend(tl2, keys) != 0) st = oom();
+            ns = floe_pg_list_len(keys);
+            json_decref(keys);
+        }
         if (!st)
-            st = unnest_join(s, sub, left->plan->schema, &left->scope, left_from, NULL, tl, &sel, loc, &inner, &dex, &jn);
+            st = unnest_join(s, sub, left->plan->schema, &left->scope, left_from, NULL, grouped ? NULL : tl2 ? tl2 : tl,
+                             grouped ? NULL : &sel, loc, &inner, &dex, &jn);
+        json_decref(tl2);
         nd = dex.n;
-        /* P = the select list ++ D's columns, over D JOIN subquery. */
+        /* grouped: P = the grouping's select items ++ D's columns */
+        if (!st && grouped) {
+            st = grouped_rows(s, sub, &jn, &inner.scope, nd, false, loc);
+            nv = floe_pg_list_len(tl);
+            if (!st) {
+                p = jn;
+                jn = NULL;
+                st = lateral_scope(s, tl, alias, nd, &r.scope);
+            }
+        }
+        if (!st && !grouped) {
+        /* P = the select list ++ D's columns (++ sort keys), over D JOIN
+         * subquery. */
         nv = floe_pg_list_len(tl);
-        floe_expr **pe = st ? NULL : floe_calloc((size_t)(nv + nd) + 1, sizeof(floe_expr *));
-        char **pn = st ? NULL : floe_calloc((size_t)(nv + nd) + 1, sizeof(char *));
-        if (!st && (!pe || !pn)) st = oom();
-        for (int32_t i = 0; i < nv && !st; i++) {
-            pe[i] = floe_expr_retain(sel.v[i]);
+        int32_t nh = distinct ? 0 : ns;
+        floe_expr **pe = st ? NULL : floe_calloc((size_t)(nv + nd + nh) + 1, sizeof(floe_expr *));
+        char **pn = st ? NULL : floe_calloc((size_t)(nv + nd + nh) + 1, sizeof(char *));
+        floe_expr **part = st ? NULL : floe_calloc((size_t)nd + 1, sizeof(floe_expr *));
+        floe_expr **key = st ? NULL : floe_calloc((size_t)ns + 1, sizeof(floe_expr *));
+        if (!st && (!pe || !pn || !part || !key)) st = oom();
+        for (int32_t i = 0; i < nv + nh && !st; i++) {
+            int32_t at = i < nv ? i : i + nd;
+            pe[at] = floe_expr_retain(sel.v[i]);
             char nm[32];
-            snprintf(nm, sizeof nm, "col_%d", (int)i);
-            if (!st && !(pn[i] = floe_strdup(nm))) st = oom();
+            snprintf(nm, sizeof nm, i < nv ? "col_%d" : "sort_%d", (int)(i < nv ? i : i - nv));
+            if (!st && !(pn[at] = floe_strdup(nm))) st = oom();
         }
         for (int32_t i = 0; i < nd && !st; i++) {
             char nm[32];
             snprintf(nm, sizeof nm, "key_%d", (int)i);
             st = floe_expr_column(i, &pe[nv + i]);
             if (!st && !(pn[nv + i] = floe_strdup(nm))) st = oom();
+            if (!st) st = floe_expr_column(nv + i, &part[i]);
+        }
+        /* the sort keys over P: hidden columns, or (DISTINCT) select items */
+        for (int32_t i = 0; i < ns && !st; i++) {
+            int32_t col = nv + nd + i;
+            if (distinct) {
+                col = -1;
+                for (int32_t k = 0; k < nv && col < 0; k++)
+                    if (bind_expr_equal(sel.v[k], sel.v[nv + i])) col = k;
+                if (col < 0)
+                    st = bind_error(s, loc, FLOE_ERR_INVALID_ARGUMENT,
+                                    "for SELECT DISTINCT, ORDER BY expressions must appear in select list");
+            }
+            if (!st) st = floe_expr_column(col, &key[i]);
         }
         if (!st) {
-            st = bind_make_project(jn, pe, pn, nv + nd, &p);
+            st = bind_make_project(jn, pe, pn, nv + nd + nh, &p);
             jn = NULL;
         }
-        for (int32_t i = 0; pe && i < nv + nd; i++) {
+        if (!st && distinct) {
+            floe_lplan *dp = NULL;
+            st = floe_lplan_new(FLOE_L_DISTINCT, p->schema, (floe_lplan *[]){p}, 1, &dp);
+            p = dp;
+        }
+        if (!st && limited) st = top_n_per_value(s, sub, &p, part, nd, key, nv + nd);
+        for (int32_t i = 0; pe && i < nv + nd + nh; i++) {
             floe_expr_release(pe[i]);
             if (pn) floe_free(pn[i]);
         }
+        for (int32_t i = 0; part && i < nd; i++) floe_expr_release(part[i]);
+        for (int32_t i = 0; key && i < ns; i++) floe_expr_release(key[i]);
+        floe_free(part);
+        floe_free(key);
         floe_free(pe);
         floe_free(pn);
         if (!st) st = lateral_scope(s, tl, alias, nd, &r.scope);
+        }
     }
     /* left JOIN P ON keys (NULL-safe) AND the ON condition. */
     if (!st) st = bind_scope_append(&out->scope, &left->scope);

@@ -694,6 +694,59 @@ static floe_status merge_using(bind_result *out, bind_scope *sc, floe_join_type 
     return NULL;
 }
 
+/* An inner join's ON condition with subqueries: a filter over the cross
+ * join *out (scope *sc), whose subqueries are bound as WHERE's are
+ * (bind_decorrelate.c; their distinct outer values from the join without
+ * its ON), and the columns they added dropped again. */
+static floe_status join_filter_with_subqueries(floe_session *s, const json_t *je, bind_result *out, bind_scope *sc) {
+    json_t *cross = json_deep_copy(je);
+    json_t *fl = cross ? json_pack("[{s:o}]", "JoinExpr", cross) : NULL;
+    if (!fl || json_object_del(cross, "quals") != 0) {
+        json_decref(fl);
+        return floe_error(FLOE_ERR_OUT_OF_MEMORY, "binding: out of memory");
+    }
+    int32_t n = floe_schema_num_fields(out->plan->schema), nsc = sc->n;
+    bind_ectx c;
+    bind_ectx_init(&c, s, sc, out->plan->schema, "JOIN/ON");
+    c.plan = &out->plan;
+    c.from_clause = fl;
+    floe_expr *pred = NULL;
+    floe_status st = bind_predicate(&c, floe_pg_get(je, "quals"), &pred);
+    if (!st && c.n_extras > 0)
+        st = bind_error(s, floe_pg_location(floe_pg_get(je, "quals")), FLOE_ERR_UNSUPPORTED,
+                        "this subquery in JOIN/ON is not supported");
+    bind_ectx_clear(&c);
+    floe_lplan *f = NULL;
+    if (!st) {
+        st = bind_filter_node(out->plan, pred, &f);
+        out->plan = f;
+    }
+    floe_expr_release(pred);
+    json_decref(fl);
+    if (!st && floe_schema_num_fields(out->plan->schema) > n) {
+        floe_expr **pe = floe_calloc((size_t)n + 1, sizeof *pe);
+        char **pn = floe_calloc((size_t)n + 1, sizeof *pn);
+        if (!pe || !pn) st = floe_error(FLOE_ERR_OUT_OF_MEMORY, "binding: out of memory");
+        for (int32_t i = 0; i < n && !st; i++) {
+            st = floe_expr_column(i, &pe[i]);
+            pn[i] = floe_schema_field(out->plan->schema, i)->name;
+        }
+        floe_lplan *p = NULL;
+        if (!st) {
+            st = bind_make_project(out->plan, pe, pn, n, &p);
+            out->plan = p;
+        }
+        if (pe) bind_expr_list_free(pe, n);
+        floe_free(pn);
+    }
+    for (int32_t i = nsc; i < sc->n; i++) {
+        floe_free(sc->cols[i].qual);
+        floe_free(sc->cols[i].name);
+    }
+    if (sc->n > nsc) sc->n = nsc;
+    return st;
+}
+
 static floe_status bind_join(floe_session *s, const json_t *je, bind_result *out) {
     bind_result l, r;
     memset(&l, 0, sizeof(l));
@@ -702,6 +755,7 @@ static floe_status bind_join(floe_session *s, const json_t *je, bind_result *out
     if (jt && strcmp(jt, "JOIN_INNER") && strcmp(jt, "JOIN_LEFT") && strcmp(jt, "JOIN_RIGHT") && strcmp(jt, "JOIN_FULL"))
         return bind_error(s, -1, FLOE_ERR_UNSUPPORTED, "join type %s is not supported", jt);
     floe_join_type type = join_type_of(jt);
+    bool sub_on = false; /* an inner join ON with subqueries */
     FLOE_TRY(bind_from_item(s, floe_pg_get(je, "larg"), &l));
     json_t *lrf = floe_pg_as(floe_pg_get(je, "rarg"), "RangeFunction");
     if (lrf && bind_is_lateral_series(lrf)) {
@@ -838,6 +892,8 @@ static floe_status bind_join(floe_session *s, const json_t *je, bind_result *out
         bind_expr_list_free(conds, nu);
         floe_free(cols);
         bind_ectx_clear(&c);
+    } else if (!st && floe_pg_get(je, "quals") && type == FLOE_JOIN_INNER && bind_has_sublink(floe_pg_get(je, "quals"))) {
+        sub_on = true; /* a filter over the cross join, below */
     } else if (!st && floe_pg_get(je, "quals")) {
         bind_ectx c;
         bind_ectx_init(&c, s, &sc, both, "JOIN/ON");
@@ -853,6 +909,7 @@ static floe_status bind_join(floe_session *s, const json_t *je, bind_result *out
         l.plan = r.plan = NULL;
         st = bind_make_join(lp, rp, type, on, &out->plan);
     }
+    if (!st && sub_on) st = join_filter_with_subqueries(s, je, out, &sc);
     floe_expr_release(on);
     result_free(&l);
     result_free(&r);

@@ -74,7 +74,7 @@ floe_status bind_sort_key_of(const json_t *sortby, floe_expr *e, floe_sort_key *
     return NULL;
 }
 
-static floe_status limit_value(floe_session *s, const json_t *node, const char *what, int64_t *v) {
+floe_status bind_limit_value(floe_session *s, const json_t *node, const char *what, int64_t *v) {
     *v = -1;
     if (!node) return NULL;
     floe_pg_const k = floe_pg_const_of(node);
@@ -111,8 +111,8 @@ floe_status bind_finish_query(floe_session *s, const json_t *body, floe_lplan **
         sp->n_sort_keys = n_keys;
     }
     int64_t fetch, offset;
-    FLOE_TRY(limit_value(s, floe_pg_get(body, "limitCount"), "LIMIT", &fetch));
-    FLOE_TRY(limit_value(s, floe_pg_get(body, "limitOffset"), "OFFSET", &offset));
+    FLOE_TRY(bind_limit_value(s, floe_pg_get(body, "limitCount"), "LIMIT", &fetch));
+    FLOE_TRY(bind_limit_value(s, floe_pg_get(body, "limitOffset"), "OFFSET", &offset));
     const char *lo = floe_pg_get_str(body, "limitOption");
     if (lo && !strcmp(lo, "LIMIT_OPTION_WITH_TIES"))
         return bind_error(s, -1, FLOE_ERR_UNSUPPORTED, "FETCH ... WITH TIES is not supported");

@@ -273,11 +273,20 @@ floe_status bind_group_key(bind_ectx *c, const json_t *g, const sel_item *items,
     return NULL;
 }
 
-static floe_status bind_simple_select(floe_session *s, const json_t *body, bind_result *out) {
+floe_status bind_simple_select(floe_session *s, const json_t *body, bind_result *out) {
+    /* subqueries above an aggregate: two levels (bind_split_agg.c) */
+    if (bind_agg_needs_split(body)) return bind_split_aggregate(s, body, out);
+    return bind_simple_select_over(s, body, NULL, out);
+}
+
+floe_status bind_simple_select_over(floe_session *s, const json_t *body, bind_result *pre, bind_result *out) {
     memset(out, 0, sizeof(*out));
     bind_result from;
     floe_status st;
-    if (floe_pg_list_len(floe_pg_get(body, "fromClause")) > 0) {
+    if (pre) {
+        from = *pre;
+        memset(pre, 0, sizeof(*pre));
+    } else if (floe_pg_list_len(floe_pg_get(body, "fromClause")) > 0) {
         FLOE_TRY(bind_from(s, floe_pg_get(body, "fromClause"), &from));
     } else {
         memset(&from, 0, sizeof(from));
@@ -359,6 +368,21 @@ static floe_status bind_simple_select(floe_session *s, const json_t *body, bind_
     for (int32_t i = 0; i < n_subq && !st; i++) {
         bool done = false;
         st = bind_subquery_predicate(s, &plan, &sc, subq[i], &done);
+        if (st || done) continue;
+        /* not a semi / anti join: filter on its value (bind_decorrelate.c) */
+        bind_ectx vc;
+        bind_ectx_init(&vc, s, &sc, plan->schema, "WHERE");
+        vc.plan = &plan;
+        vc.from_clause = floe_pg_get(body, "fromClause");
+        floe_expr *e = NULL;
+        st = bind_predicate(&vc, subq[i], &e);
+        bind_ectx_clear(&vc);
+        floe_lplan *f = NULL;
+        if (!st) {
+            st = bind_filter_node(plan, e, &f);
+            plan = f;
+        }
+        floe_expr_release(e);
     }
     floe_free(subq);
     if (st) goto done;

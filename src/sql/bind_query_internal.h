@@ -49,6 +49,22 @@ floe_status bind_rewrite_over_agg(bind_ectx *c, const floe_expr *e, floe_expr *c
 floe_status bind_group_key(bind_ectx *c, const json_t *g, const sel_item *items, int32_t n_items, floe_expr **groups,
                            int32_t *n_groups, int32_t *index) FLOE_WARN_UNUSED;
 
+/* A SELECT body (no set operation, VALUES or WITH): over its FROM, or
+ * over `pre` (taken) when given. */
+floe_status bind_simple_select(floe_session *s, const json_t *body, bind_result *out) FLOE_WARN_UNUSED;
+floe_status bind_simple_select_over(floe_session *s, const json_t *body, bind_result *pre,
+                                    bind_result *out) FLOE_WARN_UNUSED;
+
+/* ---- an aggregate with subqueries above it (bind_split_agg.c) ------------------- */
+
+/* Does the parse tree hold a SubLink? */
+bool bind_has_sublink(const json_t *j);
+/* Is `body` an aggregating level (no GROUPING SETS) with subqueries in its
+ * select list, HAVING or ORDER BY? */
+bool bind_agg_needs_split(const json_t *body);
+/* Bind it as SELECT ... FROM (the grouping) WHERE <HAVING> ... */
+floe_status bind_split_aggregate(floe_session *s, const json_t *body, bind_result *out) FLOE_WARN_UNUSED;
+
 /* ---- GROUPING SETS, ROLLUP, CUBE (bind_grouping.c) ------------------------------- */
 
 /* The grouping sets of a query level.  Set k groups by the keys whose bit
@@ -101,6 +117,9 @@ floe_status bind_output_ref(floe_session *s, const json_t *node, const sel_item 
 int32_t bind_alias_ref(const json_t *node, const bind_scope *sc, const sel_item *items, int32_t n);
 /* The sort key of a SortBy node over expression `e` (direction, NULLs). */
 floe_status bind_sort_key_of(const json_t *sortby, floe_expr *e, floe_sort_key *k) FLOE_WARN_UNUSED;
+/* A LIMIT / OFFSET value: a non-negative integer constant; -1 when absent
+ * or ALL. */
+floe_status bind_limit_value(floe_session *s, const json_t *node, const char *what, int64_t *v) FLOE_WARN_UNUSED;
 /* ORDER BY, LIMIT and OFFSET over a plan whose output is `n_out` visible
  * columns followed by hidden sort columns; drops the hidden columns. */
 floe_status bind_finish_query(floe_session *s, const json_t *body, floe_lplan **plan, const floe_sort_key *keys,

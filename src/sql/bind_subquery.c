@@ -500,6 +500,48 @@ static floe_status correlated_subquery(floe_session *s, floe_lplan **plan, bind_
     return st;
 }
 
+/* A WHERE conjunct (a, b, ...) IN (SELECT x, y, ... uncorrelated): a semi
+ * join on a = x AND b = y ... (a row with a NULL part matches nothing,
+ * which WHERE treats as the NULL or FALSE it is). */
+static floe_status row_in(floe_session *s, floe_lplan **plan, bind_scope *sc, const json_t *sl, const json_t *row,
+                          int32_t loc) {
+    json_t *args = floe_pg_get(row, "args");
+    int32_t n = floe_pg_list_len(args);
+    bind_result r;
+    floe_status st = bind_select(s, floe_pg_get(sl, "subselect"), &r);
+    if (st && floe_status_code(st) == FLOE_ERR_NOT_FOUND)
+        return floe_status_wrap(st, "(a row IN a correlated subquery is not supported)");
+    if (st) return st;
+    int32_t nr = floe_schema_num_fields(r.plan->schema);
+    if (nr != n) {
+        bind_result_free(&r);
+        return bind_error(s, loc, FLOE_ERR_INVALID_ARGUMENT, "subquery has too %s columns", nr > n ? "many" : "few");
+    }
+    floe_expr **lk = floe_calloc((size_t)n + 1, sizeof *lk), **rk = floe_calloc((size_t)n + 1, sizeof *rk);
+    if (!lk || !rk) st = floe_error(FLOE_ERR_OUT_OF_MEMORY, "binding: out of memory");
+    bind_ectx oc;
+    bind_ectx_init(&oc, s, sc, (*plan)->schema, "IN");
+    for (int32_t i = 0; i < n && !st; i++) {
+        st = bind_expr(&oc, floe_pg_list_at(args, i), &lk[i]);
+        if (!st) st = floe_expr_column(i, &rk[i]);
+        if (!st) st = align_keys(&lk[i], (*plan)->schema, &rk[i], r.plan->schema);
+    }
+    bind_ectx_clear(&oc);
+    if (!st) {
+        floe_lplan *right = r.plan;
+        r.plan = NULL;
+        st = semi_join(plan, right, false, lk, rk, n, NULL, false);
+    }
+    for (int32_t i = 0; i < n; i++) {
+        if (lk) floe_expr_release(lk[i]);
+        if (rk) floe_expr_release(rk[i]);
+    }
+    floe_free(lk);
+    floe_free(rk);
+    bind_result_free(&r);
+    return st;
+}
+
 floe_status bind_subquery_predicate(floe_session *s, floe_lplan **plan, bind_scope *sc, const json_t *node,
                                     bool *done) {
     *done = false;
@@ -519,8 +561,13 @@ floe_status bind_subquery_predicate(floe_session *s, floe_lplan **plan, bind_sco
     int32_t loc = floe_pg_location(node);
     json_t *names = floe_pg_get(sl, "operName");
     const char *op = floe_pg_string(floe_pg_list_at(names, floe_pg_list_len(names) - 1));
-    if (in && op && strcmp(op, "=") != 0)
-        return bind_error(s, loc, FLOE_ERR_UNSUPPORTED, "%s ANY (subquery) is not supported", op);
+    /* x op ANY, and a row IN: the value form (bind_decorrelate.c) */
+    json_t *row = floe_pg_as(floe_pg_get(sl, "testexpr"), "RowExpr");
+    if (in && ((op && strcmp(op, "=") != 0) || (row && negate))) return NULL;
+    if (in && row) {
+        *done = true;
+        return row_in(s, plan, sc, sl, row, loc);
+    }
     *done = true;
     const json_t *sub = bind_select_body(floe_pg_get(sl, "subselect"));
     json_t *testexpr = floe_pg_get(sl, "testexpr");
@@ -534,8 +581,11 @@ floe_status bind_subquery_predicate(floe_session *s, floe_lplan **plan, bind_sco
             return NULL;
         }
         if (floe_status_code(st2) == FLOE_ERR_UNSUPPORTED) {
+            /* not as a semi join: the caller binds the value form */
             floe_status_free(st2);
-            return st;
+            floe_status_free(st);
+            *done = false;
+            return NULL;
         }
         floe_status_free(st);
         return st2;

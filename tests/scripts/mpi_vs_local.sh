@@ -82,6 +82,11 @@ queries=(
   "WITH RECURSIVE r(n, d) AS (SELECT k, 0 FROM $dim WHERE k < 3 UNION SELECT d2.k, r.d + 1 FROM r JOIN $dim d2
      ON d2.k = (r.n * 7 + 1) % 61 WHERE r.d < 40) SELECT n, min(d), count(*) FROM r GROUP BY n"
   "WITH t AS (SELECT k, count(*) AS c FROM $fact GROUP BY k) SELECT a.k, a.c, b.c FROM t a JOIN t b ON a.k = b.k + 1"
+  # subqueries: a top-N per outer row (window per distinct outer value), an
+  # EXISTS over group keys, x > ALL
+  "SELECT d.k, s.id FROM $dim d, LATERAL (SELECT f.id FROM $fact f WHERE f.k = d.k ORDER BY f.id DESC LIMIT 2) s"
+  "SELECT f.k, count(*), EXISTS (SELECT 1 FROM $dim d WHERE d.k = f.k + 40) FROM $fact f GROUP BY f.k"
+  "SELECT count(*) FROM $fact WHERE v > ALL (SELECT d.k * 100 FROM $dim d)"
 )
 
 td=${FLOE_TESTDATA:-${FLOE_TESTDATA_DEFAULT:-$FLOE_SOURCE_DIR/../shared/testdata}}
