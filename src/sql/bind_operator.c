@@ -144,6 +144,17 @@ static floe_status bind_json_op(bind_ectx *c, const json_t *body, const char *op
                {"?&", "__jsonb_exists_all", NULL},
                {"@>", "__jsonb_contains", NULL},
                {"<@", "__jsonb_contained", NULL}};
+    /* The JSON operators read json / jsonb text or a variant: on any other
+     * type name the operator and the type, not the internal function. */
+    if (!st && lt->id != FLOE_TYPE_STRING && lt->id != FLOE_TYPE_VARIANT && lt->id != FLOE_TYPE_NULL) {
+        floe_buf b;
+        floe_buf_init(&b);
+        st = floe_type_to_string(lt, &b);
+        if (!st)
+            st = bind_error(c->s, loc, FLOE_ERR_TYPE, "operator does not exist: %s %s (it takes json, jsonb or variant)",
+                            floe_buf_cstr(&b), op);
+        floe_buf_free(&b);
+    }
     for (size_t i = 0; !st && i < sizeof ops / sizeof ops[0]; i++) {
         if (strcmp(op, ops[i].op)) continue;
         const char *fn = lt->id == FLOE_TYPE_VARIANT ? ops[i].variant_fn : ops[i].fn;
