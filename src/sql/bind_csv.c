@@ -178,6 +178,13 @@ floe_status floe_sql_bind_read_csv(floe_session *s, const char *fname, const jso
         } else if (!strcmp(an, "skip")) {
             st = const_int(s, v, an, &o.skip);
             if (!st && o.skip < 0) st = bind_error(s, floe_pg_location(v), FLOE_ERR_INVALID_ARGUMENT, "skip must be >= 0");
+        } else if (!strcmp(an, "range_bytes")) {
+            /* floe's own knob: the size of the byte ranges parsed in
+             * parallel (tests use small ones to put many range edges
+             * inside quoted fields). */
+            st = const_int(s, v, an, &o.range_bytes);
+            if (!st && o.range_bytes < 1)
+                st = bind_error(s, floe_pg_location(v), FLOE_ERR_INVALID_ARGUMENT, "range_bytes must be positive");
         } else if (!strcmp(an, "names") || !strcmp(an, "column_names")) {
             free_strings(names, nn);
             st = const_strings(s, v, an, &names, &nn);
@@ -203,7 +210,7 @@ floe_status floe_sql_bind_read_csv(floe_session *s, const char *fname, const jso
             }
         } else {
             const char *cands[] = {"header", "delim", "sep", "quote", "escape", "nullstr", "auto_detect", "all_varchar",
-                                   "filename", "skip", "names", "types", "columns", "allow_quoted_nulls"};
+                                   "filename", "skip", "names", "types", "columns", "allow_quoted_nulls", "range_bytes"};
             st = bind_at(s, floe_pg_location(a),
                          floe_unknown_name_error(FLOE_ERR_NOT_FOUND, "read_csv option", floe_str_c(an), cands,
                                                  sizeof cands / sizeof cands[0]));

@@ -247,6 +247,12 @@ static floe_status csv_rows(text_out *t, const copy_opts *o, const bool *force, 
             if (a->type->id == FLOE_TYPE_TIMESTAMP_US || a->type->id == FLOE_TYPE_TIMESTAMP_US_TZ ||
                 a->type->id == FLOE_TYPE_TIME64_US)
                 trim_fraction(cell);
+            /* PostgreSQL prints float 0 and -3 as 0 and -3, not 0.0. */
+            if ((a->type->id == FLOE_TYPE_FLOAT64 || a->type->id == FLOE_TYPE_FLOAT32) && cell->len > 2 &&
+                !memcmp(cell->data + cell->len - 2, ".0", 2) && !memchr(cell->data, 'e', cell->len)) {
+                cell->len -= 2;
+                cell->data[cell->len] = 0;
+            }
             FLOE_TRY(csv_field(&t->buf, o, (const char *)cell->data, cell->len, force[c], b->num_columns == 1));
         }
         FLOE_TRY(floe_buf_append_byte(&t->buf, '\n'));

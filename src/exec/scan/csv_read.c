@@ -262,6 +262,20 @@ static floe_type *det_floe_type(det_type t) {
     return floe_type_primitive(ids[t]);
 }
 
+/* A given column type as the detector's class (VARCHAR: not judged). */
+static det_type det_of_type(const floe_type *t) {
+    switch (t->id) {
+    case FLOE_TYPE_BOOL: return T_BOOL;
+    case FLOE_TYPE_INT32:
+    case FLOE_TYPE_INT64: return T_BIGINT;
+    case FLOE_TYPE_FLOAT32:
+    case FLOE_TYPE_FLOAT64: return T_DOUBLE;
+    case FLOE_TYPE_DATE32: return T_DATE;
+    case FLOE_TYPE_TIMESTAMP_US: return T_TIMESTAMP;
+    default: return T_VARCHAR;
+    }
+}
+
 /* ------------------------------------------------------------- one file */
 
 typedef struct csv_file {
@@ -484,12 +498,10 @@ static floe_status detect(csv_file *f, csv_plan *p) {
             bool all_varchar = true, mismatch = false, first_null = false;
             for (int32_t c = 0; c < ncols; c++) {
                 if (offs[2 * c + 1] < 0) first_null = true;
-                floe_type_id want = o->n_types > 0 ? o->types[c]->id : FLOE_TYPE_STRING;
-                bool is_text = o->n_types > 0 ? want == FLOE_TYPE_STRING : dt[c] == T_VARCHAR;
-                if (is_text) continue;
+                det_type t = o->n_types > 0 ? det_of_type(o->types[c]) : dt[c];
+                if (t == T_VARCHAR) continue;
                 all_varchar = false;
-                if (offs[2 * c + 1] >= 0 && o->n_types <= 0 &&
-                    !fits(dt[c], (const char *)text.data + offs[2 * c], offs[2 * c + 1]))
+                if (offs[2 * c + 1] >= 0 && !fits(t, (const char *)text.data + offs[2 * c], offs[2 * c + 1]))
                     mismatch = true;
             }
             header = !first_null && (all_varchar || mismatch);
