@@ -623,8 +623,8 @@ static floe_status cast_batch(const csv_job *j, floe_array **cols, const int64_t
         floe_batch *b = NULL;
         floe_array *res = NULL;
         st = floe_expr_column(0, &col);
-        if (!st) st = floe_expr_cast(col, floe_type_retain(p->types[c]), &cast);
-        else floe_expr_release(col);
+        if (!st) st = floe_expr_cast(col, p->types[c], &cast); /* retains both */
+        floe_expr_release(col);
         if (!st) st = floe_batch_new(one, &cols[c], 1, rows, &b);
         if (!st) st = floe_expr_eval(cast, b, &res);
         if (st) {
