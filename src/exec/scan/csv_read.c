@@ -359,7 +359,11 @@ static floe_status sniff(const csv_file *f, size_t start, const floe_csv_options
         int32_t cols = -1, nrec = 0;
         bool consistent = true;
         while (pos < f->n && nrec < SNIFF_RECORDS) {
-            if (parse_record(&t, f->data, f->n, &pos, &r, &lines)) break; /* reported later */
+            floe_status pe = parse_record(&t, f->data, f->n, &pos, &r, &lines);
+            if (pe) { /* reported when the file is parsed */
+                floe_status_free(pe);
+                break;
+            }
             if (record_blank(&r)) continue;
             if (cols < 0) cols = r.n;
             else if (r.n != cols) consistent = false;
@@ -887,7 +891,7 @@ floe_status floe_csv_read(const char *const *patterns, int32_t n_patterns, floe_
             if (!st && !(fields = floe_calloc((size_t)plan.ncols + 1, sizeof *fields)))
                 st = floe_error(FLOE_ERR_OUT_OF_MEMORY, "reading CSV: out of memory");
             for (int32_t c = 0; !st && c < plan.ncols; c++)
-                st = floe_field_init(&fields[c], plan.names[c], floe_type_retain(plan.types[c]), true, -1);
+                st = floe_field_init(&fields[c], plan.names[c], plan.types[c], true, -1); /* retains */
             if (!st) st = floe_type_struct(fields, plan.ncols, &schema);
             if (!st && o->filename) {
                 st = floe_field_init(&fields[plan.ncols], "filename", floe_type_primitive(FLOE_TYPE_STRING), true, -1);
