@@ -109,6 +109,14 @@ floe_status bind_values(floe_session *s, const json_t *body, bind_result *out) {
         for (int32_t r = 0; r < nr && !st; r++) {
             floe_expr *ce = NULL;
             floe_array *v = NULL;
+            /* A literal of the column's type is appended as it is: no
+             * coercion or evaluation per cell (VALUES of many rows). */
+            if (col[r]->kind == FLOE_EXPR_LITERAL && col[r]->literal && floe_type_equals(col[r]->literal->type, target)) {
+                v = col[r]->literal;
+                if (floe_array_is_null(v, 0)) nullable = true;
+                st = floe_array_is_null(v, 0) ? floe_builder_append_null(b) : floe_builder_append_array(b, v, 0, 1);
+                continue;
+            }
             st = bind_coerce(&c, col[r], target, -1, &ce);
             if (!st) st = bind_eval_const(ce, &v);
             if (!st) {

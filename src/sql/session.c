@@ -25,6 +25,7 @@
 #include "floe/exec_metrics.h"
 #include "floe/memory.h"
 #include "formats/parquet/writer.h"
+#include "sql/bind_csv.h"
 #include "sql/ddl.h"
 #include "sql/dml.h"
 #include "sql/dml_internal.h"
@@ -515,68 +516,9 @@ static floe_status exec_show(floe_session *s, const floe_sql_stmt *stmt, const j
     return st;
 }
 
-/* COPY (query) TO 'file.parquet' */
+/* COPY ... TO / FROM: copy.c. */
 static floe_status exec_copy(floe_session *s, const json_t *body, const floe_result_sink *sink) {
-    json_t *query = floe_pg_get(body, "query");
-    const char *file = floe_pg_get_str(body, "filename");
-    if (!query || floe_pg_get_bool(body, "is_from") || !file)
-        return floe_error(FLOE_ERR_UNSUPPORTED, "only COPY (query) TO 'file.parquet' is supported");
-    json_t *opts = floe_pg_get(body, "options");
-    for (int32_t i = 0; i < floe_pg_list_len(opts); i++) {
-        json_t *d = floe_pg_as(floe_pg_list_at(opts, i), "DefElem");
-        const char *name = floe_pg_get_str(d, "defname");
-        floe_pg_const c = floe_pg_const_of(floe_pg_get(d, "arg"));
-        const char *v = c.text;
-        json_t *arg = floe_pg_get(d, "arg");
-        if (!v && floe_pg_string(arg)) v = floe_pg_string(arg);
-        if (!(name && strcmp(name, "format") == 0 && v && strcasecmp(v, "parquet") == 0))
-            return floe_error(FLOE_ERR_UNSUPPORTED, "COPY option '%s' is not supported (only FORMAT parquet)",
-                              name ? name : "?");
-    }
-    floe_plan *plan = NULL;
-    FLOE_TRY(floe_session_plan_query(s, query, &plan));
-    floe_output *out = NULL;
-    floe_pq_writer *w = NULL;
-    floe_stream *stream = NULL;
-    int64_t rows = 0;
-    floe_status st = floe_fileio_create_output(s->io, file, 1, &out);
-    if (!st) {
-        floe_pq_write_options wo;
-        floe_pq_write_options_init(&wo);
-        st = floe_pq_writer_open(out, floe_plan_schema(plan), &wo, &w);
-    }
-    floe_exec_ctx ctx;
-    floe_session_exec_ctx(s, &ctx);
-    floe_execution *x = NULL;
-    if (!st) st = floe_execution_begin(&ctx, &x);
-    const floe_result_sink *user_sink = sink;
-    floe_sql_progress prog; /* the sink's progress bar, when it has one */
-    floe_sql_progress_start(&prog, plan, &ctx, &sink);
-    for (int32_t p = 0; p < floe_plan_partitions(plan) && !st; p++) {
-        st = floe_plan_execute(plan, p, &ctx, &stream);
-        while (!st) {
-            floe_batch *b = NULL;
-            st = floe_stream_next(stream, &b);
-            if (st || !b) break;
-            rows += b->num_rows;
-            if (b->num_rows > 0) st = floe_pq_writer_write(w, b);
-            floe_batch_release(b);
-        }
-        floe_stream_close(stream);
-        stream = NULL;
-    }
-    if (w) {
-        if (st) floe_pq_writer_abort(w);
-        else st = floe_pq_writer_close(w, NULL);
-    }
-    floe_sql_progress_stop(&prog, st == NULL);
-    floe_execution_end(x);
-    floe_plan_release(plan);
-    if (st) return floe_status_wrap(st, "COPY TO '%s'", file);
-    char tag[48];
-    snprintf(tag, sizeof tag, "COPY %lld", (long long)rows);
-    if (user_sink && user_sink->end) FLOE_TRY(user_sink->end(user_sink->arg, tag, rows));
-    return NULL;
+    return floe_sql_exec_copy(s, body, sink);
 }
 
 static int64_t now_us(void) {
