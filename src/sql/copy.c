@@ -291,6 +291,10 @@ static floe_status copy_to_file(floe_session *s, floe_plan *plan, const char *fi
         floe_pq_write_options wo;
         floe_pq_write_options_init(&wo);
         st = floe_pq_writer_open(out, schema, &wo, &w);
+        /* The writer owns the output from here on, also when opening it
+         * failed (it aborted the output then): never abort it twice. */
+        out = NULL;
+        t.out = NULL;
     } else if (!st && o->format == FMT_JSON) {
         floe_print_options po;
         floe_print_options_init(&po, FLOE_PRINT_JSONL);
