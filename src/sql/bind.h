@@ -201,6 +201,10 @@ floe_status bind_subquery_predicate(floe_session *s, floe_lplan **plan, bind_sco
  * remaining WHERE conjuncts over the FROM output (NULL when none). */
 floe_status bind_from(floe_session *s, const json_t *from_list, bind_result *out) FLOE_WARN_UNUSED;
 
+/* A constant argument of a table function (read_parquet, read_csv, ...),
+ * evaluated now into a one-slot array. */
+floe_status bind_table_func_const_arg(floe_session *s, const json_t *node, floe_array **out) FLOE_WARN_UNUSED;
+
 /* Helpers shared by FROM and queries. */
 floe_status bind_make_project(floe_lplan *input, floe_expr *const *exprs, char *const *names, int32_t n,
                               floe_lplan **out) FLOE_WARN_UNUSED;

@@ -45,27 +45,10 @@ floe_status floe_sql_csv_type(const char *text, floe_type **out) {
     return floe_pg_type_to_floe(&tn, NULL, out);
 }
 
-/* A constant argument's value (one slot). */
-static floe_status const_value(floe_session *s, const json_t *node, floe_array **out) {
-    bind_scope empty;
-    memset(&empty, 0, sizeof(empty));
-    floe_schema *es = NULL;
-    FLOE_TRY(floe_type_struct(NULL, 0, &es));
-    bind_ectx c;
-    bind_ectx_init(&c, s, &empty, es, "table function arguments");
-    floe_type_release(es);
-    floe_expr *e = NULL;
-    floe_status st = bind_expr(&c, node, &e);
-    if (!st) st = bind_eval_const(e, out);
-    floe_expr_release(e);
-    bind_ectx_clear(&c);
-    return bind_at(s, floe_pg_location(node), st);
-}
-
 /* A constant string (NULL-terminated copy), or an error naming `what`. */
 static floe_status const_string(floe_session *s, const json_t *node, const char *what, char **out) {
     floe_array *a = NULL;
-    FLOE_TRY(const_value(s, node, &a));
+    FLOE_TRY(bind_table_func_const_arg(s, node, &a));
     floe_status st = NULL;
     if (a->type->id != FLOE_TYPE_STRING || floe_array_is_null(a, 0))
         st = bind_error(s, floe_pg_location(node), FLOE_ERR_TYPE, "%s must be a string", what);
@@ -79,7 +62,7 @@ static floe_status const_string(floe_session *s, const json_t *node, const char 
 
 static floe_status const_bool(floe_session *s, const json_t *node, const char *what, bool *out) {
     floe_array *a = NULL;
-    FLOE_TRY(const_value(s, node, &a));
+    FLOE_TRY(bind_table_func_const_arg(s, node, &a));
     floe_status st = NULL;
     if (a->type->id != FLOE_TYPE_BOOL || floe_array_is_null(a, 0))
         st = bind_error(s, floe_pg_location(node), FLOE_ERR_TYPE, "%s must be true or false", what);
@@ -90,7 +73,7 @@ static floe_status const_bool(floe_session *s, const json_t *node, const char *w
 
 static floe_status const_int(floe_session *s, const json_t *node, const char *what, int64_t *out) {
     floe_array *a = NULL;
-    FLOE_TRY(const_value(s, node, &a));
+    FLOE_TRY(bind_table_func_const_arg(s, node, &a));
     floe_status st = NULL;
     if (floe_array_is_null(a, 0)) st = bind_error(s, floe_pg_location(node), FLOE_ERR_TYPE, "%s must not be NULL", what);
     else if (a->type->id == FLOE_TYPE_INT32) *out = floe_array_get_int32(a, 0);

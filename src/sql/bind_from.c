@@ -307,7 +307,7 @@ static floe_status bind_range_var(floe_session *s, const json_t *rv, bind_result
 /* ---------------------------------------------------- table functions */
 
 /* A constant argument of a table function, evaluated now. */
-static floe_status const_arg(floe_session *s, const json_t *node, floe_array **out) {
+floe_status bind_table_func_const_arg(floe_session *s, const json_t *node, floe_array **out) {
     bind_scope empty;
     memset(&empty, 0, sizeof(empty));
     floe_schema *es = NULL;
@@ -325,7 +325,7 @@ static floe_status const_arg(floe_session *s, const json_t *node, floe_array **o
 
 static floe_status const_int_arg(floe_session *s, const json_t *node, const char *what, int64_t *v) {
     floe_array *a = NULL;
-    FLOE_TRY(const_arg(s, node, &a));
+    FLOE_TRY(bind_table_func_const_arg(s, node, &a));
     floe_status st = NULL;
     if (floe_array_is_null(a, 0)) st = floe_error(FLOE_ERR_INVALID_ARGUMENT, "%s must not be NULL", what);
     else if (a->type->id == FLOE_TYPE_INT32) *v = floe_array_get_int32(a, 0);
@@ -348,7 +348,7 @@ static floe_status string_list_arg(floe_session *s, const json_t *node, char ***
     for (int32_t i = 0; i < cnt && !st; i++) {
         json_t *x = arr ? floe_pg_list_at(items, i) : (json_t *)node;
         floe_array *a = NULL;
-        st = const_arg(s, x, &a);
+        st = bind_table_func_const_arg(s, x, &a);
         if (!st && (a->type->id != FLOE_TYPE_STRING || floe_array_is_null(a, 0)))
             st = bind_error(s, floe_pg_location(x), FLOE_ERR_TYPE, "expected a file path string");
         if (!st) {
@@ -373,8 +373,8 @@ static floe_status string_list_arg(floe_session *s, const json_t *node, char ***
 static floe_status bind_tpch_gen(floe_session *s, const json_t *args, int32_t n, int32_t loc, bind_result *out) {
     if (n != 2) return bind_error(s, loc, FLOE_ERR_INVALID_ARGUMENT, "tpch_gen takes two arguments (a table name and a scale factor)");
     floe_array *t = NULL, *f = NULL;
-    FLOE_TRY(const_arg(s, floe_pg_list_at(args, 0), &t));
-    floe_status st = const_arg(s, floe_pg_list_at(args, 1), &f);
+    FLOE_TRY(bind_table_func_const_arg(s, floe_pg_list_at(args, 0), &t));
+    floe_status st = bind_table_func_const_arg(s, floe_pg_list_at(args, 1), &f);
     char *name = NULL;
     double sf = 0;
     if (!st && (t->type->id != FLOE_TYPE_STRING || floe_array_is_null(t, 0)))
@@ -464,7 +464,7 @@ static floe_status bind_table_function(floe_session *s, const json_t *rf, bind_r
             }
             floe_array *v = NULL;
             json_t *av = floe_pg_get(named, "arg");
-            FLOE_TRY(const_arg(s, av, &v));
+            FLOE_TRY(bind_table_func_const_arg(s, av, &v));
             if (v->type->id != FLOE_TYPE_BOOL || floe_array_is_null(v, 0))
                 st = bind_error(s, floe_pg_location(av), FLOE_ERR_TYPE, "hive_partitioning must be true or false");
             else hive = floe_array_get_bool(v, 0) ? FLOE_HIVE_ON : FLOE_HIVE_OFF;
@@ -505,7 +505,7 @@ static floe_status bind_table_function(floe_session *s, const json_t *rf, bind_r
                                     "iceberg_scan takes one path and named options");
                     break;
                 }
-                st = const_arg(s, a, &patharr);
+                st = bind_table_func_const_arg(s, a, &patharr);
                 if (!st && (patharr->type->id != FLOE_TYPE_STRING || floe_array_is_null(patharr, 0)))
                     st = bind_error(s, floe_pg_location(a), FLOE_ERR_TYPE, "iceberg_scan: the path must be a string");
                 continue;
@@ -514,7 +514,7 @@ static floe_status bind_table_function(floe_session *s, const json_t *rf, bind_r
             json_t *av = floe_pg_get(named, "arg");
             if (an && !strcmp(an, "allow_moved_paths")) {
                 floe_array *v = NULL;
-                st = const_arg(s, av, &v);
+                st = bind_table_func_const_arg(s, av, &v);
                 if (!st && (v->type->id != FLOE_TYPE_BOOL || floe_array_is_null(v, 0)))
                     st = bind_error(s, floe_pg_location(av), FLOE_ERR_TYPE, "allow_moved_paths must be true or false");
                 if (!st) allow_moved = floe_array_get_bool(v, 0);
