@@ -216,25 +216,39 @@ floe_type *bind_set_common_type(floe_type *a, floe_type *b) {
     return NULL;
 }
 
-/* Append a constant tag column to a set-operation input. */
-static floe_status tag_side(bind_result *r, int32_t n, int32_t tag) {
-    floe_expr **ex = floe_calloc((size_t)n + 2, sizeof(floe_expr *));
-    char **names = floe_calloc((size_t)n + 2, sizeof(char *));
+/* Append constant columns to a set-operation input's first n columns:
+ * extra[k] (taken: released here on every path) named names[k]. */
+static floe_status append_consts(bind_result *r, int32_t n, floe_expr **extra, const char *const *names_in,
+                                 int32_t k) {
+    floe_expr **ex = floe_calloc((size_t)(n + k) + 1, sizeof(floe_expr *));
+    char **names = floe_calloc((size_t)(n + k) + 1, sizeof(char *));
     floe_status st = (!ex || !names) ? floe_error(FLOE_ERR_OUT_OF_MEMORY, "binding: out of memory") : NULL;
     for (int32_t i = 0; i < n && !st; i++) {
         st = floe_expr_column(i, &ex[i]);
         names[i] = floe_schema_field(r->plan->schema, i)->name;
     }
-    if (!st) st = floe_expr_lit_int32(tag, &ex[n]);
-    names[n] = (char *)"side";
+    for (int32_t j = 0; j < k; j++) {
+        if (ex && !st) {
+            ex[n + j] = extra[j];
+            names[n + j] = (char *)names_in[j];
+        } else floe_expr_release(extra[j]);
+    }
     floe_lplan *p = NULL;
     if (!st) {
-        st = bind_make_project(r->plan, ex, names, n + 1, &p);
+        st = bind_make_project(r->plan, ex, names, n + k, &p);
         r->plan = p;
     }
-    if (ex) bind_expr_list_free(ex, n + 1);
+    if (ex) bind_expr_list_free(ex, n + k);
     floe_free(names);
     return st;
+}
+
+/* Append a constant tag column to a set-operation input. */
+static floe_status tag_side(bind_result *r, int32_t n, int32_t tag) {
+    floe_expr *t = NULL;
+    FLOE_TRY(floe_expr_lit_int32(tag, &t));
+    const char *name = "side";
+    return append_consts(r, n, &t, &name, 1);
 }
 
 /* u's rows grouped on its first n columns (NULLs meet NULLs) with two
@@ -369,26 +383,18 @@ static floe_status set_op_by_grouping(bind_result *l, bind_result *r, int32_t n,
  * (1, NULL) on the left, (NULL, 1) on the right, so count() of each counts
  * one side's copies of a row. */
 static floe_status mark_side(bind_result *r, int32_t n, bool left) {
-    floe_expr **ex = floe_calloc((size_t)n + 3, sizeof(floe_expr *));
-    char **names = floe_calloc((size_t)n + 3, sizeof(char *));
-    floe_status st = (!ex || !names) ? floe_error(FLOE_ERR_OUT_OF_MEMORY, "binding: out of memory") : NULL;
-    for (int32_t i = 0; i < n && !st; i++) {
-        st = floe_expr_column(i, &ex[i]);
-        names[i] = floe_schema_field(r->plan->schema, i)->name;
-    }
+    floe_expr *m[2] = {NULL, NULL};
+    floe_status st = NULL;
     for (int32_t k = 0; k < 2 && !st; k++)
-        st = (k == 0) == left ? floe_expr_lit_int32(1, &ex[n + k])
-                              : floe_expr_lit_null(floe_type_primitive(FLOE_TYPE_INT32), &ex[n + k]);
-    names[n] = (char *)"in_left";
-    names[n + 1] = (char *)"in_right";
-    floe_lplan *p = NULL;
-    if (!st) {
-        st = bind_make_project(r->plan, ex, names, n + 2, &p);
-        r->plan = p;
+        st = (k == 0) == left ? floe_expr_lit_int32(1, &m[k])
+                              : floe_expr_lit_null(floe_type_primitive(FLOE_TYPE_INT32), &m[k]);
+    if (st) {
+        floe_expr_release(m[0]);
+        floe_expr_release(m[1]);
+        return st;
     }
-    if (ex) bind_expr_list_free(ex, n + 2);
-    floe_free(names);
-    return st;
+    static const char *const names[2] = {"in_left", "in_right"};
+    return append_consts(r, n, m, names, 2);
 }
 
 /* INTERSECT ALL / EXCEPT ALL (multisets, as PostgreSQL): the marked rows

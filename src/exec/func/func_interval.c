@@ -126,8 +126,12 @@ static floe_status eval_make(const floe_func_def *def, floe_array *const *a, int
 
 /* ----------------------------------------------- parts, for add_interval */
 
-static floe_status eval_part(const floe_func_def *def, floe_array *const *a, int32_t n, int64_t rows, floe_type *rt,
-                             floe_array **out) {
+/* A function of 8-byte results (interval parts, times of day): `row`
+ * computes row i's value; NULL in any argument gives NULL. */
+typedef int64_t (*i64_row_fn)(const floe_func_def *def, floe_array *const *a, int64_t i);
+
+static floe_status eval_i64(const floe_func_def *def, floe_array *const *a, int32_t n, int64_t rows, floe_type *rt,
+                            i64_row_fn row, floe_array **out) {
     floe_buffer *valid = NULL, *vals = NULL;
     floe_status st = fn_validity(a, n, rows, &valid);
     if (!st) st = floe_buffer_new(rows * 8, &vals);
@@ -136,15 +140,17 @@ static floe_status eval_part(const floe_func_def *def, floe_array *const *a, int
         return st;
     }
     int64_t *v = (int64_t *)vals->data;
-    for (int64_t i = 0; i < rows; i++) {
-        if (valid && !floe_bit_get(valid->data, i)) {
-            v[i] = 0;
-            continue;
-        }
-        floe_interval x = iv_get(a[0], i);
-        v[i] = def->tag == 0 ? x.months : def->tag == 1 ? x.days : x.micros;
-    }
+    for (int64_t i = 0; i < rows; i++) v[i] = valid && !floe_bit_get(valid->data, i) ? 0 : row(def, a, i);
     return fn_make_fixed(rt, rows, valid, vals, out);
+}
+
+static int64_t row_part(const floe_func_def *def, floe_array *const *a, int64_t i) {
+    floe_interval x = iv_get(a[0], i);
+    return def->tag == 0 ? x.months : def->tag == 1 ? x.days : x.micros;
+}
+static floe_status eval_part(const floe_func_def *def, floe_array *const *a, int32_t n, int64_t rows, floe_type *rt,
+                             floe_array **out) {
+    return eval_i64(def, a, n, rows, rt, row_part, out);
 }
 
 /* ------------------------------------------- timestamp - timestamp */
@@ -203,27 +209,15 @@ static floe_status eval_ts_diff(const floe_func_def *def, floe_array *const *a, 
 
 /* time + interval: the interval's time part, wrapped around midnight
  * (months and days do not move a time of day). */
+static int64_t row_time_add(const floe_func_def *def, floe_array *const *a, int64_t i) {
+    int64_t us = iv_get(a[1], i).micros % FLOE_US_PER_DAY;
+    if (def->tag) us = -us;
+    int64_t r = (fn_get_i64(a[0], i) + us) % FLOE_US_PER_DAY;
+    return r < 0 ? r + FLOE_US_PER_DAY : r;
+}
 static floe_status eval_time_add(const floe_func_def *def, floe_array *const *a, int32_t n, int64_t rows,
                                  floe_type *rt, floe_array **out) {
-    floe_buffer *valid = NULL, *vals = NULL;
-    floe_status st = fn_validity(a, n, rows, &valid);
-    if (!st) st = floe_buffer_new(rows * 8, &vals);
-    if (st) {
-        floe_buffer_release(valid);
-        return st;
-    }
-    int64_t *v = (int64_t *)vals->data;
-    for (int64_t i = 0; i < rows; i++) {
-        if (valid && !floe_bit_get(valid->data, i)) {
-            v[i] = 0;
-            continue;
-        }
-        int64_t us = iv_get(a[1], i).micros % FLOE_US_PER_DAY;
-        if (def->tag) us = -us;
-        int64_t r = (fn_get_i64(a[0], i) + us) % FLOE_US_PER_DAY;
-        v[i] = r < 0 ? r + FLOE_US_PER_DAY : r;
-    }
-    return fn_make_fixed(rt, rows, valid, vals, out);
+    return eval_i64(def, a, n, rows, rt, row_time_add, out);
 }
 
 const floe_func_def floe_interval_funcs[] = {
