@@ -306,6 +306,10 @@ typedef struct floe_window_call {
                                skipped as if their rows were not there */
 } floe_window_call;
 
+/* Release what a call owns (arguments, frame offsets, filter, names);
+ * the struct itself stays. */
+void floe_window_call_clear(floe_window_call *c);
+
 /* Window ("Window"): each input partition's rows sorted by (partition
  * keys, order keys); every call computed per window partition (rows with
  * equal partition keys; NULLs are equal) with peers = rows whose order

@@ -104,12 +104,7 @@ bool bind_is_window_fn(const char *name) {
 }
 
 static void wcall_clear(bwin_call *w) {
-    for (int k = 0; k < 3; k++) floe_expr_release(w->call.args[k]);
-    floe_expr_release(w->call.frame.start_offset);
-    floe_expr_release(w->call.frame.end_offset);
-    floe_expr_release(w->call.filter);
-    floe_free(w->call.name);
-    floe_free(w->call.func);
+    floe_window_call_clear(&w->call);
     for (int32_t i = 0; w->part && i < w->n_part; i++) floe_expr_release(w->part[i]);
     floe_free(w->part);
     for (int32_t i = 0; w->order && i < w->n_order; i++) floe_expr_release(w->order[i].expr);
@@ -617,14 +612,7 @@ floe_status bind_windows_build(bind_ectx *c, bind_windows *w, floe_lplan **plan,
             }
         }
         if (calls) {
-            for (int32_t i = 0; i < k; i++) {
-                for (int a = 0; a < 3; a++) floe_expr_release(calls[i].args[a]);
-                floe_expr_release(calls[i].frame.start_offset);
-                floe_expr_release(calls[i].frame.end_offset);
-                floe_expr_release(calls[i].filter);
-                floe_free(calls[i].name);
-                floe_free(calls[i].func);
-            }
+            for (int32_t i = 0; i < k; i++) floe_window_call_clear(&calls[i]);
             floe_free(calls);
         }
     }

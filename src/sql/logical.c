@@ -73,15 +73,7 @@ void floe_lplan_free(floe_lplan *p) {
     floe_free(p->wpart);
     for (int32_t i = 0; p->worder && i < p->n_worder; i++) floe_expr_release(p->worder[i].expr);
     floe_free(p->worder);
-    for (int32_t i = 0; p->wcalls && i < p->n_wcalls; i++) {
-        floe_window_call *c = &p->wcalls[i];
-        for (int k = 0; k < 3; k++) floe_expr_release(c->args[k]);
-        floe_expr_release(c->frame.start_offset);
-        floe_expr_release(c->frame.end_offset);
-        floe_expr_release(c->filter);
-        floe_free(c->name);
-        floe_free(c->func);
-    }
+    for (int32_t i = 0; p->wcalls && i < p->n_wcalls; i++) floe_window_call_clear(&p->wcalls[i]);
     floe_free(p->wcalls);
     floe_free(p->gset_masks);
     floe_free(p->gset_ids);

@@ -210,15 +210,17 @@ static floe_status win_encode(const floe_plan *p_, floe_buf *out) {
     return NULL;
 }
 
+void floe_window_call_clear(floe_window_call *c) {
+    for (int k = 0; k < 3; k++) floe_expr_release(c->args[k]);
+    floe_expr_release(c->frame.start_offset);
+    floe_expr_release(c->frame.end_offset);
+    floe_expr_release(c->filter);
+    floe_free(c->name);
+    floe_free(c->func);
+}
+
 static void calls_free(floe_window_call *calls, int32_t n) {
-    for (int32_t i = 0; calls && i < n; i++) {
-        for (int k = 0; k < 3; k++) floe_expr_release(calls[i].args[k]);
-        floe_expr_release(calls[i].frame.start_offset);
-        floe_expr_release(calls[i].frame.end_offset);
-        floe_expr_release(calls[i].filter);
-        floe_free(calls[i].name);
-        floe_free(calls[i].func);
-    }
+    for (int32_t i = 0; calls && i < n; i++) floe_window_call_clear(&calls[i]);
     floe_free(calls);
 }
 
