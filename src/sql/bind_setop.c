@@ -302,30 +302,39 @@ static floe_status group_by_columns(floe_lplan *u, int32_t n, const floe_agg_fn 
     return NULL;
 }
 
+/* UNION ALL of two set-operation inputs' first nc columns (taken from l
+ * and r): each column nullable where either side's is, and columns from
+ * `nullable_from` on nullable regardless (the per-side markers). */
+static floe_status union_sides(bind_result *l, bind_result *r, int32_t nc, int32_t nullable_from, floe_lplan **out) {
+    *out = NULL;
+    floe_field *f = floe_calloc((size_t)nc + 1, sizeof(floe_field));
+    if (!f) return floe_error(FLOE_ERR_OUT_OF_MEMORY, "binding: out of memory");
+    floe_status st = NULL;
+    for (int32_t i = 0; i < nc && !st; i++) {
+        const floe_field *a = floe_schema_field(l->plan->schema, i), *b = floe_schema_field(r->plan->schema, i);
+        st = floe_field_init(&f[i], a->name, a->type, a->nullable || b->nullable || i >= nullable_from, -1);
+    }
+    floe_schema *us = NULL;
+    if (!st) st = floe_type_struct(f, nc, &us);
+    for (int32_t i = 0; i < nc; i++) floe_field_clear(&f[i]);
+    floe_free(f);
+    if (!st) {
+        floe_lplan *in[2] = {l->plan, r->plan};
+        l->plan = r->plan = NULL;
+        st = floe_lplan_new(FLOE_L_UNION, us, in, 2, out);
+    }
+    floe_type_release(us);
+    return st;
+}
+
 static floe_status set_op_by_grouping(bind_result *l, bind_result *r, int32_t n, bool intersect, floe_lplan **out) {
     *out = NULL;
     FLOE_TRY(tag_side(l, n, 1));
     FLOE_TRY(tag_side(r, n, 2));
     /* UNION ALL of the tagged sides (nullable where either is). */
-    floe_field *f = floe_calloc((size_t)n + 3, sizeof(floe_field));
-    if (!f) return floe_error(FLOE_ERR_OUT_OF_MEMORY, "binding: out of memory");
-    floe_status st = NULL;
-    for (int32_t i = 0; i <= n && !st; i++) {
-        const floe_field *a = floe_schema_field(l->plan->schema, i), *b = floe_schema_field(r->plan->schema, i);
-        st = floe_field_init(&f[i], a->name, a->type, a->nullable || b->nullable, -1);
-    }
-    floe_schema *us = NULL;
-    if (!st) st = floe_type_struct(f, n + 1, &us);
-    for (int32_t i = 0; i <= n; i++) floe_field_clear(&f[i]);
     floe_lplan *u = NULL;
-    if (!st) {
-        floe_lplan *in[2] = {l->plan, r->plan};
-        l->plan = r->plan = NULL;
-        st = floe_lplan_new(FLOE_L_UNION, us, in, 2, &u);
-    }
-    floe_type_release(us);
+    floe_status st = union_sides(l, r, n + 1, n + 1, &u);
     /* AGGREGATE keys = the columns, aggs = min(side), max(side). */
-    floe_free(f);
     floe_lplan *a = NULL;
     if (!st) {
         st = group_by_columns(u, n, (const floe_agg_fn[2]){FLOE_AGG_MIN, FLOE_AGG_MAX}, (const int32_t[2]){n, n},
@@ -406,23 +415,8 @@ static floe_status set_op_all(bind_result *l, bind_result *r, int32_t n, bool in
     *out = NULL;
     FLOE_TRY(mark_side(l, n, true));
     FLOE_TRY(mark_side(r, n, false));
-    floe_field *f = floe_calloc((size_t)n + 3, sizeof(floe_field));
-    if (!f) return floe_error(FLOE_ERR_OUT_OF_MEMORY, "binding: out of memory");
-    floe_status st = NULL;
-    for (int32_t i = 0; i < n + 2 && !st; i++) {
-        const floe_field *a = floe_schema_field(l->plan->schema, i), *b = floe_schema_field(r->plan->schema, i);
-        st = floe_field_init(&f[i], a->name, a->type, a->nullable || b->nullable || i >= n, -1);
-    }
-    floe_schema *us = NULL;
-    if (!st) st = floe_type_struct(f, n + 2, &us);
-    for (int32_t i = 0; i < n + 2; i++) floe_field_clear(&f[i]);
     floe_lplan *u = NULL;
-    if (!st) {
-        floe_lplan *in[2] = {l->plan, r->plan};
-        l->plan = r->plan = NULL;
-        st = floe_lplan_new(FLOE_L_UNION, us, in, 2, &u);
-    }
-    floe_type_release(us);
+    floe_status st = union_sides(l, r, n + 2, n, &u);
     /* AGGREGATE keys = the columns, aggs = count(in_left), count(in_right). */
     floe_lplan *a = NULL;
     if (!st) {
@@ -466,9 +460,11 @@ static floe_status set_op_all(bind_result *l, bind_result *r, int32_t n, bool in
     floe_lplan_free(a);
     /* Replicate: the rows again, without the count. */
     floe_schema *os = NULL;
+    floe_field *f = st ? NULL : floe_calloc((size_t)n + 1, sizeof(floe_field));
+    if (!st && !f) st = floe_error(FLOE_ERR_OUT_OF_MEMORY, "binding: out of memory");
     for (int32_t i = 0; i < n && !st; i++) st = floe_field_copy(&f[i], floe_schema_field(pr->schema, i));
     if (!st) st = floe_type_struct(f, n, &os);
-    for (int32_t i = 0; i < n; i++) floe_field_clear(&f[i]);
+    for (int32_t i = 0; f && i < n; i++) floe_field_clear(&f[i]);
     floe_free(f);
     if (!st) {
         floe_lplan *in[1] = {pr};
