@@ -513,11 +513,19 @@ static floe_status cut_null_treatment(prepass *pp, int32_t i, int32_t *next) {
 
 static floe_status run_prepass(prepass *pp) {
     int32_t i = 0;
-    bool in_merge = false;
+    bool in_merge = false, in_call = false;
     while (i < pp->n) {
         int32_t next = i + 1;
-        if (starts_statement(pp, i)) in_merge = tok_is(pp, i, "merge");
-        if (in_merge && tok_is(pp, i, "when") &&
+        if (starts_statement(pp, i)) {
+            in_merge = tok_is(pp, i, "merge");
+            in_call = tok_is(pp, i, "call");
+        }
+        if (in_call && tok_is(pp, i, "table") && tok_is(pp, i + 1, "=>") &&
+            (tok_is_char(pp, i - 1, '(') || tok_is_char(pp, i - 1, ','))) {
+            /* CALL p(table => ...): see FLOE_SQL_CALL_TABLE_ARG. */
+            FLOE_TRY(add_clause(pp, FLOE_SQL_CALL_TABLE_ARG, pp->toks[i].start, floe_strdup("table"), false));
+            memcpy(pp->text + pp->toks[i].start, "\"tbl\"", 5);
+        } else if (in_merge && tok_is(pp, i, "when") &&
             (tok_is(pp, i + 1, "matched") || (tok_is(pp, i + 1, "not") && tok_is(pp, i + 2, "matched")))) {
             FLOE_TRY(cut_merge_when(pp, i, &next));
         } else if (tok_is(pp, i, "qualify") && i > 0 && !tok_is(pp, i - 1, "as") && !tok_is(pp, i - 1, "select") &&

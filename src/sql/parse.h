@@ -67,6 +67,12 @@
  *                                   call's function name starts (the
  *                                   FuncCall's location), text "ignore" or
  *                                   "respect"
+ *   CALL p(table => 's.t', ...)     FLOE_SQL_CALL_TABLE_ARG (Spark's named
+ *                                   argument `table`, a reserved word in
+ *                                   PostgreSQL): the word becomes the name
+ *                                   "tbl" (same length); location = the
+ *                                   word, which is the NamedArgExpr's
+ *                                   location; text "table"
  *
  * Syntax errors are FLOE_ERR_SYNTAX "line L, column C: <message>" (1-based,
  * over the whole script).
@@ -91,7 +97,8 @@ typedef enum floe_sql_clause_kind {
     FLOE_SQL_TABLE_EVOLUTION,
     FLOE_SQL_MERGE_WHEN,
     FLOE_SQL_QUALIFY,
-    FLOE_SQL_NULL_TREATMENT
+    FLOE_SQL_NULL_TREATMENT,
+    FLOE_SQL_CALL_TABLE_ARG
 } floe_sql_clause_kind;
 
 typedef struct floe_sql_clause {

@@ -3,7 +3,8 @@
  * session options (SET / SHOW / RESET), queries streamed to the result
  * sink, EXPLAIN [ANALYZE] and COPY (query) TO 'file.parquet'.  Every other
  * statement goes to the DML module (floe_sql_exec_dml: INSERT, CREATE
- * TABLE AS, DELETE) or the DDL module (floe_sql_exec_utility).
+ * TABLE AS, DELETE) or the DDL module (floe_sql_exec_utility); CALL goes
+ * to the procedures (sql/procedures/procedure.c).
  *
  * A query runs as: bind (bind*.c) → floe_sql_optimize → floe_sql_physical
  * with one output partition → execute, each batch handed to the sink as it
@@ -30,6 +31,7 @@
 #include "sql/dml.h"
 #include "sql/dml_internal.h"
 #include "sql/pgnode.h"
+#include "sql/procedures/procedure.h"
 #include "sql/progress.h"
 #include "sql/session_internal.h"
 
@@ -537,6 +539,7 @@ static floe_status exec_stmt(floe_session *s, const floe_sql_stmt *stmt, const f
         if (strcmp(kind, "VariableShowStmt") == 0 && !floe_sql_stmt_clause(stmt, FLOE_SQL_SHOW_FROM, -1))
             return exec_show(s, stmt, body, sink);
         if (strcmp(kind, "CopyStmt") == 0) return exec_copy(s, body, sink);
+        if (strcmp(kind, "CallStmt") == 0) return floe_sql_exec_call(s, stmt, sink);
     }
     bool handled = false;
     if (!stmt->describe) FLOE_TRY(floe_sql_exec_dml(s, stmt, sink, &handled));

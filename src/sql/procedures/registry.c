@@ -1,0 +1,26 @@
+/*
+ * registry.c — every procedure CALL knows, in the order an unknown name
+ * lists them.  To add one: define its floe_proc_def in the file of its
+ * family, declare it below and add it to k_procedures.
+ */
+#include <stddef.h>
+
+#include "sql/procedures/procedure.h"
+
+/* proc_snapshots.c */
+extern const floe_proc_def floe_proc_rollback_to_snapshot;
+extern const floe_proc_def floe_proc_rollback_to_timestamp;
+extern const floe_proc_def floe_proc_set_current_snapshot;
+extern const floe_proc_def floe_proc_cherrypick_snapshot;
+extern const floe_proc_def floe_proc_publish_changes;
+extern const floe_proc_def floe_proc_fast_forward;
+
+const floe_proc_def *const floe_proc_registry[] = {
+    &floe_proc_rollback_to_snapshot,
+    &floe_proc_rollback_to_timestamp,
+    &floe_proc_set_current_snapshot,
+    &floe_proc_cherrypick_snapshot,
+    &floe_proc_publish_changes,
+    &floe_proc_fast_forward,
+    NULL,
+};
