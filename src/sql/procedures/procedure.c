@@ -478,6 +478,11 @@ floe_status floe_proc_table_name(const floe_proc_call *call, const floe_proc_arg
 
 floe_status floe_proc_commit(floe_proc_call *call, const char *ns, const char *name, floe_proc_edit_fn edit,
                              void *ctx) {
+    return floe_proc_commit_then(call, ns, name, edit, NULL, ctx);
+}
+
+floe_status floe_proc_commit_then(floe_proc_call *call, const char *ns, const char *name, floe_proc_edit_fn edit,
+                                  floe_proc_after_fn after, void *ctx) {
     floe_status st = NULL;
     floe_commit_retry retry = floe_catalog_retry_settings(NULL);
     int attempt = 0;
@@ -495,6 +500,7 @@ floe_status floe_proc_commit(floe_proc_call *call, const char *ns, const char *n
         floe_ice_table_metadata *md = NULL;
         st = edit(call, t, ctx, &md);
         if (!st && md) st = floe_catalog_commit(call->s->catalog, ns, name, t->metadata_location, md, NULL);
+        if (!st && md && after) st = after(call, t, md, ctx);
         floe_ice_table_metadata_free(md);
         floe_ice_table_free(t);
         if (floe_status_code(st) != FLOE_ERR_CONFLICT || attempt >= retry.num_retries) break;

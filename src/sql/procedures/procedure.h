@@ -150,4 +150,15 @@ typedef floe_status (*floe_proc_edit_fn)(floe_proc_call *call, const floe_ice_ta
 floe_status floe_proc_commit(floe_proc_call *call, const char *ns, const char *name, floe_proc_edit_fn edit,
                              void *ctx) FLOE_WARN_UNUSED;
 
+/* After a successful commit: `base` is the table the winning edit was
+ * made from, `md` the metadata committed (never NULL here). */
+typedef floe_status (*floe_proc_after_fn)(floe_proc_call *call, const floe_ice_table *base,
+                                          const floe_ice_table_metadata *md, void *ctx);
+
+/* floe_proc_commit, then `after` (not called when the edit made nothing
+ * to commit, or the commit failed) — e.g. deleting files the new metadata
+ * no longer reaches. */
+floe_status floe_proc_commit_then(floe_proc_call *call, const char *ns, const char *name, floe_proc_edit_fn edit,
+                                  floe_proc_after_fn after, void *ctx) FLOE_WARN_UNUSED;
+
 #endif

@@ -14,6 +14,9 @@ extern const floe_proc_def floe_proc_set_current_snapshot;
 extern const floe_proc_def floe_proc_cherrypick_snapshot;
 extern const floe_proc_def floe_proc_publish_changes;
 extern const floe_proc_def floe_proc_fast_forward;
+/* proc_expire.c, proc_orphans.c */
+extern const floe_proc_def floe_proc_expire_snapshots;
+extern const floe_proc_def floe_proc_remove_orphan_files;
 
 const floe_proc_def *const floe_proc_registry[] = {
     &floe_proc_rollback_to_snapshot,
@@ -22,5 +25,7 @@ const floe_proc_def *const floe_proc_registry[] = {
     &floe_proc_cherrypick_snapshot,
     &floe_proc_publish_changes,
     &floe_proc_fast_forward,
+    &floe_proc_expire_snapshots,
+    &floe_proc_remove_orphan_files,
     NULL,
 };

@@ -1,0 +1,277 @@
+/*
+ * proc_expire.c — expire_snapshots(table, older_than, retain_last,
+ * max_concurrent_deletes, stream_results, snapshot_ids,
+ * clean_expired_metadata): Spark's procedure with Iceberg Java's
+ * RemoveSnapshots rules and reachable-file cleanup.
+ *
+ * Which snapshots stay:
+ *   - refs: main always; another branch or tag is dropped when its
+ *     snapshot is older than its max-ref-age-ms (else the table's
+ *     history.expire.max-ref-age-ms, default forever);
+ *   - each kept tag's snapshot;
+ *   - each kept branch's head and its ancestors, walking back while fewer
+ *     than min-snapshots-to-keep are kept or the ancestor is not older than
+ *     max-snapshot-age-ms (the branch's own settings, else retain_last /
+ *     history.expire.min-snapshots-to-keep (default 1) and older_than /
+ *     now - history.expire.max-snapshot-age-ms (default 5 days));
+ *   - snapshots on no ref's history (staged WAP snapshots) not older than
+ *     older_than;
+ * and snapshot_ids are expired in any case (not a ref's head: an error).
+ *
+ * The metadata change is committed first; only then are files deleted:
+ * those the expired snapshots reached (manifest lists, manifests, every
+ * file their entries name, statistics files of expired snapshots) that no
+ * kept snapshot reaches (its live entries).  Metadata JSON files are left
+ * to write.metadata.delete-after-commit / previous-versions-max.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "floe/fileio.h"
+#include "floe/memory.h"
+#include "iceberg/update/table_update_internal.h"
+#include "sql/procedures/proc_files.h"
+#include "sql/procedures/procedure.h"
+
+#define NAME_CAP 256
+#define DEFAULT_MAX_SNAPSHOT_AGE_MS (5LL * 24 * 3600 * 1000)
+
+static floe_status oom(void) { return floe_error(FLOE_ERR_OUT_OF_MEMORY, "CALL: out of memory"); }
+
+typedef struct expire_ctx {
+    /* Decided by the edit (redone on each commit attempt). */
+    int64_t *removed;        /* snapshot ids */
+    int32_t n_removed;
+    /* Counts, by the after step. */
+    int64_t n_data, n_pos, n_eq, n_manifests, n_lists, n_stats;
+} expire_ctx;
+
+static int64_t prop_i64(const floe_ice_table_metadata *md, const char *key, int64_t dflt) {
+    const char *v = floe_ice_tm_property(md, key);
+    if (!v || !*v) return dflt;
+    char *end = NULL;
+    long long x = strtoll(v, &end, 10);
+    return end && *end == 0 ? (int64_t)x : dflt;
+}
+
+static bool has_id(const int64_t *ids, int32_t n, int64_t id) {
+    for (int32_t i = 0; i < n; i++)
+        if (ids[i] == id) return true;
+    return false;
+}
+
+static const floe_ice_snapshot *parent_of(const floe_ice_table_metadata *md, const floe_ice_snapshot *s) {
+    return s->parent_snapshot_id == FLOE_ICE_NO_SNAPSHOT ? NULL : floe_ice_tm_snapshot(md, s->parent_snapshot_id);
+}
+
+/* Keep the JSON array entries of `arr` whose `key` is not a removed id. */
+static void drop_by_id(json_t *arr, const char *key, const int64_t *removed, int32_t n_removed) {
+    if (!json_is_array(arr)) return;
+    for (size_t i = json_array_size(arr); i-- > 0;) {
+        json_t *id = json_object_get(json_array_get(arr, i), key);
+        if (json_is_integer(id) && has_id(removed, n_removed, json_integer_value(id))) json_array_remove(arr, i);
+    }
+}
+
+static floe_status expire_edit(floe_proc_call *call, const floe_ice_table *t, void *vctx,
+                               floe_ice_table_metadata **out) {
+    expire_ctx *c = vctx;
+    const floe_ice_table_metadata *md = t->md;
+    int64_t now = floe_ice_now_ms();
+    const floe_proc_arg *older = floe_proc_get(call, "older_than");
+    const floe_proc_arg *retain = floe_proc_get(call, "retain_last");
+    const floe_proc_arg *ids = floe_proc_get(call, "snapshot_ids");
+    int64_t older_than =
+        older->given ? older->i64 : now - prop_i64(md, "history.expire.max-snapshot-age-ms", DEFAULT_MAX_SNAPSHOT_AGE_MS);
+    int64_t min_keep = retain->given ? retain->i64 : prop_i64(md, "history.expire.min-snapshots-to-keep", 1);
+    int64_t table_ref_age = prop_i64(md, "history.expire.max-ref-age-ms", INT64_MAX);
+
+    int32_t ns = md->n_snapshots;
+    bool *keep = floe_calloc((size_t)ns + 1, sizeof(bool));
+    bool *on_ref = floe_calloc((size_t)ns + 1, sizeof(bool));
+    bool *drop_ref = floe_calloc((size_t)md->n_refs + 1, sizeof(bool));
+    floe_free(c->removed);
+    c->removed = floe_calloc((size_t)ns + 1, sizeof(int64_t));
+    c->n_removed = 0;
+    floe_status st = NULL;
+    json_t *root = NULL;
+    if (!keep || !on_ref || !drop_ref || !c->removed) {
+        st = oom();
+        goto done;
+    }
+#define SNAP_INDEX(s) ((int32_t)((s) - md->snapshots))
+    for (int32_t r = 0; r < md->n_refs && !st; r++) {
+        const floe_ice_snapshot_ref *ref = &md->refs[r];
+        const floe_ice_snapshot *head = floe_ice_tm_snapshot(md, ref->snapshot_id);
+        bool is_main = !strcmp(ref->name, "main");
+        int64_t max_age = ref->max_ref_age_ms >= 0 ? ref->max_ref_age_ms : table_ref_age;
+        if (!is_main && (!head || now - head->timestamp_ms > max_age)) {
+            drop_ref[r] = true;
+            continue;
+        }
+        if (!head) continue;
+        if (ids->given && has_id(ids->longs, ids->n, head->snapshot_id)) {
+            st = floe_proc_error(call, ids, FLOE_ERR_INVALID_ARGUMENT,
+                                 "cannot expire %lld: still referenced by ref %s", (long long)head->snapshot_id,
+                                 ref->name);
+            break;
+        }
+        for (const floe_ice_snapshot *s = head; s; s = parent_of(md, s)) on_ref[SNAP_INDEX(s)] = true;
+        if (ref->is_tag) {
+            keep[SNAP_INDEX(head)] = true;
+            continue;
+        }
+        int64_t before = ref->max_snapshot_age_ms >= 0 ? now - ref->max_snapshot_age_ms : older_than;
+        int64_t n_keep = ref->min_snapshots_to_keep >= 0 ? ref->min_snapshots_to_keep : min_keep;
+        int64_t kept = 0;
+        for (const floe_ice_snapshot *s = head; s; s = parent_of(md, s), kept++) {
+            if (kept < n_keep || s->timestamp_ms >= before) keep[SNAP_INDEX(s)] = true;
+            else break;
+        }
+    }
+    if (st) goto done;
+    for (int32_t i = 0; i < ns; i++) {
+        const floe_ice_snapshot *s = &md->snapshots[i];
+        if (!on_ref[i] && s->timestamp_ms >= older_than) keep[i] = true;
+        if (ids->given && has_id(ids->longs, ids->n, s->snapshot_id)) keep[i] = false;
+        if (!keep[i]) c->removed[c->n_removed++] = s->snapshot_id;
+    }
+    bool any_ref_dropped = false;
+    for (int32_t r = 0; r < md->n_refs; r++) any_ref_dropped |= drop_ref[r];
+    if (c->n_removed == 0 && !any_ref_dropped) goto done; /* nothing to commit */
+
+    st = floe_ice_tm_edit_begin(md, &root);
+    if (st) goto done;
+    drop_by_id(json_object_get(root, "snapshots"), "snapshot-id", c->removed, c->n_removed);
+    drop_by_id(json_object_get(root, "statistics"), "snapshot-id", c->removed, c->n_removed);
+    drop_by_id(json_object_get(root, "partition-statistics"), "snapshot-id", c->removed, c->n_removed);
+    json_t *refs = json_object_get(root, "refs");
+    for (int32_t r = 0; r < md->n_refs; r++)
+        if (drop_ref[r] && refs) json_object_del(refs, md->refs[r].name);
+    /* The snapshot log keeps only the entries after the last one whose
+     * snapshot is gone (Java's updateSnapshotLog). */
+    json_t *log = json_object_get(root, "snapshot-log");
+    if (json_is_array(log)) {
+        size_t first = 0;
+        for (size_t i = 0; i < json_array_size(log); i++) {
+            json_t *id = json_object_get(json_array_get(log, i), "snapshot-id");
+            int64_t v = json_is_integer(id) ? json_integer_value(id) : FLOE_ICE_NO_SNAPSHOT;
+            if (has_id(c->removed, c->n_removed, v) || !floe_ice_tm_snapshot(md, v)) first = i + 1;
+        }
+        for (size_t i = 0; i < first; i++) json_array_remove(log, 0);
+    }
+    st = floe_ice_tm_edit_finish(md, root, out);
+    root = NULL;
+done:
+#undef SNAP_INDEX
+    json_decref(root);
+    floe_free(keep);
+    floe_free(on_ref);
+    floe_free(drop_ref);
+    return st;
+}
+
+/* Delete what the expired snapshots reached and the kept ones do not. */
+static floe_status expire_after(floe_proc_call *call, const floe_ice_table *base, const floe_ice_table_metadata *md,
+                                void *vctx) {
+    (void)call;
+    expire_ctx *c = vctx;
+    floe_ice_table now_t = *base;
+    now_t.md = (floe_ice_table_metadata *)md;
+    proc_file_set kept, gone;
+    proc_file_set_init(&kept);
+    proc_file_set_init(&gone);
+    floe_status st = NULL;
+    for (int32_t i = 0; i < md->n_snapshots && !st; i++)
+        st = proc_file_add_snapshot(&kept, &now_t, &md->snapshots[i], true);
+    for (int32_t i = 0; i < md->n_statistics && !st; i++)
+        st = proc_file_add(&kept, PROC_FILE_STATISTICS, md->statistics[i].path);
+    for (int32_t i = 0; i < md->n_partition_statistics && !st; i++)
+        st = proc_file_add(&kept, PROC_FILE_STATISTICS, md->partition_statistics[i].path);
+    for (int32_t i = 0; i < c->n_removed && !st; i++) {
+        const floe_ice_snapshot *s = floe_ice_tm_snapshot(base->md, c->removed[i]);
+        if (s) st = proc_file_add_snapshot(&gone, base, s, false);
+    }
+    for (int32_t i = 0; i < base->md->n_statistics && !st; i++)
+        st = proc_file_add(&gone, PROC_FILE_STATISTICS, base->md->statistics[i].path);
+    for (int32_t i = 0; i < base->md->n_partition_statistics && !st; i++)
+        st = proc_file_add(&gone, PROC_FILE_STATISTICS, base->md->partition_statistics[i].path);
+    /* Data and delete files first, lists last: a crash midway leaves
+     * only unreachable files, which remove_orphan_files finds. */
+    static const proc_file_kind order[] = {PROC_FILE_DATA, PROC_FILE_POS_DELETES, PROC_FILE_EQ_DELETES,
+                                           PROC_FILE_STATISTICS, PROC_FILE_MANIFEST, PROC_FILE_MANIFEST_LIST};
+    for (size_t k = 0; k < sizeof order / sizeof order[0] && !st; k++) {
+        floe_strmap_entry *slots = gone.files.slots;
+        for (size_t i = 0; i < gone.files.cap && !st; i++) {
+            proc_file *f = slots[i].key ? slots[i].value : NULL;
+            if (!f || f->kind != order[k] || proc_file_has(&kept, f->location)) continue;
+            st = floe_fileio_delete(base->io, f->location);
+            if (st) break;
+            switch (f->kind) {
+            case PROC_FILE_DATA: c->n_data++; break;
+            case PROC_FILE_POS_DELETES: c->n_pos++; break;
+            case PROC_FILE_EQ_DELETES: c->n_eq++; break;
+            case PROC_FILE_MANIFEST: c->n_manifests++; break;
+            case PROC_FILE_MANIFEST_LIST: c->n_lists++; break;
+            default: c->n_stats++; break;
+            }
+        }
+    }
+    proc_file_set_free(&kept);
+    proc_file_set_free(&gone);
+    if (st) st = floe_status_wrap(st, "expire_snapshots: the snapshots were expired, but deleting their files failed");
+    return st;
+}
+
+static floe_status expire_snapshots(floe_proc_call *call) {
+    const floe_proc_arg *retain = floe_proc_get(call, "retain_last");
+    if (retain->given && retain->i64 < 1)
+        return floe_proc_error(call, retain, FLOE_ERR_INVALID_ARGUMENT,
+                               "number of snapshots to retain must be at least 1, cannot be: %lld",
+                               (long long)retain->i64);
+    const floe_proc_arg *mcd = floe_proc_get(call, "max_concurrent_deletes");
+    if (mcd->given && mcd->i64 <= 0)
+        return floe_proc_error(call, mcd, FLOE_ERR_INVALID_ARGUMENT, "max_concurrent_deletes should have value > 0, value: %lld",
+                               (long long)mcd->i64);
+    const floe_proc_arg *clean = floe_proc_get(call, "clean_expired_metadata");
+    if (clean->given && clean->b)
+        return floe_proc_error(call, clean, FLOE_ERR_UNSUPPORTED,
+                               "clean_expired_metadata => true (removing unused specs and schemas) is not supported yet");
+    char ns[NAME_CAP], name[NAME_CAP];
+    FLOE_TRY(floe_proc_table_name(call, floe_proc_get(call, "table"), ns, NAME_CAP, name, NAME_CAP));
+    expire_ctx c;
+    memset(&c, 0, sizeof(c));
+    floe_status st = floe_proc_commit_then(call, ns, name, expire_edit, expire_after, &c);
+    floe_free(c.removed);
+    FLOE_TRY(st);
+    FLOE_TRY(floe_proc_add_row(call));
+    FLOE_TRY(floe_proc_add_long(call, c.n_data));
+    FLOE_TRY(floe_proc_add_long(call, c.n_pos));
+    FLOE_TRY(floe_proc_add_long(call, c.n_eq));
+    FLOE_TRY(floe_proc_add_long(call, c.n_manifests));
+    FLOE_TRY(floe_proc_add_long(call, c.n_lists));
+    return floe_proc_add_long(call, c.n_stats);
+}
+
+static const floe_proc_param k_params[] = {
+    {"table", FLOE_PROC_STRING, true},
+    {"older_than", FLOE_PROC_TIMESTAMP, false},
+    {"retain_last", FLOE_PROC_LONG, false},
+    {"max_concurrent_deletes", FLOE_PROC_LONG, false},
+    {"stream_results", FLOE_PROC_BOOL, false},
+    {"snapshot_ids", FLOE_PROC_LONG_ARRAY, false},
+    {"clean_expired_metadata", FLOE_PROC_BOOL, false},
+};
+static const floe_proc_column k_columns[] = {
+    {"deleted_data_files_count", FLOE_PROC_LONG},
+    {"deleted_position_delete_files_count", FLOE_PROC_LONG},
+    {"deleted_equality_delete_files_count", FLOE_PROC_LONG},
+    {"deleted_manifest_files_count", FLOE_PROC_LONG},
+    {"deleted_manifest_lists_count", FLOE_PROC_LONG},
+    {"deleted_statistics_files_count", FLOE_PROC_LONG},
+};
+const floe_proc_def floe_proc_expire_snapshots = {"expire_snapshots", k_params, 7, k_columns, 6, expire_snapshots,
+                                                  true};
