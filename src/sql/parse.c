@@ -511,6 +511,23 @@ static floe_status cut_null_treatment(prepass *pp, int32_t i, int32_t *next) {
     return NULL;
 }
 
+/* A keyword used as a CALL argument name at token i (Spark's `table`,
+ * `to`): recorded, then overwritten by its first letter and underscores
+ * ("t____", "t_"), a name no keyword spells. */
+static floe_status cut_call_arg_name(prepass *pp, int32_t i) {
+    const token *t = &pp->toks[i];
+    int32_t len = t->end - t->start;
+    for (int32_t k = 0; k < len; k++) {
+        char c = pp->sql[t->start + k];
+        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_')) return NULL; /* not a word */
+    }
+    if (len < 2) return NULL;
+    FLOE_TRY(add_clause(pp, FLOE_SQL_CALL_ARG_NAME, t->start,
+                        floe_str_lower_dup(floe_str_make(pp->sql + t->start, (size_t)len)), false));
+    for (int32_t k = 1; k < len; k++) pp->text[t->start + k] = '_';
+    return NULL;
+}
+
 static floe_status run_prepass(prepass *pp) {
     int32_t i = 0;
     bool in_merge = false, in_call = false;
@@ -520,11 +537,19 @@ static floe_status run_prepass(prepass *pp) {
             in_merge = tok_is(pp, i, "merge");
             in_call = tok_is(pp, i, "call");
         }
-        if (in_call && tok_is(pp, i, "table") && tok_is(pp, i + 1, "=>") &&
+        if (in_call && pp->toks[i].kind != TOK_IDENT && tok_is(pp, i + 1, "=>") &&
             (tok_is_char(pp, i - 1, '(') || tok_is_char(pp, i - 1, ','))) {
-            /* CALL p(table => ...): see FLOE_SQL_CALL_TABLE_ARG. */
-            FLOE_TRY(add_clause(pp, FLOE_SQL_CALL_TABLE_ARG, pp->toks[i].start, floe_strdup("table"), false));
-            memcpy(pp->text + pp->toks[i].start, "\"tbl\"", 5);
+            /* CALL p(table => ..., to => ...): see FLOE_SQL_CALL_ARG_NAME. */
+            FLOE_TRY(cut_call_arg_name(pp, i));
+        } else if (in_call && tok_is(pp, i, "array") && tok_is_char(pp, i + 1, '(') && !tok_is(pp, i + 2, "select") &&
+                   !tok_is(pp, i + 2, "values") && !tok_is(pp, i + 2, "with")) {
+            /* Spark's array(1, 2) in a CALL: PostgreSQL's ARRAY[1, 2]. */
+            int32_t close = matching_paren(pp, i + 1);
+            if (close > 0) {
+                pp->text[pp->toks[i + 1].start] = '[';
+                pp->text[pp->toks[close].start] = ']';
+            }
+            next = i + 2;
         } else if (in_merge && tok_is(pp, i, "when") &&
             (tok_is(pp, i + 1, "matched") || (tok_is(pp, i + 1, "not") && tok_is(pp, i + 2, "matched")))) {
             FLOE_TRY(cut_merge_when(pp, i, &next));

@@ -67,12 +67,15 @@
  *                                   call's function name starts (the
  *                                   FuncCall's location), text "ignore" or
  *                                   "respect"
- *   CALL p(table => 's.t', ...)     FLOE_SQL_CALL_TABLE_ARG (Spark's named
- *                                   argument `table`, a reserved word in
- *                                   PostgreSQL): the word becomes the name
- *                                   "tbl" (same length); location = the
- *                                   word, which is the NamedArgExpr's
- *                                   location; text "table"
+ *   CALL p(table => 's.t', ...)     FLOE_SQL_CALL_ARG_NAME: a keyword used as
+ *   CALL p(..., to => 'b')          a named argument (Spark's `table`, `to`;
+ *                                   reserved in PostgreSQL) is overwritten
+ *                                   by its first letter and underscores
+ *                                   ("t____"); location = the word, which is
+ *                                   the NamedArgExpr's location; text = the
+ *                                   word, lowercased
+ *   CALL p(..., array(1, 2))        Spark's array(...) becomes ARRAY[1, 2]
+ *                                   (no clause)
  *
  * Syntax errors are FLOE_ERR_SYNTAX "line L, column C: <message>" (1-based,
  * over the whole script).
@@ -98,7 +101,7 @@ typedef enum floe_sql_clause_kind {
     FLOE_SQL_MERGE_WHEN,
     FLOE_SQL_QUALIFY,
     FLOE_SQL_NULL_TREATMENT,
-    FLOE_SQL_CALL_TABLE_ARG
+    FLOE_SQL_CALL_ARG_NAME
 } floe_sql_clause_kind;
 
 typedef struct floe_sql_clause {

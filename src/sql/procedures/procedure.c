@@ -6,9 +6,9 @@
  *
  * Parse tree: {"CallStmt": {"funccall": {"funcname": [system, name] or
  * [catalog, system, name], "args": [expr | NamedArgExpr ...]}}}.  Spark's
- * `table => ...` cannot be parsed (TABLE is reserved): parse.c's pre-pass
- * turns the word into a placeholder name and records a
- * FLOE_SQL_CALL_TABLE_ARG clause at its location, which is the
+ * `table => ...` and `to => ...` cannot be parsed (reserved words):
+ * parse.c's pre-pass turns the word into a placeholder name and records a
+ * FLOE_SQL_CALL_ARG_NAME clause at its location, which is the
  * NamedArgExpr's location here.
  */
 #include <stdarg.h>
@@ -376,7 +376,8 @@ static floe_status bind_args(floe_proc_call *call, const floe_sql_stmt *stmt, co
         named = true;
         int32_t nloc = (int32_t)floe_pg_get_int(na, "location", -1);
         const char *name = floe_pg_get_str(na, "name");
-        if (floe_sql_stmt_clause(stmt, FLOE_SQL_CALL_TABLE_ARG, nloc)) name = "table";
+        const floe_sql_clause *kw = floe_sql_stmt_clause(stmt, FLOE_SQL_CALL_ARG_NAME, nloc);
+        if (kw) name = kw->text;
         int32_t k = 0;
         while (k < d->n_params && strcmp(d->params[k].name, name ? name : "") != 0) k++;
         if (k == d->n_params) {
