@@ -203,6 +203,11 @@ const char *floe_iceberg_commit_table(const floe_plan *p);
 floe_commit_kind floe_iceberg_commit_kind(const floe_plan *p);
 int64_t floe_iceberg_commit_base_snapshot_id(const floe_plan *p);
 const char *floe_iceberg_commit_job_id(const floe_plan *p);
+/* Write-audit-publish: an APPEND commit stages its snapshot under summary
+ * wap.id = wap_id (floe_catalog_append: not made current) instead of
+ * committing it to main.  NULL: commit normally. */
+floe_status floe_iceberg_commit_set_wap_id(floe_plan *p, const char *wap_id) FLOE_WARN_UNUSED;
+const char *floe_iceberg_commit_wap_id(const floe_plan *p); /* NULL: none */
 int32_t floe_iceberg_commit_max_retries(const floe_plan *p);
 /* The same with the table's FileIO properties: failure cleanup deletes
  * the received files through a FileIO made from them. */

@@ -19,6 +19,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "base/str.h"
 #include "floe/catalog.h"
@@ -82,6 +83,11 @@ static floe_status plan_write(floe_session *s, floe_plan *input, const floe_ice_
     else if (!st)
         st = floe_plan_iceberg_commit_io(merged, floe_catalog_uri(s->catalog), ns, name, w->kind,
                                          w->base_snapshot_id, job, retries, io_props, n_io_props, out);
+    /* Write-audit-publish (Spark's): with write.wap.enabled and a session
+     * wap.id an INSERT stages its snapshot (publish_changes makes it current). */
+    const char *wap_enabled = floe_ice_tm_property(md, "write.wap.enabled");
+    if (!st && w->kind == FLOE_COMMIT_APPEND && s->wap_id && wap_enabled && !strcasecmp(wap_enabled, "true"))
+        st = floe_iceberg_commit_set_wap_id(*out, s->wap_id);
     floe_plan_release(write);
     floe_plan_release(ready);
     floe_plan_release(merged);

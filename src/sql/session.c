@@ -84,7 +84,20 @@ static floe_status option_find(const char *name, int32_t *idx) {
     return floe_unknown_name_error(FLOE_ERR_NOT_FOUND, "option", floe_str_c(name), cands, N_OPTIONS);
 }
 
+/* Spark's write-audit-publish session setting (spark.wap.id, or wap.id). */
+static bool is_wap_setting(const char *name) {
+    return floe_str_ieq_c(floe_str_c(name), "spark.wap.id") || floe_str_ieq_c(floe_str_c(name), "wap.id");
+}
+
 floe_status floe_session_set(floe_session *s, const char *name, const char *value) {
+    if (is_wap_setting(name)) {
+        floe_str v = floe_str_trim(floe_str_c(value));
+        floe_free(s->wap_id);
+        s->wap_id = NULL;
+        if (v.len == 0 || floe_str_ieq_c(v, "default")) return NULL;
+        s->wap_id = floe_strndup(v.ptr, v.len);
+        return s->wap_id ? NULL : floe_error(FLOE_ERR_OUT_OF_MEMORY, "SET %s: out of memory", name);
+    }
     int32_t i;
     FLOE_TRY(option_find(name, &i));
     int64_t v;
@@ -106,6 +119,10 @@ floe_status floe_session_set(floe_session *s, const char *name, const char *valu
 
 floe_status floe_session_show(floe_session *s, const char *name, char **value) {
     *value = NULL;
+    if (is_wap_setting(name)) {
+        *value = floe_strdup(s->wap_id ? s->wap_id : "");
+        return *value ? NULL : floe_error(FLOE_ERR_OUT_OF_MEMORY, "SHOW %s: out of memory", name);
+    }
     int32_t i;
     FLOE_TRY(option_find(name, &i));
     char buf[32];
@@ -182,6 +199,7 @@ void floe_session_close(floe_session *s) {
     if (!s) return;
     floe_catalog_close(s->catalog);
     floe_fileio_free(s->io);
+    floe_free(s->wap_id);
     floe_free(s);
 }
 
@@ -453,6 +471,8 @@ static floe_status exec_set(floe_session *s, const json_t *body, const floe_resu
     const char *tag = "SET";
     if (kind && strcmp(kind, "VAR_RESET_ALL") == 0) {
         s->opts = s->defaults;
+        floe_free(s->wap_id);
+        s->wap_id = NULL;
         tag = "RESET";
     } else if (kind && (strcmp(kind, "VAR_RESET") == 0 || strcmp(kind, "VAR_SET_DEFAULT") == 0)) {
         FLOE_TRY(floe_session_set(s, name ? name : "", "default"));
@@ -496,6 +516,15 @@ static floe_status exec_show(floe_session *s, const floe_sql_stmt *stmt, const j
             cells[i * 3 + 2] = k_options[i].doc;
         }
         return floe_session_emit_strings(sink, names, 3, cells, N_OPTIONS, "SHOW");
+    }
+    if (is_wap_setting(name)) {
+        char *v = NULL;
+        FLOE_TRY(floe_session_show(s, name, &v));
+        const char *names[] = {name};
+        const char *cells[] = {v};
+        floe_status st = floe_session_emit_strings(sink, names, 1, cells, 1, "SHOW");
+        floe_free(v);
+        return st;
     }
     int32_t idx;
     floe_status st = option_find(name, &idx);

@@ -26,6 +26,8 @@ struct floe_session {
     floe_sql_options defaults; /* what RESET returns to */
     floe_cancel cancel;        /* set by floe_session_cancel; cleared per statement */
     const floe_plan_executor *executor; /* NULL: plans run locally */
+    char *wap_id;              /* SET spark.wap.id / wap.id (NULL: unset): INSERTs
+                                * into a write.wap.enabled table stage a snapshot */
 
     /* The statement being executed (valid during floe_session_execute). */
     const floe_sql_script *script;

@@ -67,6 +67,26 @@ expect "$(q "CALL system.fast_forward(table => 'db.t', branch => 'audit', to => 
   "fast_forward result"
 expect "$(q "SELECT count(*) FROM db.t FOR VERSION AS OF 'audit'")" "4" "branch after fast_forward"
 
+# ---- write-audit-publish: with write.wap.enabled and spark.wap.id an INSERT
+# stages a snapshot (summary wap.id) that readers do not see until published
+floe -c "CREATE TABLE db.w (a int) WITH ('write.wap.enabled' = 'true'); INSERT INTO db.w VALUES (1)" >/dev/null
+w1=$(q "SELECT snapshot_id FROM db.w\$snapshots")
+expect "$(q "SET spark.wap.id = 'audit-1'; INSERT INTO db.w VALUES (2); SELECT count(*) FROM db.w")" "1" "staged rows unseen"
+staged=$(q "SELECT snapshot_id FROM db.w\$snapshots WHERE parent_id = $w1")
+expect "$(q "SELECT count(*) FROM db.w FOR VERSION AS OF $staged")" "2" "staged snapshot readable by id"
+expect "$(floe -c "SELECT summary FROM db.w\$snapshots WHERE snapshot_id = $staged" | grep -c 'wap.id.*audit-1')" "1" "summary wap.id"
+expect "$(q "CALL system.publish_changes('db.w', 'audit-1')")" "$w1,$staged" "publish_changes result"
+expect "$(q "SELECT count(*) FROM db.w")" "2" "published rows"
+expect_error "CALL system.publish_changes('db.w', 'audit-1')" "duplicate request to cherry pick wap id that was published already: audit-1"
+expect_error "CALL system.publish_changes('db.w', 'nope')" "cannot apply unknown WAP ID 'nope'"
+# cherrypick_snapshot of a staged snapshot; without write.wap.enabled the id is ignored
+expect "$(q "SET wap.id = 'audit-2'; INSERT INTO db.w VALUES (3); SELECT count(*) FROM db.w")" "2" "second staged"
+st2=$(q "SELECT snapshot_id FROM db.w\$snapshots WHERE parent_id = $staged")
+expect "$(q "CALL system.cherrypick_snapshot(table => 'db.w', snapshot_id => $st2)")" "$staged,$st2" "cherrypick a WAP snapshot"
+expect "$(q "SELECT count(*) FROM db.w")" "3" "cherry-picked rows"
+expect "$(q "CREATE TABLE db.w2 (a int); SET spark.wap.id = 'x'; INSERT INTO db.w2 VALUES (9); SELECT count(*) FROM db.w2")" \
+  "1" "no WAP without write.wap.enabled"
+
 # ---- argument errors as Spark reports them
 expect_error "CALL system.no_such_thing('db.t')" "unknown procedure 'no_such_thing' (procedures: rollback_to_snapshot"
 expect_error "CALL system.rollback_to_snapshot(table => 'db.t')" "missing required parameters: [snapshot_id]"

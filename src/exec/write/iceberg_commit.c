@@ -43,6 +43,7 @@ typedef struct commit_plan {
     char *conflict_filter;   /* Iceberg expression JSON; NULL: the whole table */
     char **removed;          /* data files removed whole (copy-on-write) */
     int32_t n_removed;
+    char *wap_id;            /* APPEND: stage under this wap.id (NULL: commit) */
 } commit_plan;
 
 /* The data files received so far: the batches are kept and the records
@@ -214,10 +215,10 @@ static floe_status do_commit(const commit_plan *p, const received *r, const floe
     /* Checked again right before the commit: cancellation while the
      * catalog opened must not commit either. */
     if (!st) st = floe_cancel_check(cancel, "IcebergCommit");
-    const char *summary[2] = {"floe.job-id", p->job_id};
+    const char *summary[4] = {"floe.job-id", p->job_id, "wap.id", p->wap_id};
     if (!st && p->kind == FLOE_COMMIT_APPEND)
-        st = floe_catalog_append(cat, p->ns, p->name, recs, lens, (int32_t)r->n_files, summary, 1, p->max_retries,
-                                 snapshot_id);
+        st = floe_catalog_append(cat, p->ns, p->name, recs, lens, (int32_t)r->n_files, summary, p->wap_id ? 2 : 1,
+                                 p->max_retries, snapshot_id);
     else if (!st)
         st = floe_catalog_replace_partitions(cat, p->ns, p->name, recs, lens, (int32_t)r->n_files,
                                              p->base_snapshot_id, summary, 1, p->max_retries, snapshot_id);
@@ -354,7 +355,8 @@ static floe_status commit_encode(const floe_plan *p_, floe_buf *out) {
     FLOE_TRY(floe_codec_put_str(out, p->conflict_filter ? p->conflict_filter : ""));
     FLOE_TRY(floe_codec_put_i64(out, p->n_removed));
     for (int32_t i = 0; i < p->n_removed; i++) FLOE_TRY(floe_codec_put_str(out, p->removed[i]));
-    return floe_exec_io_props_encode(out, p->io_props, p->n_io_props);
+    FLOE_TRY(floe_exec_io_props_encode(out, p->io_props, p->n_io_props));
+    return floe_codec_put_str(out, p->wap_id ? p->wap_id : "");
 }
 
 static floe_status commit_decode(floe_reader *r, floe_plan *const *children, int32_t n_children, floe_plan **out) {
@@ -383,6 +385,8 @@ static floe_status commit_decode(floe_reader *r, floe_plan *const *children, int
         st = floe_error(FLOE_ERR_OUT_OF_MEMORY, "decoding IcebergCommit");
     for (; !st && got < n_removed; got++) st = floe_codec_get_str(r, &removed[got]);
     if (!st) st = floe_exec_io_props_decode(r, &io, &n_io);
+    char *wap = NULL;
+    if (!st) st = floe_codec_get_str(r, &wap);
     if (!st && kind == FLOE_COMMIT_ROW_DELTA)
         st = floe_plan_iceberg_commit_delta(children[0], uri, ns, name, base, job, (int32_t)retries, io, n_io,
                                             (floe_isolation_level)iso, filter && *filter ? filter : NULL,
@@ -390,6 +394,14 @@ static floe_status commit_decode(floe_reader *r, floe_plan *const *children, int
     else if (!st)
         st = floe_plan_iceberg_commit_io(children[0], uri, ns, name, (floe_commit_kind)kind, base, job,
                                          (int32_t)retries, io, n_io, out);
+    if (!st && wap && *wap) {
+        st = floe_iceberg_commit_set_wap_id(*out, wap);
+        if (st) {
+            floe_plan_release(*out);
+            *out = NULL;
+        }
+    }
+    floe_free(wap);
     for (int64_t i = 0; removed && i < n_removed; i++) floe_free(removed[i]);
     floe_free(removed);
     floe_free(filter);
@@ -431,6 +443,7 @@ static void commit_free(floe_plan *p_) {
     floe_free(p->ns);
     floe_free(p->name);
     floe_free(p->job_id);
+    floe_free(p->wap_id);
     floe_exec_io_props_free(p->io_props, p->n_io_props);
     floe_free(p->conflict_filter);
     for (int32_t i = 0; p->removed && i < p->n_removed; i++) floe_free(p->removed[i]);
@@ -541,6 +554,18 @@ int64_t floe_iceberg_commit_base_snapshot_id(const floe_plan *p) {
     return ((const commit_plan *)p)->base_snapshot_id;
 }
 const char *floe_iceberg_commit_job_id(const floe_plan *p) { return ((const commit_plan *)p)->job_id; }
+
+floe_status floe_iceberg_commit_set_wap_id(floe_plan *p_, const char *wap_id) {
+    commit_plan *p = (commit_plan *)p_;
+    if (p->kind != FLOE_COMMIT_APPEND)
+        return floe_error(FLOE_ERR_UNSUPPORTED, "IcebergCommit: only an append can be staged under a wap.id");
+    floe_free(p->wap_id);
+    p->wap_id = wap_id ? floe_strdup(wap_id) : NULL;
+    if (wap_id && !p->wap_id) return floe_error(FLOE_ERR_OUT_OF_MEMORY, "IcebergCommit: out of memory");
+    return NULL;
+}
+
+const char *floe_iceberg_commit_wap_id(const floe_plan *p) { return ((const commit_plan *)p)->wap_id; }
 int32_t floe_iceberg_commit_max_retries(const floe_plan *p) { return ((const commit_plan *)p)->max_retries; }
 const floe_property *floe_iceberg_commit_io_properties(const floe_plan *p, size_t *n) {
     *n = ((const commit_plan *)p)->n_io_props;

@@ -15,10 +15,13 @@
 #include <stdint.h>
 #include <string.h>
 
+#include <jansson.h>
+
 #include "floe/catalog.h"
 #include "floe/iceberg_table_update.h"
 #include "floe/memory.h"
 #include "iceberg/catalog/catalog_commit_internal.h"
+#include "iceberg/update/table_update_internal.h"
 
 floe_status floe_catalog_commit_retrying(floe_catalog *c, const char *ns, const char *name, const char *what,
                                          int max_retries, floe_catalog_build_fn build, void *ctx,
@@ -47,7 +50,10 @@ floe_status floe_catalog_commit_retrying(floe_catalog *c, const char *ns, const 
         }
         st = floe_catalog_commit(c, ns, name, t->metadata_location, md, NULL);
         if (!st) {
+            /* The new snapshot (the current one, unless it was staged). */
             if (snapshot_id) *snapshot_id = md->current_snapshot_id;
+            for (int32_t i = 0; snapshot_id && i < md->n_snapshots; i++)
+                if (!floe_ice_tm_snapshot(t->md, md->snapshots[i].snapshot_id)) *snapshot_id = md->snapshots[i].snapshot_id;
             floe_ice_append_files_clear(&written);
             floe_ice_table_metadata_free(md);
             floe_ice_table_free(t);
@@ -77,10 +83,38 @@ typedef struct append_args {
     int32_t n_kv;
 } append_args;
 
+/* A staged append (summary "wap.id", write-audit-publish): the snapshot is
+ * added but main, current-snapshot-id and the snapshot-log stay as they
+ * were (Java's SnapshotProducer.stageOnly). */
+static floe_status unstage_main(const floe_ice_table_metadata *base, floe_ice_table_metadata **md) {
+    json_t *root = NULL;
+    FLOE_TRY(floe_ice_tm_edit_begin(*md, &root));
+    json_t *refs = json_object_get(root, "refs");
+    int rc = json_object_set_new(root, "current-snapshot-id", json_integer(base->current_snapshot_id));
+    const floe_ice_snapshot_ref *main_ref = floe_ice_tm_ref(base, "main");
+    if (refs && main_ref) rc |= json_object_set_new(json_object_get(refs, "main"), "snapshot-id", json_integer(main_ref->snapshot_id));
+    else if (refs) json_object_del(refs, "main");
+    json_t *log = json_object_get(root, "snapshot-log");
+    if (json_is_array(log) && json_array_size(log) > (size_t)base->n_snapshot_log)
+        json_array_remove(log, json_array_size(log) - 1);
+    if (rc) {
+        json_decref(root);
+        return floe_error(FLOE_ERR_OUT_OF_MEMORY, "staging a snapshot: out of memory");
+    }
+    floe_ice_table_metadata *staged = NULL;
+    FLOE_TRY(floe_ice_tm_edit_finish(base, root, &staged));
+    floe_ice_table_metadata_free(*md);
+    *md = staged;
+    return NULL;
+}
+
 static floe_status build_append(const floe_ice_table *t, void *ctx, floe_ice_table_metadata **out,
                                 floe_ice_append_files *written) {
     const append_args *a = ctx;
-    return floe_ice_tm_append_snapshot(t, a->data_files, a->lens, a->n, a->summary_kv, a->n_kv, out, written);
+    FLOE_TRY(floe_ice_tm_append_snapshot(t, a->data_files, a->lens, a->n, a->summary_kv, a->n_kv, out, written));
+    for (int32_t i = 0; *out && i < a->n_kv; i++)
+        if (!strcmp(a->summary_kv[2 * i], "wap.id")) return unstage_main(t->md, out);
+    return NULL;
 }
 
 floe_status floe_catalog_append(floe_catalog *c, const char *ns, const char *name, const uint8_t *const *data_files,

@@ -224,13 +224,15 @@ static const char *summary_value(const floe_ice_snapshot *s, const char *key) {
 static floe_status cherrypick(floe_proc_call *call, const floe_proc_arg *a, const floe_ice_table_metadata *md,
                               const floe_ice_snapshot *snap, change *c, floe_ice_table_metadata **out) {
     c->before = md->current_snapshot_id;
+    /* A wap.id already on main's history (staged there, or published by a
+     * cherry-pick) is not published twice (Java's validateWapPublish). */
     const char *wap = summary_value(snap, "wap.id");
-    if (wap) {
-        for (int32_t i = 0; i < md->n_snapshots; i++) {
-            const char *pub = summary_value(&md->snapshots[i], "published-wap-id");
-            if (pub && !strcmp(pub, wap) && is_ancestor(md, md->current_snapshot_id, md->snapshots[i].snapshot_id))
-                return floe_proc_error(call, a, FLOE_ERR_INVALID_ARGUMENT, "duplicate request to cherry pick wap id that was published already: %s", wap);
-        }
+    for (const floe_ice_snapshot *s = floe_ice_tm_current_snapshot(md); wap && s;
+         s = s->parent_snapshot_id == FLOE_ICE_NO_SNAPSHOT ? NULL : floe_ice_tm_snapshot(md, s->parent_snapshot_id)) {
+        const char *w = summary_value(s, "wap.id"), *pub = summary_value(s, "published-wap-id");
+        if ((w && !strcmp(w, wap)) || (pub && !strcmp(pub, wap)))
+            return floe_proc_error(call, a, FLOE_ERR_INVALID_ARGUMENT,
+                                   "duplicate request to cherry pick wap id that was published already: %s", wap);
     }
     if (is_ancestor(md, md->current_snapshot_id, snap->snapshot_id))
         return floe_proc_error(call, a, FLOE_ERR_INVALID_ARGUMENT,
