@@ -173,4 +173,23 @@ expect "$(rf "SELECT count(*) FROM r.t")" "1" "REST rows after rollback"
 expect "$(rf "CALL system.expire_snapshots(table => 'r.t', older_than => now(), retain_last => 1)")" "1,0,0,1,1,0" "REST expire"
 expect "$(rf "SELECT count(*) FROM r.t\$snapshots")" "1" "REST snapshots after expire"
 rest_server_stop
+
+# ---- under mpirun: the coordinator runs the procedures; a staged INSERT
+# written by every rank is published
+if command -v mpirun >/dev/null 2>&1; then
+  mpi=(mpirun --oversubscribe -np 2)
+  [ "$(id -u)" = 0 ] && mpi+=(--allow-run-as-root)
+  export OMPI_MCA_btl_vader_single_copy_mechanism=none
+  fm() { timeout 180 "${mpi[@]}" "$FLOE_BIN" --warehouse "$W" --format csv -c "$1" | tail -n +2; }
+  fm "CREATE TABLE db.m (a int) WITH ('write.wap.enabled' = 'true'); INSERT INTO db.m VALUES (1)" >/dev/null
+  m1=$(q "SELECT snapshot_id FROM db.m\$snapshots")
+  expect "$(fm "SET spark.wap.id = 'mpi'; INSERT INTO db.m SELECT * FROM generate_series(1, 100); SELECT count(*) FROM db.m")" \
+    "1" "mpirun: staged INSERT unseen"
+  ms=$(q "SELECT snapshot_id FROM db.m\$snapshots WHERE parent_id = $m1")
+  expect "$(fm "CALL system.publish_changes(table => 'db.m', wap_id => 'mpi')")" "$m1,$ms" "mpirun: publish_changes"
+  expect "$(fm "CALL system.rollback_to_snapshot('db.m', $m1)")" "$ms,$m1" "mpirun: rollback"
+  expect "$(q "SELECT count(*) FROM db.m")" "1" "rows after mpirun rollback"
+elif [ "${CI:-}" = true ]; then
+  fail "mpirun is not installed"
+fi
 echo "ok"
