@@ -355,8 +355,8 @@ static floe_status commit_encode(const floe_plan *p_, floe_buf *out) {
     FLOE_TRY(floe_codec_put_str(out, p->conflict_filter ? p->conflict_filter : ""));
     FLOE_TRY(floe_codec_put_i64(out, p->n_removed));
     for (int32_t i = 0; i < p->n_removed; i++) FLOE_TRY(floe_codec_put_str(out, p->removed[i]));
-    FLOE_TRY(floe_exec_io_props_encode(out, p->io_props, p->n_io_props));
-    return floe_codec_put_str(out, p->wap_id ? p->wap_id : "");
+    FLOE_TRY(floe_codec_put_str(out, p->wap_id ? p->wap_id : ""));
+    return floe_exec_io_props_encode(out, p->io_props, p->n_io_props);
 }
 
 static floe_status commit_decode(floe_reader *r, floe_plan *const *children, int32_t n_children, floe_plan **out) {
@@ -384,9 +384,9 @@ static floe_status commit_decode(floe_reader *r, floe_plan *const *children, int
     if (!st && !(removed = floe_calloc((size_t)n_removed + 1, sizeof *removed)))
         st = floe_error(FLOE_ERR_OUT_OF_MEMORY, "decoding IcebergCommit");
     for (; !st && got < n_removed; got++) st = floe_codec_get_str(r, &removed[got]);
-    if (!st) st = floe_exec_io_props_decode(r, &io, &n_io);
     char *wap = NULL;
     if (!st) st = floe_codec_get_str(r, &wap);
+    if (!st) st = floe_exec_io_props_decode(r, &io, &n_io);
     if (!st && kind == FLOE_COMMIT_ROW_DELTA)
         st = floe_plan_iceberg_commit_delta(children[0], uri, ns, name, base, job, (int32_t)retries, io, n_io,
                                             (floe_isolation_level)iso, filter && *filter ? filter : NULL,

@@ -743,6 +743,33 @@ static void fileio_properties_travel_with_both_nodes_and_explain_redacts_them(vo
     fx_free(&f);
 }
 
+/* A write-audit-publish id travels with the commit node (MPI ranks decode
+ * it); only an append can be staged. */
+static void a_wap_id_travels_with_the_commit_node(void **state) {
+    (void)state;
+    fx f;
+    fx_setup(&f, "iw_wap", SPEC_CAT_BUCKET);
+    floe_plan *p = write_plan(&f, values_of(1, 10, 3, 1, -1, 2), NULL, 0, 0);
+    const floe_plan *co = floe_plan_child(p, 0);
+    floe_plan *commit = NULL, *over = NULL, *back = NULL;
+    assert_ok(floe_plan_iceberg_commit((floe_plan *)co, f.wh, "db", "t", FLOE_COMMIT_APPEND, -1, f.job, 3, &commit));
+    assert_null(floe_iceberg_commit_wap_id(commit));
+    assert_ok(floe_iceberg_commit_set_wap_id(commit, "audit-7"));
+    floe_buf b = FLOE_BUF_INIT;
+    assert_ok(floe_plan_encode(commit, &b));
+    assert_ok(floe_plan_decode(b.data, b.len, &back));
+    assert_string_equal(floe_iceberg_commit_wap_id(back), "audit-7");
+    assert_ok(floe_plan_iceberg_commit((floe_plan *)co, f.wh, "db", "t", FLOE_COMMIT_REPLACE_PARTITIONS, -1, f.job, 3, &over));
+    assert_error(floe_iceberg_commit_set_wap_id(over, "x"), FLOE_ERR_UNSUPPORTED, "only an append");
+    floe_buf_free(&b);
+    floe_plan_release(back);
+    floe_plan_release(over);
+    floe_plan_release(commit);
+    floe_plan_release(p);
+    floe_write_job_forget(f.job);
+    fx_free(&f);
+}
+
 /* Corrupt FileIO property counts in an encoded node are errors. */
 static void a_corrupt_fileio_property_count_is_rejected(void **state) {
     (void)state;
@@ -950,6 +977,7 @@ FLOE_TEST_MAIN(cmocka_unit_test(fanout_writes_many_interleaved_partitions_one_fi
                cmocka_unit_test(codec_roundtrip_of_both_nodes_gives_the_same_result),
                cmocka_unit_test(fileio_properties_travel_with_both_nodes_and_explain_redacts_them),
                cmocka_unit_test(a_corrupt_fileio_property_count_is_rejected),
+               cmocka_unit_test(a_wap_id_travels_with_the_commit_node),
                cmocka_unit_test(required_input_and_ordering_follow_the_table),
                cmocka_unit_test(a_sort_order_is_required_after_the_partition_columns),
                cmocka_unit_test(constructors_check_their_input_columns),
