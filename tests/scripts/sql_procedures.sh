@@ -177,7 +177,10 @@ rest_server_stop
 # ---- under mpirun: the coordinator runs the procedures; a staged INSERT
 # written by every rank is published
 if command -v mpirun >/dev/null 2>&1; then
-  mpi=(mpirun --oversubscribe -np 2)
+  # as mpi_lib.bash: Open MPI's by-design leaks suppressed (full stacks)
+  export LSAN_OPTIONS="suppressions=$src/tests/lsan-mpi.supp:print_suppressions=0${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
+  export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}fast_unwind_on_malloc=0"
+  mpi=(mpirun --oversubscribe -np 2 -x LSAN_OPTIONS -x ASAN_OPTIONS)
   [ "$(id -u)" = 0 ] && mpi+=(--allow-run-as-root)
   export OMPI_MCA_btl_vader_single_copy_mechanism=none
   fm() { timeout 180 "${mpi[@]}" "$FLOE_BIN" --warehouse "$W" --format csv -c "$1" | tail -n +2; }
