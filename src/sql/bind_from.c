@@ -17,6 +17,7 @@
 #include "floe/iceberg_metadata_columns.h"
 #include "sql/bind.h"
 #include "sql/bind_csv.h"
+#include "sql/bind_json.h"
 #include "sql/bind_query_internal.h"
 #include "sql/metadata_tables.h"
 #include "sql/pgnode.h"
@@ -490,6 +491,13 @@ static floe_status bind_table_function(floe_session *s, const json_t *rf, bind_r
         FLOE_TRY(physical_node(FLOE_L_PHYSICAL, phys, &out->plan));
         return bind_scope_from_schema(out->plan->schema, qual ? qual : fname, &out->scope);
     }
+    if (fname && (!strcmp(fname, "read_json") || !strcmp(fname, "read_json_auto") || !strcmp(fname, "read_ndjson") ||
+                  !strcmp(fname, "read_ndjson_auto"))) {
+        floe_plan *phys = NULL;
+        FLOE_TRY(floe_sql_bind_read_json(s, fname, args, loc, &phys));
+        FLOE_TRY(physical_node(FLOE_L_PHYSICAL, phys, &out->plan));
+        return bind_scope_from_schema(out->plan->schema, qual ? qual : fname, &out->scope);
+    }
     if (fname && !strcmp(fname, "iceberg_scan")) {
         const char *path = NULL;
         bool allow_moved = false;
@@ -562,8 +570,8 @@ static floe_status bind_table_function(floe_session *s, const json_t *rf, bind_r
         FLOE_TRY(bind_tpch_gen(s, args, n, loc, out));
         return bind_scope_from_schema(out->plan->schema, qual ? qual : "tpch_gen", &out->scope);
     }
-    const char *cands[] = {"generate_series", "read_parquet", "read_csv", "iceberg_scan", "tpch_gen"};
-    return bind_at(s, loc, floe_unknown_name_error(FLOE_ERR_NOT_FOUND, "table function", floe_str_c(fname), cands, 5));
+    const char *cands[] = {"generate_series", "read_parquet", "read_csv", "read_json", "read_ndjson", "iceberg_scan", "tpch_gen"};
+    return bind_at(s, loc, floe_unknown_name_error(FLOE_ERR_NOT_FOUND, "table function", floe_str_c(fname), cands, 7));
 }
 
 /* Column aliases: t(a, b) renames the first columns. */

@@ -3,7 +3,7 @@
  *
  *   COPY (query) | t [(cols)] TO 'file' [(FORMAT csv|parquet|json, HEADER,
  *        DELIMITER, QUOTE, ESCAPE, NULL, FORCE_QUOTE (cols) | *)]
- *   COPY t [(cols)] FROM 'file' [(FORMAT csv, HEADER, DELIMITER, QUOTE,
+ *   COPY t [(cols)] FROM 'file' [(FORMAT csv|json, HEADER, DELIMITER, QUOTE,
  *        ESCAPE, NULL, ENCODING 'UTF8')]
  *
  * The format is the FORMAT option's, else the file name's (.csv, .tsv,
@@ -13,7 +13,8 @@
  * equals the NULL text; NULL as the NULL text unquoted; values in the text
  * form floe prints them (booleans as t / f).  JSON is one object per line,
  * as DuckDB's COPY ... (FORMAT json).  COPY FROM reads with the table's
- * column types (no detection) and writes through INSERT's plan: one
+ * column types (no detection; JSON: newline-delimited or an array of
+ * objects, fields by column name) and writes through INSERT's plan: one
  * commit, parallel writers.
  */
 #include <stdio.h>
@@ -23,6 +24,7 @@
 #include "base/buffer.h"
 #include "columnar/printer.h"
 #include "exec/scan/csv_read.h"
+#include "exec/scan/json_read.h"
 #include "floe/iceberg_task_reader.h"
 #include "floe/memory.h"
 #include "formats/compress.h"
@@ -417,9 +419,9 @@ static floe_status exec_copy_to(floe_session *s, const json_t *body, const char 
 static floe_status exec_copy_from(floe_session *s, const json_t *body, const char *file, const floe_result_sink *sink) {
     copy_opts o;
     FLOE_TRY(parse_options(body, file, true, &o));
-    if (o.format != FMT_CSV)
-        return floe_error(FLOE_ERR_UNSUPPORTED, "COPY FROM reads FORMAT csv only (use INSERT INTO t SELECT * FROM "
-                                                "read_parquet(...) for Parquet)");
+    if (o.format != FMT_CSV && o.format != FMT_JSON)
+        return floe_error(FLOE_ERR_UNSUPPORTED, "COPY FROM reads FORMAT csv or json only (use INSERT INTO t SELECT * "
+                                                "FROM read_parquet(...) for Parquet)");
     floe_dml_target t;
     memset(&t, 0, sizeof t);
     floe_status st = floe_dml_target_of(s, floe_pg_get(body, "relation"), &t);
@@ -451,7 +453,7 @@ static floe_status exec_copy_from(floe_session *s, const json_t *body, const cha
         if (st) break;
         names[i] = f->name;
         st = floe_ice_type_to_columnar(f->type, &types[i]);
-        if (!st && floe_type_is_nested(types[i]))
+        if (!st && o.format == FMT_CSV && floe_type_is_nested(types[i]))
             st = floe_error(FLOE_ERR_UNSUPPORTED, "COPY FROM: column \"%s\" has a nested type", f->name);
     }
     floe_csv_options co;
@@ -473,7 +475,16 @@ static floe_status exec_copy_from(floe_session *s, const json_t *body, const cha
     floe_schema *schema = NULL;
     floe_batch **batches = NULL;
     int32_t nb = 0;
-    if (!st) st = floe_csv_read(&file, 1, s->io, &co, &schema, &batches, &nb);
+    /* JSON: each object's fields by the columns' names, typed as the
+     * table's (nested ones too), other keys ignored. */
+    floe_json_options jo;
+    floe_json_options_init(&jo);
+    jo.names = names;
+    jo.types = types;
+    jo.n_columns = ncols;
+    jo.what = what;
+    if (!st && o.format == FMT_JSON) st = floe_json_read(&file, 1, s->io, &jo, &schema, &batches, &nb);
+    else if (!st) st = floe_csv_read(&file, 1, s->io, &co, &schema, &batches, &nb);
     floe_plan *values = NULL, *plan = NULL, *phys = NULL;
     if (!st)
         st = floe_plan_values(schema, batches, nb, s->opts.target_partitions > 0 ? s->opts.target_partitions : 1, &values);
