@@ -30,6 +30,7 @@
 #include "base/str.h"
 #include "floe/catalog.h"
 #include "floe/iceberg_table_update.h"
+#include "floe/iceberg_view.h"
 #include "floe/memory.h"
 #include "sql/metadata_tables.h"
 #include "sql/pgnode.h"
@@ -189,6 +190,12 @@ static floe_status ice_of_floe(const floe_type *t, floe_ice_type **out) {
                           "interval type; cast to text or store the parts)");
     default: return floe_error(FLOE_ERR_UNSUPPORTED, "type %s cannot be a table column", floe_type_id_name(t->id));
     }
+}
+
+floe_status floe_sql_ice_type_of(const floe_type *t, floe_ice_type **out) {
+    /* An untyped NULL column is text, as PostgreSQL makes it. */
+    if (t->id == FLOE_TYPE_NULL) return floe_ice_type_new(FLOE_ICE_STRING, out);
+    return ice_of_floe(t, out);
 }
 
 /* The Iceberg type of a TypeName node; `int[]` is list<int> (element
@@ -790,6 +797,15 @@ static floe_status exec_drop(const ddl *d, const json_t *body) {
     for (int32_t i = 0; !st && i < n; i++) {
         st = list_qname(d, floe_pg_list_at(objs, i), &qs[i]);
         if (!st) st = floe_catalog_table_exists(d->s->catalog, qs[i].ns, qs[i].name, &present[i]);
+        if (!st && !present[i]) {
+            floe_ice_view *v = NULL;
+            floe_status vst = floe_catalog_load_view(d->s->catalog, qs[i].ns, qs[i].name, &v);
+            floe_ice_view_free(v);
+            if (!vst)
+                st = floe_error(FLOE_ERR_INVALID_ARGUMENT, "\"%s.%s\" is not a table (use DROP VIEW to remove a "
+                                "view)", qs[i].ns, qs[i].name);
+            floe_status_free(vst);
+        }
         if (!st && !present[i] && !if_exists) {
             floe_ice_table *t = NULL; /* for the catalog's "did you mean" */
             st = floe_catalog_load_table(d->s->catalog, qs[i].ns, qs[i].name, &t);
@@ -1510,8 +1526,19 @@ floe_status floe_sql_exec_utility(floe_session *s, const floe_sql_stmt *stmt, co
         *handled = true;
         return exec_describe(&d, body);
     }
-    if (strcmp(kind, "VariableShowStmt") == 0) return exec_show(&d, body, handled);
+    if (strcmp(kind, "VariableShowStmt") == 0) {
+        const char *what = floe_pg_get_str(body, "name");
+        if (what && strcmp(what, "views") == 0) {
+            *handled = true;
+            return floe_sql_show_views(s, stmt, sink);
+        }
+        return exec_show(&d, body, handled);
+    }
     *handled = true;
+    if (strcmp(kind, "ViewStmt") == 0) return floe_sql_create_view(s, stmt, body, sink);
+    if (strcmp(kind, "DropStmt") == 0 && floe_pg_get_str(body, "removeType") &&
+        strcmp(floe_pg_get_str(body, "removeType"), "OBJECT_VIEW") == 0)
+        return floe_sql_drop_view(s, stmt, body, sink);
     if (strcmp(kind, "CreateSchemaStmt") == 0) return exec_create_schema(&d, body);
     if (strcmp(kind, "CreateStmt") == 0) return exec_create_table(&d, body);
     if (strcmp(kind, "DropStmt") == 0) return exec_drop(&d, body);
