@@ -780,7 +780,7 @@ static floe_status sqlite_create_table(floe_catalog *c, const char *ns, const ch
               "previous_metadata_location, iceberg_type) VALUES (?1, ?2, ?3, ?4, NULL, 'TABLE')",
               p, NULL, &dup);
     pthread_mutex_unlock(&SQ(c)->mu);
-    if (!st && dup) st = floe_error(FLOE_ERR_ALREADY_EXISTS, "table %s.%s already exists", ns, name);
+    if (!st && dup) st = floe_error(FLOE_ERR_ALREADY_EXISTS, "relation %s.%s already exists", ns, name);
     if (!st && out) {
         floe_ice_table_metadata *copy = NULL;
         st = floe_ice_table_metadata_parse(text, strlen(text), path, &copy);
