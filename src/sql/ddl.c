@@ -529,6 +529,11 @@ static floe_status drop_schema(const ddl *d, const char *ns, bool if_exists, boo
         for (int32_t i = 0; !st && i < n; i++) st = floe_catalog_drop_table(d->s->catalog, ns, names[i], false);
         floe_catalog_names_free(names, n);
         FLOE_TRY(st);
+        /* Its views go too (they may read tables elsewhere; those stay). */
+        FLOE_TRY(floe_catalog_list_views(d->s->catalog, ns, &names, &n));
+        for (int32_t i = 0; !st && i < n; i++) st = floe_catalog_drop_view(d->s->catalog, ns, names[i]);
+        floe_catalog_names_free(names, n);
+        FLOE_TRY(st);
     }
     return wrap_at(d, d->stmt->location, floe_catalog_drop_namespace(d->s->catalog, ns, if_exists));
 }
