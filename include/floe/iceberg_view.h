@@ -34,6 +34,7 @@ typedef struct floe_ice_view {
     char *default_namespace;   /* its single level, or NULL when empty */
     char **column_names;       /* top-level fields of its schema */
     int32_t n_columns;
+    floe_ice_schema *schema;   /* the current version's schema */
 } floe_ice_view;
 
 void floe_ice_view_free(floe_ice_view *v); /* NULL-safe */

@@ -463,8 +463,19 @@ static floe_status describe_metadata_table(const ddl *d, qname *q, const char *w
 
 static floe_status describe_table(const ddl *d, const qname *q) {
     floe_ice_table *t = NULL;
-    FLOE_TRY(load(d, q, &t));
-    const floe_ice_schema *sc = floe_ice_tm_current_schema(t->md);
+    floe_ice_view *v = NULL;
+    floe_status lst = load(d, q, &t);
+    if (lst && floe_status_code(lst) == FLOE_ERR_NOT_FOUND) {
+        /* DESCRIBE of a view: the columns of its current version. */
+        floe_status vst = floe_catalog_load_view(d->s->catalog, q->ns, q->name, &v);
+        if (!vst) {
+            floe_status_free(lst);
+            lst = NULL;
+        }
+        floe_status_free(vst);
+    }
+    FLOE_TRY(lst);
+    const floe_ice_schema *sc = v ? v->schema : floe_ice_tm_current_schema(t->md);
     int32_t n = sc ? sc->root->n_fields : 0;
     const char **cells = floe_calloc((size_t)n * 4 + 1, sizeof *cells);
     char **types = floe_calloc((size_t)n + 1, sizeof *types);
@@ -483,6 +494,7 @@ static floe_status describe_table(const ddl *d, const qname *q) {
     floe_free(types);
     floe_free(cells);
     floe_ice_table_free(t);
+    floe_ice_view_free(v);
     return st;
 }
 

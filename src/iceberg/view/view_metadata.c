@@ -33,6 +33,7 @@ void floe_ice_view_free(floe_ice_view *v) {
     floe_free(v->default_namespace);
     for (int32_t i = 0; i < v->n_columns; i++) floe_free(v->column_names[i]);
     floe_free(v->column_names);
+    floe_ice_schema_free(v->schema);
     floe_free(v);
 }
 
@@ -109,6 +110,7 @@ static floe_status parse_tree(json_t *root, const char *location, floe_ice_view 
         if (!n0) return bad(location, "default-namespace must hold strings");
         if (!(v->default_namespace = floe_strdup(n0))) return oom();
     }
+    FLOE_TRY_CTX(floe_ice_schema_from_json(schema, &v->schema), "view metadata %s", location ? location : "(text)");
     json_t *fields = json_object_get(schema, "fields");
     size_t nf = json_array_size(fields);
     v->column_names = floe_calloc(nf ? nf : 1, sizeof(char *));
