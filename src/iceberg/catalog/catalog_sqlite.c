@@ -73,6 +73,7 @@ typedef struct sqlite_catalog {
 
 static const floe_catalog_ops SQLITE_OPS;
 static void sqlite_close(floe_catalog *c);
+static floe_status view_location_locked(floe_catalog *c, const char *ns, const char *name, char **out);
 
 static floe_status oom(void) { return floe_error(FLOE_ERR_OUT_OF_MEMORY, "out of memory in the catalog"); }
 
@@ -780,7 +781,17 @@ static floe_status sqlite_create_table(floe_catalog *c, const char *ns, const ch
               "previous_metadata_location, iceberg_type) VALUES (?1, ?2, ?3, ?4, NULL, 'TABLE')",
               p, NULL, &dup);
     pthread_mutex_unlock(&SQ(c)->mu);
-    if (!st && dup) st = floe_error(FLOE_ERR_ALREADY_EXISTS, "relation %s.%s already exists", ns, name);
+    if (!st && dup) {
+        /* Lost a race to another create, or the name is a view's. */
+        char *view = NULL;
+        pthread_mutex_lock(&SQ(c)->mu);
+        floe_status vst = view_location_locked(c, ns, name, &view);
+        pthread_mutex_unlock(&SQ(c)->mu);
+        floe_status_free(vst);
+        st = view ? floe_error(FLOE_ERR_ALREADY_EXISTS, "relation %s.%s already exists (it is a view)", ns, name)
+                  : floe_error(FLOE_ERR_ALREADY_EXISTS, "table %s.%s already exists", ns, name);
+        floe_free(view);
+    }
     if (!st && out) {
         floe_ice_table_metadata *copy = NULL;
         st = floe_ice_table_metadata_parse(text, strlen(text), path, &copy);
