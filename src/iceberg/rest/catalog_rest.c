@@ -1474,10 +1474,8 @@ static void rest_close(floe_catalog *c) {
 
 /* api/namespaces/<ns>/views[/<name>]. */
 static floe_status view_url(const rest_catalog *rc, const char *ns, const char *name, floe_buf *out) {
-    FLOE_TRY(url_of(rc, ns, NULL, "/views", out));
-    if (!name) return NULL;
-    FLOE_TRY(floe_buf_append_str(out, "/"));
-    return floe_rest_url_encode(out, name);
+    FLOE_TRY(url_of(rc, ns, NULL, name ? "/views/" : "/views", out));
+    return name ? floe_rest_url_encode(out, name) : NULL;
 }
 
 static floe_status rest_list_views(floe_catalog *c, const char *ns, char ***names, int32_t *n) {
@@ -1552,8 +1550,7 @@ static floe_status rest_create_view(floe_catalog *c, const char *ns, const char 
     if (!st) st = floe_ice_view_metadata_build(base ? base->json : NULL, "", sql, default_ns, schema, floe_ice_now_ms(),
                                                &text);
     json_t *md = NULL, *body = NULL;
-    if (!st) st = floe_ice_json_parse_text(text, "view metadata", &md);
-    if (!st) {
+    if (!st && !(st = floe_ice_json_parse_text(text, "view metadata", &md))) {
         json_t *vers = json_object_get(md, "versions"), *schemas = json_object_get(md, "schemas");
         json_t *ver = json_array_get(vers, json_array_size(vers) - 1);
         json_t *sch = json_array_get(schemas, json_array_size(schemas) - 1);
