@@ -142,6 +142,30 @@ floe_status floe_catalog_register_table(floe_catalog *c, const char *ns, const c
 floe_status floe_catalog_rename_table(floe_catalog *c, const char *ns, const char *name, const char *new_ns,
                                       const char *new_name) FLOE_WARN_UNUSED;
 
+/* ---- views (Iceberg views, iceberg_view.h) -------------------------------- */
+
+/* Create ns.name as a view whose first version is `sql` (resolving
+ * unqualified names in `default_ns`, may be NULL) with result `schema`:
+ * writes <warehouse>/<ns>/<name>/metadata/00000-<uuid>.metadata.json and
+ * registers it.  replace: an existing view gets the SQL as its next
+ * version (history kept in versions/version-log) instead of
+ * FLOE_ERR_ALREADY_EXISTS.  A table of that name is FLOE_ERR_ALREADY_EXISTS
+ * ("relation ns.name already exists"), also with replace.  The namespace
+ * must exist. */
+struct floe_ice_view;
+floe_status floe_catalog_create_view(floe_catalog *c, const char *ns, const char *name, const char *sql,
+                                     const char *default_ns, const floe_ice_schema *schema,
+                                     bool replace) FLOE_WARN_UNUSED;
+/* The view's current version; FLOE_ERR_NOT_FOUND "view ns.name does not
+ * exist" when there is no view of that name (a table is not one).  Free
+ * with floe_ice_view_free. */
+floe_status floe_catalog_load_view(floe_catalog *c, const char *ns, const char *name,
+                                   struct floe_ice_view **out) FLOE_WARN_UNUSED;
+/* Unregister the view (its metadata files stay, as Iceberg's catalogs do). */
+floe_status floe_catalog_drop_view(floe_catalog *c, const char *ns, const char *name) FLOE_WARN_UNUSED;
+/* Sorted view names of a namespace; free with floe_catalog_names_free. */
+floe_status floe_catalog_list_views(floe_catalog *c, const char *ns, char ***names, int32_t *n) FLOE_WARN_UNUSED;
+
 /* ---- retrying a commit that lost the swap ------------------------------- */
 
 /* A table's commit.retry.* settings (Java's defaults for those unset or

@@ -16,6 +16,7 @@
 #include "floe/memory.h"
 #include "floe/iceberg_metadata_columns.h"
 #include "sql/bind.h"
+#include "sql/bind_view.h"
 #include "sql/bind_csv.h"
 #include "sql/bind_json.h"
 #include "sql/bind_query_internal.h"
@@ -274,7 +275,7 @@ static floe_status bind_range_var(floe_session *s, const json_t *rv, bind_result
             }
             return NULL;
         }
-        ns = "default";
+        ns = s->default_ns ? s->default_ns : "default";
     }
     char name[512];
     snprintf(name, sizeof name, "%s", rel);
@@ -282,6 +283,18 @@ static floe_status bind_range_var(floe_session *s, const json_t *rv, bind_result
     if (dollar) *dollar = 0;
     floe_ice_table *t = NULL;
     floe_status st = floe_catalog_load_table(s->catalog, ns, name, &t);
+    if (st && !dollar && floe_status_code(st) == FLOE_ERR_NOT_FOUND) {
+        /* Not a table: a view of that name is expanded in its place. */
+        bool is_view = false;
+        floe_status vst = bind_view_ref(s, ns, name, loc, &is_view, out);
+        if (is_view || vst) {
+            floe_status_free(st);
+            FLOE_TRY(vst);
+            json_t *alias = floe_pg_get(rv, "alias");
+            const char *vq = floe_pg_get_str(alias, "aliasname");
+            return bind_view_qualify(out, vq ? vq : rel);
+        }
+    }
     if (st) return bind_at(s, loc, st);
     char display[1100];
     snprintf(display, sizeof display, "%s.%s", ns, rel);

@@ -30,6 +30,7 @@
 #include "base/str.h"
 #include "floe/catalog.h"
 #include "floe/iceberg_table_update.h"
+#include "floe/iceberg_view.h"
 #include "floe/memory.h"
 #include "sql/metadata_tables.h"
 #include "sql/pgnode.h"
@@ -189,6 +190,12 @@ static floe_status ice_of_floe(const floe_type *t, floe_ice_type **out) {
                           "interval type; cast to text or store the parts)");
     default: return floe_error(FLOE_ERR_UNSUPPORTED, "type %s cannot be a table column", floe_type_id_name(t->id));
     }
+}
+
+floe_status floe_sql_ice_type_of(const floe_type *t, floe_ice_type **out) {
+    /* An untyped NULL column is text, as PostgreSQL makes it. */
+    if (t->id == FLOE_TYPE_NULL) return floe_ice_type_new(FLOE_ICE_STRING, out);
+    return ice_of_floe(t, out);
 }
 
 /* The Iceberg type of a TypeName node; `int[]` is list<int> (element
@@ -456,8 +463,19 @@ static floe_status describe_metadata_table(const ddl *d, qname *q, const char *w
 
 static floe_status describe_table(const ddl *d, const qname *q) {
     floe_ice_table *t = NULL;
-    FLOE_TRY(load(d, q, &t));
-    const floe_ice_schema *sc = floe_ice_tm_current_schema(t->md);
+    floe_ice_view *v = NULL;
+    floe_status lst = load(d, q, &t);
+    if (lst && floe_status_code(lst) == FLOE_ERR_NOT_FOUND) {
+        /* DESCRIBE of a view: the columns of its current version. */
+        floe_status vst = floe_catalog_load_view(d->s->catalog, q->ns, q->name, &v);
+        if (!vst) {
+            floe_status_free(lst);
+            lst = NULL;
+        }
+        floe_status_free(vst);
+    }
+    FLOE_TRY(lst);
+    const floe_ice_schema *sc = v ? v->schema : floe_ice_tm_current_schema(t->md);
     int32_t n = sc ? sc->root->n_fields : 0;
     const char **cells = floe_calloc((size_t)n * 4 + 1, sizeof *cells);
     char **types = floe_calloc((size_t)n + 1, sizeof *types);
@@ -476,6 +494,7 @@ static floe_status describe_table(const ddl *d, const qname *q) {
     floe_free(types);
     floe_free(cells);
     floe_ice_table_free(t);
+    floe_ice_view_free(v);
     return st;
 }
 
@@ -520,6 +539,11 @@ static floe_status drop_schema(const ddl *d, const char *ns, bool if_exists, boo
         FLOE_TRY(floe_catalog_list_tables(d->s->catalog, ns, &names, &n));
         floe_status st = NULL;
         for (int32_t i = 0; !st && i < n; i++) st = floe_catalog_drop_table(d->s->catalog, ns, names[i], false);
+        floe_catalog_names_free(names, n);
+        FLOE_TRY(st);
+        /* Its views go too (they may read tables elsewhere; those stay). */
+        FLOE_TRY(floe_catalog_list_views(d->s->catalog, ns, &names, &n));
+        for (int32_t i = 0; !st && i < n; i++) st = floe_catalog_drop_view(d->s->catalog, ns, names[i]);
         floe_catalog_names_free(names, n);
         FLOE_TRY(st);
     }
@@ -790,6 +814,15 @@ static floe_status exec_drop(const ddl *d, const json_t *body) {
     for (int32_t i = 0; !st && i < n; i++) {
         st = list_qname(d, floe_pg_list_at(objs, i), &qs[i]);
         if (!st) st = floe_catalog_table_exists(d->s->catalog, qs[i].ns, qs[i].name, &present[i]);
+        if (!st && !present[i]) {
+            floe_ice_view *v = NULL;
+            floe_status vst = floe_catalog_load_view(d->s->catalog, qs[i].ns, qs[i].name, &v);
+            floe_ice_view_free(v);
+            if (!vst)
+                st = floe_error(FLOE_ERR_INVALID_ARGUMENT, "\"%s.%s\" is not a table (use DROP VIEW to remove a "
+                                "view)", qs[i].ns, qs[i].name);
+            floe_status_free(vst);
+        }
         if (!st && !present[i] && !if_exists) {
             floe_ice_table *t = NULL; /* for the catalog's "did you mean" */
             st = floe_catalog_load_table(d->s->catalog, qs[i].ns, qs[i].name, &t);
@@ -1510,8 +1543,19 @@ floe_status floe_sql_exec_utility(floe_session *s, const floe_sql_stmt *stmt, co
         *handled = true;
         return exec_describe(&d, body);
     }
-    if (strcmp(kind, "VariableShowStmt") == 0) return exec_show(&d, body, handled);
+    if (strcmp(kind, "VariableShowStmt") == 0) {
+        const char *what = floe_pg_get_str(body, "name");
+        if (what && strcmp(what, "views") == 0) {
+            *handled = true;
+            return floe_sql_show_views(s, stmt, sink);
+        }
+        return exec_show(&d, body, handled);
+    }
     *handled = true;
+    if (strcmp(kind, "ViewStmt") == 0) return floe_sql_create_view(s, stmt, body, sink);
+    if (strcmp(kind, "DropStmt") == 0 && floe_pg_get_str(body, "removeType") &&
+        strcmp(floe_pg_get_str(body, "removeType"), "OBJECT_VIEW") == 0)
+        return floe_sql_drop_view(s, stmt, body, sink);
     if (strcmp(kind, "CreateSchemaStmt") == 0) return exec_create_schema(&d, body);
     if (strcmp(kind, "CreateStmt") == 0) return exec_create_table(&d, body);
     if (strcmp(kind, "DropStmt") == 0) return exec_drop(&d, body);

@@ -60,6 +60,22 @@ floe_status floe_sql_create_table_for(floe_session *s, const floe_sql_stmt *stmt
                                       const floe_schema *columns, bool if_not_exists, char **ns, char **name,
                                       bool *created) FLOE_WARN_UNUSED;
 
+/* The Iceberg type of a result column's type (NULL: string). */
+floe_status floe_sql_ice_type_of(const floe_type *t, floe_ice_type **out) FLOE_WARN_UNUSED;
+
+/* Views (ddl_view.c): CREATE [OR REPLACE] VIEW ns.v [(cols)] AS query,
+ * DROP VIEW [IF EXISTS] ns.v, ..., SHOW VIEWS [FROM|IN ns] (view_name);
+ * tags "CREATE VIEW", "DROP VIEW", "SHOW".  The query must bind (it is
+ * bound as a reference to the view would bind it) and its columns become
+ * the view's schema.  A table of the same name is an error as in
+ * PostgreSQL. */
+floe_status floe_sql_create_view(floe_session *s, const floe_sql_stmt *stmt, const json_t *body,
+                                 const floe_result_sink *sink) FLOE_WARN_UNUSED;
+floe_status floe_sql_drop_view(floe_session *s, const floe_sql_stmt *stmt, const json_t *body,
+                               const floe_result_sink *sink) FLOE_WARN_UNUSED;
+floe_status floe_sql_show_views(floe_session *s, const floe_sql_stmt *stmt,
+                                const floe_result_sink *sink) FLOE_WARN_UNUSED;
+
 /* The partition spec of a PARTITIONED BY clause's text (between the
  * parentheses) over `schema` (spec id 0, partition field ids from 1000,
  * Iceberg Java's default field names).  Items, comma-separated:

@@ -29,6 +29,7 @@
 #include <string.h>
 
 #include "floe/catalog.h"
+#include "floe/iceberg_view.h"
 #include "floe/memory.h"
 #include "sql/bind.h"
 #include "sql/ddl.h"
@@ -69,6 +70,19 @@ floe_status floe_dml_target_of(floe_session *s, const json_t *rv, floe_dml_targe
     snprintf(t->name, sizeof t->name, "%s", name);
     snprintf(t->label, sizeof t->label, "%s.%s", ns, name);
     floe_status st = floe_catalog_load_table(s->catalog, t->ns, t->name, &t->table);
+    if (st && floe_status_code(st) == FLOE_ERR_NOT_FOUND) {
+        /* PostgreSQL writes through simple views; Iceberg views are read-only. */
+        floe_ice_view *v = NULL;
+        floe_status vst = floe_catalog_load_view(s->catalog, t->ns, t->name, &v);
+        floe_ice_view_free(v);
+        if (!vst) {
+            floe_status_free(st);
+            return floe_session_error_at(s, t->location, FLOE_ERR_UNSUPPORTED,
+                                         "cannot change view %s.%s: views are read-only (write to its tables)", t->ns,
+                                         t->name);
+        }
+        floe_status_free(vst);
+    }
     if (st) {
         int32_t line = 0, col = 0;
         if (t->location >= 0 && s->script) {

@@ -579,7 +579,8 @@ static floe_status run_prepass(prepass *pp) {
                    !tok_is_char(pp, i + 1, ';')) {
             FLOE_TRY(add_clause(pp, FLOE_SQL_DESCRIBE, pp->toks[i].start, floe_strdup("describe"), false));
             memcpy(pp->text + pp->toks[i].start, "TABLE   ", 8);
-        } else if (starts_statement(pp, i) && tok_is(pp, i, "show") && tok_is(pp, i + 1, "tables") &&
+        } else if (starts_statement(pp, i) && tok_is(pp, i, "show") &&
+                   (tok_is(pp, i + 1, "tables") || tok_is(pp, i + 1, "views")) &&
                    (tok_is(pp, i + 2, "from") || tok_is(pp, i + 2, "in")) && i + 3 < pp->n) {
             const token *t = &pp->toks[i + 3];
             char *ns;

@@ -34,6 +34,10 @@ struct floe_session {
     const floe_sql_stmt *stmt;
     int64_t stmt_time_us;      /* now() / current_timestamp, fixed per statement */
     struct bind_cte *ctes;     /* binder: WITH names in scope (bind_query.c) */
+    /* Binder: the views being expanded, innermost first (bind_view.c), and
+     * the namespace unqualified table names resolve in (NULL: "default"). */
+    struct bind_view_frame *views;
+    const char *default_ns;
 };
 
 /* An error at byte offset `location` of the current script ("line L,

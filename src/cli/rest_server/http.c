@@ -238,6 +238,11 @@ static void handle_config(rs_request *rq, rs_response *rs) {
         "HEAD /v1/{prefix}/namespaces/{namespace}/tables/{table}",
         "POST /v1/{prefix}/namespaces/{namespace}/tables/{table}",
         "DELETE /v1/{prefix}/namespaces/{namespace}/tables/{table}",
+        "GET /v1/{prefix}/namespaces/{namespace}/views",
+        "POST /v1/{prefix}/namespaces/{namespace}/views",
+        "GET /v1/{prefix}/namespaces/{namespace}/views/{view}",
+        "POST /v1/{prefix}/namespaces/{namespace}/views/{view}",
+        "DELETE /v1/{prefix}/namespaces/{namespace}/views/{view}",
         "GET /v1/{prefix}/namespaces/{namespace}/tables/{table}/credentials",
         "POST /v1/{prefix}/namespaces/{namespace}/tables/{table}/metrics",
         "POST /v1/{prefix}/namespaces/{namespace}/register",
@@ -284,6 +289,16 @@ static void route_namespace(rs_request *rq, rs_response *rs, const char *url) {
     } else if (rq->n_segs == 3 && is(sub, "tables")) {
         if (is(m, "GET")) rs_handle_list_tables(rq, rs, ns);
         else if (is(m, "POST")) rs_handle_create_table(rq, rs, ns);
+        else method_not_allowed(rq, rs);
+    } else if (rq->n_segs == 3 && is(sub, "views")) {
+        if (is(m, "GET")) rs_handle_list_views(rq, rs, ns);
+        else if (is(m, "POST")) rs_handle_create_view(rq, rs, ns);
+        else method_not_allowed(rq, rs);
+    } else if (rq->n_segs == 4 && is(sub, "views")) {
+        if (!rs_table_name(rs, t)) return;
+        if (is(m, "GET")) rs_handle_load_view(rq, rs, ns, t);
+        else if (is(m, "POST")) rs_handle_replace_view(rq, rs, ns, t);
+        else if (is(m, "DELETE")) rs_handle_drop_view(rq, rs, ns, t);
         else method_not_allowed(rq, rs);
     } else if (!is(sub, "tables") || rq->n_segs > 5) {
         rs_error(rs, 404, "NotFoundException", "no route for %s %s", m, url);

@@ -138,6 +138,14 @@ void rs_handle_update_namespace_properties(rs_request *rq, rs_response *rs, cons
  * not exist (or 500 when the catalog fails). */
 bool rs_require_namespace(rs_request *rq, rs_response *rs, const char *ns);
 
+/* ---- views.c (see there) -------------------------------------------------- */
+
+void rs_handle_list_views(rs_request *rq, rs_response *rs, const char *ns);
+void rs_handle_create_view(rs_request *rq, rs_response *rs, const char *ns);
+void rs_handle_load_view(rs_request *rq, rs_response *rs, const char *ns, const char *name);
+void rs_handle_replace_view(rs_request *rq, rs_response *rs, const char *ns, const char *name);
+void rs_handle_drop_view(rs_request *rq, rs_response *rs, const char *ns, const char *name);
+
 /* ---- tables.c ----------------------------------------------------------- */
 
 void rs_handle_list_tables(rs_request *rq, rs_response *rs, const char *ns);

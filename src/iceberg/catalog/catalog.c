@@ -236,6 +236,38 @@ floe_status floe_catalog_register_table(floe_catalog *c, const char *ns, const c
     return c->ops->register_table(c, ns, name, metadata_location, out);
 }
 
+/* ---- views ---------------------------------------------------------------------- */
+
+floe_status floe_catalog_create_view(floe_catalog *c, const char *ns, const char *name, const char *sql,
+                                     const char *default_ns, const floe_ice_schema *schema, bool replace) {
+    if (!ns || !name || !sql || !schema)
+        return floe_error(FLOE_ERR_INVALID_ARGUMENT, "create_view needs a namespace, a name, SQL and a schema");
+    if (!c->ops->create_view) return unsupported(c, "store views");
+    return c->ops->create_view(c, ns, name, sql, default_ns, schema, replace);
+}
+
+floe_status floe_catalog_load_view(floe_catalog *c, const char *ns, const char *name, struct floe_ice_view **out) {
+    *out = NULL;
+    if (!ns || !name) return floe_error(FLOE_ERR_INVALID_ARGUMENT, "load_view needs a namespace and a name");
+    /* A catalog without views has none to find: not an error of its own. */
+    if (!c->ops->load_view) return floe_error(FLOE_ERR_NOT_FOUND, "view %s.%s does not exist", ns, name);
+    return c->ops->load_view(c, ns, name, out);
+}
+
+floe_status floe_catalog_drop_view(floe_catalog *c, const char *ns, const char *name) {
+    if (!ns || !name) return floe_error(FLOE_ERR_INVALID_ARGUMENT, "drop_view needs a namespace and a name");
+    if (!c->ops->drop_view) return unsupported(c, "drop views");
+    return c->ops->drop_view(c, ns, name);
+}
+
+floe_status floe_catalog_list_views(floe_catalog *c, const char *ns, char ***names, int32_t *n) {
+    *names = NULL;
+    *n = 0;
+    if (!ns || !*ns) return floe_error(FLOE_ERR_INVALID_ARGUMENT, "a namespace name cannot be empty");
+    if (!c->ops->list_views) return NULL;
+    return c->ops->list_views(c, ns, names, n);
+}
+
 floe_status floe_catalog_make_table(floe_ice_table_metadata *md, const char *location, floe_fileio *io,
                                     floe_ice_table **out) {
     *out = NULL;

@@ -46,6 +46,13 @@ typedef struct floe_catalog_ops {
                                 const char *new_name);
     floe_status (*register_table)(floe_catalog *c, const char *ns, const char *name, const char *metadata_location,
                                   floe_ice_table **out);
+
+    /* Views; NULL: the catalog has none (FLOE_ERR_UNSUPPORTED). */
+    floe_status (*create_view)(floe_catalog *c, const char *ns, const char *name, const char *sql,
+                               const char *default_ns, const floe_ice_schema *schema, bool replace);
+    floe_status (*load_view)(floe_catalog *c, const char *ns, const char *name, struct floe_ice_view **out);
+    floe_status (*drop_view)(floe_catalog *c, const char *ns, const char *name);
+    floe_status (*list_views)(floe_catalog *c, const char *ns, char ***names, int32_t *n);
 } floe_catalog_ops;
 
 struct floe_catalog {

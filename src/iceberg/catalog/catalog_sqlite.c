@@ -43,6 +43,7 @@
 #include "base/str.h"
 #include "floe/catalog.h"
 #include "floe/iceberg_manifest.h"
+#include "floe/iceberg_view.h"
 #include "floe/memory.h"
 #include "iceberg/catalog/catalog_impl.h"
 #include "iceberg/spec/ice_internal.h"
@@ -64,8 +65,15 @@ typedef struct sqlite_catalog {
 
 #define SQ(c) ((sqlite_catalog *)(c))
 
+/* Rows of iceberg_tables that are tables: Iceberg Java's JdbcCatalog keeps
+ * views in the same table with iceberg_type 'VIEW' (tables 'TABLE', or
+ * NULL in rows written before the column existed). */
+#define TABLE_ROWS " AND (iceberg_type = 'TABLE' OR iceberg_type IS NULL)"
+#define VIEW_ROWS " AND iceberg_type = 'VIEW'"
+
 static const floe_catalog_ops SQLITE_OPS;
 static void sqlite_close(floe_catalog *c);
+static floe_status view_location_locked(floe_catalog *c, const char *ns, const char *name, char **out);
 
 static floe_status oom(void) { return floe_error(FLOE_ERR_OUT_OF_MEMORY, "out of memory in the catalog"); }
 
@@ -203,6 +211,7 @@ static const char *const SCHEMA_SQL =
     " table_name VARCHAR(255) NOT NULL,"
     " metadata_location VARCHAR(1000),"
     " previous_metadata_location VARCHAR(1000),"
+    " iceberg_type VARCHAR(5),"
     " PRIMARY KEY (catalog_name, table_namespace, table_name));"
     "CREATE TABLE IF NOT EXISTS iceberg_namespace_properties ("
     " catalog_name VARCHAR(255) NOT NULL,"
@@ -221,6 +230,16 @@ static floe_status open_db(floe_catalog *c) {
     if (rc != SQLITE_OK) return db_error(c, rc, "switching to WAL mode");
     rc = sqlite3_exec(SQ(c)->db, SCHEMA_SQL, NULL, NULL, NULL);
     if (rc != SQLITE_OK) return db_error(c, rc, "creating the catalog tables");
+    /* A database made before views (or by PyIceberg) lacks iceberg_type:
+     * add it as Iceberg Java's JdbcCatalog does when it upgrades to its V1
+     * schema; old rows stay NULL, which means TABLE. */
+    sqlite3_stmt *probe = NULL;
+    rc = sqlite3_prepare_v2(SQ(c)->db, "SELECT iceberg_type FROM iceberg_tables LIMIT 0", -1, &probe, NULL);
+    sqlite3_finalize(probe);
+    if (rc != SQLITE_OK) {
+        rc = sqlite3_exec(SQ(c)->db, "ALTER TABLE iceberg_tables ADD COLUMN iceberg_type VARCHAR(5)", NULL, NULL, NULL);
+        if (rc != SQLITE_OK) return db_error(c, rc, "adding iceberg_type to iceberg_tables");
+    }
     return NULL;
 }
 
@@ -574,7 +593,7 @@ static floe_status sqlite_list_tables(floe_catalog *c, const char *ns, char ***n
     if (!st)
         st = query_strings(c,
                            "SELECT table_name FROM iceberg_tables WHERE catalog_name = ?1 AND table_namespace = ?2 "
-                           "ORDER BY table_name",
+                           TABLE_ROWS " ORDER BY table_name",
                            p, names, n);
     pthread_mutex_unlock(&SQ(c)->mu);
     return st;
@@ -584,7 +603,7 @@ static floe_status sqlite_list_tables(floe_catalog *c, const char *ns, char ***n
 
 static const char *const SQL_TABLE_LOCATION =
     "SELECT metadata_location FROM iceberg_tables WHERE catalog_name = ?1 AND table_namespace = ?2 "
-    "AND table_name = ?3";
+    "AND table_name = ?3" TABLE_ROWS;
 
 /* The table's metadata location, or NULL when there is no such table.
  * Caller holds SQ(c)->mu. */
@@ -603,7 +622,8 @@ static floe_status table_missing_locked(floe_catalog *c, const char *ns, const c
     const char *p[] = {CATALOG_NAME, ns, NULL};
     char **names = NULL;
     int32_t n = 0;
-    st = query_strings(c, "SELECT table_name FROM iceberg_tables WHERE catalog_name = ?1 AND table_namespace = ?2", p,
+    st = query_strings(c, "SELECT table_name FROM iceberg_tables WHERE catalog_name = ?1 AND table_namespace = ?2"
+                       TABLE_ROWS, p,
                        &names, &n);
     if (st) floe_status_free(st), n = 0;
     ptrdiff_t k = floe_str_closest(floe_str_c(name), (const char *const *)names, (size_t)n);
@@ -758,10 +778,20 @@ static floe_status sqlite_create_table(floe_catalog *c, const char *ns, const ch
     pthread_mutex_lock(&SQ(c)->mu);
     st = exec(c,
               "INSERT INTO iceberg_tables (catalog_name, table_namespace, table_name, metadata_location, "
-              "previous_metadata_location) VALUES (?1, ?2, ?3, ?4, NULL)",
+              "previous_metadata_location, iceberg_type) VALUES (?1, ?2, ?3, ?4, NULL, 'TABLE')",
               p, NULL, &dup);
     pthread_mutex_unlock(&SQ(c)->mu);
-    if (!st && dup) st = floe_error(FLOE_ERR_ALREADY_EXISTS, "table %s.%s already exists", ns, name);
+    if (!st && dup) {
+        /* Lost a race to another create, or the name is a view's. */
+        char *view = NULL;
+        pthread_mutex_lock(&SQ(c)->mu);
+        floe_status vst = view_location_locked(c, ns, name, &view);
+        pthread_mutex_unlock(&SQ(c)->mu);
+        floe_status_free(vst);
+        st = view ? floe_error(FLOE_ERR_ALREADY_EXISTS, "relation %s.%s already exists (it is a view)", ns, name)
+                  : floe_error(FLOE_ERR_ALREADY_EXISTS, "table %s.%s already exists", ns, name);
+        floe_free(view);
+    }
     if (!st && out) {
         floe_ice_table_metadata *copy = NULL;
         st = floe_ice_table_metadata_parse(text, strlen(text), path, &copy);
@@ -857,7 +887,8 @@ static floe_status sqlite_commit(floe_catalog *c, const char *ns, const char *na
     pthread_mutex_lock(&SQ(c)->mu);
     st = exec(c,
               "UPDATE iceberg_tables SET metadata_location = ?5, previous_metadata_location = ?4 "
-              "WHERE catalog_name = ?1 AND table_namespace = ?2 AND table_name = ?3 AND metadata_location = ?4",
+              "WHERE catalog_name = ?1 AND table_namespace = ?2 AND table_name = ?3 AND metadata_location = ?4"
+              TABLE_ROWS,
               p, &changes, NULL);
     if (!st && changes != 1) {
         char *now = NULL;
@@ -1014,7 +1045,7 @@ static floe_status sqlite_drop_table(floe_catalog *c, const char *ns, const char
     pthread_mutex_lock(&SQ(c)->mu);
     floe_status st = exec(c,
                           "DELETE FROM iceberg_tables WHERE catalog_name = ?1 AND table_namespace = ?2 AND "
-                          "table_name = ?3",
+                          "table_name = ?3" TABLE_ROWS,
                           p, &changes, NULL);
     if (!st && changes == 0) st = table_missing_locked(c, ns, name);
     pthread_mutex_unlock(&SQ(c)->mu);
@@ -1054,7 +1085,7 @@ static floe_status sqlite_rename_table(floe_catalog *c, const char *ns, const ch
         const char *p[] = {CATALOG_NAME, ns, name, new_ns, new_name, NULL};
         st = exec(c,
                   "UPDATE iceberg_tables SET table_namespace = ?4, table_name = ?5 "
-                  "WHERE catalog_name = ?1 AND table_namespace = ?2 AND table_name = ?3",
+                  "WHERE catalog_name = ?1 AND table_namespace = ?2 AND table_name = ?3" TABLE_ROWS,
                   p, &changes, &dup);
     }
     if (!st && dup) st = floe_error(FLOE_ERR_ALREADY_EXISTS, "cannot rename %s.%s: table %s.%s already exists", ns, name,
@@ -1079,13 +1110,166 @@ static floe_status sqlite_register_table(floe_catalog *c, const char *ns, const 
         const char *p[] = {CATALOG_NAME, ns, name, metadata_location, NULL};
         st = exec(c,
                   "INSERT INTO iceberg_tables (catalog_name, table_namespace, table_name, metadata_location, "
-                  "previous_metadata_location) VALUES (?1, ?2, ?3, ?4, NULL)",
+                  "previous_metadata_location, iceberg_type) VALUES (?1, ?2, ?3, ?4, NULL, 'TABLE')",
                   p, NULL, &dup);
     }
     pthread_mutex_unlock(&SQ(c)->mu);
     if (!st && dup) st = floe_error(FLOE_ERR_ALREADY_EXISTS, "table %s.%s already exists", ns, name);
     if (!st && out) return make_table(c, md, metadata_location, out);
     floe_ice_table_metadata_free(md);
+    return st;
+}
+
+/* ---- views -------------------------------------------------------------------------- */
+
+/* A whole file as a NUL-terminated string (floe_malloc'd). */
+static floe_status read_text(floe_catalog *c, const char *location, char **out) {
+    *out = NULL;
+    floe_input *in = NULL;
+    FLOE_TRY(floe_fileio_open_input(c->io, location, &in));
+    uint8_t *data = NULL;
+    size_t len = 0;
+    floe_status st = floe_input_read_all(in, &data, &len);
+    floe_input_close(in);
+    if (st) return st;
+    *out = floe_strndup((const char *)data, len);
+    floe_free(data);
+    return *out ? NULL : oom();
+}
+
+static const char *const SQL_VIEW_LOCATION =
+    "SELECT metadata_location FROM iceberg_tables WHERE catalog_name = ?1 AND table_namespace = ?2 "
+    "AND table_name = ?3" VIEW_ROWS;
+
+/* The view's metadata location, or NULL when there is no such view.
+ * Caller holds SQ(c)->mu. */
+static floe_status view_location_locked(floe_catalog *c, const char *ns, const char *name, char **out) {
+    const char *p[] = {CATALOG_NAME, ns, name, NULL};
+    return query_one(c, SQL_VIEW_LOCATION, p, out);
+}
+
+/* <dir of base>/NNNNN-<uuid>.metadata.json, NNNNN one above the base's
+ * (base NULL: <location>/metadata/00000-...). */
+static floe_status view_metadata_path(const char *location, const char *base, char **out) {
+    *out = NULL;
+    char uuid[37];
+    FLOE_TRY(floe_ice_uuid4(uuid));
+    floe_buf b = FLOE_BUF_INIT;
+    floe_status st;
+    if (base) {
+        const char *slash = strrchr(base, '/');
+        int64_t v = floe_ice_view_metadata_version(base);
+        st = floe_buf_printf(&b, "%.*s%05" PRId64 "-%s.metadata.json", slash ? (int)(slash - base + 1) : 0, base,
+                             v < 0 ? (int64_t)1 : v + 1, uuid);
+    } else {
+        st = floe_buf_printf(&b, "%s/metadata/00000-%s.metadata.json", location, uuid);
+    }
+    if (!st && !(*out = floe_strdup(floe_buf_cstr(&b)))) st = oom();
+    floe_buf_free(&b);
+    return st;
+}
+
+static floe_status sqlite_create_view(floe_catalog *c, const char *ns, const char *name, const char *sql,
+                                      const char *default_ns, const floe_ice_schema *schema, bool replace) {
+    FLOE_TRY(check_name("namespace", ns, false));
+    FLOE_TRY(check_name("view", name, true));
+    pthread_mutex_lock(&SQ(c)->mu);
+    bool ns_ok = false;
+    char *table = NULL, *base = NULL;
+    floe_status st = ns_exists_locked(c, ns, &ns_ok);
+    if (!st && !ns_ok) st = ns_missing_locked(c, ns);
+    if (!st) st = location_locked(c, ns, name, &table);
+    if (!st && !table) st = view_location_locked(c, ns, name, &base);
+    pthread_mutex_unlock(&SQ(c)->mu);
+    if (!st && table) st = floe_error(FLOE_ERR_ALREADY_EXISTS, "relation %s.%s already exists (it is a table)", ns, name);
+    if (!st && base && !replace) st = floe_error(FLOE_ERR_ALREADY_EXISTS, "view %s.%s already exists", ns, name);
+    floe_free(table);
+
+    char *base_text = NULL, *location = NULL, *text = NULL, *path = NULL;
+    floe_ice_view *old = NULL;
+    if (!st && base) st = read_text(c, base, &base_text);
+    if (!st && base) st = floe_ice_view_parse(base_text, base, &old);
+    if (!st && !base) st = sqlite_default_location(c, ns, name, &location);
+    if (!st)
+        st = floe_ice_view_metadata_build(base_text, location, sql, default_ns, schema, floe_ice_now_ms(),
+                                          &text);
+    if (!st) st = view_metadata_path(location, base, &path);
+    if (!st) st = write_file(c, path, text);
+    if (!st) {
+        int changes = 0;
+        bool dup = false;
+        pthread_mutex_lock(&SQ(c)->mu);
+        if (base) {
+            const char *p[] = {CATALOG_NAME, ns, name, base, path, NULL};
+            st = exec(c,
+                      "UPDATE iceberg_tables SET metadata_location = ?5, previous_metadata_location = ?4 "
+                      "WHERE catalog_name = ?1 AND table_namespace = ?2 AND table_name = ?3 AND metadata_location = ?4"
+                      VIEW_ROWS,
+                      p, &changes, NULL);
+            if (!st && changes != 1)
+                st = floe_error(FLOE_ERR_CONFLICT, "replacing view %s.%s lost a race with another change to it", ns,
+                                name);
+        } else {
+            const char *p[] = {CATALOG_NAME, ns, name, path, NULL};
+            st = exec(c,
+                      "INSERT INTO iceberg_tables (catalog_name, table_namespace, table_name, metadata_location, "
+                      "previous_metadata_location, iceberg_type) VALUES (?1, ?2, ?3, ?4, NULL, 'VIEW')",
+                      p, NULL, &dup);
+            if (!st && dup) st = floe_error(FLOE_ERR_ALREADY_EXISTS, "relation %s.%s already exists", ns, name);
+        }
+        pthread_mutex_unlock(&SQ(c)->mu);
+        if (st) discard_file(c, path);
+    }
+    floe_ice_view_free(old);
+    floe_free(base);
+    floe_free(base_text);
+    floe_free(location);
+    floe_free(text);
+    floe_free(path);
+    return st;
+}
+
+static floe_status sqlite_load_view(floe_catalog *c, const char *ns, const char *name, floe_ice_view **out) {
+    *out = NULL;
+    char *loc = NULL;
+    pthread_mutex_lock(&SQ(c)->mu);
+    floe_status st = view_location_locked(c, ns, name, &loc);
+    pthread_mutex_unlock(&SQ(c)->mu);
+    if (!st && !loc) st = floe_error(FLOE_ERR_NOT_FOUND, "view %s.%s does not exist", ns, name);
+    char *text = NULL;
+    if (!st) st = read_text(c, loc, &text);
+    if (!st) st = floe_ice_view_parse(text, loc, out);
+    if (st && loc) st = floe_status_wrap(st, "loading view %s.%s", ns, name);
+    floe_free(text);
+    floe_free(loc);
+    return st;
+}
+
+static floe_status sqlite_drop_view(floe_catalog *c, const char *ns, const char *name) {
+    int changes = 0;
+    const char *p[] = {CATALOG_NAME, ns, name, NULL};
+    pthread_mutex_lock(&SQ(c)->mu);
+    floe_status st = exec(c,
+                          "DELETE FROM iceberg_tables WHERE catalog_name = ?1 AND table_namespace = ?2 AND "
+                          "table_name = ?3" VIEW_ROWS,
+                          p, &changes, NULL);
+    pthread_mutex_unlock(&SQ(c)->mu);
+    if (!st && changes == 0) st = floe_error(FLOE_ERR_NOT_FOUND, "view %s.%s does not exist", ns, name);
+    return st;
+}
+
+static floe_status sqlite_list_views(floe_catalog *c, const char *ns, char ***names, int32_t *n) {
+    const char *p[] = {CATALOG_NAME, ns, NULL};
+    pthread_mutex_lock(&SQ(c)->mu);
+    bool exists = false;
+    floe_status st = ns_exists_locked(c, ns, &exists);
+    if (!st && !exists) st = ns_missing_locked(c, ns);
+    if (!st)
+        st = query_strings(c,
+                           "SELECT table_name FROM iceberg_tables WHERE catalog_name = ?1 AND table_namespace = ?2"
+                           VIEW_ROWS " ORDER BY table_name",
+                           p, names, n);
+    pthread_mutex_unlock(&SQ(c)->mu);
     return st;
 }
 
@@ -1107,4 +1291,8 @@ static const floe_catalog_ops SQLITE_OPS = {
     .drop_table = sqlite_drop_table,
     .rename_table = sqlite_rename_table,
     .register_table = sqlite_register_table,
+    .create_view = sqlite_create_view,
+    .load_view = sqlite_load_view,
+    .drop_view = sqlite_drop_view,
+    .list_views = sqlite_list_views,
 };

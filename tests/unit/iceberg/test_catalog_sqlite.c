@@ -162,7 +162,9 @@ static void open_creates_the_database_with_the_jdbc_schema(void **state) {
     snprintf(p, sizeof p, "%s/floe_catalog.db", wh);
     assert_true(file_exists(p));
     char *cols = db_value(wh, "SELECT group_concat(name, ',') FROM pragma_table_info('iceberg_tables')");
-    assert_string_equal(cols, "catalog_name,table_namespace,table_name,metadata_location,previous_metadata_location");
+    /* iceberg_type: JdbcCatalog's V1 schema, which holds views too. */
+    assert_string_equal(cols,
+                        "catalog_name,table_namespace,table_name,metadata_location,previous_metadata_location,iceberg_type");
     free(cols);
     cols = db_value(wh, "SELECT group_concat(name, ',') FROM pragma_table_info('iceberg_namespace_properties')");
     assert_string_equal(cols, "catalog_name,namespace,property_key,property_value");
@@ -701,8 +703,10 @@ static void rows_written_by_other_clients(void **state) {
     sqlite3 *db = NULL;
     assert_int_equal(sqlite3_open(dbp, &db), SQLITE_OK);
     snprintf(sql, sizeof sql,
-             "INSERT INTO iceberg_tables VALUES ('floe', 'javans', 'jt', '%s', NULL);"
-             "INSERT INTO iceberg_tables VALUES ('other', 'hidden', 'h', '%s', NULL);"
+             "INSERT INTO iceberg_tables (catalog_name, table_namespace, table_name, metadata_location, "
+             "previous_metadata_location) VALUES ('floe', 'javans', 'jt', '%s', NULL);"
+             "INSERT INTO iceberg_tables (catalog_name, table_namespace, table_name, metadata_location, "
+             "previous_metadata_location) VALUES ('other', 'hidden', 'h', '%s', NULL);"
              "INSERT INTO iceberg_namespace_properties VALUES ('other', 'hidden2', 'exists', 'true');",
              t->metadata_location, t->metadata_location);
     assert_int_equal(sqlite3_exec(db, sql, NULL, NULL, NULL), SQLITE_OK);

@@ -397,7 +397,7 @@ static void drop_table_and_schema(void **state) {
     assert_string_equal(run(&e, "SHOW SCHEMAS"), "schema_name\ndefault\n-- SHOW 1\n");
     run(&e, "DROP SCHEMA IF EXISTS s");
     assert_error(floe_session_execute(e.s, "DROP SCHEMA s", &e.sink), FLOE_ERR_NOT_FOUND, "schema 's' does not exist");
-    assert_error(floe_session_execute(e.s, "DROP VIEW v", &e.sink), FLOE_ERR_UNSUPPORTED, "DROP of VIEW");
+    assert_error(floe_session_execute(e.s, "DROP VIEW v", &e.sink), FLOE_ERR_NOT_FOUND, "view default.v does not exist");
     env_close(&e);
 }
 
