@@ -470,15 +470,12 @@ static floe_status exec_copy_from(floe_session *s, const json_t *body, const cha
     char what[FLOE_DML_NAME_MAX + 8];
     snprintf(what, sizeof what, "COPY %s", t.name);
     co.what = what;
-    floe_schema *schema = NULL;
-    floe_batch **batches = NULL;
-    int32_t nb = 0;
-    if (!st) st = floe_csv_read(&file, 1, s->io, &co, &schema, &batches, &nb);
     floe_plan *values = NULL, *plan = NULL, *phys = NULL;
     if (!st)
-        st = floe_plan_values(schema, batches, nb, s->opts.target_partitions > 0 ? s->opts.target_partitions : 1, &values);
+        st = floe_csv_plan_scan(&file, 1, s->io, &co, s->opts.target_partitions > 0 ? s->opts.target_partitions : 1,
+                                &values);
     floe_lplan *lp = NULL, *rows_lp = NULL;
-    if (!st) st = floe_lplan_new(FLOE_L_PHYSICAL, schema, NULL, 0, &lp);
+    if (!st) st = floe_lplan_new(FLOE_L_PHYSICAL, values->schema, NULL, 0, &lp);
     if (!st) {
         lp->physical = values;
         values = NULL;
@@ -496,9 +493,6 @@ static floe_status exec_copy_from(floe_session *s, const json_t *body, const cha
     floe_plan_release(values);
     floe_lplan_free(lp);
     floe_lplan_free(rows_lp);
-    for (int32_t i = 0; i < nb; i++) floe_batch_release(batches[i]);
-    floe_free(batches);
-    floe_type_release(schema);
     for (int32_t i = 0; types && i < ncols; i++) floe_type_release(types[i]);
     floe_free(types);
     floe_free(names);
