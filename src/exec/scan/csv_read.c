@@ -1,7 +1,9 @@
 /*
- * csv_read.c — CSV files into batches (see csv_read.h).
+ * csv_read.c — CSV files into batches (see csv_read.h), and the CsvScan
+ * node that streams them (the last part of this file).
  *
- * A file is read whole (decompressed when it ends in .gz / .zst), then:
+ * floe_csv_read reads a file whole (decompressed when it ends in .gz /
+ * .zst); the CsvScan detects on a sample and reads ranges.  Then:
  *
  *  1. the dialect is sniffed on a sample: each candidate delimiter parses
  *     up to 64 records; the one giving every record the same number of

@@ -2,8 +2,9 @@
  * csv_read.h — CSV files read into batches: the dialect (delimiter, quote,
  * header) and the column types detected on a sample as DuckDB's read_csv
  * does, then the whole input parsed in parallel by byte ranges (see
- * csv_read.c for why the ranges split only at record boundaries).  Used by
- * the SQL layer's read_csv / read_csv_auto and COPY ... FROM.
+ * csv_read.c for why the ranges split only at record boundaries).  The
+ * SQL layer's read_csv / read_csv_auto and COPY ... FROM plan a CsvScan
+ * node (floe_csv_plan_scan) that parses the ranges when the plan runs.
  */
 #ifndef FLOE_EXEC_SCAN_CSV_READ_H
 #define FLOE_EXEC_SCAN_CSV_READ_H
