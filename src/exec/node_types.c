@@ -20,6 +20,7 @@ extern const floe_plan_vtable floe_generate_series_vt;
 extern const floe_plan_vtable floe_tpch_gen_vt;
 extern const floe_plan_vtable floe_parquet_scan_vt;
 extern const floe_plan_vtable floe_iceberg_scan_vt;
+extern const floe_plan_vtable floe_csv_scan_vt;
 extern const floe_plan_vtable floe_sort_vt;
 
 extern const floe_plan_vtable floe_hash_aggregate_vt;
@@ -51,6 +52,7 @@ const floe_plan_vtable *const floe_exec_node_types[] = {
     &floe_tpch_gen_vt,
     &floe_parquet_scan_vt,
     &floe_iceberg_scan_vt,
+    &floe_csv_scan_vt,
     &floe_sort_vt,
     &floe_sort_merge_vt,
     &floe_hash_join_vt,

@@ -1,8 +1,8 @@
 /*
  * bind_csv.c — the read_csv / read_csv_auto table functions: their named
- * options (DuckDB's names) into floe_csv_options, the files read at bind
- * time (exec/scan/csv_read.c: detection, parallel ranges) and held by a
- * Values node, so the rest of the plan sees ordinary batches.
+ * options (DuckDB's names) into floe_csv_options, and a CsvScan node
+ * (exec/scan/csv_read.c: detection on a sample now, the byte ranges
+ * parsed in parallel when the plan runs).
  */
 #include <ctype.h>
 #include <stdio.h>
@@ -213,15 +213,10 @@ floe_status floe_sql_bind_read_csv(floe_session *s, const char *fname, const jso
     o.n_names = nn;
     o.types = types;
     o.n_types = nt;
-    floe_schema *schema = NULL;
-    floe_batch **batches = NULL;
-    int32_t nb = 0;
-    if (!st) st = floe_csv_read((const char *const *)paths, np, s->io, &o, &schema, &batches, &nb);
+    if (!st)
+        st = floe_csv_plan_scan((const char *const *)paths, np, s->io, &o,
+                                s->opts.target_partitions > 0 ? s->opts.target_partitions : 1, out);
     if (st) st = bind_at(s, loc, floe_status_wrap(st, "%s", fname));
-    if (!st) st = floe_plan_values(schema, batches, nb, s->opts.target_partitions > 0 ? s->opts.target_partitions : 1, out);
-    for (int32_t i = 0; i < nb; i++) floe_batch_release(batches[i]);
-    floe_free(batches);
-    floe_type_release(schema);
     for (int32_t i = 0; types && i < nt; i++) floe_type_release(types[i]);
     floe_free(types);
     free_strings(paths, np);

@@ -476,20 +476,24 @@ static floe_status exec_copy_from(floe_session *s, const json_t *body, const cha
     floe_batch **batches = NULL;
     int32_t nb = 0;
     /* JSON: each object's fields by the columns' names, typed as the
-     * table's (nested ones too), other keys ignored. */
+     * table's (nested ones too), other keys ignored.  It is read here into
+     * batches; CSV streams through a CsvScan node. */
     floe_json_options jo;
     floe_json_options_init(&jo);
     jo.names = names;
     jo.types = types;
     jo.n_columns = ncols;
     jo.what = what;
-    if (!st && o.format == FMT_JSON) st = floe_json_read(&file, 1, s->io, &jo, &schema, &batches, &nb);
-    else if (!st) st = floe_csv_read(&file, 1, s->io, &co, &schema, &batches, &nb);
+    int32_t parts = s->opts.target_partitions > 0 ? s->opts.target_partitions : 1;
     floe_plan *values = NULL, *plan = NULL, *phys = NULL;
-    if (!st)
-        st = floe_plan_values(schema, batches, nb, s->opts.target_partitions > 0 ? s->opts.target_partitions : 1, &values);
+    if (!st && o.format == FMT_JSON) {
+        st = floe_json_read(&file, 1, s->io, &jo, &schema, &batches, &nb);
+        if (!st) st = floe_plan_values(schema, batches, nb, parts, &values);
+    } else if (!st) {
+        st = floe_csv_plan_scan(&file, 1, s->io, &co, parts, &values);
+    }
     floe_lplan *lp = NULL, *rows_lp = NULL;
-    if (!st) st = floe_lplan_new(FLOE_L_PHYSICAL, schema, NULL, 0, &lp);
+    if (!st) st = floe_lplan_new(FLOE_L_PHYSICAL, values->schema, NULL, 0, &lp);
     if (!st) {
         lp->physical = values;
         values = NULL;

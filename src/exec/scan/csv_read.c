@@ -1,7 +1,9 @@
 /*
- * csv_read.c — CSV files into batches (see csv_read.h).
+ * csv_read.c — CSV files into batches (see csv_read.h), and the CsvScan
+ * node that streams them (the last part of this file).
  *
- * A file is read whole (decompressed when it ends in .gz / .zst), then:
+ * floe_csv_read reads a file whole (decompressed when it ends in .gz /
+ * .zst); the CsvScan detects on a sample and reads ranges.  Then:
  *
  *  1. the dialect is sniffed on a sample: each candidate delimiter parses
  *     up to 64 records; the one giving every record the same number of
@@ -48,6 +50,7 @@
 #include "base/buffer.h"
 #include "base/str.h"
 #include "base/threadpool.h"
+#include "exec/plan_internal.h"
 #include "exec/scan/scan_files.h"
 #include "floe/exec.h"
 #include "floe/memory.h"
@@ -284,6 +287,7 @@ typedef struct csv_file {
     size_t n;
     size_t start;       /* first byte after skipped lines (and header)   */
     int64_t start_line; /* line number (1-based) of the byte at start    */
+    bool truncated;     /* data is a sample: the file goes on past n     */
 } csv_file;
 
 static bool ends_with(const char *s, const char *suffix) {
@@ -430,6 +434,12 @@ static floe_status detect(csv_file *f, csv_plan *p) {
     while (!st && pos < f->n && nrec < SAMPLE_RECORDS) {
         int64_t rec_line = line;
         st = parse_record(&p->d, f->data, f->n, &pos, &r, &line);
+        /* A sample's last record may be cut off: not judged. */
+        if (f->truncated && pos >= f->n) {
+            floe_status_free(st);
+            st = NULL;
+            break;
+        }
         if (st) {
             st = line_error(f->path, rec_line, st);
             break;
@@ -677,73 +687,78 @@ static floe_status range_add_batch(csv_range *r, floe_batch *b) {
     return NULL;
 }
 
-/* Parse the records starting in [begin, end) into batches. */
-static floe_status parse_span(const csv_job *j, csv_range *rg, size_t begin, size_t end, int64_t line) {
+/* Parse records starting in [*pos, end) — at most FLUSH_ROWS of them —
+ * into one batch (*out; NULL when none were left); *pos and *line move on. */
+static floe_status parse_chunk(const csv_job *j, size_t *pos_io, size_t end, int64_t *line_io, floe_batch **out) {
     const csv_plan *p = j->p;
     const csv_file *f = j->f;
+    *out = NULL;
     floe_status st = NULL;
     record r;
     memset(&r, 0, sizeof r);
-    floe_builder **bl = floe_calloc((size_t)p->ncols, sizeof *bl);
-    floe_array **cols = floe_calloc((size_t)p->ncols, sizeof *cols);
+    floe_builder **bl = floe_calloc((size_t)p->ncols + 1, sizeof *bl);
+    floe_array **cols = floe_calloc((size_t)p->ncols + 1, sizeof *cols);
     int64_t *lines = floe_malloc(FLUSH_ROWS * sizeof *lines);
     if (!bl || !cols || !lines) st = floe_error(FLOE_ERR_OUT_OF_MEMORY, "reading CSV: out of memory");
-    int64_t rows = 0;
-    size_t pos = begin;
-    while (!st && (pos < end || rows > 0)) {
-        if (rows == 0)
-            for (int32_t c = 0; !st && c < p->ncols; c++)
-                st = floe_builder_new(floe_type_primitive(FLOE_TYPE_STRING), 1024, &bl[c]);
-        while (!st && pos < end && rows < FLUSH_ROWS) {
-            int64_t rec_line = line;
-            st = parse_record(&p->d, f->data, f->n, &pos, &r, &line);
-            if (st) {
-                st = line_error(f->path, rec_line, st);
-                break;
-            }
-            if (record_blank(&r) && p->ncols != 1) continue;
-            if (r.n != p->ncols) {
-                st = floe_error(FLOE_ERR_CORRUPT, "'%s' line %lld: expected %d fields, found %d", f->path,
-                                (long long)rec_line, p->ncols, r.n);
-                break;
-            }
-            for (int32_t c = 0; !st && c < p->ncols; c++) {
-                if (is_null_field(p, &r, c)) {
-                    st = floe_builder_append_null(bl[c]);
-                    continue;
-                }
-                const uint8_t *s = r.text.data + r.off[c];
-                size_t bad = 0;
-                if (!floe_utf8_valid(s, (size_t)r.len[c], &bad)) {
-                    st = floe_error(FLOE_ERR_CORRUPT, "'%s' line %lld, column %s: invalid UTF-8 byte 0x%02x",
-                                    f->path, (long long)rec_line, p->names[c], s[bad]);
-                    break;
-                }
-                st = floe_builder_append_binary(bl[c], s, r.len[c]);
-            }
-            if (!st) lines[rows++] = rec_line;
+    int64_t rows = 0, line = *line_io;
+    size_t pos = *pos_io;
+    for (int32_t c = 0; !st && c < p->ncols; c++)
+        st = floe_builder_new(floe_type_primitive(FLOE_TYPE_STRING), 1024, &bl[c]);
+    while (!st && pos < end && rows < FLUSH_ROWS) {
+        int64_t rec_line = line;
+        st = parse_record(&p->d, f->data, f->n, &pos, &r, &line);
+        if (st) {
+            st = line_error(f->path, rec_line, st);
+            break;
         }
-        if (st) break;
+        if (record_blank(&r) && p->ncols != 1) continue;
+        if (r.n != p->ncols) {
+            st = floe_error(FLOE_ERR_CORRUPT, "'%s' line %lld: expected %d fields, found %d", f->path,
+                            (long long)rec_line, p->ncols, r.n);
+            break;
+        }
         for (int32_t c = 0; !st && c < p->ncols; c++) {
-            st = floe_builder_finish(bl[c], &cols[c]);
-            floe_builder_free(bl[c]);
-            bl[c] = NULL;
+            if (is_null_field(p, &r, c)) {
+                st = floe_builder_append_null(bl[c]);
+                continue;
+            }
+            const uint8_t *s = r.text.data + r.off[c];
+            size_t bad = 0;
+            if (!floe_utf8_valid(s, (size_t)r.len[c], &bad)) {
+                st = floe_error(FLOE_ERR_CORRUPT, "'%s' line %lld, column %s: invalid UTF-8 byte 0x%02x",
+                                f->path, (long long)rec_line, p->names[c], s[bad]);
+                break;
+            }
+            st = floe_builder_append_binary(bl[c], s, r.len[c]);
         }
-        floe_batch *b = NULL;
-        if (!st && rows > 0) st = cast_batch(j, cols, lines, rows, &b);
-        for (int32_t c = 0; c < p->ncols; c++) {
-            floe_array_release(cols[c]);
-            cols[c] = NULL;
-        }
-        if (!st && b) st = range_add_batch(rg, b);
-        rows = 0;
+        if (!st) lines[rows++] = rec_line;
     }
-    for (int32_t c = 0; bl && c < p->ncols; c++) floe_builder_free(bl[c]);
+    for (int32_t c = 0; !st && c < p->ncols; c++) st = floe_builder_finish(bl[c], &cols[c]);
+    if (!st && rows > 0) st = cast_batch(j, cols, lines, rows, out);
+    for (int32_t c = 0; bl && cols && c < p->ncols; c++) {
+        floe_builder_free(bl[c]);
+        floe_array_release(cols[c]);
+    }
     floe_free(bl);
     floe_free(cols);
     floe_free(lines);
     record_free(&r);
+    if (!st) {
+        *pos_io = pos;
+        *line_io = line;
+    }
     return st;
+}
+
+/* Parse the records starting in [begin, end) into batches. */
+static floe_status parse_span(const csv_job *j, csv_range *rg, size_t begin, size_t end, int64_t line) {
+    size_t pos = begin;
+    while (pos < end) {
+        floe_batch *b = NULL;
+        FLOE_TRY(parse_chunk(j, &pos, end, &line, &b));
+        if (b) FLOE_TRY(range_add_batch(rg, b));
+    }
+    return NULL;
 }
 
 static floe_status parse_ranges(void *ctx, size_t b, size_t e, const floe_cancel *cancel) {
@@ -940,4 +955,555 @@ floe_status floe_csv_read(const char *const *patterns, int32_t n_patterns, floe_
     *batches = all;
     *n_batches = n_all;
     return NULL;
+}
+
+/* ============================================================ CsvScan
+ *
+ * The streamed scan: detection runs at plan time on a sample of the first
+ * file (its first SAMPLE_BYTES), and the plan holds only the dialect, the
+ * columns and the tasks — byte ranges of the files, each with the quote
+ * parity and line number at its first byte (counted at plan time, in
+ * parallel, by reading the ranges in pieces; nothing is held whole).  A
+ * partition's stream reads its tasks one at a time: a range's bytes, plus
+ * the bytes up to the first newline outside quotes after its end, and
+ * parses the records that start after its first such newline (see the
+ * top of this file for why the cuts agree between neighbours).  A
+ * compressed file, or a dialect where parity says nothing, is one task,
+ * decompressed whole when it runs. */
+
+#define SAMPLE_BYTES ((size_t)8 << 20)
+
+extern const floe_plan_vtable floe_csv_scan_vt;
+#define EXTEND_BYTES ((size_t)64 << 10)
+
+typedef struct csv_task {
+    char *path;
+    int64_t begin, end; /* raw bytes; end -1: the whole file (one task)      */
+    int64_t line;       /* line number of the byte at begin                   */
+    bool inq;           /* inside quotes at begin                             */
+} csv_task;
+
+typedef struct csv_scan_plan {
+    floe_plan head;
+    csv_plan cp;          /* dialect, columns; cp.o points at opts         */
+    floe_csv_options opts; /* nullstr, what owned; names/types unused      */
+    floe_schema *data;    /* the parsed columns (no filename)               */
+    csv_task *tasks;
+    int32_t n_tasks;
+    int32_t *first;       /* partition i: tasks [first[i], first[i + 1])    */
+} csv_scan_plan;
+
+static bool is_compressed(const char *path) {
+    return ends_with(path, ".gz") || ends_with(path, ".gzip") || ends_with(path, ".zst") || ends_with(path, ".zstd");
+}
+
+static floe_status open_input(const char *path, floe_fileio *io, floe_input **in) {
+    if (io) return floe_fileio_open_input(io, path, in);
+    return floe_input_open_local(scan_local_path(path), in);
+}
+
+static void csv_scan_free(floe_plan *p_) {
+    csv_scan_plan *p = (csv_scan_plan *)p_;
+    csv_plan_free(&p->cp);
+    floe_free((char *)p->opts.nullstr);
+    floe_free((char *)p->opts.what);
+    floe_type_release(p->data);
+    for (int32_t i = 0; i < p->n_tasks; i++) floe_free(p->tasks[i].path);
+    floe_free(p->tasks);
+    floe_free(p->first);
+}
+
+/* The node from its parts; takes the tasks (and their paths) and the
+ * names/types in cp either way. */
+static floe_status csv_scan_new(const csv_plan *cp, const floe_csv_options *o, csv_task *tasks, int32_t n_tasks,
+                                int32_t n_partitions, floe_plan **out) {
+    *out = NULL;
+    csv_scan_plan *p = floe_calloc(1, sizeof *p);
+    floe_status st = NULL;
+    floe_schema *full = NULL;
+    floe_field *fields = p ? floe_calloc((size_t)cp->ncols + 1, sizeof *fields) : NULL;
+    if (!p || !fields) st = floe_error(FLOE_ERR_OUT_OF_MEMORY, "allocating a CsvScan node");
+    if (!st) {
+        p->cp = *cp;
+        p->cp.o = &p->opts;
+        p->opts = *o;
+        p->opts.names = NULL, p->opts.n_names = 0, p->opts.types = NULL, p->opts.n_types = 0;
+        p->opts.nullstr = floe_strdup(o->nullstr ? o->nullstr : "");
+        p->opts.what = o->what ? floe_strdup(o->what) : NULL;
+        p->cp.null_len = strlen(o->nullstr ? o->nullstr : "");
+        p->tasks = tasks;
+        p->n_tasks = n_tasks;
+        tasks = NULL;
+        if (!p->opts.nullstr || (o->what && !p->opts.what))
+            st = floe_error(FLOE_ERR_OUT_OF_MEMORY, "allocating a CsvScan node");
+    } else {
+        csv_plan c = *cp;
+        csv_plan_free(&c);
+    }
+    for (int32_t i = 0; tasks && i < n_tasks; i++) floe_free(tasks[i].path);
+    floe_free(tasks);
+    if (n_partitions < 1) n_partitions = 1;
+    if (!st && n_partitions > n_tasks && n_tasks > 0) n_partitions = n_tasks;
+    if (!st && !(p->first = floe_calloc((size_t)n_partitions + 1, sizeof *p->first)))
+        st = floe_error(FLOE_ERR_OUT_OF_MEMORY, "allocating a CsvScan node");
+    for (int32_t i = 0; !st && i <= n_partitions; i++)
+        p->first[i] = (int32_t)((int64_t)p->n_tasks * i / n_partitions);
+    for (int32_t c = 0; !st && c < p->cp.ncols; c++)
+        st = floe_field_init(&fields[c], p->cp.names[c], p->cp.types[c], true, -1);
+    if (!st) st = floe_type_struct(fields, p->cp.ncols, &p->data);
+    if (!st && p->opts.filename) {
+        st = floe_field_init(&fields[p->cp.ncols], "filename", floe_type_primitive(FLOE_TYPE_STRING), true, -1);
+        if (!st) st = floe_type_struct(fields, p->cp.ncols + 1, &full);
+    }
+    for (int32_t c = 0; fields && c <= cp->ncols; c++) floe_field_clear(&fields[c]);
+    floe_free(fields);
+    if (!p) return st;
+    floe_status init = floe_exec_plan_init(&p->head, &floe_csv_scan_vt, full ? full : p->data, n_partitions, NULL, 0);
+    if (!st) st = init;
+    else floe_status_free(init);
+    floe_type_release(full);
+    if (st) {
+        if (p->head.vt) floe_plan_release(&p->head);
+        else {
+            csv_scan_free(&p->head);
+            floe_free(p);
+        }
+        return st;
+    }
+    *out = &p->head;
+    return NULL;
+}
+
+/* ------------------------------------------------------------ streams */
+
+typedef struct csv_stream {
+    floe_stream base;
+    const csv_scan_plan *p;
+    const floe_cancel *cancel;
+    floe_fileio *io;      /* for remote files; made on first need */
+    int32_t next_task, end_task;
+    csv_file f;           /* the current task's bytes (data NULL: none)     */
+    size_t pos, stop;     /* records starting in [pos, stop) are left      */
+    int64_t line;
+} csv_stream;
+
+/* Read [off, off + len) of `in` onto b. */
+static floe_status read_piece(floe_input *in, uint64_t off, size_t len, floe_buf *b) {
+    FLOE_TRY(floe_buf_reserve(b, len + 1));
+    FLOE_TRY(floe_input_read(in, off, len, b->data + b->len));
+    b->len += len;
+    return NULL;
+}
+
+/* Load task t: its bytes in s->f and the span of records it owns. */
+static floe_status load_task(csv_stream *s, const csv_task *t) {
+    const csv_scan_plan *p = s->p;
+    csv_file *f = &s->f;
+    memset(f, 0, sizeof *f);
+    f->path = t->path;
+    floe_fileio *io = NULL;
+    if (scan_is_remote(t->path)) {
+        if (!s->io) FLOE_TRY(floe_fileio_new(NULL, 0, &s->io));
+        io = s->io;
+    }
+    if (t->end < 0) { /* the whole file: maybe compressed */
+        FLOE_TRY(load_file(t->path, io, f));
+        s->pos = 0;
+        s->stop = f->n;
+        s->line = 1;
+    } else {
+        floe_input *in = NULL;
+        FLOE_TRY(open_input(t->path, io, &in));
+        floe_buf b;
+        floe_buf_init(&b);
+        uint64_t size = in->size;
+        uint64_t end = (uint64_t)t->end < size ? (uint64_t)t->end : size;
+        floe_status st = (uint64_t)t->begin < end ? read_piece(in, (uint64_t)t->begin, (size_t)(end - (uint64_t)t->begin), &b) : NULL;
+        /* The quoted state at end, then on to the first newline outside
+         * quotes at or after it (the next task's first boundary). */
+        const uint8_t qc = (uint8_t)p->cp.d.quote;
+        bool inq = t->inq;
+        for (size_t i = 0; qc && i < b.len; i++) inq ^= b.data[i] == qc;
+        size_t k = b.len, stop = 0;
+        bool found = false;
+        uint64_t at = end;
+        while (!st && !found) {
+            for (; k < b.len; k++) {
+                uint8_t c = b.data[k];
+                if (qc && c == qc) inq = !inq;
+                else if (c == '\n' && !inq) {
+                    found = true;
+                    stop = k + 1;
+                    break;
+                }
+            }
+            if (found || at >= size) break;
+            size_t len = size - at < EXTEND_BYTES ? (size_t)(size - at) : EXTEND_BYTES;
+            st = read_piece(in, at, len, &b);
+            at += len;
+        }
+        if (!found) stop = b.len;
+        floe_input_close(in);
+        if (st) {
+            floe_buf_free(&b);
+            return st;
+        }
+        f->n = stop;
+        f->data = b.len ? floe_buf_detach(&b, NULL) : NULL;
+        floe_buf_free(&b);
+        s->stop = stop;
+        s->pos = 0;
+        s->line = t->line;
+        if (t->begin > 0) {
+            /* The first newline outside quotes from begin: a record starts
+             * after it (none: the span is empty). */
+            inq = t->inq;
+            size_t i = 0;
+            for (; i < f->n; i++) {
+                uint8_t c = f->data[i];
+                if (qc && c == qc) inq = !inq;
+                else if (c == '\n') {
+                    s->line++;
+                    if (!inq) break;
+                }
+            }
+            s->pos = i < f->n ? i + 1 : f->n;
+        }
+    }
+    if (t->begin == 0) {
+        /* The file's start: skipped lines, then its header. */
+        int64_t l = 1;
+        s->pos = skip_lines(f, p->opts.skip, &l);
+        s->line = l;
+        if (p->cp.header && s->pos < s->stop) {
+            record r;
+            memset(&r, 0, sizeof r);
+            floe_status st = parse_record(&p->cp.d, f->data, f->n, &s->pos, &r, &s->line);
+            record_free(&r);
+            if (st) return line_error(f->path, l, st);
+        }
+    }
+    return NULL;
+}
+
+static floe_status csv_stream_next(floe_stream *s_, floe_batch **out) {
+    csv_stream *s = (csv_stream *)s_;
+    *out = NULL;
+    for (;;) {
+        FLOE_TRY(floe_cancel_check(s->cancel, "CsvScan"));
+        if (s->f.data && s->pos < s->stop) {
+            csv_job j = {&s->f, &s->p->cp, s->p->data, NULL, 0};
+            floe_batch *b = NULL;
+            FLOE_TRY(parse_chunk(&j, &s->pos, s->stop, &s->line, &b));
+            if (b && s->p->opts.filename) {
+                floe_batch *nb = NULL;
+                floe_status st = add_filename(b, s->f.path, s->p->head.schema, &nb);
+                floe_batch_release(b);
+                FLOE_TRY(st);
+                b = nb;
+            }
+            if (b) {
+                *out = b;
+                return NULL;
+            }
+            continue;
+        }
+        floe_free(s->f.data);
+        s->f.data = NULL;
+        if (s->next_task >= s->end_task) return NULL;
+        FLOE_TRY(load_task(s, &s->p->tasks[s->next_task++]));
+    }
+}
+
+static void csv_stream_close(floe_stream *s_) {
+    csv_stream *s = (csv_stream *)s_;
+    floe_free(s->f.data);
+    if (s->io) floe_fileio_free(s->io);
+    floe_free(s);
+}
+
+static floe_status csv_scan_execute(const floe_plan *p_, int32_t partition, const floe_exec_ctx *ctx,
+                                    floe_stream **out) {
+    const csv_scan_plan *p = (const csv_scan_plan *)p_;
+    csv_stream *s = floe_calloc(1, sizeof *s);
+    if (!s) return floe_error(FLOE_ERR_OUT_OF_MEMORY, "opening a CsvScan stream");
+    s->base.next = csv_stream_next;
+    s->base.close = csv_stream_close;
+    s->p = p;
+    s->cancel = ctx->cancel;
+    s->next_task = p->first[partition];
+    s->end_task = p->first[partition + 1];
+    *out = &s->base;
+    return NULL;
+}
+
+/* ---------------------------------------------------------------- codec */
+
+static floe_status csv_scan_encode(const floe_plan *p_, floe_buf *out) {
+    const csv_scan_plan *p = (const csv_scan_plan *)p_;
+    FLOE_TRY(floe_codec_put_type(out, p->data));
+    FLOE_TRY(floe_codec_put_i64(out, p->cp.d.delim));
+    FLOE_TRY(floe_codec_put_i64(out, p->cp.d.quote));
+    FLOE_TRY(floe_codec_put_i64(out, p->cp.d.escape));
+    FLOE_TRY(floe_codec_put_i64(out, p->cp.header));
+    FLOE_TRY(floe_codec_put_str(out, p->opts.nullstr));
+    FLOE_TRY(floe_codec_put_i64(out, p->opts.quoted_nulls));
+    FLOE_TRY(floe_codec_put_i64(out, p->opts.skip));
+    FLOE_TRY(floe_codec_put_i64(out, p->opts.filename));
+    FLOE_TRY(floe_codec_put_str(out, p->opts.what));
+    FLOE_TRY(floe_codec_put_i64(out, p->head.n_partitions));
+    FLOE_TRY(floe_codec_put_i64(out, p->n_tasks));
+    for (int32_t i = 0; i < p->n_tasks; i++) {
+        const csv_task *t = &p->tasks[i];
+        FLOE_TRY(floe_codec_put_str(out, t->path));
+        FLOE_TRY(floe_codec_put_i64(out, t->begin));
+        FLOE_TRY(floe_codec_put_i64(out, t->end));
+        FLOE_TRY(floe_codec_put_i64(out, t->line));
+        FLOE_TRY(floe_codec_put_i64(out, t->inq));
+    }
+    return NULL;
+}
+
+static floe_status get_ranged(floe_reader *r, int64_t lo, int64_t hi, const char *what, int64_t *v) {
+    FLOE_TRY(floe_codec_get_i64(r, v));
+    if (*v < lo || *v > hi) return floe_error(FLOE_ERR_CORRUPT, "CsvScan: %s %lld is impossible", what, (long long)*v);
+    return NULL;
+}
+
+static floe_status csv_scan_decode(floe_reader *r, floe_plan *const *children, int32_t n_children, floe_plan **out) {
+    (void)children;
+    if (n_children != 0) return floe_error(FLOE_ERR_CORRUPT, "CsvScan with %d children", n_children);
+    floe_type *data = NULL;
+    FLOE_TRY(floe_codec_get_type(r, &data));
+    csv_plan cp;
+    memset(&cp, 0, sizeof cp);
+    floe_csv_options o;
+    floe_csv_options_init(&o);
+    char *nullstr = NULL, *what = NULL;
+    int64_t v[4], np = 0, nt = 0, qn = 0, fname = 0;
+    csv_task *tasks = NULL;
+    int32_t n_tasks = 0;
+    floe_status st = data->id == FLOE_TYPE_STRUCT ? NULL : floe_error(FLOE_ERR_CORRUPT, "CsvScan: columns not a struct");
+    for (int i = 0; !st && i < 3; i++) st = get_ranged(r, 0, 255, "dialect byte", &v[i]);
+    if (!st) st = get_ranged(r, 0, 1, "header flag", &v[3]);
+    if (!st) st = floe_codec_get_str(r, &nullstr);
+    if (!st) st = get_ranged(r, 0, 1, "quoted_nulls", &qn);
+    if (!st) st = get_ranged(r, 0, INT64_MAX, "skip", &o.skip);
+    if (!st) st = get_ranged(r, 0, 1, "filename flag", &fname);
+    if (!st) st = floe_codec_get_str(r, &what);
+    if (!st) st = get_ranged(r, 1, INT32_MAX, "partition count", &np);
+    if (!st) st = get_ranged(r, 0, INT32_MAX, "task count", &nt);
+    if (!st && nt > 0 && !(tasks = floe_calloc((size_t)nt, sizeof *tasks)))
+        st = floe_error(FLOE_ERR_OUT_OF_MEMORY, "decoding a CsvScan node");
+    for (; !st && n_tasks < nt; n_tasks++) {
+        csv_task *t = &tasks[n_tasks];
+        int64_t inq = 0;
+        st = floe_codec_get_str(r, &t->path);
+        if (!st && !t->path) st = floe_error(FLOE_ERR_CORRUPT, "CsvScan: a task without a path");
+        if (!st) st = get_ranged(r, 0, INT64_MAX, "range start", &t->begin);
+        if (!st) st = get_ranged(r, -1, INT64_MAX, "range end", &t->end);
+        if (!st) st = get_ranged(r, 1, INT64_MAX, "line", &t->line);
+        if (!st) st = get_ranged(r, 0, 1, "quote state", &inq);
+        t->inq = inq != 0;
+        if (st) {
+            floe_free(t->path);
+            break;
+        }
+    }
+    if (!st) {
+        cp.d.delim = (int)v[0], cp.d.quote = (int)v[1], cp.d.escape = (int)v[2];
+        cp.header = v[3] != 0;
+        cp.ncols = data->n_children;
+        cp.types = floe_calloc((size_t)cp.ncols + 1, sizeof *cp.types);
+        cp.names = floe_calloc((size_t)cp.ncols + 1, sizeof *cp.names);
+        if (!cp.types || !cp.names) st = floe_error(FLOE_ERR_OUT_OF_MEMORY, "decoding a CsvScan node");
+        for (int32_t c = 0; !st && c < cp.ncols; c++) {
+            cp.types[c] = floe_type_retain(data->children[c].type);
+            if (!(cp.names[c] = floe_strdup(data->children[c].name)))
+                st = floe_error(FLOE_ERR_OUT_OF_MEMORY, "decoding a CsvScan node");
+        }
+    }
+    floe_type_release(data);
+    o.nullstr = nullstr ? nullstr : "";
+    o.quoted_nulls = qn != 0;
+    o.filename = fname != 0;
+    o.what = what;
+    if (!st) st = csv_scan_new(&cp, &o, tasks, n_tasks, (int32_t)np, out);
+    else {
+        csv_plan_free(&cp);
+        for (int32_t i = 0; i < n_tasks; i++) floe_free(tasks[i].path);
+        floe_free(tasks);
+    }
+    floe_free(nullstr);
+    floe_free(what);
+    return st;
+}
+
+static floe_status csv_scan_explain(const floe_plan *p_, floe_buf *out) {
+    const csv_scan_plan *p = (const csv_scan_plan *)p_;
+    int32_t files = 0;
+    for (int32_t i = 0; i < p->n_tasks; i++) files += i == 0 || strcmp(p->tasks[i].path, p->tasks[i - 1].path) != 0;
+    return floe_buf_printf(out, "files=%d, ranges=%d, partitions=%d", files, p->n_tasks, p->head.n_partitions);
+}
+
+static floe_status csv_scan_visit(const floe_plan *p_, floe_path_visit visit, void *arg) {
+    const csv_scan_plan *p = (const csv_scan_plan *)p_;
+    for (int32_t i = 0; i < p->n_tasks; i++)
+        if (i == 0 || strcmp(p->tasks[i].path, p->tasks[i - 1].path) != 0) FLOE_TRY(visit(arg, p->tasks[i].path));
+    return NULL;
+}
+
+const floe_plan_vtable floe_csv_scan_vt = {
+    .name = "CsvScan",
+    .execute = csv_scan_execute,
+    .encode_parts = csv_scan_encode,
+    .decode_parts = csv_scan_decode,
+    .explain_parts = csv_scan_explain,
+    .free_parts = csv_scan_free,
+    .local_paths = csv_scan_visit,
+};
+
+/* ------------------------------------------------------------ planning */
+
+typedef struct count_job {
+    const char *path;
+    floe_fileio *io;
+    uint8_t quote;
+    int64_t rb, size;
+    int64_t *quotes, *lines; /* per range */
+} count_job;
+
+/* Count the quote bytes and newlines of ranges [b, e), reading each in
+ * pieces of at most 1 MB. */
+static floe_status count_file_ranges(void *ctx, size_t b, size_t e, const floe_cancel *cancel) {
+    (void)cancel;
+    count_job *j = ctx;
+    floe_input *in = NULL;
+    FLOE_TRY(open_input(j->path, j->io, &in));
+    size_t cap = (size_t)1 << 20;
+    uint8_t *buf = floe_malloc(cap);
+    floe_status st = buf ? NULL : floe_error(FLOE_ERR_OUT_OF_MEMORY, "reading CSV: out of memory");
+    for (size_t k = b; !st && k < e; k++) {
+        int64_t from = (int64_t)k * j->rb, to = from + j->rb < j->size ? from + j->rb : j->size;
+        int64_t q = 0, l = 0;
+        for (int64_t at = from; !st && at < to;) {
+            size_t len = (size_t)(to - at) < cap ? (size_t)(to - at) : cap;
+            st = floe_input_read(in, (uint64_t)at, len, buf);
+            for (size_t i = 0; !st && i < len; i++) {
+                q += buf[i] == j->quote && j->quote;
+                l += buf[i] == '\n';
+            }
+            at += (int64_t)len;
+        }
+        j->quotes[k] = q;
+        j->lines[k] = l;
+    }
+    floe_free(buf);
+    floe_input_close(in);
+    return st;
+}
+
+static floe_status add_task(csv_task **v, int32_t *n, int32_t *cap, const char *path, int64_t begin, int64_t end,
+                            int64_t line, bool inq) {
+    if (*n == *cap) {
+        int32_t nc = *cap ? *cap * 2 : 16;
+        csv_task *t = floe_realloc(*v, (size_t)nc * sizeof *t);
+        if (!t) return floe_error(FLOE_ERR_OUT_OF_MEMORY, "planning a CSV scan: out of memory");
+        *v = t;
+        *cap = nc;
+    }
+    csv_task *t = &(*v)[*n];
+    if (!(t->path = floe_strdup(path))) return floe_error(FLOE_ERR_OUT_OF_MEMORY, "planning a CSV scan: out of memory");
+    t->begin = begin, t->end = end, t->line = line, t->inq = inq;
+    (*n)++;
+    return NULL;
+}
+
+/* The first file's sample: all of a compressed file, else its first
+ * SAMPLE_BYTES. */
+static floe_status load_sample(const char *path, floe_fileio *io, csv_file *f) {
+    memset(f, 0, sizeof *f);
+    f->path = path;
+    if (is_compressed(path)) return load_file(path, io, f);
+    floe_input *in = NULL;
+    FLOE_TRY(open_input(path, io, &in));
+    size_t n = in->size < SAMPLE_BYTES ? (size_t)in->size : SAMPLE_BYTES;
+    f->truncated = n < in->size;
+    f->data = floe_malloc(n + 1);
+    floe_status st = f->data ? NULL : floe_error(FLOE_ERR_OUT_OF_MEMORY, "reading CSV: out of memory");
+    if (!st && n) st = floe_input_read(in, 0, n, f->data);
+    f->n = n;
+    floe_input_close(in);
+    return st;
+}
+
+floe_status floe_csv_plan_scan(const char *const *patterns, int32_t n_patterns, floe_fileio *io,
+                               const floe_csv_options *o, int32_t n_partitions, floe_plan **out) {
+    *out = NULL;
+    scan_file_list files;
+    memset(&files, 0, sizeof files);
+    floe_fileio *use_io = io;
+    floe_status st = NULL;
+    for (int32_t i = 0; i < n_patterns && !st; i++) st = scan_expand_pattern(patterns[i], &use_io, &files);
+    floe_fileio *own_io = use_io != io ? use_io : NULL;
+    if (!st && files.n == 0) st = floe_error(FLOE_ERR_NOT_FOUND, "no CSV files to read");
+    csv_plan plan;
+    memset(&plan, 0, sizeof plan);
+    plan.o = o;
+    plan.null_len = strlen(o->nullstr ? o->nullstr : "");
+    csv_file f;
+    memset(&f, 0, sizeof f);
+    if (!st) st = load_sample(files.v[0], use_io, &f);
+    if (!st) f.start = skip_lines(&f, o->skip, &f.start_line);
+    if (!st) st = sniff(&f, f.start, o, &plan.d);
+    if (!st && plan.d.delim == plan.d.quote && plan.d.quote)
+        st = floe_error(FLOE_ERR_INVALID_ARGUMENT, "the CSV delimiter and quote must differ");
+    if (!st) st = detect(&f, &plan);
+    floe_free(f.data);
+    /* The tasks: byte ranges of each plain file. */
+    int64_t rb = o->range_bytes > 0 ? o->range_bytes : (int64_t)8 << 20;
+    bool parity_ok = plan.d.quote == 0 || plan.d.escape == plan.d.quote;
+    csv_task *tasks = NULL;
+    int32_t nt = 0, cap = 0;
+    floe_threadpool *pool = NULL;
+    if (!st) st = floe_threadpool_default(&pool);
+    for (int32_t fi = 0; fi < files.n && !st; fi++) {
+        const char *path = files.v[fi];
+        int64_t size = 0;
+        if (!is_compressed(path) && parity_ok) {
+            floe_input *in = NULL;
+            st = open_input(path, use_io, &in);
+            if (!st) size = (int64_t)in->size;
+            if (in) floe_input_close(in);
+        }
+        if (st) break;
+        if (size <= rb) {
+            st = add_task(&tasks, &nt, &cap, path, 0, -1, 1, false);
+            continue;
+        }
+        int64_t nr = (size + rb - 1) / rb;
+        count_job j = {path, use_io, (uint8_t)plan.d.quote, rb, size, NULL, NULL};
+        j.quotes = floe_calloc((size_t)nr, sizeof *j.quotes);
+        j.lines = floe_calloc((size_t)nr, sizeof *j.lines);
+        if (!j.quotes || !j.lines) st = floe_error(FLOE_ERR_OUT_OF_MEMORY, "planning a CSV scan: out of memory");
+        if (!st) st = floe_parallel_for(pool, (size_t)nr, 1, count_file_ranges, &j, NULL);
+        int64_t quotes = 0, line = 1;
+        for (int64_t k = 0; !st && k < nr; k++) {
+            int64_t b = k * rb, e = b + rb < size ? b + rb : size;
+            st = add_task(&tasks, &nt, &cap, path, b, e, line, (quotes & 1) != 0);
+            quotes += j.quotes[k];
+            line += j.lines[k];
+        }
+        floe_free(j.quotes);
+        floe_free(j.lines);
+    }
+    scan_file_list_free(&files);
+    if (own_io) floe_fileio_free(own_io);
+    if (st) {
+        csv_plan_free(&plan);
+        for (int32_t i = 0; i < nt; i++) floe_free(tasks[i].path);
+        floe_free(tasks);
+        return st;
+    }
+    return csv_scan_new(&plan, o, tasks, nt, n_partitions, out);
 }

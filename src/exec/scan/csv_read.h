@@ -2,8 +2,9 @@
  * csv_read.h — CSV files read into batches: the dialect (delimiter, quote,
  * header) and the column types detected on a sample as DuckDB's read_csv
  * does, then the whole input parsed in parallel by byte ranges (see
- * csv_read.c for why the ranges split only at record boundaries).  Used by
- * the SQL layer's read_csv / read_csv_auto and COPY ... FROM.
+ * csv_read.c for why the ranges split only at record boundaries).  The
+ * SQL layer's read_csv / read_csv_auto and COPY ... FROM plan a CsvScan
+ * node (floe_csv_plan_scan) that parses the ranges when the plan runs.
  */
 #ifndef FLOE_EXEC_SCAN_CSV_READ_H
 #define FLOE_EXEC_SCAN_CSV_READ_H
@@ -12,6 +13,7 @@
 #include <stdint.h>
 
 #include "floe/columnar.h"
+#include "floe/exec.h"
 #include "floe/fileio.h"
 #include "floe/status.h"
 
@@ -49,5 +51,13 @@ void floe_csv_options_init(floe_csv_options *o);
 floe_status floe_csv_read(const char *const *patterns, int32_t n_patterns, floe_fileio *io,
                           const floe_csv_options *o, floe_schema **schema, floe_batch ***batches,
                           int32_t *n_batches) FLOE_WARN_UNUSED;
+
+/* A CsvScan plan node over the files the patterns name: the dialect and
+ * the columns detected at plan time on the first file's sample; the
+ * files' byte ranges (one per compressed file) dealt to at most
+ * n_partitions partitions and parsed when the plan runs.  `io` as for
+ * floe_csv_read (NULL: local files). */
+floe_status floe_csv_plan_scan(const char *const *patterns, int32_t n_patterns, floe_fileio *io,
+                               const floe_csv_options *o, int32_t n_partitions, floe_plan **out) FLOE_WARN_UNUSED;
 
 #endif
