@@ -80,6 +80,13 @@ static bool is_primitive(floe_type_id id) {
 static bool assignable(const floe_type *from, const floe_type *to) {
     floe_type_id f = from->id, t = to->id;
     if (f == FLOE_TYPE_NULL) return true;
+    /* lists, maps, structs: the same shape, each child assignable */
+    if ((t == FLOE_TYPE_LIST || t == FLOE_TYPE_MAP || t == FLOE_TYPE_STRUCT) && f == t) {
+        if (from->n_children != to->n_children) return false;
+        for (int32_t i = 0; i < to->n_children; i++)
+            if (!assignable(from->children[i].type, to->children[i].type)) return false;
+        return true;
+    }
     if (f == t && is_primitive(f) && f != FLOE_TYPE_DECIMAL128 && f != FLOE_TYPE_FIXED_BINARY) return true;
     if (t == FLOE_TYPE_STRING && is_primitive(f)) return true;
     if (is_int(f)) {
