@@ -26,6 +26,17 @@ static floe_status nested_common(floe_type *a, floe_type *b, floe_type **out) {
         *out = floe_type_retain(a->id == FLOE_TYPE_NULL ? b : a);
         return NULL;
     }
+    /* text inside a nested value beside another type: a constructor's
+     * untyped NULL (ROW(1, NULL), ARRAY[NULL] is text[]); the cells are
+     * then cast, and text that is not NULL must read as the other type */
+    if (a->id == FLOE_TYPE_STRING && b->id != FLOE_TYPE_VARIANT) {
+        *out = floe_type_retain(b);
+        return NULL;
+    }
+    if (b->id == FLOE_TYPE_STRING && a->id != FLOE_TYPE_VARIANT) {
+        *out = floe_type_retain(a);
+        return NULL;
+    }
     bool ai = a->id == FLOE_TYPE_INT32 || a->id == FLOE_TYPE_INT64, bi = b->id == FLOE_TYPE_INT32 || b->id == FLOE_TYPE_INT64;
     bool af = a->id == FLOE_TYPE_FLOAT32 || a->id == FLOE_TYPE_FLOAT64, bf = b->id == FLOE_TYPE_FLOAT32 || b->id == FLOE_TYPE_FLOAT64;
     if (ai && bi) { *out = floe_type_primitive(FLOE_TYPE_INT64); return NULL; }
