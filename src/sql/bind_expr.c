@@ -185,7 +185,7 @@ static floe_status bind_column_ref(bind_ectx *c, const json_t *body, floe_expr *
 }
 
 /* (expr).field[.field...]: PostgreSQL's A_Indirection with field names
- * (subscripts and .* are not supported). */
+ * and subscripts xs[i] / m[k] (bind_nested.c; .* is not supported). */
 static floe_status bind_indirection(bind_ectx *c, const json_t *body, int32_t loc, floe_expr **out) {
     *out = NULL;
     json_t *ind = floe_pg_get(body, "indirection");
@@ -195,6 +195,15 @@ static floe_status bind_indirection(bind_ectx *c, const json_t *body, int32_t lo
     for (int32_t i = 0; i < n; i++) {
         const json_t *item = floe_pg_list_at(ind, i);
         const char *field = floe_pg_string(item);
+        const json_t *sub = floe_pg_as(item, "A_Indices");
+        if (sub) {
+            floe_expr *next = NULL;
+            floe_status st = bind_subscript(c, e, sub, loc, &next);
+            floe_expr_release(e);
+            FLOE_TRY(st);
+            e = next;
+            continue;
+        }
         if (!field) {
             floe_expr_release(e);
             const char *k = floe_pg_node_kind(item);
@@ -356,6 +365,8 @@ floe_status bind_expr(bind_ectx *c, const json_t *node, floe_expr **out) {
         if (t && !strcmp(t, "EXPR_SUBLINK")) return bind_scalar_subquery(c, node, out);
         return bind_sublink_value(c, node, out);
     }
+    if (!strcmp(kind, "A_ArrayExpr")) return bind_array_expr(c, body, loc, out);
+    if (!strcmp(kind, "RowExpr")) return bind_row_expr(c, body, loc, out);
     if (!strcmp(kind, "ParamRef")) return bind_error(c->s, loc, FLOE_ERR_UNSUPPORTED, "parameters are not supported");
     return bind_error(c->s, loc, FLOE_ERR_UNSUPPORTED, "expression %s is not supported", kind);
 }
@@ -393,7 +404,7 @@ const char *bind_default_name(const json_t *node) {
         /* (s).f is named f, as in PostgreSQL */
         json_t *f = floe_pg_get(body, "indirection");
         const char *s = floe_pg_string(floe_pg_list_at(f, floe_pg_list_len(f) - 1));
-        return s ? s : "?column?";
+        return s ? s : bind_default_name(floe_pg_get(body, "arg")); /* xs[1] is named xs */
     }
     if (!strcmp(kind, "FuncCall")) {
         const char *n = bind_func_name(body);
@@ -409,6 +420,8 @@ const char *bind_default_name(const json_t *node) {
         return t ? t : "?column?";
     }
     if (!strcmp(kind, "CaseExpr")) return "case";
+    if (!strcmp(kind, "A_ArrayExpr")) return "array";
+    if (!strcmp(kind, "RowExpr")) return "row";
     if (!strcmp(kind, "GroupingFunc")) return "grouping";
     if (!strcmp(kind, "CoalesceExpr")) return "coalesce";
     if (!strcmp(kind, "MinMaxExpr")) {

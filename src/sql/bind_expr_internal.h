@@ -85,4 +85,13 @@ floe_status bind_func(bind_ectx *c, const json_t *fc, floe_expr **out) FLOE_WARN
  * row's grouping set, from c->gsets. */
 floe_status bind_grouping_func(bind_ectx *c, const json_t *body, floe_expr **out) FLOE_WARN_UNUSED;
 
+/* bind_nested.c: ARRAY[...], ROW(...), struct_pack(x := v, ...) and the
+ * subscript of a bound list or map value (consumes nothing; `indices` is
+ * an A_Indices body). */
+floe_status bind_array_expr(bind_ectx *c, const json_t *body, int32_t loc, floe_expr **out) FLOE_WARN_UNUSED;
+floe_status bind_row_expr(bind_ectx *c, const json_t *body, int32_t loc, floe_expr **out) FLOE_WARN_UNUSED;
+floe_status bind_struct_pack(bind_ectx *c, const json_t *args, int32_t loc, floe_expr **out) FLOE_WARN_UNUSED;
+floe_status bind_subscript(bind_ectx *c, floe_expr *base, const json_t *indices, int32_t loc,
+                           floe_expr **out) FLOE_WARN_UNUSED;
+
 #endif

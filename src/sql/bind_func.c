@@ -309,6 +309,8 @@ floe_status bind_func(bind_ectx *c, const json_t *fc, floe_expr **out) {
         return st;
     }
     if (!strcmp(name, "make_interval")) return bind_make_interval(c, args, n, loc, out);
+    if (!strcmp(name, "struct_pack")) return bind_struct_pack(c, args, loc, out);
+    if (!strcmp(name, "map") && n == 2) fn = "map_from_arrays";
     if (!strcmp(name, "coalesce")) {
         floe_expr **ev = floe_calloc((size_t)n + 1, sizeof(floe_expr *));
         if (!ev) return floe_error(FLOE_ERR_OUT_OF_MEMORY, "binding: out of memory");

@@ -58,9 +58,14 @@ static const char *type_word(const floe_type *t, char *buf, size_t cap) {
         snprintf(buf, cap, "fixed[%d]", (int)t->byte_width);
         return buf;
     case FLOE_TYPE_UUID: return "uuid";
-    case FLOE_TYPE_STRUCT: return "struct";
-    case FLOE_TYPE_LIST: return "list";
-    case FLOE_TYPE_MAP: return "map";
+    case FLOE_TYPE_STRUCT: case FLOE_TYPE_LIST: case FLOE_TYPE_MAP: {
+        floe_buf b = FLOE_BUF_INIT; /* the whole type: struct<a: int32, ...> */
+        floe_status st = floe_type_to_string(t, &b);
+        snprintf(buf, cap, "%s", st ? floe_type_id_name(t->id) : floe_buf_cstr(&b));
+        floe_status_free(st);
+        floe_buf_free(&b);
+        return buf;
+    }
     default: return floe_type_id_name(t->id);
     }
 }
@@ -80,6 +85,16 @@ static bool is_primitive(floe_type_id id) {
 static bool assignable(const floe_type *from, const floe_type *to) {
     floe_type_id f = from->id, t = to->id;
     if (f == FLOE_TYPE_NULL) return true;
+    /* lists, maps, structs: the same shape, each child assignable */
+    /* a text field of a constructor is an untyped NULL (ROW(1, NULL)):
+     * only NULL text casts to a nested type, anything else fails there */
+    if ((t == FLOE_TYPE_LIST || t == FLOE_TYPE_MAP || t == FLOE_TYPE_STRUCT) && f == FLOE_TYPE_STRING) return true;
+    if ((t == FLOE_TYPE_LIST || t == FLOE_TYPE_MAP || t == FLOE_TYPE_STRUCT) && f == t) {
+        if (from->n_children != to->n_children) return false;
+        for (int32_t i = 0; i < to->n_children; i++)
+            if (!assignable(from->children[i].type, to->children[i].type)) return false;
+        return true;
+    }
     if (f == t && is_primitive(f) && f != FLOE_TYPE_DECIMAL128 && f != FLOE_TYPE_FIXED_BINARY) return true;
     if (t == FLOE_TYPE_STRING && is_primitive(f)) return true;
     if (is_int(f)) {
@@ -124,7 +139,7 @@ static floe_status assign(const char *col, const floe_type *from, const floe_typ
         *out = c;
         return NULL;
     }
-    char b1[48], b2[48];
+    char b1[256], b2[256];
     floe_status st = NULL;
     if (!constant && !assignable(from, to)) {
         st = floe_error(FLOE_ERR_TYPE, "column '%s' is of type %s but the expression is of type %s", col,

@@ -702,7 +702,12 @@ floe_status bind_type_cast(bind_ectx *c, const json_t *body, floe_expr **out) {
     floe_type *t = NULL;
     FLOE_TRY(bind_at(c->s, loc, floe_pg_type_to_floe(&tn, c->sql, &t)));
     floe_expr *x = NULL;
-    floe_status st = bind_expr(c, arg, &x);
+    floe_status st = NULL;
+    const json_t *ae = floe_pg_as(arg, "A_ArrayExpr");
+    if (ae && floe_pg_list_len(floe_pg_get(ae, "elements")) == 0 && t->id == FLOE_TYPE_LIST)
+        st = bind_make_call(c, "list_value", NULL, 0, loc, &x); /* ARRAY[]::int[]: typed by the cast */
+    else
+        st = bind_expr(c, arg, &x);
     if (!st) {
         if (bind_is_string_literal(x)) {
             floe_buf tx = FLOE_BUF_INIT;

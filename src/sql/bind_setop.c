@@ -13,6 +13,61 @@
 #include "sql/bind_query_internal.h"
 #include "sql/pgnode.h"
 
+/* The common type of two nested VALUES cells of the same kind (lists of
+ * int and bigint: list<bigint>): children widened as the scalar rules
+ * below (int → bigint → double), else the same type or an error. */
+static floe_status nested_common(floe_type *a, floe_type *b, floe_type **out) {
+    *out = NULL;
+    if (floe_type_compatible(a, b) && a->id != FLOE_TYPE_NULL) {
+        *out = floe_type_retain(a);
+        return NULL;
+    }
+    if (a->id == FLOE_TYPE_NULL || b->id == FLOE_TYPE_NULL) {
+        *out = floe_type_retain(a->id == FLOE_TYPE_NULL ? b : a);
+        return NULL;
+    }
+    /* text inside a nested value beside another type: a constructor's
+     * untyped NULL (ROW(1, NULL), ARRAY[NULL] is text[]); the cells are
+     * then cast, and text that is not NULL must read as the other type */
+    if (a->id == FLOE_TYPE_STRING && b->id != FLOE_TYPE_VARIANT) {
+        *out = floe_type_retain(b);
+        return NULL;
+    }
+    if (b->id == FLOE_TYPE_STRING && a->id != FLOE_TYPE_VARIANT) {
+        *out = floe_type_retain(a);
+        return NULL;
+    }
+    bool ai = a->id == FLOE_TYPE_INT32 || a->id == FLOE_TYPE_INT64, bi = b->id == FLOE_TYPE_INT32 || b->id == FLOE_TYPE_INT64;
+    bool af = a->id == FLOE_TYPE_FLOAT32 || a->id == FLOE_TYPE_FLOAT64, bf = b->id == FLOE_TYPE_FLOAT32 || b->id == FLOE_TYPE_FLOAT64;
+    if (ai && bi) { *out = floe_type_primitive(FLOE_TYPE_INT64); return NULL; }
+    if ((ai || af) && (bi || bf)) { *out = floe_type_primitive(FLOE_TYPE_FLOAT64); return NULL; }
+    if (a->id != b->id || a->n_children != b->n_children || !floe_type_is_nested(a)) {
+        floe_buf x = FLOE_BUF_INIT, y = FLOE_BUF_INIT;
+        floe_status st = floe_type_to_string(a, &x);
+        if (!st) st = floe_type_to_string(b, &y);
+        if (!st) st = floe_error(FLOE_ERR_TYPE, "mixes %s and %s", floe_buf_cstr(&x), floe_buf_cstr(&y));
+        floe_buf_free(&x);
+        floe_buf_free(&y);
+        return st;
+    }
+    floe_field f[64];
+    if (a->n_children > 64) return floe_error(FLOE_ERR_UNSUPPORTED, "struct with more than 64 fields in VALUES");
+    floe_status st = NULL;
+    int32_t k = 0;
+    for (; k < a->n_children && !st; k++) {
+        floe_type *ct = NULL;
+        st = nested_common(a->children[k].type, b->children[k].type, &ct);
+        if (!st) st = floe_field_init(&f[k], a->children[k].name, ct, a->children[k].nullable || b->children[k].nullable, -1);
+        floe_type_release(ct);
+        if (st) break;
+    }
+    if (!st && a->id == FLOE_TYPE_STRUCT) st = floe_type_struct(f, k, out);
+    else if (!st && a->id == FLOE_TYPE_LIST) st = floe_type_list(&f[0], out);
+    else if (!st) st = floe_type_map(&f[0].type->children[0], &f[0].type->children[1], false, out);
+    for (int32_t i = 0; i < k; i++) floe_field_clear(&f[i]);
+    return st;
+}
+
 /* ------------------------------------------------------------ VALUES */
 
 floe_status bind_values(floe_session *s, const json_t *body, bind_result *out) {
@@ -84,6 +139,15 @@ floe_status bind_values(floe_session *s, const json_t *body, bind_result *out) {
                         st = floe_type_decimal(ip + sc, sc, &w);
                         floe_type_release(target);
                         target = w;
+                    } else if (floe_type_is_nested(t) && t->id != FLOE_TYPE_VARIANT && t->id == target->id) {
+                        floe_type *w = NULL;
+                        st = nested_common(target, t, &w);
+                        if (!st) {
+                            floe_type_release(target);
+                            target = w;
+                        } else {
+                            st = floe_status_wrap(st, "VALUES column %d", (int)k + 1);
+                        }
                     } else if (!(target->id == FLOE_TYPE_STRING && t->id == FLOE_TYPE_STRING)) {
                         floe_buf a = FLOE_BUF_INIT, b = FLOE_BUF_INIT;
                         st = floe_type_to_string(target, &a);

@@ -198,24 +198,62 @@ floe_status floe_sql_ice_type_of(const floe_type *t, floe_ice_type **out) {
     return ice_of_floe(t, out);
 }
 
-/* The Iceberg type of a TypeName node; `int[]` is list<int> (element
- * optional).  *next_id numbers nested ids (floe_ice_tm_new reassigns). */
+/* The Iceberg type of a columnar type, nested ones too: every struct
+ * field, list element and map key/value gets the next id from *next_id
+ * (floe_ice_tm_new renumbers them all once the schema is complete). */
+static floe_status ice_of_floe_nested(const floe_type *t, int32_t *next_id, floe_ice_type **out) {
+    *out = NULL;
+    floe_status st = NULL;
+    switch (t->id) {
+    case FLOE_TYPE_LIST: {
+        floe_ice_type *el = NULL;
+        int32_t id = (*next_id)++;
+        FLOE_TRY(ice_of_floe_nested(t->children[0].type, next_id, &el));
+        return floe_ice_type_list(id, !t->children[0].nullable, el, out);
+    }
+    case FLOE_TYPE_MAP: {
+        const floe_type *entries = t->children[0].type;
+        floe_ice_type *k = NULL, *v = NULL;
+        int32_t kid = (*next_id)++, vid = (*next_id)++;
+        FLOE_TRY(ice_of_floe_nested(entries->children[0].type, next_id, &k));
+        if ((st = ice_of_floe_nested(entries->children[1].type, next_id, &v))) {
+            floe_ice_type_free(k);
+            return st;
+        }
+        return floe_ice_type_map(kid, k, vid, !entries->children[1].nullable, v, out);
+    }
+    case FLOE_TYPE_STRUCT: {
+        FLOE_TRY(floe_ice_type_struct(out));
+        int32_t first = *next_id;
+        *next_id += t->n_children; /* the fields' own ids first, as Iceberg numbers them */
+        for (int32_t i = 0; i < t->n_children && !st; i++) {
+            floe_ice_type *ft = NULL;
+            st = ice_of_floe_nested(t->children[i].type, next_id, &ft);
+            if (!st)
+                st = floe_ice_struct_add_field(*out, first + i, t->children[i].name, !t->children[i].nullable, ft,
+                                               NULL);
+        }
+        if (st) {
+            floe_ice_type_free(*out);
+            *out = NULL;
+        }
+        return st;
+    }
+    default: return ice_of_floe(t, out);
+    }
+}
+
+/* The Iceberg type of a TypeName node: `int[]` is list<int> (element
+ * optional), array<T> / map<K, V> / struct<...> come through the parse
+ * pre-pass (type_text.c).  *next_id numbers nested ids. */
 static floe_status column_type(const ddl *d, const json_t *type_name, int32_t *next_id, floe_ice_type **out) {
     floe_pg_type_name tn;
     FLOE_TRY(floe_pg_type_name_of(type_name, &tn));
-    bool is_array = tn.is_array;
-    tn.is_array = false;
     floe_type *ft = NULL;
     FLOE_TRY(wrap_at(d, tn.location, floe_pg_type_to_floe(&tn, d->sql, &ft)));
-    floe_ice_type *it = NULL;
-    floe_status st = wrap_at(d, tn.location, ice_of_floe(ft, &it));
+    floe_status st = wrap_at(d, tn.location, ice_of_floe_nested(ft, next_id, out));
     floe_type_release(ft);
-    FLOE_TRY(st);
-    if (!is_array) {
-        *out = it;
-        return NULL;
-    }
-    return floe_ice_type_list((*next_id)++, false, it, out);
+    return st;
 }
 
 /* The SQL spelling of an Iceberg type for DESCRIBE (floe_malloc'd). */
@@ -242,21 +280,30 @@ static floe_status sql_type_name(const floe_ice_type *t, char **out) {
         *out = floe_strdup(buf);
         return *out ? NULL : oom();
     }
-    case FLOE_ICE_LIST:
-        if (floe_ice_type_is_primitive(t->fields[0].type)) {
+    case FLOE_ICE_LIST: case FLOE_ICE_MAP: case FLOE_ICE_STRUCT: {
+        /* T[], map<K, V>, struct<a: T, ...> in the names CREATE TABLE takes */
+        floe_buf b = FLOE_BUF_INIT;
+        floe_status st = NULL;
+        if (t->id == FLOE_ICE_STRUCT) st = floe_buf_printf(&b, "struct<");
+        else if (t->id == FLOE_ICE_MAP) st = floe_buf_printf(&b, "map<");
+        for (int32_t i = 0; i < t->n_fields && !st; i++) {
             char *e = NULL;
-            FLOE_TRY(sql_type_name(t->fields[0].type, &e));
-            floe_buf b = FLOE_BUF_INIT;
-            floe_status st = floe_buf_printf(&b, "%s[]", e);
+            st = sql_type_name(t->fields[i].type, &e);
+            if (!st && t->id == FLOE_ICE_STRUCT)
+                st = floe_buf_printf(&b, "%s%s: %s%s", i ? ", " : "", t->fields[i].name, e,
+                                     t->fields[i].required ? " not null" : "");
+            else if (!st && t->id == FLOE_ICE_MAP) st = floe_buf_printf(&b, "%s%s", i ? ", " : "", e);
+            else if (!st) st = floe_buf_printf(&b, "%s[]", e);
             floe_free(e);
-            if (st) {
-                floe_buf_free(&b);
-                return st;
-            }
-            *out = (char *)floe_buf_detach(&b, NULL);
-            return *out ? NULL : oom();
         }
-        break;
+        if (!st && t->id != FLOE_ICE_LIST) st = floe_buf_printf(&b, ">");
+        if (st) {
+            floe_buf_free(&b);
+            return st;
+        }
+        *out = (char *)floe_buf_detach(&b, NULL);
+        return *out ? NULL : oom();
+    }
     default: break;
     }
     if (s) {
@@ -717,9 +764,11 @@ static floe_status query_columns(const floe_schema *columns, new_table *nt) {
             return floe_error(FLOE_ERR_ALREADY_EXISTS, "CREATE TABLE AS: column '%s' is specified more than once",
                               f->name);
         floe_ice_type *t = NULL;
-        floe_status st = f->type->id == FLOE_TYPE_NULL ? floe_ice_type_new(FLOE_ICE_STRING, &t) : ice_of_floe(f->type, &t);
+        int32_t id = nt->next_id++;
+        floe_status st = f->type->id == FLOE_TYPE_NULL ? floe_ice_type_new(FLOE_ICE_STRING, &t)
+                                                       : ice_of_floe_nested(f->type, &nt->next_id, &t);
         if (st) return floe_status_wrap(st, "CREATE TABLE AS: column '%s'", f->name);
-        FLOE_TRY(floe_ice_struct_add_field(nt->root, nt->next_id++, f->name, false, t, NULL));
+        FLOE_TRY(floe_ice_struct_add_field(nt->root, id, f->name, false, t, NULL));
     }
     return NULL;
 }

@@ -17,6 +17,7 @@
 #include "base/buffer.h"
 #include "base/str.h"
 #include "floe/memory.h"
+#include "sql/pgnode.h"
 
 /* Token numbers of libpg_query's scanner (pg_query.proto, enum Token). */
 enum {
@@ -528,6 +529,29 @@ static floe_status cut_call_arg_name(prepass *pp, int32_t i) {
     return NULL;
 }
 
+/* A Spark-style nested type (array<T>, map<K, V>, struct<...>) at token
+ * i, in a place a type goes: after '::', after AS (CAST), after ADD COLUMN
+ * c / ALTER COLUMN c TYPE, or after a column name that follows '(' or ','
+ * (a column definition).  libpg_query cannot parse it, so the whole type
+ * is blanked and the placeholder type name FLOE_PG_NESTED_TYPE_NAME left
+ * at its start; the binder reads the type from the original text there
+ * (type_text.c).  Returns the next token, or i + 1 when nothing was cut. */
+static int32_t cut_nested_type(prepass *pp, int32_t i) {
+    const token *t = &pp->toks[i];
+    if (i + 1 >= pp->n || pp->sql[pp->toks[i + 1].start] != '<' || i == 0) return i + 1;
+    bool type_place = tok_is(pp, i - 1, "::") || tok_is(pp, i - 1, "as") || tok_is(pp, i - 1, "type") ||
+                      (is_name_token(pp, i - 1) && i >= 2 &&
+                       (tok_is_char(pp, i - 2, '(') || tok_is_char(pp, i - 2, ',') || tok_is(pp, i - 2, "column")));
+    if (!type_place) return i + 1;
+    int32_t end = floe_pg_nested_type_end(pp->sql, t->start);
+    if (end < 0) return i + 1;
+    blank(pp, t->start, end);
+    memcpy(pp->text + t->start, "\"" FLOE_PG_NESTED_TYPE_NAME "\"", strlen(FLOE_PG_NESTED_TYPE_NAME) + 2);
+    int32_t k = i + 1;
+    while (k < pp->n && pp->toks[k].start < end) k++;
+    return k;
+}
+
 static floe_status run_prepass(prepass *pp) {
     int32_t i = 0;
     bool in_merge = false, in_call = false;
@@ -536,6 +560,11 @@ static floe_status run_prepass(prepass *pp) {
         if (starts_statement(pp, i)) {
             in_merge = tok_is(pp, i, "merge");
             in_call = tok_is(pp, i, "call");
+        }
+        if ((tok_is(pp, i, "array") || tok_is(pp, i, "map") || tok_is(pp, i, "struct")) &&
+            (next = cut_nested_type(pp, i)) != i + 1) {
+            i = next;
+            continue;
         }
         if (in_call && pp->toks[i].kind != TOK_IDENT && tok_is(pp, i + 1, "=>") &&
             (tok_is_char(pp, i - 1, '(') || tok_is_char(pp, i - 1, ','))) {

@@ -154,7 +154,26 @@ static const struct {
 
 floe_status floe_pg_type_to_floe(const floe_pg_type_name *tn, const char *sql, floe_type **out) {
     *out = NULL;
-    if (tn->is_array) return floe_error(FLOE_ERR_UNSUPPORTED, "array types (%s[]) are not supported", tn->name);
+    if (!strcmp(tn->name, FLOE_PG_NESTED_TYPE_NAME)) {
+        floe_status st = floe_pg_nested_type_at(sql, tn->location, out);
+        if (st || !tn->is_array) return st;
+    } else if (tn->is_array) {
+        /* T[] is list<T> (elements nullable); T[][] is the same type, as
+         * PostgreSQL's arrays do not count their dimensions. */
+        floe_pg_type_name el = *tn;
+        el.is_array = false;
+        FLOE_TRY(floe_pg_type_to_floe(&el, sql, out));
+    }
+    if (*out) {
+        floe_field f;
+        floe_type *lt = NULL;
+        floe_status st = floe_field_init(&f, "element", *out, true, -1);
+        if (!st) st = floe_type_list(&f, &lt);
+        floe_field_clear(&f);
+        floe_type_release(*out);
+        *out = lt;
+        return st;
+    }
     size_t n = sizeof(k_types) / sizeof(k_types[0]);
     for (size_t i = 0; i < n; i++) {
         if (strcmp(k_types[i].name, tn->name) != 0) continue;

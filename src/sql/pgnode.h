@@ -84,7 +84,18 @@ floe_status floe_pg_type_name_of(const json_t *type_name, floe_pg_type_name *out
  * uuid).  `sql` (may be NULL) is the statement text, used only to tell
  * `float` (float32 in floe) from `double precision`, which PostgreSQL's
  * grammar both turns into float8.  Unknown: FLOE_ERR_NOT_FOUND with a
- * suggestion; FLOE_ERR_UNSUPPORTED for arrays. */
+ * suggestion.  T[] is list<T>; nested types: see below. */
 floe_status floe_pg_type_to_floe(const floe_pg_type_name *tn, const char *sql, floe_type **out) FLOE_WARN_UNUSED;
+
+/* Nested types (type_text.c).  parse.c's pre-pass replaces a Spark-style
+ * type — array<T>, map<K, V>, struct<a: T, ...> — by this placeholder
+ * name at the same position; floe_pg_type_to_floe then reads the type
+ * from the statement text there (floe_pg_nested_type_at). */
+#define FLOE_PG_NESTED_TYPE_NAME "<>"
+floe_status floe_pg_nested_type_at(const char *sql, int32_t location, floe_type **out) FLOE_WARN_UNUSED;
+/* End (exclusive byte offset) of the nested type whose keyword starts at
+ * `start`: past the '>' matching the first '<' and any [] suffixes; -1
+ * when the text is not a balanced <...>. */
+int32_t floe_pg_nested_type_end(const char *sql, int32_t start);
 
 #endif

@@ -287,6 +287,15 @@ static bool comparable(const floe_type *l, const floe_type *r) {
 
 static bool castable(const floe_type *from, const floe_type *to) {
     if (floe_type_equals(from, to) || from->id == FLOE_TYPE_NULL) return true;
+    /* Nested to nested of the same shape: children cast one by one (struct
+     * fields by position, as PostgreSQL's records); text only when NULL. */
+    if (floe_type_is_nested(to) && to->id != FLOE_TYPE_VARIANT) {
+        if (from->id == FLOE_TYPE_STRING) return true; /* NULL text only; cast_nested checks */
+        if (from->id != to->id || from->n_children != to->n_children) return false;
+        for (int32_t i = 0; i < to->n_children; i++)
+            if (!castable(from->children[i].type, to->children[i].type)) return false;
+        return true;
+    }
     if (floe_exec_cast_extra(from, to)) return true; /* cast.c */
     /* Text of anything scalar; a variant's is its JSON (floe_format_value). */
     if (to->id == FLOE_TYPE_STRING) return !floe_type_is_nested(from) || from->id == FLOE_TYPE_VARIANT;
@@ -966,12 +975,46 @@ static floe_status pg_float_text(double v, bool single, floe_buf *out) {
     return floe_buf_append_str(out, t);
 }
 
+static floe_status cast_array(floe_array *a, floe_type *to, int64_t n, floe_array **out);
+
+/* A list, map or struct array re-typed as `to` (same shape): the children
+ * are cast whole (they may be longer than the slots used) and the
+ * offsets and validity kept. */
+static floe_status cast_nested(floe_array *a, floe_type *to, int64_t n, floe_array **out) {
+    if (a->type->id == FLOE_TYPE_STRING) {
+        if (floe_array_null_count(a) == a->length) return floe_array_new_nulls(to, n, out);
+        floe_buf tn = FLOE_BUF_INIT;
+        floe_status st = floe_type_to_string(to, &tn);
+        if (!st) st = floe_error(FLOE_ERR_UNSUPPORTED, "cannot cast text to %s (build the value with ARRAY[...], "
+                                 "ROW(...), struct_pack or map(...))", floe_buf_cstr(&tn));
+        floe_buf_free(&tn);
+        return st;
+    }
+    floe_array *kids[1024];
+    if (a->n_children > 1024 || a->n_children != to->n_children)
+        return floe_error(FLOE_ERR_TYPE, "cast: nested shapes differ");
+    floe_status st = NULL;
+    int32_t k = 0;
+    for (; k < a->n_children && !st; k++) {
+        floe_array *ch = a->children[k];
+        st = cast_array(ch, to->children[k].type, ch->length, &kids[k]);
+        if (st) break;
+    }
+    int nb = 0;
+    while (nb < 2 && a->buffers[nb]) nb++;
+    if (!st)
+        st = floe_array_new(to, a->length, a->offset, FLOE_NULL_COUNT_UNKNOWN, a->validity, a->buffers, nb, kids, k, out);
+    for (int32_t i = 0; i < k; i++) floe_array_release(kids[i]);
+    return st;
+}
+
 static floe_status cast_array(floe_array *a, floe_type *to, int64_t n, floe_array **out) {
     if (floe_type_equals(a->type, to)) {
         *out = floe_array_retain(a);
         return NULL;
     }
     if (a->type->id == FLOE_TYPE_NULL) return floe_array_new_nulls(to, n, out);
+    if (floe_type_is_nested(to) && to->id != FLOE_TYPE_VARIANT) return cast_nested(a, to, n, out);
     if (floe_exec_cast_extra(a->type, to)) return floe_exec_cast_extra_array(a, to, n, out);
     floe_status st = NULL;
     if (to->id == FLOE_TYPE_STRING) {

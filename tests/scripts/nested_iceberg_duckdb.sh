@@ -1,0 +1,107 @@
+#!/usr/bin/env bash
+# Nested columns written from SQL (array<T>, struct<...>, map<K, V>, T[]
+# through CREATE TABLE, INSERT ... VALUES, INSERT ... SELECT and CTAS) are
+# nested Parquet with Iceberg field ids: floe reads the table back, and
+# DuckDB (npm @duckdb/node-api) reads the data files with the same values
+# and finds every nested field's id (element, key and value included)
+# where the table metadata puts it.
+set -euo pipefail
+FLOE_BIN=${FLOE_BIN:?FLOE_BIN not set}
+SRC=${FLOE_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}
+skip_test() {
+    if [ "${CI:-}" = true ]; then echo "FAIL: $1 under CI=true"; exit 1; fi
+    echo "SKIP: $1"; exit 0
+}
+command -v node >/dev/null && [ -d "$SRC/tests/peers/node_modules/@duckdb/node-api" ] ||
+    skip_test "node or @duckdb/node-api not installed"
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/nested_iceberg_duckdb.XXXXXX")
+trap 'rm -rf "$TMP"' EXIT
+W=$TMP/warehouse
+q() { "$FLOE_BIN" --warehouse "$W" --format csv -c "$1" | tail -n +2; }
+
+"$FLOE_BIN" --warehouse "$W" -c "
+CREATE TABLE t (id bigint, xs array<bigint>, st struct<a: int, b: string, c: array<struct<d: double>>>,
+                m map<string, int>, tags text[]);
+INSERT INTO t VALUES
+  (1, ARRAY[1, 2, 3], struct_pack(a := 10, b := 'x', c := ARRAY[ROW(1.5), ROW(2.5)]), map(ARRAY['k', 'j'], ARRAY[5, 6]), ARRAY['p', NULL]),
+  (2, NULL, NULL, NULL, NULL),
+  (3, ARRAY[]::bigint[], named_struct('a', 30, 'b', NULL, 'c', NULL), map(ARRAY['a'], ARRAY[NULL]), ARRAY[]::text[]);
+INSERT INTO t SELECT k, ARRAY[k, k * k], ROW(CAST(k AS int), 'g' || CAST(k % 3 AS text), ARRAY[ROW(k / 4.0)]),
+  map(ARRAY['k'], ARRAY[CAST(k AS int)]), ARRAY['n' || CAST(k AS text)]
+  FROM generate_series(4, 400) g(k);
+CREATE TABLE c AS SELECT id, xs, st FROM t WHERE st.a > 200;"
+
+# The same scalar projection in both engines (1-based subscripts in both;
+# doubles scaled to integers, which both print alike).
+COLS="id, coalesce(CAST(xs[1] AS varchar), 'N'), coalesce(CAST(xs[2] AS varchar), 'N'),
+  coalesce(CAST(cardinality(xs) AS varchar), 'N'), coalesce(CAST(st.a AS varchar), 'N'), coalesce(st.b, 'N'),
+  coalesce(CAST(CAST(st.c[1].d * 1000 AS bigint) AS varchar), 'N'), coalesce(CAST(CAST(st.c[2].d * 1000 AS bigint) AS varchar), 'N'),
+  coalesce(CAST(m['k'] AS varchar), 'N'), coalesce(CAST(m['a'] AS varchar), 'N'),
+  coalesce(tags[1], 'N'), coalesce(CAST(cardinality(tags) AS varchar), 'N')"
+q "SELECT $COLS FROM t ORDER BY id" > "$TMP/floe.csv"
+[ "$(wc -l < "$TMP/floe.csv")" = 400 ] || { echo "FAIL: floe reads $(wc -l < "$TMP/floe.csv") rows, not 400"; exit 1; }
+grep -qx '1,1,2,3,10,x,1500,2500,5,N,p,2' "$TMP/floe.csv" || { echo "FAIL: row 1 reads back as"; head -1 "$TMP/floe.csv"; exit 1; }
+grep -qx '3,N,N,0,30,N,N,N,N,N,N,0' "$TMP/floe.csv" || { echo "FAIL: row 3 reads back as"; sed -n 3p "$TMP/floe.csv"; exit 1; }
+[ "$(q 'SELECT count(*), sum(st.a), sum(cardinality(xs)) FROM c')" = "200,60100,400" ] ||
+    { echo "FAIL: the CTAS copy reads $(q 'SELECT count(*), sum(st.a), sum(cardinality(xs)) FROM c')"; exit 1; }
+q 'SELECT file_path FROM "t$files" ORDER BY file_path' > "$TMP/files.txt"
+q 'SELECT file_path FROM "c$files" ORDER BY file_path' > "$TMP/cfiles.txt"
+META=$(ls "$W"/default/t/metadata/*.metadata.json | sort | tail -1)
+
+cat > "$TMP/duck.mjs" <<JS
+import { readFileSync, writeFileSync } from 'node:fs';
+import { DuckDBInstance } from '$SRC/tests/peers/duckdb.mjs';
+const files = readFileSync('$TMP/files.txt', 'utf8').trim().split('\n');
+const inst = await DuckDBInstance.create(':memory:', { threads: '2' });
+const con = await inst.connect();
+const list = (fs) => '[' + fs.map((f) => "'" + f.replace(/'/g, "''") + "'").join(', ') + ']';
+// DuckDB's m['k'] is the value (NULL when absent), as floe's
+const cols = \`$COLS\`.replaceAll('cardinality(', 'len(');
+const rows = (await con.runAndReadAll(\`SELECT \${cols} FROM read_parquet(\${list(files)}) ORDER BY id\`)).getRowsJson();
+writeFileSync('$TMP/duck.csv', rows.map((r) => r.map((v) => String(v)).join(',')).join('\n') + '\n');
+// every Parquet field with an id must carry the id the table metadata gives that path
+const md = JSON.parse(readFileSync('$META', 'utf8'));
+const schema = md.schemas.find((s) => s['schema-id'] === md['current-schema-id']);
+const want = new Map();
+const walk = (t, path) => {
+  if (typeof t !== 'object') return;
+  if (t.type === 'struct') for (const f of t.fields) { want.set(path + f.name, f.id); walk(f.type, path + f.name + '.'); }
+  if (t.type === 'list') { want.set(path + 'element', t['element-id']); walk(t.element, path + 'element.'); }
+  if (t.type === 'map') {
+    want.set(path + 'key', t['key-id']); want.set(path + 'value', t['value-id']);
+    walk(t.key, path + 'key.'); walk(t.value, path + 'value.');
+  }
+};
+walk(schema, '');
+let bad = 0;
+for (const file of files) {
+  const fields = (await con.runAndReadAll(\`SELECT name, field_id, num_children FROM parquet_schema('\${file}')\`)).getRowsJson();
+  // rebuild paths from the flattened schema (depth-first, num_children each), skipping
+  // Parquet's repeated "list" / "key_value" groups, which Iceberg has no field for
+  let i = 1, seen = 0;
+  const visit = (prefix) => {
+    const [name, fid, n] = fields[i++];
+    const skip = name === 'list' || name === 'key_value';
+    const path = skip ? prefix : prefix + name;
+    if (!skip) {
+      seen++;
+      if (!want.has(path)) { console.error('unexpected field', path, 'in', file); bad++; }
+      else if (Number(fid) !== want.get(path)) { console.error('field id of', path, 'is', fid, 'not', want.get(path)); bad++; }
+    }
+    for (let k = 0; k < Number(n ?? 0); k++) visit(skip ? path : path + '.');
+  };
+  const [, , top] = fields[0];
+  for (let k = 0; k < Number(top); k++) visit('');
+  if (seen !== want.size) { console.error(file, 'has', seen, 'fields, the schema', want.size); bad++; }
+}
+// the CTAS copy's files hold the same nested values as the rows they came from
+const cfiles = readFileSync('$TMP/cfiles.txt', 'utf8').trim().split('\n');
+const agg = (await con.runAndReadAll(\`SELECT count(*), sum(st.a), sum(len(xs)), sum(st.c[1].d) FROM read_parquet(\${list(cfiles)})\`)).getRowsJson();
+if (agg[0].map(String).join(',') !== '200,60100,400,15025') { console.error('DuckDB reads the CTAS files as', agg[0]); bad++; }
+process.exit(bad ? 1 : 0);
+JS
+node "$TMP/duck.mjs" || { echo "FAIL: DuckDB check"; exit 1; }
+if ! diff "$TMP/floe.csv" "$TMP/duck.csv" > "$TMP/diff"; then
+    echo "FAIL: DuckDB reads different values from floe's data files:"; head -20 "$TMP/diff"; exit 1
+fi
+echo "PASS: nested columns round-trip (floe and DuckDB agree on $(wc -l < "$TMP/floe.csv") rows and every field id)"
