@@ -238,7 +238,15 @@ static floe_status cut_as_of(prepass *pp, int32_t i, int32_t *next) {
     int32_t v = i + 4;
     bool is_string = false;
     char *text = NULL;
-    if (!version && tok_is(pp, v, "timestamp") && v + 1 < pp->n && pp->toks[v + 1].kind == TOK_SCONST) v++;
+    /* A typed literal: TIMESTAMP, TIMESTAMPTZ or TIMESTAMP WITH TIME ZONE
+     * '...'.  The text is read as a timestamptz either way (an offset in
+     * it is honoured, else it is UTC, the session zone). */
+    if (!version && tok_is(pp, v, "timestamp") && tok_is(pp, v + 1, "with") && tok_is(pp, v + 2, "time") &&
+        tok_is(pp, v + 3, "zone") && v + 4 < pp->n && pp->toks[v + 4].kind == TOK_SCONST)
+        v += 4;
+    else if (!version && (tok_is(pp, v, "timestamp") || tok_is(pp, v, "timestamptz")) && v + 1 < pp->n &&
+             pp->toks[v + 1].kind == TOK_SCONST)
+        v++;
     if (v >= pp->n) return floe_sql_error_at(pp->sql, pp->toks[i].start, FLOE_ERR_SYNTAX,
                                              "AS OF: a value is missing");
     int32_t last = v;

@@ -31,7 +31,7 @@
 #include "formats/orc/file.h"
 #include "formats/orc/rle.h"
 #include "formats/orc/stream.h"
-#include "formats/orc/tz.h"
+#include "base/tz.h"
 
 /* The decompressed streams of one stripe, by column and kind. */
 typedef struct floe_orc_stream_buf {
@@ -50,7 +50,7 @@ typedef struct floe_orc_stripe_streams {
     floe_orc_stream_buf *bufs;
     size_t num_bufs;
     floe_orc_ts_unit unit;
-    const floe_orc_tz *writer_tz;  /* the stripe's writer time zone (NULL = UTC) */
+    const floe_tz *writer_tz;  /* the stripe's writer time zone (NULL = UTC) */
 } floe_orc_stripe_streams;
 
 /* A stream's bytes (NULL with *len 0 when the stripe has none). */

@@ -227,10 +227,10 @@ floe_status floe_orc_col_read_timestamps(floe_orc_col_reader *r, int64_t n, int6
     st = floe_orc_int_rle_read(&r->secondary, nanos, (size_t)k);
     if (st) return floe_orc_col_error(r, "SECONDARY stream (nanoseconds)", st);
     bool instant = r->col->kind == FLOE_ORC_TIMESTAMP_INSTANT;
-    const floe_orc_tz *tz = instant ? NULL : r->ss->writer_tz;
-    if (tz && floe_orc_tz_is_utc(tz)) tz = NULL;
+    const floe_tz *tz = instant ? NULL : r->ss->writer_tz;
+    if (tz && floe_tz_is_utc(tz)) tz = NULL;
     int64_t base = ORC_EPOCH;
-    if (tz) base -= floe_orc_tz_offset(tz, ORC_EPOCH);
+    if (tz) base -= floe_tz_offset(tz, ORC_EPOCH);
     bool ns = r->ss->unit == FLOE_ORC_TS_NS;
     int64_t tz_from = 1, tz_until = 0, tz_off = 0; /* the zone offset's cached interval */
     static const int64_t pow10[] = {1, 10, 100, 1000, 10000, 100000, 1000000, 10000000, 100000000,
@@ -250,7 +250,7 @@ floe_status floe_orc_col_read_timestamps(floe_orc_col_reader *r, int64_t n, int6
         /* writers truncated negative milliseconds toward zero */
         if (t < 0 && nv > 999999) t -= 1;
         if (tz) {
-            if (t < tz_from || t >= tz_until) tz_off = floe_orc_tz_offset_range(tz, t, &tz_from, &tz_until);
+            if (t < tz_from || t >= tz_until) tz_off = floe_tz_offset_range(tz, t, &tz_from, &tz_until);
             t += tz_off;
         }
         int64_t out;

@@ -54,7 +54,7 @@ struct floe_orc_reader {
     bool no_seek;                    /* a seek did not fit: read sequentially */
     const floe_orc_row_index **indexes; /* by column id, NULL when absent */
     /* time zones seen */
-    floe_orc_tz **tzs;
+    floe_tz **tzs;
     int num_tzs;
     floe_orc_row_span span;
     int nspans;
@@ -409,7 +409,7 @@ void floe_orc_reader_close(floe_orc_reader *r) {
     floe_free(r->pred_values);
     floe_free(r->pred_cols);
     floe_free(r->stripes);
-    for (int i = 0; i < r->num_tzs; i++) floe_orc_tz_free(r->tzs[i]);
+    for (int i = 0; i < r->num_tzs; i++) floe_tz_free(r->tzs[i]);
     floe_free(r->tzs);
     if (r->owns_file) floe_orc_file_close(r->file);
     floe_free(r);
@@ -432,16 +432,16 @@ void floe_orc_reader_skip_stats(const floe_orc_reader *r, floe_orc_skip_stats *o
 
 /* -------------------------------------------------------------- stripes */
 
-static floe_status get_tz(floe_orc_reader *r, const char *name, const floe_orc_tz **out) {
+static floe_status get_tz(floe_orc_reader *r, const char *name, const floe_tz **out) {
     for (int i = 0; i < r->num_tzs; i++)
-        if (!strcmp(floe_orc_tz_name(r->tzs[i]), name)) {
+        if (!strcmp(floe_tz_name(r->tzs[i]), name)) {
             *out = r->tzs[i];
             return NULL;
         }
-    floe_orc_tz **v = floe_realloc(r->tzs, ((size_t)r->num_tzs + 1) * sizeof *v);
+    floe_tz **v = floe_realloc(r->tzs, ((size_t)r->num_tzs + 1) * sizeof *v);
     if (!v) return floe_error(FLOE_ERR_OUT_OF_MEMORY, "out of memory");
     r->tzs = v;
-    FLOE_TRY(floe_orc_tz_load(name, &r->tzs[r->num_tzs]));
+    FLOE_TRY(floe_tz_load(name, &r->tzs[r->num_tzs]));
     *out = r->tzs[r->num_tzs++];
     return NULL;
 }

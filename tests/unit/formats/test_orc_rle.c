@@ -10,7 +10,7 @@
 #include "formats/orc/proto.h"
 #include "formats/orc/reader.h"
 #include "formats/orc/rle.h"
-#include "formats/orc/tz.h"
+#include "base/tz.h"
 
 static void read_ints(const uint8_t *d, size_t n, bool v2, bool sign, int64_t *out, size_t k) {
     floe_orc_int_rle r;
@@ -213,20 +213,20 @@ static void test_time_zones(void **state) {
     (void)state;
     struct stat sb;
     if (stat("/usr/share/zoneinfo/America/Los_Angeles", &sb) != 0) skip();
-    floe_orc_tz *tz;
-    assert_ok(floe_orc_tz_load("America/Los_Angeles", &tz));
-    int64_t d = floe_orc_days_from_civil(2038, 5, 5) * 86400 + 12 * 3600;
-    assert_int_equal(floe_orc_tz_offset(tz, d), -7 * 3600); /* PDT past 2037, from the rule */
-    d = floe_orc_days_from_civil(2038, 12, 25) * 86400;
-    assert_int_equal(floe_orc_tz_offset(tz, d), -8 * 3600);
-    d = floe_orc_days_from_civil(1990, 7, 1) * 86400;
-    assert_int_equal(floe_orc_tz_offset(tz, d), -7 * 3600); /* from the table */
-    floe_orc_tz_free(tz);
-    assert_ok(floe_orc_tz_load("UTC", &tz));
-    assert_true(floe_orc_tz_is_utc(tz));
-    floe_orc_tz_free(tz);
-    assert_error(floe_orc_tz_load("../etc/passwd", &tz), FLOE_ERR_NOT_FOUND, "unknown time zone");
-    assert_error(floe_orc_tz_load("Mars/Olympus", &tz), FLOE_ERR_NOT_FOUND, "Mars/Olympus");
+    floe_tz *tz;
+    assert_ok(floe_tz_load("America/Los_Angeles", &tz));
+    int64_t d = floe_tz_days_from_civil(2038, 5, 5) * 86400 + 12 * 3600;
+    assert_int_equal(floe_tz_offset(tz, d), -7 * 3600); /* PDT past 2037, from the rule */
+    d = floe_tz_days_from_civil(2038, 12, 25) * 86400;
+    assert_int_equal(floe_tz_offset(tz, d), -8 * 3600);
+    d = floe_tz_days_from_civil(1990, 7, 1) * 86400;
+    assert_int_equal(floe_tz_offset(tz, d), -7 * 3600); /* from the table */
+    floe_tz_free(tz);
+    assert_ok(floe_tz_load("UTC", &tz));
+    assert_true(floe_tz_is_utc(tz));
+    floe_tz_free(tz);
+    assert_error(floe_tz_load("../etc/passwd", &tz), FLOE_ERR_NOT_FOUND, "unknown time zone");
+    assert_error(floe_tz_load("Mars/Olympus", &tz), FLOE_ERR_NOT_FOUND, "Mars/Olympus");
 }
 
 /* The hashes and bit positions ORC's own Java and C++ tests pin down

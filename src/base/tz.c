@@ -1,12 +1,14 @@
 /*
  * tz.c — TZif files and POSIX TZ rules (see tz.h).
  */
-#include "formats/orc/tz.h"
+#include "base/tz.h"
 
 #include <ctype.h>
+#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "floe/memory.h"
 
@@ -19,7 +21,7 @@ typedef struct posix_rule {
     int64_t time[2];            /* seconds after local midnight */
 } posix_rule;
 
-struct floe_orc_tz {
+struct floe_tz {
     char *name;
     bool utc;
     int64_t *trans;     /* transition instants */
@@ -31,7 +33,7 @@ struct floe_orc_tz {
     posix_rule rule;
 };
 
-int64_t floe_orc_days_from_civil(int64_t y, unsigned m, unsigned d) {
+int64_t floe_tz_days_from_civil(int64_t y, unsigned m, unsigned d) {
     y -= m <= 2;
     int64_t era = (y >= 0 ? y : y - 399) / 400;
     unsigned yoe = (unsigned)(y - era * 400);
@@ -142,7 +144,7 @@ static int64_t rule_local(const posix_rule *r, int i, int64_t y) {
     int64_t day;
     if (r->kind[i] == 'M') {
         static const int mdays[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
-        int64_t first = floe_orc_days_from_civil(y, (unsigned)r->m[i], 1);
+        int64_t first = floe_tz_days_from_civil(y, (unsigned)r->m[i], 1);
         int wd = (int)(((first + 4) % 7 + 7) % 7);
         int dom = 1 + (r->d[i] - wd + 7) % 7 + 7 * (r->w[i] - 1);
         int dim = mdays[r->m[i] - 1] + (r->m[i] == 2 && is_leap(y));
@@ -150,9 +152,9 @@ static int64_t rule_local(const posix_rule *r, int i, int64_t y) {
         day = first + dom - 1;
     } else if (r->kind[i] == 'J') {
         int n = r->n[i];
-        day = floe_orc_days_from_civil(y, 1, 1) + n - 1 + (is_leap(y) && n >= 60);
+        day = floe_tz_days_from_civil(y, 1, 1) + n - 1 + (is_leap(y) && n >= 60);
     } else {
-        day = floe_orc_days_from_civil(y, 1, 1) + r->n[i];
+        day = floe_tz_days_from_civil(y, 1, 1) + r->n[i];
     }
     return day * 86400 + r->time[i];
 }
@@ -177,7 +179,7 @@ static floe_status bad_tzif(const char *name, const char *what) {
     return floe_error(FLOE_ERR_CORRUPT, "time zone '%s': TZif file %s", name, what);
 }
 
-static floe_status parse_tzif(floe_orc_tz *tz, const uint8_t *d, size_t n) {
+static floe_status parse_tzif(floe_tz *tz, const uint8_t *d, size_t n) {
     if (n < 44 || memcmp(d, "TZif", 4) != 0) return bad_tzif(tz->name, "has no TZif header");
     int version = d[4] ? d[4] - '0' : 1;
     const uint8_t *h = d;
@@ -248,9 +250,9 @@ static bool utc_name(const char *n) {
     return false;
 }
 
-floe_status floe_orc_tz_load(const char *name, floe_orc_tz **out) {
+floe_status floe_tz_load(const char *name, floe_tz **out) {
     *out = NULL;
-    floe_orc_tz *tz = floe_calloc(1, sizeof *tz);
+    floe_tz *tz = floe_calloc(1, sizeof *tz);
     if (!tz) return floe_error(FLOE_ERR_OUT_OF_MEMORY, "out of memory");
     tz->name = floe_strdup(name);
     if (!tz->name) {
@@ -291,11 +293,11 @@ floe_status floe_orc_tz_load(const char *name, floe_orc_tz **out) {
     *out = tz;
     return NULL;
 fail:
-    floe_orc_tz_free(tz);
+    floe_tz_free(tz);
     return st;
 }
 
-void floe_orc_tz_free(floe_orc_tz *tz) {
+void floe_tz_free(floe_tz *tz) {
     if (!tz) return;
     floe_free(tz->name);
     floe_free(tz->trans);
@@ -304,10 +306,10 @@ void floe_orc_tz_free(floe_orc_tz *tz) {
     floe_free(tz);
 }
 
-const char *floe_orc_tz_name(const floe_orc_tz *tz) { return tz->name; }
-bool floe_orc_tz_is_utc(const floe_orc_tz *tz) { return tz->utc; }
+const char *floe_tz_name(const floe_tz *tz) { return tz->name; }
+bool floe_tz_is_utc(const floe_tz *tz) { return tz->utc; }
 
-int64_t floe_orc_tz_offset_range(const floe_orc_tz *tz, int64_t t, int64_t *from, int64_t *until) {
+int64_t floe_tz_offset_range(const floe_tz *tz, int64_t t, int64_t *from, int64_t *until) {
     *from = INT64_MIN;
     *until = INT64_MAX;
     if (tz->utc) return 0;
@@ -323,8 +325,8 @@ int64_t floe_orc_tz_offset_range(const floe_orc_tz *tz, int64_t t, int64_t *from
         int64_t lo = a < b ? a : b, hi = a < b ? b : a;
         /* within this year: before, between or after the two changes
          * (a day's margin keeps clear of the year boundary in any zone) */
-        int64_t ys = floe_orc_days_from_civil(y, 1, 1) * 86400 + 86400;
-        int64_t ye = floe_orc_days_from_civil(y + 1, 1, 1) * 86400 - 86400;
+        int64_t ys = floe_tz_days_from_civil(y, 1, 1) * 86400 + 86400;
+        int64_t ye = floe_tz_days_from_civil(y + 1, 1, 1) * 86400 - 86400;
         if (t < lo) *from = ys, *until = lo;
         else if (t < hi) *from = lo, *until = hi;
         else *from = hi, *until = ye;
@@ -349,7 +351,7 @@ int64_t floe_orc_tz_offset_range(const floe_orc_tz *tz, int64_t t, int64_t *from
     return tz->offs[tz->idx[lo]];
 }
 
-int64_t floe_orc_tz_offset(const floe_orc_tz *tz, int64_t t) {
+int64_t floe_tz_offset(const floe_tz *tz, int64_t t) {
     if (tz->utc) return 0;
     if (tz->ntrans == 0 || t < tz->trans[0]) {
         if (tz->ntrans == 0 && tz->has_rule) return rule_offset(&tz->rule, t);
@@ -366,4 +368,122 @@ int64_t floe_orc_tz_offset(const floe_orc_tz *tz, int64_t t) {
         else hi = mid - 1;
     }
     return tz->offs[tz->idx[lo]];
+}
+
+/* ------------------------------------------------------- SQL zone names */
+
+/* PostgreSQL 15's default abbreviations (its "Default" set) that floe
+ * knows, with their fixed offsets in seconds east.  An abbreviation is a
+ * fixed offset even where the zone it comes from keeps daylight time:
+ * 'CET' in July is +01, unlike the tzdata zone of that name. */
+static const struct {
+    const char *name;
+    int32_t off;
+} k_abbrevs[] = {
+    {"UTC", 0},          {"GMT", 0},          {"Z", 0},           {"UT", 0},          {"ZULU", 0},
+    {"WET", 0},          {"WEST", 3600},      {"CET", 3600},      {"CEST", 7200},     {"MET", 3600},
+    {"MEST", 7200},      {"EET", 7200},       {"EEST", 10800},    {"MSK", 10800},     {"BST", 3600},
+    {"EST", -5 * 3600},  {"EDT", -4 * 3600},  {"CST", -6 * 3600}, {"CDT", -5 * 3600}, {"MST", -7 * 3600},
+    {"MDT", -6 * 3600},  {"PST", -8 * 3600},  {"PDT", -7 * 3600}, {"AKST", -9 * 3600}, {"AKDT", -8 * 3600},
+    {"HST", -10 * 3600}, {"JST", 9 * 3600},   {"KST", 9 * 3600},  {"AEST", 10 * 3600}, {"AEDT", 11 * 3600},
+    {"NZST", 12 * 3600}, {"NZDT", 13 * 3600},
+};
+
+static floe_status not_recognized(const char *name, size_t len) {
+    return floe_error(FLOE_ERR_INVALID_ARGUMENT, "time zone \"%.*s\" not recognized", (int)len, name);
+}
+
+static floe_status new_zone(const char *name, floe_tz **out) {
+    floe_tz *tz = floe_calloc(1, sizeof *tz);
+    if (tz) tz->name = floe_strdup(name);
+    if (!tz || !tz->name) {
+        floe_free(tz);
+        return floe_error(FLOE_ERR_OUT_OF_MEMORY, "out of memory");
+    }
+    *out = tz;
+    return NULL;
+}
+
+/* `name` with each path component replaced by the directory entry that
+ * equals it ignoring case ("europe/berlin" -> "Europe/Berlin"), false when
+ * some component matches nothing. */
+static bool fold_zone_path(const char *dir, const char *name, char *out, size_t cap) {
+    size_t used = 0;
+    while (*name) {
+        const char *slash = strchr(name, '/');
+        size_t n = slash ? (size_t)(slash - name) : strlen(name);
+        char base[512];
+        snprintf(base, sizeof base, "%s/%.*s", dir, (int)used, out);
+        DIR *d = opendir(base);
+        if (!d) return false;
+        bool found = false;
+        struct dirent *e;
+        while ((e = readdir(d))) {
+            if (strlen(e->d_name) == n && !strncasecmp(e->d_name, name, n)) {
+                found = used + n + 2 < cap;
+                if (found) used += (size_t)snprintf(out + used, cap - used, "%s%s", used ? "/" : "", e->d_name);
+                break;
+            }
+        }
+        closedir(d);
+        if (!found) return false;
+        name += n + (slash != NULL);
+    }
+    return used > 0;
+}
+
+floe_status floe_tz_lookup_sql(const char *name, size_t len, floe_tz **out) {
+    *out = NULL;
+    char z[200];
+    if (len == 0 || len >= sizeof z || memchr(name, 0, len)) return not_recognized(name, len);
+    memcpy(z, name, len);
+    z[len] = 0;
+    for (size_t i = 0; i < sizeof k_abbrevs / sizeof *k_abbrevs; i++) {
+        if (strcasecmp(z, k_abbrevs[i].name)) continue;
+        FLOE_TRY(new_zone(z, out));
+        (*out)->utc = k_abbrevs[i].off == 0;
+        (*out)->first_off = k_abbrevs[i].off;
+        return NULL;
+    }
+    /* a tzdata name, as spelt or in another letter case */
+    floe_status st = floe_tz_load(z, out);
+    if (!st) return NULL;
+    if (floe_status_code(st) != FLOE_ERR_NOT_FOUND) return st;
+    floe_status_free(st);
+    const char *dir = getenv("TZDIR");
+    char folded[256];
+    if (!strstr(z, "..") && z[0] != '/' && fold_zone_path(dir && *dir ? dir : "/usr/share/zoneinfo", z, folded,
+                                                          sizeof folded)) {
+        st = floe_tz_load(folded, out);
+        if (!st) return NULL;
+        if (floe_status_code(st) != FLOE_ERR_NOT_FOUND) return st;
+        floe_status_free(st);
+    }
+    /* a POSIX zone; "+02" has no name, which the rule syntax wants */
+    char spec[sizeof z + 2];
+    snprintf(spec, sizeof spec, "%s%s", (z[0] == '+' || z[0] == '-') ? "<>" : "", z);
+    posix_rule r;
+    if (!parse_rule(spec, &r)) return not_recognized(name, len);
+    FLOE_TRY(new_zone(z, out));
+    (*out)->has_rule = true;
+    (*out)->rule = r;
+    (*out)->first_off = (int32_t)r.std_off;
+    return NULL;
+}
+
+int64_t floe_tz_local_to_utc(const floe_tz *tz, int64_t local) {
+    if (tz->utc) return local;
+    /* The offsets a day either side: equal unless a change is near. */
+    int64_t before = floe_tz_offset(tz, local - 86400), after = floe_tz_offset(tz, local + 86400);
+    if (before == after) {
+        int64_t t = local - before;
+        int64_t o = floe_tz_offset(tz, t);
+        return o == before ? t : local - o; /* two changes within a day: take the offset found */
+    }
+    int64_t tb = local - before, ta = local - after;
+    bool before_ok = floe_tz_offset(tz, tb) == before, after_ok = floe_tz_offset(tz, ta) == after;
+    if (before_ok != after_ok) return before_ok ? tb : ta;
+    /* skipped (neither) or repeated (both): spring forward reads the time
+     * with the earlier offset, fall back with the later one */
+    return tb > ta ? tb : ta;
 }

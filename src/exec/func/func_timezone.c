@@ -1,0 +1,97 @@
+/*
+ * func_timezone.c — timezone(zone, ts), which is also what
+ * `ts AT TIME ZONE zone` parses to, in PostgreSQL 15's two directions:
+ *
+ *   timestamp   -> timestamptz: ts is a wall-clock time in `zone`; the
+ *                  result is that instant (DST gaps and overlaps resolved
+ *                  as PostgreSQL does, see floe_tz_local_to_utc);
+ *   timestamptz -> timestamp:   the wall-clock time in `zone` at the instant.
+ *
+ * A date is read as a timestamptz (midnight in the session zone, which in
+ * floe is UTC), as PostgreSQL's preferred-type rule makes it.  Zones are
+ * looked up by base/tz.c (tzdata names, abbreviations, POSIX offsets); a
+ * constant zone is looked up once per batch.
+ */
+#include <string.h>
+
+#include "base/tz.h"
+#include "exec/func/functions.h"
+
+static bool is_tz_type(floe_type_id t) { return t == FLOE_TYPE_TIMESTAMP_US_TZ || t == FLOE_TYPE_TIMESTAMP_NS_TZ; }
+
+static floe_status type_timezone(const floe_func_def *def, const floe_expr *const *args, floe_type *const *t,
+                                 int32_t n, floe_type **out) {
+    (void)args;
+    floe_type_id id = t[1]->id, r;
+    if (!fn_is_string(t[0]) && t[0]->id != FLOE_TYPE_NULL) return fn_type_error(def, t, n);
+    switch (id) {
+    case FLOE_TYPE_TIMESTAMP_US: r = FLOE_TYPE_TIMESTAMP_US_TZ; break;
+    case FLOE_TYPE_TIMESTAMP_NS: r = FLOE_TYPE_TIMESTAMP_NS_TZ; break;
+    case FLOE_TYPE_TIMESTAMP_US_TZ: case FLOE_TYPE_DATE32: r = FLOE_TYPE_TIMESTAMP_US; break;
+    case FLOE_TYPE_TIMESTAMP_NS_TZ: r = FLOE_TYPE_TIMESTAMP_NS; break;
+    case FLOE_TYPE_NULL: r = FLOE_TYPE_TIMESTAMP_US_TZ; break;
+    default: return fn_type_error(def, t, n);
+    }
+    *out = floe_type_primitive(r);
+    return NULL;
+}
+
+static int64_t floor_div64(int64_t a, int64_t b) { return a / b - (a % b != 0 && (a % b < 0) != (b < 0)); }
+
+/* Shift v (in units per second) by `delta` seconds; false on overflow. */
+static bool shift(int64_t v, int64_t delta, int64_t per_sec, int64_t *out) {
+    int64_t d;
+    return !__builtin_mul_overflow(delta, per_sec, &d) && !__builtin_add_overflow(v, d, out);
+}
+
+static floe_status convert(const floe_tz *tz, floe_type_id in, int64_t v, int64_t *out) {
+    int64_t per_sec = (in == FLOE_TYPE_TIMESTAMP_NS || in == FLOE_TYPE_TIMESTAMP_NS_TZ) ? 1000000000 : 1000000;
+    if (in == FLOE_TYPE_DATE32) {
+        v *= 86400 * per_sec; /* an int32 day count times this fits in int64 */
+        in = FLOE_TYPE_TIMESTAMP_US_TZ;
+    }
+    int64_t secs = floor_div64(v, per_sec);
+    /* instant -> wall clock adds the offset; wall clock -> instant subtracts it */
+    int64_t delta = is_tz_type(in) ? floe_tz_offset(tz, secs) : floe_tz_local_to_utc(tz, secs) - secs;
+    if (!shift(v, delta, per_sec, out))
+        return floe_error(FLOE_ERR_INVALID_ARGUMENT, "timezone: timestamp out of range");
+    return NULL;
+}
+
+static floe_status eval_timezone(const floe_func_def *def, floe_array *const *a, int32_t n, int64_t rows,
+                                 floe_type *rt, floe_array **out) {
+    (void)def;
+    floe_buffer *valid = NULL, *vals = NULL;
+    floe_tz *tz = NULL;
+    floe_strview zone_of_tz = {NULL, 0};
+    floe_type_id in = a[1]->type->id;
+    if (in == FLOE_TYPE_NULL || a[0]->type->id == FLOE_TYPE_NULL) return floe_array_new_nulls(rt, rows, out);
+    floe_status st = fn_validity(a, n, rows, &valid);
+    if (!st) st = floe_buffer_new(rows * 8, &vals);
+    for (int64_t i = 0; i < rows && !st; i++) {
+        if (valid && !floe_bit_get(valid->data, i)) continue;
+        floe_strview z = fn_get_str(a[0], i);
+        if (!tz || z.len != zone_of_tz.len || memcmp(z.data, zone_of_tz.data, (size_t)z.len)) {
+            floe_tz_free(tz);
+            tz = NULL;
+            st = floe_tz_lookup_sql(z.data, (size_t)z.len, &tz);
+            if (st) break;
+            zone_of_tz = z;
+        }
+        int64_t v = in == FLOE_TYPE_DATE32 ? floe_array_get_int32(a[1], fn_at(a[1], i))
+                                           : floe_array_get_int64(a[1], fn_at(a[1], i));
+        st = convert(tz, in, v, &((int64_t *)vals->data)[i]);
+    }
+    floe_tz_free(tz);
+    if (st) {
+        floe_buffer_release(valid);
+        floe_buffer_release(vals);
+        return st;
+    }
+    return fn_make_fixed(rt, rows, valid, vals, out);
+}
+
+const floe_func_def floe_timezone_funcs[] = {
+    {"timezone", 2, 2, "timezone(string, date|timestamp|timestamptz)", type_timezone, eval_timezone, 0, NULL, 0},
+    {0},
+};
