@@ -115,6 +115,11 @@ floe_status floe_expr_coalesce(floe_expr *const *args, int32_t n, floe_expr **ou
  * (FLOE_ERR_TYPE naming the function and the argument types). */
 floe_status floe_expr_call(const char *name, floe_expr *const *args, int32_t n,
                            floe_expr **out) FLOE_WARN_UNUSED;
+/* Is `e` a call of a function whose value changes from call to call
+ * (random) or that changes what later calls return (setseed)?  Such a
+ * call is never folded into a constant, never shared between two places
+ * that wrote it, never moved or copied to run more often. */
+bool floe_expr_is_volatile_call(const floe_expr *e);
 /* The generic constructor from parts (used by the codec); checks arity.
  * `func` is the function name for CALL and must be NULL otherwise. */
 floe_status floe_expr_make(floe_expr_kind kind, int32_t op, int32_t column, floe_array *literal,

@@ -391,6 +391,17 @@ floe_status bind_window_call(bind_ectx *c, const json_t *fc, const char *name, f
         else st = bind_expr(c, a, &w.call.args[i]);
         if (!st) w.call.n_args = i + 1;
     }
+    /* sum / avg of an interval: the registry's interval entries, as in a GROUP BY */
+    if (!st && w.call.fn == FLOE_WIN_AGG && na == 1 && (w.call.agg == FLOE_AGG_SUM || w.call.agg == FLOE_AGG_AVG)) {
+        floe_type *at = NULL;
+        st = bind_type_of(c, w.call.args[0], &at);
+        if (!st && at->id == FLOE_TYPE_INTERVAL) {
+            w.call.func = floe_strdup(w.call.agg == FLOE_AGG_SUM ? "interval_sum" : "interval_avg");
+            w.call.agg = FLOE_AGG_NAMED;
+            if (!w.call.func) st = floe_error(FLOE_ERR_OUT_OF_MEMORY, "binding: out of memory");
+        }
+        floe_type_release(at);
+    }
     /* Argument types: counts and offsets are bigint, a default the value's type. */
     if (!st && w.call.fn == FLOE_WIN_NTILE) st = coerce_arg(c, &w.call.args[0], floe_type_primitive(FLOE_TYPE_INT64), loc);
     if (!st && (w.call.fn == FLOE_WIN_LAG || w.call.fn == FLOE_WIN_LEAD || w.call.fn == FLOE_WIN_NTH_VALUE) && na >= 2)

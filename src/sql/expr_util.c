@@ -293,18 +293,17 @@ double floe_sqlx_selectivity(const floe_expr *e) {
     }
 }
 
-/* Does `e` call a function whose value changes per call?  Such a conjunct
- * is never copied into a derived filter (it would run twice). */
-static bool reads_volatile(const floe_expr *e) {
-    if (e->kind == FLOE_EXPR_CALL && e->func && strcmp(e->func, "random") == 0) return true;
+static bool is_volatile(const floe_expr *e);
+bool floe_sqlx_reads_volatile(const floe_expr *e) {
+    if (is_volatile(e)) return true;
     for (int32_t i = 0; i < e->n_args; i++)
-        if (e->args[i] && reads_volatile(e->args[i])) return true;
+        if (e->args[i] && floe_sqlx_reads_volatile(e->args[i])) return true;
     return false;
 }
 
 floe_status floe_sqlx_derive_or(floe_expr *e, int32_t lo, int32_t hi, floe_expr **out) {
     *out = NULL;
-    if (e->kind != FLOE_EXPR_OR || reads_volatile(e)) return NULL;
+    if (e->kind != FLOE_EXPR_OR || floe_sqlx_reads_volatile(e)) return NULL;
     floe_expr **ds = NULL, *acc = NULL;
     int32_t nd = 0, capd = 0;
     floe_status st = disjuncts(e, &ds, &nd, &capd);
@@ -393,8 +392,9 @@ static floe_status eval_constant(const floe_expr *e, floe_expr **out) {
 }
 
 static bool is_volatile(const floe_expr *e) {
-    /* Functions whose value changes per call are never folded. */
-    return e->kind == FLOE_EXPR_CALL && e->func && strcmp(e->func, "random") == 0;
+    /* Functions whose value changes per call, or that change what later
+     * calls return, are never folded. */
+    return floe_expr_is_volatile_call(e);
 }
 
 floe_status floe_sqlx_fold(floe_expr *e, const floe_schema *schema, floe_expr **out) {

@@ -49,6 +49,11 @@ bool floe_sqlx_same(const floe_expr *a, const floe_expr *b);
  * alone (no column statistics): = 0.1, range 0.4, LIKE 0.25, AND
  * multiplies, OR adds.  For ordering joins and choosing build sides. */
 double floe_sqlx_selectivity(const floe_expr *e);
+/* Does `e` call a function whose value changes per call (random())
+ * anywhere?  Such an expression is never copied into a derived filter, nor
+ * substituted for a column into a filter moved below it: either would run
+ * it again and see another value. */
+bool floe_sqlx_reads_volatile(const floe_expr *e);
 /* The filter an OR implies on columns [lo, hi) alone: for
  * (A1 AND B1) OR (A2 AND B2) where A1, A2 read only those columns, the
  * result is A1 OR A2 — true for every row the OR keeps, so it may go below

@@ -365,17 +365,29 @@ static floe_status push_into(floe_lplan **slot, conj_list *c) {
         return push_into(slot, c);
     }
     case FLOE_L_PROJECT: {
-        conj_list below = {0};
+        /* A conjunct reading a column computed by random() stays above:
+         * below, it would draw its own value, not the row's. */
+        conj_list below = {0}, keep = {0};
+        bool *reads = floe_calloc((size_t)(p->n_exprs ? p->n_exprs : 1), sizeof *reads);
+        if (!reads) st = floe_error(FLOE_ERR_OUT_OF_MEMORY, "pushing filters");
         for (int32_t i = 0; !st && i < c->n; i++) {
+            bool stays = false;
+            memset(reads, 0, (size_t)(p->n_exprs ? p->n_exprs : 1) * sizeof *reads);
+            floe_sqlx_columns(c->v[i], reads);
+            for (int32_t k = 0; k < p->n_exprs && !stays; k++) stays = reads[k] && floe_sqlx_reads_volatile(p->exprs[k]);
             floe_expr *s;
-            if (!(st = floe_sqlx_substitute(c->v[i], p->exprs, p->n_exprs, &s))) {
+            if (stays) st = conj_add(&keep, c->v[i]);
+            else if (!(st = floe_sqlx_substitute(c->v[i], p->exprs, p->n_exprs, &s))) {
                 st = conj_add(&below, s);
                 floe_expr_release(s);
             }
         }
+        floe_free(reads);
         conj_free(c);
-        if (!st) return push_into(&p->inputs[0], &below);
-        conj_free(&below);
+        if (!st) st = push_into(&p->inputs[0], &below);
+        else conj_free(&below);
+        if (!st) return stop_here(slot, &keep);
+        conj_free(&keep);
         return st;
     }
     case FLOE_L_SORT:

@@ -44,6 +44,7 @@ bool floe_expr_same(const floe_expr *a, const floe_expr *b) {
         break;
     case FLOE_EXPR_CALL:
         if (!a->func || !b->func || strcmp(a->func, b->func) != 0) return false;
+        if (floe_expr_is_volatile_call(a)) return false; /* random() - random() draws twice */
         break;
     default:
         break;

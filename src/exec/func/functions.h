@@ -54,6 +54,7 @@ struct floe_func_def {
 /* The families' tables (each ends with a zeroed entry). */
 extern const floe_func_def floe_string_funcs[];
 extern const floe_func_def floe_numeric_funcs[];
+extern const floe_func_def floe_random_funcs[];
 extern const floe_func_def floe_datetime_funcs[];
 extern const floe_func_def floe_iceberg_funcs[]; /* func_iceberg.c */
 extern const floe_func_def floe_struct_funcs[];  /* func_struct.c */
