@@ -62,6 +62,11 @@ floe_status floe_sql_create_table_for(floe_session *s, const floe_sql_stmt *stmt
 
 /* The Iceberg type of a result column's type (NULL: string). */
 floe_status floe_sql_ice_type_of(const floe_type *t, floe_ice_type **out) FLOE_WARN_UNUSED;
+/* ddl_types.c: the Iceberg type of a flat columnar type (nested, NULL and
+ * interval are errors), and of any type with nested ids numbered from
+ * *next_id (floe_ice_tm_new renumbers them once the schema is whole). */
+floe_status floe_sql_ice_type_plain(const floe_type *t, floe_ice_type **out) FLOE_WARN_UNUSED;
+floe_status floe_sql_ice_type_nested(const floe_type *t, int32_t *next_id, floe_ice_type **out) FLOE_WARN_UNUSED;
 
 /* Views (ddl_view.c): CREATE [OR REPLACE] VIEW ns.v [(cols)] AS query,
  * DROP VIEW [IF EXISTS] ns.v, ..., SHOW VIEWS [FROM|IN ns] (view_name);
