@@ -182,6 +182,22 @@ static const floe_lplan *find_scan(const floe_lplan *p) {
     return NULL;
 }
 
+/* A filter left above the scan: 1 constant false or NULL, 2 other, 0 none. */
+static int remaining_filter(const floe_lplan *p) {
+    if (!p) return 0;
+    int k = 0;
+    if (p->kind == FLOE_L_FILTER && p->predicate) {
+        const floe_expr *e = p->predicate;
+        bool lit = e->kind == FLOE_EXPR_LITERAL && e->literal;
+        k = lit && (floe_array_is_null(e->literal, 0) || !floe_array_get_bool(e->literal, 0)) ? 1 : lit ? 0 : 2;
+    }
+    for (int32_t i = 0; i < p->n_inputs && k != 1; i++) {
+        int c = remaining_filter(p->inputs[i]);
+        if (c == 1 || (c == 2 && k == 0)) k = c;
+    }
+    return k;
+}
+
 static floe_status quote_ident(floe_buf *b, const char *id) {
     FLOE_TRY(floe_buf_append_byte(b, '"'));
     for (const char *c = id; *c; c++) {
@@ -225,8 +241,12 @@ static floe_status where_filter(floe_proc_call *call, const char *ns, const char
     }
     if (!st) {
         const floe_lplan *scan = find_scan(lp);
-        if (!scan) *none = true; /* folded away: WHERE false */
+        int rest = remaining_filter(lp);
+        if (!scan || rest == 1) *none = true; /* WHERE false */
         else if (scan->pushed && !(*out = floe_ice_expr_copy(scan->pushed))) st = oom();
+        else if (!scan->pushed && rest == 2)
+            st = floe_error(FLOE_ERR_UNSUPPORTED, "cannot select files by it (no part of it is a filter on the "
+                            "table's columns Iceberg can evaluate)");
     }
     floe_lplan_free(lp);
     floe_sql_script_free(script);

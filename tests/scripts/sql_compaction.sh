@@ -1,0 +1,227 @@
+#!/usr/bin/env bash
+# Compaction: CALL system.rewrite_data_files as Spark / Iceberg Java define
+# it.  A table of 40 small appends compacts to one file per partition with
+# the same rows (sorted full content and aggregates before and after) and a
+# "replace" snapshot; after row-level DELETEs (position deletes in v2,
+# deletion vectors in v3) compaction leaves no live delete file, and DuckDB
+# reading the new data files with read_parquet agrees with floe's scan;
+# `where` rewrites only the partitions it may match; the bin-pack rules
+# (min-input-files, file size bounds, delete-file-threshold, rewrite-all);
+# partial progress commits several times; a DELETE committed while the
+# rewrite runs (FLOE_TEST_COMMIT_BARRIER) is refused as a conflict with
+# nothing committed and no file left behind, an INSERT is committed on
+# top; option errors as Java reports them; under `mpirun -np 3` one commit
+# and the same rows and counts as locally.
+set -euo pipefail
+FLOE_BIN=${FLOE_BIN:?FLOE_BIN not set}
+SRC=${FLOE_SOURCE_DIR:?FLOE_SOURCE_DIR not set}
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/sql_compaction.XXXXXX")
+BPID=
+cleanup() {
+  [ -n "$BPID" ] && kill "$BPID" 2>/dev/null
+  rm -rf "$TMP"
+}
+trap cleanup EXIT
+W=$TMP/wh
+fail() { echo "FAIL: $*"; exit 1; }
+floe() { "$FLOE_BIN" --warehouse "$W" --format csv "$@"; }
+q() { floe -c "$1" | tail -n +2; }
+expect() { # expect ACTUAL EXPECTED WHAT
+  [ "$1" = "$2" ] || fail "$3: expected [$2], got [$1]"
+}
+expect_error() { # expect_error SQL TEXT
+  local out
+  if out=$(floe -c "$1" 2>&1); then fail "no error for: $1"; fi
+  case "$out" in *"$2"*) ;; *) fail "error for [$1] lacks [$2]: $out" ;; esac
+}
+nfiles() { q "SELECT count(*) FROM $1\$files WHERE content = ${2:-0}"; }
+nsnaps() { q "SELECT count(*) FROM $1\$snapshots"; }
+content() { q "SELECT * FROM $1 ORDER BY id"; }
+aggs() { q "SELECT count(*), sum(id), sum(p), min(s), max(s), sum(v) FROM $1"; }
+
+# make TABLE VERSION: 40 appends of 5 rows over 4 partitions
+make() {
+  local sql="CREATE TABLE $1 (id bigint, p int, s varchar, v double) PARTITIONED BY (p)
+             WITH ('format-version' = '$2');"
+  for i in $(seq 0 39); do
+    sql="$sql INSERT INTO $1 SELECT $i * 5 + x, CAST($i % 4 AS int), 's' || CAST(($i * 5 + x) % 9 AS varchar),
+         ($i * 5 + x) * 0.25 FROM generate_series(1, 5) g(x);"
+  done
+  floe -c "CREATE SCHEMA IF NOT EXISTS db; $sql" >/dev/null
+}
+
+# ---- 40 small appends compact to one file per partition, same rows
+make db.t 2
+expect "$(nfiles db.t)" "40" "files before"
+before=$(content db.t)
+agg_before=$(aggs db.t)
+snaps=$(nsnaps db.t)
+expect "$(q "CALL system.rewrite_data_files(table => 'db.t')" | cut -d, -f1,2,4,5)" "40,4,0,0" "result row"
+expect "$(nfiles db.t)" "4" "files after"
+expect "$(q "SELECT count(DISTINCT partition.p) FROM db.t\$files")" "4" "one file per partition"
+expect "$(content db.t)" "$before" "rows after compaction"
+expect "$(aggs db.t)" "$agg_before" "aggregates after compaction"
+expect "$(nsnaps db.t)" "$((snaps + 1))" "one snapshot"
+expect "$(q "SELECT operation FROM db.t\$snapshots ORDER BY committed_at DESC LIMIT 1")" "replace" "operation"
+summary=$(q "SELECT summary FROM db.t\$snapshots ORDER BY committed_at DESC LIMIT 1")
+case "$summary" in *'"added-data-files"":""4"'*'"deleted-data-files"":""40"'*) ;;
+  *) fail "replace summary: $summary" ;; esac
+# rewritten_bytes_count: the bytes the removed files had
+bytes=$(q "CALL system.rewrite_data_files(table => 'db.t', options => map('rewrite-all', 'true'))" | cut -d, -f3)
+expect "$bytes" "$(q "SELECT sum(file_size_in_bytes) FROM db.t\$files FOR VERSION AS OF
+  $(q "SELECT parent_id FROM db.t\$snapshots ORDER BY committed_at DESC LIMIT 1")")" "rewritten_bytes_count"
+# nothing to do: one file per partition, no snapshot
+snaps=$(nsnaps db.t)
+expect "$(q "CALL system.rewrite_data_files('db.t')")" "0,0,0,0,0" "nothing to rewrite"
+expect "$(nsnaps db.t)" "$snaps" "no snapshot when nothing is rewritten"
+expect "$(content db.t)" "$before" "rows after rewrite-all"
+
+# ---- after row-level DELETEs: no live delete file; DuckDB agrees
+check_deletes() { # TABLE VERSION
+  make "$1" "$2"
+  floe -c "DELETE FROM $1 WHERE id % 7 = 0; DELETE FROM $1 WHERE id % 11 = 0" >/dev/null
+  [ "$(nfiles "$1" 1)" -gt 0 ] || fail "$1: the DELETEs wrote no position deletes"
+  local want
+  want=$(content "$1")
+  floe -c "CALL system.rewrite_data_files(table => '$1')" >/dev/null
+  expect "$(nfiles "$1" 1)" "0" "$1: delete files after compaction"
+  expect "$(q "SELECT count(*) FROM $1\$files WHERE content <> 0")" "0" "$1: no delete files at all"
+  expect "$(content "$1")" "$want" "$1: rows after compaction"
+  expect "$(q "SELECT count(*) FROM $1 WHERE id % 7 = 0 OR id % 11 = 0")" "0" "$1: deleted rows stay deleted"
+  if command -v node >/dev/null && [ -d "$SRC/tests/peers/node_modules/@duckdb/node-api" ]; then
+    local files
+    files=$(q "SELECT '''' || file_path || '''' FROM $1\$files WHERE content = 0" | paste -sd, -)
+    cat > "$TMP/duck.mjs" <<JS
+import { DuckDBInstance } from '$SRC/tests/peers/duckdb.mjs';
+const con = await (await DuckDBInstance.create(':memory:', { threads: '2' })).connect();
+const r = await con.runAndReadAll("SELECT id, p, s, CAST(v * 4 AS BIGINT) FROM read_parquet([$files]) ORDER BY id");
+for (const row of r.getRows()) console.log(row.map(String).join(','));
+JS
+    local duck
+    duck=$(node "$TMP/duck.mjs") || fail "$1: DuckDB could not read the new data files"
+    # v in quarters: the two print doubles differently (1 / 1.0)
+    expect "$duck" "$(q "SELECT id, p, s, CAST(v * 4 AS bigint) FROM $1 ORDER BY id")" \
+      "$1: DuckDB read_parquet of the new files"
+  elif [ "${CI:-}" = true ]; then
+    fail "DuckDB peer missing under CI=true"
+  fi
+}
+check_deletes db.d2 2
+check_deletes db.d3 3
+
+# ---- where: only the partitions it may match
+make db.w 2
+other=$(q "SELECT file_path FROM db.w\$files WHERE partition.p <> 1 ORDER BY 1")
+expect "$(q "CALL system.rewrite_data_files(table => 'db.w', \"where\" => 'p = 1 AND id > 0')" | cut -d, -f1,2)" \
+  "10,1" "where result"
+expect "$(q "SELECT file_path FROM db.w\$files WHERE partition.p <> 1 ORDER BY 1")" "$other" "other partitions untouched"
+expect "$(q "SELECT count(*) FROM db.w\$files WHERE partition.p = 1")" "1" "partition 1 compacted"
+expect "$(q "CALL system.rewrite_data_files(table => 'db.w', \"where\" => 'p = 42')")" "0,0,0,0,0" "where matching nothing"
+expect "$(q "CALL system.rewrite_data_files(table => 'db.w', \"where\" => 'false')")" "0,0,0,0,0" "where false"
+expect_error "CALL system.rewrite_data_files(table => 'db.w', \"where\" => 'nope = 1')" "where 'nope = 1'"
+expect_error "CALL system.rewrite_data_files(table => 'db.w', \"where\" => 'length(s) + id > 3')" \
+  "cannot select files by it"
+
+# ---- the bin-pack rules
+# a partition with fewer than min-input-files small files is left alone
+make db.b 2
+expect "$(q "CALL system.rewrite_data_files(table => 'db.b', options => map('min-input-files', '11'))")" "0,0,0,0,0" \
+  "min-input-files above the group size"
+expect "$(q "CALL system.rewrite_data_files(table => 'db.b', options => map('min-input-files', '10'))" | cut -d, -f1,2)" \
+  "40,4" "min-input-files equal to the group size"
+# a group of one file is rewritten only when it is too large or has deletes
+expect "$(q "CALL system.rewrite_data_files(table => 'db.b', options => map('min-input-files', '1'))")" "0,0,0,0,0" \
+  "one file per partition"
+floe -c "DELETE FROM db.b WHERE id = 3" >/dev/null
+expect "$(q "CALL system.rewrite_data_files(table => 'db.b', options => map('delete-file-threshold', '1'))" | cut -d, -f1,2,5)" \
+  "1,1,1" "delete-file-threshold"
+# files larger than max-file-size-bytes are split: target 1 KiB
+expect "$(q "CALL system.rewrite_data_files(table => 'db.b', options => map('target-file-size-bytes', '1000',
+  'min-file-size-bytes', '10', 'max-file-size-bytes', '1100'))" | cut -d, -f1)" "4" "too large files rewritten"
+expect "$(aggs db.b)" "$(q "SELECT count(*), sum(id), sum(p), min(s), max(s), sum(v) FROM db.t WHERE id <> 3")" \
+  "rows after the bin-pack rules"
+
+# ---- partial progress: groups spread over several commits
+make db.pp 2
+snaps=$(nsnaps db.pp)
+expect "$(q "CALL system.rewrite_data_files(table => 'db.pp', options => map('partial-progress.enabled', 'true',
+  'partial-progress.max-commits', '2'))" | cut -d, -f1,2)" "40,4" "partial progress result"
+expect "$(nsnaps db.pp)" "$((snaps + 2))" "partial progress: two commits"
+expect "$(aggs db.pp)" "$agg_before" "partial progress rows"
+
+# ---- errors as Java reports them
+expect_error "CALL system.rewrite_data_files(table => 'db.t', options => map('bogus', '1'))" \
+  "Cannot use options [bogus], they are not supported"
+expect_error "CALL system.rewrite_data_files(table => 'db.t', options => map('min-file-size-bytes', '600000000'))" \
+  "must be > 'min-file-size-bytes'"
+expect_error "CALL system.rewrite_data_files(table => 'db.t', options => map('min-input-files', '0'))" \
+  "'min-input-files' is set to 0 but must be > 0"
+expect_error "CALL system.rewrite_data_files(table => 'db.t', strategy => 'magic')" "unsupported strategy: magic"
+expect_error "CALL system.rewrite_data_files(table => 'db.nope')" "db.nope"
+expect_error "CALL system.rewrite_data_files(table => 'db.t', strategy => 'sort')" \
+  "Cannot sort data without a valid sort order"
+
+# ---- a concurrent DELETE of rewritten rows is a conflict; an INSERT is not
+run_b() { # SQL: start it in the background, stopped at its commit barrier
+  rm -f "$TMP/go" "$TMP/go.waiting"
+  FLOE_TEST_COMMIT_BARRIER="$TMP/go" "$FLOE_BIN" --warehouse "$W" --format csv -c "$1" >"$TMP/b.out" 2>"$TMP/b.err" &
+  BPID=$!
+  for _ in $(seq 1 1200); do
+    [ -e "$TMP/go.waiting" ] && return 0
+    kill -0 "$BPID" 2>/dev/null || { cat "$TMP/b.err"; fail "the rewrite ended before its commit"; }
+    sleep 0.05
+  done
+  fail "the rewrite never reached its commit"
+}
+finish_b() {
+  touch "$TMP/go"
+  local rc=0
+  wait "$BPID" || rc=$?
+  BPID=
+  return $rc
+}
+data_files() { find "$W/db/$1/data" -type f -name '*.parquet' | sort; }
+make db.c 2
+files_before=$(data_files c)
+run_b "CALL system.rewrite_data_files(table => 'db.c')"
+floe -c "DELETE FROM db.c WHERE id = 17" >/dev/null
+snaps=$(nsnaps db.c)
+want=$(content db.c)
+if finish_b; then fail "the rewrite committed over a concurrent DELETE"; fi
+grep -q "conflict" "$TMP/b.err" || fail "conflict error: $(cat "$TMP/b.err")"
+grep -q "added delete file" "$TMP/b.err" || fail "conflict error names the delete file: $(cat "$TMP/b.err")"
+expect "$(nsnaps db.c)" "$snaps" "nothing committed after the conflict"
+expect "$(content db.c)" "$want" "rows after the refused rewrite"
+# the rewrite's own files are gone again: only the DELETE's delete file is new
+expect "$(comm -13 <(echo "$files_before") <(data_files c) | grep -vc -- '-deletes' || true)" "0" \
+  "files left by the refused rewrite"
+run_b "CALL system.rewrite_data_files(table => 'db.c')"
+floe -c "INSERT INTO db.c VALUES (1000, 1, 'new', 1.5)" >/dev/null
+finish_b || fail "the rewrite failed over a concurrent INSERT: $(cat "$TMP/b.err")"
+expect "$(q "SELECT count(*) FROM db.c WHERE id = 1000")" "1" "the concurrent INSERT's row"
+expect "$(q "SELECT count(*) FROM db.c")" "$(( $(echo "$want" | wc -l) + 1 ))" "rows after rewrite on top of INSERT"
+expect "$(nfiles db.c 1)" "0" "the DELETE's delete file was compacted away"
+
+# ---- under mpirun -np 3: one commit, the same rows and counts as locally
+if command -v mpirun >/dev/null 2>&1; then
+  mpi=(mpirun --oversubscribe -np 3 -x LSAN_OPTIONS -x ASAN_OPTIONS)
+  [ "$(id -u)" = 0 ] && mpi+=(--allow-run-as-root)
+  export OMPI_MCA_btl_vader_single_copy_mechanism=none
+  export LSAN_OPTIONS="suppressions=$SRC/tests/lsan-mpi.supp:print_suppressions=0${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
+  fm() { ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}fast_unwind_on_malloc=0" timeout 300 "${mpi[@]}" \
+           "$FLOE_BIN" --warehouse "$W" --format csv -c "$1" | tail -n +2; }
+  make db.ml 2
+  make db.md 2
+  floe -c "DELETE FROM db.ml WHERE id % 13 = 0; DELETE FROM db.md WHERE id % 13 = 0" >/dev/null
+  snaps=$(nsnaps db.md)
+  local_row=$(q "CALL system.rewrite_data_files(table => 'db.ml')")
+  dist_row=$(fm "CALL system.rewrite_data_files(table => 'db.md')")
+  expect "$(echo "$dist_row" | cut -d, -f1,2,4,5)" "$(echo "$local_row" | cut -d, -f1,2,4,5)" "mpirun: result row"
+  expect "$(nsnaps db.md)" "$((snaps + 1))" "mpirun: one commit"
+  expect "$(content db.md)" "$(content db.ml)" "mpirun: rows"
+  expect "$(nfiles db.md)" "4" "mpirun: files"
+  expect "$(nfiles db.md 1)" "0" "mpirun: delete files"
+elif [ "${CI:-}" = true ]; then
+  fail "mpirun is not installed"
+fi
+echo "OK"
