@@ -149,6 +149,40 @@ expect "$(q "CALL system.rewrite_data_files(table => 'db.pp', options => map('pa
 expect "$(nsnaps db.pp)" "$((snaps + 2))" "partial progress: two commits"
 expect "$(aggs db.pp)" "$agg_before" "partial progress rows"
 
+# ---- strategy => 'sort': each group sorted, by sort_order or the table's order
+file_rows() { # TABLE COLUMNS: each data file's rows in file order, one line per file
+  local f
+  for f in $(q "SELECT file_path FROM $1\$files WHERE content = 0 ORDER BY partition.p"); do
+    q "SELECT $2 FROM read_parquet('$f')" | tr '\n' ' '
+    echo
+  done
+}
+floe -c "CREATE TABLE db.s (a int, b varchar, p int) PARTITIONED BY (p);
+  INSERT INTO db.s VALUES (3, 'c', 0), (NULL, 'n', 0); INSERT INTO db.s VALUES (1, 'a', 0), (5, NULL, 1);
+  INSERT INTO db.s VALUES (2, 'b', 1), (4, 'd', 1)" >/dev/null
+expect "$(q "CALL system.rewrite_data_files(table => 'db.s', strategy => 'sort', sort_order => 'a DESC NULLS LAST',
+  options => map('rewrite-all', 'true'))" | cut -d, -f2)" "2" "sort result"
+expect "$(file_rows db.s a)" "$(printf '3 1  \n5 4 2 \n')" "sorted by a DESC NULLS LAST"
+expect "$(q "SELECT DISTINCT sort_order_id FROM db.s\$files")" "0" "an order the table lacks is not recorded"
+floe -c "ALTER TABLE db.s WRITE ORDERED BY b ASC NULLS LAST" >/dev/null
+floe -c "CALL system.rewrite_data_files(table => 'db.s', strategy => 'sort', options => map('rewrite-all', 'true'))" >/dev/null
+expect "$(file_rows db.s b)" "$(printf 'a c n \nb d  \n')" "sorted by the table's order"
+expect "$(q "SELECT DISTINCT sort_order_id FROM db.s\$files")" "1" "the table's order is recorded"
+expect "$(q "SELECT count(*), sum(a), min(b), max(b) FROM db.s")" "6,15,a,n" "rows after sorting"
+# zorder(a, b): rows in Z-order of (a, b)
+floe -c "CREATE TABLE db.z (a int, b int); INSERT INTO db.z SELECT x % 4, x / 4 FROM generate_series(0, 7) g(x);
+  INSERT INTO db.z SELECT x % 4, x / 4 FROM generate_series(8, 15) g(x)" >/dev/null
+floe -c "CALL system.rewrite_data_files(table => 'db.z', sort_order => 'zorder(a, b)',
+  options => map('rewrite-all', 'true'))" >/dev/null
+f=$(q "SELECT file_path FROM db.z\$files")
+expect "$(q "SELECT a || ':' || b FROM read_parquet('$f')" | tr '\n' ' ')" \
+  "0:0 0:1 1:0 1:1 0:2 0:3 1:2 1:3 2:0 2:1 3:0 3:1 2:2 2:3 3:2 3:3 " "zorder(a, b)"
+expect "$(q "SELECT iceberg_zorder(1, 2), iceberg_zorder(-1)")" "\\xc0000000000000000000000000000006,\\x7fffffffffffffff" \
+  "iceberg_zorder bytes"
+expect_error "CALL system.rewrite_data_files(table => 'db.z', sort_order => 'zorder(a, nope)')" "cannot find field 'nope'"
+expect_error "CALL system.rewrite_data_files(table => 'db.z', strategy => 'binpack', sort_order => 'a')" \
+  "Cannot set sort_order with the binpack strategy"
+
 # ---- errors as Java reports them
 expect_error "CALL system.rewrite_data_files(table => 'db.t', options => map('bogus', '1'))" \
   "Cannot use options [bogus], they are not supported"

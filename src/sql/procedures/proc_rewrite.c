@@ -25,7 +25,9 @@
  * are retried on top.  In v3 rows keep their _row_id and sequence number.
  *
  * strategy => 'sort' sorts each group by sort_order ('a DESC NULLS LAST,
- * b', Spark's syntax) or the table's sort order.  With
+ * b', Spark's syntax) or the table's sort order; sort_order =>
+ * 'zorder(a, b)' by the Z-order key of those columns (iceberg_zorder,
+ * func_zorder.c: interleaved bits of order-preserving bytes).  With
  * partial-progress.enabled the groups are committed in up to
  * partial-progress.max-commits commits, each its own plan.
  */
@@ -36,6 +38,7 @@
 
 #include "base/buffer.h"
 #include "floe/exec.h"
+#include "floe/exec_ops.h"
 #include "floe/exec_scan.h"
 #include "floe/exec_write.h"
 #include "floe/iceberg_expr.h"
@@ -336,12 +339,49 @@ static floe_status parse_sort_order(const floe_proc_call *call, const floe_proc_
     return NULL;
 }
 
+/* zorder(a, b, ...): the columns' positions in the current schema. */
+static floe_status parse_zorder(const floe_proc_call *call, const floe_proc_arg *arg, const floe_ice_schema *schema,
+                                int32_t **cols, int32_t *n) {
+    const char *p = skip_ws(arg->str) + 6;
+    p = skip_ws(p);
+    if (*p != '(') return floe_proc_error(call, arg, FLOE_ERR_SYNTAX, "sort_order: expected zorder(column, ...)");
+    p = skip_ws(p + 1);
+    *cols = floe_calloc((size_t)schema->root->n_fields + 1, sizeof **cols);
+    if (!*cols) return oom();
+    *n = 0;
+    while (*p && *p != ')') {
+        char col[NAME_CAP];
+        size_t len = 0;
+        while (*p && *p != ',' && *p != ')' && *p != ' ' && len + 1 < sizeof col) col[len++] = *p++;
+        col[len] = 0;
+        p = skip_ws(p);
+        int32_t at = -1;
+        for (int32_t i = 0; i < schema->root->n_fields && at < 0; i++)
+            if (!strcasecmp(schema->root->fields[i].name, col)) at = i;
+        if (at < 0)
+            return floe_proc_error(call, arg, FLOE_ERR_NOT_FOUND, "sort_order: cannot find field '%s' in the "
+                                   "table's columns", col);
+        for (int32_t i = 0; i < *n; i++)
+            if ((*cols)[i] == at)
+                return floe_proc_error(call, arg, FLOE_ERR_INVALID_ARGUMENT, "sort_order: zorder column '%s' "
+                                       "given twice", col);
+        if (*n < schema->root->n_fields) (*cols)[(*n)++] = at;
+        if (*p == ',') p = skip_ws(p + 1);
+    }
+    if (*p != ')' || *skip_ws(p + 1) || *n == 0)
+        return floe_proc_error(call, arg, FLOE_ERR_SYNTAX, "sort_order: expected zorder(column, ...)");
+    return NULL;
+}
+
 /* The order each group is sorted by (NULL: bin-pack) and the id its files
- * record: the table order it equals, else 0. */
+ * record: the table order it equals, else 0; or, for zorder(...), the
+ * columns whose Z-order key each group is sorted by. */
 static floe_status strategy_order(const floe_proc_call *call, const floe_ice_table *t, char **order_json,
-                                  int32_t *order_id) {
+                                  int32_t *order_id, int32_t **zcols, int32_t *n_z) {
     *order_json = NULL;
     *order_id = 0;
+    *zcols = NULL;
+    *n_z = 0;
     const floe_proc_arg *strategy = floe_proc_get(call, "strategy");
     const floe_proc_arg *sort = floe_proc_get(call, "sort_order");
     bool is_sort = strategy->given && !strcasecmp(strategy->str, "sort");
@@ -357,24 +397,33 @@ static floe_status strategy_order(const floe_proc_call *call, const floe_ice_tab
     const floe_ice_sort_order *dflt = floe_ice_tm_sort_order(md, md->default_sort_order_id);
     if (sort->given) {
         if (!strncasecmp(skip_ws(sort->str), "zorder", 6))
-            return floe_proc_error(call, sort, FLOE_ERR_UNSUPPORTED, "zorder sort orders are not supported yet");
+            return parse_zorder(call, sort, floe_ice_tm_current_schema(md), zcols, n_z);
         FLOE_TRY(parse_sort_order(call, sort, floe_ice_tm_current_schema(md), order_json));
-        if (dflt && dflt->n_fields > 0) {
-            char *d = NULL, *mine = NULL;
-            floe_ice_sort_order *parsed = NULL;
-            floe_status st = floe_ice_sort_order_from_json_text(*order_json, &parsed);
-            if (!st) {
-                parsed->order_id = dflt->order_id;
-                st = floe_ice_sort_order_to_json_text(parsed, &mine);
-            }
+        /* The files record the table order this one equals, else 0. */
+        char *d = NULL, *mine = NULL;
+        floe_ice_sort_order *parsed = NULL;
+        floe_status st = floe_ice_sort_order_from_json_text(*order_json, &parsed);
+        if (!st && dflt && dflt->n_fields > 0) {
+            parsed->order_id = dflt->order_id;
+            st = floe_ice_sort_order_to_json_text(parsed, &mine);
             if (!st) st = floe_ice_sort_order_to_json_text(dflt, &d);
             if (!st && !strcmp(d, mine)) *order_id = dflt->order_id;
-            floe_ice_sort_order_free(parsed);
-            floe_free(d);
-            floe_free(mine);
-            if (st) return st;
         }
-        return NULL;
+        floe_free(mine);
+        mine = NULL;
+        if (!st) {
+            parsed->order_id = *order_id;
+            st = floe_ice_sort_order_to_json_text(parsed, &mine);
+        }
+        if (!st) {
+            floe_free(*order_json);
+            *order_json = mine;
+            mine = NULL;
+        }
+        floe_ice_sort_order_free(parsed);
+        floe_free(d);
+        floe_free(mine);
+        return st;
     }
     if (!dflt || dflt->n_fields == 0)
         return floe_proc_error(call, strategy, FLOE_ERR_INVALID_ARGUMENT,
@@ -460,6 +509,37 @@ static floe_status delta_projection(floe_plan *scan, const floe_ice_schema *sche
     return st;
 }
 
+/* zorder: each partition sorted by iceberg_zorder(columns), the key
+ * dropped again.  The columns are table positions. */
+static floe_status zorder_sort(floe_plan *input, const int32_t *zcols, int32_t n_z, floe_plan **out) {
+    int32_t n = floe_schema_num_fields(input->schema);
+    floe_expr **exprs = floe_calloc((size_t)n + 1, sizeof *exprs), **args = floe_calloc((size_t)n_z, sizeof *args);
+    const char **names = floe_calloc((size_t)n + 1, sizeof *names);
+    floe_plan *keyed = NULL, *sorted = NULL;
+    floe_status st = exprs && args && names ? NULL : oom();
+    for (int32_t i = 0; !st && i < n; i++) {
+        names[i] = floe_schema_field(input->schema, i)->name;
+        st = floe_expr_column(i, &exprs[i]);
+    }
+    for (int32_t i = 0; !st && i < n_z; i++) st = floe_expr_column(FLOE_DELTA_PREFIX + zcols[i], &args[i]);
+    if (!st) st = floe_expr_call("iceberg_zorder", args, n_z, &exprs[n]);
+    names[n] = "_zorder";
+    if (!st) st = floe_plan_projection(input, exprs, names, n + 1, &keyed);
+    floe_sort_key key = {NULL, false, true};
+    if (!st) st = floe_expr_column(n, &key.expr);
+    if (!st) st = floe_plan_sort(keyed, &key, 1, -1, &sorted);
+    floe_expr_release(key.expr);
+    if (!st) st = floe_plan_projection(sorted, exprs, names, n, out);
+    for (int32_t i = 0; exprs && i <= n; i++) floe_expr_release(exprs[i]);
+    for (int32_t i = 0; args && i < n_z; i++) floe_expr_release(args[i]);
+    floe_free(exprs);
+    floe_free(args);
+    floe_free(names);
+    floe_plan_release(keyed);
+    floe_plan_release(sorted);
+    return st;
+}
+
 typedef struct rewrite_run {
     floe_proc_call *call;
     const floe_ice_table *t;
@@ -469,6 +549,8 @@ typedef struct rewrite_run {
     const rw_options *o;
     const char *order_json;
     int32_t order_id;
+    const int32_t *zcols;     /* zorder columns (n_z > 0) */
+    int32_t n_z;
     /* results */
     int64_t rewritten, added, bytes, removed_deletes;
 } rewrite_run;
@@ -523,6 +605,12 @@ static floe_status rewrite_groups(rewrite_run *r, int32_t g0, int32_t g1) {
                                        SCAN_PREFIX + nt, (const uint8_t *const *)groups, lens, ng, NULL, 0, io_props,
                                        n_io, &scan);
     if (!st) st = delta_projection(scan, schema, spec, &proj);
+    if (!st && r->n_z > 0) {
+        floe_plan *z = NULL;
+        st = zorder_sort(proj, r->zcols, r->n_z, &z);
+        floe_plan_release(proj);
+        proj = z;
+    }
     /* Files roll at Java's writeMaxFileSize; rows stay in their group. */
     char target[32];
     snprintf(target, sizeof target, "%lld", (long long)rw_write_max_file_size(r->o));
@@ -575,8 +663,13 @@ static floe_status run_rewrite(floe_proc_call *call, const floe_ice_table *t, co
     rw_options o;
     FLOE_TRY(read_options(call, t->md, &o));
     char *order_json = NULL;
-    int32_t order_id = 0;
-    FLOE_TRY(strategy_order(call, t, &order_json, &order_id));
+    int32_t order_id = 0, *zcols = NULL, n_z = 0;
+    floe_status zs = strategy_order(call, t, &order_json, &order_id, &zcols, &n_z);
+    if (zs) {
+        floe_free(zcols);
+        floe_free(order_json);
+        return zs;
+    }
     floe_ice_expr *filter = NULL;
     bool none = false;
     floe_status st = where_filter(call, ns, name, &filter, &none);
@@ -611,6 +704,8 @@ static floe_status run_rewrite(floe_proc_call *call, const floe_ice_table *t, co
     r->o = &o;
     r->order_json = order_json;
     r->order_id = order_id;
+    r->zcols = zcols;
+    r->n_z = n_z;
     /* One commit, or with partial progress up to max-commits, each of
      * ceil(groups / max-commits) groups (Java's groupsPerCommit). */
     int32_t per_commit = plan.n_groups;
@@ -624,6 +719,7 @@ static floe_status run_rewrite(floe_proc_call *call, const floe_ice_table *t, co
     floe_ice_scan_plan_free(matched);
     floe_ice_expr_free(filter);
     floe_free(order_json);
+    floe_free(zcols);
     return st;
 }
 
