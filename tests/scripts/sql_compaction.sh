@@ -195,6 +195,57 @@ expect_error "CALL system.rewrite_data_files(table => 'db.nope')" "db.nope"
 expect_error "CALL system.rewrite_data_files(table => 'db.t', strategy => 'sort')" \
   "Cannot sort data without a valid sort order"
 
+# ---- rewrite_manifests: the manifests clustered by partition, sized by
+# commit.manifest.target-size-bytes; python3-avro reads them
+make db.m 2
+floe -c "DELETE FROM db.m WHERE id % 5 = 0" >/dev/null
+nman=$(q "SELECT count(*) FROM db.m\$manifests WHERE content = 0")
+want=$(content db.m)
+expect "$(q "CALL system.rewrite_manifests('db.m')")" "$nman,1" "rewrite_manifests result"
+expect "$(content db.m)" "$want" "rows after rewrite_manifests"
+expect "$(q "SELECT operation FROM db.m\$snapshots ORDER BY committed_at DESC LIMIT 1")" "replace" "manifests: replace"
+summary=$(q "SELECT summary FROM db.m\$snapshots ORDER BY committed_at DESC LIMIT 1")
+case "$summary" in *'"manifests-created"":""1"'*'"manifests-replaced"":""'"$nman"'"'*'"entries-processed"":""40"'*) ;;
+  *) fail "rewrite_manifests summary: $summary" ;; esac
+floe -c "ALTER TABLE db.m SET ('commit.manifest.target-size-bytes' = '1')" >/dev/null
+expect "$(q "CALL system.rewrite_manifests(table => 'db.m', use_caching => false)")" "1,40" "one entry per manifest"
+floe -c "ALTER TABLE db.m SET ('commit.manifest.target-size-bytes' = '3500')" >/dev/null
+floe -c "CALL system.rewrite_manifests(table => 'db.m')" >/dev/null
+expect "$(content db.m)" "$want" "rows after sized rewrite_manifests"
+# every manifest: EXISTING entries of one partition range, partitions in
+# order across manifests, as many live files as $files lists
+/usr/bin/python3 -W ignore - "$W/db/m" "$(nfiles db.m)" <<'PY' || fail "python3-avro check of the rewritten manifests"
+import glob, json, sys
+import avro.datafile, avro.io
+table, want = sys.argv[1], int(sys.argv[2])
+def rows(path):
+    with open(path.replace("file:", ""), "rb") as f:
+        return list(avro.datafile.DataFileReader(f, avro.io.DatumReader()))
+meta = max(glob.glob(table + "/metadata/*.metadata.json"))
+md = json.load(open(meta))
+snap = [s for s in md["snapshots"] if s["snapshot-id"] == md["current-snapshot-id"]][0]
+ranges, live = [], 0
+for m in rows(snap["manifest-list"]):
+    if m["content"] != 0:
+        continue
+    ps = []
+    for e in rows(m["manifest_path"]):
+        assert e["status"] == 0, "entry status %r" % e["status"]
+        assert e["snapshot_id"] is not None and e["sequence_number"] is not None
+        ps.append(e["data_file"]["partition"]["p"])
+        live += 1
+    assert ps == sorted(ps), "entries not clustered: %r" % ps
+    ranges.append((min(ps), max(ps)))
+ranges.sort()
+for a, b in zip(ranges, ranges[1:]):
+    assert a[1] <= b[0], "manifests overlap: %r" % ranges
+assert len(ranges) > 1, "expected several manifests, got %r" % ranges
+assert live == want, "live entries %d, $files %d" % (live, want)
+PY
+expect_error "CALL system.rewrite_manifests('db.nothing_here')" "nothing_here"
+floe -c "CREATE TABLE db.empty (a int)" >/dev/null
+expect "$(q "CALL system.rewrite_manifests('db.empty')")" "0,0" "rewrite_manifests of an empty table"
+
 # ---- a concurrent DELETE of rewritten rows is a conflict; an INSERT is not
 run_b() { # SQL: start it in the background, stopped at its commit barrier
   rm -f "$TMP/go" "$TMP/go.waiting"
