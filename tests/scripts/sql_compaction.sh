@@ -141,13 +141,19 @@ expect "$(q "CALL system.rewrite_data_files(table => 'db.b', options => map('tar
 expect "$(aggs db.b)" "$(q "SELECT count(*), sum(id), sum(p), min(s), max(s), sum(v) FROM db.t WHERE id <> 3")" \
   "rows after the bin-pack rules"
 
-# ---- partial progress: groups spread over several commits
+# ---- partial progress: groups spread over several commits (largest first)
 make db.pp 2
+floe -c "INSERT INTO db.pp VALUES (1001, 3, 'x', 0.5), (1002, 3, 'y', 1.5)" >/dev/null
+agg_pp=$(aggs db.pp)
 snaps=$(nsnaps db.pp)
+head_pp=$(q "SELECT snapshot_id FROM db.pp\$snapshots ORDER BY committed_at DESC LIMIT 1")
 expect "$(q "CALL system.rewrite_data_files(table => 'db.pp', options => map('partial-progress.enabled', 'true',
-  'partial-progress.max-commits', '2'))" | cut -d, -f1,2)" "40,4" "partial progress result"
-expect "$(nsnaps db.pp)" "$((snaps + 2))" "partial progress: two commits"
-expect "$(aggs db.pp)" "$agg_before" "partial progress rows"
+  'partial-progress.max-commits', '4', 'rewrite-job-order', 'files-desc'))" | cut -d, -f1,2)" "41,4" \
+  "partial progress result"
+expect "$(nsnaps db.pp)" "$((snaps + 4))" "partial progress: four commits"
+expect "$(q "SELECT summary FROM db.pp\$snapshots WHERE parent_id = $head_pp" |
+  grep -o '"deleted-data-files"":""[0-9]*')" '"deleted-data-files"":""11' "files-desc: the largest group first"
+expect "$(aggs db.pp)" "$agg_pp" "partial progress rows"
 
 # ---- strategy => 'sort': each group sorted, by sort_order or the table's order
 file_rows() { # TABLE COLUMNS: each data file's rows in file order, one line per file
@@ -191,6 +197,10 @@ expect_error "CALL system.rewrite_data_files(table => 'db.t', options => map('mi
 expect_error "CALL system.rewrite_data_files(table => 'db.t', options => map('min-input-files', '0'))" \
   "'min-input-files' is set to 0 but must be > 0"
 expect_error "CALL system.rewrite_data_files(table => 'db.t', strategy => 'magic')" "unsupported strategy: magic"
+expect_error "CALL system.rewrite_data_files(table => 'db.t', options => map('rewrite-job-order', 'bogus'))" \
+  "Invalid rewrite job order name: bogus"
+floe -c "CREATE TABLE db.e (a int)" >/dev/null
+expect "$(q "CALL system.rewrite_data_files(table => 'db.e')")" "0,0,0,0,0" "empty table"
 expect_error "CALL system.rewrite_data_files(table => 'db.nope')" "db.nope"
 expect_error "CALL system.rewrite_data_files(table => 'db.t', strategy => 'sort')" \
   "Cannot sort data without a valid sort order"

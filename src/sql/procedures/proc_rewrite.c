@@ -645,6 +645,37 @@ static floe_status rewrite_groups(rewrite_run *r, int32_t g0, int32_t g1) {
 
 /* ---- the procedure ------------------------------------------------------------ */
 
+/* rewrite-job-order: bytes-asc / -desc, files-asc / -desc; none keeps
+ * the planning order (ties too). */
+typedef struct keyed_group {
+    int64_t key;
+    rw_group g;
+} keyed_group;
+
+static int cmp_keyed(const void *a_, const void *b_) {
+    const keyed_group *a = a_, *b = b_;
+    if (a->key != b->key) return a->key < b->key ? -1 : 1;
+    return (a->g.first > b->g.first) - (a->g.first < b->g.first);
+}
+
+static floe_status order_groups(const floe_proc_call *call, rw_plan *plan) {
+    const char *v = option(floe_proc_get(call, "options"), "rewrite-job-order");
+    bool by_bytes = v && !strncasecmp(v, "bytes", 5), by_files = v && !strncasecmp(v, "files", 5);
+    if ((!by_bytes && !by_files) || plan->n_groups < 2) return NULL;
+    bool desc = strlen(v) > 5 && !strcasecmp(v + 5, "-desc");
+    keyed_group *k = floe_calloc((size_t)plan->n_groups, sizeof *k);
+    if (!k) return oom();
+    for (int32_t i = 0; i < plan->n_groups; i++) {
+        int64_t x = by_bytes ? plan->groups[i].bytes : plan->groups[i].n;
+        k[i].key = desc ? -x : x;
+        k[i].g = plan->groups[i];
+    }
+    qsort(k, (size_t)plan->n_groups, sizeof *k, cmp_keyed);
+    for (int32_t i = 0; i < plan->n_groups; i++) plan->groups[i] = k[i].g;
+    floe_free(k);
+    return NULL;
+}
+
 static floe_status plan_files(const floe_ice_table *t, const floe_ice_expr *filter, bool only, char **paths,
                               int32_t n_paths, floe_ice_scan_plan **out) {
     floe_ice_scan_options so;
@@ -694,6 +725,7 @@ static floe_status run_rewrite(floe_proc_call *call, const floe_ice_table *t, co
             st = plan_files(t, NULL, false, NULL, 0, &sp);
         }
         if (!st) st = rw_plan_groups(sp, &o, &plan);
+        if (!st) st = order_groups(call, &plan);
     }
     r->call = call;
     r->t = t;
