@@ -189,6 +189,21 @@ expect_error "CALL system.rewrite_data_files(table => 'db.z', sort_order => 'zor
 expect_error "CALL system.rewrite_data_files(table => 'db.z', strategy => 'binpack', sort_order => 'a')" \
   "Cannot set sort_order with the binpack strategy"
 
+# ---- Trino: ALTER TABLE t EXECUTE optimize[(file_size_threshold => ...)]
+make db.o 2
+want=$(content db.o)
+expect "$(q "ALTER TABLE db.o EXECUTE optimize(file_size_threshold => '10MB')" | cut -d, -f1,2)" "40,4" "optimize"
+expect "$(content db.o)" "$want" "rows after optimize"
+floe -c "INSERT INTO db.o VALUES (1001, 1, 'x', 1.0); DELETE FROM db.o WHERE id = 1002 OR id = 5" >/dev/null
+want=$(content db.o)
+# under a 1-byte threshold only the file with a delete is rewritten
+expect "$(q "ALTER TABLE db.o EXECUTE optimize('1B')" | cut -d, -f1,2,5)" "1,1,1" "optimize: the file with deletes"
+expect "$(nfiles db.o 1)" "0" "optimize: no delete files"
+expect "$(q "ALTER TABLE db.o EXECUTE optimize" | cut -d, -f1,2)" "2,1" "optimize: the two small files"
+expect "$(content db.o)" "$want" "rows after the second optimize"
+expect_error "ALTER TABLE db.o EXECUTE optimize(file_size_threshold => '10 parsecs')" "invalid data size '10 parsecs'"
+expect_error "ALTER TABLE db.o EXECUTE vacuum" "unknown table procedure 'vacuum'"
+
 # ---- errors as Java reports them
 expect_error "CALL system.rewrite_data_files(table => 'db.t', options => map('bogus', '1'))" \
   "Cannot use options [bogus], they are not supported"

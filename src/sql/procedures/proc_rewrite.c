@@ -94,6 +94,46 @@ static floe_status opt_bool(const floe_proc_call *call, const floe_proc_arg *opt
     return NULL;
 }
 
+extern const floe_proc_def floe_proc_trino_optimize;
+
+/* Trino's DataSize text: a number and an optional unit B, kB, MB, GB, TB,
+ * PB (powers of 1024). */
+static bool parse_data_size(const char *text, int64_t *out) {
+    char *end = NULL;
+    double v = strtod(text, &end);
+    if (end == text || !(v >= 0)) return false;
+    while (*end == ' ') end++;
+    static const char *const units[] = {"B", "kB", "MB", "GB", "TB", "PB"};
+    double mult = 1;
+    if (*end) {
+        int u = -1;
+        for (int k = 0; k < 6 && u < 0; k++)
+            if (!strcasecmp(end, units[k])) u = k;
+        if (u < 0) return false;
+        for (int k = 0; k < u; k++) mult *= 1024;
+    }
+    if (v * mult > 9.0e18) return false;
+    *out = (int64_t)(v * mult);
+    return true;
+}
+
+/* Trino's optimize: every file under file_size_threshold (default 100MB)
+ * or with deletes is a candidate, and a partition's candidates are merged
+ * when there are two or more (or one has deletes). */
+static floe_status trino_thresholds(const floe_proc_call *call, rw_options *o) {
+    const floe_proc_arg *t = floe_proc_get(call, "file_size_threshold");
+    int64_t threshold = 100LL * 1024 * 1024;
+    if (t->given && !parse_data_size(t->str, &threshold))
+        return floe_proc_error(call, t, FLOE_ERR_INVALID_ARGUMENT, "file_size_threshold: invalid data size '%s' "
+                               "(a number and B, kB, MB, GB, TB or PB)", t->str);
+    o->min_size = threshold;
+    if (o->target <= threshold) o->target = threshold + 1;
+    o->max_size = INT64_MAX;
+    o->min_input_files = 2;
+    o->delete_file_threshold = 1;
+    return NULL;
+}
+
 static floe_status read_options(const floe_proc_call *call, const floe_ice_table_metadata *md, rw_options *o) {
     const floe_proc_arg *opts = floe_proc_get(call, "options");
     for (int32_t i = 0; opts->given && i < opts->n; i++) {
@@ -165,6 +205,7 @@ static floe_status read_options(const floe_proc_call *call, const floe_ice_table
         why = msg;
     }
     if (why) return floe_proc_error(call, opts, FLOE_ERR_INVALID_ARGUMENT, "%s", why);
+    if (call->def == &floe_proc_trino_optimize) FLOE_TRY(trino_thresholds(call, o));
     const char *order = option(opts, "rewrite-job-order");
     if (order && strcasecmp(order, "none") != 0 && strcasecmp(order, "bytes-asc") != 0 &&
         strcasecmp(order, "bytes-desc") != 0 && strcasecmp(order, "files-asc") != 0 &&
@@ -791,3 +832,14 @@ static const floe_proc_column k_columns[] = {
 };
 const floe_proc_def floe_proc_rewrite_data_files = {"rewrite_data_files", k_params, 5, k_columns, 5,
                                                     rewrite_data_files, false};
+
+/* ALTER TABLE t EXECUTE optimize(file_size_threshold => '128MB') (Trino):
+ * the same bin-pack with Trino's thresholds (trino_thresholds); the table
+ * comes from the statement, the other parameters stay unset. */
+static const floe_proc_param k_optimize_params[] = {
+    {"file_size_threshold", FLOE_PROC_STRING, false}, {"table", FLOE_PROC_STRING, false},
+    {"strategy", FLOE_PROC_STRING, false},            {"sort_order", FLOE_PROC_STRING, false},
+    {"options", FLOE_PROC_MAP, false},                {"where", FLOE_PROC_STRING, false},
+};
+const floe_proc_def floe_proc_trino_optimize = {"optimize", k_optimize_params, 2, k_columns, 5, rewrite_data_files,
+                                                false};
