@@ -260,6 +260,10 @@ typedef struct floe_row_delta {
     int64_t base_snapshot_id;
     const struct floe_ice_expr *conflict_filter;
     floe_isolation_level isolation;
+    /* NULL: "delete" / "overwrite" as below.  "replace": a rewrite that
+     * changes no rows (compaction: rewrite_data_files), Java's
+     * RewriteFiles — data files added and removed, no delete files added. */
+    const char *operation;
 } floe_row_delta;
 
 /* Commit `d` to ns.name with the append retry loop.  Each attempt, on the

@@ -233,6 +233,11 @@ floe_status floe_plan_iceberg_commit_delta(floe_plan *child, const char *catalog
                                            const char *const *removed_paths, int32_t n_removed,
                                            floe_plan **out) FLOE_WARN_UNUSED;
 floe_isolation_level floe_iceberg_commit_isolation(const floe_plan *p);
+/* A row-delta commit that rewrites files without changing rows
+ * (rewrite_data_files): operation "replace" (floe_row_delta.operation);
+ * the writers must add no delete files.  A part of the node. */
+floe_status floe_iceberg_commit_set_replace(floe_plan *p) FLOE_WARN_UNUSED;
+bool floe_iceberg_commit_is_replace(const floe_plan *p);
 const char *floe_iceberg_commit_conflict_filter(const floe_plan *p); /* NULL: none */
 const char *const *floe_iceberg_commit_removed(const floe_plan *p, int32_t *n);
 

@@ -306,6 +306,17 @@ floe_status floe_ice_tm_row_delta_snapshot(const struct floe_ice_table *t, const
                                            floe_ice_table_metadata **out,
                                            floe_ice_append_files *written) FLOE_WARN_UNUSED;
 
+/* A "replace" snapshot of `t`'s current one with its data manifests of the
+ * default spec rewritten: every live entry EXISTING, clustered by
+ * partition, about target_bytes per manifest (commit.manifest.target-
+ * size-bytes); delete manifests and other specs' kept.  No current
+ * snapshot or nothing to rewrite: *out NULL.  *n_replaced / *n_created:
+ * the manifests replaced and written.  `written` collects every manifest
+ * and list written (discarded here on failure). */
+floe_status floe_ice_tm_rewrite_manifests_snapshot(const struct floe_ice_table *t, int64_t target_bytes,
+                                                   floe_ice_table_metadata **out, floe_ice_append_files *written,
+                                                   int32_t *n_replaced, int32_t *n_created) FLOE_WARN_UNUSED;
+
 #ifdef __cplusplus
 }
 #endif

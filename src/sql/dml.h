@@ -83,6 +83,20 @@ floe_status floe_sql_plan_delta_write(floe_session *s, floe_plan *input, const f
                                       const floe_delta_old_delete *old_deletes, int32_t n_old_deletes,
                                       floe_plan **out) FLOE_WARN_UNUSED;
 
+/* The write plan of a rewrite (rewrite_data_files) over `input`: the delta
+ * rows of floe_sql_plan_delta_write with every row written (copy-on-write,
+ * no delete files), the table's properties followed by `extra_props`
+ * (n_extra key/value pairs: target size, distribution), files sorted by
+ * `order_json` (Iceberg sort order JSON; the files record `order_id`;
+ * NULL: not sorted, order 0), and a "replace" commit removing `removed` under
+ * snapshot isolation (concurrent appends are fine; deletes added since
+ * base_snapshot_id for a removed file are a conflict). */
+floe_status floe_sql_plan_rewrite_write(floe_session *s, floe_plan *input, const floe_ice_table *t, const char *ns,
+                                        const char *name, int64_t base_snapshot_id, const char *const *extra_props,
+                                        int32_t n_extra, const char *order_json, int32_t order_id,
+                                        const char *const *removed, int32_t n_removed,
+                                        floe_plan **out) FLOE_WARN_UNUSED;
+
 /* ---- dml.c ---------------------------------------------------------------- */
 
 /* Run `stmt` if it is INSERT, INSERT OVERWRITE, CREATE TABLE AS or DELETE

@@ -369,6 +369,29 @@ static bool is_name_token(const prepass *pp, int32_t i) {
     return true;
 }
 
+/* ALTER TABLE name EXECUTE proc [(args)] at token i (the ALTER): Trino's
+ * table procedures become CALL proc(args) with the table recorded (see
+ * FLOE_SQL_TABLE_EXECUTE).  *next stays i + 1 when it is not that form. */
+static floe_status cut_table_execute(prepass *pp, int32_t i, int32_t *next) {
+    int32_t k = i + 2;
+    if (!is_name_token(pp, k)) return NULL;
+    while (tok_is_char(pp, k + 1, '.') && is_name_token(pp, k + 2)) k += 2;
+    if (!tok_is(pp, k + 1, "execute") || !is_name_token(pp, k + 2)) return NULL;
+    const token *name = &pp->toks[i + 2], *last = &pp->toks[k], *proc = &pp->toks[k + 2];
+    FLOE_TRY(add_clause(pp, FLOE_SQL_TABLE_EXECUTE, pp->toks[i].start,
+                        floe_strndup(pp->sql + name->start, (size_t)(last->end - name->start)), false));
+    bool parens = tok_is_char(pp, k + 3, '(');
+    int32_t plen = proc->end - proc->start;
+    char *buf = floe_malloc((size_t)plen + 8);
+    if (!buf) return floe_error(FLOE_ERR_OUT_OF_MEMORY, "parsing ALTER TABLE ... EXECUTE");
+    snprintf(buf, (size_t)plen + 8, "CALL %.*s%s", (int)plen, pp->sql + proc->start, parens ? "" : "()");
+    blank(pp, pp->toks[i].start, proc->end);
+    memcpy(pp->text + pp->toks[i].start, buf, strlen(buf)); /* shorter than what it replaces */
+    floe_free(buf);
+    *next = k + 3;
+    return NULL;
+}
+
 /* ALTER TABLE [IF EXISTS] name <evolution> at token i (the ALTER), where
  * <evolution> is one of Iceberg's Spark SQL extensions for partition spec
  * and write order changes, which PostgreSQL's grammar cannot parse.  The
@@ -609,7 +632,8 @@ static floe_status run_prepass(prepass *pp) {
         } else if (tok_is(pp, i, "insert") && (tok_is(pp, i + 1, "overwrite") || tok_is(pp, i + 1, "into"))) {
             FLOE_TRY(cut_insert_spark(pp, i, &next));
         } else if (starts_statement(pp, i) && tok_is(pp, i, "alter") && tok_is(pp, i + 1, "table")) {
-            FLOE_TRY(cut_table_evolution(pp, i, &next));
+            FLOE_TRY(cut_table_execute(pp, i, &next));
+            if (next == i + 1) FLOE_TRY(cut_table_evolution(pp, i, &next));
         } else if (starts_statement(pp, i) && tok_is(pp, i, "drop") && tok_is(pp, i + 1, "table")) {
             next = cut_drop_purge(pp, i);
         } else if (starts_statement(pp, i) && tok_is(pp, i, "describe") && i + 1 < pp->n &&

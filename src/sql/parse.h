@@ -76,6 +76,10 @@
  *                                   word, lowercased
  *   CALL p(..., array(1, 2))        Spark's array(...) becomes ARRAY[1, 2]
  *                                   (no clause)
+ *   ALTER TABLE t EXECUTE p[(...)]  FLOE_SQL_TABLE_EXECUTE (Trino's table
+ *                                   procedures): rewritten to CALL p(...)
+ *                                   (`()` added when absent); location = the
+ *                                   ALTER; text = the table name as written
  *
  * Syntax errors are FLOE_ERR_SYNTAX "line L, column C: <message>" (1-based,
  * over the whole script).
@@ -101,7 +105,8 @@ typedef enum floe_sql_clause_kind {
     FLOE_SQL_MERGE_WHEN,
     FLOE_SQL_QUALIFY,
     FLOE_SQL_NULL_TREATMENT,
-    FLOE_SQL_CALL_ARG_NAME
+    FLOE_SQL_CALL_ARG_NAME,
+    FLOE_SQL_TABLE_EXECUTE
 } floe_sql_clause_kind;
 
 typedef struct floe_sql_clause {

@@ -67,6 +67,7 @@ extern const floe_func_def floe_interval_funcs[]; /* func_interval.c */
 extern const floe_func_def floe_array_funcs[];    /* func_array.c */
 extern const floe_func_def floe_nested_funcs[];   /* func_nested.c */
 extern const floe_func_def floe_timezone_funcs[]; /* func_timezone.c */
+extern const floe_func_def floe_zorder_funcs[];   /* func_zorder.c */
 
 /* The definition named `name` (exact, lowercase), or NULL. */
 const floe_func_def *floe_func_lookup(const char *name);

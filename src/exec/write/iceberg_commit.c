@@ -44,6 +44,7 @@ typedef struct commit_plan {
     char **removed;          /* data files removed whole (copy-on-write) */
     int32_t n_removed;
     char *wap_id;            /* APPEND: stage under this wap.id (NULL: commit) */
+    bool replace;            /* ROW_DELTA: operation "replace" (compaction) */
 } commit_plan;
 
 /* The data files received so far: the batches are kept and the records
@@ -170,6 +171,7 @@ static floe_status commit_delta(const commit_plan *p, const received *r, const f
         d.base_snapshot_id = p->base_snapshot_id;
         d.conflict_filter = filter;
         d.isolation = p->isolation;
+        d.operation = p->replace ? "replace" : NULL;
         const char *summary[2] = {"floe.job-id", p->job_id};
         st = floe_catalog_row_delta(cat, p->ns, p->name, &d, summary, 1, p->max_retries, snapshot_id);
     }
@@ -356,6 +358,7 @@ static floe_status commit_encode(const floe_plan *p_, floe_buf *out) {
     FLOE_TRY(floe_codec_put_i64(out, p->n_removed));
     for (int32_t i = 0; i < p->n_removed; i++) FLOE_TRY(floe_codec_put_str(out, p->removed[i]));
     FLOE_TRY(floe_codec_put_str(out, p->wap_id ? p->wap_id : ""));
+    FLOE_TRY(floe_codec_put_i64(out, p->replace ? 1 : 0));
     return floe_exec_io_props_encode(out, p->io_props, p->n_io_props);
 }
 
@@ -385,7 +388,12 @@ static floe_status commit_decode(floe_reader *r, floe_plan *const *children, int
         st = floe_error(FLOE_ERR_OUT_OF_MEMORY, "decoding IcebergCommit");
     for (; !st && got < n_removed; got++) st = floe_codec_get_str(r, &removed[got]);
     char *wap = NULL;
+    int64_t replace = 0;
     if (!st) st = floe_codec_get_str(r, &wap);
+    if (!st) st = floe_codec_get_i64(r, &replace);
+    if (!st && (replace < 0 || replace > 1 || (replace && kind != FLOE_COMMIT_ROW_DELTA)))
+        st = floe_error(FLOE_ERR_CORRUPT, "IcebergCommit: replace flag %lld for kind %lld", (long long)replace,
+                        (long long)kind);
     if (!st) st = floe_exec_io_props_decode(r, &io, &n_io);
     if (!st && kind == FLOE_COMMIT_ROW_DELTA)
         st = floe_plan_iceberg_commit_delta(children[0], uri, ns, name, base, job, (int32_t)retries, io, n_io,
@@ -394,6 +402,13 @@ static floe_status commit_decode(floe_reader *r, floe_plan *const *children, int
     else if (!st)
         st = floe_plan_iceberg_commit_io(children[0], uri, ns, name, (floe_commit_kind)kind, base, job,
                                          (int32_t)retries, io, n_io, out);
+    if (!st && replace) {
+        st = floe_iceberg_commit_set_replace(*out);
+        if (st) {
+            floe_plan_release(*out);
+            *out = NULL;
+        }
+    }
     if (!st && wap && *wap) {
         st = floe_iceberg_commit_set_wap_id(*out, wap);
         if (st) {
@@ -418,6 +433,7 @@ static floe_status commit_explain(const floe_plan *p_, floe_buf *out) {
     FLOE_TRY(floe_buf_printf(out, "table=%s.%s, kind=%s", p->ns, p->name,
                              p->kind == FLOE_COMMIT_APPEND               ? "append"
                              : p->kind == FLOE_COMMIT_REPLACE_PARTITIONS ? "replace-partitions"
+                             : p->replace                                ? "replace"
                                                                          : "row-delta"));
     if (p->kind == FLOE_COMMIT_ROW_DELTA)
         FLOE_TRY(floe_buf_printf(out, ", base_snapshot=%lld, isolation=%s, removed_files=%d",
@@ -564,6 +580,16 @@ floe_status floe_iceberg_commit_set_wap_id(floe_plan *p_, const char *wap_id) {
     if (wap_id && !p->wap_id) return floe_error(FLOE_ERR_OUT_OF_MEMORY, "IcebergCommit: out of memory");
     return NULL;
 }
+
+floe_status floe_iceberg_commit_set_replace(floe_plan *p_) {
+    commit_plan *p = (commit_plan *)p_;
+    if (p->kind != FLOE_COMMIT_ROW_DELTA)
+        return floe_error(FLOE_ERR_UNSUPPORTED, "IcebergCommit: only a row delta can be a replace");
+    p->replace = true;
+    return NULL;
+}
+
+bool floe_iceberg_commit_is_replace(const floe_plan *p) { return ((const commit_plan *)p)->replace; }
 
 const char *floe_iceberg_commit_wap_id(const floe_plan *p) { return ((const commit_plan *)p)->wap_id; }
 int32_t floe_iceberg_commit_max_retries(const floe_plan *p) { return ((const commit_plan *)p)->max_retries; }

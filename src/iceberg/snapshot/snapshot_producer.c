@@ -1084,6 +1084,25 @@ static floe_status install_snapshot(floe_ice_producer *p, const char *list, json
     return floe_ice_tm_edit_finish(p->md, root, out);
 }
 
+floe_status floe_ice_producer_write_existing(floe_ice_producer *p, const floe_ice_partition_spec *spec,
+                                             const floe_ice_manifest_entry *e, size_t n, floe_ice_append_files *w,
+                                             floe_ice_manifest_file *rec) {
+    char *path = NULL;
+    FLOE_TRY(location_for(p, 1 + w->n_rewritten, &path));
+    w->rewritten[w->n_rewritten++] = path;
+    return write_manifest(p, path, FLOE_ICE_MANIFEST_DATA, spec, e, n, rec);
+}
+
+floe_status floe_ice_producer_commit_list(floe_ice_producer *p, floe_ice_manifest_file *all, size_t n,
+                                          const char *operation, const char *const *extra_kv, int32_t n_extra,
+                                          floe_ice_table_metadata **out, floe_ice_append_files *written) {
+    if (p->md->format_version >= 3) FLOE_TRY(assign_row_ids(p, all, n));
+    FLOE_TRY(write_list(p, all, n, written));
+    json_t *summary = NULL;
+    FLOE_TRY(build_summary(p, operation, extra_kv, n_extra, NULL, 0, &summary));
+    return install_snapshot(p, written->manifest_list, summary, out);
+}
+
 floe_status floe_ice_producer_commit(floe_ice_producer *p, const char *operation, const char *const *extra_kv,
                                      int32_t n_extra, const char *const *kv, int32_t n_kv,
                                      floe_ice_table_metadata **out, floe_ice_append_files *written) {

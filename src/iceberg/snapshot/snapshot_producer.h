@@ -178,6 +178,21 @@ floe_status floe_ice_producer_commit(floe_ice_producer *p, const char *operation
                                      int32_t n_extra, const char *const *kv, int32_t n_kv,
                                      floe_ice_table_metadata **out, floe_ice_append_files *written) FLOE_WARN_UNUSED;
 
+/* For operations that lay out the manifests themselves (rewrite
+ * manifests): write `n` entries (statuses and ids as given) to a new data
+ * manifest of `spec`, its location appended to w->rewritten (which must
+ * have room), and fill its list record `rec`. */
+floe_status floe_ice_producer_write_existing(floe_ice_producer *p, const floe_ice_partition_spec *spec,
+                                             const floe_ice_manifest_entry *e, size_t n, floe_ice_append_files *w,
+                                             floe_ice_manifest_file *rec) FLOE_WARN_UNUSED;
+/* Then write the manifest list of exactly `all` (v3: row ids assigned to
+ * data manifests without one), the summary (`extra_kv` entries, counts of
+ * added / removed files as registered) and the new metadata. */
+floe_status floe_ice_producer_commit_list(floe_ice_producer *p, floe_ice_manifest_file *all, size_t n,
+                                          const char *operation, const char *const *extra_kv, int32_t n_extra,
+                                          floe_ice_table_metadata **out,
+                                          floe_ice_append_files *written) FLOE_WARN_UNUSED;
+
 /* A partition tuple of spec `spec_id` as "a=1/b=x" for messages
  * (floe_malloc'd; "(unpartitioned)" when the spec has no fields). */
 floe_status floe_ice_producer_partition_name(const floe_ice_producer *p, int32_t spec_id,

@@ -504,7 +504,7 @@ static floe_status run(delta_ctx *x, const char *const *kv, int32_t n_kv, floe_i
     FLOE_TRY(validate(x));
     if (d->n_deletes > 0) FLOE_TRY(floe_ice_producer_add_delete_files(p, x->deletes, d->n_deletes));
     FLOE_TRY(floe_ice_producer_drop_orphan_deletes(p));
-    const char *op = d->n_data > 0 ? "overwrite" : "delete";
+    const char *op = d->operation ? d->operation : d->n_data > 0 ? "overwrite" : "delete";
     return floe_ice_producer_commit(p, op, NULL, 0, kv, n_kv, out, w);
 }
 
@@ -516,9 +516,10 @@ floe_status floe_ice_tm_row_delta_snapshot(const floe_ice_table *t, const struct
     if (!t || !t->md || !d || d->n_data < 0 || d->n_deletes < 0 || d->n_removed < 0 ||
         (d->n_data > 0 && (!d->data_files || !d->data_lens)) ||
         (d->n_deletes > 0 && (!d->delete_files || !d->delete_lens)) || (d->n_removed > 0 && !d->removed_paths) ||
-        n_kv < 0 || (n_kv > 0 && !summary_kv))
-        return floe_error(FLOE_ERR_INVALID_ARGUMENT, "row delta: bad arguments (table, files, removed paths or "
-                          "summary pairs)");
+        n_kv < 0 || (n_kv > 0 && !summary_kv) ||
+        (d->operation && (strcmp(d->operation, "replace") != 0 || d->n_deletes > 0)))
+        return floe_error(FLOE_ERR_INVALID_ARGUMENT, "row delta: bad arguments (table, files, removed paths, "
+                          "summary pairs, or an operation other than a replace without delete files)");
     if (d->n_data == 0 && d->n_deletes == 0 && d->n_removed == 0) return NULL; /* nothing to do */
     floe_ice_producer p;
     delta_ctx x;

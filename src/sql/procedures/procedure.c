@@ -56,7 +56,8 @@ floe_status floe_proc_error(const floe_proc_call *call, const floe_proc_arg *arg
 const floe_proc_arg *floe_proc_get(const floe_proc_call *call, const char *name) {
     for (int32_t i = 0; i < call->def->n_params; i++)
         if (!strcmp(call->def->params[i].name, name)) return &call->args[i];
-    return NULL;
+    static const floe_proc_arg absent = {false, NULL, 0, false, NULL, NULL, 0, -1};
+    return &absent;
 }
 
 /* ------------------------------------------------------------ results */
@@ -355,6 +356,21 @@ static floe_status find_procedure(floe_session *s, const json_t *funcname, int32
     return e;
 }
 
+/* Trino's table procedures (ALTER TABLE t EXECUTE name(...)). */
+extern const floe_proc_def floe_proc_trino_optimize; /* proc_rewrite.c */
+
+static floe_status find_table_procedure(floe_session *s, const json_t *funcname, int32_t location,
+                                        const floe_proc_def **out) {
+    const char *name = floe_pg_list_len(funcname) == 1 ? floe_pg_string(floe_pg_list_at(funcname, 0)) : NULL;
+    if (name && !strcmp(name, "optimize")) {
+        *out = &floe_proc_trino_optimize;
+        return NULL;
+    }
+    return floe_session_error_at(s, location, FLOE_ERR_NOT_FOUND,
+                                 "ALTER TABLE ... EXECUTE: unknown table procedure '%s' (procedures: optimize)",
+                                 name ? name : "?");
+}
+
 /* Match the call's arguments to the parameters and evaluate them. */
 static floe_status bind_args(floe_proc_call *call, const floe_sql_stmt *stmt, const json_t *args) {
     const floe_proc_def *d = call->def;
@@ -420,7 +436,11 @@ floe_status floe_sql_exec_call(floe_session *s, const floe_sql_stmt *stmt, const
     if (!fc) fc = floe_pg_get(body, "funccall");
     int32_t loc = (int32_t)floe_pg_get_int(fc, "location", stmt->location);
     const floe_proc_def *def = NULL;
-    FLOE_TRY(find_procedure(s, floe_pg_get(fc, "funcname"), loc, &def));
+    /* ALTER TABLE t EXECUTE p(...): Trino's table procedures, the table
+     * from the statement (parse.h, FLOE_SQL_TABLE_EXECUTE). */
+    const floe_sql_clause *exec = floe_sql_stmt_clause(stmt, FLOE_SQL_TABLE_EXECUTE, -1);
+    if (exec) FLOE_TRY(find_table_procedure(s, floe_pg_get(fc, "funcname"), loc, &def));
+    else FLOE_TRY(find_procedure(s, floe_pg_get(fc, "funcname"), loc, &def));
     if (def->n_params > MAX_PARAMS) return floe_error(FLOE_ERR_INTERNAL, "%s: too many parameters", def->name);
     floe_proc_call call;
     memset(&call, 0, sizeof(call));
@@ -430,6 +450,14 @@ floe_status floe_sql_exec_call(floe_session *s, const floe_sql_stmt *stmt, const
     call.args = floe_calloc((size_t)def->n_params + 1, sizeof(floe_proc_arg));
     if (!call.args) return oom();
     floe_status st = bind_args(&call, stmt, floe_pg_get(fc, "args"));
+    if (!st && exec) {
+        floe_proc_arg *t = (floe_proc_arg *)floe_proc_get(&call, "table");
+        if (t->given)
+            st = floe_session_error_at(s, loc, FLOE_ERR_INVALID_ARGUMENT, "%s: the table is the ALTER TABLE's",
+                                       def->name);
+        else if (!(t->str = floe_strdup(exec->text))) st = oom();
+        else t->given = true, t->location = exec->location;
+    }
     if (!st) st = def->run(&call);
     if (!st) st = emit(&call, sink);
     for (int32_t k = 0; k < def->n_params; k++) arg_clear(&call.args[k], def->params[k].type);

@@ -117,7 +117,8 @@ floe_status floe_sql_exec_call(floe_session *s, const floe_sql_stmt *stmt, const
 
 /* ---- for callbacks ------------------------------------------------------ */
 
-/* The argument of parameter `name` (must be one of the definition's). */
+/* The argument of parameter `name`; one the definition lacks is never
+ * given (so definitions sharing a callback may take fewer parameters). */
 const floe_proc_arg *floe_proc_get(const floe_proc_call *call, const char *name);
 
 /* Result rows: start a row, then add its cells left to right. */

@@ -17,6 +17,9 @@ extern const floe_proc_def floe_proc_fast_forward;
 /* proc_expire.c, proc_orphans.c */
 extern const floe_proc_def floe_proc_expire_snapshots;
 extern const floe_proc_def floe_proc_remove_orphan_files;
+/* proc_rewrite.c, proc_manifests.c */
+extern const floe_proc_def floe_proc_rewrite_data_files;
+extern const floe_proc_def floe_proc_rewrite_manifests;
 
 const floe_proc_def *const floe_proc_registry[] = {
     &floe_proc_rollback_to_snapshot,
@@ -27,5 +30,7 @@ const floe_proc_def *const floe_proc_registry[] = {
     &floe_proc_fast_forward,
     &floe_proc_expire_snapshots,
     &floe_proc_remove_orphan_files,
+    &floe_proc_rewrite_data_files,
+    &floe_proc_rewrite_manifests,
     NULL,
 };
