@@ -1,0 +1,121 @@
+#!/usr/bin/env bash
+# `floe serve` with real PostgreSQL clients on 127.0.0.1 (a free port the
+# server picks and prints): psql runs DDL, INSERT and SELECT and sees what
+# `floe -c` sees; errors come back as ErrorResponses with SQLSTATEs and the
+# session goes on; psycopg2 gets typed Python values, per-session settings,
+# concurrent sessions whose every INSERT is kept, and a cancelled statement
+# (tests/scripts/pg_serve_py.py); node-postgres runs parameterised queries
+# and named prepared statements over the extended protocol and logs in with
+# SCRAM-SHA-256, a wrong password refused with 28P01
+# (tests/scripts/pg_serve_node.mjs).  The log must never show a password.
+#
+# Needs psql (postgresql-client), python3's psycopg2 (python3-psycopg2) and
+# node with tests/peers' pg: each missing one is a skip of its part, a
+# failure under CI=true.
+set -euo pipefail
+FLOE_BIN=${FLOE_BIN:?FLOE_BIN not set}
+SRC=${FLOE_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}
+fail() { echo "FAIL: $*"; exit 1; }
+skipped=()
+missing() {
+    [ "${CI:-}" = true ] && fail "$1 (missing under CI=true)"
+    echo "SKIP: $1"
+    skipped+=("$1")
+}
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/pg_serve.XXXXXX")
+PIDS=()
+cleanup() {
+    for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done
+    for p in "${PIDS[@]}"; do wait "$p" 2>/dev/null || true; done
+    rm -rf "$TMP"
+}
+trap cleanup EXIT
+W=$TMP/warehouse
+PASSWORD='pencil-Z9!'
+
+# start NAME ARGS...: a server in the background; sets PORT.
+start() {
+    local name=$1
+    shift
+    FLOE_LOG=info "$FLOE_BIN" serve --warehouse "$W" --port 0 "$@" >"$TMP/$name.out" 2>"$TMP/$name.log" &
+    PIDS+=($!)
+    for _ in $(seq 1 300); do
+        PORT=$(sed -n 's/^floe serve: listening on .*:\([0-9]*\)$/\1/p' "$TMP/$name.out")
+        [ -n "$PORT" ] && return 0
+        kill -0 "${PIDS[-1]}" 2>/dev/null || { cat "$TMP/$name.log"; fail "server $name exited"; }
+        sleep 0.1
+    done
+    fail "server $name did not start listening"
+}
+
+"$FLOE_BIN" --warehouse "$W" -c "CREATE TABLE conc (k int, n int) WITH ('commit.retry.num-retries' = '20')" \
+    -c "CREATE TABLE log (id int)"
+start trust
+TRUST_PORT=$PORT
+printf '%s\n' "$PASSWORD" >"$TMP/pw"
+start scram --user tester --password-file "$TMP/pw"
+AUTH_PORT=$PORT
+
+if command -v psql >/dev/null 2>&1; then
+    P=(timeout 120 psql -X -q -h 127.0.0.1 -p "$TRUST_PORT" -U tester -d floe -v ON_ERROR_STOP=1)
+    "${P[@]}" -c "CREATE TABLE items (id int, name text, price decimal(10, 2), day date, ts timestamp, ok boolean, big bigint)"
+    "${P[@]}" -c "INSERT INTO items VALUES (1, 'alpha', 10, DATE '2024-01-02', TIMESTAMP '2024-01-02 03:04:05.25', true, 9000000000),
+                  (2, 'beta', 20.5, DATE '2024-03-04', NULL, false, -1), (3, NULL, NULL, NULL, NULL, NULL, NULL)"
+    q="SELECT id, name, price, day, big FROM items ORDER BY id"
+    got=$("${P[@]}" -A -t -F, -c "$q")
+    want=$("$FLOE_BIN" --warehouse "$W" --format csv -c "$q" | tail -n +2)
+    [ "$got" = "$want" ] || fail "psql and floe -c differ: psql: $got / floe: $want"
+    # tags and row counts as psql prints them
+    out=$(timeout 60 psql -X -h 127.0.0.1 -p "$TRUST_PORT" -U tester -d floe \
+        -c "INSERT INTO log SELECT 100 + g FROM generate_series(1, 3) g(g)" -c "DELETE FROM log WHERE id > 100" \
+        -c "BEGIN" -c "COMMIT" -c "SELECT 1 AS one")
+    for want in "INSERT 0 3" "DELETE 3" "BEGIN" "COMMIT" "(1 row)"; do
+        grep -qxF "$want" <<<"$out" || fail "psql output lacks '$want': $out"
+    done
+    # an error in a script: reported with its SQLSTATE and position, the session goes on
+    printf '%s\n' "SELECT count(*) FROM items;" "SELECT * FROM no_such_table;" "SELECT 41 + 1 AS answer;" >"$TMP/s.sql"
+    out=$(timeout 60 psql -X -h 127.0.0.1 -p "$TRUST_PORT" -U tester -d floe -v VERBOSITY=verbose -f "$TMP/s.sql" 2>&1)
+    grep -q "ERROR:  42P01: table default.no_such_table does not exist" <<<"$out" || fail "psql error: $out"
+    grep -q "LINE 1: SELECT \* FROM no_such_table" <<<"$out" || fail "psql error position: $out"
+    grep -qx "     42" <<<"$out" || fail "the session did not go on after the error: $out"
+    # passwords: SCRAM by default; a wrong one is refused
+    got=$(PGPASSWORD=$PASSWORD timeout 60 psql -X -A -t -h 127.0.0.1 -p "$AUTH_PORT" -U tester -d floe -c "SELECT count(*) FROM items")
+    [ "$got" = 3 ] || fail "psql with the right password: $got"
+    if PGPASSWORD=wrong timeout 60 psql -X -h 127.0.0.1 -p "$AUTH_PORT" -U tester -d floe -c "SELECT 1" >"$TMP/bad.out" 2>&1; then
+        fail "a wrong password was accepted"
+    fi
+    grep -q 'password authentication failed for user "tester"' "$TMP/bad.out" || fail "wrong password: $(cat "$TMP/bad.out")"
+    if PGPASSWORD=$PASSWORD timeout 60 psql -X -h 127.0.0.1 -p "$AUTH_PORT" -U someone -d floe -c "SELECT 1" >/dev/null 2>&1; then
+        fail "another user name was accepted"
+    fi
+    echo "ok: psql: DDL, INSERT, SELECT as floe -c, tags, errors, SCRAM"
+else
+    missing "psql not found (Debian package postgresql-client)"
+    "$FLOE_BIN" --warehouse "$W" -c "CREATE TABLE items (id int, name text, price decimal(10, 2), day date, ts timestamp, ok boolean, big bigint)" \
+        -c "INSERT INTO items VALUES (1, 'alpha', 10, DATE '2024-01-02', TIMESTAMP '2024-01-02 03:04:05.25', true, 9000000000),
+            (2, 'beta', 20.5, DATE '2024-03-04', NULL, false, -1), (3, NULL, NULL, NULL, NULL, NULL, NULL)"
+fi
+
+PY=""
+for p in python3 /usr/bin/python3; do
+    if command -v "$p" >/dev/null 2>&1 && "$p" -c 'import psycopg2' 2>/dev/null; then PY=$p; break; fi
+done
+if [ -n "$PY" ]; then
+    timeout 300 "$PY" "$SRC/tests/scripts/pg_serve_py.py" "$TRUST_PORT"
+else
+    missing "python3 module psycopg2 not found (Debian package python3-psycopg2)"
+fi
+
+if command -v node >/dev/null 2>&1 && [ -d "$SRC/tests/peers/node_modules/pg" ]; then
+    timeout 300 node "$SRC/tests/scripts/pg_serve_node.mjs" "$TRUST_PORT" "$AUTH_PORT" tester "$PASSWORD"
+else
+    missing "node or tests/peers' pg not installed (scripts/install-deps.sh)"
+fi
+
+# Both servers stop on SIGTERM, and their logs name sessions but never the password.
+for p in "${PIDS[@]}"; do kill -TERM "$p"; done
+for p in "${PIDS[@]}"; do wait "$p" || fail "a server exited with status $? on SIGTERM"; done
+PIDS=()
+grep -q "session 1: " "$TMP/trust.log" || fail "no session lines in the log"
+if grep -qF "$PASSWORD" "$TMP"/*.log; then fail "a password reached the log"; fi
+echo "ok: floe serve${skipped:+ (skipped: ${skipped[*]})}"

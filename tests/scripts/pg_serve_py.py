@@ -1,0 +1,130 @@
+"""psycopg2 against `floe serve` (driven by pg_serve.sh): typed Python
+values, an error in the middle of a multi-statement query (the session
+stays usable), syntax error position, per-session SET, concurrent
+sessions inserting into one table, and cancelling a running statement.
+usage: pg_serve_py.py PORT"""
+import datetime
+import decimal
+import sys
+import threading
+import time
+
+import psycopg2
+
+PORT = int(sys.argv[1])
+
+
+def connect():
+    return psycopg2.connect(host="127.0.0.1", port=PORT, user="py", dbname="floe")
+
+
+def check(got, want, what):
+    if got != want:
+        print(f"FAIL: {what}: got {got!r}, want {want!r}")
+        sys.exit(1)
+
+
+c = connect()
+cur = c.cursor()
+cur.execute("SELECT id, name, price, day, ts, ok, big FROM items WHERE id = %s", (1,))
+check(cur.fetchall(), [(1, "alpha", decimal.Decimal("10.00"), datetime.date(2024, 1, 2),
+                        datetime.datetime(2024, 1, 2, 3, 4, 5, 250000), True, 9000000000)], "typed row")
+check([d[1] for d in cur.description], [23, 25, 1700, 1082, 1114, 16, 20], "type OIDs")
+cur.execute("SELECT name, price, day FROM items WHERE id = 3")
+check(cur.fetchall(), [(None, None, None)], "NULLs are None")
+cur.execute("SELECT TIMESTAMPTZ '2024-05-06 07:08:09+00', INTERVAL '1 day 02:00:00', 0.1::double precision")
+check(cur.fetchall(), [(datetime.datetime(2024, 5, 6, 7, 8, 9, tzinfo=datetime.timezone.utc),
+                        datetime.timedelta(days=1, hours=2), 0.1)], "timestamptz, interval, float8")
+c.commit()
+
+# An error mid-batch: the first INSERT is kept (each statement commits),
+# the rest is not run, and the session goes on.
+try:
+    cur.execute("INSERT INTO log VALUES (1); SELECT * FROM no_such_table; INSERT INTO log VALUES (2)")
+    print("FAIL: expected an error")
+    sys.exit(1)
+except psycopg2.Error as e:
+    check(e.pgcode, "42P01", "unknown table SQLSTATE")
+c.rollback()
+cur.execute("SELECT id FROM log ORDER BY id")
+check(cur.fetchall(), [(1,)], "statements before the error kept, after it not run")
+try:
+    cur.execute("SELECT 1; SELEC 2")
+except psycopg2.Error as e:
+    check(e.pgcode, "42601", "syntax error SQLSTATE")
+    check(e.diag.statement_position, "11", "syntax error position")
+c.rollback()
+try:
+    cur.execute("SELECT 1 / 0")
+except psycopg2.Error as e:
+    check(e.pgcode, "22012", "division by zero SQLSTATE")
+c.rollback()
+cur.execute("SELECT count(*) FROM items")
+check(cur.fetchone()[0], 3, "usable after errors")
+
+# Settings are per session.
+c.commit()
+c.autocommit = True
+cur.execute("SET target_partitions = 3")
+other = connect()
+other.autocommit = True
+ocur = other.cursor()
+ocur.execute("SHOW target_partitions")
+mine = ocur.fetchone()[0]
+cur.execute("SHOW target_partitions")
+check(cur.fetchone()[0], "3", "SET in this session")
+if mine == "3":
+    print("FAIL: SET leaked into another session")
+    sys.exit(1)
+ocur.execute("SET application_name = 'other'")
+ocur.execute("SHOW application_name")
+check(ocur.fetchone()[0], "other", "a PostgreSQL setting")
+other.close()
+
+# Several sessions insert into one table at once: every commit is kept.
+N_THREADS, N_INSERTS = 4, 5
+errors = []
+
+
+def writer(k):
+    try:
+        w = connect()
+        w.autocommit = True
+        wc = w.cursor()
+        for n in range(N_INSERTS):
+            wc.execute("INSERT INTO conc VALUES (%s, %s)", (k, n))
+        w.close()
+    except Exception as e:  # noqa: BLE001 - reported below
+        errors.append(repr(e))
+
+
+threads = [threading.Thread(target=writer, args=(k,)) for k in range(N_THREADS)]
+for t in threads:
+    t.start()
+for t in threads:
+    t.join()
+check(errors, [], "concurrent writers")
+cur.execute("SELECT count(*), count(DISTINCT k * 100 + n) FROM conc")
+check(cur.fetchone(), (N_THREADS * N_INSERTS, N_THREADS * N_INSERTS), "every concurrent INSERT kept")
+
+# CancelRequest interrupts a running statement; the session goes on.
+def cancel_soon():
+    time.sleep(1.0)
+    c.cancel()
+
+
+threading.Thread(target=cancel_soon).start()
+t0 = time.time()
+try:
+    cur.execute("SELECT count(*) FROM generate_series(1, 20000000000) g(x)")
+    print("FAIL: the statement was not cancelled")
+    sys.exit(1)
+except psycopg2.Error as e:
+    check(e.pgcode, "57014", "cancelled SQLSTATE")
+if time.time() - t0 > 60:
+    print("FAIL: cancel took too long")
+    sys.exit(1)
+cur.execute("SELECT 7")
+check(cur.fetchone()[0], 7, "usable after cancel")
+c.close()
+print("ok: psycopg2: typed values, errors, settings, concurrent sessions, cancel")
