@@ -4,7 +4,7 @@
  *
  *   floe serve [--warehouse DIR | --catalog ...] [--host 127.0.0.1] [--port 5432]
  *              [--user U] [--password P | --password-file F]
- *              [--auth scram-sha-256|md5|password]
+ *              [--auth scram-sha-256|md5|password] [--tls-cert PEM --tls-key PEM]
  *
  * Without a password every client is trusted, which is why the server
  * binds to 127.0.0.1 unless told otherwise.  --password-file keeps the
@@ -25,13 +25,14 @@
 static const char serve_usage[] =
     "usage: floe serve [--warehouse DIR | --catalog FILE|rest:URL ...] [--host ADDR] [--port N]\n"
     "                  [--user NAME] [--password P | --password-file FILE]\n"
-    "                  [--auth scram-sha-256|md5|password]\n"
+    "                  [--auth scram-sha-256|md5|password] [--tls-cert PEM --tls-key PEM]\n"
     "  --host ADDR     address to listen on (default 127.0.0.1)\n"
     "  --port N        TCP port (default 5432; 0 picks a free one)\n"
     "  --user NAME     the only user name accepted (default: any)\n"
     "  --password P    require this password (else every client is trusted)\n"
     "  --password-file FILE  the password, from the first line of FILE\n"
-    "  --auth METHOD   how the password is checked (default scram-sha-256)";
+    "  --auth METHOD   how the password is checked (default scram-sha-256)\n"
+    "  --tls-cert PEM, --tls-key PEM  offer TLS with this certificate chain and key";
 
 static const char *opt(int argc, char **argv, int *i, const char *name) {
     size_t n = strlen(name);
@@ -89,6 +90,8 @@ floe_status floe_cli_serve(int argc, char **argv) {
                 return floe_error(FLOE_ERR_INVALID_ARGUMENT, "--port '%s' is not a port number\n%s", v, serve_usage);
             cfg.port = (int)p;
         } else if ((v = opt(argc, argv, &i, "--user"))) cfg.user = v;
+        else if ((v = opt(argc, argv, &i, "--tls-cert"))) cfg.tls_cert = v;
+        else if ((v = opt(argc, argv, &i, "--tls-key"))) cfg.tls_key = v;
         else if ((v = opt(argc, argv, &i, "--password-file"))) password_file = v;
         else if ((v = opt(argc, argv, &i, "--password"))) cfg.password = v;
         else if ((v = opt(argc, argv, &i, "--auth"))) {

@@ -194,9 +194,16 @@ floe_status pg_startup(pg_session *s, bool *done) {
             *done = true;
             return NULL;
         }
+        if (code == SSL_REQUEST && round < 2 && s->server->tls && !s->conn.ssl) {
+            uint8_t yes = 'S';
+            pg_put_bytes(&s->conn, &yes, 1);
+            FLOE_TRY(pg_flush(&s->conn));
+            FLOE_TRY(pg_tls_accept(s));
+            continue;
+        }
         if ((code == SSL_REQUEST || code == GSSENC_REQUEST) && round < 2) {
-            /* No TLS or GSS encryption: the client goes on in plain text
-             * (or gives up, as sslmode=require does). */
+            /* No TLS (or GSS encryption): the client goes on in plain
+             * text, or gives up as sslmode=require does. */
             uint8_t no = 'N';
             pg_put_bytes(&s->conn, &no, 1);
             FLOE_TRY(pg_flush(&s->conn));
@@ -232,6 +239,7 @@ floe_status pg_startup(pg_session *s, bool *done) {
         return NULL;
     }
     send_auth(s, 0, NULL, 0); /* AuthenticationOk */
-    FLOE_LOG_INFO("serve", "session %d: user '%s' database '%s' from %s", (int)s->id, s->user, s->database, s->peer);
+    FLOE_LOG_INFO("serve", "session %d: user '%s' database '%s' from %s%s", (int)s->id, s->user, s->database, s->peer,
+                  s->conn.ssl ? " (TLS)" : "");
     return NULL;
 }

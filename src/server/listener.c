@@ -16,6 +16,7 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <openssl/rand.h>
+#include <openssl/ssl.h>
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
@@ -164,8 +165,15 @@ floe_status floe_pg_serve(const floe_pg_server_config *cfg) {
         if (RAND_bytes(salt, sizeof salt) != 1) return floe_error(FLOE_ERR_INTERNAL, "no random bytes for a salt");
         FLOE_TRY(floe_scram_make_verifier(cfg->password, salt, sizeof salt, FLOE_SCRAM_ITERATIONS, &server.verifier));
     }
+    if (!cfg->tls_cert != !cfg->tls_key)
+        return floe_error(FLOE_ERR_INVALID_ARGUMENT, "TLS needs both --tls-cert and --tls-key");
+    if (cfg->tls_cert) FLOE_TRY(pg_tls_context_new(cfg->tls_cert, cfg->tls_key, &server.tls));
     int lfd = -1, port = 0;
-    FLOE_TRY(open_listener(server.cfg.host, cfg->port, &lfd, &port));
+    floe_status lst = open_listener(server.cfg.host, cfg->port, &lfd, &port);
+    if (lst) {
+        SSL_CTX_free(server.tls);
+        return lst;
+    }
 
     g_stop = 0;
     struct sigaction sa;
@@ -176,7 +184,7 @@ floe_status floe_pg_serve(const floe_pg_server_config *cfg) {
     sigaction(SIGTERM, &sa, NULL);
     signal(SIGPIPE, SIG_IGN);
 
-    FLOE_LOG_INFO("serve", "listening on %s port %d (%s)", server.cfg.host, port,
+    FLOE_LOG_INFO("serve", "listening on %s port %d (%s%s)", server.cfg.host, port, server.tls ? "TLS, " : "",
                   !cfg->password ? "trust" : cfg->auth == FLOE_PG_AUTH_MD5 ? "md5"
                                          : cfg->auth == FLOE_PG_AUTH_PASSWORD ? "password" : "scram-sha-256");
     if (cfg->on_listening) cfg->on_listening(cfg->arg, server.cfg.host, port);
@@ -235,5 +243,7 @@ floe_status floe_pg_serve(const floe_pg_server_config *cfg) {
     }
     pthread_mutex_unlock(&g_lock);
     reap(true);
+    SSL_CTX_free(server.tls);
+    server.tls = NULL;
     return st;
 }

@@ -4,6 +4,8 @@
 #include "server/pgwire.h"
 
 #include <errno.h>
+#include <openssl/err.h>
+#include <openssl/ssl.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -17,6 +19,8 @@ void pg_conn_init(pg_conn *c, int fd) {
 }
 
 void pg_conn_free(pg_conn *c) {
+    if (c->ssl) SSL_free(c->ssl);
+    c->ssl = NULL;
     floe_buf_free(&c->in);
     floe_buf_free(&c->out);
 }
@@ -27,6 +31,19 @@ static floe_status read_exact(pg_conn *c, void *p, size_t n, bool at_start) {
     uint8_t *q = p;
     size_t got = 0;
     while (got < n) {
+        if (c->ssl) {
+            size_t r = 0;
+            if (SSL_read_ex(c->ssl, q + got, n - got, &r) == 1) {
+                got += r;
+                continue;
+            }
+            int e = SSL_get_error(c->ssl, 0);
+            ERR_clear_error();
+            if (e == SSL_ERROR_ZERO_RETURN && got == 0 && at_start)
+                return floe_error(FLOE_ERR_CANCELLED, "the client closed the connection");
+            return floe_error(FLOE_ERR_IO, "reading from the client over TLS: %s",
+                              e == SSL_ERROR_ZERO_RETURN || e == SSL_ERROR_SYSCALL ? "connection closed" : "TLS error");
+        }
         ssize_t r = recv(c->fd, q + got, n - got, 0);
         if (r > 0) {
             got += (size_t)r;
@@ -111,6 +128,15 @@ void pg_end(pg_conn *c) {
 floe_status pg_flush(pg_conn *c) {
     if (c->broken) return floe_error(FLOE_ERR_OUT_OF_MEMORY, "building a reply: out of memory");
     size_t sent = 0;
+    while (sent < c->out.len && c->ssl) {
+        size_t w = 0;
+        if (SSL_write_ex(c->ssl, c->out.data + sent, c->out.len - sent, &w) != 1) {
+            ERR_clear_error();
+            floe_buf_clear(&c->out);
+            return floe_error(FLOE_ERR_IO, "writing to the client over TLS failed");
+        }
+        sent += w;
+    }
     while (sent < c->out.len) {
         ssize_t w = send(c->fd, c->out.data + sent, c->out.len - sent, MSG_NOSIGNAL);
         if (w < 0 && errno == EINTR) continue;

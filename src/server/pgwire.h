@@ -21,8 +21,11 @@
 /* Messages bigger than this are refused (PostgreSQL's limit is 1 GB). */
 #define PG_MAX_MESSAGE (256u * 1024 * 1024)
 
+typedef struct ssl_st SSL;
+
 typedef struct pg_conn {
     int fd;
+    SSL *ssl;           /* after a TLS handshake (tls.c): all bytes go through it */
     floe_buf in;        /* body of the message read last */
     floe_buf out;       /* messages not yet sent */
     size_t msg_start;   /* where the message being built starts in out */
@@ -30,7 +33,7 @@ typedef struct pg_conn {
 } pg_conn;
 
 void pg_conn_init(pg_conn *c, int fd);
-void pg_conn_free(pg_conn *c); /* frees the buffers; the caller closes fd */
+void pg_conn_free(pg_conn *c); /* frees the buffers and the TLS state; the caller closes fd */
 
 /* Read the startup packet (length, then body into c->in).  EOF before the
  * first byte is FLOE_ERR_CANCELLED ("closed"), like pg_read_message. */

@@ -6,7 +6,8 @@
  * One thread per connection; each connection has its own floe session (its
  * own catalog connection, SET options and prepared statements).  Every
  * statement autocommits; BEGIN / COMMIT / ROLLBACK are accepted and do
- * nothing else.  TLS is not offered (an SSLRequest is answered 'N').
+ * nothing else.  With a certificate and key TLS is offered (an SSLRequest
+ * is answered 'S'); without, an SSLRequest is answered 'N'.
  */
 #ifndef FLOE_SERVER_SERVER_H
 #define FLOE_SERVER_SERVER_H
@@ -32,6 +33,8 @@ typedef struct floe_pg_server_config {
     const char *user;            /* NULL: any user name */
     const char *password;        /* NULL: trust (no authentication) */
     floe_pg_auth auth;
+    const char *tls_cert;        /* PEM certificate chain (NULL: no TLS) */
+    const char *tls_key;         /* PEM private key */
     /* Called once the socket listens, with the port bound (may be NULL). */
     void (*on_listening)(void *arg, const char *host, int port);
     void *arg;

@@ -4,6 +4,7 @@
  *
  *   pgwire.c      message framing
  *   scram.c       SCRAM-SHA-256
+ *   tls.c         TLS context and handshake
  *   auth.c        startup packet, SSLRequest, CancelRequest, authentication
  *   pg_types.c    type OIDs, text and binary values
  *   pg_errors.c   floe errors → ErrorResponse (SQLSTATE, position)
@@ -28,9 +29,12 @@
 #include "server/server.h"
 #include "sql/parse.h"
 
+typedef struct ssl_ctx_st SSL_CTX;
+
 typedef struct pg_server {
     floe_pg_server_config cfg;
     floe_scram_verifier verifier; /* when a password is set */
+    SSL_CTX *tls;                 /* when --tls-cert / --tls-key are given */
 } pg_server;
 
 /* A PostgreSQL setting the server keeps itself (floe's own options live
@@ -64,6 +68,10 @@ typedef struct pg_session {
 /* auth.c: read the startup packet(s) and authenticate.  *done set when the
  * connection was a CancelRequest or must be closed (reply already sent). */
 floe_status pg_startup(pg_session *s, bool *done) FLOE_WARN_UNUSED;
+
+/* tls.c */
+floe_status pg_tls_context_new(const char *cert, const char *key, SSL_CTX **out) FLOE_WARN_UNUSED;
+floe_status pg_tls_accept(pg_session *s) FLOE_WARN_UNUSED;
 
 /* pg_errors.c: send an ErrorResponse for `st` (not freed).  `sql` (may be
  * NULL) is the text the statement came from and `base` the byte offset of

@@ -89,6 +89,25 @@ if command -v psql >/dev/null 2>&1; then
         fail "another user name was accepted"
     fi
     echo "ok: psql: DDL, INSERT, SELECT as floe -c, tags, errors, SCRAM"
+    # TLS: offered with --tls-cert/--tls-key (a throwaway self-signed
+    # certificate); a server without it answers an SSLRequest 'N'.
+    if command -v openssl >/dev/null 2>&1; then
+        openssl req -x509 -newkey rsa:2048 -nodes -subj /CN=localhost -days 2 \
+            -keyout "$TMP/key.pem" -out "$TMP/cert.pem" >/dev/null 2>&1 || fail "openssl req failed"
+        start tls --tls-cert "$TMP/cert.pem" --tls-key "$TMP/key.pem" --user tester --password-file "$TMP/pw"
+        out=$(PGPASSWORD=$PASSWORD timeout 60 psql -X "host=127.0.0.1 port=$PORT user=tester dbname=floe sslmode=require" \
+            -c '\conninfo' -A -t -c "SELECT count(*) FROM items")
+        grep -q "^SSL connection (protocol: TLSv1" <<<"$out" || fail "no TLS: $out"
+        grep -qx 3 <<<"$out" || fail "query over TLS: $out"
+        if timeout 60 psql -X "host=127.0.0.1 port=$TRUST_PORT user=tester dbname=floe sslmode=require" -c "SELECT 1" \
+            >"$TMP/nossl.out" 2>&1; then
+            fail "sslmode=require connected to a server without TLS"
+        fi
+        grep -q "server does not support SSL" "$TMP/nossl.out" || fail "no-TLS refusal: $(cat "$TMP/nossl.out")"
+        echo "ok: psql over TLS"
+    else
+        missing "openssl not found (for a test certificate)"
+    fi
 else
     missing "psql not found (Debian package postgresql-client)"
     "$FLOE_BIN" --warehouse "$W" -c "CREATE TABLE items (id int, name text, price decimal(10, 2), day date, ts timestamp, ok boolean, big bigint)" \
