@@ -127,4 +127,67 @@ if time.time() - t0 > 60:
 cur.execute("SELECT 7")
 check(cur.fetchone()[0], 7, "usable after cancel")
 c.close()
+
+# Malformed input gets an error or a closed connection, never a crash or
+# hang: the server keeps serving others.
+import random
+import socket
+import struct
+
+
+def raw(payload, read=True):
+    s = socket.create_connection(("127.0.0.1", PORT), timeout=30)
+    try:
+        s.sendall(payload)
+        s.shutdown(socket.SHUT_WR)  # EOF after the payload: the server must close
+    except OSError:
+        pass  # it already closed on us
+    got = b""
+    if read:
+        try:
+            while True:
+                try:
+                    chunk = s.recv(65536)
+                except ConnectionResetError:
+                    break
+                if not chunk:
+                    break
+                got += chunk
+        except socket.timeout:
+            print("FAIL: the server neither answered nor closed")
+            sys.exit(1)
+    s.close()
+    return got
+
+
+def startup(user=b"raw"):
+    body = struct.pack("!i", 196608) + b"user\0" + user + b"\0\0"
+    return struct.pack("!i", len(body) + 4) + body
+
+
+def msg(kind, body):
+    return kind + struct.pack("!i", len(body) + 4) + body
+
+
+raw(struct.pack("!i", 3))                                   # a startup length below its own size
+raw(struct.pack("!i", 1 << 30))                             # absurd startup length
+raw(struct.pack("!ii", 8, 0x00020000))                      # protocol 2.0
+raw(startup() + b"Q" + struct.pack("!i", 0x7FFFFFF0))       # absurd message length
+raw(startup() + msg(b"Q", b"SELECT 1"))                     # no terminating NUL: answered, then EOF
+rng = random.Random(7)
+for _ in range(30):
+    raw(startup() + bytes(rng.randrange(256) for _ in range(rng.randrange(1, 200))))
+# an extended-protocol error is answered and skipped to Sync
+got = raw(startup() + msg(b"B", b"\0nostmt\0\0\0\0\0\0\0") + msg(b"E", b"\0\0\0\0\0") + msg(b"S", b""))
+if b"26000" not in got and b"does not exist" not in got:
+    print("FAIL: Bind of an unknown statement:", got[-200:])
+    sys.exit(1)
+if not got.endswith(b"Z\0\0\0\x05I"):
+    print("FAIL: no ReadyForQuery after Sync:", got[-40:])
+    sys.exit(1)
+c = connect()
+cur = c.cursor()
+cur.execute("SELECT 8")
+check(cur.fetchone()[0], 8, "usable after malformed clients")
+c.close()
 print("ok: psycopg2: typed values, errors, settings, concurrent sessions, cancel")
