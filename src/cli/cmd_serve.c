@@ -5,6 +5,7 @@
  *   floe serve [--warehouse DIR | --catalog ...] [--host 127.0.0.1] [--port 5432]
  *              [--user U] [--password P | --password-file F]
  *              [--auth scram-sha-256|md5|password] [--tls-cert PEM --tls-key PEM]
+ *              [--max-connections N]
  *
  * Without a password every client is trusted, which is why the server
  * binds to 127.0.0.1 unless told otherwise.  --password-file keeps the
@@ -31,6 +32,7 @@ static const char serve_usage[] =
     "  --user NAME     the only user name accepted (default: any)\n"
     "  --password P    require this password (else every client is trusted)\n"
     "  --password-file FILE  the password, from the first line of FILE\n"
+    "  --max-connections N  sessions at once (default 100; more are refused)\n"
     "  --auth METHOD   how the password is checked (default scram-sha-256)\n"
     "  --tls-cert PEM, --tls-key PEM  offer TLS with this certificate chain and key";
 
@@ -89,6 +91,12 @@ floe_status floe_cli_serve(int argc, char **argv) {
             if (!*v || *end || p < 0 || p > 65535)
                 return floe_error(FLOE_ERR_INVALID_ARGUMENT, "--port '%s' is not a port number\n%s", v, serve_usage);
             cfg.port = (int)p;
+        } else if ((v = opt(argc, argv, &i, "--max-connections"))) {
+            char *end;
+            long m = strtol(v, &end, 10);
+            if (!*v || *end || m < 1 || m > 100000)
+                return floe_error(FLOE_ERR_INVALID_ARGUMENT, "--max-connections '%s': expected 1 to 100000", v);
+            cfg.max_connections = (int)m;
         } else if ((v = opt(argc, argv, &i, "--user"))) cfg.user = v;
         else if ((v = opt(argc, argv, &i, "--tls-cert"))) cfg.tls_cert = v;
         else if ((v = opt(argc, argv, &i, "--tls-key"))) cfg.tls_key = v;

@@ -219,6 +219,13 @@ floe_status pg_startup(pg_session *s, bool *done) {
         break;
     }
     floe_status st = read_parameters(s);
+    if (!st && s->over_limit) {
+        FLOE_LOG_WARN("serve", "session %d: refused: --max-connections reached", (int)s->id);
+        pg_send_error_code(s, "53300", true, "sorry, too many clients already");
+        floe_status_free(pg_flush(&s->conn));
+        *done = true;
+        return NULL;
+    }
     if (st) {
         pg_send_error_code(s, floe_status_code(st) == FLOE_ERR_AUTH ? "28000" : pg_sqlstate_of(st), true, "%s",
                            floe_status_message(st));

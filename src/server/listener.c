@@ -107,6 +107,14 @@ static void reap(bool all) {
     }
 }
 
+static int n_slots(void) {
+    int n = 0;
+    pthread_mutex_lock(&g_lock);
+    for (slot *sl = g_slots; sl; sl = sl->next) n++;
+    pthread_mutex_unlock(&g_lock);
+    return n;
+}
+
 static floe_status open_listener(const char *host, int port, int *fd_out, int *port_out) {
     struct addrinfo hints, *res = NULL;
     memset(&hints, 0, sizeof hints);
@@ -189,6 +197,7 @@ floe_status floe_pg_serve(const floe_pg_server_config *cfg) {
                                          : cfg->auth == FLOE_PG_AUTH_PASSWORD ? "password" : "scram-sha-256");
     if (cfg->on_listening) cfg->on_listening(cfg->arg, server.cfg.host, port);
 
+    int max_conn = cfg->max_connections > 0 ? cfg->max_connections : 100;
     int32_t next_id = 1;
     floe_status st = NULL;
     while (!g_stop) {
@@ -206,6 +215,7 @@ floe_status floe_pg_serve(const floe_pg_server_config *cfg) {
         }
         int one = 1;
         setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+
         slot *sl = floe_calloc(1, sizeof *sl);
         if (!sl) {
             close(fd);
@@ -219,6 +229,8 @@ floe_status floe_pg_serve(const floe_pg_server_config *cfg) {
         if (RAND_bytes(key, 4) != 1) memset(key, 0x5a, 4);
         sl->sess.secret = (int32_t)pg_rd32(key);
         sl->sess.tx_status = 'I';
+        /* Over the limit: refused after its startup packet (53300). */
+        sl->sess.over_limit = n_slots() >= max_conn;
         peer_name(&ss, sl->sess.peer, sizeof sl->sess.peer);
         atomic_init(&sl->done, false);
         FLOE_LOG_INFO("serve", "session %d: connection from %s", (int)sl->sess.id, sl->sess.peer);

@@ -33,6 +33,7 @@ typedef struct floe_pg_server_config {
     const char *user;            /* NULL: any user name */
     const char *password;        /* NULL: trust (no authentication) */
     floe_pg_auth auth;
+    int max_connections;         /* 0: 100; more are refused (53300) */
     const char *tls_cert;        /* PEM certificate chain (NULL: no TLS) */
     const char *tls_key;         /* PEM private key */
     /* Called once the socket listens, with the port bound (may be NULL). */

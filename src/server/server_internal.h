@@ -59,6 +59,7 @@ typedef struct pg_session {
     char *user, *database;
     pg_setting *settings;
     int32_t n_settings, cap_settings;
+    bool over_limit;         /* --max-connections reached: refuse (53300) */
     char tx_status;          /* 'I' idle, 'T' in a (nominal) transaction block */
     bool skip_until_sync;    /* extended query: an error until the next Sync */
     pg_stmt *stmts;          /* named prepared statements ("" = unnamed) */

@@ -89,6 +89,16 @@ if command -v psql >/dev/null 2>&1; then
         fail "another user name was accepted"
     fi
     echo "ok: psql: DDL, INSERT, SELECT as floe -c, tags, errors, SCRAM"
+    # --max-connections: one more session is refused with 53300 while one is open
+    start limit --max-connections 1
+    timeout 60 psql -X -q -h 127.0.0.1 -p "$PORT" -U a -d floe -c "SELECT 1" -c '\! sleep 4' >/dev/null &
+    holder=$!
+    for _ in $(seq 1 100); do grep -q "session 1: user" "$TMP/limit.log" && break; sleep 0.1; done
+    if timeout 60 psql -X -h 127.0.0.1 -p "$PORT" -U b -d floe -c "SELECT 1" >"$TMP/limit.out" 2>&1; then
+        fail "a connection over --max-connections was accepted"
+    fi
+    grep -q "sorry, too many clients already" "$TMP/limit.out" || fail "over the limit: $(cat "$TMP/limit.out")"
+    wait $holder || fail "the session under the limit failed"
     # TLS: offered with --tls-cert/--tls-key (a throwaway self-signed
     # certificate); a server without it answers an SSLRequest 'N'.
     if command -v openssl >/dev/null 2>&1; then
