@@ -65,6 +65,16 @@ if command -v psql >/dev/null 2>&1; then
     got=$("${P[@]}" -A -t -F, -c "$q")
     want=$("$FLOE_BIN" --warehouse "$W" --format csv -c "$q" | tail -n +2)
     [ "$got" = "$want" ] || fail "psql and floe -c differ: psql: $got / floe: $want"
+    # values in PostgreSQL's text output (expected: PostgreSQL 15 with TimeZone UTC)
+    q="SELECT 1.5::float8, 1e15::float8, 123456789012345::float8, 0.0001::float8, 0.00001::float8, 1e-7::float8,
+         100::float8, -0.5::float8, 1234567::float4, 0.1::float4, 3.4e38::float4, 'NaN'::float8,
+         TIMESTAMP '2024-01-02 03:04:05', TIMESTAMP '2024-01-02 03:04:05.120', TIMESTAMPTZ '2024-01-02 03:04:05.000001+00',
+         DATE '0001-01-01', TIME '12:34:56.5', INTERVAL '1 year 2 months 3 days 04:05:06.7', INTERVAL '-1 day',
+         12.340::numeric(10,3), true, false, '\\x0102ff'::bytea, 'a''b', NULL::int, 9223372036854775807::bigint,
+         (-2147483648)::int, '8c0e6a8e-0f5d-4e8a-9b7a-1c2d3e4f5a6b'::uuid, 2::smallint"
+    want='1.5|1e+15|123456789012345|0.0001|1e-05|1e-07|100|-0.5|1.234567e+06|0.1|3.4e+38|NaN|2024-01-02 03:04:05|2024-01-02 03:04:05.12|2024-01-02 03:04:05.000001+00|0001-01-01|12:34:56.5|1 year 2 mons 3 days 04:05:06.7|-1 days|12.340|t|f|\x0102ff|a'"'"'b||9223372036854775807|-2147483648|8c0e6a8e-0f5d-4e8a-9b7a-1c2d3e4f5a6b|2'
+    got=$("${P[@]}" -A -t -c "$q")
+    [ "$got" = "$want" ] || fail "text values differ from PostgreSQL's: got $got, want $want"
     # tags and row counts as psql prints them
     out=$(timeout 60 psql -X -h 127.0.0.1 -p "$TRUST_PORT" -U tester -d floe \
         -c "INSERT INTO log SELECT 100 + g FROM generate_series(1, 3) g(g)" -c "DELETE FROM log WHERE id > 100" \
