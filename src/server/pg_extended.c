@@ -6,10 +6,12 @@
  * types Parse gave (0: unknown).  Bind turns the values into text
  * (binary ones through pg_types.c) and the portal's statement is the text
  * with them put in (pg_params.c).  A portal runs once, the first time it
- * is described or executed, into memory (its schema, batches and tag):
- * Describe must answer with the row shape before Execute, and Execute may
- * ask for the rows in pieces (max_rows, PortalSuspended).  Holding a
- * result in memory is this increment's limit for very large results.
+ * is described or executed.  A portal described first, or executed with a
+ * row limit, runs into memory (its schema, batches and tag): Describe must
+ * answer with the row shape before Execute, and Execute may ask for the
+ * rows in pieces (max_rows, PortalSuspended) — holding such a result is
+ * this increment's limit for very large ones.  A portal executed whole
+ * without a Describe streams its rows.
  *
  * After an error every message is skipped until Sync, which answers
  * ReadyForQuery.  Portals end at Sync (every statement autocommits, so
@@ -277,6 +279,31 @@ static floe_status run_portal(pg_session *s, pg_portal *p) {
     return st;
 }
 
+/* A portal executed whole without being described first (JDBC, psycopg 3
+ * after Describe of the statement): its rows go out as they come, not
+ * held.  Executing it again finds it done (CommandComplete, no rows). */
+static floe_status stream_portal(pg_session *s, pg_portal *p) {
+    p->ran = true;
+    FLOE_LOG_INFO("serve", "session %d: execute%s%s: %s", (int)s->id, *p->name ? " " : "", p->name, p->sql);
+    floe_sql_script *script = NULL;
+    FLOE_TRY(floe_sql_parse(p->sql, &script));
+    floe_status st = NULL;
+    if (script->n_stmts == 0) {
+        p->empty = true;
+        pg_begin(&s->conn, 'I');
+        pg_end(&s->conn);
+    } else {
+        pg_result_writer w;
+        pg_result_writer_init(&w, s, false, p->formats, p->n_formats);
+        floe_result_sink sink;
+        pg_result_writer_sink(&w, &sink);
+        st = pg_run_statement(s, &script->stmts[0], &sink);
+        pg_result_writer_free(&w);
+    }
+    floe_sql_script_free(script);
+    return st;
+}
+
 /* --------------------------------------------------------------- Describe */
 
 static floe_status describe_statement(pg_session *s, pg_stmt *p) {
@@ -330,6 +357,7 @@ static floe_status on_execute(pg_session *s, pg_reader *r) {
     if (r->bad) return BAD_MESSAGE("Execute");
     pg_portal *p = *find_portal(s, name);
     if (!p) return floe_error(FLOE_ERR_NOT_FOUND, "portal \"%s\" does not exist", name);
+    if (!p->ran && max_rows <= 0) return stream_portal(s, p);
     FLOE_TRY(run_portal(s, p));
     if (p->empty) {
         pg_begin(&s->conn, 'I');

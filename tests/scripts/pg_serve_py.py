@@ -185,6 +185,46 @@ if b"26000" not in got and b"does not exist" not in got:
 if not got.endswith(b"Z\0\0\0\x05I"):
     print("FAIL: no ReadyForQuery after Sync:", got[-40:])
     sys.exit(1)
+
+
+def messages(data):
+    out, i = [], 0
+    while i + 5 <= len(data):
+        n = struct.unpack("!i", data[i + 1:i + 5])[0]
+        out.append((data[i:i + 1], data[i + 5:i + 1 + n]))
+        i += 1 + n
+    return out
+
+
+def extended(*msgs):
+    got = messages(raw(startup() + b"".join(msgs) + msg(b"X", b"")))
+    return [(k, b) for k, b in got if k not in (b"R", b"S", b"K")]
+
+
+sel = b"SELECT id FROM items WHERE id <= $1 ORDER BY id\0"
+bind = msg(b"B", b"\0\0" + struct.pack("!hh", 0, 1) + struct.pack("!i", 1) + b"3" + struct.pack("!h", 0))
+# executed whole without Describe: streamed
+got = extended(msg(b"P", b"\0" + sel + struct.pack("!h", 0)), bind, msg(b"E", b"\0" + struct.pack("!i", 0)),
+               msg(b"S", b""))
+check([k for k, _ in got], [b"Z", b"1", b"2", b"D", b"D", b"D", b"C", b"Z"], "Parse/Bind/Execute stream")
+check(got[6][1], b"SELECT 3\0", "streamed CommandComplete")
+# described, then two rows at a time: PortalSuspended, then the rest
+ex2 = msg(b"E", b"\0" + struct.pack("!i", 2))
+got = extended(msg(b"P", b"\0" + sel + struct.pack("!hi", 1, 23)), bind, msg(b"D", b"P\0"), ex2, ex2,
+               msg(b"S", b""))
+check([k for k, _ in got], [b"Z", b"1", b"2", b"T", b"D", b"D", b"s", b"D", b"C", b"Z"], "Execute with max_rows")
+# binary parameter (int4) and binary result
+bind_bin = msg(b"B", b"\0\0" + struct.pack("!hh", 1, 1) + struct.pack("!h", 1) + struct.pack("!i", 4) +
+               struct.pack("!i", 2) + struct.pack("!hh", 1, 1))
+got = extended(msg(b"P", b"\0" + sel + struct.pack("!hi", 1, 23)), bind_bin, msg(b"D", b"P\0"),
+               msg(b"E", b"\0" + struct.pack("!i", 0)), msg(b"S", b""))
+rows = [b for k, b in got if k == b"D"]
+check(rows, [struct.pack("!hii", 1, 4, 1), struct.pack("!hii", 1, 4, 2)], "binary int4 rows")
+# Describe of a statement: ParameterDescription and the row shape, nothing run
+got = extended(msg(b"P", b"st\0" + sel + struct.pack("!h", 0)), msg(b"D", b"Sst\0"), msg(b"S", b""))
+check([k for k, _ in got], [b"Z", b"1", b"t", b"T", b"Z"], "Describe statement")
+check(got[2][1], struct.pack("!hi", 1, 25), "ParameterDescription")
+
 c = connect()
 cur = c.cursor()
 cur.execute("SELECT 8")
