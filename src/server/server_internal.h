@@ -10,6 +10,7 @@
  *   pg_errors.c   floe errors → ErrorResponse (SQLSTATE, position)
  *   pg_settings.c PostgreSQL settings (GUCs), ParameterStatus, SET / SHOW /
  *                 BEGIN / COMMIT handled by the server itself
+ *   pg_functions.c version(), current_setting(), current_user ... answered here
  *   pg_query.c    running statements: the result sink, the simple query
  *   pg_params.c   $n parameters put into the statement text
  *   pg_extended.c the extended query protocol
@@ -95,6 +96,10 @@ void pg_send_parameter_status_all(pg_session *s);
  * false: floe runs it. */
 floe_status pg_intercept(pg_session *s, const floe_sql_stmt *stmt, const floe_result_sink *sink,
                          bool *handled) FLOE_WARN_UNUSED;
+
+/* pg_functions.c: a SELECT of only session-information functions. */
+floe_status pg_session_functions(pg_session *s, const floe_sql_stmt *stmt, const floe_result_sink *sink,
+                                 bool *handled) FLOE_WARN_UNUSED;
 
 /* pg_query.c: a sink that writes RowDescription (unless `describe_sent`),
  * DataRow and CommandComplete to the connection. */

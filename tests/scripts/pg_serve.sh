@@ -75,6 +75,11 @@ if command -v psql >/dev/null 2>&1; then
     want='1.5|1e+15|123456789012345|0.0001|1e-05|1e-07|100|-0.5|1.234567e+06|0.1|3.4e+38|NaN|2024-01-02 03:04:05|2024-01-02 03:04:05.12|2024-01-02 03:04:05.000001+00|0001-01-01|12:34:56.5|1 year 2 mons 3 days 04:05:06.7|-1 days|12.340|t|f|\x0102ff|a'"'"'b||9223372036854775807|-2147483648|8c0e6a8e-0f5d-4e8a-9b7a-1c2d3e4f5a6b|2'
     got=$("${P[@]}" -A -t -c "$q")
     [ "$got" = "$want" ] || fail "text values differ from PostgreSQL's: got $got, want $want"
+    # session information, answered by the server
+    got=$(timeout 60 psql -X -A -t -F'|' -h 127.0.0.1 -p "$TRUST_PORT" -U tester -d mydb -c "SELECT version(),
+        pg_catalog.current_setting('server_version_num'), current_setting('TimeZone'), current_database(), current_user,
+        current_schema()")
+    [[ "$got" == "PostgreSQL 15.0 (floe "*")"*"|150000|UTC|mydb|tester|default" ]] || fail "session functions: $got"
     # tags and row counts as psql prints them
     out=$(timeout 60 psql -X -h 127.0.0.1 -p "$TRUST_PORT" -U tester -d floe \
         -c "INSERT INTO log SELECT 100 + g FROM generate_series(1, 3) g(g)" -c "DELETE FROM log WHERE id > 100" \
