@@ -17,6 +17,8 @@
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/socket.h>
+#include <sys/time.h>
 
 #include "base/digest.h"
 #include "base/log.h"
@@ -183,7 +185,28 @@ static floe_status read_parameters(pg_session *s) {
     return s->database ? NULL : floe_error(FLOE_ERR_OUT_OF_MEMORY, "startup: out of memory");
 }
 
+/* Until a client has logged in it may send only small messages and must
+ * not stall (PostgreSQL's authentication_timeout is a minute too). */
+#define AUTH_MAX_MESSAGE 16384
+#define AUTH_TIMEOUT_SECONDS 60
+
+static void set_read_timeout(int fd, int seconds) {
+    struct timeval tv = {seconds, 0};
+    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+}
+
+static floe_status startup(pg_session *s, bool *done);
+
 floe_status pg_startup(pg_session *s, bool *done) {
+    s->conn.max_message = AUTH_MAX_MESSAGE;
+    set_read_timeout(s->conn.fd, AUTH_TIMEOUT_SECONDS);
+    floe_status st = startup(s, done);
+    s->conn.max_message = 0;
+    set_read_timeout(s->conn.fd, 0);
+    return st;
+}
+
+static floe_status startup(pg_session *s, bool *done) {
     *done = false;
     for (int round = 0;; round++) {
         FLOE_TRY(pg_read_startup(&s->conn));

@@ -50,6 +50,8 @@ static floe_status read_exact(pg_conn *c, void *p, size_t n, bool at_start) {
             continue;
         }
         if (r < 0 && errno == EINTR) continue;
+        if (r < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+            return floe_error(FLOE_ERR_TIMEOUT, "the client sent nothing in time");
         if (r == 0 && got == 0 && at_start) return floe_error(FLOE_ERR_CANCELLED, "the client closed the connection");
         if (r == 0) return floe_error(FLOE_ERR_IO, "the client closed the connection inside a message");
         return floe_error(FLOE_ERR_IO, "reading from the client: %s", strerror(errno));
@@ -58,7 +60,7 @@ static floe_status read_exact(pg_conn *c, void *p, size_t n, bool at_start) {
 }
 
 static floe_status read_body(pg_conn *c, uint32_t len, const char *what) {
-    if (len < 4 || len > PG_MAX_MESSAGE)
+    if (len < 4 || len > (c->max_message ? c->max_message : PG_MAX_MESSAGE))
         return floe_error(FLOE_ERR_CORRUPT, "%s: invalid message length %u", what, (unsigned)len);
     floe_buf_clear(&c->in);
     FLOE_TRY(floe_buf_reserve(&c->in, len - 4 + 1));

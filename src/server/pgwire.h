@@ -30,6 +30,7 @@ typedef struct pg_conn {
     floe_buf out;       /* messages not yet sent */
     size_t msg_start;   /* where the message being built starts in out */
     bool broken;        /* an append failed: the connection is unusable */
+    uint32_t max_message; /* 0: PG_MAX_MESSAGE; smaller before authentication */
 } pg_conn;
 
 void pg_conn_init(pg_conn *c, int fd);
