@@ -105,7 +105,8 @@ static floe_status on_parse(pg_session *s, pg_reader *r) {
     if (r->bad || n < 0) return BAD_MESSAGE("Parse");
     pg_stmt **slot = find_stmt(s, name);
     if (*slot && *name) return floe_error(FLOE_ERR_ALREADY_EXISTS, "prepared statement \"%s\" already exists", name);
-    FLOE_LOG_INFO("serve", "session %d: parse%s%s: %s", (int)s->id, *name ? " " : "", name, sql);
+    FLOE_LOG_INFO("serve", "session %d: parse%s%s: %.2000s%s", (int)s->id, *name ? " " : "", name, sql,
+                  strlen(sql) > 2000 ? " ..." : "");
     floe_sql_script *script = NULL;
     FLOE_TRY(floe_sql_parse(sql, &script));
     int32_t n_stmts = script->n_stmts;
@@ -265,7 +266,8 @@ static floe_status c_end(void *arg, const char *tag, int64_t rows) {
 static floe_status run_portal(pg_session *s, pg_portal *p) {
     if (p->ran) return NULL;
     p->ran = true;
-    FLOE_LOG_INFO("serve", "session %d: execute%s%s: %s", (int)s->id, *p->name ? " " : "", p->name, p->sql);
+    FLOE_LOG_INFO("serve", "session %d: execute%s%s: %.2000s%s", (int)s->id, *p->name ? " " : "", p->name, p->sql,
+                  strlen(p->sql) > 2000 ? " ..." : "");
     floe_sql_script *script = NULL;
     FLOE_TRY(floe_sql_parse(p->sql, &script));
     floe_status st = NULL;
@@ -284,7 +286,8 @@ static floe_status run_portal(pg_session *s, pg_portal *p) {
  * held.  Executing it again finds it done (CommandComplete, no rows). */
 static floe_status stream_portal(pg_session *s, pg_portal *p) {
     p->ran = true;
-    FLOE_LOG_INFO("serve", "session %d: execute%s%s: %s", (int)s->id, *p->name ? " " : "", p->name, p->sql);
+    FLOE_LOG_INFO("serve", "session %d: execute%s%s: %.2000s%s", (int)s->id, *p->name ? " " : "", p->name, p->sql,
+                  strlen(p->sql) > 2000 ? " ..." : "");
     floe_sql_script *script = NULL;
     FLOE_TRY(floe_sql_parse(p->sql, &script));
     floe_status st = NULL;

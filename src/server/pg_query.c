@@ -164,7 +164,7 @@ floe_status pg_run_statement(pg_session *s, const floe_sql_stmt *stmt, const flo
 }
 
 floe_status pg_simple_query(pg_session *s, const char *sql) {
-    FLOE_LOG_INFO("serve", "session %d: query: %s", (int)s->id, sql);
+    FLOE_LOG_INFO("serve", "session %d: query: %.2000s%s", (int)s->id, sql, strlen(sql) > 2000 ? " ..." : "");
     floe_sql_script *script = NULL;
     floe_status st = floe_sql_parse(sql, &script);
     if (st) {
