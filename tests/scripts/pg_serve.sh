@@ -37,6 +37,7 @@ PASSWORD='pencil-Z9!'
 start() {
     local name=$1
     shift
+    : >"$TMP/$name.out" # exists before the background shell opens it
     FLOE_LOG=info "$FLOE_BIN" serve --warehouse "$W" --port 0 "$@" >"$TMP/$name.out" 2>"$TMP/$name.log" &
     PIDS+=($!)
     for _ in $(seq 1 300); do
