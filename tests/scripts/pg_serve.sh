@@ -6,7 +6,8 @@
 # concurrent sessions whose every INSERT is kept, and a cancelled statement
 # (tests/scripts/pg_serve_py.py); node-postgres runs parameterised queries
 # and named prepared statements over the extended protocol and logs in with
-# SCRAM-SHA-256, a wrong password refused with 28P01
+# SCRAM-SHA-256, a wrong password refused with 28P01 (md5 and cleartext with
+# --auth, TLS with --tls-cert/--tls-key, --max-connections by psql)
 # (tests/scripts/pg_serve_node.mjs).  The log must never show a password.
 #
 # Needs psql (postgresql-client), python3's psycopg2 (python3-psycopg2) and
@@ -105,6 +106,15 @@ if command -v psql >/dev/null 2>&1; then
         fail "another user name was accepted"
     fi
     echo "ok: psql: DDL, INSERT, SELECT as floe -c, tags, errors, SCRAM"
+    # md5 and cleartext, when asked for
+    for method in md5 password; do
+        start "$method" --user tester --password-file "$TMP/pw" --auth "$method"
+        got=$(PGPASSWORD=$PASSWORD timeout 60 psql -X -A -t -h 127.0.0.1 -p "$PORT" -U tester -d floe -c "SELECT 5")
+        [ "$got" = 5 ] || fail "--auth $method with the right password: $got"
+        if PGPASSWORD=wrong timeout 60 psql -X -h 127.0.0.1 -p "$PORT" -U tester -d floe -c "SELECT 1" >/dev/null 2>&1; then
+            fail "--auth $method accepted a wrong password"
+        fi
+    done
     # --max-connections: one more session is refused with 53300 while one is open
     start limit --max-connections 1
     timeout 60 psql -X -q -h 127.0.0.1 -p "$PORT" -U a -d floe -c "SELECT 1" -c '\! sleep 4' >/dev/null &
