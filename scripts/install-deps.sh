@@ -3,7 +3,7 @@
 #
 # Idempotent: checks each Debian package with dpkg and installs only the
 # missing ones (apt-get, no prompts; runs as root or through sudo), then
-# installs the npm test peers (DuckDB, s3rver) from tests/peers/package-lock.json
+# installs the npm test peers (DuckDB, s3rver, pg) from tests/peers/package-lock.json
 # with `npm ci` when they are not installed at the locked versions.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -20,6 +20,7 @@ packages=(
   libcmocka-dev python3 python3-avro sqlite3 curl
   mpich libmpich-dev # tests/scripts/mpich_vs_local.sh; Open MPI stays the default
   postgresql-15 python3-psycopg2 # tests/scripts/slt_vs_postgres.sh (slt files vs PostgreSQL 15)
+  postgresql-client openssl # psql and a test certificate for tests/scripts/pg_serve.sh (floe serve)
 )
 
 missing=()
@@ -47,7 +48,7 @@ fi
 peers="$here/tests/peers"
 stamp="$peers/node_modules/.floe-lock-stamp"
 if [ ! -f "$stamp" ] || ! cmp -s "$peers/package-lock.json" "$stamp"; then
-  echo "install-deps: npm ci in tests/peers (@duckdb/node-api, s3rver, iceberg-js)"
+  echo "install-deps: npm ci in tests/peers (@duckdb/node-api, s3rver, iceberg-js, pg)"
   (cd "$peers" && npm ci --no-audit --no-fund --loglevel=error)
   cp "$peers/package-lock.json" "$stamp"
 else

@@ -60,6 +60,12 @@ void floe_session_close(floe_session *s); /* NULL-safe */
  * error at or near \"FORM\""); unknown names suggest close ones. */
 floe_status floe_session_execute(floe_session *s, const char *sql, const floe_result_sink *sink) FLOE_WARN_UNUSED;
 
+/* The result schema of `sql` without running it (*out retained; release
+ * with floe_type_release): a single query is bound and planned; any other
+ * statement gives *out = NULL (it returns no rows, or its rows are known
+ * only by running it).  For a server's Describe of a prepared statement. */
+floe_status floe_session_describe(floe_session *s, const char *sql, floe_schema **out) FLOE_WARN_UNUSED;
+
 /* SET name = value / SHOW name, for programs (same checks as the SQL). */
 floe_status floe_session_set(floe_session *s, const char *name, const char *value) FLOE_WARN_UNUSED;
 /* *value is floe_malloc'd. */

@@ -28,6 +28,8 @@ floe_status floe_cli_scan(int argc, char **argv); /* cli/cmd_scan.c */
 
 floe_status floe_cli_rest_server(int argc, char **argv); /* cli/rest_server/server.c */
 
+floe_status floe_cli_serve(int argc, char **argv); /* cli/cmd_serve.c */
+
 floe_status floe_cli_tpch(int argc, char **argv); /* cli/cmd_tpch.c */
 
 /* Terminated by an entry whose name is NULL. */

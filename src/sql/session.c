@@ -598,6 +598,27 @@ floe_status floe_session_execute(floe_session *s, const char *sql, const floe_re
     return st;
 }
 
+floe_status floe_session_describe(floe_session *s, const char *sql, floe_schema **out) {
+    *out = NULL;
+    floe_sql_script *script = NULL;
+    FLOE_TRY(floe_sql_parse(sql, &script));
+    floe_status st = NULL;
+    if (script->n_stmts == 1 && strcmp(script->stmts[0].kind, "SelectStmt") == 0 && !script->stmts[0].describe) {
+        floe_cancel_init(&s->cancel, NULL);
+        s->script = script;
+        s->stmt = &script->stmts[0];
+        s->stmt_time_us = now_us();
+        floe_plan *plan = NULL;
+        st = floe_session_plan_query(s, script->stmts[0].node, &plan);
+        if (!st) *out = floe_type_retain((floe_schema *)floe_plan_schema(plan));
+        floe_plan_release(plan);
+        s->stmt = NULL;
+        s->script = NULL;
+    }
+    floe_sql_script_free(script);
+    return st;
+}
+
 /* ----------------------------------------------------- is_complete */
 
 bool floe_sql_is_complete(const char *sql) {
