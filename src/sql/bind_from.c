@@ -583,6 +583,9 @@ static floe_status bind_table_function(floe_session *s, const json_t *rf, bind_r
         FLOE_TRY(bind_tpch_gen(s, args, n, loc, out));
         return bind_scope_from_schema(out->plan->schema, qual ? qual : "tpch_gen", &out->scope);
     }
+    if (fname && !strcmp(fname, "unnest"))
+        return bind_error(s, loc, FLOE_ERR_UNSUPPORTED, "unnest() is not supported yet (lists are read with xs[i], "
+                          "cardinality(xs) and x = ANY(xs))");
     const char *cands[] = {"generate_series", "read_parquet", "read_csv", "read_json", "read_ndjson", "iceberg_scan", "tpch_gen"};
     return bind_at(s, loc, floe_unknown_name_error(FLOE_ERR_NOT_FOUND, "table function", floe_str_c(fname), cands, 7));
 }

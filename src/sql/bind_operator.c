@@ -578,8 +578,19 @@ floe_status bind_a_expr(bind_ectx *c, const json_t *body, floe_expr **out) {
         floe_expr_release(le);
         return st;
     }
+    if (!strcmp(kind, "AEXPR_OP_ANY") && !strcmp(op, "=")) {
+        /* x = ANY(xs): array_contains (func_nested.c) */
+        floe_expr *l = NULL, *r = NULL;
+        FLOE_TRY(bind_two(c, floe_pg_get(body, "lexpr"), floe_pg_get(body, "rexpr"), &l, &r));
+        floe_expr *args[2] = {r, l};
+        floe_status st = bind_make_call(c, "array_contains", args, 2, loc, out);
+        floe_expr_release(l);
+        floe_expr_release(r);
+        return st;
+    }
     if (!strcmp(kind, "AEXPR_OP_ANY") || !strcmp(kind, "AEXPR_OP_ALL"))
-        return bind_error(c->s, loc, FLOE_ERR_UNSUPPORTED, "%s with an array is not supported", op);
+        return bind_error(c->s, loc, FLOE_ERR_UNSUPPORTED, "%s with an array is not supported (only x = ANY(list))",
+                          op);
     return bind_error(c->s, loc, FLOE_ERR_UNSUPPORTED, "expression kind %s is not supported", kind);
 }
 
