@@ -310,9 +310,7 @@ floe_status bind_func(bind_ectx *c, const json_t *fc, floe_expr **out) {
     }
     if (!strcmp(name, "make_interval")) return bind_make_interval(c, args, n, loc, out);
     if (!strcmp(name, "struct_pack")) return bind_struct_pack(c, args, loc, out);
-    if (!strcmp(name, "unnest"))
-        return bind_error(c->s, loc, FLOE_ERR_UNSUPPORTED, "unnest() is not supported yet (lists are read with xs[i], "
-                          "cardinality(xs) and x = ANY(xs))");
+    if (!strcmp(name, "unnest")) return bind_srf_call(c, fc, out);
     if (!strcmp(name, "map") && n == 2) fn = "map_from_arrays";
     if (!strcmp(name, "coalesce")) {
         floe_expr **ev = floe_calloc((size_t)n + 1, sizeof(floe_expr *));
