@@ -454,7 +454,21 @@ static floe_status bind_arith(bind_ectx *c, const json_t *body, const char *op, 
      * does not take the other side's type as in a comparison). */
     if (!st && strcmp(op, "||")) st = bind_unify_pair(c, &l, &r, loc);
     if (!st) {
-        if (!strcmp(op, "||")) {
+        floe_type *lt = NULL, *rt = NULL;
+        bool ll = false, rl = false;
+        if (!strcmp(op, "||") && !bind_type_of(c, l, &lt) && !bind_type_of(c, r, &rt)) {
+            ll = lt->id == FLOE_TYPE_LIST;
+            rl = rt->id == FLOE_TYPE_LIST;
+        }
+        floe_type_release(lt);
+        floe_type_release(rt);
+        if (!strcmp(op, "||") && (ll || rl)) {
+            /* list || list, list || x, x || list: PostgreSQL's array operators */
+            floe_expr *args[2] = {l, r};
+            st = bind_array_call(c, ll && rl ? "array_cat" : ll ? "array_append" : "array_prepend", args, 2, loc, out);
+            l = args[0];
+            r = args[1];
+        } else if (!strcmp(op, "||")) {
             floe_expr *args[2] = {l, r};
             st = bind_make_call(c, "textcat", args, 2, loc, out);
         } else {
@@ -578,19 +592,19 @@ floe_status bind_a_expr(bind_ectx *c, const json_t *body, floe_expr **out) {
         floe_expr_release(le);
         return st;
     }
-    if (!strcmp(kind, "AEXPR_OP_ANY") && !strcmp(op, "=")) {
-        /* x = ANY(xs): array_contains (func_nested.c) */
+    if (!strcmp(kind, "AEXPR_OP_ANY") || !strcmp(kind, "AEXPR_OP_ALL")) {
+        /* x op ANY / ALL (list): func_array_ops.c */
+        int cop = cmp_op_of(op);
+        if (cop < 0)
+            return bind_error(c->s, loc, FLOE_ERR_UNSUPPORTED, "%s %s (array) is not supported (comparisons are)", op,
+                              !strcmp(kind, "AEXPR_OP_ALL") ? "ALL" : "ANY");
         floe_expr *l = NULL, *r = NULL;
         FLOE_TRY(bind_two(c, floe_pg_get(body, "lexpr"), floe_pg_get(body, "rexpr"), &l, &r));
-        floe_expr *args[2] = {r, l};
-        floe_status st = bind_make_call(c, "array_contains", args, 2, loc, out);
+        floe_status st = bind_array_compare(c, (floe_cmp_op)cop, !strcmp(kind, "AEXPR_OP_ALL"), l, r, loc, out);
         floe_expr_release(l);
         floe_expr_release(r);
         return st;
     }
-    if (!strcmp(kind, "AEXPR_OP_ANY") || !strcmp(kind, "AEXPR_OP_ALL"))
-        return bind_error(c->s, loc, FLOE_ERR_UNSUPPORTED, "%s with an array is not supported (only x = ANY(list))",
-                          op);
     return bind_error(c->s, loc, FLOE_ERR_UNSUPPORTED, "expression kind %s is not supported", kind);
 }
 
