@@ -73,6 +73,7 @@ typedef struct bind_extra {
     bool is_srf;           /* unnest(srf_arg) in a select list: its element
                               column of an Unnest (bind_unnest.c)          */
     floe_expr *srf_arg;    /* is_srf: the list, owned                       */
+    int32_t srf_n_from;    /* is_srf: c->n_from when it was made            */
 } bind_extra;
 
 /* The GROUP BY keys GROUPING(...) may name (bind_grouping.c): the
@@ -115,6 +116,7 @@ typedef struct bind_ectx {
      * not inside CASE / COALESCE) when set; n_srf counts the extras made. */
     bool allow_srf;
     int32_t n_srf;
+    const char *no_srf_in;     /* "CASE", "COALESCE": refused there too      */
 } bind_ectx;
 
 /* Set up a context over `plan`'s output (scope borrowed, schema retained). */

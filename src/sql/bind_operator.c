@@ -667,7 +667,19 @@ floe_status bind_unify_list(bind_ectx *c, floe_expr **v, int32_t n, int32_t loc)
     return st;
 }
 
+static floe_status bind_case_parts(bind_ectx *c, const json_t *body, floe_expr **out);
+
+/* PostgreSQL runs no set-returning function inside CASE (only some rows
+ * would expand): unnest() there is its error. */
 floe_status bind_case(bind_ectx *c, const json_t *body, floe_expr **out) {
+    const char *srf_was = c->no_srf_in;
+    c->no_srf_in = "CASE";
+    floe_status st = bind_case_parts(c, body, out);
+    c->no_srf_in = srf_was;
+    return st;
+}
+
+static floe_status bind_case_parts(bind_ectx *c, const json_t *body, floe_expr **out) {
     int32_t loc = (int32_t)floe_pg_get_int(body, "location", -1);
     json_t *args = floe_pg_get(body, "args");
     int32_t n = floe_pg_list_len(args);

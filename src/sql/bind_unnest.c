@@ -232,23 +232,24 @@ floe_status bind_srf_call(bind_ectx *c, const json_t *fc, floe_expr **out) {
         return bind_error(c->s, loc, FLOE_ERR_INVALID_ARGUMENT, "aggregate function calls cannot contain set-returning function calls");
     if (c->in_window_arg)
         return bind_error(c->s, loc, FLOE_ERR_INVALID_ARGUMENT, "window function calls cannot contain set-returning function calls");
-    if (!c->allow_srf)
+    if (!c->allow_srf || c->no_srf_in)
         return bind_error(c->s, loc, FLOE_ERR_INVALID_ARGUMENT, "set-returning functions are not allowed in %s",
-                          c->clause ? c->clause : "this place");
+                          c->no_srf_in ? c->no_srf_in : c->clause ? c->clause : "this place");
     if (floe_pg_list_len(args) != 1)
         return bind_error(c->s, loc, FLOE_ERR_UNSUPPORTED, "unnest() with %d arguments is allowed only in FROM",
                           (int)floe_pg_list_len(args));
-    /* no SRF inside an SRF's argument */
-    c->allow_srf = false;
+    /* no SRF inside an SRF's argument (PostgreSQL nests them; not yet) */
+    c->no_srf_in = "an unnest() argument";
     floe_expr *arg = NULL;
     floe_type *t = NULL;
     floe_status st = bind_list_arg(c, floe_pg_list_at(args, 0), loc, false, &arg, &t);
-    c->allow_srf = true;
+    c->no_srf_in = NULL;
     if (st) return st;
     bind_extra x;
     memset(&x, 0, sizeof x);
     x.is_srf = true;
     x.srf_arg = arg;
+    x.srf_n_from = c->n_from;
     x.type = floe_type_retain(t->children[0].type);
     floe_type_release(t);
     int32_t idx = -1;
@@ -266,6 +267,12 @@ floe_status bind_srf_apply(bind_ectx *c, floe_lplan **plan, bind_windows *wins, 
                            int32_t ng, int32_t *agg_extra_col, floe_expr **sel, int32_t n_sel, floe_expr **hidden,
                            int32_t n_hidden) {
     if (c->n_srf == 0) return NULL;
+    /* a scalar subquery joined after an unnest() call moved the columns its
+     * placeholder stands among (as bind_windows_build refuses too) */
+    for (int32_t i = 0; i < c->n_extras && !agg_extra_col; i++)
+        if (c->extras[i].is_srf && c->extras[i].srf_n_from != c->n_from)
+            return bind_error(c->s, -1, FLOE_ERR_UNSUPPORTED,
+                              "a scalar subquery after unnest() in the select list is not supported (put it first)");
     int32_t k = floe_schema_num_fields((*plan)->schema), total = c->n_from + c->n_extras;
     int32_t *col = agg_extra_col, *map = floe_calloc((size_t)total + 1, sizeof *map);
     int32_t *own = agg_extra_col ? NULL : floe_calloc((size_t)c->n_extras + 1, sizeof *own);
