@@ -9,6 +9,7 @@
 # floe's values; unnest() over the table — FROM with ORDINALITY, select-list
 # SRFs in lockstep — agrees with DuckDB's unnest over those files, and with
 # itself under `mpirun -np 2` (skipped without mpirun, except under CI=true).
+# A filter on a struct field (st.a = 150) prunes data files by its metrics.
 set -euo pipefail
 FLOE_BIN=${FLOE_BIN:?FLOE_BIN not set}
 SRC=${FLOE_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}
@@ -147,6 +148,20 @@ for f in u un srf; do
     fi
 done
 [ "$(wc -l < "$TMP/un_floe.csv")" = 578 ] || { echo "FAIL: unnest gives $(wc -l < "$TMP/un_floe.csv") rows, not 578 (array_append(NULL, x) is {x})"; exit 1; }
+
+# ---- a filter on a struct field prunes data files by that field's metrics
+for i in 0 1 2 3; do
+    "$FLOE_BIN" --warehouse "$W" -c "$([ $i = 0 ] && echo 'CREATE TABLE p (id int, st struct<a: int, b: string>);')
+      INSERT INTO p SELECT k, CASE WHEN k % 7 = 0 THEN NULL ELSE struct_pack(a := k, b := 'x' || CAST(k AS text)) END
+      FROM generate_series($((i * 100 + 1)), $((i * 100 + 100))) g(k)" > /dev/null
+done
+plan=$(q "EXPLAIN SELECT id FROM p WHERE st.a = 150")
+grep -q 'filter=st.a == 150' <<<"$plan" && grep -q 'files=1 ' <<<"$plan" ||
+    { echo "FAIL: st.a = 150 does not prune p's files by st.a's bounds: $plan"; exit 1; }
+[ "$(q 'SELECT count(*), min(id) FROM p WHERE st.a = 150')" = "1,150" ] || { echo "FAIL: st.a = 150 on p"; exit 1; }
+[ "$(q "SELECT count(*) FROM p WHERE st.a BETWEEN 120 AND 210 AND st.b LIKE 'x1%'")" = "69" ] ||
+    { echo "FAIL: a range and prefix on p's struct fields reads $(q "SELECT count(*) FROM p WHERE st.a BETWEEN 120 AND 210 AND st.b LIKE 'x1%'")"; exit 1; }
+[ "$(q 'SELECT count(*) FROM p WHERE st.a IS NULL')" = "57" ] || { echo "FAIL: st.a IS NULL on p"; exit 1; }
 
 # ---- the same unnest under mpirun -np 2 (the Unnest node through the plan codec)
 if command -v mpirun >/dev/null 2>&1; then
