@@ -365,6 +365,16 @@ floe_status floe_plan_distinct_on(floe_plan *child, const int32_t *keys, int32_t
  * child's (src/exec/basic/series_apply.c). */
 floe_status floe_plan_series_apply(floe_plan *child, floe_expr *start, floe_expr *stop, floe_expr *step,
                                    const char *column, floe_plan **out) FLOE_WARN_UNUSED;
+/* Unnest ("Unnest"): each child row repeated once per element of the
+ * longest of lists[0..n_lists) (list or map expressions over the child's
+ * columns; NULL or empty: length 0): the child's columns, then per list its
+ * element (a map: key, value; NULL once a shorter list has run out), then
+ * the 1-based ordinality when `ordinality`; names[0..n_names) name those
+ * columns after the child's.  A row whose lists are all empty yields none,
+ * or with `outer` one row of NULLs.  Partitions = the child's
+ * (src/exec/basic/unnest.c). */
+floe_status floe_plan_unnest(floe_plan *child, floe_expr *const *lists, int32_t n_lists, const char *const *names,
+                             int32_t n_names, bool ordinality, bool outer, floe_plan **out) FLOE_WARN_UNUSED;
 
 #ifdef __cplusplus
 }

@@ -36,6 +36,7 @@ extern const floe_plan_vtable floe_expand_vt;
 extern const floe_plan_vtable floe_replicate_vt;
 extern const floe_plan_vtable floe_distinct_on_vt;
 extern const floe_plan_vtable floe_series_apply_vt;
+extern const floe_plan_vtable floe_unnest_vt;
 extern const floe_plan_vtable floe_recursive_union_vt;
 extern const floe_plan_vtable floe_cte_scan_vt;
 extern const floe_plan_vtable floe_worktable_scan_vt;
@@ -65,6 +66,7 @@ const floe_plan_vtable *const floe_exec_node_types[] = {
     &floe_replicate_vt,
     &floe_distinct_on_vt,
     &floe_series_apply_vt,
+    &floe_unnest_vt,
     &floe_recursive_union_vt,
     &floe_cte_scan_vt,
     &floe_worktable_scan_vt,

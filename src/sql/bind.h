@@ -70,6 +70,10 @@ typedef struct bind_extra {
     int32_t window;        /* is_window: the call's index in c->windows     */
     bool is_grouping_id;   /* GROUPING SETS: stands for the grouping id (no
                               subquery; bind_grouping.c)                    */
+    bool is_srf;           /* unnest(srf_arg) in a select list: its element
+                              column of an Unnest (bind_unnest.c)          */
+    floe_expr *srf_arg;    /* is_srf: the list, owned                       */
+    int32_t srf_n_from;    /* is_srf: c->n_from when it was made            */
 } bind_extra;
 
 /* The GROUP BY keys GROUPING(...) may name (bind_grouping.c): the
@@ -108,6 +112,11 @@ typedef struct bind_ectx {
     /* The FROM list of the query level (parse tree), bound afresh for a
      * correlated subquery's distinct outer values (bind_decorrelate.c). */
     const json_t *from_clause;
+    /* Set-returning calls (unnest) are allowed (a select list's top level,
+     * not inside CASE / COALESCE) when set; n_srf counts the extras made. */
+    bool allow_srf;
+    int32_t n_srf;
+    const char *no_srf_in;     /* "CASE", "COALESCE": refused there too      */
 } bind_ectx;
 
 /* Set up a context over `plan`'s output (scope borrowed, schema retained). */
@@ -183,6 +192,12 @@ floe_status bind_sublink_value(bind_ectx *c, const json_t *sublink, floe_expr **
 /* A generate_series in FROM whose arguments read columns (implicitly
  * LATERAL): SeriesApply over `left` (consumed), one row per value. */
 bool bind_is_lateral_series(const json_t *range_function);
+/* bind_unnest.c: a FROM item of unnest() calls only (also ROWS FROM); bound
+ * over `left` (consumed; NULL: over one empty row), `outer` keeping a row
+ * whose lists are all empty as NULLs (LEFT JOIN LATERAL ... ON true). */
+bool bind_is_unnest(const json_t *range_function);
+floe_status bind_unnest_from(floe_session *s, bind_result *left, const json_t *range_function, bool outer,
+                             bind_result *out) FLOE_WARN_UNUSED;
 floe_status bind_lateral_series(floe_session *s, bind_result *left, const json_t *range_function,
                                 bind_result *out) FLOE_WARN_UNUSED;
 floe_status bind_lateral(floe_session *s, bind_result *left, const json_t *left_from, const json_t *rs,
@@ -250,6 +265,17 @@ floe_status bind_windows_build(bind_ectx *c, bind_windows *w, floe_lplan **plan,
  * WINDOW nodes' columns over a plan of `base` columns. */
 floe_status bind_windows_remap(bind_ectx *c, const bind_windows *w, int32_t base, floe_expr **es,
                                int32_t n) FLOE_WARN_UNUSED;
+/* bind_unnest.c: unnest(xs) in a select list, an is_srf extra (errors
+ * where c->allow_srf is off); then, once the query's aggregate / windows
+ * are on *plan, one Unnest for all of them over it.  Aggregating
+ * (agg_extra_col given): their args are rewritten over the aggregate and
+ * agg_extra_col[srf] set to their columns, for the caller's rewrite; not
+ * aggregating: sel / hidden are remapped here (window extras as
+ * bind_windows_place puts them over `base` columns). */
+floe_status bind_srf_call(bind_ectx *c, const json_t *fc, floe_expr **out) FLOE_WARN_UNUSED;
+floe_status bind_srf_apply(bind_ectx *c, floe_lplan **plan, bind_windows *wins, int32_t base, floe_expr *const *groups,
+                           int32_t ng, int32_t *agg_extra_col, floe_expr **sel, int32_t n_sel, floe_expr **hidden,
+                           int32_t n_hidden) FLOE_WARN_UNUSED;
 /* The QUALIFY condition of SELECT `body` (parse.h's FLOE_SQL_QUALIFY),
  * bound like a select-list item; *out NULL when there is none. */
 floe_status bind_qualify(bind_ectx *c, const json_t *body, floe_expr **out) FLOE_WARN_UNUSED;

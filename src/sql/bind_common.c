@@ -231,6 +231,7 @@ void bind_ectx_clear(bind_ectx *c) {
         bind_extra *x = &c->extras[i];
         floe_agg_call_clear(&x->agg);
         floe_lplan_free(x->subquery);
+        floe_expr_release(x->srf_arg);
         floe_type_release(x->type);
     }
     floe_free(c->extras);

@@ -328,7 +328,10 @@ floe_status bind_expr(bind_ectx *c, const json_t *node, floe_expr **out) {
         floe_expr **ev = floe_calloc((size_t)n + 1, sizeof(floe_expr *));
         if (!ev) return floe_error(FLOE_ERR_OUT_OF_MEMORY, "binding: out of memory");
         floe_status st = NULL;
+        const char *srf_was = c->no_srf_in; /* PostgreSQL runs no set-returning function in COALESCE */
+        c->no_srf_in = "COALESCE";
         for (int32_t i = 0; i < n && !st; i++) st = bind_expr(c, floe_pg_list_at(args, i), &ev[i]);
+        c->no_srf_in = srf_was;
         if (!st) st = bind_unify_list(c, ev, n, loc);
         if (!st) st = floe_expr_coalesce(ev, n, out);
         if (!st && (st = bind_check(c, *out, loc))) {

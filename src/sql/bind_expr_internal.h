@@ -93,5 +93,13 @@ floe_status bind_row_expr(bind_ectx *c, const json_t *body, int32_t loc, floe_ex
 floe_status bind_struct_pack(bind_ectx *c, const json_t *args, int32_t loc, floe_expr **out) FLOE_WARN_UNUSED;
 floe_status bind_subscript(bind_ectx *c, floe_expr *base, const json_t *indices, int32_t loc,
                            floe_expr **out) FLOE_WARN_UNUSED;
+/* array_append / array_prepend / array_cat / array_position / array_remove
+ * over bound args[0..n) (replaced by their coerced forms), and x op ANY /
+ * ALL (list): element and value brought to one type as PostgreSQL's
+ * anyarray / anyelement are. */
+floe_status bind_array_call(bind_ectx *c, const char *name, floe_expr **args, int32_t n, int32_t loc,
+                            floe_expr **out) FLOE_WARN_UNUSED;
+floe_status bind_array_compare(bind_ectx *c, floe_cmp_op op, bool all, floe_expr *x, floe_expr *list, int32_t loc,
+                               floe_expr **out) FLOE_WARN_UNUSED;
 
 #endif

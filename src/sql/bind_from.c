@@ -583,8 +583,8 @@ static floe_status bind_table_function(floe_session *s, const json_t *rf, bind_r
         FLOE_TRY(bind_tpch_gen(s, args, n, loc, out));
         return bind_scope_from_schema(out->plan->schema, qual ? qual : "tpch_gen", &out->scope);
     }
-    const char *cands[] = {"generate_series", "read_parquet", "read_csv", "read_json", "read_ndjson", "iceberg_scan", "tpch_gen"};
-    return bind_at(s, loc, floe_unknown_name_error(FLOE_ERR_NOT_FOUND, "table function", floe_str_c(fname), cands, 7));
+    const char *cands[] = {"generate_series", "read_parquet", "read_csv", "read_json", "read_ndjson", "iceberg_scan", "tpch_gen", "unnest"};
+    return bind_at(s, loc, floe_unknown_name_error(FLOE_ERR_NOT_FOUND, "table function", floe_str_c(fname), cands, 8));
 }
 
 /* Column aliases: t(a, b) renames the first columns. */
@@ -775,6 +775,50 @@ static floe_status join_filter_with_subqueries(floe_session *s, const json_t *je
     return st;
 }
 
+/* JOIN [LATERAL] unnest(...) ON cond: the Unnest per left row, then the
+ * condition; a LEFT join keeps left rows whose lists are empty, which is
+ * its meaning only when the condition is true. */
+static floe_status join_unnest(floe_session *s, const json_t *je, bind_result *l, const json_t *rf,
+                               floe_join_type type, bind_result *out) {
+    json_t *quals = floe_pg_get(je, "quals");
+    json_t *qc = floe_pg_as(quals, "A_Const");
+    bool on_true = !quals || (qc && floe_pg_get_bool(floe_pg_get(qc, "boolval"), "boolval"));
+    floe_status st = NULL;
+    if (type != FLOE_JOIN_INNER && type != FLOE_JOIN_LEFT)
+        st = bind_error(s, -1, FLOE_ERR_UNSUPPORTED, "only INNER and LEFT joins with unnest() are supported");
+    else if (type == FLOE_JOIN_LEFT && !on_true)
+        st = bind_error(s, floe_pg_location(quals), FLOE_ERR_UNSUPPORTED, "LEFT JOIN unnest() is supported with ON true only");
+    else if (floe_pg_list_len(floe_pg_get(je, "usingClause")) > 0 || floe_pg_get_bool(je, "isNatural"))
+        st = bind_error(s, -1, FLOE_ERR_UNSUPPORTED, "USING / NATURAL with unnest() is not supported");
+    if (st) {
+        result_free(l);
+        return st;
+    }
+    bind_result x;
+    FLOE_TRY(bind_unnest_from(s, l, rf, type == FLOE_JOIN_LEFT, &x));
+    floe_expr *on = NULL;
+    if (quals && !on_true) {
+        bind_ectx c;
+        bind_ectx_init(&c, s, &x.scope, x.plan->schema, "JOIN/ON");
+        st = bind_predicate(&c, quals, &on);
+        bind_ectx_clear(&c);
+    }
+    if (!st && on) {
+        st = bind_filter_node(x.plan, on, &out->plan);
+        x.plan = NULL;
+    } else if (!st) {
+        out->plan = x.plan;
+        x.plan = NULL;
+    }
+    floe_expr_release(on);
+    out->scope = x.scope;
+    if (st) {
+        result_free(out);
+        return st;
+    }
+    return apply_alias(s, floe_pg_get(je, "alias"), out);
+}
+
 static floe_status bind_join(floe_session *s, const json_t *je, bind_result *out) {
     bind_result l, r;
     memset(&l, 0, sizeof(l));
@@ -786,6 +830,7 @@ static floe_status bind_join(floe_session *s, const json_t *je, bind_result *out
     bool sub_on = false; /* an inner join ON with subqueries */
     FLOE_TRY(bind_from_item(s, floe_pg_get(je, "larg"), &l));
     json_t *lrf = floe_pg_as(floe_pg_get(je, "rarg"), "RangeFunction");
+    if (lrf && bind_is_unnest(lrf)) return join_unnest(s, je, &l, lrf, type, out);
     if (lrf && bind_is_lateral_series(lrf)) {
         /* JOIN generate_series(t.a, t.b) ON ...: per left row, then ON. */
         const char *jts = floe_pg_get_str(je, "jointype");
@@ -966,6 +1011,9 @@ static floe_status bind_from_item(floe_session *s, const json_t *node, bind_resu
     if (!strcmp(kind, "RangeVar")) {
         st = bind_range_var(s, body, out);
         if (!st) st = apply_alias(s, floe_pg_get(body, "alias"), out);
+    } else if (!strcmp(kind, "RangeFunction") && bind_is_unnest(body)) {
+        /* unnest(...) with nothing to its left; names its own columns */
+        st = bind_unnest_from(s, NULL, body, false, out);
     } else if (!strcmp(kind, "RangeFunction")) {
         st = bind_table_function(s, body, out);
         /* generate_series named its column after the alias already. */
@@ -995,6 +1043,13 @@ floe_status bind_from(floe_session *s, const json_t *from_list, bind_result *out
         bind_result item;
         json_t *rs = floe_pg_as(floe_pg_list_at(from_list, i), "RangeSubselect");
         json_t *rf = floe_pg_as(floe_pg_list_at(from_list, i), "RangeFunction");
+        if (out->plan && rf && bind_is_unnest(rf)) {
+            /* unnest(t.xs): per row of the items before it (bind_unnest.c). */
+            bind_result left = *out;
+            memset(out, 0, sizeof(*out));
+            FLOE_TRY(bind_unnest_from(s, &left, rf, false, out));
+            continue;
+        }
         if (out->plan && rf && bind_is_lateral_series(rf)) {
             /* generate_series(t.a, t.b): per row of the items before it. */
             bind_result left = *out;

@@ -310,6 +310,17 @@ floe_status bind_func(bind_ectx *c, const json_t *fc, floe_expr **out) {
     }
     if (!strcmp(name, "make_interval")) return bind_make_interval(c, args, n, loc, out);
     if (!strcmp(name, "struct_pack")) return bind_struct_pack(c, args, loc, out);
+    if (!strcmp(name, "unnest")) return bind_srf_call(c, fc, out);
+    if (!strcmp(name, "array_append") || !strcmp(name, "array_prepend") || !strcmp(name, "array_cat") ||
+        !strcmp(name, "array_position") || !strcmp(name, "array_remove")) {
+        floe_expr *ab[2] = {NULL, NULL};
+        if (n != 2) return bind_error(c->s, loc, FLOE_ERR_INVALID_ARGUMENT, "%s takes 2 arguments", name);
+        FLOE_TRY(bind_two(c, floe_pg_list_at(args, 0), floe_pg_list_at(args, 1), &ab[0], &ab[1]));
+        floe_status st = bind_array_call(c, name, ab, 2, loc, out);
+        floe_expr_release(ab[0]);
+        floe_expr_release(ab[1]);
+        return st;
+    }
     if (!strcmp(name, "map") && n == 2) fn = "map_from_arrays";
     if (!strcmp(name, "coalesce")) {
         floe_expr **ev = floe_calloc((size_t)n + 1, sizeof(floe_expr *));

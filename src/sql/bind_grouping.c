@@ -535,6 +535,7 @@ floe_status bind_grouping_aggregate(bind_ectx *c, floe_lplan **plan, floe_expr *
     for (int32_t i = 0, a = 0, q = 0; i < c->n_extras && !st; i++) {
         if (c->extras[i].is_agg) (*extra_col)[i] = ng + a++;
         else if (c->extras[i].is_grouping_id) (*extra_col)[i] = n_groups;
+        else if (c->extras[i].is_srf) (*extra_col)[i] = -1; /* bind_srf_apply */
         else (*extra_col)[i] = ng + n_aggs + q++;
     }
     floe_free(f);

@@ -349,6 +349,19 @@ floe_status bind_literal_from_text(const char *text, const floe_type *type, floe
         floe_free(bytes);
         return st;
     }
+    case FLOE_TYPE_LIST: {
+        /* '{1,2}'::int[]: PostgreSQL's array text, read by the cast (cast_list.c) */
+        floe_expr *lit = NULL, *cast = NULL;
+        floe_array *a = NULL;
+        floe_status st = floe_expr_lit_string(text, &lit);
+        if (!st) st = floe_expr_cast(lit, (floe_type *)type, &cast);
+        if (!st) st = bind_eval_const(cast, &a);
+        if (!st) st = floe_expr_literal(a, out);
+        floe_array_release(a);
+        floe_expr_release(cast);
+        floe_expr_release(lit);
+        return st;
+    }
     default: {
         floe_buf tn = FLOE_BUF_INIT;
         floe_status st = floe_type_to_string(type, &tn);

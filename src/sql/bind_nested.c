@@ -118,3 +118,123 @@ floe_status bind_subscript(bind_ectx *c, floe_expr *base, const json_t *indices,
     floe_expr_release(k);
     return st;
 }
+
+/* ------------------------------------------ array functions, ANY / ALL */
+
+/* The list type of elements of type t. */
+static floe_status list_of(floe_type *t, floe_type **out) {
+    floe_field e = {0};
+    floe_status st = floe_field_init(&e, "element", t, true, -1);
+    if (!st) st = floe_type_list(&e, out);
+    floe_field_clear(&e);
+    return st;
+}
+
+/* Cast *e to type t (one reference replaced). */
+static floe_status cast_to(floe_expr **e, floe_type *t) {
+    floe_expr *x = NULL;
+    FLOE_TRY(floe_expr_cast(*e, t, &x));
+    floe_expr_release(*e);
+    *e = x;
+    return NULL;
+}
+
+/* Make list *l and value *x agree as PostgreSQL's anyarray / anyelement
+ * do: the element type and x's type become their common type (a quoted
+ * literal list, '{1,2}', is read as a list of x's type; a NULL list takes
+ * x's type). */
+static floe_status coerce_elem(bind_ectx *c, floe_expr **l, floe_expr **x, int32_t loc) {
+    floe_type *lt = NULL, *xt = NULL, *tt = NULL, *nl = NULL;
+    floe_expr *ph = NULL;
+    floe_status st = bind_type_of(c, *l, &lt);
+    if (!st) st = bind_type_of(c, *x, &xt);
+    if (st) goto out;
+    if (lt->id != FLOE_TYPE_LIST) {
+        if (xt->id == FLOE_TYPE_NULL || xt->id == FLOE_TYPE_LIST) {
+            st = lt->id == FLOE_TYPE_NULL ? NULL
+                                          : bind_error(c->s, loc, FLOE_ERR_TYPE, "an array is needed here, not %s",
+                                                       floe_type_id_name(lt->id));
+            goto out;
+        }
+        if (lt->id != FLOE_TYPE_NULL && !bind_is_string_literal(*l)) {
+            st = bind_error(c->s, loc, FLOE_ERR_TYPE, "an array is needed here, not %s", floe_type_id_name(lt->id));
+            goto out;
+        }
+        st = list_of(xt, &nl);
+        if (!st) st = cast_to(l, nl);
+        goto out;
+    }
+    floe_type *et = lt->children[0].type;
+    if (floe_type_compatible(et, xt)) goto out;
+    if (xt->id == FLOE_TYPE_NULL || bind_is_string_literal(*x)) {
+        st = cast_to(x, et);
+        goto out;
+    }
+    /* common type of the element and x, as ARRAY[] makes it */
+    st = floe_expr_lit_null(et, &ph);
+    floe_expr *pair[2] = {*x, ph};
+    if (!st) st = bind_unify_list(c, pair, 2, loc);
+    *x = pair[0];
+    ph = pair[1];
+    if (!st) st = bind_type_of(c, ph, &tt);
+    if (!st && !floe_type_compatible(tt, et)) {
+        st = list_of(tt, &nl);
+        if (!st) st = cast_to(l, nl);
+    }
+out:
+    floe_expr_release(ph);
+    floe_type_release(lt);
+    floe_type_release(xt);
+    floe_type_release(tt);
+    floe_type_release(nl);
+    return st;
+}
+
+floe_status bind_array_call(bind_ectx *c, const char *name, floe_expr **args, int32_t n, int32_t loc, floe_expr **out) {
+    *out = NULL;
+    if (n != 2) return bind_error(c->s, loc, FLOE_ERR_INVALID_ARGUMENT, "%s takes 2 arguments", name);
+    if (!strcmp(name, "array_prepend")) {
+        FLOE_TRY(coerce_elem(c, &args[1], &args[0], loc));
+    } else if (!strcmp(name, "array_cat")) {
+        /* both lists: unify through one element of b */
+        floe_type *bt = NULL;
+        FLOE_TRY(bind_type_of(c, args[1], &bt));
+        floe_status st = NULL;
+        if (bt->id == FLOE_TYPE_LIST) {
+            floe_expr *ph = NULL, *l0 = floe_expr_retain(args[0]);
+            st = floe_expr_lit_null(bt->children[0].type, &ph);
+            if (!st) st = coerce_elem(c, &args[0], &ph, loc);
+            floe_type *pt = NULL, *nl = NULL;
+            if (!st) st = bind_type_of(c, ph, &pt);
+            if (!st && !floe_type_compatible(pt, bt->children[0].type)) {
+                st = list_of(pt, &nl);
+                if (!st) st = cast_to(&args[1], nl);
+            }
+            floe_type_release(pt);
+            floe_type_release(nl);
+            floe_expr_release(ph);
+            floe_expr_release(l0);
+        } else if (bt->id != FLOE_TYPE_NULL) {
+            st = bind_error(c->s, loc, FLOE_ERR_TYPE, "array_cat needs arrays, not %s", floe_type_id_name(bt->id));
+        }
+        floe_type_release(bt);
+        FLOE_TRY(st);
+    } else {
+        FLOE_TRY(coerce_elem(c, &args[0], &args[1], loc));
+    }
+    return bind_make_call(c, name, args, n, loc, out);
+}
+
+floe_status bind_array_compare(bind_ectx *c, floe_cmp_op op, bool all, floe_expr *x, floe_expr *list, int32_t loc,
+                               floe_expr **out) {
+    *out = NULL;
+    floe_expr *l = floe_expr_retain(list), *v = floe_expr_retain(x), *code = NULL;
+    floe_status st = coerce_elem(c, &l, &v, loc);
+    if (!st) st = floe_expr_lit_int64((int64_t)op, &code);
+    floe_expr *args[3] = {l, v, code};
+    if (!st) st = bind_make_call(c, all ? "__array_all" : "__array_any", args, 3, loc, out);
+    floe_expr_release(l);
+    floe_expr_release(v);
+    floe_expr_release(code);
+    return st;
+}

@@ -454,7 +454,21 @@ static floe_status bind_arith(bind_ectx *c, const json_t *body, const char *op, 
      * does not take the other side's type as in a comparison). */
     if (!st && strcmp(op, "||")) st = bind_unify_pair(c, &l, &r, loc);
     if (!st) {
-        if (!strcmp(op, "||")) {
+        floe_type *lt = NULL, *rt = NULL;
+        bool ll = false, rl = false;
+        if (!strcmp(op, "||") && !bind_type_of(c, l, &lt) && !bind_type_of(c, r, &rt)) {
+            ll = lt->id == FLOE_TYPE_LIST;
+            rl = rt->id == FLOE_TYPE_LIST;
+        }
+        floe_type_release(lt);
+        floe_type_release(rt);
+        if (!strcmp(op, "||") && (ll || rl)) {
+            /* list || list, list || x, x || list: PostgreSQL's array operators */
+            floe_expr *args[2] = {l, r};
+            st = bind_array_call(c, ll && rl ? "array_cat" : ll ? "array_append" : "array_prepend", args, 2, loc, out);
+            l = args[0];
+            r = args[1];
+        } else if (!strcmp(op, "||")) {
             floe_expr *args[2] = {l, r};
             st = bind_make_call(c, "textcat", args, 2, loc, out);
         } else {
@@ -578,8 +592,19 @@ floe_status bind_a_expr(bind_ectx *c, const json_t *body, floe_expr **out) {
         floe_expr_release(le);
         return st;
     }
-    if (!strcmp(kind, "AEXPR_OP_ANY") || !strcmp(kind, "AEXPR_OP_ALL"))
-        return bind_error(c->s, loc, FLOE_ERR_UNSUPPORTED, "%s with an array is not supported", op);
+    if (!strcmp(kind, "AEXPR_OP_ANY") || !strcmp(kind, "AEXPR_OP_ALL")) {
+        /* x op ANY / ALL (list): func_array_ops.c */
+        int cop = cmp_op_of(op);
+        if (cop < 0)
+            return bind_error(c->s, loc, FLOE_ERR_UNSUPPORTED, "%s %s (array) is not supported (comparisons are)", op,
+                              !strcmp(kind, "AEXPR_OP_ALL") ? "ALL" : "ANY");
+        floe_expr *l = NULL, *r = NULL;
+        FLOE_TRY(bind_two(c, floe_pg_get(body, "lexpr"), floe_pg_get(body, "rexpr"), &l, &r));
+        floe_status st = bind_array_compare(c, (floe_cmp_op)cop, !strcmp(kind, "AEXPR_OP_ALL"), l, r, loc, out);
+        floe_expr_release(l);
+        floe_expr_release(r);
+        return st;
+    }
     return bind_error(c->s, loc, FLOE_ERR_UNSUPPORTED, "expression kind %s is not supported", kind);
 }
 
@@ -642,7 +667,19 @@ floe_status bind_unify_list(bind_ectx *c, floe_expr **v, int32_t n, int32_t loc)
     return st;
 }
 
+static floe_status bind_case_parts(bind_ectx *c, const json_t *body, floe_expr **out);
+
+/* PostgreSQL runs no set-returning function inside CASE (only some rows
+ * would expand): unnest() there is its error. */
 floe_status bind_case(bind_ectx *c, const json_t *body, floe_expr **out) {
+    const char *srf_was = c->no_srf_in;
+    c->no_srf_in = "CASE";
+    floe_status st = bind_case_parts(c, body, out);
+    c->no_srf_in = srf_was;
+    return st;
+}
+
+static floe_status bind_case_parts(bind_ectx *c, const json_t *body, floe_expr **out) {
     int32_t loc = (int32_t)floe_pg_get_int(body, "location", -1);
     json_t *args = floe_pg_get(body, "args");
     int32_t n = floe_pg_list_len(args);

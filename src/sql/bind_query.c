@@ -307,7 +307,7 @@ floe_status bind_simple_select_over(floe_session *s, const json_t *body, bind_re
     floe_sort_key *keys = NULL;
     int32_t n_conds = 0, n_groups = 0, n_keys = 0, n_hidden = 0;
     floe_expr **hidden = NULL;
-    int32_t *extra_col = NULL;
+    int32_t *extra_col = NULL, win_base = 0;
     bind_windows *wins = NULL;
     floe_expr *qualify = NULL;
     bind_grouping gr;
@@ -438,7 +438,9 @@ floe_status bind_simple_select_over(floe_session *s, const json_t *body, bind_re
     c.plan = agg ? NULL : &plan;
     c.clause = "SELECT";
     c.windows = wins; /* window calls: SELECT list and ORDER BY */
+    c.allow_srf = true; /* unnest(xs) in the select list: bind_unnest.c */
     for (int32_t i = 0; i < n_items && !st; i++) st = bind_item(&c, &items[i], &sel[i]);
+    c.allow_srf = false;
     c.windows = NULL;
     if (!st && hv) {
         c.clause = "HAVING";
@@ -509,7 +511,9 @@ floe_status bind_simple_select_over(floe_session *s, const json_t *body, bind_re
         floe_schema *as = NULL;
         if (!extra_col || !f) st = floe_error(FLOE_ERR_OUT_OF_MEMORY, "binding: out of memory");
         for (int32_t i = 0, a = 0, q = 0; i < c.n_extras && !st; i++)
-            extra_col[i] = c.extras[i].is_window ? -1 : c.extras[i].is_agg ? n_groups + a++ : n_groups + n_aggs + q++;
+            extra_col[i] = c.extras[i].is_window || c.extras[i].is_srf ? -1
+                           : c.extras[i].is_agg                      ? n_groups + a++
+                                                                     : n_groups + n_aggs + q++;
         char **gnames = floe_calloc((size_t)n_groups + 1, sizeof(char *));
         if (!gnames && !st) st = floe_error(FLOE_ERR_OUT_OF_MEMORY, "binding: out of memory");
         for (int32_t i = 0; i < n_groups && !st; i++) {
@@ -559,7 +563,8 @@ floe_status bind_simple_select_over(floe_session *s, const json_t *body, bind_re
     aggregated:
         /* Scalar subqueries of the SELECT list / HAVING join here. */
         for (int32_t i = 0; i < c.n_extras && !st; i++) {
-            if (c.extras[i].is_agg || c.extras[i].is_window || c.extras[i].is_grouping_id) continue;
+            if (c.extras[i].is_agg || c.extras[i].is_window || c.extras[i].is_grouping_id || c.extras[i].is_srf)
+                continue;
             floe_lplan *j = NULL;
             floe_lplan *sq = c.extras[i].subquery;
             c.extras[i].subquery = NULL;
@@ -568,23 +573,6 @@ floe_status bind_simple_select_over(floe_session *s, const json_t *body, bind_re
         }
         /* Window results come after the aggregate's (and subqueries') columns. */
         if (!st) bind_windows_place(&c, wins, floe_schema_num_fields(plan->schema), extra_col);
-        /* Everything above reads the aggregate's output. */
-        for (int32_t i = 0; i < n_items && !st; i++) {
-            floe_expr *e = NULL;
-            st = bind_rewrite_over_agg(&c, sel[i], groups, n_groups, extra_col, &items[i], &e);
-            if (!st) {
-                floe_expr_release(sel[i]);
-                sel[i] = e;
-            }
-        }
-        for (int32_t i = 0; i < n_hidden && !st; i++) {
-            floe_expr *e = NULL;
-            st = bind_rewrite_over_agg(&c, hidden[i], groups, n_groups, extra_col, NULL, &e);
-            if (!st) {
-                floe_expr_release(hidden[i]);
-                hidden[i] = e;
-            }
-        }
         if (!st && having) {
             floe_expr *e = NULL;
             st = bind_rewrite_over_agg(&c, having, groups, n_groups, extra_col, NULL, &e);
@@ -606,20 +594,44 @@ floe_status bind_simple_select_over(floe_session *s, const json_t *body, bind_re
             }
             floe_expr_release(e);
         }
+        /* unnest() calls of the select list over all of it (bind_unnest.c) */
+        if (!st) st = bind_srf_apply(&c, &plan, wins, 0, groups, n_groups, extra_col, NULL, 0, NULL, 0);
+        /* Everything above reads the aggregate's output. */
+        for (int32_t i = 0; i < n_items && !st; i++) {
+            floe_expr *e = NULL;
+            st = bind_rewrite_over_agg(&c, sel[i], groups, n_groups, extra_col, &items[i], &e);
+            if (!st) {
+                floe_expr_release(sel[i]);
+                sel[i] = e;
+            }
+        }
+        for (int32_t i = 0; i < n_hidden && !st; i++) {
+            floe_expr *e = NULL;
+            st = bind_rewrite_over_agg(&c, hidden[i], groups, n_groups, extra_col, NULL, &e);
+            if (!st) {
+                floe_expr_release(hidden[i]);
+                hidden[i] = e;
+            }
+        }
         if (st) goto done;
     } else if (bind_windows_count(wins) > 0) {
-        /* ---- window functions over the FROM / WHERE rows */
-        int32_t base = floe_schema_num_fields(plan->schema);
+        /* ---- window functions over the FROM / WHERE rows (with unnest()
+         * calls, bind_srf_apply remaps the select list for both) */
+        win_base = floe_schema_num_fields(plan->schema);
         st = bind_windows_build(&c, wins, &plan, NULL, 0, NULL);
-        if (!st) st = bind_windows_remap(&c, wins, base, sel, n_items);
-        if (!st) st = bind_windows_remap(&c, wins, base, hidden, n_hidden);
-        if (!st && qualify) st = bind_windows_remap(&c, wins, base, &qualify, 1);
+        if (!st && c.n_srf == 0) st = bind_windows_remap(&c, wins, win_base, sel, n_items);
+        if (!st && c.n_srf == 0) st = bind_windows_remap(&c, wins, win_base, hidden, n_hidden);
+        if (!st && qualify) st = bind_windows_remap(&c, wins, win_base, &qualify, 1);
         if (st) goto done;
     }
     if (!agg && qualify) {
         floe_lplan *fp = NULL;
         st = bind_filter_node(plan, qualify, &fp);
         plan = fp;
+        if (st) goto done;
+    }
+    if (!agg && c.n_srf > 0) {
+        st = bind_srf_apply(&c, &plan, wins, win_base, NULL, 0, NULL, sel, n_items, hidden, n_hidden);
         if (st) goto done;
     }
 

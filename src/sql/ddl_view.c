@@ -102,6 +102,7 @@ static floe_status result_schema(floe_session *s, const bind_result *r, const js
     FLOE_TRY(floe_ice_type_struct(&root));
     floe_status st = NULL;
     const char **names = floe_calloc((size_t)visible + 1, sizeof *names);
+    int32_t next_id = visible + 1;
     if (!names) st = oom();
     for (int32_t i = 0, k = 0; !st && i < r->scope.n; i++) {
         if (r->scope.cols[i].hidden) continue;
@@ -113,7 +114,10 @@ static floe_status result_schema(floe_session *s, const bind_result *r, const js
                                            name);
         names[k++] = name;
         floe_ice_type *t = NULL;
-        if (!st) st = floe_sql_ice_type_of(floe_schema_field(r->plan->schema, i)->type, &t);
+        /* nested columns: their fields numbered after the top level's */
+        const floe_type *ct = floe_schema_field(r->plan->schema, i)->type;
+        if (!st) st = floe_type_is_nested(ct) && ct->id != FLOE_TYPE_VARIANT ? floe_sql_ice_type_nested(ct, &next_id, &t)
+                                                                              : floe_sql_ice_type_of(ct, &t);
         if (st && t == NULL && floe_status_code(st) != FLOE_ERR_ALREADY_EXISTS)
             st = floe_status_wrap(st, "CREATE VIEW: column '%s'", name);
         if (!st) st = floe_ice_struct_add_field(root, k, name, false, t, NULL);

@@ -14,7 +14,7 @@ static const char *const k_names[FLOE_LKIND_COUNT_] = {
     "Window",
     "Expand",
     "Replicate", "DistinctOn",
-    "SeriesApply", "RecursiveUnion", "CteScan", "MaterializeCte",
+    "SeriesApply", "RecursiveUnion", "CteScan", "MaterializeCte", "Unnest",
 };
 
 const char *floe_lkind_name(floe_lkind k) {

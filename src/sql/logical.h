@@ -67,6 +67,10 @@ typedef enum floe_lkind {
                           CTE's, or the working table when cte_worktable) */
     FLOE_L_MATERIALIZE_CTE, /* inputs[0] computed once, held under cte_key for
                           the CTE_SCANs in inputs[1]; outputs inputs[1]  */
+    FLOE_L_UNNEST,     /* exprs: lists (or maps) over the input: the input's
+                          columns ++ each list's element (a map's key, value)
+                          ++ [ordinality]; unnest_ordinality / unnest_outer
+                          (src/sql/bind_unnest.c, exec's Unnest node)     */
     FLOE_LKIND_COUNT_
 } floe_lkind;
 
@@ -136,6 +140,9 @@ typedef struct floe_lplan {
     bool cte_distinct;          /* RECURSIVE_UNION: UNION, not UNION ALL     */
     bool cte_worktable;         /* CTE_SCAN of a recursive CTE's working table */
     int64_t cte_max_iterations; /* RECURSIVE_UNION: max_recursion_depth     */
+    /* UNNEST: WITH ORDINALITY; a row whose lists are all empty gives one
+     * row of NULLs (LEFT JOIN LATERAL ... ON true) */
+    bool unnest_ordinality, unnest_outer;
 } floe_lplan;
 
 /* A zeroed node of `kind` with the given inputs (ownership passes in) and

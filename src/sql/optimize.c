@@ -946,7 +946,9 @@ static floe_status prune_unary(floe_lplan *p, const bool *required, int32_t *map
 }
 
 /* WINDOW: its input keeps the columns the outputs and the window calls
- * read; every call stays (its column follows the input's). */
+ * read; every call stays (its column follows the input's).  UNNEST and
+ * SERIES_APPLY have the same shape: the input's columns ++ their own,
+ * computed from exprs. */
 static floe_status prune_window(floe_lplan *p, const bool *required, int32_t *map) {
     floe_lplan *in = p->inputs[0];
     int32_t n_in = ncols(in), n = ncols(p);
@@ -962,7 +964,9 @@ static floe_status prune_window(floe_lplan *p, const bool *required, int32_t *ma
         for (int32_t k = 0; k < p->wcalls[i].n_args; k++) floe_sqlx_columns(p->wcalls[i].args[k], need);
         if (p->wcalls[i].filter) floe_sqlx_columns(p->wcalls[i].filter, need);
     }
+    for (int32_t i = 0; !st && i < p->n_exprs; i++) floe_sqlx_columns(p->exprs[i], need);
     if (!st) st = prune(in, need, cmap);
+    if (!st) st = remap_list(p->exprs, p->n_exprs, cmap);
     if (!st) st = remap_list(p->wpart, p->n_wpart, cmap);
     for (int32_t i = 0; !st && i < p->n_worder; i++) st = remap_list(&p->worder[i].expr, 1, cmap);
     for (int32_t i = 0; !st && i < p->n_wcalls; i++) {
@@ -973,7 +977,10 @@ static floe_status prune_window(floe_lplan *p, const bool *required, int32_t *ma
     floe_schema *ns = NULL;
     if (!st) {
         int32_t new_in = ncols(in);
-        for (int32_t i = 0; !st && i < new_in; i++) st = floe_field_copy(&f[nn++], floe_schema_field(in->schema, i));
+        for (int32_t i = 0; !st && i < new_in; i++) {
+            st = floe_field_copy(&f[nn++], floe_schema_field(in->schema, i));
+            if (!st && p->unnest_outer) f[nn - 1].nullable = true; /* NULLs for empty lists */
+        }
         for (int32_t i = n_in; !st && i < n; i++) st = floe_field_copy(&f[nn++], floe_schema_field(p->schema, i));
         if (!st) st = floe_type_struct(f, nn, &ns);
         for (int32_t i = 0; !st && i < n; i++) map[i] = i < n_in ? cmap[i] : new_in + (i - n_in);
@@ -998,6 +1005,8 @@ static floe_status prune(floe_lplan *p, const bool *required, int32_t *map) {
     case FLOE_L_LIMIT:
         return prune_unary(p, required, map, true);
     case FLOE_L_WINDOW:
+    case FLOE_L_UNNEST:
+    case FLOE_L_SERIES_APPLY:
         return prune_window(p, required, map);
     case FLOE_L_DISTINCT:
     case FLOE_L_UNION:

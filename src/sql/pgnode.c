@@ -121,7 +121,8 @@ floe_status floe_pg_type_name_of(const json_t *type_name, floe_pg_type_name *out
             return floe_error(FLOE_ERR_SYNTAX, "type %s: modifiers must be integers", out->name);
         out->mods[out->n_mods++] = c.ival;
     }
-    out->is_array = floe_pg_list_len(floe_pg_get(tn, "arrayBounds")) > 0;
+    out->array_dims = floe_pg_list_len(floe_pg_get(tn, "arrayBounds"));
+    out->is_array = out->array_dims > 0;
     out->location = (int32_t)floe_pg_get_int(tn, "location", -1);
     return NULL;
 }
@@ -158,13 +159,15 @@ floe_status floe_pg_type_to_floe(const floe_pg_type_name *tn, const char *sql, f
         floe_status st = floe_pg_nested_type_at(sql, tn->location, out);
         if (st || !tn->is_array) return st;
     } else if (tn->is_array) {
-        /* T[] is list<T> (elements nullable); T[][] is the same type, as
-         * PostgreSQL's arrays do not count their dimensions. */
+        /* T[] is list<T> (elements nullable); T[][] a list of lists — floe's
+         * lists nest where PostgreSQL's arrays count dimensions instead, so
+         * '{{1,2},{3,4}}'::int[][] and ARRAY[ARRAY[1, 2]] agree. */
         floe_pg_type_name el = *tn;
         el.is_array = false;
+        el.array_dims = 0;
         FLOE_TRY(floe_pg_type_to_floe(&el, sql, out));
     }
-    if (*out) {
+    for (int32_t d = 0; *out && d < (tn->array_dims > 0 ? tn->array_dims : 1); d++) {
         floe_field f;
         floe_type *lt = NULL;
         floe_status st = floe_field_init(&f, "element", *out, true, -1);
@@ -172,8 +175,9 @@ floe_status floe_pg_type_to_floe(const floe_pg_type_name *tn, const char *sql, f
         floe_field_clear(&f);
         floe_type_release(*out);
         *out = lt;
-        return st;
+        if (st) return st;
     }
+    if (*out) return NULL;
     size_t n = sizeof(k_types) / sizeof(k_types[0]);
     for (size_t i = 0; i < n; i++) {
         if (strcmp(k_types[i].name, tn->name) != 0) continue;

@@ -74,6 +74,7 @@ typedef struct floe_pg_type_name {
     int32_t n_mods;
     int64_t mods[4];
     bool is_array;
+    int32_t array_dims; /* T[][]: 2 — a list of lists, as floe's lists nest */
     int32_t location;
 } floe_pg_type_name;
 floe_status floe_pg_type_name_of(const json_t *type_name, floe_pg_type_name *out) FLOE_WARN_UNUSED;

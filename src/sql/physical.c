@@ -422,6 +422,19 @@ static floe_status plan_node(const phys_ctx *c, const floe_lplan *p, floe_plan *
     case FLOE_L_SERIES_APPLY:
         st = floe_plan_series_apply(kids[0], p->exprs[0], p->exprs[1], p->exprs[2], p->names[0], out);
         break;
+    case FLOE_L_UNNEST: {
+        /* the node's own columns are named by the logical schema's last ones */
+        int32_t nin = floe_schema_num_fields(p->inputs[0]->schema), nn = floe_schema_num_fields(p->schema) - nin;
+        const char **names = floe_calloc((size_t)nn + 1, sizeof *names);
+        if (!names) {
+            st = floe_error(FLOE_ERR_OUT_OF_MEMORY, "planning unnest");
+            break;
+        }
+        for (int32_t i = 0; i < nn; i++) names[i] = floe_schema_field(p->schema, nin + i)->name;
+        st = floe_plan_unnest(kids[0], p->exprs, p->n_exprs, names, nn, p->unnest_ordinality, p->unnest_outer, out);
+        floe_free(names);
+        break;
+    }
     case FLOE_L_CTE_SCAN:
         st = floe_plan_cte_scan(p->schema, p->table_name, p->cte_key, p->cte_worktable, out);
         break;

@@ -21,7 +21,9 @@
  * leaves the FILTER (the scan applies it); everything else stays above the
  * scan.  Float comparisons are never called exact (NaN).
  */
+#include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 #include "floe/exec_scan.h"
 #include "floe/iceberg_metadata_columns.h"
@@ -71,27 +73,60 @@ static bool literal_value(const floe_array *a, floe_ice_value *out) {
     }
 }
 
-/* A column reference, or a value-preserving cast of one.  *from is the
- * column's type, *cast_to the cast's (NULL: none). */
+/* A struct field of a column as Iceberg names it ("st.a.b"):
+ * struct_extract(struct_extract(#col, 'a'), 'b'), or the column itself.
+ * *t is the field's type; *nested whether it is inside a struct. */
+static bool field_path(const floe_expr *e, const floe_schema *s, int32_t *col, const floe_type **t, char *path,
+                       size_t cap, bool *nested) {
+    if (e->kind == FLOE_EXPR_COLUMN) {
+        const floe_field *f = floe_schema_field(s, e->column);
+        *col = e->column;
+        *t = f->type;
+        return (size_t)snprintf(path, cap, "%s", f->name) < cap;
+    }
+    if (e->kind != FLOE_EXPR_CALL || !e->func || strcmp(e->func, "struct_extract") || e->n_args != 2) return false;
+    const floe_expr *k = e->args[1];
+    if (k->kind != FLOE_EXPR_LITERAL || k->literal->type->id != FLOE_TYPE_STRING || floe_array_is_null(k->literal, 0))
+        return false;
+    if (!field_path(e->args[0], s, col, t, path, cap, nested) || (*t)->id != FLOE_TYPE_STRUCT) return false;
+    floe_strview key = floe_array_get_str(k->literal, 0);
+    const floe_type *st = *t;
+    /* the field struct_extract picks: exact name, else ignoring case */
+    for (int ci = 0; ci < 2; ci++)
+        for (int32_t i = 0; i < st->n_children; i++) {
+            const char *fn = st->children[i].name;
+            if ((int32_t)strlen(fn) != key.len || strchr(fn, '.')) continue;
+            if (ci ? strncasecmp(fn, key.data, (size_t)key.len) : memcmp(fn, key.data, (size_t)key.len)) continue;
+            size_t used = strlen(path);
+            if (used + 1 + strlen(fn) >= cap) return false;
+            path[used] = '.';
+            memcpy(path + used + 1, fn, strlen(fn) + 1);
+            *t = st->children[i].type;
+            *nested = true;
+            return true;
+        }
+    return false;
+}
+
+/* A column reference (or a struct field of one, named by its path), or a
+ * value-preserving cast of one.  *from is its type, *cast_to the cast's
+ * (NULL: none); *nested is set for a struct field, whose NULLs also come
+ * from NULL parents, so nothing on it is called exact. */
 static bool column_of(const floe_expr *e, const floe_schema *s, int32_t *col, const floe_type **from,
-                      const floe_type **cast_to) {
+                      const floe_type **cast_to, char *path, size_t cap, bool *nested) {
     *cast_to = NULL;
+    *nested = false;
     if (e->kind == FLOE_EXPR_CAST) {
         const floe_expr *a = e->args[0];
-        if (a->kind != FLOE_EXPR_COLUMN) return false;
-        const floe_type *ft = floe_schema_field(s, a->column)->type;
-        floe_type_id f = ft->id, t = e->cast_type->id;
+        if (!field_path(a, s, col, from, path, cap, nested)) return false;
+        floe_type_id f = (*from)->id, t = e->cast_type->id;
         bool ok = (f == FLOE_TYPE_INT32 && t == FLOE_TYPE_INT64) ||
                   (f == FLOE_TYPE_DATE32 && (t == FLOE_TYPE_TIMESTAMP_US || t == FLOE_TYPE_TIMESTAMP_NS));
         if (!ok) return false;
-        *col = a->column;
-        *from = ft;
         *cast_to = e->cast_type;
         return true;
     }
-    if (e->kind != FLOE_EXPR_COLUMN) return false;
-    *col = e->column;
-    *from = floe_schema_field(s, e->column)->type;
+    if (!field_path(e, s, col, from, path, cap, nested)) return false;
     return !floe_type_is_nested(*from);
 }
 
@@ -163,10 +198,11 @@ static floe_status convert_cmp(const floe_expr *e, const floe_schema *s, floe_ic
     }
     int32_t col;
     const floe_type *from, *cast_to;
-    if (b->kind != FLOE_EXPR_LITERAL || !column_of(a, s, &col, &from, &cast_to)) return NULL;
+    char name[512];
+    bool nested;
+    if (b->kind != FLOE_EXPR_LITERAL || !column_of(a, s, &col, &from, &cast_to, name, sizeof name, &nested)) return NULL;
     floe_ice_value v;
     if (!literal_value(b->literal, &v)) return NULL; /* NULL literal: the SQL result is never TRUE */
-    const char *name = floe_schema_field(s, col)->name;
     floe_ice_expr *r = NULL;
     if (cast_to && from->id == FLOE_TYPE_DATE32) {
         if (b->literal->type->id != cast_to->id) return NULL;
@@ -181,14 +217,16 @@ static floe_status convert_cmp(const floe_expr *e, const floe_schema *s, floe_ic
     }
     if (!r) return oom();
     *out = r;
-    *exact = !is_float(from) && !is_float(b->literal->type);
+    *exact = !is_float(from) && !is_float(b->literal->type) && !nested;
     return NULL;
 }
 
 static floe_status convert_in(const floe_expr *e, const floe_schema *s, floe_ice_expr **out, bool *exact) {
     int32_t col;
     const floe_type *from, *cast_to;
-    if (!column_of(e->args[0], s, &col, &from, &cast_to) || cast_to) return NULL;
+    char name[512];
+    bool nested;
+    if (!column_of(e->args[0], s, &col, &from, &cast_to, name, sizeof name, &nested) || cast_to) return NULL;
     int32_t n = e->n_args - 1;
     floe_ice_value *vals = floe_calloc((size_t)(n ? n : 1), sizeof *vals);
     if (!vals) return oom();
@@ -203,12 +241,11 @@ static floe_status convert_in(const floe_expr *e, const floe_schema *s, floe_ice
          * when x = 1. */
         if (literal_value(it->literal, &vals[k])) k++;
     }
-    const char *name = floe_schema_field(s, col)->name;
     floe_ice_expr *r = k ? floe_ice_expr_set(FLOE_ICE_EXPR_IN, name, vals, k) : floe_ice_expr_false();
     floe_free(vals);
     if (!r) return oom();
     *out = r;
-    *exact = !is_float(from);
+    *exact = !is_float(from) && !nested;
     return NULL;
 }
 
@@ -218,7 +255,11 @@ static floe_status convert_call(const floe_expr *e, const floe_schema *s, floe_i
     if (!like && !sw) return NULL;
     int32_t col;
     const floe_type *from, *cast_to;
-    if (!column_of(e->args[0], s, &col, &from, &cast_to) || cast_to || from->id != FLOE_TYPE_STRING) return NULL;
+    char name[512];
+    bool nested;
+    if (!column_of(e->args[0], s, &col, &from, &cast_to, name, sizeof name, &nested) || cast_to ||
+        from->id != FLOE_TYPE_STRING)
+        return NULL;
     const floe_expr *p = e->args[1];
     if (p->kind != FLOE_EXPR_LITERAL || p->literal->type->id != FLOE_TYPE_STRING || floe_array_is_null(p->literal, 0))
         return NULL;
@@ -256,14 +297,13 @@ static floe_status convert_call(const floe_expr *e, const floe_schema *s, floe_i
     } else {
         prefix = pattern;
     }
-    const char *name = floe_schema_field(s, col)->name;
     floe_ice_value v = floe_ice_string_z(prefix);
     floe_ice_expr *r = prefix[0] ? floe_ice_expr_literal(FLOE_ICE_EXPR_STARTS_WITH, name, &v)
                                  : floe_ice_expr_unary(FLOE_ICE_EXPR_NOT_NULL, name); /* LIKE '%' */
     floe_free(prefix);
     if (!r) return oom();
     *out = r;
-    *exact = true;
+    *exact = !nested;
     return NULL;
 }
 
@@ -326,13 +366,15 @@ floe_status floe_sqlo_to_iceberg(const floe_expr *e, const floe_schema *s, floe_
     case FLOE_EXPR_IS_NOT_NULL: {
         int32_t col;
         const floe_type *from, *cast_to;
-        if (!column_of(e->args[0], s, &col, &from, &cast_to)) return NULL;
+        char name[512];
+        bool nested;
+        if (!column_of(e->args[0], s, &col, &from, &cast_to, name, sizeof name, &nested)) return NULL;
         floe_ice_expr *r = floe_ice_expr_unary(e->kind == FLOE_EXPR_IS_NULL ? FLOE_ICE_EXPR_IS_NULL
                                                                             : FLOE_ICE_EXPR_NOT_NULL,
-                                               floe_schema_field(s, col)->name);
+                                               name);
         if (!r) return oom();
         *out = r;
-        *exact = true;
+        *exact = !nested;
         return NULL;
     }
     case FLOE_EXPR_CMP: return convert_cmp(e, s, out, exact);

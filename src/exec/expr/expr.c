@@ -22,6 +22,7 @@
 #include "base/buffer.h"
 #include "exec/func/functions.h"
 #include "exec/expr/cast.h"
+#include "exec/expr/cast_list.h"
 #include "floe/interval.h"
 #include "exec/expr/expr_fast.h"
 #include "floe/exec.h"
@@ -298,7 +299,8 @@ static bool castable(const floe_type *from, const floe_type *to) {
     }
     if (floe_exec_cast_extra(from, to)) return true; /* cast.c */
     /* Text of anything scalar; a variant's is its JSON (floe_format_value). */
-    if (to->id == FLOE_TYPE_STRING) return !floe_type_is_nested(from) || from->id == FLOE_TYPE_VARIANT;
+    if (to->id == FLOE_TYPE_STRING)
+        return !floe_type_is_nested(from) || from->id == FLOE_TYPE_VARIANT || from->id == FLOE_TYPE_LIST;
     if (!is_numeric(to->id)) return false;
     return is_numeric(from->id) || from->id == FLOE_TYPE_STRING || from->id == FLOE_TYPE_BOOL;
 }
@@ -983,6 +985,14 @@ static floe_status cast_array(floe_array *a, floe_type *to, int64_t n, floe_arra
 static floe_status cast_nested(floe_array *a, floe_type *to, int64_t n, floe_array **out) {
     if (a->type->id == FLOE_TYPE_STRING) {
         if (floe_array_null_count(a) == a->length) return floe_array_new_nulls(to, n, out);
+        if (to->id == FLOE_TYPE_LIST) {
+            /* '{1,2}'::int[]: text pieces first, then element-wise (cast_list.c) */
+            floe_array *pieces = NULL;
+            FLOE_TRY(floe_cast_text_to_list_shape(a, to, n, &pieces));
+            floe_status st = cast_array(pieces, to, n, out);
+            floe_array_release(pieces);
+            return st;
+        }
         floe_buf tn = FLOE_BUF_INIT;
         floe_status st = floe_type_to_string(to, &tn);
         if (!st) st = floe_error(FLOE_ERR_UNSUPPORTED, "cannot cast text to %s (build the value with ARRAY[...], "
@@ -1016,6 +1026,7 @@ static floe_status cast_array(floe_array *a, floe_type *to, int64_t n, floe_arra
     if (a->type->id == FLOE_TYPE_NULL) return floe_array_new_nulls(to, n, out);
     if (floe_type_is_nested(to) && to->id != FLOE_TYPE_VARIANT) return cast_nested(a, to, n, out);
     if (floe_exec_cast_extra(a->type, to)) return floe_exec_cast_extra_array(a, to, n, out);
+    if (to->id == FLOE_TYPE_STRING && a->type->id == FLOE_TYPE_LIST) return floe_cast_list_to_text(a, n, out);
     floe_status st = NULL;
     if (to->id == FLOE_TYPE_STRING) {
         floe_builder *b;

@@ -14,6 +14,10 @@
  *       NULL keys and different lengths are errors, NULL lists give NULL.
  *   array_length(xs, dim)        PostgreSQL's: the element count for
  *       dim 1, NULL for other dims and for empty lists.
+ *   array_contains(xs, x)        x = ANY(xs) (PostgreSQL's three-valued
+ *       result: true on a match, else NULL when xs or x or an element is
+ *       NULL, else false); elements of integer, text, boolean or date
+ *       types, x of the same kind.
  *
  * Kernels gather with floe_array_take, so nested element types work at
  * any depth without per-type code.
@@ -370,7 +374,77 @@ static floe_status alen_eval(const floe_func_def *def, floe_array *const *args, 
     return fn_make_fixed(rtype, rows, v, vals, out);
 }
 
+/* ------------------------------------------------------ array_contains */
+
+static bool int_like(const floe_type *t) {
+    return fn_is_int(t) || t->id == FLOE_TYPE_DATE32 || t->id == FLOE_TYPE_BOOL;
+}
+
+static floe_status contains_type(const floe_func_def *def, const floe_expr *const *args, floe_type *const *types,
+                                 int32_t n, floe_type **out) {
+    (void)args;
+    if (types[0]->id == FLOE_TYPE_LIST) {
+        const floe_type *e = types[0]->children[0].type, *x = types[1];
+        bool ok = x->id == FLOE_TYPE_NULL || (fn_is_int(e) && fn_is_int(x)) ||
+                  (int_like(e) && e->id == x->id) || (e->id == FLOE_TYPE_STRING && x->id == FLOE_TYPE_STRING);
+        if (!ok) {
+            if (!int_like(e) && e->id != FLOE_TYPE_STRING)
+                return floe_error(FLOE_ERR_UNSUPPORTED, "%s: lists of %s are not supported (integer, text, boolean "
+                                  "and date elements are)", def->name, floe_type_id_name(e->id));
+            return fn_type_error(def, types, n);
+        }
+        *out = floe_type_primitive(FLOE_TYPE_BOOL);
+        return NULL;
+    }
+    return fn_type_error(def, types, n);
+}
+
+static int64_t slot_i64(const floe_array *a, int64_t i) {
+    switch (a->type->id) {
+    case FLOE_TYPE_BOOL: return floe_array_get_bool(a, i);
+    case FLOE_TYPE_INT32: case FLOE_TYPE_DATE32: return floe_array_get_int32(a, i);
+    default: return floe_array_get_int64(a, i);
+    }
+}
+
+static floe_status contains_eval(const floe_func_def *def, floe_array *const *args, int32_t n, int64_t rows,
+                                 floe_type *rtype, floe_array **out) {
+    (void)def;
+    (void)n;
+    const floe_array *l = args[0], *x = args[1];
+    const floe_array *el = l->children[0];
+    bool str = el->type->id == FLOE_TYPE_STRING;
+    floe_buffer *v = NULL, *vals = NULL;
+    FLOE_TRY(floe_buffer_new((rows + 7) / 8, &v));
+    floe_status st = floe_buffer_new((rows + 7) / 8, &vals);
+    for (int64_t r = 0; !st && r < rows; r++) {
+        int64_t lr = fn_at(l, r);
+        if (floe_array_is_null(l, lr)) continue;
+        int64_t b, e;
+        list_range(l, lr, &b, &e);
+        bool xnull = x->type->id == FLOE_TYPE_NULL || fn_null(x, r), found = false, saw_null = xnull && e > b;
+        for (int64_t j = b; j < e && !xnull && !found; j++) {
+            if (floe_array_is_null(el, j)) { saw_null = true; continue; }
+            if (str) {
+                floe_strview a = floe_array_get_str(el, j), w = fn_get_str(x, r);
+                found = a.len == w.len && !memcmp(a.data, w.data, (size_t)a.len);
+            } else {
+                found = slot_i64(el, j) == slot_i64(x, fn_at(x, r));
+            }
+        }
+        if (found) floe_bit_set(vals->data, r);
+        if (found || !saw_null) floe_bit_set(v->data, r); /* else NULL */
+    }
+    if (st) {
+        floe_buffer_release(v);
+        floe_buffer_release(vals);
+        return st;
+    }
+    return fn_make_fixed(rtype, rows, v, vals, out);
+}
+
 const floe_func_def floe_nested_funcs[] = {
+    {"array_contains", 2, 2, "array_contains(list, value)", contains_type, contains_eval, 0, NULL, FLOE_TYPE_NULL},
     {"list_value", 0, -1, "list_value(any, ...)", list_value_type, list_value_eval, 0, NULL, FLOE_TYPE_NULL},
     {"named_struct", 2, -1, "named_struct(string, any, ...)", named_struct_type, named_struct_eval, 0, NULL,
      FLOE_TYPE_NULL},

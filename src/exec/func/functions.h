@@ -66,6 +66,7 @@ extern const floe_func_def floe_json_funcs[];     /* func_json.c */
 extern const floe_func_def floe_interval_funcs[]; /* func_interval.c */
 extern const floe_func_def floe_array_funcs[];    /* func_array.c */
 extern const floe_func_def floe_nested_funcs[];   /* func_nested.c */
+extern const floe_func_def floe_array_op_funcs[]; /* func_array_ops.c */
 extern const floe_func_def floe_timezone_funcs[]; /* func_timezone.c */
 extern const floe_func_def floe_zorder_funcs[];   /* func_zorder.c */
 
