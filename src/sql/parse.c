@@ -396,7 +396,8 @@ static floe_status cut_table_evolution(prepass *pp, int32_t i, int32_t *next) {
     if (tok_is(pp, kw, "create") && tok_is(pp, rk, "or") && tok_is(pp, rk + 1, "replace")) rk += 2;
     bool ref_word = tok_is(pp, rk, "branch") || tok_is(pp, rk, "tag");
     bool ref_ddl = ref_word && (tok_is(pp, kw, "create") || tok_is(pp, kw, "replace") ||
-                                (tok_is(pp, kw, "drop") && is_name_token(pp, rk + 1)));
+                                (tok_is(pp, kw, "drop") && rk + 1 < pp->n &&
+                                 (is_name_token(pp, rk + 1) || pp->sql[pp->toks[rk + 1].start] == '`')));
     if (!spec_change && !write_order && !ref_ddl) return NULL;
     int32_t end = kw;
     while (end < pp->n && !tok_is_char(pp, end, ';')) end++;
