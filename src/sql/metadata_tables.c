@@ -25,7 +25,7 @@
 
 const char *const floe_sql_metadata_table_names[] = {
     "snapshots", "history", "manifests", "files", "partitions", "refs", "properties", "metadata_log_entries",
-    "data_files", "delete_files", "all_files", "all_data_files", "all_delete_files", "entries", "all_entries", NULL,
+    "data_files", "delete_files", "all_files", "all_data_files", "all_delete_files", "entries", "all_entries", "all_manifests", NULL,
 };
 
 static floe_status oom(void) { return floe_error(FLOE_ERR_OUT_OF_MEMORY, "building a metadata table"); }
@@ -521,8 +521,7 @@ static floe_status manifest_row(mt *m, const floe_ice_table_metadata *md, floe_i
     return append_summaries(m->b[11], mf, spec, pt);
 }
 
-static floe_status rows_manifests(const floe_ice_table *t, mt *m) {
-    const floe_ice_table_metadata *md = t->md;
+static floe_status manifests_columns(mt *m) {
     floe_type *sum_t = NULL;
     FLOE_TRY(summaries_type(&sum_t));
     floe_status st = mt_col(m, "content", ty(FLOE_TYPE_INT32), false);
@@ -538,21 +537,36 @@ static floe_status rows_manifests(const floe_ice_table *t, mt *m) {
     if (!st) st = mt_col(m, "deleted_rows_count", ty(FLOE_TYPE_INT64), true);
     if (!st) st = mt_col(m, "partition_summaries", sum_t, true);
     floe_type_release(sum_t);
-    FLOE_TRY(st);
-    const floe_ice_snapshot *snap = floe_ice_tm_current_snapshot(md);
-    if (!snap) return mt_start(m, 0);
-    floe_ice_manifest_list *list = NULL;
-    floe_ice_manifest_file *v1 = NULL;
-    const floe_ice_manifest_file *files = NULL;
-    size_t n = 0;
-    FLOE_TRY(floe_ice_snapshot_manifests(t, snap, &list, &v1, &files, &n));
+    return st;
+}
+
+/* $manifests: the current snapshot's; $all_manifests: every snapshot's,
+ * with the snapshot whose list holds it (reference_snapshot_id, Spark's
+ * column; a manifest appears once per snapshot that lists it). */
+static floe_status rows_manifests_of(const floe_ice_table *t, mt *m, bool all) {
+    const floe_ice_table_metadata *md = t->md;
+    FLOE_TRY(manifests_columns(m));
+    if (all) FLOE_TRY(mt_col(m, "reference_snapshot_id", ty(FLOE_TYPE_INT64), false));
     floe_ice_type **pts = NULL;
-    st = spec_types(md, &pts);
-    if (!st) st = mt_start(m, (int64_t)n);
-    for (size_t i = 0; !st && i < n; i++) st = manifest_row(m, md, pts, &files[i], list != NULL);
+    FLOE_TRY(spec_types(md, &pts));
+    floe_status st = mt_start(m, 0);
+    const floe_ice_snapshot *cur = floe_ice_tm_current_snapshot(md);
+    for (int32_t si = 0; !st && si < md->n_snapshots; si++) {
+        const floe_ice_snapshot *snap = &md->snapshots[si];
+        if (!all && snap != cur) continue;
+        floe_ice_manifest_list *list = NULL;
+        floe_ice_manifest_file *v1 = NULL;
+        const floe_ice_manifest_file *files = NULL;
+        size_t n = 0;
+        st = floe_ice_snapshot_manifests(t, snap, &list, &v1, &files, &n);
+        for (size_t i = 0; !st && i < n; i++) {
+            st = manifest_row(m, md, pts, &files[i], list != NULL);
+            if (!st && all) st = floe_builder_append_int64(m->b[m->n - 1], snap->snapshot_id);
+        }
+        floe_ice_manifest_list_free(list);
+        floe_free(v1);
+    }
     spec_types_free(md, pts);
-    floe_ice_manifest_list_free(list);
-    floe_free(v1);
     return st;
 }
 
@@ -920,7 +934,8 @@ floe_status floe_sql_metadata_table(const floe_ice_table *t, const char *which, 
     else if (strcmp(which, "refs") == 0) st = rows_refs(t->md, &m);
     else if (strcmp(which, "properties") == 0) st = rows_properties(t->md, &m);
     else if (strcmp(which, "metadata_log_entries") == 0) st = rows_metadata_log(t, &m);
-    else if (strcmp(which, "manifests") == 0) st = rows_manifests(t, &m);
+    else if (strcmp(which, "manifests") == 0) st = rows_manifests_of(t, &m, false);
+    else if (strcmp(which, "all_manifests") == 0) st = rows_manifests_of(t, &m, true);
     else if (strcmp(which, "files") == 0) st = rows_files(t, &m);
     else if (strcmp(which, "partitions") == 0) st = rows_partitions(t, &m);
     else if (strcmp(which, "data_files") == 0) st = rows_files_kind(t, &m, FILES_DATA);

@@ -61,6 +61,8 @@
  *               snapshot's manifests (Spark's; no readable_metrics).
  *   all_entries the same over every snapshot's manifests, each manifest
  *               once.
+ *   all_manifests  $manifests' columns for every snapshot's manifest list,
+ *               plus reference_snapshot_id bigint (the listing snapshot).
  *
  * The partition struct is the union of every partition spec's fields the
  * table has had (by partition field id, in order of first appearance, as

@@ -8,7 +8,8 @@
 # a branch write does not move main and a main write does not move the
 # branch (parents checked in $snapshots); SET write.branch / spark.wap.branch;
 # fast_forward of main to a branch; an empty table's branch gets an empty
-# snapshot; the same DDL and writes through the REST catalog.
+# snapshot; expire_snapshots keeps a branch's retained snapshots; the same
+# DDL and writes through the REST catalog.
 set -euo pipefail
 FLOE_BIN=${FLOE_BIN:?FLOE_BIN not set}
 src=${FLOE_SOURCE_DIR:?FLOE_SOURCE_DIR not set}
@@ -157,6 +158,20 @@ expect "$(q "SELECT snapshot_id FROM db.t\$history ORDER BY made_current_at DESC
 # ---- drops
 floe -c "ALTER TABLE db.t DROP BRANCH c; ALTER TABLE db.t DROP TAG y; ALTER TABLE db.t DROP BRANCH \`Quoted\`" >/dev/null
 expect "$(q "SELECT name FROM db.t\$refs ORDER BY name" | tr '\n' ' ')" "b early fresh main x " "refs after drops"
+
+# ---- expire_snapshots honours a branch's retention: Spark's docs (WITH
+# SNAPSHOT RETENTION n SNAPSHOTS) keep n snapshots of the branch, however
+# old and whatever retain_last says for main
+floe -c "CREATE TABLE db.e (a int); INSERT INTO db.e VALUES (1); INSERT INTO db.e VALUES (2);
+  INSERT INTO db.e VALUES (3); ALTER TABLE db.e CREATE BRANCH k3 WITH SNAPSHOT RETENTION 3 SNAPSHOTS;
+  INSERT INTO db.e VALUES (4); CREATE TABLE db.f (a int); INSERT INTO db.f VALUES (1);
+  INSERT INTO db.f VALUES (2); INSERT INTO db.f VALUES (3); ALTER TABLE db.f CREATE BRANCH plain;
+  INSERT INTO db.f VALUES (4)" >/dev/null
+floe -c "CALL system.expire_snapshots(table => 'db.e', older_than => now(), retain_last => 1);
+  CALL system.expire_snapshots(table => 'db.f', older_than => now(), retain_last => 1)" >/dev/null
+expect "$(q "SELECT count(*) FROM db.e\$snapshots")" "4" "branch min-snapshots-to-keep retained"
+expect "$(q "SELECT count(*) FROM db.f\$snapshots")" "2" "plain branch keeps its head only"
+expect "$(q "SELECT count(*) FROM db.e.branch_k3")" "3" "retained branch reads"
 
 # ---- through the REST catalog (refs travel as set-snapshot-ref /
 # remove-snapshot-ref updates)

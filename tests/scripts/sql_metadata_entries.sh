@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The file and entry metadata tables ($data_files, $delete_files,
-# $all_files, $all_data_files, $all_delete_files, $entries, $all_entries;
+# $all_files, $all_data_files, $all_delete_files, $entries, $all_entries,
+# $all_manifests;
 # Spark's names and columns) against $files and $snapshots, and $entries /
 # $all_entries against the manifests read independently with python3-avro
 # (metadata_entries_check.py); an unknown metadata table lists the valid
@@ -47,6 +48,10 @@ for which in current all; do
   want=$(/usr/bin/python3 -W ignore "$src/tests/scripts/metadata_entries_check.py" "$W/db/t" $which | LC_ALL=C sort)
   expect "$got" "$want" "\$$table vs python3-avro"
 done
+# all_manifests: each snapshot's list; the current one's rows are $manifests
+expect "$(q "SELECT count(*) FROM db.t\$all_manifests WHERE reference_snapshot_id = (SELECT snapshot_id FROM db.t\$refs WHERE name = 'main')")" \
+  "$(q "SELECT count(*) FROM db.t\$manifests")" "all_manifests of the current snapshot"
+expect "$(q "SELECT count(DISTINCT reference_snapshot_id) FROM db.t\$all_manifests")" "$(q "SELECT count(*) FROM db.t\$snapshots")" "all_manifests snapshots"
 # an unknown metadata table names the valid ones
 out=$(floe -c "SELECT * FROM db.t\$entrys" 2>&1 || true)
 case "$out" in *"did you mean 'entries'"*"valid: snapshots,"*"all_entries"*) ;; *) fail "unknown metadata table: $out" ;; esac
