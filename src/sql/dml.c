@@ -109,9 +109,9 @@ floe_status floe_dml_target_of(floe_session *s, const json_t *rv, floe_dml_targe
                         "%s is a tag, not a branch. Tags cannot be targets for producing snapshots", branch);
     if (!st && branch && strcmp(branch, "main") != 0) {
         const char *kind = s->stmt ? s->stmt->kind : NULL;
-        if (kind && strcmp(kind, "InsertStmt") != 0 && strcmp(kind, "ExplainStmt") != 0)
+        if (kind && strcmp(kind, "InsertStmt") != 0 && strcmp(kind, "ExplainStmt") != 0 && strcmp(kind, "CopyStmt") != 0)
             st = floe_error(FLOE_ERR_UNSUPPORTED,
-                            "writing to branch %s: only INSERT INTO can write to a branch other than main "
+                            "writing to branch %s: only INSERT INTO and COPY FROM can write to a branch other than main "
                             "(RESET write.branch to change main)",
                             branch);
         floe_free(s->target_branch);

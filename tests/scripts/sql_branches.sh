@@ -128,11 +128,16 @@ floe -c "SET write.branch = 'fresh'; INSERT INTO db.t VALUES (6)" >/dev/null
 expect "$(parent "$(ref fresh)")" "$m2" "new branch from main"
 expect "$(q "SELECT count(*) FROM db.t.branch_fresh")" "6" "new branch rows"
 expect "$(ref main)" "$m2" "main unmoved by new branch"
+# COPY FROM follows the session's branch too
+printf 'a\n7\n8\n' >"$tmp/in.csv"
+floe -c "SET write.branch = 'fresh'; COPY db.t FROM '$tmp/in.csv' (FORMAT csv, HEADER)" >/dev/null
+expect "$(q "SELECT count(*) FROM db.t.branch_fresh")" "8" "COPY FROM into a branch"
+expect "$(ref main)" "$m2" "main unmoved by COPY into a branch"
 # write errors
 expect_error "INSERT INTO db.t.tag_x VALUES (1)" "x is a tag, not a branch. Tags cannot be targets for producing snapshots"
 expect_error "SET write.branch = 'x'; INSERT INTO db.t VALUES (1)" "x is a tag, not a branch"
 expect_error "INSERT INTO db.t.branch_zz VALUES (1)" "Cannot use branch (does not exist): zz"
-expect_error "SET write.branch = 'b'; DELETE FROM db.t WHERE a = 1" "only INSERT INTO can write to a branch"
+expect_error "SET write.branch = 'b'; DELETE FROM db.t WHERE a = 1" "only INSERT INTO and COPY FROM can write to a branch"
 expect_error "SELECT * FROM db.t.branch_zz" "Cannot find snapshot associated with branch name: zz"
 expect_error "SELECT * FROM db.t.tag_x FOR SYSTEM_VERSION AS OF 1" "cannot be combined with AS OF"
 # a table literally named branch_b wins over the branch form (as Spark's
