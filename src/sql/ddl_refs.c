@@ -258,8 +258,14 @@ static floe_status bad(const char *fmt, const char *a, const char *b) {
 static floe_status tree_put_ref(json_t *root, const ref_stmt *r, int64_t snapshot_id, bool fresh) {
     json_t *refs = json_object_get(root, "refs");
     if (!json_is_object(refs)) {
+        /* Metadata of older writers has no "refs"; main was implied by
+         * current-snapshot-id and must be written out now. */
         refs = json_object();
         if (!refs || json_object_set_new(root, "refs", refs)) return oom();
+        json_t *cur = json_object_get(root, "current-snapshot-id");
+        if (json_is_integer(cur) && json_integer_value(cur) >= 0 &&
+            json_object_set_new(refs, "main", json_pack("{s:I, s:s}", "snapshot-id", json_integer_value(cur), "type", "branch")))
+            return oom();
     }
     json_t *ref = json_object_get(refs, r->name);
     if (!json_is_object(ref) || fresh) {

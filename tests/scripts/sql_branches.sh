@@ -178,6 +178,18 @@ expect "$(q "SELECT count(*) FROM db.e\$snapshots")" "4" "branch min-snapshots-t
 expect "$(q "SELECT count(*) FROM db.f\$snapshots")" "2" "plain branch keeps its head only"
 expect "$(q "SELECT count(*) FROM db.e.branch_k3")" "3" "retained branch reads"
 
+# ---- metadata of an older writer without "refs" (main implied by
+# current-snapshot-id): a new branch keeps main
+floe -c "CREATE TABLE db.old (a int); INSERT INTO db.old VALUES (1)" >/dev/null
+python3 - "$W/db/old/metadata" <<'PY'
+import glob, json, os, sys
+f = sorted(glob.glob(os.path.join(sys.argv[1], "*.metadata.json")))[-1]
+md = json.load(open(f)); md.pop("refs", None); json.dump(md, open(f, "w"))
+PY
+floe -c "ALTER TABLE db.old CREATE BRANCH nb" >/dev/null
+expect "$(q "SELECT name FROM db.old\$refs ORDER BY name" | tr '\n' ' ')" "main nb " "implied main kept"
+expect "$(q "SELECT count(*) FROM db.old")" "1" "implied main rows"
+
 # ---- through the REST catalog (refs travel as set-snapshot-ref /
 # remove-snapshot-ref updates)
 rest_server_start "$tmp/rwh"
