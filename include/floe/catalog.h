@@ -197,6 +197,15 @@ floe_status floe_catalog_append(floe_catalog *c, const char *ns, const char *nam
                                 const size_t *lens, int32_t n, const char *const *summary_kv, int32_t n_kv,
                                 int max_retries, int64_t *snapshot_id) FLOE_WARN_UNUSED;
 
+/* floe_catalog_append onto branch `branch` (NULL or "main": main): the
+ * snapshot's parent is the branch head, and only that ref moves (Java's
+ * SnapshotProducer.toBranch).  A branch that does not exist is created
+ * from main's current snapshot; a tag is FLOE_ERR_INVALID_ARGUMENT. */
+floe_status floe_catalog_append_branch(floe_catalog *c, const char *ns, const char *name, const char *branch,
+                                       const uint8_t *const *data_files, const size_t *lens, int32_t n,
+                                       const char *const *summary_kv, int32_t n_kv, int max_retries,
+                                       int64_t *snapshot_id) FLOE_WARN_UNUSED;
+
 /* INSERT OVERWRITE's commit: floe_ice_tm_replace_partitions_snapshot on
  * the current table, committed with the same retry loop as
  * floe_catalog_append; each retry re-runs the conflict check against

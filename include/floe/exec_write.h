@@ -208,6 +208,10 @@ const char *floe_iceberg_commit_job_id(const floe_plan *p);
  * committing it to main.  NULL: commit normally. */
 floe_status floe_iceberg_commit_set_wap_id(floe_plan *p, const char *wap_id) FLOE_WARN_UNUSED;
 const char *floe_iceberg_commit_wap_id(const floe_plan *p); /* NULL: none */
+/* An APPEND commit to branch `branch` (floe_catalog_append_branch: only
+ * that ref moves).  NULL: main. */
+floe_status floe_iceberg_commit_set_branch(floe_plan *p, const char *branch) FLOE_WARN_UNUSED;
+const char *floe_iceberg_commit_branch(const floe_plan *p); /* NULL: main */
 int32_t floe_iceberg_commit_max_retries(const floe_plan *p);
 /* The same with the table's FileIO properties: failure cleanup deletes
  * the received files through a FileIO made from them. */

@@ -21,6 +21,7 @@
 #include "sql/bind_json.h"
 #include "sql/bind_query_internal.h"
 #include "sql/metadata_tables.h"
+#include "sql/ref_ident.h"
 #include "sql/pgnode.h"
 
 /* ------------------------------------------------------------ helpers */
@@ -259,7 +260,14 @@ static floe_status bind_range_var(floe_session *s, const json_t *rv, bind_result
     int32_t loc = (int32_t)floe_pg_get_int(rv, "location", -1);
     const char *rel = floe_pg_get_str(rv, "relname");
     const char *ns = floe_pg_get_str(rv, "schemaname");
-    if (floe_pg_get_str(rv, "catalogname") && strcmp(floe_pg_get_str(rv, "catalogname"), "floe") != 0)
+    /* s.t.branch_b / s.t.tag_x: the ref, read as FOR SYSTEM_VERSION AS OF
+     * 'b' reads it (ref_ident.h). */
+    floe_sql_ref_ident ri;
+    FLOE_TRY(bind_at(s, loc, floe_sql_ref_ident_resolve(s->catalog, floe_pg_get_str(rv, "catalogname"), ns, rel, &ri)));
+    if (ri.ref) {
+        ns = ri.ns;
+        rel = ri.name;
+    } else if (floe_pg_get_str(rv, "catalogname") && strcmp(floe_pg_get_str(rv, "catalogname"), "floe") != 0)
         return bind_error(s, loc, FLOE_ERR_NOT_FOUND, "unknown catalog '%s' (the catalog is 'floe')",
                           floe_pg_get_str(rv, "catalogname"));
     if (!rel) return bind_error(s, loc, FLOE_ERR_SYNTAX, "table name missing");
@@ -311,6 +319,20 @@ static floe_status bind_range_var(floe_session *s, const json_t *rv, bind_result
         const floe_sql_stmt *stmt = s->stmt;
         const floe_sql_clause *v = stmt ? floe_sql_stmt_clause(stmt, FLOE_SQL_AS_OF_VERSION, loc) : NULL;
         const floe_sql_clause *tm = stmt ? floe_sql_stmt_clause(stmt, FLOE_SQL_AS_OF_TIME, loc) : NULL;
+        floe_sql_clause ref_clause = {FLOE_SQL_AS_OF_VERSION, loc, (char *)ri.ref, true};
+        if (ri.ref && (v || tm)) {
+            floe_ice_table_free(t);
+            return bind_error(s, loc, FLOE_ERR_INVALID_ARGUMENT,
+                              "%s.%s.%s%s already selects a %s; it cannot be combined with AS OF", ns, rel,
+                              ri.is_tag ? "tag_" : "branch_", ri.ref, ri.is_tag ? "tag" : "branch");
+        }
+        if (ri.ref && !floe_ice_tm_ref(t->md, ri.ref)) {
+            floe_ice_table_free(t);
+            /* Iceberg's SparkCatalog */
+            return bind_error(s, loc, FLOE_ERR_NOT_FOUND, "Cannot find snapshot associated with %s name: %s",
+                              ri.is_tag ? "tag" : "branch", ri.ref);
+        }
+        if (ri.ref) v = &ref_clause;
         st = iceberg_node(s, t, display, v, tm, loc, &out->plan);
         if (st) return bind_at(s, loc, st);
     }

@@ -1415,6 +1415,10 @@ static floe_status exec_alter_table(const ddl *d, const json_t *body) {
         return err_at(d, d->stmt->location, FLOE_ERR_UNSUPPORTED, "ALTER of %s is not supported", objtype);
     qname q;
     FLOE_TRY(rangevar_qname(d, floe_pg_get(body, "relation"), &q));
+    if (floe_sql_stmt_clause(d->stmt, FLOE_SQL_REF_DDL, -1)) {
+        FLOE_TRY(floe_sql_exec_ref_ddl(d->s, d->stmt, q.ns, q.name, floe_pg_get_bool(body, "missing_ok"), q.location));
+        return end_tag(d, "ALTER TABLE");
+    }
     if (floe_sql_stmt_clause(d->stmt, FLOE_SQL_TABLE_EVOLUTION, -1))
         return alter_table(d, &q, floe_pg_get_bool(body, "missing_ok"), alter_evolution, NULL);
     return alter_table(d, &q, floe_pg_get_bool(body, "missing_ok"), alter_cmds, body);

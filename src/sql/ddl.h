@@ -81,6 +81,13 @@ floe_status floe_sql_drop_view(floe_session *s, const floe_sql_stmt *stmt, const
 floe_status floe_sql_show_views(floe_session *s, const floe_sql_stmt *stmt,
                                 const floe_result_sink *sink) FLOE_WARN_UNUSED;
 
+/* ALTER TABLE ns.name CREATE/REPLACE/DROP BRANCH|TAG ... (ddl_refs.c; the
+ * statement's FLOE_SQL_REF_DDL clause): one metadata commit.  A missing
+ * table with if_table_exists does nothing; errors are prefixed with the
+ * position of the table name at table_location. */
+floe_status floe_sql_exec_ref_ddl(floe_session *s, const floe_sql_stmt *stmt, const char *ns, const char *name,
+                                  bool if_table_exists, int32_t table_location) FLOE_WARN_UNUSED;
+
 /* The partition spec of a PARTITIONED BY clause's text (between the
  * parentheses) over `schema` (spec id 0, partition field ids from 1000,
  * Iceberg Java's default field names).  Items, comma-separated:

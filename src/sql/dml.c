@@ -37,6 +37,7 @@
 #include "sql/dml_internal.h"
 #include "sql/optimize_internal.h"
 #include "sql/pgnode.h"
+#include "sql/ref_ident.h"
 #include "sql/session_internal.h"
 
 #define DEFAULT_NAMESPACE "default"
@@ -57,6 +58,19 @@ floe_status floe_dml_target_of(floe_session *s, const json_t *rv, floe_dml_targe
                *name = floe_pg_get_str(rv, "relname");
     t->location = (int32_t)floe_pg_get_int(rv, "location", -1);
     if (!name) return floe_error(FLOE_ERR_INTERNAL, "DML: statement without a table");
+    floe_sql_ref_ident ri;
+    FLOE_TRY(floe_sql_ref_ident_resolve(s->catalog, cat, ns, name, &ri));
+    const char *branch = s->write_branch;
+    if (ri.ref) {
+        if (ri.is_tag)
+            return floe_session_error_at(s, t->location, FLOE_ERR_INVALID_ARGUMENT,
+                                         "%s is a tag, not a branch. Tags cannot be targets for producing snapshots",
+                                         ri.ref);
+        cat = NULL;
+        ns = ri.ns;
+        name = ri.name;
+        branch = ri.ref;
+    }
     if (cat && strcmp(cat, CATALOG_NAME) != 0)
         return floe_session_error_at(s, t->location, FLOE_ERR_NOT_FOUND,
                                      "unknown catalog '%s' (the only catalog is '%s')", cat, CATALOG_NAME);
@@ -83,7 +97,30 @@ floe_status floe_dml_target_of(floe_session *s, const json_t *rv, floe_dml_targe
         }
         floe_status_free(vst);
     }
+    /* The branch this statement writes (Spark: the identifier's, else the
+     * session's spark.wap.branch).  An identifier names an existing branch
+     * only (SparkTable: "Cannot use branch (does not exist)"); the session
+     * setting creates it from main on first write, as Java's toBranch. */
+    if (!st && ri.ref && strcmp(ri.ref, "main") != 0 && !floe_ice_tm_ref(t->table->md, ri.ref))
+        st = floe_error(FLOE_ERR_NOT_FOUND, "Cannot use branch (does not exist): %s", ri.ref);
+    const floe_ice_snapshot_ref *bref = !st && branch ? floe_ice_tm_ref(t->table->md, branch) : NULL;
+    if (bref && bref->is_tag)
+        st = floe_error(FLOE_ERR_INVALID_ARGUMENT,
+                        "%s is a tag, not a branch. Tags cannot be targets for producing snapshots", branch);
+    if (!st && branch && strcmp(branch, "main") != 0) {
+        const char *kind = s->stmt ? s->stmt->kind : NULL;
+        if (kind && strcmp(kind, "InsertStmt") != 0 && strcmp(kind, "ExplainStmt") != 0 && strcmp(kind, "CopyStmt") != 0)
+            st = floe_error(FLOE_ERR_UNSUPPORTED,
+                            "writing to branch %s: only INSERT INTO and COPY FROM can write to a branch other than main "
+                            "(RESET write.branch to change main)",
+                            branch);
+        floe_free(s->target_branch);
+        s->target_branch = st ? NULL : floe_strdup(branch);
+        if (!st && !s->target_branch) st = oom();
+    }
     if (st) {
+        floe_ice_table_free(t->table);
+        t->table = NULL;
         int32_t line = 0, col = 0;
         if (t->location >= 0 && s->script) {
             floe_sql_line_col(s->script->sql, t->location, &line, &col);

@@ -17,13 +17,15 @@
 #include <string.h>
 
 #include "base/buffer.h"
+#include "base/hashmap.h"
 #include "base/str.h"
 #include "floe/iceberg_manifest.h"
 #include "floe/iceberg_task_reader.h"
 #include "floe/memory.h"
 
 const char *const floe_sql_metadata_table_names[] = {
-    "snapshots", "history", "manifests", "files", "partitions", "refs", "properties", "metadata_log_entries", NULL,
+    "snapshots", "history", "manifests", "files", "partitions", "refs", "properties", "metadata_log_entries",
+    "data_files", "delete_files", "all_files", "all_data_files", "all_delete_files", "entries", "all_entries", "all_manifests", NULL,
 };
 
 static floe_status oom(void) { return floe_error(FLOE_ERR_OUT_OF_MEMORY, "building a metadata table"); }
@@ -519,8 +521,7 @@ static floe_status manifest_row(mt *m, const floe_ice_table_metadata *md, floe_i
     return append_summaries(m->b[11], mf, spec, pt);
 }
 
-static floe_status rows_manifests(const floe_ice_table *t, mt *m) {
-    const floe_ice_table_metadata *md = t->md;
+static floe_status manifests_columns(mt *m) {
     floe_type *sum_t = NULL;
     FLOE_TRY(summaries_type(&sum_t));
     floe_status st = mt_col(m, "content", ty(FLOE_TYPE_INT32), false);
@@ -536,21 +537,36 @@ static floe_status rows_manifests(const floe_ice_table *t, mt *m) {
     if (!st) st = mt_col(m, "deleted_rows_count", ty(FLOE_TYPE_INT64), true);
     if (!st) st = mt_col(m, "partition_summaries", sum_t, true);
     floe_type_release(sum_t);
-    FLOE_TRY(st);
-    const floe_ice_snapshot *snap = floe_ice_tm_current_snapshot(md);
-    if (!snap) return mt_start(m, 0);
-    floe_ice_manifest_list *list = NULL;
-    floe_ice_manifest_file *v1 = NULL;
-    const floe_ice_manifest_file *files = NULL;
-    size_t n = 0;
-    FLOE_TRY(floe_ice_snapshot_manifests(t, snap, &list, &v1, &files, &n));
+    return st;
+}
+
+/* $manifests: the current snapshot's; $all_manifests: every snapshot's,
+ * with the snapshot whose list holds it (reference_snapshot_id, Spark's
+ * column; a manifest appears once per snapshot that lists it). */
+static floe_status rows_manifests_of(const floe_ice_table *t, mt *m, bool all) {
+    const floe_ice_table_metadata *md = t->md;
+    FLOE_TRY(manifests_columns(m));
+    if (all) FLOE_TRY(mt_col(m, "reference_snapshot_id", ty(FLOE_TYPE_INT64), false));
     floe_ice_type **pts = NULL;
-    st = spec_types(md, &pts);
-    if (!st) st = mt_start(m, (int64_t)n);
-    for (size_t i = 0; !st && i < n; i++) st = manifest_row(m, md, pts, &files[i], list != NULL);
+    FLOE_TRY(spec_types(md, &pts));
+    floe_status st = mt_start(m, 0);
+    const floe_ice_snapshot *cur = floe_ice_tm_current_snapshot(md);
+    for (int32_t si = 0; !st && si < md->n_snapshots; si++) {
+        const floe_ice_snapshot *snap = &md->snapshots[si];
+        if (!all && snap != cur) continue;
+        floe_ice_manifest_list *list = NULL;
+        floe_ice_manifest_file *v1 = NULL;
+        const floe_ice_manifest_file *files = NULL;
+        size_t n = 0;
+        st = floe_ice_snapshot_manifests(t, snap, &list, &v1, &files, &n);
+        for (size_t i = 0; !st && i < n; i++) {
+            st = manifest_row(m, md, pts, &files[i], list != NULL);
+            if (!st && all) st = floe_builder_append_int64(m->b[m->n - 1], snap->snapshot_id);
+        }
+        floe_ice_manifest_list_free(list);
+        floe_free(v1);
+    }
     spec_types_free(md, pts);
-    floe_ice_manifest_list_free(list);
-    floe_free(v1);
     return st;
 }
 
@@ -688,6 +704,129 @@ static floe_status rows_files(const floe_ice_table *t, mt *m) {
     return st;
 }
 
+/* Which files a files table lists: all, data only, deletes only. */
+typedef enum { FILES_ANY = 0, FILES_DATA, FILES_DELETES } files_kind;
+
+static bool file_wanted(files_kind k, const floe_ice_data_file *f) {
+    return k == FILES_ANY || (k == FILES_DATA) == (f->content == FLOE_ICE_CONTENT_DATA);
+}
+
+/* $data_files / $delete_files: $files of one content. */
+static floe_status rows_files_kind(const floe_ice_table *t, mt *m, files_kind k) {
+    part_union u;
+    floe_status st = part_union_build(t->md, &u);
+    if (!st) st = files_columns(m, &u);
+    const floe_ice_snapshot *snap = floe_ice_tm_current_snapshot(t->md);
+    floe_ice_live_files *lf = NULL;
+    if (!st && snap) st = floe_ice_table_live_files(t, snap, NULL, &lf);
+    if (!st) st = mt_start(m, lf ? (int64_t)lf->n : 0);
+    const floe_ice_schema *schema = floe_ice_tm_current_schema(t->md);
+    for (size_t i = 0; !st && lf && i < lf->n; i++)
+        if (file_wanted(k, &lf->files[i].file)) st = file_row(m, &u, schema, &lf->files[i].file);
+    floe_ice_live_files_free(lf);
+    part_union_free(&u);
+    return st;
+}
+
+/* $all_files / $all_data_files / $all_delete_files: the live files of
+ * every snapshot the table keeps, each file once (by path; Java's
+ * tables may list a file once per manifest that holds it). */
+static floe_status rows_all_files(const floe_ice_table *t, mt *m, files_kind k) {
+    const floe_ice_table_metadata *md = t->md;
+    part_union u;
+    floe_status st = part_union_build(md, &u);
+    if (!st) st = files_columns(m, &u);
+    floe_ice_live_files **lfs = floe_calloc((size_t)md->n_snapshots + 1, sizeof *lfs);
+    floe_strmap seen = FLOE_STRMAP_INIT;
+    if (!st && !lfs) st = oom();
+    if (!st) st = mt_start(m, 0);
+    const floe_ice_schema *schema = floe_ice_tm_current_schema(md);
+    for (int32_t si = 0; !st && si < md->n_snapshots; si++) {
+        st = floe_ice_table_live_files(t, &md->snapshots[si], NULL, &lfs[si]);
+        for (size_t i = 0; !st && i < lfs[si]->n; i++) {
+            const floe_ice_data_file *f = &lfs[si]->files[i].file;
+            if (!file_wanted(k, f) || floe_strmap_get_c(&seen, f->file_path)) continue;
+            st = floe_strmap_put_c(&seen, f->file_path, (void *)f, NULL);
+            if (!st) st = file_row(m, &u, schema, f);
+        }
+    }
+    for (int32_t si = 0; lfs && si < md->n_snapshots; si++) floe_ice_live_files_free(lfs[si]);
+    floe_free(lfs);
+    floe_strmap_free(&seen);
+    part_union_free(&u);
+    return st;
+}
+
+/* ------------------------------------------------- entries, all_entries */
+
+/* Spark's entries table: status (0 EXISTING, 1 ADDED, 2 DELETED),
+ * snapshot_id, sequence_number, file_sequence_number and data_file (the
+ * $files columns as a struct), for every entry of the manifests of the
+ * current snapshot — or, all_entries, of every snapshot's manifests (each
+ * manifest once). */
+static floe_status entry_rows_of_manifest(const floe_ice_table *t, mt *m, mt *sub, const part_union *u,
+                                          const floe_ice_manifest_file *mf) {
+    floe_input *in = NULL;
+    FLOE_TRY(floe_ice_table_open_input(t, mf->manifest_path, mf->manifest_length, &in));
+    floe_ice_manifest *man = NULL;
+    floe_status st = floe_ice_manifest_read(in, mf, &man);
+    floe_input_close(in);
+    const floe_ice_schema *schema = floe_ice_tm_current_schema(t->md);
+    for (size_t i = 0; !st && i < man->n_entries; i++) {
+        const floe_ice_manifest_entry *e = &man->entries[i];
+        st = floe_builder_append_int32(m->b[0], (int32_t)e->status);
+        if (!st) st = put_i64(m->b[1], e->snapshot_id >= 0, e->snapshot_id);
+        if (!st) st = put_i64(m->b[2], e->sequence_number >= 0, e->sequence_number);
+        if (!st) st = put_i64(m->b[3], e->file_sequence_number >= 0, e->file_sequence_number);
+        if (!st) st = file_row(sub, u, schema, &e->file);
+        if (!st) st = floe_builder_append_valid(m->b[4]);
+    }
+    floe_ice_manifest_free(man);
+    return floe_status_wrap(st, "manifest %s", mf->manifest_path);
+}
+
+static floe_status rows_entries(const floe_ice_table *t, mt *m, bool all) {
+    const floe_ice_table_metadata *md = t->md;
+    part_union u;
+    mt sub;
+    memset(&sub, 0, sizeof sub);
+    floe_type *file_t = NULL;
+    floe_status st = part_union_build(md, &u);
+    if (!st) st = files_columns(&sub, &u);
+    if (!st) st = floe_type_struct(sub.fields, sub.n, &file_t);
+    if (!st) st = mt_col(m, "status", ty(FLOE_TYPE_INT32), false);
+    if (!st) st = mt_col(m, "snapshot_id", ty(FLOE_TYPE_INT64), true);
+    if (!st) st = mt_col(m, "sequence_number", ty(FLOE_TYPE_INT64), true);
+    if (!st) st = mt_col(m, "file_sequence_number", ty(FLOE_TYPE_INT64), true);
+    if (!st) st = mt_col(m, "data_file", file_t, false);
+    floe_type_release(file_t);
+    if (!st) st = mt_start(m, 0);
+    /* The struct's children are where file_row appends. */
+    for (int32_t i = 0; !st && i < sub.n; i++) sub.b[i] = floe_builder_child(m->b[4], i);
+    floe_strmap seen = FLOE_STRMAP_INIT;
+    const floe_ice_snapshot *cur = floe_ice_tm_current_snapshot(md);
+    for (int32_t si = 0; !st && si < md->n_snapshots; si++) {
+        const floe_ice_snapshot *snap = &md->snapshots[si];
+        if (!all && snap != cur) continue;
+        floe_ice_manifest_list *list = NULL;
+        floe_ice_manifest_file *v1 = NULL;
+        const floe_ice_manifest_file *files = NULL;
+        size_t n = 0;
+        st = floe_ice_snapshot_manifests(t, snap, &list, &v1, &files, &n);
+        for (size_t i = 0; !st && i < n; i++) {
+            if (floe_strmap_get_c(&seen, files[i].manifest_path)) continue;
+            st = floe_strmap_put_c(&seen, files[i].manifest_path, (void *)&files[i], NULL);
+            if (!st) st = entry_rows_of_manifest(t, m, &sub, &u, &files[i]);
+        }
+        floe_ice_manifest_list_free(list);
+        floe_free(v1);
+    }
+    floe_strmap_free(&seen);
+    for (int32_t i = 0; i < sub.n; i++) floe_field_clear(&sub.fields[i]); /* builders belong to m */
+    part_union_free(&u);
+    return st;
+}
+
 /* ---------------------------------------------------------- partitions */
 
 typedef struct group_sort {
@@ -795,14 +934,30 @@ floe_status floe_sql_metadata_table(const floe_ice_table *t, const char *which, 
     else if (strcmp(which, "refs") == 0) st = rows_refs(t->md, &m);
     else if (strcmp(which, "properties") == 0) st = rows_properties(t->md, &m);
     else if (strcmp(which, "metadata_log_entries") == 0) st = rows_metadata_log(t, &m);
-    else if (strcmp(which, "manifests") == 0) st = rows_manifests(t, &m);
+    else if (strcmp(which, "manifests") == 0) st = rows_manifests_of(t, &m, false);
+    else if (strcmp(which, "all_manifests") == 0) st = rows_manifests_of(t, &m, true);
     else if (strcmp(which, "files") == 0) st = rows_files(t, &m);
     else if (strcmp(which, "partitions") == 0) st = rows_partitions(t, &m);
+    else if (strcmp(which, "data_files") == 0) st = rows_files_kind(t, &m, FILES_DATA);
+    else if (strcmp(which, "delete_files") == 0) st = rows_files_kind(t, &m, FILES_DELETES);
+    else if (strcmp(which, "all_files") == 0) st = rows_all_files(t, &m, FILES_ANY);
+    else if (strcmp(which, "all_data_files") == 0) st = rows_all_files(t, &m, FILES_DATA);
+    else if (strcmp(which, "all_delete_files") == 0) st = rows_all_files(t, &m, FILES_DELETES);
+    else if (strcmp(which, "entries") == 0) st = rows_entries(t, &m, false);
+    else if (strcmp(which, "all_entries") == 0) st = rows_entries(t, &m, true);
     else {
         size_t n = 0;
         while (floe_sql_metadata_table_names[n]) n++;
-        return floe_unknown_name_error(FLOE_ERR_NOT_FOUND, "metadata table", floe_str_c(which),
-                                       floe_sql_metadata_table_names, n);
+        /* The suggestion, then every valid name (as Spark's error lists them). */
+        floe_status e = floe_unknown_name_error(FLOE_ERR_NOT_FOUND, "metadata table", floe_str_c(which),
+                                                floe_sql_metadata_table_names, n);
+        char list[512];
+        size_t at = 0;
+        for (size_t i = 0; i < n && at < sizeof list; i++)
+            at += (size_t)snprintf(list + at, sizeof list - at, "%s%s", i ? ", " : "", floe_sql_metadata_table_names[i]);
+        floe_status full = floe_error(FLOE_ERR_NOT_FOUND, "%s (valid: %s)", floe_status_message(e), list);
+        floe_status_free(e);
+        return full;
     }
     if (!st) st = mt_finish(&m, out);
     mt_free(&m);

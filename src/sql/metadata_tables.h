@@ -51,6 +51,18 @@
  *               latest_sequence_number bigint: the metadata log and then
  *               the current metadata file, each with the snapshot that was
  *               current at its time.
+ *   data_files, delete_files  $files of one content (0, or 1 and 2).
+ *   all_files, all_data_files, all_delete_files  $files' columns for the
+ *               live files of every snapshot the table keeps, each path
+ *               once.
+ *   entries     status int (0 EXISTING, 1 ADDED, 2 DELETED), snapshot_id,
+ *               sequence_number, file_sequence_number bigint, data_file
+ *               struct<the $files columns>: every entry of the current
+ *               snapshot's manifests (Spark's; no readable_metrics).
+ *   all_entries the same over every snapshot's manifests, each manifest
+ *               once.
+ *   all_manifests  $manifests' columns for every snapshot's manifest list,
+ *               plus reference_snapshot_id bigint (the listing snapshot).
  *
  * The partition struct is the union of every partition spec's fields the
  * table has had (by partition field id, in order of first appearance, as
@@ -67,8 +79,9 @@
 
 /* A Values plan (one partition) with the rows of metadata table `which`
  * ("snapshots", "history", "manifests", "files", "partitions", "refs",
- * "properties", "metadata_log_entries") of `t`.  An unknown name is FLOE_ERR_NOT_FOUND with a
- * "did you mean". */
+ * "properties", "metadata_log_entries", "data_files", ...) of `t`.  An
+ * unknown name is FLOE_ERR_NOT_FOUND with a "did you mean" and the list of
+ * valid names. */
 floe_status floe_sql_metadata_table(const floe_ice_table *t, const char *which,
                                     floe_plan **out) FLOE_WARN_UNUSED;
 

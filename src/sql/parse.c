@@ -412,11 +412,20 @@ static floe_status cut_table_evolution(prepass *pp, int32_t i, int32_t *next) {
     bool write_order = tok_is(pp, kw, "write") &&
                        (tok_is(pp, kw + 1, "ordered") || tok_is(pp, kw + 1, "locally") ||
                         tok_is(pp, kw + 1, "unordered") || tok_is(pp, kw + 1, "distributed"));
-    if (!spec_change && !write_order) return NULL;
+    /* Branches and tags: [CREATE [OR REPLACE] | REPLACE] BRANCH|TAG ...,
+     * DROP BRANCH|TAG [IF EXISTS] name — DROP only with a name after it,
+     * so ALTER TABLE t DROP tag still drops a column called tag. */
+    int32_t rk = kw + 1;
+    if (tok_is(pp, kw, "create") && tok_is(pp, rk, "or") && tok_is(pp, rk + 1, "replace")) rk += 2;
+    bool ref_word = tok_is(pp, rk, "branch") || tok_is(pp, rk, "tag");
+    bool ref_ddl = ref_word && (tok_is(pp, kw, "create") || tok_is(pp, kw, "replace") ||
+                                (tok_is(pp, kw, "drop") && rk + 1 < pp->n &&
+                                 (is_name_token(pp, rk + 1) || pp->sql[pp->toks[rk + 1].start] == '`')));
+    if (!spec_change && !write_order && !ref_ddl) return NULL;
     int32_t end = kw;
     while (end < pp->n && !tok_is_char(pp, end, ';')) end++;
     int32_t from = pp->toks[kw].start, to = pp->toks[end - 1].end;
-    FLOE_TRY(add_clause(pp, FLOE_SQL_TABLE_EVOLUTION, from, floe_strndup(pp->sql + from, (size_t)(to - from)), false));
+    FLOE_TRY(add_clause(pp, ref_ddl ? FLOE_SQL_REF_DDL : FLOE_SQL_TABLE_EVOLUTION, from, floe_strndup(pp->sql + from, (size_t)(to - from)), false));
     blank(pp, from, to);
     /* Every recognised form is longer than the stand-in (>= 15 bytes). */
     static const char stand_in[] = "RESET(x)";

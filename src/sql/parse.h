@@ -47,6 +47,11 @@
  *     WRITE UNORDERED | WRITE       word; the statement parses as ALTER TABLE
  *       DISTRIBUTED BY PARTITION .. t RESET(x) (ddl.c looks for the clause
  *                                   first and never runs the RESET)
+ *   ALTER TABLE t CREATE [OR        FLOE_SQL_REF_DDL (Iceberg's Spark SQL
+ *     REPLACE] BRANCH|TAG ...,      extensions for branches and tags): cut as
+ *     REPLACE BRANCH|TAG ...,       FLOE_SQL_TABLE_EVOLUTION is (text from
+ *     DROP BRANCH|TAG [IF EXISTS] x the CREATE/REPLACE/DROP word on; ddl_refs.c
+ *                                   reads it)
  *   MERGE ... WHEN [NOT] MATCHED    FLOE_SQL_MERGE_WHEN, one per WHEN clause of
  *     [BY SOURCE | BY TARGET]       a MERGE in order: text "matched", "not
  *                                   matched" or "not matched by source"
@@ -106,7 +111,8 @@ typedef enum floe_sql_clause_kind {
     FLOE_SQL_QUALIFY,
     FLOE_SQL_NULL_TREATMENT,
     FLOE_SQL_CALL_ARG_NAME,
-    FLOE_SQL_TABLE_EXECUTE
+    FLOE_SQL_TABLE_EXECUTE,
+    FLOE_SQL_REF_DDL
 } floe_sql_clause_kind;
 
 typedef struct floe_sql_clause {

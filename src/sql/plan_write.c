@@ -102,6 +102,19 @@ static floe_status plan_write(floe_session *s, floe_plan *input, const floe_ice_
     const char *wap_enabled = floe_ice_tm_property(md, "write.wap.enabled");
     if (!st && w->kind == FLOE_COMMIT_APPEND && s->wap_id && wap_enabled && !strcasecmp(wap_enabled, "true"))
         st = floe_iceberg_commit_set_wap_id(*out, s->wap_id);
+    /* A write to a branch (INSERT INTO t.branch_b, SET write.branch):
+     * only that ref moves.  Spark refuses a wap.id together with a branch. */
+    /* Appends that resolve their table without floe_dml_target_of (COPY
+     * FROM, CTAS) follow the session's branch too. */
+    const char *branch = s->target_branch ? s->target_branch : w->kind == FLOE_COMMIT_APPEND ? s->write_branch : NULL;
+    if (!st && branch && s->wap_id && wap_enabled && !strcasecmp(wap_enabled, "true"))
+        st = floe_error(FLOE_ERR_INVALID_ARGUMENT, "Cannot set both WAP ID and branch, but got ID [%s] and branch [%s]",
+                        s->wap_id, branch);
+    if (!st && branch) st = floe_iceberg_commit_set_branch(*out, branch);
+    if (st && *out) {
+        floe_plan_release(*out);
+        *out = NULL;
+    }
     floe_plan_release(write);
     floe_plan_release(ready);
     floe_plan_release(merged);

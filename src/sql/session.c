@@ -84,19 +84,33 @@ static floe_status option_find(const char *name, int32_t *idx) {
     return floe_unknown_name_error(FLOE_ERR_NOT_FOUND, "option", floe_str_c(name), cands, N_OPTIONS);
 }
 
-/* Spark's write-audit-publish session setting (spark.wap.id, or wap.id). */
-static bool is_wap_setting(const char *name) {
-    return floe_str_ieq_c(floe_str_c(name), "spark.wap.id") || floe_str_ieq_c(floe_str_c(name), "wap.id");
+/* The text session settings: Spark's write-audit-publish id (spark.wap.id,
+ * or wap.id) and the branch writes go to (write.branch, or Spark's
+ * spark.wap.branch / wap.branch).  NULL: not one of them. */
+static int string_setting_kind(const char *name) {
+    floe_str n = floe_str_c(name);
+    if (floe_str_ieq_c(n, "spark.wap.id") || floe_str_ieq_c(n, "wap.id")) return 1;
+    if (floe_str_ieq_c(n, "write.branch") || floe_str_ieq_c(n, "spark.wap.branch") || floe_str_ieq_c(n, "wap.branch"))
+        return 2;
+    return 0;
 }
 
+static char **string_setting(floe_session *s, const char *name) {
+    int k = string_setting_kind(name);
+    return k == 1 ? &s->wap_id : k == 2 ? &s->write_branch : NULL;
+}
+
+static bool is_wap_setting(const char *name) { return string_setting_kind(name) != 0; }
+
 floe_status floe_session_set(floe_session *s, const char *name, const char *value) {
-    if (is_wap_setting(name)) {
+    char **field = string_setting(s, name);
+    if (field) {
         floe_str v = floe_str_trim(floe_str_c(value));
-        floe_free(s->wap_id);
-        s->wap_id = NULL;
+        floe_free(*field);
+        *field = NULL;
         if (v.len == 0 || floe_str_ieq_c(v, "default")) return NULL;
-        s->wap_id = floe_strndup(v.ptr, v.len);
-        return s->wap_id ? NULL : floe_error(FLOE_ERR_OUT_OF_MEMORY, "SET %s: out of memory", name);
+        *field = floe_strndup(v.ptr, v.len);
+        return *field ? NULL : floe_error(FLOE_ERR_OUT_OF_MEMORY, "SET %s: out of memory", name);
     }
     int32_t i;
     FLOE_TRY(option_find(name, &i));
@@ -119,8 +133,9 @@ floe_status floe_session_set(floe_session *s, const char *name, const char *valu
 
 floe_status floe_session_show(floe_session *s, const char *name, char **value) {
     *value = NULL;
-    if (is_wap_setting(name)) {
-        *value = floe_strdup(s->wap_id ? s->wap_id : "");
+    char **field = string_setting(s, name);
+    if (field) {
+        *value = floe_strdup(*field ? *field : "");
         return *value ? NULL : floe_error(FLOE_ERR_OUT_OF_MEMORY, "SHOW %s: out of memory", name);
     }
     int32_t i;
@@ -200,6 +215,8 @@ void floe_session_close(floe_session *s) {
     floe_catalog_close(s->catalog);
     floe_fileio_free(s->io);
     floe_free(s->wap_id);
+    floe_free(s->write_branch);
+    floe_free(s->target_branch);
     floe_free(s);
 }
 
@@ -473,6 +490,8 @@ static floe_status exec_set(floe_session *s, const json_t *body, const floe_resu
         s->opts = s->defaults;
         floe_free(s->wap_id);
         s->wap_id = NULL;
+        floe_free(s->write_branch);
+        s->write_branch = NULL;
         tag = "RESET";
     } else if (kind && (strcmp(kind, "VAR_RESET") == 0 || strcmp(kind, "VAR_SET_DEFAULT") == 0)) {
         FLOE_TRY(floe_session_set(s, name ? name : "", "default"));
@@ -590,6 +609,8 @@ floe_status floe_session_execute(floe_session *s, const char *sql, const floe_re
         floe_cancel_init(&s->cancel, NULL);
         s->stmt = stmt;
         s->stmt_time_us = now_us();
+        floe_free(s->target_branch); /* set by the statement's write target, if any */
+        s->target_branch = NULL;
         st = exec_stmt(s, stmt, sink);
     }
     s->stmt = NULL;

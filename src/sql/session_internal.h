@@ -28,6 +28,10 @@ struct floe_session {
     const floe_plan_executor *executor; /* NULL: plans run locally */
     char *wap_id;              /* SET spark.wap.id / wap.id (NULL: unset): INSERTs
                                 * into a write.wap.enabled table stage a snapshot */
+    char *write_branch;        /* SET write.branch / spark.wap.branch / wap.branch
+                                * (NULL: main): the branch INSERTs commit to */
+    char *target_branch;       /* the branch the running statement writes
+                                * (floe_dml_target_of; NULL: main) */
 
     /* The statement being executed (valid during floe_session_execute). */
     const floe_sql_script *script;

@@ -45,6 +45,7 @@ typedef struct commit_plan {
     int32_t n_removed;
     char *wap_id;            /* APPEND: stage under this wap.id (NULL: commit) */
     bool replace;            /* ROW_DELTA: operation "replace" (compaction) */
+    char *branch;            /* APPEND: commit to this branch (NULL: main) */
 } commit_plan;
 
 /* The data files received so far: the batches are kept and the records
@@ -219,8 +220,8 @@ static floe_status do_commit(const commit_plan *p, const received *r, const floe
     if (!st) st = floe_cancel_check(cancel, "IcebergCommit");
     const char *summary[4] = {"floe.job-id", p->job_id, "wap.id", p->wap_id};
     if (!st && p->kind == FLOE_COMMIT_APPEND)
-        st = floe_catalog_append(cat, p->ns, p->name, recs, lens, (int32_t)r->n_files, summary, p->wap_id ? 2 : 1,
-                                 p->max_retries, snapshot_id);
+        st = floe_catalog_append_branch(cat, p->ns, p->name, p->branch, recs, lens, (int32_t)r->n_files, summary,
+                                        p->wap_id ? 2 : 1, p->max_retries, snapshot_id);
     else if (!st)
         st = floe_catalog_replace_partitions(cat, p->ns, p->name, recs, lens, (int32_t)r->n_files,
                                              p->base_snapshot_id, summary, 1, p->max_retries, snapshot_id);
@@ -359,6 +360,7 @@ static floe_status commit_encode(const floe_plan *p_, floe_buf *out) {
     for (int32_t i = 0; i < p->n_removed; i++) FLOE_TRY(floe_codec_put_str(out, p->removed[i]));
     FLOE_TRY(floe_codec_put_str(out, p->wap_id ? p->wap_id : ""));
     FLOE_TRY(floe_codec_put_i64(out, p->replace ? 1 : 0));
+    FLOE_TRY(floe_codec_put_str(out, p->branch ? p->branch : ""));
     return floe_exec_io_props_encode(out, p->io_props, p->n_io_props);
 }
 
@@ -387,10 +389,11 @@ static floe_status commit_decode(floe_reader *r, floe_plan *const *children, int
     if (!st && !(removed = floe_calloc((size_t)n_removed + 1, sizeof *removed)))
         st = floe_error(FLOE_ERR_OUT_OF_MEMORY, "decoding IcebergCommit");
     for (; !st && got < n_removed; got++) st = floe_codec_get_str(r, &removed[got]);
-    char *wap = NULL;
+    char *wap = NULL, *branch = NULL;
     int64_t replace = 0;
     if (!st) st = floe_codec_get_str(r, &wap);
     if (!st) st = floe_codec_get_i64(r, &replace);
+    if (!st) st = floe_codec_get_str(r, &branch);
     if (!st && (replace < 0 || replace > 1 || (replace && kind != FLOE_COMMIT_ROW_DELTA)))
         st = floe_error(FLOE_ERR_CORRUPT, "IcebergCommit: replace flag %lld for kind %lld", (long long)replace,
                         (long long)kind);
@@ -402,21 +405,15 @@ static floe_status commit_decode(floe_reader *r, floe_plan *const *children, int
     else if (!st)
         st = floe_plan_iceberg_commit_io(children[0], uri, ns, name, (floe_commit_kind)kind, base, job,
                                          (int32_t)retries, io, n_io, out);
-    if (!st && replace) {
-        st = floe_iceberg_commit_set_replace(*out);
-        if (st) {
-            floe_plan_release(*out);
-            *out = NULL;
-        }
-    }
-    if (!st && wap && *wap) {
-        st = floe_iceberg_commit_set_wap_id(*out, wap);
-        if (st) {
-            floe_plan_release(*out);
-            *out = NULL;
-        }
+    if (!st && replace) st = floe_iceberg_commit_set_replace(*out);
+    if (!st && wap && *wap) st = floe_iceberg_commit_set_wap_id(*out, wap);
+    if (!st && branch && *branch) st = floe_iceberg_commit_set_branch(*out, branch);
+    if (st && *out) {
+        floe_plan_release(*out);
+        *out = NULL;
     }
     floe_free(wap);
+    floe_free(branch);
     for (int64_t i = 0; removed && i < n_removed; i++) floe_free(removed[i]);
     floe_free(removed);
     floe_free(filter);
@@ -442,6 +439,7 @@ static floe_status commit_explain(const floe_plan *p_, floe_buf *out) {
                                  (int)p->n_removed));
     if (p->kind == FLOE_COMMIT_REPLACE_PARTITIONS)
         FLOE_TRY(floe_buf_printf(out, ", base_snapshot=%lld", (long long)p->base_snapshot_id));
+    if (p->branch) FLOE_TRY(floe_buf_printf(out, ", branch=%s", p->branch));
     FLOE_TRY(floe_buf_printf(out, ", job=%s, max_retries=%d", p->job_id, p->max_retries));
     return floe_exec_io_props_explain(out, p->io_props, p->n_io_props);
 }
@@ -460,6 +458,7 @@ static void commit_free(floe_plan *p_) {
     floe_free(p->name);
     floe_free(p->job_id);
     floe_free(p->wap_id);
+    floe_free(p->branch);
     floe_exec_io_props_free(p->io_props, p->n_io_props);
     floe_free(p->conflict_filter);
     for (int32_t i = 0; p->removed && i < p->n_removed; i++) floe_free(p->removed[i]);
@@ -592,6 +591,18 @@ floe_status floe_iceberg_commit_set_replace(floe_plan *p_) {
 bool floe_iceberg_commit_is_replace(const floe_plan *p) { return ((const commit_plan *)p)->replace; }
 
 const char *floe_iceberg_commit_wap_id(const floe_plan *p) { return ((const commit_plan *)p)->wap_id; }
+
+floe_status floe_iceberg_commit_set_branch(floe_plan *p_, const char *branch) {
+    commit_plan *p = (commit_plan *)p_;
+    if (branch && p->kind != FLOE_COMMIT_APPEND)
+        return floe_error(FLOE_ERR_UNSUPPORTED, "IcebergCommit: only an append can be committed to branch %s", branch);
+    floe_free(p->branch);
+    p->branch = branch ? floe_strdup(branch) : NULL;
+    if (branch && !p->branch) return floe_error(FLOE_ERR_OUT_OF_MEMORY, "IcebergCommit: out of memory");
+    return NULL;
+}
+
+const char *floe_iceberg_commit_branch(const floe_plan *p) { return ((const commit_plan *)p)->branch; }
 int32_t floe_iceberg_commit_max_retries(const floe_plan *p) { return ((const commit_plan *)p)->max_retries; }
 const floe_property *floe_iceberg_commit_io_properties(const floe_plan *p, size_t *n) {
     *n = ((const commit_plan *)p)->n_io_props;

@@ -21,6 +21,7 @@
 #include "floe/iceberg_table_update.h"
 #include "floe/memory.h"
 #include "iceberg/catalog/catalog_commit_internal.h"
+#include "iceberg/snapshot/snapshot_branch.h"
 #include "iceberg/update/table_update_internal.h"
 
 floe_status floe_catalog_commit_retrying(floe_catalog *c, const char *ns, const char *name, const char *what,
@@ -81,6 +82,7 @@ typedef struct append_args {
     int32_t n;
     const char *const *summary_kv;
     int32_t n_kv;
+    const char *branch; /* NULL: main */
 } append_args;
 
 /* A staged append (summary "wap.id", write-audit-publish): the snapshot is
@@ -108,8 +110,18 @@ static floe_status unstage_main(const floe_ice_table_metadata *base, floe_ice_ta
     return NULL;
 }
 
+static floe_status build_append_main(const floe_ice_table *t, void *ctx, floe_ice_table_metadata **out,
+                                     floe_ice_append_files *written);
+
 static floe_status build_append(const floe_ice_table *t, void *ctx, floe_ice_table_metadata **out,
                                 floe_ice_append_files *written) {
+    const append_args *a = ctx;
+    if (!floe_ice_branch_is_main(a->branch)) return floe_ice_branch_build(t, a->branch, build_append_main, ctx, out, written);
+    return build_append_main(t, ctx, out, written);
+}
+
+static floe_status build_append_main(const floe_ice_table *t, void *ctx, floe_ice_table_metadata **out,
+                                     floe_ice_append_files *written) {
     const append_args *a = ctx;
     FLOE_TRY(floe_ice_tm_append_snapshot(t, a->data_files, a->lens, a->n, a->summary_kv, a->n_kv, out, written));
     for (int32_t i = 0; *out && i < a->n_kv; i++)
@@ -122,6 +134,32 @@ floe_status floe_catalog_append(floe_catalog *c, const char *ns, const char *nam
                                 int max_retries, int64_t *snapshot_id) {
     if (!c || !ns || !name || max_retries < 0)
         return floe_error(FLOE_ERR_INVALID_ARGUMENT, "append: bad arguments (catalog, name or retry count)");
-    append_args a = {data_files, lens, n, summary_kv, n_kv};
+    return floe_catalog_append_branch(c, ns, name, NULL, data_files, lens, n, summary_kv, n_kv, max_retries,
+                                      snapshot_id);
+}
+
+floe_status floe_catalog_append_branch(floe_catalog *c, const char *ns, const char *name, const char *branch,
+                                       const uint8_t *const *data_files, const size_t *lens, int32_t n,
+                                       const char *const *summary_kv, int32_t n_kv, int max_retries,
+                                       int64_t *snapshot_id) {
+    if (!c || !ns || !name || max_retries < 0)
+        return floe_error(FLOE_ERR_INVALID_ARGUMENT, "append: bad arguments (catalog, name or retry count)");
+    append_args a = {data_files, lens, n, summary_kv, n_kv, branch};
     return floe_catalog_commit_retrying(c, ns, name, "append to", max_retries, build_append, &a, snapshot_id);
+}
+
+floe_status floe_ice_branch_build(const floe_ice_table *t, const char *branch, floe_catalog_build_fn build, void *ctx,
+                                  floe_ice_table_metadata **out, floe_ice_append_files *written) {
+    *out = NULL;
+    floe_ice_table view = *t; /* the same table, its metadata seen from the branch */
+    FLOE_TRY(floe_ice_tm_branch_view(t->md, branch, &view.md));
+    floe_ice_table_metadata *produced = NULL;
+    floe_status st = build(&view, ctx, &produced, written);
+    if (!st && produced) {
+        int64_t id = floe_ice_tm_new_snapshot_id(t->md, produced);
+        st = floe_ice_tm_branch_reaim(t->md, produced, branch, id, out);
+    }
+    floe_ice_table_metadata_free(produced);
+    floe_ice_table_metadata_free(view.md);
+    return st;
 }

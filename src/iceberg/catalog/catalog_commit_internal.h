@@ -31,4 +31,11 @@ floe_status floe_catalog_commit_retrying(floe_catalog *c, const char *ns, const 
                                          int max_retries, floe_catalog_build_fn build, void *ctx,
                                          int64_t *snapshot_id) FLOE_WARN_UNUSED;
 
+/* Run `build` on the branch view of `t` (snapshot_branch.h) and re-aim
+ * its result at `branch`: the commit of a snapshot to a branch other than
+ * main.  Staging (wap.id) inside `build` is undone by the re-aiming
+ * anyway, since main always stays where the base had it. */
+floe_status floe_ice_branch_build(const floe_ice_table *t, const char *branch, floe_catalog_build_fn build, void *ctx,
+                                  floe_ice_table_metadata **out, floe_ice_append_files *written) FLOE_WARN_UNUSED;
+
 #endif
