@@ -28,6 +28,8 @@ struct floe_session {
     const floe_plan_executor *executor; /* NULL: plans run locally */
     char *wap_id;              /* SET spark.wap.id / wap.id (NULL: unset): INSERTs
                                 * into a write.wap.enabled table stage a snapshot */
+    struct floe_tz *tz;        /* SET TimeZone (NULL: UTC, the default); made the
+                                * thread's floe_tz_session() for each statement */
 
     /* The statement being executed (valid during floe_session_execute). */
     const floe_sql_script *script;
