@@ -16,10 +16,20 @@
  * column types (no detection; JSON: newline-delimited or an array of
  * objects, fields by column name) and writes through INSERT's plan: one
  * commit, parallel writers.
+ *
+ * COPY ... FROM STDIN and TO STDOUT (FORMAT csv or json: PostgreSQL's
+ * default text format is not supported) are the process's standard input
+ * and output, as the shell's `floe -c "COPY t FROM STDIN (FORMAT csv)" <
+ * in.csv` uses them: the data goes through a temporary file, because the
+ * CSV reader reads by byte ranges and a pipe cannot be read twice.
  */
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <unistd.h>
 
 #include "base/buffer.h"
 #include "columnar/printer.h"
@@ -525,11 +535,85 @@ static floe_status exec_copy_from(floe_session *s, const json_t *body, const cha
     return floe_dml_end_tag(sink, tag, rows);
 }
 
+/* ------------------------------------------------------- STDIN / STDOUT */
+
+static bool has_format_option(const json_t *body) {
+    json_t *opts = floe_pg_get(body, "options");
+    for (int32_t i = 0; i < floe_pg_list_len(opts); i++) {
+        const char *name = floe_pg_get_str(floe_pg_as(floe_pg_list_at(opts, i), "DefElem"), "defname");
+        if (name && !strcmp(name, "format")) return true;
+    }
+    return false;
+}
+
+/* Copy every byte from descriptor `from` to `to`. */
+static floe_status pump(int from, int to, const char *what) {
+    char buf[1 << 16];
+    for (;;) {
+        ssize_t n = read(from, buf, sizeof buf);
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0) return floe_error(FLOE_ERR_IO, "%s: %s", what, strerror(errno));
+        if (n == 0) return NULL;
+        for (ssize_t done = 0; done < n;) {
+            ssize_t w = write(to, buf + done, (size_t)(n - done));
+            if (w < 0 && errno == EINTR) continue;
+            if (w < 0) return floe_error(FLOE_ERR_IO, "%s: %s", what, strerror(errno));
+            done += w;
+        }
+    }
+}
+
+/* COPY TO's end, kept for after the data has been written out. */
+static floe_status keep_rows(void *arg, const char *tag, int64_t rows) {
+    (void)tag;
+    *(int64_t *)arg = rows;
+    return NULL;
+}
+
+static floe_status exec_copy_std(floe_session *s, const json_t *body, const floe_result_sink *sink) {
+    bool from = floe_pg_get_bool(body, "is_from");
+    if (!has_format_option(body))
+        return floe_error(FLOE_ERR_UNSUPPORTED, "COPY %s needs (FORMAT csv) or (FORMAT json): PostgreSQL's default "
+                          "text format is not supported", from ? "FROM STDIN" : "TO STDOUT");
+    const char *dir = getenv("TMPDIR");
+    char path[4096];
+    snprintf(path, sizeof path, "%s/floe-copy-XXXXXX", dir && *dir ? dir : "/tmp");
+    int fd = mkstemp(path);
+    if (fd < 0) return floe_error(FLOE_ERR_IO, "COPY %s: cannot make a temporary file in %s: %s",
+                                  from ? "FROM STDIN" : "TO STDOUT", dir && *dir ? dir : "/tmp", strerror(errno));
+    floe_status st = NULL;
+    if (from) {
+        st = pump(STDIN_FILENO, fd, "COPY FROM STDIN: reading standard input");
+        close(fd);
+        if (!st) st = exec_copy_from(s, body, path, sink);
+    } else {
+        close(fd);
+        unlink(path); /* COPY TO creates its file afresh */
+        /* The end tag is the caller's to print after the data. */
+        int64_t rows = 0;
+        floe_result_sink counted = {&rows, NULL, NULL, keep_rows, NULL};
+        st = exec_copy_to(s, body, path, &counted);
+        int in = st ? -1 : open(path, O_RDONLY);
+        if (!st && in < 0) st = floe_error(FLOE_ERR_IO, "COPY TO STDOUT: reopening %s: %s", path, strerror(errno));
+        if (!st) {
+            fflush(stdout);
+            st = pump(in, STDOUT_FILENO, "COPY TO STDOUT: writing standard output");
+            close(in);
+        }
+        char tag[48];
+        snprintf(tag, sizeof tag, "COPY %lld", (long long)rows);
+        if (!st && sink && sink->end) st = sink->end(sink->arg, tag, rows);
+    }
+    unlink(path);
+    return st;
+}
+
 floe_status floe_sql_exec_copy(floe_session *s, const json_t *body, const floe_result_sink *sink) {
     const char *file = floe_pg_get_str(body, "filename");
-    if (!file)
-        return floe_error(FLOE_ERR_UNSUPPORTED, "COPY needs a file name (COPY ... TO STDOUT / FROM STDIN is not supported)");
     if (floe_pg_get_bool(body, "is_program")) return floe_error(FLOE_ERR_UNSUPPORTED, "COPY ... PROGRAM is not supported");
+    if (!file && floe_pg_get(body, "whereClause"))
+        return floe_error(FLOE_ERR_UNSUPPORTED, "COPY FROM ... WHERE is not supported");
+    if (!file) return exec_copy_std(s, body, sink);
     if (floe_pg_get(body, "whereClause")) return floe_error(FLOE_ERR_UNSUPPORTED, "COPY FROM ... WHERE is not supported");
     if (floe_pg_get_bool(body, "is_from")) return exec_copy_from(s, body, file, sink);
     return exec_copy_to(s, body, file, sink);
