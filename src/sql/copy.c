@@ -3,8 +3,8 @@
  *
  *   COPY (query) | t [(cols)] TO 'file' [(FORMAT csv|parquet|json, HEADER,
  *        DELIMITER, QUOTE, ESCAPE, NULL, FORCE_QUOTE (cols) | *)]
- *   COPY t [(cols)] FROM 'file' [(FORMAT csv|json, HEADER, DELIMITER, QUOTE,
- *        ESCAPE, NULL, ENCODING 'UTF8')]
+ *   COPY t [(cols)] FROM 'file' [(FORMAT csv|json|parquet, HEADER, DELIMITER,
+ *        QUOTE, ESCAPE, NULL, ENCODING 'UTF8')]
  *
  * The format is the FORMAT option's, else the file name's (.csv, .tsv,
  * .parquet, .json / .jsonl / .ndjson, each optionally .gz / .zst), else an
@@ -426,12 +426,64 @@ static floe_status exec_copy_to(floe_session *s, const json_t *body, const char 
 
 /* ------------------------------------------------------------- reading */
 
+static floe_status keep_rows(void *arg, const char *tag, int64_t rows);
+
+/* COPY t [(cols)] FROM 'file.parquet': INSERT INTO t [(cols)] SELECT *
+ * FROM read_parquet('file'), the file's columns by position as DuckDB's
+ * COPY takes them, run as that statement (one commit, parallel writers). */
+static floe_status copy_from_parquet(floe_session *s, const json_t *body, const char *file,
+                                     const floe_result_sink *sink) {
+    const json_t *rv = floe_pg_get(body, "relation");
+    const char *ns = floe_pg_get_str(rv, "schemaname"), *name = floe_pg_get_str(rv, "relname");
+    json_t *cols = floe_pg_get(body, "attlist");
+    floe_buf q;
+    floe_buf_init(&q);
+    floe_status st = floe_buf_append_str(&q, "INSERT INTO ");
+    if (!st && ns) {
+        st = quote_ident(&q, ns);
+        if (!st) st = floe_buf_append_byte(&q, '.');
+    }
+    if (!st) st = quote_ident(&q, name ? name : "");
+    for (int32_t i = 0; !st && i < floe_pg_list_len(cols); i++) {
+        st = floe_buf_append_str(&q, i ? ", " : " (");
+        const char *c = floe_pg_string(floe_pg_list_at(cols, i));
+        if (!st) st = quote_ident(&q, c ? c : "");
+    }
+    if (!st && floe_pg_list_len(cols)) st = floe_buf_append_byte(&q, ')');
+    if (!st) st = floe_buf_append_str(&q, " SELECT * FROM read_parquet('");
+    for (const char *p = file; !st && *p; p++)
+        st = *p == '\'' ? floe_buf_append_str(&q, "''") : floe_buf_append_byte(&q, (uint8_t)*p);
+    if (!st) st = floe_buf_append_str(&q, "')");
+    floe_sql_script *script = NULL;
+    if (!st) st = floe_sql_parse(floe_buf_cstr(&q), &script);
+    floe_buf_free(&q);
+    if (st) return st;
+    /* Run it as the statement being executed (its errors have no position
+     * in the user's text), then put the COPY back. */
+    const floe_sql_script *outer_script = s->script;
+    const floe_sql_stmt *outer_stmt = s->stmt;
+    s->script = NULL;
+    s->stmt = &script->stmts[0];
+    int64_t rows = 0;
+    floe_result_sink counted = {&rows, NULL, NULL, keep_rows, NULL};
+    bool handled = false;
+    st = floe_sql_exec_dml(s, &script->stmts[0], &counted, &handled);
+    s->script = outer_script;
+    s->stmt = outer_stmt;
+    floe_sql_script_free(script);
+    if (!st && !handled) st = floe_error(FLOE_ERR_INTERNAL, "COPY FROM parquet: the INSERT was not run");
+    if (st) return floe_status_wrap(st, "COPY FROM '%s'", file);
+    char tag[48];
+    snprintf(tag, sizeof tag, "COPY %lld", (long long)rows);
+    return floe_dml_end_tag(sink, tag, rows);
+}
+
 static floe_status exec_copy_from(floe_session *s, const json_t *body, const char *file, const floe_result_sink *sink) {
     copy_opts o;
     FLOE_TRY(parse_options(body, file, true, &o));
+    if (o.format == FMT_PARQUET) return copy_from_parquet(s, body, file, sink);
     if (o.format != FMT_CSV && o.format != FMT_JSON)
-        return floe_error(FLOE_ERR_UNSUPPORTED, "COPY FROM reads FORMAT csv or json only (use INSERT INTO t SELECT * "
-                                                "FROM read_parquet(...) for Parquet)");
+        return floe_error(FLOE_ERR_UNSUPPORTED, "COPY FROM reads FORMAT csv, json or parquet only");
     floe_dml_target t;
     memset(&t, 0, sizeof t);
     floe_status st = floe_dml_target_of(s, floe_pg_get(body, "relation"), &t);

@@ -5,6 +5,8 @@
 # standard output (PostgreSQL's CSV rules: quoted only when needed, empty
 # unquoted field = NULL), empty input commits nothing, no temporary file is
 # left, and the text format (PostgreSQL's default) is refused by name.
+# Also COPY t [(cols)] FROM 'file.parquet' (columns by position, one
+# commit), and its errors (missing file, column count).
 set -euo pipefail
 FLOE_BIN=${FLOE_BIN:?FLOE_BIN not set}
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/copy_stdio.XXXXXX")
@@ -29,5 +31,16 @@ floe -c "COPY c FROM STDIN (FORMAT csv)" < /dev/null > /dev/null
 if floe -c "COPY c TO STDOUT" > err.txt 2>&1; then fail "COPY TO STDOUT without FORMAT succeeded"; fi
 grep -q "text format is not supported" err.txt || { cat err.txt; fail "no clear error for the text format"; }
 if printf '1,2,x\n' | floe -c "COPY c FROM STDIN (FORMAT csv)" > err.txt 2>&1; then fail "bad CSV accepted"; fi
+# Parquet in: all columns, a column list, and the errors
+floe -c "COPY (SELECT x AS id, 'n' || x AS name, x / 2.0 AS x FROM generate_series(1, 1000) g(x)) TO 'three.parquet'" \
+     -c "COPY (SELECT x AS id FROM generate_series(1, 10) g(x)) TO 'one.parquet'" > /dev/null
+floe -c "COPY c FROM 'three.parquet' (FORMAT parquet)" -c "COPY c (id) FROM 'one.parquet'" > /dev/null
+[ "$(floe -c "SELECT count(*), count(name), sum(id), sum(x) FROM c WHERE id > 0" | tail -n 1)" = "1014,1003,500565,250249.5" ] ||
+    fail "Parquet rows: $(floe -c "SELECT count(*), count(name), sum(id), sum(x) FROM c WHERE id > 0" | tail -n 1)"
+if floe -c "COPY c FROM 'missing.parquet'" > err.txt 2>&1; then fail "a missing Parquet file was accepted"; fi
+grep -q "missing.parquet" err.txt || { cat err.txt; fail "the error does not name the file"; }
+if floe -c "COPY c (id) FROM 'three.parquet'" > err.txt 2>&1; then fail "a column count mismatch was accepted"; fi
+grep -q "more expressions" err.txt || { cat err.txt; fail "no clear error for the column count"; }
+[ "$(floe -c "SELECT count(*) FROM c" | tail -n 1)" = 1014 ] || fail "a failed COPY changed the table"
 [ -z "$(ls "$TMPDIR")" ] || { ls "$TMPDIR"; fail "temporary files left behind"; }
 echo "OK"
