@@ -152,6 +152,23 @@ floe_status floe_ice_table_metadata_parse_bytes(const uint8_t *data, size_t len,
 floe_status floe_ice_table_metadata_read(floe_fileio *io, const char *location,
                                          floe_ice_table_metadata **out) FLOE_WARN_UNUSED;
 void floe_ice_table_metadata_free(floe_ice_table_metadata *md);
+/* Another holder of parsed metadata `md` (which nobody may change): each
+ * holder calls floe_ice_table_metadata_free once, and the last one frees
+ * it.  NULL for metadata not made by the parser. */
+floe_ice_table_metadata *floe_ice_table_metadata_retain(floe_ice_table_metadata *md);
+
+/* A copy of parsed (or derived) metadata `base` for a commit to change
+ * without a JSON round trip: its snapshots, snapshot_log, metadata_log and
+ * refs are its own, each with room for one more entry (strings for new
+ * entries from floe_ice_tm_derived_strdup); everything else is shared with
+ * base's owner (held by a reference) and must not be changed.  Freed with
+ * floe_ice_table_metadata_free.  Costs a copy of those four lists. */
+floe_status floe_ice_tm_derive(const floe_ice_table_metadata *base, floe_ice_table_metadata **out) FLOE_WARN_UNUSED;
+/* `s` copied into derived metadata `md`'s own storage; NULL when out of
+ * memory or `md` is not derived. */
+char *floe_ice_tm_derived_strdup(floe_ice_table_metadata *md, const char *s);
+/* `size` zeroed bytes in derived metadata `md`'s own storage (or NULL). */
+void *floe_ice_tm_derived_alloc(floe_ice_table_metadata *md, size_t size);
 
 /* The metadata as JSON text (floe_malloc'd), in Iceberg Java's key order.
  * pretty: indented by 2.  Reading it back gives equal metadata. */

@@ -306,6 +306,11 @@ void floe_tz_free(floe_tz *tz) {
     floe_free(tz);
 }
 
+static _Thread_local const floe_tz *t_session_tz;
+
+void floe_tz_set_session(const floe_tz *tz) { t_session_tz = tz && !tz->utc ? tz : NULL; }
+const floe_tz *floe_tz_session(void) { return t_session_tz; }
+
 const char *floe_tz_name(const floe_tz *tz) { return tz->name; }
 bool floe_tz_is_utc(const floe_tz *tz) { return tz->utc; }
 

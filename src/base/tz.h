@@ -54,6 +54,16 @@ floe_status floe_tz_lookup_sql(const char *name, size_t len, floe_tz **out) FLOE
  * PostgreSQL does. */
 int64_t floe_tz_local_to_utc(const floe_tz *tz, int64_t local);
 
+/* The SQL session zone (SET TimeZone) of the statement running on this
+ * thread, or NULL for UTC.  The session sets it for each statement; what
+ * reads it on that thread: the value formatter (timestamptz shown in the
+ * zone with its offset), timestamptz literals and text casts without an
+ * offset, and the planner's rewrite of zone-dependent casts into explicit
+ * timezone() calls, which is how the zone reaches other threads and
+ * ranks.  The zone is borrowed: the session keeps it alive. */
+void floe_tz_set_session(const floe_tz *tz);
+const floe_tz *floe_tz_session(void);
+
 /* Days since 1970-01-01 of a proleptic Gregorian date. */
 int64_t floe_tz_days_from_civil(int64_t y, unsigned m, unsigned d);
 

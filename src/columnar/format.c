@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "base/buffer.h"
+#include "base/tz.h"
 #include "columnar/internal.h"
 #include "floe/interval.h"
 #include "floe/variant.h"
@@ -66,14 +67,34 @@ floe_status floe_format_time_us(int64_t micros, floe_buf *out) {
     return append_time_of_day(floor_mod(micros, 86400LL * 1000000), 1000000, 6, out);
 }
 
+/* PostgreSQL's offset text: +02, -03:30, +00:53:28 (minutes and seconds
+ * only when not zero). */
+static floe_status append_offset(int64_t off, floe_buf *out) {
+    char sign = off < 0 ? '-' : '+';
+    if (off < 0) off = -off;
+    FLOE_TRY(floe_buf_printf(out, "%c%02lld", sign, (long long)(off / 3600)));
+    if (off % 3600) FLOE_TRY(floe_buf_printf(out, ":%02lld", (long long)(off / 60 % 60)));
+    if (off % 60) FLOE_TRY(floe_buf_printf(out, ":%02lld", (long long)(off % 60)));
+    return NULL;
+}
+
 floe_status floe_format_timestamp(int64_t value, int64_t units_per_second, bool utc, floe_buf *out) {
+    /* A timestamptz is shown as the wall clock of the session zone. */
+    const floe_tz *zone = utc ? floe_tz_session() : NULL;
+    int64_t off = zone ? floe_tz_offset(zone, floor_div(value, units_per_second)) : 0;
+    if (off) {
+        if ((off > 0 && value > INT64_MAX - off * units_per_second) ||
+            (off < 0 && value < INT64_MIN - off * units_per_second))
+            off = 0; /* out of range as local time: shown in UTC */
+        else value += off * units_per_second;
+    }
     int64_t per_day = units_per_second * 86400;
     int64_t days = floor_div(value, per_day);
     int64_t rem = floor_mod(value, per_day);
     FLOE_TRY(append_date(days, out));
     FLOE_TRY(floe_buf_append_byte(out, ' '));
     FLOE_TRY(append_time_of_day(rem, units_per_second, units_per_second == 1000000 ? 6 : 9, out));
-    return utc ? floe_buf_append_str(out, "+00") : NULL;
+    return utc ? append_offset(off, out) : NULL;
 }
 
 floe_status floe_format_decimal(floe_decimal128 v, int32_t scale, floe_buf *out) {

@@ -12,6 +12,7 @@
 
 #include "floe/interval.h"
 #include "base/str.h"
+#include "base/tz.h"
 #include "floe/iceberg_value.h"
 #include "floe/memory.h"
 #include "sql/bind.h"
@@ -284,6 +285,16 @@ floe_status bind_literal_from_text(const char *text, const floe_type *type, floe
         bool tz;
         FLOE_TRY(parse_datetime(text, true, &days, &micros, &tz));
         int64_t v = days * 86400000000LL + micros;
+        const floe_tz *zone = floe_tz_session();
+        if (!tz && zone && (type->id == FLOE_TYPE_TIMESTAMP_US_TZ || type->id == FLOE_TYPE_TIMESTAMP_NS_TZ)) {
+            /* No offset written: a wall-clock time in the session zone. */
+            int64_t secs = days * 86400 + micros / 1000000, sub = micros % 1000000;
+            if (sub < 0) {
+                secs--;
+                sub += 1000000;
+            }
+            v = floe_tz_local_to_utc(zone, secs) * 1000000 + sub;
+        }
         if (type->id == FLOE_TYPE_TIMESTAMP_NS || type->id == FLOE_TYPE_TIMESTAMP_NS_TZ) v *= 1000;
         return bind_lit_typed_int(type->id, v, out);
     }

@@ -3,8 +3,8 @@
  *
  *   COPY (query) | t [(cols)] TO 'file' [(FORMAT csv|parquet|json, HEADER,
  *        DELIMITER, QUOTE, ESCAPE, NULL, FORCE_QUOTE (cols) | *)]
- *   COPY t [(cols)] FROM 'file' [(FORMAT csv|json, HEADER, DELIMITER, QUOTE,
- *        ESCAPE, NULL, ENCODING 'UTF8')]
+ *   COPY t [(cols)] FROM 'file' [(FORMAT csv|json|parquet, HEADER, DELIMITER,
+ *        QUOTE, ESCAPE, NULL, ENCODING 'UTF8')]
  *
  * The format is the FORMAT option's, else the file name's (.csv, .tsv,
  * .parquet, .json / .jsonl / .ndjson, each optionally .gz / .zst), else an
@@ -16,10 +16,20 @@
  * column types (no detection; JSON: newline-delimited or an array of
  * objects, fields by column name) and writes through INSERT's plan: one
  * commit, parallel writers.
+ *
+ * COPY ... FROM STDIN and TO STDOUT (FORMAT csv or json: PostgreSQL's
+ * default text format is not supported) are the process's standard input
+ * and output, as the shell's `floe -c "COPY t FROM STDIN (FORMAT csv)" <
+ * in.csv` uses them: the data goes through a temporary file, because the
+ * CSV reader reads by byte ranges and a pipe cannot be read twice.
  */
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <unistd.h>
 
 #include "base/buffer.h"
 #include "columnar/printer.h"
@@ -416,12 +426,64 @@ static floe_status exec_copy_to(floe_session *s, const json_t *body, const char 
 
 /* ------------------------------------------------------------- reading */
 
+static floe_status keep_rows(void *arg, const char *tag, int64_t rows);
+
+/* COPY t [(cols)] FROM 'file.parquet': INSERT INTO t [(cols)] SELECT *
+ * FROM read_parquet('file'), the file's columns by position as DuckDB's
+ * COPY takes them, run as that statement (one commit, parallel writers). */
+static floe_status copy_from_parquet(floe_session *s, const json_t *body, const char *file,
+                                     const floe_result_sink *sink) {
+    const json_t *rv = floe_pg_get(body, "relation");
+    const char *ns = floe_pg_get_str(rv, "schemaname"), *name = floe_pg_get_str(rv, "relname");
+    json_t *cols = floe_pg_get(body, "attlist");
+    floe_buf q;
+    floe_buf_init(&q);
+    floe_status st = floe_buf_append_str(&q, "INSERT INTO ");
+    if (!st && ns) {
+        st = quote_ident(&q, ns);
+        if (!st) st = floe_buf_append_byte(&q, '.');
+    }
+    if (!st) st = quote_ident(&q, name ? name : "");
+    for (int32_t i = 0; !st && i < floe_pg_list_len(cols); i++) {
+        st = floe_buf_append_str(&q, i ? ", " : " (");
+        const char *c = floe_pg_string(floe_pg_list_at(cols, i));
+        if (!st) st = quote_ident(&q, c ? c : "");
+    }
+    if (!st && floe_pg_list_len(cols)) st = floe_buf_append_byte(&q, ')');
+    if (!st) st = floe_buf_append_str(&q, " SELECT * FROM read_parquet('");
+    for (const char *p = file; !st && *p; p++)
+        st = *p == '\'' ? floe_buf_append_str(&q, "''") : floe_buf_append_byte(&q, (uint8_t)*p);
+    if (!st) st = floe_buf_append_str(&q, "')");
+    floe_sql_script *script = NULL;
+    if (!st) st = floe_sql_parse(floe_buf_cstr(&q), &script);
+    floe_buf_free(&q);
+    if (st) return st;
+    /* Run it as the statement being executed (its errors have no position
+     * in the user's text), then put the COPY back. */
+    const floe_sql_script *outer_script = s->script;
+    const floe_sql_stmt *outer_stmt = s->stmt;
+    s->script = NULL;
+    s->stmt = &script->stmts[0];
+    int64_t rows = 0;
+    floe_result_sink counted = {&rows, NULL, NULL, keep_rows, NULL};
+    bool handled = false;
+    st = floe_sql_exec_dml(s, &script->stmts[0], &counted, &handled);
+    s->script = outer_script;
+    s->stmt = outer_stmt;
+    floe_sql_script_free(script);
+    if (!st && !handled) st = floe_error(FLOE_ERR_INTERNAL, "COPY FROM parquet: the INSERT was not run");
+    if (st) return floe_status_wrap(st, "COPY FROM '%s'", file);
+    char tag[48];
+    snprintf(tag, sizeof tag, "COPY %lld", (long long)rows);
+    return floe_dml_end_tag(sink, tag, rows);
+}
+
 static floe_status exec_copy_from(floe_session *s, const json_t *body, const char *file, const floe_result_sink *sink) {
     copy_opts o;
     FLOE_TRY(parse_options(body, file, true, &o));
+    if (o.format == FMT_PARQUET) return copy_from_parquet(s, body, file, sink);
     if (o.format != FMT_CSV && o.format != FMT_JSON)
-        return floe_error(FLOE_ERR_UNSUPPORTED, "COPY FROM reads FORMAT csv or json only (use INSERT INTO t SELECT * "
-                                                "FROM read_parquet(...) for Parquet)");
+        return floe_error(FLOE_ERR_UNSUPPORTED, "COPY FROM reads FORMAT csv, json or parquet only");
     floe_dml_target t;
     memset(&t, 0, sizeof t);
     floe_status st = floe_dml_target_of(s, floe_pg_get(body, "relation"), &t);
@@ -525,11 +587,85 @@ static floe_status exec_copy_from(floe_session *s, const json_t *body, const cha
     return floe_dml_end_tag(sink, tag, rows);
 }
 
+/* ------------------------------------------------------- STDIN / STDOUT */
+
+static bool has_format_option(const json_t *body) {
+    json_t *opts = floe_pg_get(body, "options");
+    for (int32_t i = 0; i < floe_pg_list_len(opts); i++) {
+        const char *name = floe_pg_get_str(floe_pg_as(floe_pg_list_at(opts, i), "DefElem"), "defname");
+        if (name && !strcmp(name, "format")) return true;
+    }
+    return false;
+}
+
+/* Copy every byte from descriptor `from` to `to`. */
+static floe_status pump(int from, int to, const char *what) {
+    char buf[1 << 16];
+    for (;;) {
+        ssize_t n = read(from, buf, sizeof buf);
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0) return floe_error(FLOE_ERR_IO, "%s: %s", what, strerror(errno));
+        if (n == 0) return NULL;
+        for (ssize_t done = 0; done < n;) {
+            ssize_t w = write(to, buf + done, (size_t)(n - done));
+            if (w < 0 && errno == EINTR) continue;
+            if (w < 0) return floe_error(FLOE_ERR_IO, "%s: %s", what, strerror(errno));
+            done += w;
+        }
+    }
+}
+
+/* COPY TO's end, kept for after the data has been written out. */
+static floe_status keep_rows(void *arg, const char *tag, int64_t rows) {
+    (void)tag;
+    *(int64_t *)arg = rows;
+    return NULL;
+}
+
+static floe_status exec_copy_std(floe_session *s, const json_t *body, const floe_result_sink *sink) {
+    bool from = floe_pg_get_bool(body, "is_from");
+    if (!has_format_option(body))
+        return floe_error(FLOE_ERR_UNSUPPORTED, "COPY %s needs (FORMAT csv) or (FORMAT json): PostgreSQL's default "
+                          "text format is not supported", from ? "FROM STDIN" : "TO STDOUT");
+    const char *dir = getenv("TMPDIR");
+    char path[4096];
+    snprintf(path, sizeof path, "%s/floe-copy-XXXXXX", dir && *dir ? dir : "/tmp");
+    int fd = mkstemp(path);
+    if (fd < 0) return floe_error(FLOE_ERR_IO, "COPY %s: cannot make a temporary file in %s: %s",
+                                  from ? "FROM STDIN" : "TO STDOUT", dir && *dir ? dir : "/tmp", strerror(errno));
+    floe_status st = NULL;
+    if (from) {
+        st = pump(STDIN_FILENO, fd, "COPY FROM STDIN: reading standard input");
+        close(fd);
+        if (!st) st = exec_copy_from(s, body, path, sink);
+    } else {
+        close(fd);
+        unlink(path); /* COPY TO creates its file afresh */
+        /* The end tag is the caller's to print after the data. */
+        int64_t rows = 0;
+        floe_result_sink counted = {&rows, NULL, NULL, keep_rows, NULL};
+        st = exec_copy_to(s, body, path, &counted);
+        int in = st ? -1 : open(path, O_RDONLY);
+        if (!st && in < 0) st = floe_error(FLOE_ERR_IO, "COPY TO STDOUT: reopening %s: %s", path, strerror(errno));
+        if (!st) {
+            fflush(stdout);
+            st = pump(in, STDOUT_FILENO, "COPY TO STDOUT: writing standard output");
+            close(in);
+        }
+        char tag[48];
+        snprintf(tag, sizeof tag, "COPY %lld", (long long)rows);
+        if (!st && sink && sink->end) st = sink->end(sink->arg, tag, rows);
+    }
+    unlink(path);
+    return st;
+}
+
 floe_status floe_sql_exec_copy(floe_session *s, const json_t *body, const floe_result_sink *sink) {
     const char *file = floe_pg_get_str(body, "filename");
-    if (!file)
-        return floe_error(FLOE_ERR_UNSUPPORTED, "COPY needs a file name (COPY ... TO STDOUT / FROM STDIN is not supported)");
     if (floe_pg_get_bool(body, "is_program")) return floe_error(FLOE_ERR_UNSUPPORTED, "COPY ... PROGRAM is not supported");
+    if (!file && floe_pg_get(body, "whereClause"))
+        return floe_error(FLOE_ERR_UNSUPPORTED, "COPY FROM ... WHERE is not supported");
+    if (!file) return exec_copy_std(s, body, sink);
     if (floe_pg_get(body, "whereClause")) return floe_error(FLOE_ERR_UNSUPPORTED, "COPY FROM ... WHERE is not supported");
     if (floe_pg_get_bool(body, "is_from")) return exec_copy_from(s, body, file, sink);
     return exec_copy_to(s, body, file, sink);

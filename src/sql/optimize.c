@@ -1281,6 +1281,7 @@ double floe_sqlo_estimate_rows(const floe_lplan *p) { return base_rows(p); }
 
 floe_status floe_sql_optimize(floe_lplan **plan, const floe_sql_options *opts) {
     (void)opts;
+    FLOE_TRY_CTX(floe_sqlo_apply_session_zone(*plan), "applying the session time zone");
     FLOE_TRY_CTX(fold_plan(*plan), "constant folding");
     FLOE_TRY_CTX(push_filters(plan), "filter pushdown");
     FLOE_TRY_CTX(floe_sqlo_push_semi_joins(plan), "semi join pushdown");

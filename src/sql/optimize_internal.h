@@ -32,4 +32,9 @@ double floe_sqlo_estimate_rows(const floe_lplan *p);
  * read, when the subquery side is estimated smaller than that input. */
 floe_status floe_sqlo_push_semi_joins(floe_lplan **plan) FLOE_WARN_UNUSED;
 
+/* zone_rewrite.c: with a session time zone other than UTC set on this
+ * thread (SET TimeZone), zone-dependent casts, date_trunc and date_part
+ * of timestamptz become explicit timezone(zone, x) calls. */
+floe_status floe_sqlo_apply_session_zone(floe_lplan *plan) FLOE_WARN_UNUSED;
+
 #endif

@@ -23,6 +23,7 @@
 #include "base/buffer.h"
 #include "base/redact.h"
 #include "base/str.h"
+#include "base/tz.h"
 #include "floe/exec_metrics.h"
 #include "floe/memory.h"
 #include "formats/parquet/writer.h"
@@ -102,7 +103,41 @@ static char **string_setting(floe_session *s, const char *name) {
 
 static bool is_wap_setting(const char *name) { return string_setting_kind(name) != 0; }
 
+/* TimeZone (SET TIME ZONE parses to it too). */
+static bool is_tz_setting(const char *name) { return floe_str_ieq_c(floe_str_c(name), "timezone"); }
+
+/* SET TimeZone: a zone name, abbreviation or POSIX zone (base/tz.c), a
+ * number of hours east of UTC (`numeric`: SET TIME ZONE 3 gives it), or
+ * DEFAULT / LOCAL: UTC. */
+static floe_status set_time_zone(floe_session *s, const char *value, bool numeric) {
+    floe_str v = floe_str_trim(floe_str_c(value));
+    floe_tz *tz = NULL;
+    if (!floe_str_ieq_c(v, "default") && !floe_str_ieq_c(v, "local")) {
+        char posix[48];
+        int64_t hours = 0;
+        floe_status nst = numeric ? floe_parse_int64(v, "time zone", &hours) : NULL;
+        if (numeric && !nst && hours >= -15 && hours <= 15) {
+            /* PostgreSQL's name for it: <-07>+07 (POSIX signs are west). */
+            snprintf(posix, sizeof posix, "<%c%02lld>%c%02lld", hours < 0 ? '-' : '+', (long long)llabs(hours),
+                     hours < 0 ? '+' : '-', (long long)llabs(hours));
+            v = floe_str_c(posix);
+        }
+        floe_status_free(nst);
+        floe_status st = floe_tz_lookup_sql(v.ptr, v.len, &tz);
+        if (st) return floe_status_wrap(st, "SET TimeZone");
+        if (floe_tz_is_utc(tz) && floe_str_ieq_c(v, "utc")) {
+            floe_tz_free(tz);
+            tz = NULL;
+        }
+    }
+    floe_tz_free(s->tz);
+    s->tz = tz;
+    floe_tz_set_session(s->tz);
+    return NULL;
+}
+
 floe_status floe_session_set(floe_session *s, const char *name, const char *value) {
+    if (is_tz_setting(name)) return set_time_zone(s, value, false);
     char **field = string_setting(s, name);
     if (field) {
         floe_str v = floe_str_trim(floe_str_c(value));
@@ -133,6 +168,10 @@ floe_status floe_session_set(floe_session *s, const char *name, const char *valu
 
 floe_status floe_session_show(floe_session *s, const char *name, char **value) {
     *value = NULL;
+    if (is_tz_setting(name)) {
+        *value = floe_strdup(s->tz ? floe_tz_name(s->tz) : "UTC");
+        return *value ? NULL : floe_error(FLOE_ERR_OUT_OF_MEMORY, "SHOW %s: out of memory", name);
+    }
     char **field = string_setting(s, name);
     if (field) {
         *value = floe_strdup(*field ? *field : "");
@@ -217,6 +256,7 @@ void floe_session_close(floe_session *s) {
     floe_free(s->wap_id);
     floe_free(s->write_branch);
     floe_free(s->target_branch);
+    floe_tz_free(s->tz);
     floe_free(s);
 }
 
@@ -492,6 +532,7 @@ static floe_status exec_set(floe_session *s, const json_t *body, const floe_resu
         s->wap_id = NULL;
         floe_free(s->write_branch);
         s->write_branch = NULL;
+        FLOE_TRY(set_time_zone(s, "default", false));
         tag = "RESET";
     } else if (kind && (strcmp(kind, "VAR_RESET") == 0 || strcmp(kind, "VAR_SET_DEFAULT") == 0)) {
         FLOE_TRY(floe_session_set(s, name ? name : "", "default"));
@@ -512,7 +553,8 @@ static floe_status exec_set(floe_session *s, const json_t *body, const floe_resu
             return floe_error(FLOE_ERR_INVALID_ARGUMENT, "SET %s: the value must be a number or a string",
                               name ? name : "");
         }
-        FLOE_TRY(floe_session_set(s, name ? name : "", v));
+        if (name && is_tz_setting(name) && c.kind != FLOE_PG_CONST_STRING) FLOE_TRY(set_time_zone(s, v, true));
+        else FLOE_TRY(floe_session_set(s, name ? name : "", v));
     } else {
         return floe_error(FLOE_ERR_UNSUPPORTED, "this form of SET is not supported");
     }
@@ -536,10 +578,10 @@ static floe_status exec_show(floe_session *s, const floe_sql_stmt *stmt, const j
         }
         return floe_session_emit_strings(sink, names, 3, cells, N_OPTIONS, "SHOW");
     }
-    if (is_wap_setting(name)) {
+    if (is_wap_setting(name) || is_tz_setting(name)) {
         char *v = NULL;
         FLOE_TRY(floe_session_show(s, name, &v));
-        const char *names[] = {name};
+        const char *names[] = {is_tz_setting(name) ? "TimeZone" : name};
         const char *cells[] = {v};
         floe_status st = floe_session_emit_strings(sink, names, 1, cells, 1, "SHOW");
         floe_free(v);
@@ -604,6 +646,10 @@ floe_status floe_session_execute(floe_session *s, const char *sql, const floe_re
     FLOE_TRY(floe_sql_parse(sql, &script));
     floe_status st = NULL;
     s->script = script;
+    /* The session zone belongs to this thread while statements run here
+     * (a session embedded in a thread that runs another one gets its own
+     * back afterwards). */
+    const floe_tz *outer_tz = floe_tz_session();
     for (int32_t i = 0; i < script->n_stmts && !st; i++) {
         const floe_sql_stmt *stmt = &script->stmts[i];
         floe_cancel_init(&s->cancel, NULL);
@@ -611,8 +657,10 @@ floe_status floe_session_execute(floe_session *s, const char *sql, const floe_re
         s->stmt_time_us = now_us();
         floe_free(s->target_branch); /* set by the statement's write target, if any */
         s->target_branch = NULL;
+        floe_tz_set_session(s->tz);
         st = exec_stmt(s, stmt, sink);
     }
+    floe_tz_set_session(outer_tz);
     s->stmt = NULL;
     s->script = NULL;
     floe_sql_script_free(script);

@@ -32,6 +32,8 @@ struct floe_session {
                                 * (NULL: main): the branch INSERTs commit to */
     char *target_branch;       /* the branch the running statement writes
                                 * (floe_dml_target_of; NULL: main) */
+    struct floe_tz *tz;        /* SET TimeZone (NULL: UTC, the default); made the
+                                * thread's floe_tz_session() for each statement */
 
     /* The statement being executed (valid during floe_session_execute). */
     const floe_sql_script *script;

@@ -24,6 +24,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "base/tz.h"
 #include "floe/interval.h"
 #include "exec/expr/cast.h"
 #include "floe/iceberg_types.h"
@@ -67,7 +68,36 @@ bool floe_exec_cast_extra(const floe_type *from, const floe_type *to) {
 
 /* ---------------------------------------------------------------- text */
 
+static floe_status parse_text(const floe_strview s, const floe_type *to, floe_ice_value *v);
+
+/* Text to timestamptz with the session zone set (base/tz.h): text without
+ * an offset is a wall-clock time there, as PostgreSQL reads it.  *done:
+ * it had none (else the caller parses it with its offset). */
+static floe_status parse_local_tz(const floe_strview s, const floe_type *to, floe_ice_value *v, bool *done) {
+    *done = false;
+    const floe_tz *zone = floe_tz_session();
+    if (!zone || (to->id != FLOE_TYPE_TIMESTAMP_US_TZ && to->id != FLOE_TYPE_TIMESTAMP_NS_TZ)) return NULL;
+    bool ns = to->id == FLOE_TYPE_TIMESTAMP_NS_TZ;
+    floe_status st = parse_text(s, floe_type_primitive(ns ? FLOE_TYPE_TIMESTAMP_NS : FLOE_TYPE_TIMESTAMP_US), v);
+    if (st) { /* not a plain timestamp: it has an offset (or is bad) */
+        floe_status_free(st);
+        return NULL;
+    }
+    int64_t unit = ns ? 1000000000 : 1000000;
+    int64_t secs = v->v.i64 / unit, sub = v->v.i64 % unit;
+    if (sub < 0) {
+        secs--;
+        sub += unit;
+    }
+    v->v.i64 = floe_tz_local_to_utc(zone, secs) * unit + sub;
+    *done = true;
+    return NULL;
+}
+
 static floe_status parse_text(const floe_strview s, const floe_type *to, floe_ice_value *v) {
+    bool local = false;
+    FLOE_TRY(parse_local_tz(s, to, v, &local));
+    if (local) return NULL;
     char buf[96];
     /* Trim; PostgreSQL accepts surrounding blanks. */
     const char *p = s.data, *e = s.data + s.len;

@@ -14,6 +14,7 @@
  */
 #include <string.h>
 
+#include "base/buffer.h"
 #include "base/tz.h"
 #include "exec/func/functions.h"
 
@@ -91,7 +92,63 @@ static floe_status eval_timezone(const floe_func_def *def, floe_array *const *a,
     return fn_make_fixed(rt, rows, valid, vals, out);
 }
 
+/* timezone_text(zone, tstz): the text of a timestamptz in `zone`, as a
+ * cast to text shows it in the session zone (+02, -03:30).  What
+ * sql/zone_rewrite.c turns CAST(tstz AS text) into, so that every thread
+ * and rank formats in the session's zone, not only the session's thread. */
+static floe_status type_timezone_text(const floe_func_def *def, const floe_expr *const *args, floe_type *const *t,
+                                      int32_t n, floe_type **out) {
+    (void)args;
+    if ((!fn_is_string(t[0]) && t[0]->id != FLOE_TYPE_NULL) ||
+        (!is_tz_type(t[1]->id) && t[1]->id != FLOE_TYPE_NULL))
+        return fn_type_error(def, t, n);
+    *out = floe_type_primitive(FLOE_TYPE_STRING);
+    return NULL;
+}
+
+static floe_status eval_timezone_text(const floe_func_def *def, floe_array *const *a, int32_t n, int64_t rows,
+                                      floe_type *rt, floe_array **out) {
+    (void)def;
+    if (a[1]->type->id == FLOE_TYPE_NULL || a[0]->type->id == FLOE_TYPE_NULL) return floe_array_new_nulls(rt, rows, out);
+    floe_buffer *valid = NULL;
+    FLOE_TRY(fn_validity(a, n, rows, &valid));
+    fn_strwriter w;
+    FLOE_TRY(fn_sw_init(&w, rows, valid));
+    int64_t units = a[1]->type->id == FLOE_TYPE_TIMESTAMP_NS_TZ ? 1000000000 : 1000000;
+    floe_tz *tz = NULL;
+    floe_strview zone_of_tz = {NULL, 0};
+    const floe_tz *outer = floe_tz_session();
+    floe_buf text = FLOE_BUF_INIT;
+    floe_status st = NULL;
+    for (int64_t i = 0; i < rows && !st; i++) {
+        if (fn_sw_valid(&w, i)) {
+            floe_strview z = fn_get_str(a[0], i);
+            if (!tz || z.len != zone_of_tz.len || memcmp(z.data, zone_of_tz.data, (size_t)z.len)) {
+                floe_tz_free(tz);
+                tz = NULL;
+                st = floe_tz_lookup_sql(z.data, (size_t)z.len, &tz);
+                if (st) break;
+                zone_of_tz = z;
+            }
+            floe_buf_clear(&text);
+            floe_tz_set_session(tz); /* the formatter's zone, for this value */
+            st = floe_format_timestamp(floe_array_get_int64(a[1], fn_at(a[1], i)), units, true, &text);
+            floe_tz_set_session(outer);
+            if (!st) st = fn_sw_add(&w, text.data, text.len);
+        }
+        if (!st) st = fn_sw_end_row(&w);
+    }
+    floe_tz_free(tz);
+    floe_buf_free(&text);
+    if (st) {
+        fn_sw_free(&w);
+        return st;
+    }
+    return fn_sw_finish(&w, rt, out);
+}
+
 const floe_func_def floe_timezone_funcs[] = {
     {"timezone", 2, 2, "timezone(string, date|timestamp|timestamptz)", type_timezone, eval_timezone, 0, NULL, 0},
+    {"timezone_text", 2, 2, "timezone_text(string, timestamptz)", type_timezone_text, eval_timezone_text, 0, NULL, 0},
     {0},
 };

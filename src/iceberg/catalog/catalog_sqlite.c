@@ -40,6 +40,7 @@
 
 #include "base/buffer.h"
 #include "base/hashmap.h"
+#include "base/log.h"
 #include "base/str.h"
 #include "floe/catalog.h"
 #include "floe/iceberg_manifest.h"
@@ -60,7 +61,16 @@ typedef struct sqlite_catalog {
     floe_catalog base;
     char *db_path;
     sqlite3 *db;
-    pthread_mutex_t mu; /* guards db */
+    pthread_mutex_t mu; /* guards db and cache */
+    /* Parsed metadata by its location, so that one statement's loads of a
+     * table (bind, commit, the commit's base) parse its metadata.json once:
+     * a location names one immutable file.  Emptied by every change to the
+     * catalog's tables, so a session never holds more than a few. */
+    struct {
+        char *location;
+        floe_ice_table_metadata *md; /* one reference held here */
+    } cache[8];
+    int32_t cache_next; /* the slot the next miss replaces */
 } sqlite_catalog;
 
 #define SQ(c) ((sqlite_catalog *)(c))
@@ -74,6 +84,55 @@ typedef struct sqlite_catalog {
 static const floe_catalog_ops SQLITE_OPS;
 static void sqlite_close(floe_catalog *c);
 static floe_status view_location_locked(floe_catalog *c, const char *ns, const char *name, char **out);
+
+/* ---- the parsed-metadata cache ----------------------------------------------- */
+
+static void cache_clear(floe_catalog *c) {
+    pthread_mutex_lock(&SQ(c)->mu);
+    for (size_t i = 0; i < sizeof SQ(c)->cache / sizeof SQ(c)->cache[0]; i++) {
+        floe_free(SQ(c)->cache[i].location);
+        floe_ice_table_metadata_free(SQ(c)->cache[i].md);
+        SQ(c)->cache[i].location = NULL;
+        SQ(c)->cache[i].md = NULL;
+    }
+    pthread_mutex_unlock(&SQ(c)->mu);
+}
+
+/* Hands `md` (one reference) to the cache as the metadata at `location`. */
+static void cache_put(floe_catalog *c, const char *location, floe_ice_table_metadata *md) {
+    sqlite_catalog *q = SQ(c);
+    const int32_t n = (int32_t)(sizeof q->cache / sizeof q->cache[0]);
+    char *key = md ? floe_strdup(location) : NULL;
+    if (!key) { /* not cached: only slower */
+        floe_ice_table_metadata_free(md);
+        return;
+    }
+    pthread_mutex_lock(&q->mu);
+    int32_t slot = q->cache_next;
+    q->cache_next = (slot + 1) % n;
+    floe_free(q->cache[slot].location);
+    floe_ice_table_metadata_free(q->cache[slot].md);
+    q->cache[slot].location = key;
+    q->cache[slot].md = md;
+    pthread_mutex_unlock(&q->mu);
+}
+
+/* The metadata at `location`: the cached copy (shared, read-only) or
+ * freshly read and then cached.  The caller frees *out as usual. */
+static floe_status read_metadata(floe_catalog *c, const char *location, floe_ice_table_metadata **out) {
+    *out = NULL;
+    sqlite_catalog *q = SQ(c);
+    const int32_t n = (int32_t)(sizeof q->cache / sizeof q->cache[0]);
+    pthread_mutex_lock(&q->mu);
+    for (int32_t i = 0; i < n && !*out; i++)
+        if (q->cache[i].location && strcmp(q->cache[i].location, location) == 0)
+            *out = floe_ice_table_metadata_retain(q->cache[i].md);
+    pthread_mutex_unlock(&q->mu);
+    if (*out) return NULL;
+    FLOE_TRY(floe_ice_table_metadata_read(c->io, location, out));
+    cache_put(c, location, floe_ice_table_metadata_retain(*out));
+    return NULL;
+}
 
 static floe_status oom(void) { return floe_error(FLOE_ERR_OUT_OF_MEMORY, "out of memory in the catalog"); }
 
@@ -351,6 +410,7 @@ floe_status floe_catalog_open_sqlite_uri(const char *uri, floe_catalog **out) {
 }
 
 static void sqlite_close(floe_catalog *c) {
+    cache_clear(c);
     if (SQ(c)->db) sqlite3_close_v2(SQ(c)->db);
     pthread_mutex_destroy(&SQ(c)->mu);
     floe_free(SQ(c)->db_path);
@@ -654,7 +714,7 @@ static floe_status sqlite_load_table(floe_catalog *c, const char *ns, const char
     pthread_mutex_unlock(&SQ(c)->mu);
     if (st) return st;
     floe_ice_table_metadata *md = NULL;
-    st = floe_ice_table_metadata_read(c->io, loc, &md);
+    st = read_metadata(c, loc, &md);
     if (st) st = floe_status_wrap(st, "loading table %s.%s", ns, name);
     if (!st) st = make_table(c, md, loc, out);
     floe_free(loc);
@@ -728,6 +788,7 @@ static floe_status metadata_path(const floe_ice_table_metadata *md, int64_t vers
 /* Write `text` as a new file (never replacing one). */
 static floe_status write_file(floe_catalog *c, const char *location, const char *text) {
     floe_output *o = NULL;
+    FLOE_LOG_DEBUG("metadata", "write %s", location);
     FLOE_TRY(floe_fileio_create_output(c->io, location, 0, &o));
     floe_status st = floe_output_write(o, text, strlen(text));
     if (st) {
@@ -806,20 +867,22 @@ static floe_status sqlite_create_table(floe_catalog *c, const char *ns, const ch
 
 /* ---- commits ---------------------------------------------------------------------- */
 
-/* The text of `md` with `base_location` appended to its metadata-log
- * (unless already last there), trimmed to write.metadata.previous-versions-max.
- * *n_dropped: how many leading entries of (md's log, then the base) the
- * trim removed. */
+/* The metadata to write: `md` with `base_location` appended to its
+ * metadata-log (unless already last there), trimmed to
+ * write.metadata.previous-versions-max, as *final (a derived copy, so no
+ * JSON round trip) and as its text.  *n_dropped: how many leading entries
+ * of (md's log, then the base) the trim removed. */
 static floe_status commit_text(floe_catalog *c, const floe_ice_table_metadata *md, const char *base_location,
-                               char **out, int32_t *n_dropped) {
+                               floe_ice_table_metadata **final, char **out, int32_t *n_dropped) {
     *out = NULL;
+    *final = NULL;
     *n_dropped = 0;
     bool logged = md->n_metadata_log > 0 && strcmp(md->metadata_log[md->n_metadata_log - 1].file, base_location) == 0;
     int64_t base_ts = md->last_updated_ms;
     if (!logged) {
         /* The log records when the base was written: its last-updated-ms. */
         floe_ice_table_metadata *base = NULL;
-        FLOE_TRY_CTX(floe_ice_table_metadata_read(c->io, base_location, &base), "reading the commit's base metadata");
+        FLOE_TRY_CTX(read_metadata(c, base_location, &base), "reading the commit's base metadata");
         base_ts = base->last_updated_ms;
         bool same = !base->table_uuid || !md->table_uuid || strcmp(base->table_uuid, md->table_uuid) == 0;
         floe_ice_table_metadata_free(base);
@@ -835,20 +898,24 @@ static floe_status commit_text(floe_catalog *c, const floe_ice_table_metadata *m
         if (st) floe_status_free(st);
         else if (v >= 1 && v <= INT32_MAX) keep = (int32_t)v;
     }
-    json_t *tree = NULL;
-    FLOE_TRY(floe_ice_tm_edit_begin(md, &tree));
-    floe_status st = logged ? NULL : floe_ice_tm_edit_add_metadata_log(tree, base_location, base_ts, keep);
-    if (!logged && md->n_metadata_log + 1 > keep) *n_dropped = md->n_metadata_log + 1 - keep;
-    if (!st) {
-        char *txt = json_dumps(tree, JSON_COMPACT | JSON_PRESERVE_ORDER);
-        if (!txt) st = oom();
-        else {
-            *out = floe_strdup(txt);
-            free(txt);
-            if (!*out) st = oom();
+    floe_ice_table_metadata *next = NULL;
+    FLOE_TRY(floe_ice_tm_derive(md, &next));
+    if (!logged) {
+        char *file = floe_ice_tm_derived_strdup(next, base_location);
+        if (!file) {
+            floe_ice_table_metadata_free(next);
+            return oom();
+        }
+        next->metadata_log[next->n_metadata_log++] = (floe_ice_log_entry){base_ts, 0, file};
+        if (next->n_metadata_log > keep) {
+            *n_dropped = next->n_metadata_log - keep;
+            next->metadata_log += *n_dropped; /* still inside next's storage */
+            next->n_metadata_log = keep;
         }
     }
-    json_decref(tree);
+    floe_status st = floe_ice_table_metadata_to_json(next, 0, out);
+    if (st) floe_ice_table_metadata_free(next);
+    else *final = next;
     return st;
 }
 
@@ -873,11 +940,13 @@ static floe_status sqlite_commit(floe_catalog *c, const char *ns, const char *na
     char *text = NULL, *path = NULL;
     int64_t version = metadata_version(base_location) + 1;
     int32_t n_dropped = 0;
-    st = commit_text(c, md, base_location, &text, &n_dropped);
+    floe_ice_table_metadata *written = NULL;
+    st = commit_text(c, md, base_location, &written, &text, &n_dropped);
     if (!st) st = metadata_path(md, version, &path);
     if (!st) st = write_file(c, path, text);
     floe_free(text);
     if (st) {
+        floe_ice_table_metadata_free(written);
         floe_free(path);
         return st;
     }
@@ -901,6 +970,7 @@ static floe_status sqlite_commit(floe_catalog *c, const char *ns, const char *na
     }
     pthread_mutex_unlock(&SQ(c)->mu);
     if (st) {
+        floe_ice_table_metadata_free(written);
         discard_file(c, path);
         floe_free(path);
         return st;
@@ -912,6 +982,10 @@ static floe_status sqlite_commit(floe_catalog *c, const char *ns, const char *na
     if (del && strcasecmp(del, "true") == 0)
         for (int32_t i = 0; i < n_dropped; i++)
             discard_file(c, i < md->n_metadata_log ? md->metadata_log[i].file : base_location);
+    /* The next statement's load of the table finds what was just written
+     * without reading it back. */
+    cache_clear(c);
+    cache_put(c, path, written);
     if (new_location) *new_location = path;
     else floe_free(path);
     return NULL;
@@ -1018,6 +1092,7 @@ static int rmdir_if_empty(const char *path, const struct stat *sb, int flag, str
 }
 
 static floe_status sqlite_drop_table(floe_catalog *c, const char *ns, const char *name, bool purge) {
+    cache_clear(c);
     if (!ns || !name) return floe_error(FLOE_ERR_INVALID_ARGUMENT, "drop_table needs a namespace and a name");
     purge_set ps;
     memset(&ps, 0, sizeof ps);
@@ -1073,6 +1148,7 @@ static floe_status sqlite_drop_table(floe_catalog *c, const char *ns, const char
 
 static floe_status sqlite_rename_table(floe_catalog *c, const char *ns, const char *name, const char *new_ns,
                                       const char *new_name) {
+    cache_clear(c);
     if (!ns || !name) return floe_error(FLOE_ERR_INVALID_ARGUMENT, "rename_table needs a namespace and a name");
     FLOE_TRY(check_name("namespace", new_ns, false));
     FLOE_TRY(check_name("table", new_name, true));

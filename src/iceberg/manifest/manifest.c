@@ -15,6 +15,7 @@
 
 #include "base/arena.h"
 #include "base/buffer.h"
+#include "base/log.h"
 #include "floe/memory.h"
 #include "iceberg/spec/ice_internal.h"
 #include "iceberg/manifest/manifest_avro.h"
@@ -331,6 +332,8 @@ floe_status floe_ice_manifest_reader_open(floe_input *in, const floe_ice_manifes
     memset(mr, 0, sizeof *mr);
     mr->mf = mf;
     mr->path = in->path;
+    /* FLOE_LOG=debug shows every manifest read: tests count them per commit. */
+    FLOE_LOG_DEBUG("manifest", "read %s", in->path);
     FLOE_TRY_CTX(floe_avro_reader_open(in, NULL, &mr->r), "manifest '%s'", in->path);
     const floe_avro_schema *ws = floe_avro_reader_writer_schema(mr->r);
     static const char *const n_status[] = {"status", NULL}, *const n_sid[] = {"snapshot_id", NULL},

@@ -11,6 +11,7 @@
 
 #include "base/arena.h"
 #include "base/buffer.h"
+#include "base/log.h"
 #include "base/threadpool.h"
 #include "floe/memory.h"
 #include "iceberg/spec/ice_internal.h"
@@ -110,6 +111,7 @@ static void canonical_summary(const floe_avro_schema *rec, const floe_avro_value
 
 floe_status floe_ice_manifest_list_read(floe_input *in, floe_ice_manifest_list **out) {
     *out = NULL;
+    FLOE_LOG_DEBUG("manifest", "read list %s", in->path);
     floe_avro_reader *r = NULL;
     FLOE_TRY_CTX(floe_avro_reader_open(in, NULL, &r), "manifest list '%s'", in->path);
     floe_ice_manifest_list *l = floe_calloc(1, sizeof *l);

@@ -1008,80 +1008,94 @@ static floe_status build_summary(floe_ice_producer *p, const char *operation, co
 
 /* ---- the metadata edit ------------------------------------------------------ */
 
-static json_t *array_member(json_t *root, const char *key) {
-    json_t *arr = json_object_get(root, key);
-    if (json_is_array(arr)) return arr;
-    arr = json_array();
-    if (arr && json_object_set_new(root, key, arr)) return NULL;
-    return arr;
+/* The summary object's entries as the snapshot's: "operation" apart, the
+ * rest in their order (what parsing the written JSON would give). */
+static bool fill_summary(floe_ice_table_metadata *md, json_t *summary, floe_ice_snapshot *s) {
+    size_t n = json_object_size(summary);
+    s->has_summary = true;
+    floe_ice_kv *kv = n ? floe_ice_tm_derived_alloc(md, n * sizeof *kv) : NULL;
+    if (n && !kv) return false;
+    const char *key;
+    json_t *v;
+    int32_t k = 0;
+    json_object_foreach(summary, key, v) {
+        const char *text = json_string_value(v);
+        if (!text) return false;
+        char *copy = floe_ice_tm_derived_strdup(md, text);
+        if (!copy) return false;
+        if (strcmp(key, "operation") == 0) {
+            s->operation = copy;
+            continue;
+        }
+        if (!(kv[k].key = floe_ice_tm_derived_strdup(md, key))) return false;
+        kv[k++].value = copy;
+    }
+    s->summary = kv;
+    s->n_summary = k;
+    return true;
 }
 
+/* The new metadata: the base with the snapshot added, in the snapshot-log,
+ * current, and "main" pointing at it (other settings of the ref kept).
+ * Built as a derived copy of the base: no JSON round trip, so a commit's
+ * cost does not grow with the JSON handling of a long snapshot list. */
 static floe_status install_snapshot(floe_ice_producer *p, const char *list, json_t *summary,
                                     floe_ice_table_metadata **out) {
-    json_t *root = NULL;
-    floe_status st = floe_ice_tm_edit_begin(p->md, &root);
+    *out = NULL;
+    floe_ice_table_metadata *md = NULL;
+    floe_status st = floe_ice_tm_derive(p->md, &md);
     if (st) {
         json_decref(summary);
         return st;
     }
-    json_t *snap = json_object();
-    int bad = !snap;
-    if (snap) {
-        if (p->md->format_version >= 2) bad |= json_object_set_new(snap, "sequence-number", json_integer(p->seq));
-        bad |= json_object_set_new(snap, "snapshot-id", json_integer(p->snapshot_id));
-        if (p->parent) bad |= json_object_set_new(snap, "parent-snapshot-id", json_integer(p->parent->snapshot_id));
-        bad |= json_object_set_new(snap, "timestamp-ms", json_integer(p->timestamp_ms));
-        bad |= json_object_set_new(snap, "summary", summary);
-        summary = NULL;
-        bad |= json_object_set_new(snap, "manifest-list", json_string(list));
-        bad |= json_object_set_new(snap, "schema-id", json_integer(p->schema->schema_id));
-        if (p->md->format_version >= 3) {
-            bad |= json_object_set_new(snap, "first-row-id", json_integer(p->first_row_id));
-            bad |= json_object_set_new(snap, "added-rows", json_integer(p->added_rows));
-        }
+    floe_ice_snapshot *snap = &md->snapshots[md->n_snapshots];
+    memset(snap, 0, sizeof *snap);
+    snap->snapshot_id = p->snapshot_id;
+    snap->parent_snapshot_id = p->parent ? p->parent->snapshot_id : FLOE_ICE_NO_SNAPSHOT;
+    snap->sequence_number = p->md->format_version >= 2 ? p->seq : 0;
+    snap->timestamp_ms = p->timestamp_ms;
+    snap->manifest_list = floe_ice_tm_derived_strdup(md, list);
+    snap->has_schema_id = true;
+    snap->schema_id = p->schema->schema_id;
+    if (p->md->format_version >= 3) {
+        snap->has_first_row_id = snap->has_added_rows = true;
+        snap->first_row_id = p->first_row_id;
+        snap->added_rows = p->added_rows;
     }
+    bool ok = snap->manifest_list && fill_summary(md, summary, snap);
     json_decref(summary);
-    json_t *snaps = bad ? NULL : array_member(root, "snapshots");
-    if (!snaps || json_array_append_new(snaps, snap)) bad = 1;
-    else snap = NULL;
-    json_decref(snap);
-
-    json_t *entry = json_object();
-    json_t *log = bad ? NULL : array_member(root, "snapshot-log");
-    if (!entry || !log) bad = 1;
-    if (!bad) {
-        bad |= json_object_set_new(entry, "timestamp-ms", json_integer(p->timestamp_ms));
-        bad |= json_object_set_new(entry, "snapshot-id", json_integer(p->snapshot_id));
-        bad |= json_array_append(log, entry);
-    }
-    json_decref(entry);
-
-    bad = bad || json_object_set_new(root, "current-snapshot-id", json_integer(p->snapshot_id));
-    if (p->md->format_version >= 2) bad = bad || json_object_set_new(root, "last-sequence-number", json_integer(p->seq));
-    /* v3: the ids this snapshot assigned are taken (spec: Snapshot Row IDs). */
-    if (p->md->format_version >= 3)
-        bad = bad || json_object_set_new(root, "next-row-id", json_integer(p->first_row_id + p->added_rows));
-
-    /* "main" follows the new snapshot; other settings of the ref are kept. */
-    json_t *refs = json_object_get(root, "refs");
-    if (!bad && !json_is_object(refs)) {
-        refs = json_object();
-        if (!refs || json_object_set_new(root, "refs", refs)) bad = 1;
-    }
-    if (!bad) {
-        json_t *main_ref = json_object_get(refs, "main");
-        if (!json_is_object(main_ref)) {
-            main_ref = json_object();
-            if (!main_ref || json_object_set_new(refs, "main", main_ref)) bad = 1;
-        }
-        bad = bad || json_object_set_new(main_ref, "snapshot-id", json_integer(p->snapshot_id));
-        bad = bad || json_object_set_new(main_ref, "type", json_string("branch"));
-    }
-    if (bad) {
-        json_decref(root);
+    if (!ok) {
+        floe_ice_table_metadata_free(md);
         return oom(p);
     }
-    return floe_ice_tm_edit_finish(p->md, root, out);
+    md->n_snapshots++;
+    md->snapshot_log[md->n_snapshot_log++] = (floe_ice_log_entry){p->timestamp_ms, p->snapshot_id, NULL};
+    md->current_snapshot_id = p->snapshot_id;
+    if (p->md->format_version >= 2) md->last_sequence_number = p->seq;
+    /* v3: the ids this snapshot assigned are taken (spec: Snapshot Row IDs). */
+    if (p->md->format_version >= 3) {
+        md->has_next_row_id = true;
+        md->next_row_id = p->first_row_id + p->added_rows;
+    }
+    floe_ice_snapshot_ref *main_ref = NULL;
+    for (int32_t i = 0; i < md->n_refs && !main_ref; i++)
+        if (strcmp(md->refs[i].name, "main") == 0) main_ref = &md->refs[i];
+    if (!main_ref) {
+        main_ref = &md->refs[md->n_refs];
+        *main_ref = (floe_ice_snapshot_ref){floe_ice_tm_derived_strdup(md, "main"), false, 0, -1, -1, -1};
+        if (!main_ref->name) {
+            floe_ice_table_metadata_free(md);
+            return oom(p);
+        }
+        md->n_refs++;
+    }
+    main_ref->snapshot_id = p->snapshot_id;
+    main_ref->is_tag = false;
+    md->refs_implied = false;
+    int64_t now = floe_ice_now_ms();
+    md->last_updated_ms = now < p->md->last_updated_ms ? p->md->last_updated_ms : now;
+    *out = md;
+    return NULL;
 }
 
 floe_status floe_ice_producer_write_existing(floe_ice_producer *p, const floe_ice_partition_spec *spec,

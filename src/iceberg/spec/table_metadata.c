@@ -9,6 +9,7 @@
  * (the `name` given) and the key that is wrong.
  */
 #include <inttypes.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +18,7 @@
 
 #include "base/arena.h"
 #include "base/buffer.h"
+#include "base/log.h"
 #include "floe/iceberg_table_metadata.h"
 #include "floe/memory.h"
 #include "formats/compress.h"
@@ -24,6 +26,11 @@
 
 struct floe_ice_tm_private {
     floe_arena arena;
+    atomic_int extra_refs; /* floe_ice_table_metadata_retain()s not yet freed */
+    /* A derived copy (floe_ice_tm_derive): the metadata whose schemas,
+     * specs, sort orders, properties and statistics it shares, held by one
+     * reference; NULL when it owns everything. */
+    floe_ice_table_metadata *owner;
 };
 
 typedef struct parse_ctx {
@@ -498,6 +505,8 @@ floe_status floe_ice_table_metadata_parse(const char *json, size_t len, const ch
                                           floe_ice_table_metadata **out) {
     *out = NULL;
     if (!name) name = "(memory)";
+    /* FLOE_LOG=debug shows every parse: tests count them per statement. */
+    FLOE_LOG_DEBUG("metadata", "parse %s (%zu bytes)", name, len);
     json_error_t err;
     json_t *root = json_loadb(json, len, JSON_DECODE_ANY, &err);
     if (!root && strstr(err.text, "too big integer")) {
@@ -574,8 +583,27 @@ floe_status floe_ice_table_metadata_read(floe_fileio *io, const char *location, 
     return st;
 }
 
+floe_ice_table_metadata *floe_ice_table_metadata_retain(floe_ice_table_metadata *md) {
+    if (!md || !md->priv) return NULL;
+    atomic_fetch_add(&md->priv->extra_refs, 1);
+    return md;
+}
+
 void floe_ice_table_metadata_free(floe_ice_table_metadata *md) {
     if (!md) return;
+    if (md->priv) {
+        /* a shared copy: the last holder frees it */
+        int refs = atomic_load(&md->priv->extra_refs);
+        while (refs > 0)
+            if (atomic_compare_exchange_weak(&md->priv->extra_refs, &refs, refs - 1)) return;
+        if (md->priv->owner) { /* the shared parts are the owner's */
+            floe_ice_table_metadata_free(md->priv->owner);
+            floe_arena_destroy(&md->priv->arena);
+            floe_free(md->priv);
+            floe_free(md);
+            return;
+        }
+    }
     for (int32_t i = 0; i < md->n_schemas; i++) floe_ice_schema_free(md->schemas[i]);
     for (int32_t i = 0; i < md->n_specs; i++) floe_ice_partition_spec_free(md->specs[i]);
     for (int32_t i = 0; i < md->n_sort_orders; i++) floe_ice_sort_order_free(md->sort_orders[i]);
@@ -584,6 +612,101 @@ void floe_ice_table_metadata_free(floe_ice_table_metadata *md) {
         floe_free(md->priv);
     }
     floe_free(md);
+}
+
+/* ---- derived copies --------------------------------------------------------- */
+
+/* The lists a commit changes are copied entry by entry, strings included,
+ * so a copy of a copy never points into the middle copy's arena; the rest
+ * is shared with the one owner, so a chain of commits in one session
+ * keeps at most two metadata objects alive. */
+static floe_ice_snapshot *copy_snapshots(floe_arena *a, const floe_ice_snapshot *src, int32_t n) {
+    floe_ice_snapshot *out = floe_arena_calloc(a, (size_t)n + 1, sizeof *out);
+    for (int32_t i = 0; out && i < n; i++) {
+        floe_ice_snapshot *d = &out[i];
+        const floe_ice_snapshot *s = &src[i];
+        *d = *s;
+        bool bad = false;
+        if (s->manifest_list) bad |= !(d->manifest_list = floe_arena_strdup(a, s->manifest_list));
+        if (s->operation) bad |= !(d->operation = floe_arena_strdup(a, s->operation));
+        if (s->key_id) bad |= !(d->key_id = floe_arena_strdup(a, s->key_id));
+        if (s->n_manifests) {
+            d->manifests = floe_arena_calloc(a, (size_t)s->n_manifests, sizeof *d->manifests);
+            bad |= !d->manifests;
+            for (int32_t j = 0; !bad && j < s->n_manifests; j++)
+                bad |= !(d->manifests[j] = floe_arena_strdup(a, s->manifests[j]));
+        }
+        if (s->n_summary) {
+            d->summary = floe_arena_calloc(a, (size_t)s->n_summary, sizeof *d->summary);
+            bad |= !d->summary;
+            for (int32_t j = 0; !bad && j < s->n_summary; j++) {
+                d->summary[j].key = floe_arena_strdup(a, s->summary[j].key);
+                d->summary[j].value = floe_arena_strdup(a, s->summary[j].value);
+                bad |= !d->summary[j].key || !d->summary[j].value;
+            }
+        }
+        if (bad) return NULL;
+    }
+    return out;
+}
+
+static floe_ice_log_entry *copy_log(floe_arena *a, const floe_ice_log_entry *src, int32_t n) {
+    floe_ice_log_entry *out = floe_arena_calloc(a, (size_t)n + 1, sizeof *out);
+    for (int32_t i = 0; out && i < n; i++) {
+        out[i] = src[i];
+        if (src[i].file && !(out[i].file = floe_arena_strdup(a, src[i].file))) return NULL;
+    }
+    return out;
+}
+
+floe_status floe_ice_tm_derive(const floe_ice_table_metadata *base, floe_ice_table_metadata **out) {
+    *out = NULL;
+    if (!base->priv) { /* made by hand: a parsed copy becomes the owner */
+        char *txt = NULL;
+        floe_ice_table_metadata *parsed = NULL;
+        floe_status st = floe_ice_table_metadata_to_json(base, 0, &txt);
+        if (!st) st = floe_ice_table_metadata_parse(txt, strlen(txt), "metadata to change", &parsed);
+        floe_free(txt);
+        if (!st) st = floe_ice_tm_derive(parsed, out);
+        floe_ice_table_metadata_free(parsed);
+        return st;
+    }
+    floe_ice_table_metadata *md = floe_calloc(1, sizeof *md);
+    struct floe_ice_tm_private *priv = floe_calloc(1, sizeof *priv);
+    if (!md || !priv) {
+        floe_free(md);
+        floe_free(priv);
+        return oom();
+    }
+    *md = *base;
+    md->priv = priv;
+    floe_arena_init(&priv->arena, 16 * 1024);
+    floe_ice_table_metadata *owner = base->priv->owner ? base->priv->owner : (floe_ice_table_metadata *)base;
+    priv->owner = floe_ice_table_metadata_retain(owner);
+    floe_arena *a = &priv->arena;
+    md->snapshots = copy_snapshots(a, base->snapshots, base->n_snapshots);
+    md->snapshot_log = copy_log(a, base->snapshot_log, base->n_snapshot_log);
+    md->metadata_log = copy_log(a, base->metadata_log, base->n_metadata_log);
+    md->refs = floe_arena_calloc(a, (size_t)base->n_refs + 1, sizeof *md->refs);
+    bool bad = !md->snapshots || !md->snapshot_log || !md->metadata_log || !md->refs;
+    for (int32_t i = 0; !bad && i < base->n_refs; i++) {
+        md->refs[i] = base->refs[i];
+        bad |= !(md->refs[i].name = floe_arena_strdup(a, base->refs[i].name));
+    }
+    if (bad) {
+        floe_ice_table_metadata_free(md);
+        return oom();
+    }
+    *out = md;
+    return NULL;
+}
+
+char *floe_ice_tm_derived_strdup(floe_ice_table_metadata *md, const char *s) {
+    return md->priv && md->priv->owner ? floe_arena_strdup(&md->priv->arena, s) : NULL;
+}
+
+void *floe_ice_tm_derived_alloc(floe_ice_table_metadata *md, size_t size) {
+    return md->priv && md->priv->owner ? floe_arena_calloc(&md->priv->arena, 1, size) : NULL;
 }
 
 /* ---- lookups ------------------------------------------------------------- */
@@ -701,7 +824,100 @@ static json_t *snapshot_json(const floe_ice_table_metadata *md, const floe_ice_s
 
 static json_t *parse_kept(const char *text) { return text ? json_loads(text, JSON_DECODE_ANY, NULL) : NULL; }
 
-static floe_status build_json(const floe_ice_table_metadata *md, json_t *o) {
+/* The snapshot list as compact JSON text, written directly: the list grows
+ * by one entry per commit, and building it as a jansson tree first made
+ * every commit of a long-lived table pay for the whole history twice.
+ * Same text as json_dumps(JSON_COMPACT) of snapshot_json's objects. */
+#define SNAPSHOTS_MARKER "\001floe:snapshots\001"
+#define SNAPSHOTS_MARKER_JSON "\"\\u0001floe:snapshots\\u0001\""
+
+static floe_status text_string(floe_buf *b, const char *s) {
+    FLOE_TRY(floe_buf_append_byte(b, '"'));
+    const unsigned char *p = (const unsigned char *)s;
+    for (;;) {
+        const unsigned char *run = p; /* bytes that need no escape go as one run */
+        while (*p >= 0x20 && *p != '"' && *p != '\\') p++;
+        if (p > run) FLOE_TRY(floe_buf_append(b, run, (size_t)(p - run)));
+        if (!*p) break;
+        switch (*p) {
+        case '"': FLOE_TRY(floe_buf_append_str(b, "\\\"")); break;
+        case '\\': FLOE_TRY(floe_buf_append_str(b, "\\\\")); break;
+        case '\b': FLOE_TRY(floe_buf_append_str(b, "\\b")); break;
+        case '\f': FLOE_TRY(floe_buf_append_str(b, "\\f")); break;
+        case '\n': FLOE_TRY(floe_buf_append_str(b, "\\n")); break;
+        case '\r': FLOE_TRY(floe_buf_append_str(b, "\\r")); break;
+        case '\t': FLOE_TRY(floe_buf_append_str(b, "\\t")); break;
+        default: FLOE_TRY(floe_buf_printf(b, "\\u%04X", *p));
+        }
+        p++;
+    }
+    return floe_buf_append_byte(b, '"');
+}
+
+static floe_status text_key(floe_buf *b, bool *first, const char *key) {
+    if (!*first) FLOE_TRY(floe_buf_append_byte(b, ','));
+    *first = false;
+    FLOE_TRY(text_string(b, key));
+    return floe_buf_append_byte(b, ':');
+}
+
+static floe_status text_int(floe_buf *b, bool *first, const char *key, int64_t v) {
+    FLOE_TRY(text_key(b, first, key));
+    return floe_buf_printf(b, "%" PRId64, v);
+}
+
+static floe_status snapshots_text(const floe_ice_table_metadata *md, floe_buf *b) {
+    FLOE_TRY(floe_buf_append_byte(b, '['));
+    for (int32_t i = 0; i < md->n_snapshots; i++) {
+        const floe_ice_snapshot *s = &md->snapshots[i];
+        bool first = true;
+        FLOE_TRY(floe_buf_append_str(b, i ? ",{" : "{"));
+        FLOE_TRY(text_int(b, &first, "snapshot-id", s->snapshot_id));
+        if (s->parent_snapshot_id != FLOE_ICE_NO_SNAPSHOT)
+            FLOE_TRY(text_int(b, &first, "parent-snapshot-id", s->parent_snapshot_id));
+        if (md->format_version >= 2) FLOE_TRY(text_int(b, &first, "sequence-number", s->sequence_number));
+        FLOE_TRY(text_int(b, &first, "timestamp-ms", s->timestamp_ms));
+        if (s->has_summary) {
+            bool in = true;
+            FLOE_TRY(text_key(b, &first, "summary"));
+            FLOE_TRY(floe_buf_append_byte(b, '{'));
+            if (s->operation) {
+                FLOE_TRY(text_key(b, &in, "operation"));
+                FLOE_TRY(text_string(b, s->operation));
+            }
+            for (int32_t k = 0; k < s->n_summary; k++) {
+                FLOE_TRY(text_key(b, &in, s->summary[k].key));
+                FLOE_TRY(text_string(b, s->summary[k].value));
+            }
+            FLOE_TRY(floe_buf_append_byte(b, '}'));
+        }
+        if (s->manifest_list) {
+            FLOE_TRY(text_key(b, &first, "manifest-list"));
+            FLOE_TRY(text_string(b, s->manifest_list));
+        } else {
+            FLOE_TRY(text_key(b, &first, "manifests"));
+            FLOE_TRY(floe_buf_append_byte(b, '['));
+            for (int32_t k = 0; k < s->n_manifests; k++) {
+                if (k) FLOE_TRY(floe_buf_append_byte(b, ','));
+                FLOE_TRY(text_string(b, s->manifests[k]));
+            }
+            FLOE_TRY(floe_buf_append_byte(b, ']'));
+        }
+        if (s->has_schema_id) FLOE_TRY(text_int(b, &first, "schema-id", s->schema_id));
+        if (s->has_first_row_id) FLOE_TRY(text_int(b, &first, "first-row-id", s->first_row_id));
+        if (s->has_added_rows) FLOE_TRY(text_int(b, &first, "added-rows", s->added_rows));
+        if (s->key_id) {
+            FLOE_TRY(text_key(b, &first, "key-id"));
+            FLOE_TRY(text_string(b, s->key_id));
+        }
+        FLOE_TRY(floe_buf_append_byte(b, '}'));
+    }
+    return floe_buf_append_byte(b, ']');
+}
+
+/* compact_snapshots: "snapshots" holds SNAPSHOTS_MARKER, for the caller to
+ * replace with snapshots_text. */
+static floe_status build_json(const floe_ice_table_metadata *md, json_t *o, bool compact_snapshots) {
     int e = 0;
     int fv = md->format_version;
     e |= put(o, "format-version", json_integer(fv));
@@ -760,9 +976,14 @@ static floe_status build_json(const floe_ice_table_metadata *md, json_t *o) {
             if (r->min_snapshots_to_keep >= 0) e |= put(jr, "min-snapshots-to-keep", json_integer(r->min_snapshots_to_keep));
         }
     }
-    arr = json_array();
-    e |= put(o, "snapshots", arr);
-    for (int32_t i = 0; arr && i < md->n_snapshots; i++) e |= json_array_append_new(arr, snapshot_json(md, &md->snapshots[i]));
+    if (compact_snapshots) {
+        e |= put(o, "snapshots", json_string(SNAPSHOTS_MARKER));
+    } else {
+        arr = json_array();
+        e |= put(o, "snapshots", arr);
+        for (int32_t i = 0; arr && i < md->n_snapshots; i++)
+            e |= json_array_append_new(arr, snapshot_json(md, &md->snapshots[i]));
+    }
     if (md->n_statistics) {
         arr = json_array();
         e |= put(o, "statistics", arr);
@@ -812,18 +1033,51 @@ static floe_status build_json(const floe_ice_table_metadata *md, json_t *o) {
 
 floe_status floe_ice_table_metadata_to_json(const floe_ice_table_metadata *md, int pretty, char **out) {
     *out = NULL;
+    FLOE_LOG_DEBUG("metadata", "serialize");
     json_t *o = json_object();
     if (!o) return oom();
-    floe_status st = build_json(md, o);
+    floe_status st = build_json(md, o, !pretty);
+    char *txt = NULL;
     if (!st) {
-        char *txt = json_dumps(o, JSON_PRESERVE_ORDER | (pretty ? JSON_INDENT(2) : JSON_COMPACT));
+        txt = json_dumps(o, JSON_PRESERVE_ORDER | (pretty ? JSON_INDENT(2) : JSON_COMPACT));
         if (!txt) st = oom();
-        else {
-            *out = floe_strdup(txt);
-            free(txt);
-            if (!*out) st = oom();
-        }
     }
     json_decref(o);
-    return st;
+    if (st || pretty) {
+        if (txt) *out = floe_strdup(txt);
+        if (txt && !*out) st = oom();
+        free(txt);
+        return st;
+    }
+    /* Splice the snapshot text in where the marker is.  The marker's
+     * escaped form could only repeat inside a string floe was given
+     * (a property, say): then the marker is not unique and the slow,
+     * plain path is taken. */
+    const char *at = strstr(txt, SNAPSHOTS_MARKER_JSON);
+    const size_t mlen = strlen(SNAPSHOTS_MARKER_JSON);
+    if (!at || strstr(at + mlen, SNAPSHOTS_MARKER_JSON) || strstr(txt, SNAPSHOTS_MARKER_JSON) != at) {
+        free(txt);
+        o = json_object();
+        if (!o) return oom();
+        st = build_json(md, o, false);
+        txt = st ? NULL : json_dumps(o, JSON_PRESERVE_ORDER | JSON_COMPACT);
+        json_decref(o);
+        if (!st && !txt) st = oom();
+        if (txt) *out = floe_strdup(txt);
+        if (txt && !*out) st = oom();
+        free(txt);
+        return st;
+    }
+    floe_buf b = FLOE_BUF_INIT;
+    st = floe_buf_append(&b, txt, (size_t)(at - txt));
+    if (!st) st = snapshots_text(md, &b);
+    if (!st) st = floe_buf_append_str(&b, at + mlen);
+    if (!st) st = floe_buf_append_byte(&b, 0);
+    free(txt);
+    if (st) {
+        floe_buf_free(&b);
+        return oom();
+    }
+    *out = (char *)floe_buf_detach(&b, NULL);
+    return NULL;
 }
