@@ -997,7 +997,9 @@ floe_status bind_sublink_value(bind_ectx *c, const json_t *sublink, floe_expr **
                           c->outer ? "a correlated condition" : c->in_agg_arg ? "an aggregate's argument"
                           : c->agg_mode ? "an aggregating query's select list or HAVING"
                                         : (c->clause ? c->clause : "this place"));
-    if (floe_pg_as(floe_pg_get(body, "testexpr"), "RowExpr"))
+    json_t *row = floe_pg_as(floe_pg_get(body, "testexpr"), "RowExpr");
+    if (row && in && cmp == FLOE_CMP_EQ) return bind_row_in_value(c, body, row, loc, out);
+    if (row)
         return bind_error(c->s, loc, FLOE_ERR_UNSUPPORTED, "a row compared with a subquery's rows is not supported here");
     /* x op ALL (S) = NOT (x <negated op> ANY (S)), in three values too. */
     if (!all) return sublink_any(c, body, exists, cmp, loc, out);
