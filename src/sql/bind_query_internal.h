@@ -65,6 +65,14 @@ bool bind_agg_needs_split(const json_t *body);
 /* Bind it as SELECT ... FROM (the grouping) WHERE <HAVING> ... */
 floe_status bind_split_aggregate(floe_session *s, const json_t *body, bind_result *out) FLOE_WARN_UNUSED;
 
+/* ---- subqueries inside an aggregate's argument (bind_agg_sublink.c) ------------- */
+
+/* Does an aggregate call of the level hold a SubLink in its argument,
+ * FILTER or ORDER BY? */
+bool bind_agg_has_arg_sublink(const json_t *body);
+/* Bind it with those subqueries computed per row below the aggregate. */
+floe_status bind_agg_arg_sublinks(floe_session *s, const json_t *body, bind_result *out) FLOE_WARN_UNUSED;
+
 /* ---- GROUPING SETS, ROLLUP, CUBE (bind_grouping.c) ------------------------------- */
 
 /* The grouping sets of a query level.  Set k groups by the keys whose bit
