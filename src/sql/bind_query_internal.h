@@ -73,6 +73,13 @@ bool bind_agg_has_arg_sublink(const json_t *body);
 /* Bind it with those subqueries computed per row below the aggregate. */
 floe_status bind_agg_arg_sublinks(floe_session *s, const json_t *body, bind_result *out) FLOE_WARN_UNUSED;
 
+/* An outer join's ON with subqueries (join expression je, its sides
+ * bound in *l and *r): each subquery reading one side's columns computed
+ * on that side as a system column; *quals_out the ON reading those
+ * (bind_join_sublink.c). */
+floe_status bind_outer_join_on_sublinks(floe_session *s, const json_t *je, bind_result *l, bind_result *r,
+                                        json_t **quals_out) FLOE_WARN_UNUSED;
+
 /* ---- GROUPING SETS, ROLLUP, CUBE (bind_grouping.c) ------------------------------- */
 
 /* The grouping sets of a query level.  Set k groups by the keys whose bit
