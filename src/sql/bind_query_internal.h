@@ -110,6 +110,11 @@ void bind_grouping_clear(bind_grouping *gr);
 /* ---- subqueries as values (bind_decorrelate.c) ---------------------------------- */
 
 typedef enum bind_sublink_kind { BIND_SUBLINK_SCALAR = 0, BIND_SUBLINK_EXISTS, BIND_SUBLINK_IN } bind_sublink_kind;
+/* A UNION without its own ORDER BY / LIMIT / WITH (SelectStmt body)? */
+bool bind_is_plain_union(const json_t *sub);
+/* EXISTS / x cmp ANY over it as an OR over its branches (bind_union_sublink.c). */
+floe_status bind_union_sublink(bind_ectx *c, const json_t *sub, bool exists, const json_t *testexpr, floe_cmp_op cmp,
+                               int32_t loc, floe_expr **out) FLOE_WARN_UNUSED;
 /* A correlated subquery (body `sub`; testexpr: IN's tested value) joined
  * onto *c->plan, unnested over the distinct outer values it reads; *out
  * is its value over the grown plan. */
