@@ -185,6 +185,13 @@ floe_status bind_scalar_subquery(bind_ectx *c, const json_t *sublink, floe_expr 
 /* [NOT] EXISTS / IN (subquery) as a three-valued value joined onto *c->plan
  * (bind_decorrelate.c). */
 floe_status bind_sublink_value(bind_ectx *c, const json_t *sublink, floe_expr **out) FLOE_WARN_UNUSED;
+/* (a, b, ...) IN (subquery) as a three-valued value (bind_row_in.c);
+ * sublink_body is the SubLink's body, row its RowExpr testexpr. */
+floe_status bind_row_in_value(bind_ectx *c, const json_t *sublink_body, const json_t *row, int32_t loc,
+                              floe_expr **out) FLOE_WARN_UNUSED;
+/* (a, b, ...) [NOT] IN ((x, y, ...), ...), a list of rows (bind_row_in.c). */
+floe_status bind_row_in_list(bind_ectx *c, const json_t *row, const json_t *items, bool negate, int32_t loc,
+                             floe_expr **out) FLOE_WARN_UNUSED;
 /* `left` (bound from the FROM items `left_from`, a list) joined (INNER or
  * LEFT, ON `quals` when not NULL) with the LATERAL subquery of the
  * RangeSubselect `rs`, unnested over left's distinct correlated values

@@ -387,9 +387,17 @@ floe_status bind_with_begin(floe_session *s, const json_t *with, const json_t *b
     for (int32_t i = 0; !st && i < n; i++) {
         bind_cte *c = &frames[i];
         if (!c->name) continue;
-        if (floe_pg_get(c->cte, "search_clause") || floe_pg_get(c->cte, "cycle_clause"))
-            st = bind_error(s, c->location, FLOE_ERR_UNSUPPORTED,
-                            "WITH query \"%s\": SEARCH and CYCLE clauses are not supported", c->name);
+        /* PostgreSQL 14's SEARCH / CYCLE build arrays of records (the
+         * path), which floe's nested values cannot yet compare or order. */
+        json_t *search = floe_pg_get(c->cte, "search_clause"), *cycle = floe_pg_get(c->cte, "cycle_clause");
+        if (search || cycle)
+            st = bind_error(s, (int32_t)floe_pg_get_int(search ? search : cycle, "location", c->location),
+                            FLOE_ERR_UNSUPPORTED,
+                            "WITH query \"%s\": the %s clause is not supported (compute a depth or path column in "
+                            "the recursive query instead)",
+                            c->name, search ? (floe_pg_get_bool(search, "search_breadth_first") ? "SEARCH BREADTH FIRST"
+                                                                                                : "SEARCH DEPTH FIRST")
+                                            : "CYCLE");
         c->recursive = recursive && count_refs(c->query, c->name) > 0;
         /* References: the query's own text (not its WITH list) and the
          * WITH queries declared after it. */

@@ -52,12 +52,15 @@
  * Subqueries in an aggregating query's select list / HAVING / ORDER BY
  * arrive here over the grouped rows (bind_split_agg.c).
  *
- * Not done: set operations in a correlated subquery; correlated IN /
- * EXISTS over aggregates without GROUP BY; correlated LATERAL aggregates
- * under LEFT JOIN ... ON other than true; LIMIT with GROUP BY; grouped
- * subqueries reading outer columns outside WHERE; correlation to a query
- * two levels out; subqueries in aggregate arguments and an outer join's
- * ON; a row IN as a value.  Each gives a "not supported" error.
+ * A UNION under correlated IN / EXISTS is an OR over its branches
+ * (bind_union_sublink.c); a row IN is two EXISTS (bind_row_in.c).
+ *
+ * Not done: INTERSECT / EXCEPT, and any set operation under a scalar
+ * subquery, when correlated; correlated IN / EXISTS over aggregates
+ * without GROUP BY; correlated LATERAL aggregates under LEFT JOIN ... ON
+ * other than true; LIMIT with GROUP BY; grouped subqueries reading outer
+ * columns outside WHERE; correlation to a query two levels out.  Each
+ * gives a "not supported" error.
  */
 #include <stdio.h>
 #include <string.h>
@@ -684,12 +687,14 @@ static floe_status decorrelated(bind_ectx *c, const json_t *sub, bind_sublink_ki
                                                                                : (c->clause ? c->clause : "this place"));
     /* DISTINCT does not change what IN / EXISTS see; ORDER BY matters
      * only with LIMIT / OFFSET (a top-N per outer value below). */
+    if (kind != BIND_SUBLINK_SCALAR && bind_is_plain_union(sub)) /* an OR over its branches */
+        return bind_union_sublink(c, sub, kind == BIND_SUBLINK_EXISTS, testexpr, cmp, loc, out);
     bool grouped = grouped_shape(sub);
     if (!grouped && !topn_shape(sub, kind != BIND_SUBLINK_SCALAR))
         return bind_error(s, loc, FLOE_ERR_UNSUPPORTED,
                           "correlated subqueries are supported only as SELECT ... FROM ... WHERE ... [GROUP BY ... "
                           "HAVING ...] [ORDER BY ... LIMIT / OFFSET] (no HAVING without GROUP BY, LIMIT with GROUP BY, "
-                          "DISTINCT for a scalar subquery, or set operations)");
+                          "DISTINCT for a scalar subquery, or set operations other than UNION under IN / EXISTS)");
     json_t *tl = floe_pg_get(sub, "targetList");
     /* grouped: the rows of the grouping, taken as a plain subquery's */
     bool is_agg = !grouped && bind_has_aggregate(tl), limited = has_limit(sub);
@@ -997,7 +1002,9 @@ floe_status bind_sublink_value(bind_ectx *c, const json_t *sublink, floe_expr **
                           c->outer ? "a correlated condition" : c->in_agg_arg ? "an aggregate's argument"
                           : c->agg_mode ? "an aggregating query's select list or HAVING"
                                         : (c->clause ? c->clause : "this place"));
-    if (floe_pg_as(floe_pg_get(body, "testexpr"), "RowExpr"))
+    json_t *row = floe_pg_as(floe_pg_get(body, "testexpr"), "RowExpr");
+    if (row && in && cmp == FLOE_CMP_EQ) return bind_row_in_value(c, body, row, loc, out);
+    if (row)
         return bind_error(c->s, loc, FLOE_ERR_UNSUPPORTED, "a row compared with a subquery's rows is not supported here");
     /* x op ALL (S) = NOT (x <negated op> ANY (S)), in three values too. */
     if (!all) return sublink_any(c, body, exists, cmp, loc, out);

@@ -905,6 +905,16 @@ static floe_status bind_join(floe_session *s, const json_t *je, bind_result *out
         result_free(&l);
         return st;
     }
+    /* an outer join's ON with subqueries: each computed on its side
+     * first (bind_join_sublink.c) */
+    json_t *side_quals = NULL;
+    if (type != FLOE_JOIN_INNER && bind_has_sublink(floe_pg_get(je, "quals")))
+        st = bind_outer_join_on_sublinks(s, je, &l, &r, &side_quals);
+    if (st) {
+        result_free(&l);
+        result_free(&r);
+        return st;
+    }
     int32_t nl = l.scope.n;
     bind_scope sc;
     memset(&sc, 0, sizeof(sc));
@@ -992,13 +1002,14 @@ static floe_status bind_join(floe_session *s, const json_t *je, bind_result *out
     } else if (!st && floe_pg_get(je, "quals")) {
         bind_ectx c;
         bind_ectx_init(&c, s, &sc, both, "JOIN/ON");
-        st = bind_predicate(&c, floe_pg_get(je, "quals"), &on);
+        st = bind_predicate(&c, side_quals ? side_quals : floe_pg_get(je, "quals"), &on);
         if (!st && c.n_extras > 0)
             st = bind_error(s, floe_pg_location(floe_pg_get(je, "quals")), FLOE_ERR_UNSUPPORTED,
                             "subqueries in JOIN/ON are not supported");
         bind_ectx_clear(&c);
     }
     floe_type_release(both);
+    json_decref(side_quals);
     if (!st) {
         floe_lplan *lp = l.plan, *rp = r.plan;
         l.plan = r.plan = NULL;

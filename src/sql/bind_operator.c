@@ -196,6 +196,8 @@ static floe_status bind_in_list(bind_ectx *c, const json_t *body, bool negate, f
     json_t *items = floe_pg_get(body, "rexpr");
     if (floe_pg_as(items, "List")) items = floe_pg_get(floe_pg_as(items, "List"), "items");
     int32_t n = floe_pg_list_len(items);
+    json_t *row = floe_pg_as(floe_pg_get(body, "lexpr"), "RowExpr");
+    if (row) return bind_row_in_list(c, row, items, negate, loc, out);
     floe_expr *value = NULL, *res = NULL;
     floe_expr **ev = floe_calloc((size_t)n + 1, sizeof(floe_expr *));
     if (!ev) return floe_error(FLOE_ERR_OUT_OF_MEMORY, "binding: out of memory");

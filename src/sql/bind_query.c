@@ -274,6 +274,8 @@ floe_status bind_group_key(bind_ectx *c, const json_t *g, const sel_item *items,
 }
 
 floe_status bind_simple_select(floe_session *s, const json_t *body, bind_result *out) {
+    /* subqueries inside aggregates' arguments: computed below (bind_agg_sublink.c) */
+    if (bind_agg_has_arg_sublink(body)) return bind_agg_arg_sublinks(s, body, out);
     /* subqueries above an aggregate: two levels (bind_split_agg.c) */
     if (bind_agg_needs_split(body)) return bind_split_aggregate(s, body, out);
     return bind_simple_select_over(s, body, NULL, out);

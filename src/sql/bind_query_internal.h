@@ -65,6 +65,21 @@ bool bind_agg_needs_split(const json_t *body);
 /* Bind it as SELECT ... FROM (the grouping) WHERE <HAVING> ... */
 floe_status bind_split_aggregate(floe_session *s, const json_t *body, bind_result *out) FLOE_WARN_UNUSED;
 
+/* ---- subqueries inside an aggregate's argument (bind_agg_sublink.c) ------------- */
+
+/* Does an aggregate call of the level hold a SubLink in its argument,
+ * FILTER or ORDER BY? */
+bool bind_agg_has_arg_sublink(const json_t *body);
+/* Bind it with those subqueries computed per row below the aggregate. */
+floe_status bind_agg_arg_sublinks(floe_session *s, const json_t *body, bind_result *out) FLOE_WARN_UNUSED;
+
+/* An outer join's ON with subqueries (join expression je, its sides
+ * bound in *l and *r): each subquery reading one side's columns computed
+ * on that side as a system column; *quals_out the ON reading those
+ * (bind_join_sublink.c). */
+floe_status bind_outer_join_on_sublinks(floe_session *s, const json_t *je, bind_result *l, bind_result *r,
+                                        json_t **quals_out) FLOE_WARN_UNUSED;
+
 /* ---- GROUPING SETS, ROLLUP, CUBE (bind_grouping.c) ------------------------------- */
 
 /* The grouping sets of a query level.  Set k groups by the keys whose bit
@@ -95,6 +110,11 @@ void bind_grouping_clear(bind_grouping *gr);
 /* ---- subqueries as values (bind_decorrelate.c) ---------------------------------- */
 
 typedef enum bind_sublink_kind { BIND_SUBLINK_SCALAR = 0, BIND_SUBLINK_EXISTS, BIND_SUBLINK_IN } bind_sublink_kind;
+/* A UNION without its own ORDER BY / LIMIT / WITH (SelectStmt body)? */
+bool bind_is_plain_union(const json_t *sub);
+/* EXISTS / x cmp ANY over it as an OR over its branches (bind_union_sublink.c). */
+floe_status bind_union_sublink(bind_ectx *c, const json_t *sub, bool exists, const json_t *testexpr, floe_cmp_op cmp,
+                               int32_t loc, floe_expr **out) FLOE_WARN_UNUSED;
 /* A correlated subquery (body `sub`; testexpr: IN's tested value) joined
  * onto *c->plan, unnested over the distinct outer values it reads; *out
  * is its value over the grown plan. */

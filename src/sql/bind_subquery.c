@@ -509,9 +509,7 @@ static floe_status row_in(floe_session *s, floe_lplan **plan, bind_scope *sc, co
     int32_t n = floe_pg_list_len(args);
     bind_result r;
     floe_status st = bind_select(s, floe_pg_get(sl, "subselect"), &r);
-    if (st && floe_status_code(st) == FLOE_ERR_NOT_FOUND)
-        return floe_status_wrap(st, "(a row IN a correlated subquery is not supported)");
-    if (st) return st;
+    if (st) return st; /* NOT_FOUND: perhaps correlated, the caller's value form */
     int32_t nr = floe_schema_num_fields(r.plan->schema);
     if (nr != n) {
         bind_result_free(&r);
@@ -565,8 +563,11 @@ floe_status bind_subquery_predicate(floe_session *s, floe_lplan **plan, bind_sco
     json_t *row = floe_pg_as(floe_pg_get(sl, "testexpr"), "RowExpr");
     if (in && ((op && strcmp(op, "=") != 0) || (row && negate))) return NULL;
     if (in && row) {
-        *done = true;
-        return row_in(s, plan, sc, sl, row, loc);
+        floe_status st = row_in(s, plan, sc, sl, row, loc);
+        *done = !st || floe_status_code(st) != FLOE_ERR_NOT_FOUND;
+        if (*done) return st;
+        floe_status_free(st); /* reads outer columns: bind_row_in.c's value form */
+        return NULL;
     }
     *done = true;
     const json_t *sub = bind_select_body(floe_pg_get(sl, "subselect"));
