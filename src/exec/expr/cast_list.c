@@ -178,8 +178,7 @@ static bool needs_quotes(const char *s, size_t n) {
     return false;
 }
 
-/* Elements of the scalar array el as text (one reference), booleans t / f. */
-static floe_status elements_text(const floe_array *el, floe_array **out) {
+floe_status floe_cast_column_to_text(const floe_array *el, floe_array **out) {
     *out = NULL;
     floe_field f = {0};
     floe_schema *sc = NULL;
@@ -242,7 +241,7 @@ floe_status floe_cast_list_to_text(const floe_array *a, int64_t n, floe_array **
     const floe_array *leaf = leaf_of(a);
     floe_array *text = NULL;
     floe_status st = NULL;
-    if (leaf->type->id != FLOE_TYPE_BOOL && leaf->type->id != FLOE_TYPE_NULL) st = elements_text(leaf, &text);
+    if (leaf->type->id != FLOE_TYPE_BOOL && leaf->type->id != FLOE_TYPE_NULL) st = floe_cast_column_to_text(leaf, &text);
     floe_builder *b = NULL;
     if (!st) st = floe_builder_new(floe_type_primitive(FLOE_TYPE_STRING), n, &b);
     floe_buf tmp = FLOE_BUF_INIT;

@@ -17,4 +17,9 @@ floe_status floe_cast_text_to_list_shape(const floe_array *a, const floe_type *t
 /* List slots of `a` as PostgreSQL prints arrays: {1,2,"a b",NULL}. */
 floe_status floe_cast_list_to_text(const floe_array *a, int64_t n, floe_array **out) FLOE_WARN_UNUSED;
 
+/* The scalar column `el` cast to text by the expression evaluator, once
+ * for the whole column (so element text equals `::text`; booleans print
+ * true / false there, callers wanting t / f handle them). */
+floe_status floe_cast_column_to_text(const floe_array *el, floe_array **out) FLOE_WARN_UNUSED;
+
 #endif

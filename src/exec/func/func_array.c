@@ -17,6 +17,7 @@
  */
 #include <string.h>
 
+#include "exec/expr/cast_list.h"
 #include "exec/func/functions.h"
 
 /* -------------------------------------------------------------- types */
@@ -122,30 +123,9 @@ static floe_status elem_text(const floe_array *c, int64_t j, floe_buf *out) {
     return floe_format_value(c, j, out);
 }
 
-/* Floats print as their ::text cast does (PostgreSQL's float8out: 2, not
- * 2.0): the element column is cast once per batch by the expression
- * evaluator, so array_to_string and CAST agree. */
-static floe_status floats_as_text(const floe_array *c, floe_array **out) {
-    *out = NULL;
-    floe_field f = {0};
-    floe_schema *sc = NULL;
-    floe_batch *b = NULL;
-    floe_expr *col = NULL, *cast = NULL;
-    floe_array *cols[1] = {(floe_array *)c};
-    floe_status st = floe_field_init(&f, "e", c->type, true, -1);
-    if (!st) st = floe_type_struct(&f, 1, &sc);
-    if (!st) st = floe_batch_new(sc, cols, 1, c->length, &b);
-    if (!st) st = floe_expr_column(0, &col);
-    if (!st) st = floe_expr_cast(col, floe_type_primitive(FLOE_TYPE_STRING), &cast);
-    if (!st) st = floe_expr_eval(cast, b, out);
-    floe_expr_release(cast);
-    floe_expr_release(col);
-    floe_batch_release(b);
-    floe_type_release(sc);
-    floe_field_clear(&f);
-    return st;
-}
-
+/* array_to_string.  Floats print as their ::text cast does (PostgreSQL's
+ * float8out: 2, not 2.0): the element column is cast once per batch
+ * (floe_cast_column_to_text), so array_to_string and CAST agree. */
 static floe_status a2s_eval(const floe_func_def *def, floe_array *const *args, int32_t n, int64_t rows, floe_type *rtype,
                             floe_array **out) {
     *out = NULL;
@@ -175,7 +155,7 @@ static floe_status a2s_eval(const floe_func_def *def, floe_array *const *args, i
     const floe_array *c = l->children[0];
     floe_array *ftext = NULL;
     if (!st && (c->type->id == FLOE_TYPE_FLOAT64 || c->type->id == FLOE_TYPE_FLOAT32)) {
-        st = floats_as_text(c, &ftext);
+        st = floe_cast_column_to_text(c, &ftext);
         if (!st) c = ftext;
     }
     for (int64_t i = 0; i < rows && !st; i++) {
