@@ -16,6 +16,12 @@
 /* The common type of two nested VALUES cells of the same kind (lists of
  * int and bigint: list<bigint>): children widened as the scalar rules
  * below (int → bigint → double), else the same type or an error. */
+/* A quoted literal written without a type ('x', not TEXT 'x' or 'x'::t). */
+static bool is_untyped_string(const json_t *cell) {
+    const json_t *c = floe_pg_as(cell, "A_Const");
+    return c && floe_pg_get(c, "sval") != NULL;
+}
+
 static floe_status nested_common(floe_type *a, floe_type *b, floe_type **out) {
     *out = NULL;
     if (floe_type_compatible(a, b) && a->id != FLOE_TYPE_NULL) {
@@ -104,6 +110,11 @@ floe_status bind_values(floe_session *s, const json_t *body, bind_result *out) {
         (void)whens;
         floe_type *target = NULL;
         for (int32_t r = 0; r < nr && !st; r++) {
+            /* PostgreSQL resolves a VALUES column from its typed cells; a
+             * bare quoted literal is of "unknown" type and takes the type
+             * the others settle on ('2024-01-01' beside a timestamptz). */
+            if (is_untyped_string(floe_pg_list_at(floe_pg_get(floe_pg_as(floe_pg_list_at(rows, r), "List"), "items"), k)))
+                continue;
             floe_type *t = NULL;
             st = bind_type_of(&c, col[r], &t);
             if (st) break;
