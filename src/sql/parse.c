@@ -392,6 +392,34 @@ static floe_status cut_table_execute(prepass *pp, int32_t i, int32_t *next) {
     return NULL;
 }
 
+/* ALTER TABLE name SET TBLPROPERTIES ('k' = 'v', ...) and UNSET
+ * TBLPROPERTIES [IF EXISTS] ('k', ...) at token i (the ALTER): Spark's
+ * forms become PostgreSQL's SET ("k" = 'v') / RESET ("k"), which ddl.c
+ * already applies to the table's properties.  Every edit keeps the
+ * length (quotes swapped in place, words blanked), so error positions
+ * still point into the user's text; keys are quoted as WITH (...)'s are. */
+static floe_status cut_tblproperties(prepass *pp, int32_t i, int32_t *next) {
+    int32_t k = i + 2;
+    if (tok_is(pp, k, "if") && tok_is(pp, k + 1, "exists")) k += 2;
+    if (!is_name_token(pp, k)) return NULL;
+    while (tok_is_char(pp, k + 1, '.') && is_name_token(pp, k + 2)) k += 2;
+    int32_t kw = k + 1;
+    bool set = tok_is(pp, kw, "set"), unset = tok_is(pp, kw, "unset");
+    if ((!set && !unset) || !tok_is(pp, kw + 1, "tblproperties")) return NULL;
+    const token *w = &pp->toks[kw + 1];
+    blank(pp, w->start, w->end);
+    if (unset) memcpy(pp->text + pp->toks[kw].start, "RESET", 5);
+    int32_t open = kw + 2;
+    if (unset && tok_is(pp, open, "if") && tok_is(pp, open + 1, "exists")) {
+        blank(pp, pp->toks[open].start, pp->toks[open + 1].end);
+        open += 2;
+    }
+    if (!tok_is_char(pp, open, '('))
+        return floe_sql_error_at(pp->sql, open < pp->n ? pp->toks[open].start : w->end, FLOE_ERR_SYNTAX,
+                                 "%s TBLPROPERTIES needs a parenthesized list", set ? "SET" : "UNSET");
+    return quote_property_keys(pp, open, next);
+}
+
 /* ALTER TABLE [IF EXISTS] name <evolution> at token i (the ALTER), where
  * <evolution> is one of Iceberg's Spark SQL extensions for partition spec
  * and write order changes, which PostgreSQL's grammar cannot parse.  The
@@ -643,6 +671,7 @@ static floe_status run_prepass(prepass *pp) {
         } else if (starts_statement(pp, i) && tok_is(pp, i, "alter") && tok_is(pp, i + 1, "table")) {
             FLOE_TRY(cut_table_execute(pp, i, &next));
             if (next == i + 1) FLOE_TRY(cut_table_evolution(pp, i, &next));
+            if (next == i + 1) FLOE_TRY(cut_tblproperties(pp, i, &next));
         } else if (starts_statement(pp, i) && tok_is(pp, i, "drop") && tok_is(pp, i + 1, "table")) {
             next = cut_drop_purge(pp, i);
         } else if (starts_statement(pp, i) && tok_is(pp, i, "describe") && i + 1 < pp->n &&
