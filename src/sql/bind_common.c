@@ -96,26 +96,9 @@ floe_status bind_at(floe_session *s, int32_t location, floe_status st) {
 }
 
 bool bind_const_int(floe_session *s, const json_t *node, int64_t *out) {
-    floe_pg_const c = floe_pg_const_of(node);
+    floe_pg_const c = floe_pg_const_of_sql(node, s && s->script ? s->script->sql : NULL);
     if (c.kind != FLOE_PG_CONST_INT) return false;
-    json_t *iv = floe_pg_get(floe_pg_node_body(node), "ival");
-    if (floe_pg_get(iv, "ival")) {
-        *out = c.ival;
-        return true;
-    }
-    /* The value is 0 or negative: read it from the text. */
-    int32_t loc = floe_pg_location(node);
-    *out = 0;
-    if (loc < 0 || !s || !s->script) return true;
-    const char *p = s->script->sql + loc;
-    bool neg = false;
-    while (*p == '-' || floe_ascii_isspace(*p) || *p == '(') {
-        if (*p == '-') neg = !neg;
-        p++;
-    }
-    int64_t v = 0;
-    while (floe_ascii_isdigit(*p)) v = v * 10 + (*p++ - '0');
-    *out = neg ? -v : v;
+    *out = c.ival;
     return true;
 }
 

@@ -103,6 +103,25 @@ floe_pg_const floe_pg_const_of(const json_t *node) {
     return c;
 }
 
+floe_pg_const floe_pg_const_of_sql(const json_t *node, const char *sql) {
+    floe_pg_const c = floe_pg_const_of(node);
+    if (c.kind != FLOE_PG_CONST_INT || floe_pg_get(floe_pg_get(floe_pg_node_body(node), "ival"), "ival")) return c;
+    int32_t loc = floe_pg_location(node);
+    if (loc < 0 || !sql) return c;
+    /* The grammar folds a leading minus (and parentheses around it) into
+     * the constant, whose location is the first of those characters. */
+    const char *p = sql + loc;
+    bool neg = false;
+    while (*p == '-' || floe_ascii_isspace(*p) || *p == '(') {
+        if (*p == '-') neg = !neg;
+        p++;
+    }
+    int64_t v = 0;
+    while (floe_ascii_isdigit(*p)) v = v * 10 + (*p++ - '0');
+    c.ival = neg ? -v : v;
+    return c;
+}
+
 floe_status floe_pg_type_name_of(const json_t *type_name, floe_pg_type_name *out) {
     memset(out, 0, sizeof(*out));
     const json_t *tn = floe_pg_as(type_name, "TypeName");

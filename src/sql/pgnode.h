@@ -66,6 +66,12 @@ typedef struct floe_pg_const {
 /* Read an A_Const node (kind NONE when `node` is not one). */
 floe_pg_const floe_pg_const_of(const json_t *node);
 
+/* floe_pg_const_of, with an integer's value right when it is 0 or
+ * negative: libpg_query's JSON writes those as "ival": {} (-5 loses its
+ * value), so it is read from `sql` (the script the node's location
+ * points into; NULL reads 0). */
+floe_pg_const floe_pg_const_of_sql(const json_t *node, const char *sql);
+
 /* A TypeName node: its last name, lower case ("int4", "numeric",
  * "timestamptz", "varchar", "string") — the pg_catalog qualifier dropped —
  * its integer type modifiers, and whether it is an array type. */

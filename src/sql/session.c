@@ -541,7 +541,7 @@ static floe_status exec_set(floe_session *s, const json_t *body, const floe_resu
         json_t *args = floe_pg_get(body, "args");
         if (floe_pg_list_len(args) != 1)
             return floe_error(FLOE_ERR_INVALID_ARGUMENT, "SET %s takes one value", name ? name : "");
-        floe_pg_const c = floe_pg_const_of(floe_pg_list_at(args, 0));
+        floe_pg_const c = floe_pg_const_of_sql(floe_pg_list_at(args, 0), s->script ? s->script->sql : NULL);
         char buf[32];
         const char *v = NULL;
         if (c.kind == FLOE_PG_CONST_INT) {
