@@ -13,6 +13,7 @@
  *   date_part(f, tstz)           -> date_part(f, timezone(Z, tstz)), but
  *                                   not for 'epoch' (an instant's count)
  *   CAST(tstz AS text)           -> timezone_text(Z, tstz)
+ *   CAST(text AS tstz)           -> timezone_parse(Z, text)  (no offset: in Z)
  *
  * Implicit casts (timestamp compared with timestamptz) are CAST nodes too.
  * Literals without an offset and constant text casts are read in the zone
@@ -70,6 +71,13 @@ static floe_status rewrite_node(floe_expr *e, const floe_schema *in, const char 
             st = zone_call(zone, e->args[0], &local);
             if (!st) st = floe_expr_cast(local, e->cast_type, out);
             floe_expr_release(local);
+        } else if (is_tz(to) && from->id == FLOE_TYPE_STRING) {
+            floe_expr *z = NULL;
+            st = floe_expr_lit_string(zone, &z);
+            floe_expr *args[2] = {z, e->args[0]};
+            const char *fn = to->id == FLOE_TYPE_TIMESTAMP_NS_TZ ? "timezone_parse_ns" : "timezone_parse";
+            if (!st) st = floe_expr_call(fn, args, 2, out);
+            floe_expr_release(z);
         } else if (is_tz(to) && (is_plain_ts(from) || from->id == FLOE_TYPE_DATE32)) {
             floe_expr *ts = NULL, *inst = NULL;
             bool ns = to->id == FLOE_TYPE_TIMESTAMP_NS_TZ;

@@ -70,13 +70,16 @@ bool floe_exec_cast_extra(const floe_type *from, const floe_type *to) {
 
 static floe_status parse_text(const floe_strview s, const floe_type *to, floe_ice_value *v);
 
-/* Text to timestamptz with the session zone set (base/tz.h): text without
- * an offset is a wall-clock time there, as PostgreSQL reads it.  *done:
- * it had none (else the caller parses it with its offset). */
+/* Text to timestamptz: text without an offset is a wall-clock time in the
+ * session zone (base/tz.h; UTC when none is set on this thread), as
+ * PostgreSQL reads it.  Worker threads and ranks get the session's zone
+ * through timezone_parse (sql/zone_rewrite.c, func_timezone.c), which sets
+ * it around this cast.  *done: it had none (else the caller parses it with
+ * its offset). */
 static floe_status parse_local_tz(const floe_strview s, const floe_type *to, floe_ice_value *v, bool *done) {
     *done = false;
     const floe_tz *zone = floe_tz_session();
-    if (!zone || (to->id != FLOE_TYPE_TIMESTAMP_US_TZ && to->id != FLOE_TYPE_TIMESTAMP_NS_TZ)) return NULL;
+    if (to->id != FLOE_TYPE_TIMESTAMP_US_TZ && to->id != FLOE_TYPE_TIMESTAMP_NS_TZ) return NULL;
     bool ns = to->id == FLOE_TYPE_TIMESTAMP_NS_TZ;
     floe_status st = parse_text(s, floe_type_primitive(ns ? FLOE_TYPE_TIMESTAMP_NS : FLOE_TYPE_TIMESTAMP_US), v);
     if (st) { /* not a plain timestamp: it has an offset (or is bad) */
@@ -89,7 +92,7 @@ static floe_status parse_local_tz(const floe_strview s, const floe_type *to, flo
         secs--;
         sub += unit;
     }
-    v->v.i64 = floe_tz_local_to_utc(zone, secs) * unit + sub;
+    if (zone) v->v.i64 = floe_tz_local_to_utc(zone, secs) * unit + sub;
     *done = true;
     return NULL;
 }

@@ -16,6 +16,7 @@
 
 #include "base/buffer.h"
 #include "base/tz.h"
+#include "exec/expr/cast.h"
 #include "exec/func/functions.h"
 
 static bool is_tz_type(floe_type_id t) { return t == FLOE_TYPE_TIMESTAMP_US_TZ || t == FLOE_TYPE_TIMESTAMP_NS_TZ; }
@@ -147,8 +148,80 @@ static floe_status eval_timezone_text(const floe_func_def *def, floe_array *cons
     return fn_sw_finish(&w, rt, out);
 }
 
+/* timezone_parse(zone, text) / timezone_parse_ns: CAST(text AS timestamptz)
+ * with `zone` as the session zone, so that text without an offset is a
+ * wall-clock time there (PostgreSQL reads it in the session's TimeZone).
+ * sql/zone_rewrite.c makes these of such casts, so every thread and rank
+ * reads in the session's zone, not only the session's thread.  The zone is
+ * a constant there; a zone that changes from row to row is refused. */
+static floe_status type_timezone_parse_as(const floe_func_def *def, floe_type *const *t, int32_t n,
+                                          floe_type_id r, floe_type **out) {
+    if ((!fn_is_string(t[0]) && t[0]->id != FLOE_TYPE_NULL) || (!fn_is_string(t[1]) && t[1]->id != FLOE_TYPE_NULL))
+        return fn_type_error(def, t, n);
+    *out = floe_type_primitive(r);
+    return NULL;
+}
+static floe_status type_timezone_parse(const floe_func_def *def, const floe_expr *const *args, floe_type *const *t,
+                                       int32_t n, floe_type **out) {
+    (void)args;
+    return type_timezone_parse_as(def, t, n, FLOE_TYPE_TIMESTAMP_US_TZ, out);
+}
+static floe_status type_timezone_parse_ns(const floe_func_def *def, const floe_expr *const *args,
+                                          floe_type *const *t, int32_t n, floe_type **out) {
+    (void)args;
+    return type_timezone_parse_as(def, t, n, FLOE_TYPE_TIMESTAMP_NS_TZ, out);
+}
+
+static floe_status eval_timezone_parse(const floe_func_def *def, floe_array *const *a, int32_t n, int64_t rows,
+                                       floe_type *rt, floe_array **out) {
+    (void)n;
+    if (a[1]->type->id == FLOE_TYPE_NULL || a[0]->type->id == FLOE_TYPE_NULL) return floe_array_new_nulls(rt, rows, out);
+    /* the zone: one for the batch (rows whose zone is NULL are NULL) */
+    floe_strview zone = {NULL, 0};
+    bool have = false;
+    for (int64_t i = 0; i < rows; i++) {
+        if (fn_null(a[0], i)) continue;
+        floe_strview z = fn_get_str(a[0], i);
+        if (!have) {
+            zone = z;
+            have = true;
+        } else if (z.len != zone.len || memcmp(z.data, zone.data, (size_t)z.len)) {
+            return floe_error(FLOE_ERR_INVALID_ARGUMENT, "%s: the zone must be the same for every row", def->name);
+        }
+        if (fn_const(a[0])) break;
+    }
+    if (!have) return floe_array_new_nulls(rt, rows, out);
+    floe_tz *tz = NULL;
+    FLOE_TRY(floe_tz_lookup_sql(zone.data, (size_t)zone.len, &tz));
+    const floe_tz *outer = floe_tz_session();
+    floe_array *text = NULL;
+    floe_tz_set_session(tz);
+    floe_status st = floe_exec_cast_extra_array(a[1], rt, a[1]->length, &text);
+    floe_tz_set_session(outer);
+    floe_tz_free(tz);
+    if (st) return st;
+    if (text->length == rows && (fn_const(a[0]) || floe_array_null_count(a[0]) == 0)) {
+        *out = text;
+        return NULL;
+    }
+    /* a constant text spread to every row; NULL zones make NULL rows */
+    floe_builder *b = NULL;
+    st = floe_builder_new(rt, rows, &b);
+    for (int64_t i = 0; i < rows && !st; i++) {
+        if (fn_null(a[0], i) || fn_null(text, i)) st = floe_builder_append_null(b);
+        else st = floe_builder_append_int64(b, floe_array_get_int64(text, fn_at(text, i)));
+    }
+    floe_array_release(text);
+    if (!st) st = floe_builder_finish(b, out);
+    floe_builder_free(b);
+    return st;
+}
+
 const floe_func_def floe_timezone_funcs[] = {
     {"timezone", 2, 2, "timezone(string, date|timestamp|timestamptz)", type_timezone, eval_timezone, 0, NULL, 0},
     {"timezone_text", 2, 2, "timezone_text(string, timestamptz)", type_timezone_text, eval_timezone_text, 0, NULL, 0},
+    {"timezone_parse", 2, 2, "timezone_parse(string, string)", type_timezone_parse, eval_timezone_parse, 0, NULL, 0},
+    {"timezone_parse_ns", 2, 2, "timezone_parse_ns(string, string)", type_timezone_parse_ns, eval_timezone_parse, 0,
+     NULL, 0},
     {0},
 };
