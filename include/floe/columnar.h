@@ -145,6 +145,10 @@ bool floe_type_compatible(const floe_type *a, const floe_type *b);
 
 /* Short lowercase name of a type id: "int32", "timestamp_us_tz", "map". */
 const char *floe_type_id_name(floe_type_id id);
+/* PostgreSQL's name of the type, for messages users read ("integer",
+ * "timestamp with time zone", "text"); the engine's own name where
+ * PostgreSQL has no such type. */
+const char *floe_type_pg_name(floe_type_id id);
 /* Render a type as text: "decimal(10, 2)", "fixed[16]",
  * "struct<a: int32, b: list<string>>", "map<string, int64>". */
 floe_status floe_type_to_string(const floe_type *t, struct floe_buf *out) FLOE_WARN_UNUSED;
@@ -395,10 +399,18 @@ floe_status floe_format_value(const floe_array *a, int64_t i, struct floe_buf *o
  * that need them alone.  Calendar conversion uses floor division so
  * pre-1970 values print correctly. */
 floe_status floe_format_date32(int32_t days, struct floe_buf *out) FLOE_WARN_UNUSED;
+/* Times and timestamps as PostgreSQL shows them: the fraction without its
+ * trailing zeros, none on a whole second ("10:00:00", "10:00:00.5"). */
 floe_status floe_format_time_us(int64_t micros, struct floe_buf *out) FLOE_WARN_UNUSED;
-/* unit_per_second is 1000000 (µs) or 1000000000 (ns); utc appends "+00". */
+/* unit_per_second is 1000000 (µs) or 1000000000 (ns); utc: a timestamptz,
+ * shown in this thread's session zone with its offset ("+00", "+02"). */
 floe_status floe_format_timestamp(int64_t value, int64_t units_per_second, bool utc,
                                   struct floe_buf *out) FLOE_WARN_UNUSED;
+/* ISO 8601 with every fraction digit (6 for µs, 9 for ns), as Spark and
+ * Iceberg Java write them: "2024-11-07T12:33:54.123000" (a timestamp, in
+ * UTC, no offset) and "12:33:54.123000". */
+floe_status floe_format_timestamp_iso(int64_t value, int64_t units_per_second, struct floe_buf *out) FLOE_WARN_UNUSED;
+floe_status floe_format_time_us_iso(int64_t micros, struct floe_buf *out) FLOE_WARN_UNUSED;
 floe_status floe_format_decimal(floe_decimal128 v, int32_t scale, struct floe_buf *out) FLOE_WARN_UNUSED;
 floe_status floe_format_uuid(const uint8_t bytes[16], struct floe_buf *out) FLOE_WARN_UNUSED;
 floe_status floe_format_double(double v, struct floe_buf *out) FLOE_WARN_UNUSED;

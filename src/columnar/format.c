@@ -53,12 +53,40 @@ static floe_status append_date(int64_t days, floe_buf *out) {
 
 floe_status floe_format_date32(int32_t days, floe_buf *out) { return append_date(days, out); }
 
-/* HH:MM:SS.fraction for `v` units into a day; digits = 6 or 9. */
+/* HH:MM:SS.fraction with every digit (6 or 9). */
+static floe_status append_time_of_day_fixed(int64_t v, int64_t units_per_second, int digits, floe_buf *out) {
+    int64_t secs = floor_div(v, units_per_second);
+    int64_t frac = floor_mod(v, units_per_second);
+    return floe_buf_printf(out, "%02lld:%02lld:%02lld.%0*lld", (long long)(secs / 3600), (long long)(secs / 60 % 60),
+                           (long long)(secs % 60), digits, (long long)frac);
+}
+
+floe_status floe_format_time_us_iso(int64_t micros, floe_buf *out) {
+    return append_time_of_day_fixed(floor_mod(micros, 86400LL * 1000000), 1000000, 6, out);
+}
+
+floe_status floe_format_timestamp_iso(int64_t value, int64_t units_per_second, floe_buf *out) {
+    int64_t per_day = units_per_second * 86400;
+    FLOE_TRY(append_date(floor_div(value, per_day), out));
+    FLOE_TRY(floe_buf_append_byte(out, 'T'));
+    return append_time_of_day_fixed(floor_mod(value, per_day), units_per_second, units_per_second == 1000000 ? 6 : 9,
+                                    out);
+}
+
+/* HH:MM:SS[.fraction] for `v` units into a day, as PostgreSQL and DuckDB
+ * show times: the fraction (of up to `digits` = 6 or 9 places) without
+ * its trailing zeros, and none at all on a whole second. */
 static floe_status append_time_of_day(int64_t v, int64_t units_per_second, int digits, floe_buf *out) {
     int64_t secs = floor_div(v, units_per_second);
     int64_t frac = floor_mod(v, units_per_second);
-    return floe_buf_printf(out, "%02lld:%02lld:%02lld.%0*lld", (long long)(secs / 3600),
-                           (long long)(secs / 60 % 60), (long long)(secs % 60), digits, (long long)frac);
+    FLOE_TRY(floe_buf_printf(out, "%02lld:%02lld:%02lld", (long long)(secs / 3600), (long long)(secs / 60 % 60),
+                             (long long)(secs % 60)));
+    if (!frac) return NULL;
+    while (frac % 10 == 0) {
+        frac /= 10;
+        digits--;
+    }
+    return floe_buf_printf(out, ".%0*lld", digits, (long long)frac);
 }
 
 floe_status floe_format_time_us(int64_t micros, floe_buf *out) {

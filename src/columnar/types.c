@@ -89,6 +89,26 @@ const char *floe_type_id_name(floe_type_id id) {
     return type_names[id];
 }
 
+const char *floe_type_pg_name(floe_type_id id) {
+    switch (id) {
+    case FLOE_TYPE_BOOL: return "boolean";
+    case FLOE_TYPE_INT32: return "integer";
+    case FLOE_TYPE_INT64: return "bigint";
+    case FLOE_TYPE_FLOAT32: return "real";
+    case FLOE_TYPE_FLOAT64: return "double precision";
+    case FLOE_TYPE_DECIMAL128: return "numeric";
+    case FLOE_TYPE_DATE32: return "date";
+    case FLOE_TYPE_TIME64_US: return "time without time zone";
+    case FLOE_TYPE_TIMESTAMP_US: case FLOE_TYPE_TIMESTAMP_NS: return "timestamp without time zone";
+    case FLOE_TYPE_TIMESTAMP_US_TZ: case FLOE_TYPE_TIMESTAMP_NS_TZ: return "timestamp with time zone";
+    case FLOE_TYPE_STRING: return "text";
+    case FLOE_TYPE_BINARY: case FLOE_TYPE_FIXED_BINARY: return "bytea";
+    case FLOE_TYPE_UUID: return "uuid";
+    case FLOE_TYPE_INTERVAL: return "interval";
+    default: return floe_type_id_name(id);
+    }
+}
+
 static floe_status type_alloc(floe_type_id id, int32_t n_children, floe_type **out) {
     floe_type *t = floe_calloc(1, sizeof *t);
     if (!t) return floe_error(FLOE_ERR_OUT_OF_MEMORY, "out of memory allocating a type");

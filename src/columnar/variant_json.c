@@ -77,13 +77,11 @@ static floe_status base64(floe_buf *b, const uint8_t *p, size_t n) {
     return NULL;
 }
 
-/* "2024-11-07T12:33:54.123456[+00:00]" from the engine's timestamp text. */
+/* "2024-11-07T12:33:54.123456[+00:00]", every fraction digit, as Spark's
+ * variant JSON writes it. */
 static floe_status timestamp(floe_buf *b, int64_t v, int64_t per_second, bool utc) {
-    size_t start = b->len;
     FLOE_TRY(floe_buf_append_byte(b, '"'));
-    FLOE_TRY(floe_format_timestamp(v, per_second, false, b));
-    char *sp = memchr(b->data + start, ' ', b->len - start);
-    if (sp) *sp = 'T';
+    FLOE_TRY(floe_format_timestamp_iso(v, per_second, b));
     return floe_buf_append_str(b, utc ? "+00:00\"" : "\"");
 }
 
@@ -112,7 +110,7 @@ static floe_status to_json(const floe_variant_meta *m, const floe_variant *v, fl
         return floe_buf_append_byte(b, '"');
     case FLOE_VARIANT_TIME:
         FLOE_TRY(floe_buf_append_byte(b, '"'));
-        FLOE_TRY(floe_format_time_us(v->u.i, b));
+        FLOE_TRY(floe_format_time_us_iso(v->u.i, b));
         return floe_buf_append_byte(b, '"');
     case FLOE_VARIANT_TIMESTAMP_TZ: return timestamp(b, v->u.i, 1000000, true);
     case FLOE_VARIANT_TIMESTAMP_NTZ: return timestamp(b, v->u.i, 1000000, false);

@@ -354,19 +354,19 @@ static floe_status on_describe(pg_session *s, pg_reader *r) {
 
 /* ---------------------------------------------------------------- Execute */
 
-static floe_status on_execute(pg_session *s, pg_reader *r) {
-    const char *name = pg_get_cstr(r);
-    int32_t max_rows = pg_get_int32(r);
-    if (r->bad) return BAD_MESSAGE("Execute");
-    pg_portal *p = *find_portal(s, name);
-    if (!p) return floe_error(FLOE_ERR_NOT_FOUND, "portal \"%s\" does not exist", name);
-    if (!p->ran && max_rows <= 0) return stream_portal(s, p);
-    FLOE_TRY(run_portal(s, p));
-    if (p->empty) {
-        pg_begin(&s->conn, 'I');
-        pg_end(&s->conn);
-        return NULL;
-    }
+/* What Execute sends of a portal that has run: up to max_rows rows, then
+ * PortalSuspended or CommandComplete. */
+typedef struct portal_send {
+    pg_session *s;
+    pg_portal *p;
+    int32_t max_rows;
+} portal_send;
+
+static floe_status send_portal_rows(void *arg) {
+    portal_send *ps = arg;
+    pg_session *s = ps->s;
+    pg_portal *p = ps->p;
+    int32_t max_rows = ps->max_rows;
     pg_result_writer w;
     pg_result_writer_init(&w, s, false, p->formats, p->n_formats);
     floe_status st = NULL;
@@ -399,6 +399,24 @@ static floe_status on_execute(pg_session *s, pg_reader *r) {
     }
     pg_send_command_complete(s, p->tag ? p->tag : "SELECT", p->schema && !p->tag ? sent : p->tag_rows);
     return NULL;
+}
+
+static floe_status on_execute(pg_session *s, pg_reader *r) {
+    const char *name = pg_get_cstr(r);
+    int32_t max_rows = pg_get_int32(r);
+    if (r->bad) return BAD_MESSAGE("Execute");
+    pg_portal *p = *find_portal(s, name);
+    if (!p) return floe_error(FLOE_ERR_NOT_FOUND, "portal \"%s\" does not exist", name);
+    if (!p->ran && max_rows <= 0) return stream_portal(s, p);
+    FLOE_TRY(run_portal(s, p));
+    if (p->empty) {
+        pg_begin(&s->conn, 'I');
+        pg_end(&s->conn);
+        return NULL;
+    }
+    /* rows are formatted as the session's TimeZone says (timestamptz) */
+    portal_send ps = {s, p, max_rows};
+    return floe_session_with_zone(s->floe, send_portal_rows, &ps);
 }
 
 /* ------------------------------------------------------------------ Close */

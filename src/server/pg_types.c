@@ -2,9 +2,10 @@
  * pg_types.c — type OIDs and value encodings (see pg_types.h).
  *
  * Text forms follow PostgreSQL 15 with DateStyle ISO, IntervalStyle
- * postgres, TimeZone UTC and extra_float_digits 1 (the default since 12):
- * booleans t/f, floats in their shortest exact form ("1", "0.1", "1e+20"),
- * timestamps without trailing fraction zeros, timestamptz with "+00",
+ * postgres, the session's TimeZone and extra_float_digits 1 (the default
+ * since 12): booleans t/f, floats in their shortest exact form ("1", "0.1",
+ * "1e+20"), timestamps without trailing fraction zeros, timestamptz in the
+ * session zone with its offset ("+00", "+02", "-03:30"),
  * bytea as \x hex.  Binary forms: big-endian integers and IEEE floats,
  * dates as days and timestamps as microseconds since 2000-01-01.
  */
@@ -74,30 +75,14 @@ static floe_status append_pg_real(double v, bool single, floe_buf *out) {
     return floe_buf_append_str(out, s);
 }
 
-/* "HH:MM:SS" with ".ffffff" only when there is a fraction, trailing zeros
- * dropped. */
-static floe_status append_time(int64_t micros, floe_buf *out) {
-    int64_t secs = micros / 1000000, frac = micros % 1000000;
-    FLOE_TRY(floe_buf_printf(out, "%02" PRId64 ":%02" PRId64 ":%02" PRId64, secs / 3600, secs / 60 % 60, secs % 60));
-    if (!frac) return NULL;
-    char f[8];
-    snprintf(f, sizeof f, "%06" PRId64, frac);
-    int n = 6;
-    while (n > 0 && f[n - 1] == '0') n--;
-    FLOE_TRY(floe_buf_append_byte(out, '.'));
-    return floe_buf_append(out, f, (size_t)n);
+/* PostgreSQL's text of a timestamp: microseconds (PostgreSQL has no finer
+ * unit), fraction zeros dropped, a timestamptz in the session's zone
+ * (floe_format_timestamp reads it; the session sets it while rows go out). */
+static floe_status append_timestamp(int64_t micros, bool utc, floe_buf *out) {
+    return floe_format_timestamp(micros, 1000000, utc, out);
 }
 
 static int64_t floor_div(int64_t a, int64_t b) { return a / b - ((a % b != 0) && ((a < 0) != (b < 0))); }
-
-static floe_status append_timestamp(int64_t micros, bool utc, floe_buf *out) {
-    int64_t day = floor_div(micros, 86400LL * 1000000);
-    int64_t rem = micros - day * 86400LL * 1000000;
-    FLOE_TRY(floe_format_date32((int32_t)day, out));
-    FLOE_TRY(floe_buf_append_byte(out, ' '));
-    FLOE_TRY(append_time(rem, out));
-    return utc ? floe_buf_append_str(out, "+00") : NULL;
-}
 
 static int64_t ts_micros(const floe_array *a, int64_t i) {
     int64_t v = floe_array_get_int64(a, i);
@@ -127,7 +112,7 @@ floe_status pg_encode_text(const floe_array *a, int64_t i, floe_buf *out) {
     case FLOE_TYPE_DATE32: return floe_format_date32(floe_array_get_int32(a, i), out);
     case FLOE_TYPE_TIME64_US: {
         int64_t v = floe_array_get_int64(a, i) % (86400LL * 1000000);
-        return append_time(v < 0 ? v + 86400LL * 1000000 : v, out);
+        return floe_format_time_us(v < 0 ? v + 86400LL * 1000000 : v, out);
     }
     case FLOE_TYPE_TIMESTAMP_US:
     case FLOE_TYPE_TIMESTAMP_NS: return append_timestamp(ts_micros(a, i), false, out);

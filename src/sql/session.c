@@ -136,6 +136,14 @@ static floe_status set_time_zone(floe_session *s, const char *value, bool numeri
     return NULL;
 }
 
+floe_status floe_session_with_zone(floe_session *s, floe_status (*fn)(void *arg), void *arg) {
+    const floe_tz *outer = floe_tz_session();
+    floe_tz_set_session(s->tz);
+    floe_status st = fn(arg);
+    floe_tz_set_session(outer);
+    return st;
+}
+
 floe_status floe_session_set(floe_session *s, const char *name, const char *value) {
     if (is_tz_setting(name)) return set_time_zone(s, value, false);
     char **field = string_setting(s, name);

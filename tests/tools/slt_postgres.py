@@ -105,15 +105,6 @@ def _bc_year(date):
     return ("-%04d" % -year if year < 0 else "%04d" % year) + "-" + tail
 
 
-def _six_digits(clock):
-    """'10:00:00' or '10:00:00.5' -> '10:00:00.000000' / '10:00:00.500000'."""
-    if "." in clock:
-        whole, frac = clock.split(".", 1)
-    else:
-        whole, frac = clock, ""
-    return whole + "." + (frac + "000000")[:6]
-
-
 def format_datetime(oid, s):
     if s in ("infinity", "-infinity"):
         return s
@@ -121,19 +112,13 @@ def format_datetime(oid, s):
     if bc:
         s = s[:-3]
     if oid == TIME:
-        return _six_digits(s)
+        return s
     date, _, clock = s.partition(" ")
     if bc:
         date = _bc_year(date)
     if oid == DATE:
         return date
-    zone = ""
-    if oid == TIMESTAMPTZ:
-        for i in range(len(clock) - 1, 0, -1):
-            if clock[i] in "+-":
-                clock, zone = clock[:i], clock[i:]
-                break
-    return date + " " + _six_digits(clock) + zone
+    return date + " " + clock  # floe shows times as PostgreSQL does
 
 
 # One-dimensional arrays: element type of each array type.

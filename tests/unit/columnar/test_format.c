@@ -39,7 +39,7 @@ static const char *ts(int64_t v, int64_t units, bool utc) {
 
 static void timestamps_before_epoch_and_with_zone(void **state) {
     (void)state;
-    assert_string_equal(ts(0, 1000000, false), "1970-01-01 00:00:00.000000");
+    assert_string_equal(ts(0, 1000000, false), "1970-01-01 00:00:00");
     assert_string_equal(ts(-1, 1000000, false), "1969-12-31 23:59:59.999999");
     assert_string_equal(ts(-86400000001LL, 1000000, true), "1969-12-30 23:59:59.999999+00");
     assert_string_equal(ts(1700000000123456789LL, 1000000000, false), "2023-11-14 22:13:20.123456789");
@@ -54,7 +54,7 @@ static floe_status time_fn(floe_buf *b, void *arg) { return floe_format_time_us(
 static void times_of_day(void **state) {
     (void)state;
     int64_t t = 0;
-    assert_string_equal(with(time_fn, &t), "00:00:00.000000");
+    assert_string_equal(with(time_fn, &t), "00:00:00");
     t = 86399999999LL;
     assert_string_equal(with(time_fn, &t), "23:59:59.999999");
     t = 3600000000LL + 61000001;

@@ -147,16 +147,16 @@ static void targets(void **state) {
     assert_string_equal(render(GET("$.n", "decimal(4,1)"), b, NULL), "12.3|NULL|NULL|NULL|NULL");
     assert_string_equal(render(GET("$.n", "double"), b, NULL), "12.345|NULL|NULL|NULL|NULL");
     assert_string_equal(render(GET("$.s", "boolean"), b, NULL), "true|NULL|NULL|NULL|NULL");
-    assert_string_equal(render(GET("$.t", "time"), b, NULL), "12:00:00.000000|NULL|NULL|NULL|NULL");
+    assert_string_equal(render(GET("$.t", "time"), b, NULL), "12:00:00|NULL|NULL|NULL|NULL");
     assert_string_equal(render(GET("$.u", "uuid"), b, NULL),
                         "f24f9b64-81fa-49d1-b74e-8c09a6e31c56|NULL|NULL|NULL|NULL");
     assert_string_equal(render(GET("$.d", "timestamp"), b, NULL),
-                        "2024-02-29 00:00:00.000000|NULL|NULL|1970-01-02 00:00:00.000000|NULL");
+                        "2024-02-29 00:00:00|NULL|NULL|1970-01-02 00:00:00|NULL");
     /* timestamps across units and zones (floor to µs, same instant number) */
     assert_string_equal(render(GET("$.w", "timestamptz"), b, NULL),
-                        "2024-02-29 10:00:00.000000+00|NULL|NULL|1969-12-31 23:59:59.999999+00|NULL");
+                        "2024-02-29 10:00:00+00|NULL|NULL|1969-12-31 23:59:59.999999+00|NULL");
     assert_string_equal(render(GET("$.w", "timestamp_ns"), b, NULL),
-                        "2024-02-29 10:00:00.000000001|NULL|NULL|1969-12-31 23:59:59.999999000|NULL");
+                        "2024-02-29 10:00:00.000000001|NULL|NULL|1969-12-31 23:59:59.999999|NULL");
     assert_string_equal(render(GET("$.w", "date"), b, NULL), "2024-02-29|NULL|NULL|1969-12-31|NULL");
     assert_string_equal(render(GET("$.w", "text"), b, NULL),
                         "2024-02-29T10:00:00.000000001|NULL|NULL|1969-12-31T23:59:59.999999+00:00|NULL");

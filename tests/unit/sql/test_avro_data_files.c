@@ -186,7 +186,7 @@ static void avro_data_files_read_by_field_id_beside_parquet(void **state) {
 
     char *got = sql_query_text(s, "SELECT id, name, price, day, ts, tags, attrs, point, flag, counts FROM db.t ORDER BY id");
     assert_string_equal(got,
-                        "1|a|12.34|2022-01-08|2023-11-14 22:13:20.000000+00|['x', NULL]|{'k': 5, 'n': NULL}|"
+                        "1|a|12.34|2022-01-08|2023-11-14 22:13:20+00|['x', NULL]|{'k': 5, 'n': NULL}|"
                         "{x: 1.5, y: NULL}|NULL|{1: 10, 2: 20}\n"
                         "2|NULL|NULL|NULL|NULL|NULL|NULL|NULL|NULL|NULL\n"
                         "3|c|-0.05|NULL|NULL|[]|{}|{x: -2.0, y: 3.0}|NULL|{}\n");

@@ -86,7 +86,7 @@ static void snapshots_list_every_commit_with_parent_operation_and_summary(void *
     floe_batch *b = rows_of(t, "snapshots");
     assert_int_equal(b->num_rows, 2);
     assert_int_equal(b->schema->children[col(b, "committed_at")].type->id, FLOE_TYPE_TIMESTAMP_US_TZ);
-    assert_string_equal(cell(b, "committed_at", 0), "2025-05-02 12:21:19.060000+00");
+    assert_string_equal(cell(b, "committed_at", 0), "2025-05-02 12:21:19.06+00");
     assert_true(i64(b, "snapshot_id", 0) == 7817332053627255703LL);
     assert_true(is_null(b, "parent_id", 0));
     assert_string_equal(cell(b, "operation", 0), "append");
@@ -109,7 +109,7 @@ static void history_marks_ancestors_of_the_current_snapshot(void **state) {
     floe_ice_table *t = open_table(td, DUCK "iceberg/lineitem_iceberg");
     floe_batch *b = rows_of(t, "history");
     assert_int_equal(b->num_rows, 2);
-    assert_string_equal(cell(b, "made_current_at", 1), "2025-05-02 12:21:20.005000+00");
+    assert_string_equal(cell(b, "made_current_at", 1), "2025-05-02 12:21:20.005+00");
     assert_true(i64(b, "snapshot_id", 1) == 2354745328521181395LL);
     assert_true(i64(b, "parent_id", 1) == 7817332053627255703LL);
     assert_string_equal(cell(b, "is_current_ancestor", 0), "true");
