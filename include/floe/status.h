@@ -63,6 +63,13 @@ floe_status floe_errorv(floe_code code, const char *fmt, va_list ap);
  * it.  NULL passes through unchanged, so this can wrap any call. */
 floe_status floe_status_wrap(floe_status st, const char *fmt, ...) FLOE_PRINTF(2, 3);
 
+/* The same for the engine's own context — which operator, partition or
+ * internal column an error passed through ("Repartition: input partition
+ * 1", "column 'min_0'").  Users see the error without it (PostgreSQL's
+ * messages name no operators); it is added only when debug logging is on
+ * (FLOE_LOG=debug), for whoever is chasing where an error came from. */
+floe_status floe_status_wrap_op(floe_status st, const char *fmt, ...) FLOE_PRINTF(2, 3);
+
 floe_code floe_status_code(floe_status st);       /* FLOE_OK for NULL */
 const char *floe_status_message(floe_status st);  /* "" for NULL      */
 const char *floe_code_name(floe_code code);       /* "corrupt", "io"  */

@@ -7,6 +7,8 @@
  */
 #include "floe/status.h"
 
+#include "base/log.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,23 +47,38 @@ floe_status floe_error(floe_code code, const char *fmt, ...) {
     return st;
 }
 
-floe_status floe_status_wrap(floe_status st, const char *fmt, ...) {
+static floe_status wrapv(floe_status st, const char *fmt, va_list ap) {
     if (!st || st == OOM) return st;
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(NULL, 0, fmt, ap);
-    va_end(ap);
+    va_list ap2;
+    va_copy(ap2, ap);
+    int n = vsnprintf(NULL, 0, fmt, ap2);
+    va_end(ap2);
     if (n < 0) return st;
     size_t old = strlen(st->message);
     floe_status out = malloc(sizeof(*out) + (size_t)n + 2 + old + 1);
     if (!out) return st; /* keep the original message rather than lose it */
     out->code = st->code;
-    va_start(ap, fmt);
     vsnprintf(out->message, (size_t)n + 1, fmt, ap);
-    va_end(ap);
     memcpy(out->message + n, ": ", 2);
     memcpy(out->message + n + 2, st->message, old + 1);
     free(st);
+    return out;
+}
+
+floe_status floe_status_wrap(floe_status st, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    floe_status out = wrapv(st, fmt, ap);
+    va_end(ap);
+    return out;
+}
+
+floe_status floe_status_wrap_op(floe_status st, const char *fmt, ...) {
+    if (!st || !floe_log_enabled(FLOE_LOG_DEBUG)) return st;
+    va_list ap;
+    va_start(ap, fmt);
+    floe_status out = wrapv(st, fmt, ap);
+    va_end(ap);
     return out;
 }
 

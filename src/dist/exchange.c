@@ -369,7 +369,7 @@ static floe_status inbox_next(floe_stream *s_, floe_batch **out) {
         s->r.pos = 0;
     }
     floe_status st = floe_codec_get_batch(&s->r, out);
-    return st ? floe_status_wrap(st, "streamed exchange %d partition %d", s->in->exchange, s->in->part) : NULL;
+    return st ? floe_status_wrap_op(st, "streamed exchange %d partition %d", s->in->exchange, s->in->part) : NULL;
 }
 
 static void inbox_close_stream(floe_stream *s_) {

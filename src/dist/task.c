@@ -740,7 +740,7 @@ floe_status floe_dist_open_inprocess(const floe_plan *plan, const floe_exec_ctx 
             if (!st) st = dist_task_bind_inline(&got, &tctx);
             if (!st) st = dist_task_run(got.plan, got.partition, &got.route, &tctx, 0, false, emit_to_store, &e, &stats);
             floe_execution_end(x);
-            if (st) st = floe_status_wrap(st, "stage %d, partition %d", g->id, part);
+            if (st) st = floe_status_wrap_op(st, "stage %d, partition %d", g->id, part);
             dist_task_msg_clear(&got);
         }
     }

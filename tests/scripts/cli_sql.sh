@@ -68,7 +68,26 @@ set -e
 [ $rc -eq 1 ] || fail "-f with an error: exit $rc"
 [ "$(cat "$tmp/out")" = "a
 1" ] || fail "-f with an error, stdout: $(cat "$tmp/out")"
-grep -q '^Error: line 1, column 1: syntax error at or near "SELEC"$' "$tmp/err" || fail "-f error text: $(cat "$tmp/err")"
+# the error names the script, the line (2) and column of the bad word
+grep -qF "Error: $tmp/bad.sql:2:1: syntax error at or near \"SELEC\"" "$tmp/err" || fail "-f error text: $(cat "$tmp/err")"
+# a runtime error names the line its statement starts on
+printf 'SELECT 1;\n\n-- a comment\nSELECT CAST(x AS integer)\n  FROM (VALUES (1), (2)) AS v(y), (VALUES (%s)) AS w(x);\n' "'x'" >"$tmp/bad2.sql"
+set +e
+floe -f "$tmp/bad2.sql" >/dev/null 2>"$tmp/err"
+rc=$?
+set -e
+[ $rc -eq 1 ] || fail "-f runtime error: exit $rc"
+grep -qF "Error: $tmp/bad2.sql:4: invalid input syntax for type integer: \"x\"" "$tmp/err" ||
+  fail "-f runtime error text: $(cat "$tmp/err")"
+# no operator chains in what users read
+grep -q 'partition\|Projection\|Coalesce' "$tmp/err" && fail "engine-internal names in: $(cat "$tmp/err")"
+# a script file that is not there: an error, and no warehouse made for it
+set +e
+"$FLOE_BIN" --warehouse "$tmp/never" -f "$tmp/missing.sql" 2>"$tmp/err"
+rc=$?
+set -e
+[ $rc -eq 1 ] && grep -q "cannot open '$tmp/missing.sql'" "$tmp/err" || fail "missing script: $rc $(cat "$tmp/err")"
+[ ! -e "$tmp/never" ] || fail "a missing script made the warehouse $tmp/never"
 
 # the same from a pipe, and from -c
 set +e

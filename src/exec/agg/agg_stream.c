@@ -137,16 +137,16 @@ static floe_status eval_inputs(agg_stream *s, floe_batch *b) {
         int32_t failed;
         st = floe_cse_extend(p->cse, b, &x, &failed);
         if (st && failed >= 0 && failed < p->n_groups)
-            return floe_status_wrap(st, "group key '%s'", p->group_names[failed]);
+            return floe_status_wrap_op(st, "group key '%s'", p->group_names[failed]);
         if (st && failed >= p->n_groups)
-            return floe_status_wrap(st, "aggregate '%s'", p->calls[failed - p->n_groups].name);
+            return floe_status_wrap_op(st, "aggregate '%s'", p->calls[failed - p->n_groups].name);
         if (st) return st;
     }
     for (int32_t c = 0; c < p->n_groups && !st; c++) {
         if (final) s->keys[c] = floe_array_retain(b->columns[c]);
         else if (x) st = floe_expr_eval(p->cse->rewritten[c], x, &s->keys[c]);
         else st = floe_expr_eval(p->groups[c], b, &s->keys[c]);
-        if (st) st = floe_status_wrap(st, "group key '%s'", p->group_names[c]);
+        if (st) st = floe_status_wrap_op(st, "group key '%s'", p->group_names[c]);
     }
     for (int32_t i = 0; i < p->n_calls && !final && !st; i++) {
         const floe_agg_call *c = &p->calls[i];
@@ -157,7 +157,7 @@ static floe_status eval_inputs(agg_stream *s, floe_batch *b) {
         if (!st && c->arg2) st = floe_expr_eval(c->arg2, b, &s->args2[i]);
         if (!st && c->filter) st = floe_expr_eval(c->filter, b, &s->filt[i]);
         for (int32_t k = 0; !st && k < c->n_order; k++) st = floe_expr_eval(c->order[k].expr, b, &s->ords[s->ord_at[i] + k]);
-        if (st) st = floe_status_wrap(st, "aggregate '%s'", c->name);
+        if (st) st = floe_status_wrap_op(st, "aggregate '%s'", c->name);
     }
     floe_batch_release(x);
     return st;
@@ -340,7 +340,7 @@ static floe_status consume_batch(agg_stream *s, floe_batch *b, const uint32_t *s
             int64_t kept;
             st = distinct_filter(s, &s->accs[i], args[i], n, &kept);
             if (!st) st = hagg_acc_update(s, &s->accs[i], args[i], sc->sub_ids, sc->rows, 0, kept);
-            if (st) st = floe_status_wrap(st, "aggregate '%s'", p->calls[i].name);
+            if (st) st = floe_status_wrap_op(st, "aggregate '%s'", p->calls[i].name);
         }
     }
     /* 4: accumulators, in chunks of rows whose state rows stay in cache
@@ -370,7 +370,7 @@ static floe_status consume_batch(agg_stream *s, floe_batch *b, const uint32_t *s
                 if (!st && !done) st = hagg_acc_update(s, a, args[i], sc->ids + c0, rows, c0, len);
                 if (!st && twin_done) s->twin_done[a->twin] = true;
             }
-            if (st) st = floe_status_wrap(st, "aggregate '%s'", p->calls[i].name);
+            if (st) st = floe_status_wrap_op(st, "aggregate '%s'", p->calls[i].name);
         }
     }
     release_inputs(s);
@@ -396,7 +396,7 @@ static floe_status agg_next(floe_stream *s_, floe_batch **out) {
     }
     if (!st) st = floe_cancel_check(s->cancel, "HashAggregate");
     for (int32_t i = 0; !st && !s->collected && i < s->p->n_calls; i++)
-        if (s->accs[i].col) st = floe_status_wrap(hagg_collect_finish(s, i), "aggregate '%s'", s->p->calls[i].name);
+        if (s->accs[i].col) st = floe_status_wrap_op(hagg_collect_finish(s, i), "aggregate '%s'", s->p->calls[i].name);
     if (!st) s->collected = true;
     if (!st) st = hagg_emit_batch(s, out);
     if (st) {

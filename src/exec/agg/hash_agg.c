@@ -447,7 +447,7 @@ static floe_status build_schema(agg_plan *p, const floe_schema *in, floe_schema 
     int32_t k = 0;
     for (int32_t i = 0; i < n && !st; i++) {
         floe_type *t = NULL;
-        st = floe_status_wrap(floe_expr_type(p->groups[i], in, &t), "HashAggregate group key '%s'", p->group_names[i]);
+        st = floe_status_wrap_op(floe_expr_type(p->groups[i], in, &t), "HashAggregate group key '%s'", p->group_names[i]);
         if (!st && !hagg_key_type_ok(t))
             st = floe_error(FLOE_ERR_UNSUPPORTED, "HashAggregate: cannot group by '%s' of type %s", p->group_names[i],
                             floe_type_id_name(t->id));
@@ -457,7 +457,7 @@ static floe_status build_schema(agg_plan *p, const floe_schema *in, floe_schema 
     for (int32_t i = 0; i < p->n_calls && !st; i++) {
         const floe_agg_call *c = &p->calls[i];
         if (c->arg) {
-            st = floe_status_wrap(floe_expr_type(c->arg, in, &p->arg_types[i]), "aggregate '%s'", c->name);
+            st = floe_status_wrap_op(floe_expr_type(c->arg, in, &p->arg_types[i]), "aggregate '%s'", c->name);
             if (!st && floe_type_is_nested(p->arg_types[i]) && c->fn != FLOE_AGG_COUNT && c->fn != FLOE_AGG_NAMED)
                 st = floe_error(FLOE_ERR_TYPE, "aggregate '%s': %s over %s is not supported", c->name,
                                 floe_agg_fn_name(c->fn), floe_type_id_name(p->arg_types[i]->id));
@@ -466,24 +466,24 @@ static floe_status build_schema(agg_plan *p, const floe_schema *in, floe_schema 
                                 floe_type_id_name(p->arg_types[i]->id));
         }
         if (!st && c->arg2)
-            st = floe_status_wrap(floe_expr_type(c->arg2, in, &p->arg2_types[i]), "aggregate '%s'", c->name);
+            st = floe_status_wrap_op(floe_expr_type(c->arg2, in, &p->arg2_types[i]), "aggregate '%s'", c->name);
         if (!st && c->n_order)
-            st = floe_status_wrap(floe_expr_type(c->order[0].expr, in, &p->ord0_types[i]), "aggregate '%s'", c->name);
+            st = floe_status_wrap_op(floe_expr_type(c->order[0].expr, in, &p->ord0_types[i]), "aggregate '%s'", c->name);
         for (int32_t o = 1; !st && o < c->n_order; o++) {
             floe_type *t = NULL;
-            st = floe_status_wrap(floe_expr_type(c->order[o].expr, in, &t), "aggregate '%s'", c->name);
+            st = floe_status_wrap_op(floe_expr_type(c->order[o].expr, in, &t), "aggregate '%s'", c->name);
             floe_type_release(t);
         }
         if (!st && c->filter) {
             floe_type *t = NULL;
-            st = floe_status_wrap(floe_expr_type(c->filter, in, &t), "aggregate '%s' FILTER", c->name);
+            st = floe_status_wrap_op(floe_expr_type(c->filter, in, &t), "aggregate '%s' FILTER", c->name);
             if (!st && t->id != FLOE_TYPE_BOOL && t->id != FLOE_TYPE_NULL)
                 st = floe_error(FLOE_ERR_TYPE, "aggregate '%s': FILTER must be boolean, not %s", c->name,
                                 floe_type_id_name(t->id));
             floe_type_release(t);
         }
         acc a = {0};
-        if (!st) st = floe_status_wrap(hagg_acc_setup(&a, p, i), "aggregate '%s'", c->name);
+        if (!st) st = floe_status_wrap_op(hagg_acc_setup(&a, p, i), "aggregate '%s'", c->name);
         if (!st && p->mode == FLOE_AGG_MODE_PARTIAL) {
             if (hagg_acc_state_cols(&a) == 2) {
                 char *n1 = floe_malloc(strlen(c->name) + 8), *n2 = floe_malloc(strlen(c->name) + 8);

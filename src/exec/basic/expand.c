@@ -142,7 +142,7 @@ static floe_status expand_next(floe_stream *s_, floe_batch **out) {
         }
         floe_status st = NULL;
         for (int32_t i = 0; i < p->n_pass + p->n_keys && !st; i++)
-            st = floe_status_wrap(floe_expr_eval(p->exprs[i], b, &s->cols[i]), "column '%s'", p->names[i]);
+            st = floe_status_wrap_op(floe_expr_eval(p->exprs[i], b, &s->cols[i]), "column '%s'", p->names[i]);
         s->rows = b->num_rows;
         s->next_set = 0;
         floe_batch_release(b);
@@ -342,7 +342,7 @@ floe_status floe_plan_expand(floe_plan *child, floe_expr *const *pass, const cha
             break;
         }
         floe_type *t = NULL;
-        st = floe_status_wrap(floe_expr_type(e, child->schema, &t), "Expand column '%s'", name);
+        st = floe_status_wrap_op(floe_expr_type(e, child->schema, &t), "Expand column '%s'", name);
         if (!st) st = floe_field_init(&f[i], name, t, true, -1);
         floe_type_release(t);
     }

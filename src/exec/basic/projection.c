@@ -46,11 +46,12 @@ static floe_status projection_next(floe_stream *s_, floe_batch **out) {
     if (!st && p->cse && b->num_columns == p->cse->n_in) {
         int32_t failed;
         st = floe_cse_extend(p->cse, b, &x, &failed);
-        if (st && failed >= 0) st = floe_status_wrap(st, "column '%s'", p->names[failed]);
+        if (st && failed >= 0) st = floe_status_wrap_op(st, "column '%s'", p->names[failed]);
     }
     for (int32_t i = 0; i < p->n && !st; i++)
-        st = floe_status_wrap(x ? floe_expr_eval(p->cse->rewritten[i], x, &cols[i]) : floe_expr_eval(p->exprs[i], b, &cols[i]),
-                              "column '%s'", p->names[i]);
+        st = floe_status_wrap_op(
+            x ? floe_expr_eval(p->cse->rewritten[i], x, &cols[i]) : floe_expr_eval(p->exprs[i], b, &cols[i]),
+            "column '%s'", p->names[i]);
     floe_batch_release(x);
     if (!st) st = floe_batch_new(p->head.schema, cols, p->n, b->num_rows, out);
     for (int32_t i = 0; cols && i < p->n; i++) floe_array_release(cols[i]);
@@ -154,7 +155,7 @@ floe_status floe_plan_projection(floe_plan *child, floe_expr *const *exprs, cons
         p->names[i] = floe_strdup(names[i]);
         p->n = i + 1;
         if (!p->names[i]) st = floe_error(FLOE_ERR_OUT_OF_MEMORY, "allocating a Projection");
-        else st = floe_status_wrap(floe_expr_type(exprs[i], child->schema, &types[i]), "Projection column '%s'",
+        else st = floe_status_wrap_op(floe_expr_type(exprs[i], child->schema, &types[i]), "Projection column '%s'",
                                    names[i]);
     }
     if (!st) st = make_schema(names, types, n, &schema);

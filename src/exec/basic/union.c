@@ -59,7 +59,7 @@ static floe_status union_execute(const floe_plan *p, int32_t partition, const fl
     floe_status st = floe_plan_execute(p->children[c], part, ctx, &s->child);
     if (st) {
         floe_free(s);
-        return floe_status_wrap(st, "Union input %d", c);
+        return floe_status_wrap_op(st, "Union input %d", c);
     }
     s->base.next = union_next;
     s->base.close = union_close;

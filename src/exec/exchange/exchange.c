@@ -195,7 +195,7 @@ static void pump(floe_exchange *x, int32_t i) {
     }
     pthread_mutex_lock(&x->mu);
     if (st) {
-        fail_locked(x, floe_status_wrap(st, "%s: input partition %d", x->what, i));
+        fail_locked(x, floe_status_wrap_op(st, "%s: input partition %d", x->what, i));
         st = NULL;
     } else if (b && b->num_rows > 0) {
         if (outs) {

@@ -107,8 +107,9 @@ static floe_status parse_text(const floe_strview s, const floe_type *to, floe_ic
     while (p < e && isspace((unsigned char)*p)) p++;
     while (e > p && isspace((unsigned char)e[-1])) e--;
     size_t len = (size_t)(e - p);
-    if (len >= sizeof buf) return floe_error(FLOE_ERR_INVALID_ARGUMENT, "cannot cast text of %zu bytes to %s", len,
-                                             floe_type_id_name(to->id));
+    if (len >= sizeof buf)
+        return floe_error(FLOE_ERR_INVALID_ARGUMENT, "invalid input syntax for type %s: \"%.*s...\"",
+                          floe_type_pg_name(to->id), 60, p);
     memcpy(buf, p, len);
     buf[len] = 0;
     /* ISO with a blank between date and time. */
@@ -144,7 +145,8 @@ static floe_status parse_text(const floe_strview s, const floe_type *to, floe_ic
     floe_ice_type_free(it);
     if (st) {
         floe_status_free(st);
-        return floe_error(FLOE_ERR_INVALID_ARGUMENT, "cannot cast '%s' to %s", buf, floe_type_id_name(to->id));
+        return floe_error(FLOE_ERR_INVALID_ARGUMENT, "invalid input syntax for type %s: \"%.*s\"",
+                          floe_type_pg_name(to->id), (int)len, p);
     }
     return NULL;
 }
@@ -160,7 +162,7 @@ static floe_status text_to_bool(floe_strview s, bool *out) {
         if (strlen(yes[i]) == len && strncasecmp(p, yes[i], len) == 0) { *out = true; return NULL; }
         if (strlen(no[i]) == len && strncasecmp(p, no[i], len) == 0) { *out = false; return NULL; }
     }
-    return floe_error(FLOE_ERR_INVALID_ARGUMENT, "cannot cast '%.*s' to bool", (int)len, p);
+    return floe_error(FLOE_ERR_INVALID_ARGUMENT, "invalid input syntax for type boolean: \"%.*s\"", (int)len, p);
 }
 
 /* ------------------------------------------------------------- decimals */
@@ -338,12 +340,12 @@ static floe_status cast_one(const floe_array *a, int64_t i, const floe_type *to,
             int64_t unit = is_ns(t) ? DAY_US * 1000 : DAY_US;
             if (__builtin_mul_overflow((int64_t)floe_array_get_int32(a, i), unit, &x))
                 return floe_error(FLOE_ERR_INVALID_ARGUMENT, "date %d is out of range for %s",
-                                  floe_array_get_int32(a, i), floe_type_id_name(t));
+                                  floe_array_get_int32(a, i), floe_type_pg_name(t));
         } else {
             x = floe_array_get_int64(a, i);
             if (is_ns(f) && !is_ns(t)) x = floe_ice_floordiv(x, 1000);
             else if (!is_ns(f) && is_ns(t) && __builtin_mul_overflow(x, (int64_t)1000, &x))
-                return floe_error(FLOE_ERR_INVALID_ARGUMENT, "timestamp out of range for %s", floe_type_id_name(t));
+                return floe_error(FLOE_ERR_INVALID_ARGUMENT, "timestamp out of range for %s", floe_type_pg_name(t));
         }
         return floe_builder_append_int64(b, x);
     }

@@ -919,17 +919,6 @@ fail:
     return st;
 }
 
-/* PostgreSQL's name of a number type, for messages. */
-static const char *pg_type_name(floe_type_id id) {
-    switch (id) {
-    case FLOE_TYPE_INT32: return "integer";
-    case FLOE_TYPE_INT64: return "bigint";
-    case FLOE_TYPE_FLOAT32: return "real";
-    case FLOE_TYPE_FLOAT64: return "double precision";
-    default: return floe_type_id_name(id);
-    }
-}
-
 /* Parse a string as a number for CAST, as PostgreSQL's int4in / int8in /
  * float8in: blanks around, integers as digits only ('12.5' is an error);
  * errors quote the value as PostgreSQL does. */
@@ -937,7 +926,7 @@ static floe_status parse_number(floe_strview s, floe_type_id to, int64_t *iv, do
     char tmp[64];
     if (s.len >= (int32_t)sizeof tmp)
         return floe_error(FLOE_ERR_INVALID_ARGUMENT, "invalid input syntax for type %s: \"%.*s...\"",
-                          pg_type_name(to), 60, s.data);
+                          floe_type_pg_name(to), 60, s.data);
     memcpy(tmp, s.data, (size_t)s.len);
     tmp[s.len] = 0;
     char *end, *p = tmp;
@@ -948,11 +937,11 @@ static floe_status parse_number(floe_strview s, floe_type_id to, int64_t *iv, do
     bool any = end != p;
     while (isspace((unsigned char)*end)) end++;
     if (!any || *end)
-        return floe_error(FLOE_ERR_INVALID_ARGUMENT, "invalid input syntax for type %s: \"%s\"", pg_type_name(to),
+        return floe_error(FLOE_ERR_INVALID_ARGUMENT, "invalid input syntax for type %s: \"%s\"", floe_type_pg_name(to),
                           tmp);
     if (errno == ERANGE || (to == FLOE_TYPE_INT32 && (*iv < INT32_MIN || *iv > INT32_MAX)))
         return floe_error(FLOE_ERR_INVALID_ARGUMENT, "value \"%s\" is out of range for type %s", tmp,
-                          pg_type_name(to));
+                          floe_type_pg_name(to));
     return NULL;
 }
 
@@ -1079,7 +1068,7 @@ static floe_status cast_array(floe_array *a, floe_type *to, int64_t n, floe_arra
                 double lim = i32 ? 2147483648.0 : 9223372036854775808.0;
                 d = nearbyint(d);
                 if (!(d >= -lim && d < lim)) {
-                    st = floe_error(FLOE_ERR_INVALID_ARGUMENT, "%s out of range: %g", pg_type_name(to->id), d);
+                    st = floe_error(FLOE_ERR_INVALID_ARGUMENT, "%s out of range: %g", floe_type_pg_name(to->id), d);
                     break;
                 }
                 x = (int64_t)d;

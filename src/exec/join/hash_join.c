@@ -753,7 +753,7 @@ static floe_status check_keys(hj_plan *p, const floe_plan *left, const floe_plan
         floe_status st = floe_expr_type(p->lkeys[i], left->schema, &lt);
         if (st) return floe_status_wrap(st, "HashJoin left key %d", i);
         st = floe_expr_type(p->rkeys[i], right->schema, &rt);
-        if (st) st = floe_status_wrap(st, "HashJoin right key %d", i);
+        if (st) st = floe_status_wrap_op(st, "HashJoin right key %d", i);
         if (!st) st = common_key_type(lt, rt, i, &ct);
         if (!st) {
             p->key_types[i] = ct;

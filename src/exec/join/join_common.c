@@ -215,7 +215,7 @@ static floe_status read_unit(floe_join_build *b, const floe_plan *left, int32_t 
         (*batches)[(*n)++] = x;
     }
     floe_stream_close(s);
-    return st ? floe_status_wrap(st, "join build side, partition %d", part) : NULL;
+    return st ? floe_status_wrap_op(st, "join build side, partition %d", part) : NULL;
 }
 
 /* Concatenate the units' rows and run the node's finish. */

@@ -305,7 +305,7 @@ floe_status floe_plan_nested_loop_join(floe_plan *left, floe_plan *right, floe_j
     if (!st && filter) {
         floe_type *ft;
         st = floe_expr_type(filter, p->pair_schema, &ft);
-        if (st) st = floe_status_wrap(st, "NestedLoopJoin filter");
+        if (st) st = floe_status_wrap_op(st, "NestedLoopJoin filter");
         else {
             if (ft->id != FLOE_TYPE_BOOL && ft->id != FLOE_TYPE_NULL)
                 st = floe_error(FLOE_ERR_TYPE, "NestedLoopJoin filter must be bool, not %s", floe_type_id_name(ft->id));

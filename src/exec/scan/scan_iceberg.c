@@ -247,8 +247,8 @@ static void ice_unit_progress(ice_stream *s, ice_unit *u, bool end) {
 }
 
 static floe_status unit_error(const ice_stream *s, const floe_ice_scan_task *task, floe_status st) {
-    return floe_status_wrap(st, "IcebergScan partition %d: reading data file '%s'", s->partition,
-                            task->resolved_path ? task->resolved_path : task->path);
+    st = floe_status_wrap(st, "reading data file '%s'", task->resolved_path ? task->resolved_path : task->path);
+    return floe_status_wrap_op(st, "IcebergScan partition %d", s->partition);
 }
 
 static floe_status ice_unit_open(void *ctx, int32_t unit, void **state) {

@@ -212,7 +212,7 @@ static void pq_unit_close(void *ctx, void *state) {
 /* Name the file in an error that does not already. */
 static floe_status part_error(const floe_pq_scan_part *pt, floe_status st) {
     if (!st || floe_status_code(st) == FLOE_ERR_CANCELLED || strstr(floe_status_message(st), pt->path)) return st;
-    return floe_status_wrap(st, "ParquetScan: '%s'", pt->path);
+    return floe_status_wrap(st, "reading '%s'", pt->path);
 }
 
 /* Open part `k`: the file, its surviving row groups and a reader. */

@@ -52,7 +52,7 @@ floe_status floe_sk_eval(const floe_sort_key *keys, int32_t n, const floe_batch 
         floe_status st = floe_expr_eval(keys[i].expr, b, &out[i]);
         if (st) {
             floe_sk_release(out, i);
-            return floe_status_wrap(st, "sort key %d", i);
+            return floe_status_wrap_op(st, "sort key %d", i);
         }
     }
     return NULL;

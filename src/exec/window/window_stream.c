@@ -116,7 +116,7 @@ static floe_status eval_offset(const floe_window_call *c, const floe_expr *e, bo
     FLOE_TRY(floe_batch_slice(sorted, 0, 1, &one));
     floe_status st = floe_expr_eval(e, one, &a);
     floe_batch_release(one);
-    if (st) return floe_status_wrap(st, "window '%s': frame offset", c->name);
+    if (st) return floe_status_wrap_op(st, "window '%s': frame offset", c->name);
     const char *which = start ? "starting" : "ending";
     if (floe_array_is_null(a, 0)) {
         floe_array_release(a);
@@ -570,7 +570,7 @@ static floe_status compute(win_stream *s, floe_batch *sorted) {
             default: st = ranking(c, &l, args[0], res); break;
             }
         }
-        if (st) st = floe_status_wrap(st, "window function '%s'", c->name);
+        if (st) st = floe_status_wrap_op(st, "window function '%s'", c->name);
         for (int k = 0; k < 3; k++) floe_array_release(args[k]);
         floe_array_release(filter);
     }

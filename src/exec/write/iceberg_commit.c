@@ -335,7 +335,7 @@ static floe_status commit_execute(const floe_plan *p_, int32_t partition, const 
     if (st) {
         floe_free(s);
         floe_write_job_abort(p->job_id);
-        return floe_status_wrap(st, "IcebergCommit input");
+        return floe_status_wrap_op(st, "IcebergCommit input");
     }
     s->base.next = commit_next;
     s->base.close = commit_close;

@@ -674,7 +674,7 @@ static floe_status write_next(floe_stream *s_, floe_batch **out) {
         floe_stream_close(s->child);
         s->child = NULL;
         abandon_all(s);
-        return floe_status_wrap(st, "IcebergWrite partition %d", s->partition);
+        return floe_status_wrap_op(st, "IcebergWrite partition %d", s->partition);
     }
     /* The files now belong to whoever reads the output. */
     s->handed_out = true;
@@ -732,7 +732,7 @@ static floe_status write_execute(const floe_plan *p_, int32_t partition, const f
     if (!st) st = floe_plan_execute(p->head.children[0], partition, ctx, &s->child);
     if (st) {
         write_close(&s->base);
-        return floe_status_wrap(st, "IcebergWrite partition %d", partition);
+        return floe_status_wrap_op(st, "IcebergWrite partition %d", partition);
     }
     *out = &s->base;
     return NULL;

@@ -1,6 +1,8 @@
 /* Errors carry a code and a message, and wrapping adds context outermost-first. */
 #include "floe_test.h"
 
+#include "base/log.h"
+
 static void error_keeps_code_and_formatted_message(void **state) {
     (void)state;
     floe_status st = floe_error(FLOE_ERR_CORRUPT, "page at offset %d: bad run", 4242);
@@ -45,7 +47,25 @@ static void ok_code_is_never_an_error(void **state) {
     floe_status_free(st);
 }
 
+/* Operator context is for whoever debugs: only with FLOE_LOG=debug. */
+static void operator_context_only_when_debugging(void **state) {
+    (void)state;
+    floe_log_level saved = floe_log_get_level();
+    floe_log_set_level(FLOE_LOG_WARN);
+    floe_status st = floe_error(FLOE_ERR_INVALID_ARGUMENT, "division by zero");
+    st = floe_status_wrap_op(st, "Repartition: input partition %d", 1);
+    assert_string_equal(floe_status_message(st), "division by zero");
+    floe_status_free(st);
+    floe_log_set_level(FLOE_LOG_DEBUG);
+    st = floe_error(FLOE_ERR_INVALID_ARGUMENT, "division by zero");
+    st = floe_status_wrap_op(st, "Repartition: input partition %d", 1);
+    assert_error(st, FLOE_ERR_INVALID_ARGUMENT, "Repartition: input partition 1: division by zero");
+    assert_null(floe_status_wrap_op(NULL, "ignored %d", 1));
+    floe_log_set_level(saved);
+}
+
 FLOE_TEST_MAIN(cmocka_unit_test(error_keeps_code_and_formatted_message),
+               cmocka_unit_test(operator_context_only_when_debugging),
                cmocka_unit_test(wrap_prefixes_context_and_keeps_code),
                cmocka_unit_test(null_status_is_success),
                cmocka_unit_test(try_ctx_returns_wrapped_error),

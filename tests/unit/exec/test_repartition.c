@@ -167,7 +167,9 @@ static void a_failing_input_fails_every_output_partition(void **state) {
         }
         if (!st) fail_msg("output partition %d ended as if complete", j);
         assert_int_equal(floe_status_code(st), FLOE_ERR_INVALID_ARGUMENT);
-        assert_non_null(strstr(floe_status_message(st), "Repartition: input partition"));
+        /* the input's own error, without the operator chain (FLOE_LOG=debug adds it) */
+        assert_null(strstr(floe_status_message(st), "Repartition"));
+        assert_true(strlen(floe_status_message(st)) > 0);
         floe_status_free(st);
         floe_stream_close(s);
     }
