@@ -16,7 +16,11 @@
 #include "cli/sql_output.h"
 
 #include <errno.h>
+#include <signal.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
+#include <sys/wait.h>
 #include <time.h>
 
 #include "floe/memory.h"
@@ -71,10 +75,80 @@ static floe_status print_plain(floe_cli_output *o, const floe_batch *batch) {
     for (int64_t i = 0; i < batch->num_rows; i++) {
         if (floe_array_is_null(a, i)) continue;
         floe_strview v = floe_array_get_str(a, i);
-        if (fwrite(v.data, 1, (size_t)v.len, o->out) != (size_t)v.len || fputc('\n', o->out) == EOF)
+        if (o->pager) {
+            FLOE_TRY(floe_buf_append(&o->held, v.data, (size_t)v.len));
+            FLOE_TRY(floe_buf_append_byte(&o->held, '\n'));
+        } else if (fwrite(v.data, 1, (size_t)v.len, o->out) != (size_t)v.len || fputc('\n', o->out) == EOF) {
             return floe_error(FLOE_ERR_IO, "writing results: %s", strerror(errno));
+        }
     }
     return NULL;
+}
+
+void floe_cli_output_options(const floe_cli_output *o, const char *title, floe_print_options *po) {
+    floe_print_options_init(po, o->format);
+    po->expanded = o->expanded;
+    po->title = title;
+    if (o->null_text) po->null_text = o->null_text;
+    if (o->no_footer) po->footer = false;
+    if (o->tuples_only) po->header = po->footer = false;
+}
+
+/* The terminal's size, or 0 x 0 when `fp` is not one. */
+static void terminal_size(FILE *fp, int *rows, int *cols) {
+    struct winsize ws;
+    *rows = *cols = 0;
+    if (ioctl(fileno(fp), TIOCGWINSZ, &ws) == 0) {
+        *rows = ws.ws_row;
+        *cols = ws.ws_col;
+    }
+}
+
+/* Run the pager on `text`; false when it could not be started (the text
+ * is then still to be written). */
+static bool run_pager(const char *text, size_t len) {
+    const char *cmd = getenv("FLOE_PAGER");
+    if (!cmd) cmd = getenv("PAGER");
+    if (!cmd) cmd = "less -FRSX";
+    if (!*cmd) return false; /* PAGER='' turns the pager off, as in psql */
+    fflush(stdout);
+    void (*old)(int) = signal(SIGPIPE, SIG_IGN); /* a pager quit early is fine */
+    FILE *p = popen(cmd, "w");
+    if (!p) {
+        signal(SIGPIPE, old);
+        return false;
+    }
+    size_t w = fwrite(text, 1, len, p);
+    int rc = pclose(p);
+    signal(SIGPIPE, old);
+    /* 127: the shell found no such program; nothing was shown */
+    return !(WIFEXITED(rc) && WEXITSTATUS(rc) == 127 && w <= len);
+}
+
+floe_status floe_cli_output_emit(floe_cli_output *o, const char *text, size_t len) {
+    int rows, cols;
+    terminal_size(o->out, &rows, &cols);
+    int64_t lines = 0, width = 0, w = 0;
+    for (size_t i = 0; i < len; i++) {
+        if (text[i] == '\n') {
+            lines++;
+            if (w > width) width = w;
+            w = 0;
+        } else if (((unsigned char)text[i] & 0xC0) != 0x80) {
+            w++;
+        }
+    }
+    if (rows > 0 && (lines >= rows - 1 || width > cols) && run_pager(text, len)) return NULL;
+    if (len && fwrite(text, 1, len, o->out) != len)
+        return floe_error(FLOE_ERR_IO, "writing results: %s", strerror(errno));
+    return NULL;
+}
+
+static floe_status release_held(floe_cli_output *o) {
+    if (!o->pager || !o->held.len) return NULL;
+    floe_status st = floe_cli_output_emit(o, (const char *)o->held.data, o->held.len);
+    floe_buf_clear(&o->held);
+    return st;
 }
 
 static floe_status on_begin(void *arg, const floe_schema *schema) {
@@ -85,8 +159,10 @@ static floe_status on_begin(void *arg, const floe_schema *schema) {
     o->plain = o->format == FLOE_PRINT_TABLE && is_plan_text(schema);
     if (o->plain) return NULL;
     floe_print_options po;
-    floe_print_options_init(&po, o->format);
-    FLOE_TRY(floe_printer_new(&po, o->out, NULL, &o->printer));
+    floe_cli_output_options(o, NULL, &po);
+    floe_buf_clear(&o->held);
+    FLOE_TRY(o->pager ? floe_printer_new(&po, NULL, &o->held, &o->printer)
+                      : floe_printer_new(&po, o->out, NULL, &o->printer));
     return floe_printer_begin(o->printer, schema);
 }
 
@@ -108,10 +184,12 @@ static floe_status on_end(void *arg, const char *tag, int64_t rows) {
     floe_status st = NULL;
     if (o->plain) {
         o->plain = false;
+        st = release_held(o);
     } else if (o->printer) {
         st = floe_printer_end(o->printer);
         floe_printer_free(o->printer);
         o->printer = NULL;
+        if (!st) st = release_held(o);
     } else if (o->tags && tag && *tag) {
         /* A statement without rows: say what it did, as psql does (the
          * tag carries its count: "DELETE 3", "INSERT 0 5"). */
@@ -152,5 +230,10 @@ void floe_cli_output_finish(floe_cli_output *o) {
         floe_printer_free(o->printer);
         o->printer = NULL;
     }
+    /* rows a failed statement printed before failing are still shown */
+    floe_status st = release_held(o);
+    floe_status_free(st);
     fflush(o->out);
 }
+
+void floe_cli_output_free(floe_cli_output *o) { floe_buf_free(&o->held); }

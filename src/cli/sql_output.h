@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "base/buffer.h"
 #include "columnar/printer.h"
 #include "floe/session.h"
 
@@ -20,6 +21,14 @@ typedef struct floe_cli_output {
     FILE *out;
     bool progress;          /* draw a progress bar on stderr */
     bool tags;              /* print "CREATE TABLE" etc. for statements without rows */
+    /* psql's \pset settings (\x, \t, \pset null, \pset footer, \pset pager) */
+    bool expanded;          /* one "name | value" line per column (table format) */
+    bool tuples_only;       /* rows only: no header, title or footer */
+    bool no_footer;         /* no "(N rows)" */
+    const char *null_text;  /* NULL: the format's default; owned by the caller */
+    bool pager;             /* results longer than the terminal go through $PAGER
+                               (set only when out is a terminal) */
+    floe_buf held;          /* pager: the statement's text, held until its end */
     /* per statement */
     floe_printer *printer;  /* set between begin and end */
     bool plain;             /* EXPLAIN text: rows printed as bare lines */
@@ -38,6 +47,14 @@ void floe_cli_output_start(floe_cli_output *o);
 /* Call after each execute, whether it failed or not: erases the progress
  * bar and drops a printer left over by a failed statement. */
 void floe_cli_output_finish(floe_cli_output *o);
+
+/* Print options for one result as the settings say (`title` may be NULL). */
+void floe_cli_output_options(const floe_cli_output *o, const char *title, floe_print_options *po);
+/* Write text of a finished result: through the pager when it is on and the
+ * text is taller or wider than the terminal, else to o->out. */
+floe_status floe_cli_output_emit(floe_cli_output *o, const char *text, size_t len) FLOE_WARN_UNUSED;
+/* Frees what the output holds (the pager's buffer). */
+void floe_cli_output_free(floe_cli_output *o);
 
 /* Seconds on the monotonic clock. */
 double floe_cli_now(void);

@@ -32,6 +32,7 @@ struct floe_printer {
     int64_t *cell_end;    /* table: end offset in `cells` of each cell */
     int64_t cell_cap;     /* entries allocated in cell_end */
     int64_t buffered;     /* table: rows held in `cells` */
+    int64_t rows_out;     /* expanded: records written */
 };
 
 void floe_print_options_init(floe_print_options *o, floe_print_format format) {
@@ -40,6 +41,8 @@ void floe_print_options_init(floe_print_options *o, floe_print_format format) {
     o->header = true;
     o->footer = true;
     o->table_buffer_rows = 10000;
+    o->title = NULL;
+    o->expanded = false;
 }
 
 floe_status floe_print_format_parse(const char *name, floe_print_format *out) {
@@ -363,8 +366,63 @@ static floe_status table_row(floe_printer *p, int64_t row) {
     return emit_line(p);
 }
 
+/* Write buffered row `row` expanded: a record line, then one line per
+ * column.  width[0] is the name width, width[1] the value width. */
+static floe_status expanded_row(floe_printer *p, int64_t row) {
+    int64_t number = p->rows_out + 1;
+    FLOE_TRY(floe_buf_printf(&p->line, "-[ RECORD %lld ]", (long long)number));
+    int64_t total = p->width[0] + 3 + p->width[1];
+    for (int64_t k = (int64_t)p->line.len; k < total; k++) FLOE_TRY(floe_buf_append_byte(&p->line, '-'));
+    FLOE_TRY(floe_buf_append_byte(&p->line, '\n'));
+    for (int32_t c = 0; c < p->ncols; c++) {
+        const char *name = p->schema->children[c].name;
+        int64_t k = row * p->ncols + c;
+        int64_t start = k ? p->cell_end[k - 1] : 0, n = p->cell_end[k] - start;
+        FLOE_TRY(floe_buf_append_str(&p->line, name));
+        FLOE_TRY(spaces(&p->line, p->width[0] - display_width((const uint8_t *)name, (int64_t)strlen(name))));
+        FLOE_TRY(floe_buf_append_str(&p->line, " | "));
+        FLOE_TRY(floe_buf_append(&p->line, p->cells.data + start, (size_t)n));
+        trim_line(&p->line);
+        FLOE_TRY(floe_buf_append_byte(&p->line, '\n'));
+    }
+    p->rows_out++;
+    return emit_line(p);
+}
+
+/* The title line, centred over `width` columns. */
+static floe_status title_line(floe_printer *p, int64_t width) {
+    if (!p->o.title || !p->o.header) return NULL;
+    int64_t w = display_width((const uint8_t *)p->o.title, (int64_t)strlen(p->o.title));
+    FLOE_TRY(spaces(&p->line, w < width ? (width - w) / 2 : 0));
+    FLOE_TRY(floe_buf_append_str(&p->line, p->o.title));
+    FLOE_TRY(floe_buf_append_byte(&p->line, '\n'));
+    return emit_line(p);
+}
+
+static floe_status expanded_flush(floe_printer *p) {
+    p->width[0] = p->width[1] = 0;
+    for (int32_t c = 0; c < p->ncols; c++) {
+        const char *name = p->schema->children[c].name;
+        int64_t w = display_width((const uint8_t *)name, (int64_t)strlen(name));
+        if (w > p->width[0]) p->width[0] = w;
+    }
+    for (int64_t r = 0; r < p->buffered; r++)
+        for (int32_t c = 0; c < p->ncols; c++) {
+            int64_t k = r * p->ncols + c, start = k ? p->cell_end[k - 1] : 0;
+            int64_t w = display_width(p->cells.data + start, p->cell_end[k] - start);
+            if (w > p->width[1]) p->width[1] = w;
+        }
+    FLOE_TRY(title_line(p, p->width[0] + 3 + p->width[1]));
+    for (int64_t r = 0; r < p->buffered; r++) FLOE_TRY(expanded_row(p, r));
+    p->buffered = 0;
+    floe_buf_clear(&p->cells);
+    p->flushed = true;
+    return NULL;
+}
+
 /* Size the columns from the header and buffered rows, print them all. */
 static floe_status table_flush(floe_printer *p) {
+    if (p->o.expanded) return expanded_flush(p);
     for (int32_t c = 0; c < p->ncols; c++) {
         const char *name = p->schema->children[c].name;
         p->width[c] = p->o.header ? display_width((const uint8_t *)name, (int64_t)strlen(name)) : 0;
@@ -376,6 +434,9 @@ static floe_status table_flush(floe_printer *p) {
             if (w > p->width[c]) p->width[c] = w;
         }
     if (p->o.header && p->ncols > 0) {
+        int64_t total = 0;
+        for (int32_t c = 0; c < p->ncols; c++) total += p->width[c] + 2 + (c > 0);
+        FLOE_TRY(title_line(p, total));
         for (int32_t c = 0; c < p->ncols; c++) {
             const char *name = p->schema->children[c].name;
             int64_t pad = p->width[c] - display_width((const uint8_t *)name, (int64_t)strlen(name));
@@ -418,7 +479,7 @@ static floe_status table_batch(floe_printer *p, const floe_batch *b) {
         }
         p->buffered++;
         if (p->flushed) {
-            FLOE_TRY(table_row(p, 0));
+            FLOE_TRY(p->o.expanded ? expanded_row(p, 0) : table_row(p, 0));
             p->buffered = 0;
             floe_buf_clear(&p->cells);
         } else if (p->buffered >= p->o.table_buffer_rows) {
@@ -435,7 +496,7 @@ floe_status floe_printer_begin(floe_printer *p, const floe_schema *schema) {
     if (schema->id != FLOE_TYPE_STRUCT) return floe_error(FLOE_ERR_INVALID_ARGUMENT, "schema must be a struct");
     p->schema = floe_type_retain((floe_type *)schema);
     p->ncols = schema->n_children;
-    size_t n = (size_t)(p->ncols > 0 ? p->ncols : 1);
+    size_t n = (size_t)(p->ncols > 2 ? p->ncols : 2); /* expanded uses two widths */
     p->right = floe_calloc(n, sizeof *p->right);
     p->width = floe_calloc(n, sizeof *p->width);
     if (!p->right || !p->width) return floe_error(FLOE_ERR_OUT_OF_MEMORY, "out of memory starting a printer");
@@ -464,7 +525,12 @@ floe_status floe_printer_end(floe_printer *p) {
     p->ended = true;
     if (p->o.format != FLOE_PRINT_TABLE) return NULL;
     if (!p->flushed) FLOE_TRY(table_flush(p));
-    if (p->o.footer) {
+    if (p->o.expanded) {
+        if (p->o.footer && p->rows == 0) {
+            FLOE_TRY(floe_buf_append_str(&p->line, "(0 rows)\n"));
+            FLOE_TRY(emit_line(p));
+        }
+    } else if (p->o.footer) {
         FLOE_TRY(floe_buf_printf(&p->line, "(%lld row%s)\n", (long long)p->rows, p->rows == 1 ? "" : "s"));
         FLOE_TRY(emit_line(p));
     }

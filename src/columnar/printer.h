@@ -15,6 +15,10 @@
  *         by " | ", no trailing spaces, nulls as null_text (default "NULL"),
  *         "\n", "\r" and "\t" inside values shown as the two characters
  *         \n, \r, \t so rows stay one line; footer "(1 row)" / "(N rows)".
+ *         An optional title is centred over the table (psql's "List of
+ *         relations").  Expanded: each row as "-[ RECORD n ]" padded with '-'
+ *         to the record width, then "name | value" lines, names left-aligned;
+ *         no footer but "(0 rows)" for none.
  *  csv    RFC 4180 fields: a header line of column names; a field is quoted
  *         with '"' (inner quotes doubled) when it contains a comma, quote,
  *         CR or LF, or when it is an empty string, so that an empty string
@@ -51,6 +55,9 @@ typedef struct floe_print_options {
     bool header;               /* table, csv: print the column names (true) */
     bool footer;               /* table: print "(N rows)" (true) */
     int64_t table_buffer_rows; /* table: rows buffered to size columns (10000) */
+    const char *title;         /* table: a line centred above the header (NULL: none) */
+    bool expanded;             /* table: one "name | value" line per column, records
+                                  under "-[ RECORD n ]---" lines, as psql's \x (false) */
 } floe_print_options;
 
 typedef struct floe_printer floe_printer;
