@@ -121,6 +121,10 @@ floe_status floe_cli_plan(int argc, char **argv) {
     const char *table = NULL, *snap = NULL, *filter_json = NULL, *format = "table";
     int64_t as_of = 0, target = 1;
     bool have_as_of = false, moved = false;
+    if (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
+        fputs(plan_usage, stdout);
+        return NULL;
+    }
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         bool has_next = i + 1 < argc;

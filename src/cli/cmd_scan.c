@@ -163,6 +163,10 @@ static floe_status run_plan(const floe_ice_table *t, floe_ice_scan_plan *plan, c
 
 floe_status floe_cli_scan(int argc, char **argv) {
     scan_args a;
+    if (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
+        puts(SCAN_USAGE);
+        return NULL;
+    }
     FLOE_TRY(parse_args(argc, argv, &a));
     floe_ice_snapshot_selector sel;
     FLOE_TRY(make_selector(&a, &sel));

@@ -45,6 +45,7 @@
     "  --tables LIST   only these tables (default: all eight)"
 
 typedef struct tpch_args {
+    bool help; /* --help: print the usage */
     double sf;
     const char *sf_text;
     const char *schema;
@@ -166,6 +167,8 @@ static bool is_identifier(const char *s) {
 static floe_status parse_args(int argc, char **argv, tpch_args *a) {
     memset(a, 0, sizeof *a);
     a->schema = "tpch";
+    a->help = argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"));
+    if (a->help) return NULL;
     if (argc < 2 || strcmp(argv[1], "generate") != 0)
         return floe_error(FLOE_ERR_INVALID_ARGUMENT, "%s", TPCH_USAGE);
     for (int i = 2; i < argc; i++) {
@@ -288,6 +291,10 @@ static floe_status run_table(floe_session *s, const tpch_args *a, const char *t,
 floe_status floe_cli_tpch(int argc, char **argv) {
     tpch_args a;
     FLOE_TRY(parse_args(argc, argv, &a));
+    if (a.help) {
+        puts(TPCH_USAGE);
+        return NULL;
+    }
     FLOE_TRY(check_tables(a.tables));
     if (a.parquet) FLOE_TRY(make_dirs(a.parquet));
     char tmp_wh[4096] = "";

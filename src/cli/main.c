@@ -13,6 +13,7 @@
  * and main prints the error as "floe: <message>" on stderr and exits
  * non-zero.  Anything else (no arguments, or options) is the SQL front.
  */
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -78,7 +79,12 @@ static int floe_main(int argc, char **argv) {
     }
     for (const floe_cli_command *c = floe_cli_commands; argc >= 2 && c->name; c++) {
         if (strcmp(argv[1], c->name) == 0) {
-            floe_status st = c->run(argc - 1, argv + 1);
+            /* --help anywhere after a command ("floe parquet schema --help")
+             * prints that command's usage; every command takes it first */
+            char *help[3] = {argv[1], "--help", NULL};
+            bool wants_help = false;
+            for (int i = 2; i < argc; i++) wants_help |= !strcmp(argv[i], "--help") || !strcmp(argv[i], "-h");
+            floe_status st = wants_help ? c->run(2, help) : c->run(argc - 1, argv + 1);
             if (st) {
                 fprintf(stderr, "floe: %s\n", floe_status_message(st));
                 floe_status_free(st);

@@ -213,6 +213,12 @@ os.write(fd, b"\\pset pager off\nSELECT x FROM generate_series(1, 100) AS g(x);\
 wait_for("(100 rows)")
 if b"PAGER-START" in out:
     sys.exit("\\pset pager off still paged")
+# a long generate_series draws the progress bar on the terminal
+out = b""
+os.write(fd, b"SELECT count(*) FROM generate_series(1, 400000000) AS g(x);\n")
+wait_for("(1 row)", timeout=300)
+if not re.search(rb"\[[=> ]{30}\] +[0-9]+%", out):
+    sys.exit("no progress bar for generate_series:\n" + out.decode(errors="replace"))
 os.write(fd, b"\\q\n")
 _, status = os.waitpid(pid, 0)
 if status != 0:

@@ -31,7 +31,19 @@ typedef struct series_stream {
     const floe_cancel *cancel;
     int64_t batch_size;
     i128 next, end; /* value indices still to produce: [next, end) */
+    floe_progress *progress;
+    i128 begin;           /* the partition's first value index */
+    int64_t units_done;   /* progress units reported so far */
 } series_stream;
+
+/* Progress is counted in units of this many values (a series may hold
+ * 2^64 of them; the counter is an int64 the bar multiplies by 100). */
+#define VALUES_PER_UNIT 4096
+
+static int64_t units_of(i128 values) {
+    i128 u = (values + VALUES_PER_UNIT - 1) / VALUES_PER_UNIT;
+    return u > (i128)(INT64_MAX / 1024) ? INT64_MAX / 1024 : (int64_t)u;
+}
 
 /* Number of values start, start+step, ... within stop (0 when stop lies
  * on the wrong side of start). */
@@ -75,7 +87,12 @@ static floe_status series_next(floe_stream *s_, floe_batch **out) {
     floe_builder_free(b);
     if (!st) st = floe_batch_new(s->p->head.schema, &col, 1, n, out);
     floe_array_release(col);
-    if (!st) s->next += n;
+    if (!st) {
+        s->next += n;
+        int64_t units = units_of(s->next - s->begin);
+        floe_progress_add(s->progress, units - s->units_done);
+        s->units_done = units;
+    }
     return st;
 }
 
@@ -93,6 +110,8 @@ static floe_status series_execute(const floe_plan *p_, int32_t partition, const 
     s->batch_size = ctx->batch_size > 0 ? ctx->batch_size : 8192;
     s->next = partition_begin(p->count, partition, p->head.n_partitions);
     s->end = partition_begin(p->count, partition + 1, p->head.n_partitions);
+    s->begin = s->next;
+    s->progress = ctx->progress;
     *out = &s->base;
     return NULL;
 }
@@ -140,6 +159,18 @@ static double series_estimate_rows(const floe_plan *p_) {
     return n > 0 ? n : 0;
 }
 
+/* Units of VALUES_PER_UNIT values over the partitions (each rounds up). */
+static int64_t series_progress_total(const floe_plan *p_) {
+    const series_plan *p = (const series_plan *)p_;
+    int64_t total = 0;
+    for (int32_t i = 0; i < p->head.n_partitions; i++) {
+        i128 n = partition_begin(p->count, i + 1, p->head.n_partitions) - partition_begin(p->count, i, p->head.n_partitions);
+        int64_t u = units_of(n);
+        total = total > INT64_MAX / 1024 - u ? INT64_MAX / 1024 : total + u;
+    }
+    return total;
+}
+
 const floe_plan_vtable floe_generate_series_vt = {
     .name = "GenerateSeries",
     .execute = series_execute,
@@ -148,6 +179,7 @@ const floe_plan_vtable floe_generate_series_vt = {
     .explain_parts = series_explain,
     .free_parts = series_free,
     .estimate_rows = series_estimate_rows,
+    .progress_total = series_progress_total,
 };
 
 floe_status floe_plan_generate_series(int64_t start, int64_t stop, int64_t step, int32_t n_partitions,
