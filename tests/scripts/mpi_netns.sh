@@ -21,9 +21,11 @@ FLOE_BIN=${FLOE_BIN:?FLOE_BIN not set}
 FLOE_SOURCE_DIR=${FLOE_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}
 # shellcheck source=tests/scripts/mpi_lib.bash
 source "$FLOE_SOURCE_DIR/tests/scripts/mpi_lib.bash"
-# shellcheck source=tests/scripts/netns_rig.bash
-source "$FLOE_SOURCE_DIR/tests/scripts/netns_rig.bash"
-netns_rig_up
+if [ -z "${netns_rig_dir:-}" ]; then # (not made already by FLOE_MPI_RIG=netns)
+  # shellcheck source=tests/scripts/netns_rig.bash
+  source "$FLOE_SOURCE_DIR/tests/scripts/netns_rig.bash"
+  netns_rig_up
+fi
 
 # floe_hosts [NAME[=VALUE]...] -- ARGS...: floe on the three hosts, one rank
 # each (the NAMEs passed to every rank with -x)

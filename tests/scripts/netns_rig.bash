@@ -1,7 +1,8 @@
 # netns_rig.bash — three simulated hosts on one machine, for the MPI tests.
 #
-# Sourced by a test script (after mpi_lib.bash, which gives $tmp, fail and
-# the mpirun flags).  netns_rig_up makes, all inside the sandbox:
+# Sourced by a test script (after mpi_lib.bash, which gives $tmp and
+# fail), or by mpi_lib.bash itself when FLOE_MPI_RIG=netns: then every
+# mpirun of an MPI test runs over the three hosts.  netns_rig_up makes, all inside the sandbox:
 #   - a "switch" network namespace holding a bridge, and one namespace per
 #     host (floe-h1 .. floe-h3), each wired to the bridge by a veth pair
 #     with a private address 10.77.0.N/24; nothing is added to the
@@ -28,6 +29,8 @@
 #   netns_rig_mpirun ARGS... mpirun on host 1 over the three hosts: TCP
 #                            only (btl tcp,self; oob and btl on the bridge),
 #                            ended after NETNS_RIG_TIMEOUT (120) seconds
+#   "${netns_rig_mpi[@]}"    the same command without the timeout (a
+#                            program and its arguments, for mpi_lib.bash)
 #   netns_rig_down           remove it all (on every exit path: EXIT trap)
 netns_rig_hosts=3
 netns_rig_id="floe-rig-$$"
@@ -137,10 +140,11 @@ exec ip netns exec "$netns_rig_id-h\$n" unshare --uts -- sh -c '
 EOF
   chmod +x "$netns_rig_dir/agent" "$netns_rig_dir/on"
   # shellcheck disable=SC2054 # tcp,self is one MCA value
-  netns_rig_mca=(--hostfile "$netns_rig_dir/hostfile"
+  netns_rig_mpi=("$netns_rig_dir/on" 1 mpirun --oversubscribe --hostfile "$netns_rig_dir/hostfile"
     --mca plm_rsh_agent "$netns_rig_dir/agent" --mca plm_rsh_no_tree_spawn 1
     --mca pml ob1 --mca btl tcp,self --mca osc '^ucx'
     --mca btl_tcp_if_include 10.77.0.0/24 --mca oob_tcp_if_include 10.77.0.0/24)
+  [ "$(id -u)" = 0 ] && netns_rig_mpi+=(--allow-run-as-root)
   # its own hostname (unshare --uts) and /etc/hosts (a bind mount)
   err=$(netns_rig_host 1 hostname 2>&1) ||
     netns_rig_skip "cannot give a simulated host its hostname and /etc/hosts (unshare --uts, mount): $err"
@@ -152,6 +156,5 @@ netns_rig_host() { # N CMD...
 }
 
 netns_rig_mpirun() { # ARGS...: mpirun ARGS on host 1 over the rig's hosts
-  # shellcheck disable=SC2154 # mpi: mpirun and its flags, from mpi_lib.bash
-  timeout "${NETNS_RIG_TIMEOUT:-120}" "$netns_rig_dir/on" 1 "${mpi[@]}" "${netns_rig_mca[@]}" "$@"
+  timeout "${NETNS_RIG_TIMEOUT:-120}" "${netns_rig_mpi[@]}" "$@"
 }
