@@ -56,9 +56,15 @@ netns_rig_reap() {
   done
 }
 
-netns_rig_kill_in() { # NS: what the test started there and left behind
-  local p
-  for p in $(ip netns pids "$1" 2>/dev/null || true); do kill -9 "$p" 2>/dev/null || true; done
+netns_rig_kill_in() { # NS: what the test started there and left behind (TERM, 2 s, KILL)
+  local p i left
+  for i in $(seq 1 20); do
+    left=$(ip netns pids "$1" 2>/dev/null || true)
+    [ -z "$left" ] && return 0
+    [ "$i" = 1 ] && for p in $left; do kill "$p" 2>/dev/null || true; done
+    sleep 0.1
+  done
+  for p in $left; do kill -9 "$p" 2>/dev/null || true; done
 }
 
 netns_rig_down() {
@@ -80,12 +86,13 @@ netns_rig_add_ns() { # NAME
 netns_rig_up() {
   command -v ip >/dev/null 2>&1 || netns_rig_skip "no ip command (iproute2; scripts/install-deps.sh)"
   command -v unshare >/dev/null 2>&1 || netns_rig_skip "no unshare command (util-linux)"
-  # the previous EXIT trap (mpi_lib's scratch removal) runs after ours
+  # the previous EXIT trap (the test's own cleanup: peers stopped, scratch
+  # removed) runs first, then ours removes the rig and whatever is left in it
   local prev
   prev=$(trap -p EXIT)
   prev=$(eval "set -- $prev; printf '%s' \"\${3:-}\"")
   # shellcheck disable=SC2064 # $prev is the old trap's text, expanded now
-  trap "netns_rig_down; $prev" EXIT
+  trap "${prev:+$prev; }netns_rig_down" EXIT
   trap 'exit 143' TERM INT HUP
   netns_rig_reap
   local sw="$netns_rig_id-sw" err
