@@ -7,7 +7,8 @@
 # data's lineitem table (GROUP BY, joins, ORDER BY, windows, DISTINCT),
 # a partitioned INSERT (writers on every host, one commit), row-level
 # DELETE / UPDATE / MERGE (one commit each) and rewrite_data_files
-# (one replace snapshot).  The ranks run on hosts floe-h1..3 and the
+# (one replace snapshot).  The ranks run on hosts floe-h1..3 (a hanging
+# job ends at the rig's timeout, leaving nothing on them) and the
 # exchanges cross the bridge (byte counters of the hosts' links).  A
 # path only host 1 sees (NETNS_RIG_HIDE) fails a query — and an INSERT,
 # which then commits nothing and writes no file — before any task runs,
@@ -39,6 +40,17 @@ floe_hosts() {
 # ---- the hosts: one rank on each, each with its own name ---------------------
 got=$(netns_rig_mpirun -np 3 hostname | sort | tr '\n' ' ')
 [ "$got" = "floe-h1 floe-h2 floe-h3 " ] || fail "ranks' hostnames: '$got' (want floe-h1 floe-h2 floe-h3)"
+# a job that hangs is ended by the rig's timeout (its SIGTERM reaches
+# mpirun itself), and nothing stays behind on hosts 2 and 3
+rc=0
+NETNS_RIG_TIMEOUT=2 netns_rig_mpirun -np 3 sleep 60 || rc=$?
+[ "$rc" = 124 ] || fail "a hanging job under the rig's timeout: exit $rc"
+for _ in $(seq 1 50); do
+  left=$(ip netns pids "$netns_rig_id-h2"; ip netns pids "$netns_rig_id-h3")
+  [ -z "$left" ] && break
+  sleep 0.2
+done
+[ -z "$left" ] || fail "a timed-out job left processes on hosts 2 and 3: $left"
 
 # ---- data: Parquet files, a dimension, a warehouse Iceberg table -------------
 floe -c "COPY (SELECT x AS id, x % 97 AS k, CAST(x % 13 AS varchar) AS tag, x * 0.5 AS v

@@ -11,8 +11,10 @@
 #     even though each uses the same subnet;
 #   - for every command run on a host: its own UTS namespace with the
 #     host's name (gethostname, MPI_Get_processor_name differ per host) and
-#     an /etc/hosts naming the three hosts, bind-mounted in the private
-#     mount namespace `ip netns exec` makes;
+#     its own mount namespace (mounts private) with an /etc/hosts naming the
+#     three hosts bind-mounted; nsenter and unshare exec rather than fork
+#     (`ip netns exec` would stay the parent), so the command keeps the pid
+#     it was started with and a timeout's SIGTERM reaches mpirun itself;
 #   - an Open MPI launcher agent (plm_rsh_agent) that takes what ssh takes
 #     (HOST COMMAND...) and runs the command on that host instead, and a
 #     hostfile with one slot per host.
@@ -85,7 +87,8 @@ netns_rig_add_ns() { # NAME
 
 netns_rig_up() {
   command -v ip >/dev/null 2>&1 || netns_rig_skip "no ip command (iproute2; scripts/install-deps.sh)"
-  command -v unshare >/dev/null 2>&1 || netns_rig_skip "no unshare command (util-linux)"
+  command -v unshare >/dev/null 2>&1 && command -v nsenter >/dev/null 2>&1 ||
+    netns_rig_skip "no unshare or nsenter command (util-linux)"
   # the previous EXIT trap (the test's own cleanup: peers stopped, scratch
   # removed) runs first, then ours removes the rig and whatever is left in it
   local prev
@@ -139,7 +142,7 @@ n=\$1
 shift
 hide=""
 [ "\$n" != 1 ] && hide=\${NETNS_RIG_HIDE:-}
-exec ip netns exec "$netns_rig_id-h\$n" unshare --uts -- sh -c '
+exec nsenter --net="/run/netns/$netns_rig_id-h\$n" unshare --mount --uts -- sh -c '
   mount --bind "\$1" /etc/hosts && hostname "floe-h\$2" || exit 255
   if [ -n "\$3" ]; then mount -t tmpfs floe-rig-hidden "\$3" || exit 255; fi
   shift 3
@@ -154,7 +157,7 @@ EOF
   [ "$(id -u)" = 0 ] && netns_rig_mpi+=(--allow-run-as-root)
   # its own hostname (unshare --uts) and /etc/hosts (a bind mount)
   err=$(netns_rig_host 1 hostname 2>&1) ||
-    netns_rig_skip "cannot give a simulated host its hostname and /etc/hosts (unshare --uts, mount): $err"
+    netns_rig_skip "cannot give a simulated host its hostname and /etc/hosts (unshare --mount --uts): $err"
   [ "$err" = floe-h1 ] || fail "the rig: host 1 calls itself '$err'"
 }
 
