@@ -44,10 +44,10 @@ netns_rig_skip() {
   exit 77
 }
 
-# The namespaces of runs that died without cleaning up (SIGKILL by a test
-# timeout): their pid is gone.
+# The namespaces and files of runs that died without cleaning up (SIGKILL
+# by a test timeout): their pid is gone.
 netns_rig_reap() {
-  local ns pid
+  local ns pid d
   for ns in $(ip netns list 2>/dev/null | awk '{print $1}' | grep -E '^floe-rig-[0-9]+-' || true); do
     pid=${ns#floe-rig-}
     pid=${pid%%-*}
@@ -56,6 +56,13 @@ netns_rig_reap() {
       ip netns delete "$ns" 2>/dev/null || true
     fi
   done
+  for d in "${TMPDIR:-/tmp}"/floe-rig-*.*; do
+    [ -d "$d" ] || continue
+    pid=${d##*/floe-rig-}
+    pid=${pid%%.*}
+    [[ "$pid" =~ ^[0-9]+$ ]] && ! kill -0 "$pid" 2>/dev/null && rm -rf "$d"
+  done
+  return 0
 }
 
 netns_rig_kill_in() { # NS: what the test started there and left behind (TERM, 2 s, KILL)
@@ -106,7 +113,7 @@ netns_rig_up() {
   ip -n "$sw" link set lo up
   err=$(ip -n "$sw" link add br0 type bridge 2>&1 && ip -n "$sw" link set br0 up 2>&1) ||
     netns_rig_skip "cannot make a bridge in a network namespace: $err"
-  netns_rig_dir=$(mktemp -d)
+  netns_rig_dir=$(mktemp -d "${TMPDIR:-/tmp}/$netns_rig_id.XXXXXX")
   printf '127.0.0.1 localhost\n' >"$netns_rig_dir/hosts"
   : >"$netns_rig_dir/hostfile"
   local i ns
