@@ -10,9 +10,10 @@
 # (one replace snapshot).  The ranks run on hosts floe-h1..3 (a hanging
 # job ends at the rig's timeout, leaving nothing on them) and the
 # exchanges cross the bridge (byte counters of the hosts' links).  A
-# path only host 1 sees (NETNS_RIG_HIDE) fails a query — and an INSERT,
-# which then commits nothing and writes no file — before any task runs,
-# naming the rank, its host and the path.
+# path only host 1 sees (NETNS_RIG_HIDE: a Parquet file, an Iceberg
+# table's metadata) fails a query — and an INSERT, which then commits
+# nothing and writes no file — before any task runs, naming the rank, its
+# host and the path.
 #
 # Exits 77 (ctest's skip) when the namespaces cannot be made — no
 # CAP_SYS_ADMIN or no iproute2 — also under CI=true; missing mpirun or
@@ -227,20 +228,25 @@ mkdir -p "$tmp/nodelocal"
 floe -c "COPY (SELECT x AS id, CAST(x % 6 AS int) AS p, 'local' AS tag FROM generate_series(1, 500) t(x))
          TO '$tmp/nodelocal/only_h1.parquet'" >/dev/null
 nl="read_parquet('$tmp/nodelocal/only_h1.parquet')"
-hidden() { # ARGS...: floe on 3 hosts, $tmp/nodelocal empty on hosts 2 and 3
-  local rc=0
+hidden() { # PATH ARGS...: floe on 3 hosts, $tmp/nodelocal empty on hosts 2 and 3
+  local rc=0 path=$1
+  shift
   err=$(NETNS_RIG_HIDE=$tmp/nodelocal floe_hosts -- "$@" 2>&1 >/dev/null) || rc=$?
   [ "$rc" -ne 0 ] && [ "$rc" -ne 124 ] || fail "a path only host 1 sees: exit $rc ($*)"
   grep -Eq "rank [12] on host 'floe-h[23]' does not see the files rank 0 \(host 'floe-h1'\) planned from: \
-'$tmp/nodelocal/only_h1.parquet' cannot be opened here" <<<"$err" ||
+'$path' cannot be opened here" <<<"$err" ||
     fail "a path only host 1 sees is not reported with rank, host and path: $err"
 }
-hidden -c "SELECT count(*) FROM $nl"
+hidden "$tmp/nodelocal/only_h1.parquet" -c "SELECT count(*) FROM $nl"
 files_before=$(find "$tmp/wh" -path '*ih/data*' -type f | wc -l)
-hidden -c "INSERT INTO ih SELECT * FROM $nl"
+hidden "$tmp/nodelocal/only_h1.parquet" -c "INSERT INTO ih SELECT * FROM $nl"
 [ "$(floe -c 'SELECT count(*) FROM "ih$snapshots"' | tail -1)" = 1 ] || fail "an INSERT from a node-local path committed"
 [ "$(find "$tmp/wh" -path '*ih/data*' -type f | wc -l)" = "$files_before" ] ||
   fail "an INSERT from a node-local path wrote files"
+# an Iceberg table in a node-local warehouse: its metadata file
+"$FLOE_BIN" --warehouse "$tmp/nodelocal/wh" -c "CREATE TABLE nlt (id bigint)" -c "INSERT INTO nlt VALUES (1), (2)" >/dev/null
+hidden "$tmp/nodelocal/wh/default/nlt/metadata/[^']*\.metadata\.json" --warehouse "$tmp/nodelocal/wh" \
+  -c "SELECT count(*) FROM nlt"
 # seen by every host, the same file passes
 got=$(floe_hosts -- -c "SELECT count(*) FROM $nl" | tail -1) || fail "a path every host sees was refused"
 [ "$got" = 500 ] || fail "a path every host sees: $got"
