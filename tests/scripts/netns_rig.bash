@@ -35,7 +35,10 @@
 #                            program and its arguments, for mpi_lib.bash)
 #   netns_rig_down           remove it all (on every exit path: EXIT trap)
 netns_rig_hosts=3
-netns_rig_id="floe-rig-$$"
+# the test's pid and its pid namespace (stale rigs are recognised by a pid
+# that is gone, judged only in the pid namespace that made them)
+netns_rig_pidns=$(stat -Lc %i /proc/self/ns/pid 2>/dev/null || echo 0)
+netns_rig_id="floe-rig-$$-$netns_rig_pidns"
 netns_rig_dir=""
 netns_rig_made=()
 
@@ -48,7 +51,8 @@ netns_rig_skip() {
 # by a test timeout): their pid is gone.
 netns_rig_reap() {
   local ns pid d
-  for ns in $(ip netns list 2>/dev/null | awk '{print $1}' | grep -E '^floe-rig-[0-9]+-' || true); do
+  for ns in $(ip netns list 2>/dev/null | awk '{print $1}' |
+    grep -E "^floe-rig-[0-9]+-$netns_rig_pidns-(sw|h[0-9]+)\$" || true); do
     pid=${ns#floe-rig-}
     pid=${pid%%-*}
     if ! kill -0 "$pid" 2>/dev/null; then
@@ -56,10 +60,10 @@ netns_rig_reap() {
       ip netns delete "$ns" 2>/dev/null || true
     fi
   done
-  for d in "${TMPDIR:-/tmp}"/floe-rig-*.*; do
+  for d in "${TMPDIR:-/tmp}"/floe-rig-*-"$netns_rig_pidns".*; do
     [ -d "$d" ] || continue
     pid=${d##*/floe-rig-}
-    pid=${pid%%.*}
+    pid=${pid%%-*}
     [[ "$pid" =~ ^[0-9]+$ ]] && ! kill -0 "$pid" 2>/dev/null && rm -rf "$d"
   done
   return 0
