@@ -1,8 +1,9 @@
 # netns_rig.bash — three simulated hosts on one machine, for the MPI tests.
 #
-# Sourced by a test script (after mpi_lib.bash, which gives $tmp and
+# Sourced by a test script (after mpi_lib.bash, or once it has defined
 # fail), or by mpi_lib.bash itself when FLOE_MPI_RIG=netns: then every
-# mpirun of an MPI test runs over the three hosts.  netns_rig_up makes, all inside the sandbox:
+# mpirun of an MPI test runs over the three hosts.  netns_rig_up makes,
+# all inside the sandbox:
 #   - a "switch" network namespace holding a bridge, and one namespace per
 #     host (floe-h1 .. floe-h3), each wired to the bridge by a veth pair
 #     with a private address 10.77.0.N/24; nothing is added to the
@@ -123,7 +124,7 @@ netns_rig_up() {
   local i ns
   for i in $(seq 1 "$netns_rig_hosts"); do
     ns="$netns_rig_id-h$i"
-    netns_rig_add_ns "$ns" || netns_rig_skip "cannot make a second network namespace ($ns)"
+    netns_rig_add_ns "$ns" || netns_rig_skip "cannot make another network namespace ($ns)"
     err=$(ip -n "$sw" link add "v$i" type veth peer name eth0 netns "$ns" 2>&1 &&
       ip -n "$sw" link set "v$i" master br0 up 2>&1 &&
       ip -n "$ns" addr add "10.77.0.$i/24" dev eth0 2>&1 &&
@@ -153,7 +154,7 @@ n=\$1
 shift
 hide=""
 [ "\$n" != 1 ] && hide=\${NETNS_RIG_HIDE:-}
-exec nsenter --net="/run/netns/$netns_rig_id-h\$n" unshare --mount --uts -- sh -c '
+exec nsenter --net="/var/run/netns/$netns_rig_id-h\$n" unshare --mount --uts -- sh -c '
   mount --bind "\$1" /etc/hosts && hostname "floe-h\$2" || exit 255
   if [ -n "\$3" ]; then mount -t tmpfs floe-rig-hidden "\$3" || exit 255; fi
   shift 3
