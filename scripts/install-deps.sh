@@ -20,6 +20,7 @@ packages=(
   libcmocka-dev python3 python3-avro sqlite3 curl
   mpich libmpich-dev # tests/scripts/mpich_vs_local.sh; Open MPI stays the default
   postgresql-15 python3-psycopg2 # tests/scripts/slt_vs_postgres.sh (slt files vs PostgreSQL 15)
+  iproute2 # ip netns: the simulated hosts of tests/scripts/mpi_netns.sh (netns_rig.bash)
   postgresql-client openssl # psql and a test certificate for tests/scripts/pg_serve.sh (floe serve)
 )
 

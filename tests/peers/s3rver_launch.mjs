@@ -1,4 +1,4 @@
-// s3rver_launch.mjs — an S3 peer for floe's tests, on 127.0.0.1 only.
+// s3rver_launch.mjs — an S3 peer for floe's tests, on 127.0.0.1 (or one given address).
 //
 // Starts s3rver (a fake S3 in node) on a free port with a fresh temporary
 // directory and one bucket, and in front of it a small proxy, also on a free
@@ -30,7 +30,9 @@
 // Usage: node s3rver_launch.mjs [bucket]      (default bucket: floe-test)
 // Environment: FLOE_TEST_S3_SECRET / FLOE_TEST_S3_TOKEN — the secret key and
 // session token the proxy expects for access key S3RVER (default S3RVER and
-// no token).
+// no token); FLOE_TEST_S3_LISTEN — the address the proxy listens on
+// (default 127.0.0.1; s3rver itself stays on 127.0.0.1 behind it), e.g. a
+// simulated host's on the netns rig's bridge (tests/scripts/netns_rig.bash).
 // Prints "READY <s3rver-port> <proxy-port>" once both listen, then runs until
 // SIGTERM/SIGINT or until its stdin closes (so it dies with its parent), and
 // removes its directory on the way out.
@@ -260,7 +262,7 @@ function startProxy(s3port) {
   });
   return new Promise((resolve, reject) => {
     server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => resolve(server));
+    server.listen(0, process.env.FLOE_TEST_S3_LISTEN || '127.0.0.1', () => resolve(server));
   });
 }
 

@@ -4,7 +4,7 @@
 # --oversubscribe), ASan's leak checking kept with Open MPI's by-design
 # leaks suppressed (tests/lsan-mpi.supp; matched only with full malloc
 # stacks, as the innermost frames belong to components unloaded at
-# MPI_Finalize), and
+# MPI_Finalize), FLOE_MPI_RIG=netns (below), and
 #   floe ARGS...        floe alone on the $tmp/wh warehouse, csv output
 #   floe_np N ARGS...   the same under `mpirun -np N` (FLOE_THREADS and the
 #                       FLOE_DIST_* / FLOE_MPI settings passed to every rank)
@@ -21,6 +21,16 @@ command -v mpirun >/dev/null 2>&1 || skip "mpirun is not installed (scripts/inst
 asan_local=${ASAN_OPTIONS:-}
 mpi=(mpirun --oversubscribe)
 [ "$(id -u)" = 0 ] && mpi+=(--allow-run-as-root)
+# FLOE_MPI_RIG=netns: every mpirun below over three simulated hosts
+# (tests/scripts/netns_rig.bash; ranks 0, 1, 2 on floe-h1, -h2, -h3, TCP
+# only), or exit 77 where namespaces cannot be made
+if [ "${FLOE_MPI_RIG:-}" = netns ]; then
+  # shellcheck source=tests/scripts/netns_rig.bash
+  source "$FLOE_SOURCE_DIR/tests/scripts/netns_rig.bash"
+  netns_rig_up
+  mpi=("${netns_rig_mpi[@]}")
+  echo "note: every mpirun over the netns rig (hosts floe-h1..3 in namespaces $netns_rig_id-*)"
+fi
 export LSAN_OPTIONS="suppressions=$FLOE_SOURCE_DIR/tests/lsan-mpi.supp:print_suppressions=0${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
 export OMPI_MCA_btl_vader_single_copy_mechanism=none # containers without CMA
 export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}fast_unwind_on_malloc=0"

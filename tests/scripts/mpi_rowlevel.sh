@@ -69,7 +69,7 @@ err=$(floe_np 3 -c "MERGE INTO td USING src ON td.id = src.id WHEN MATCHED THEN 
 rc=$?
 set -e
 [ "$rc" -ne 0 ] && [ "$rc" -ne 124 ] || fail "a MERGE matching a row twice: exit $rc"
-echo "$err" | grep -q "cannot affect a row a second time" || fail "cardinality error not reported: $err"
+grep -q "cannot affect a row a second time" <<<"$err" || fail "cardinality error not reported: $err"
 [ "$(snapshots td)" = "$before" ] || fail "a failed distributed MERGE committed"
 files_after=$(find "$tmp/wh" -path '*td/data*' -type f | wc -l)
 [ "$files_after" = "$files_before" ] || fail "a failed distributed MERGE left files ($files_before -> $files_after)"

@@ -5,7 +5,10 @@
 # FileIO carries) with the same rows as a local run; a partitioned INSERT
 # into a table whose warehouse is on S3 writes from the workers and commits
 # once on rank 0.  Skips when mpirun, node, s3rver or the test data are
-# missing, except under CI=true.
+# missing, except under CI=true.  With FLOE_MPI_RIG=netns the ranks run on
+# three simulated hosts (tests/scripts/netns_rig.bash) and s3rver on host
+# 1's address on their bridge, so every host reaches it over the network
+# (exit 77 where the namespaces cannot be made).
 set -euo pipefail
 src=${FLOE_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}
 bindir=${FLOE_BINARY_DIR:-$src/build/release}
@@ -37,20 +40,33 @@ cleanup() {
 trap cleanup EXIT
 fail() { echo "FAIL: $*"; exit 1; }
 
+# FLOE_MPI_RIG=netns: the peer, the local runs and mpirun on host 1
+rig=()
+if [ "${FLOE_MPI_RIG:-}" = netns ]; then
+  # shellcheck source=tests/scripts/netns_rig.bash
+  source "$src/tests/scripts/netns_rig.bash"
+  netns_rig_up
+  rig=("$netns_rig_dir/on" 1)
+  # shellcheck disable=SC2034 # read by s3_peer_start
+  s3_peer_wrap=("${rig[@]}")
+  export FLOE_TEST_S3_LISTEN=10.77.0.1
+fi
+
 bucket=floe-mpi
 # shellcheck source=../peers/s3_peer.bash
 source "$src/tests/peers/s3_peer.bash"
 s3_peer_start "$bucket" floempi
 
-"$put" "$data/$table" "s3://$bucket/tables/posdel" >"$tmp/put.out" 2>&1 ||
+${rig[@]+"${rig[@]}"} "$put" "$data/$table" "s3://$bucket/tables/posdel" >"$tmp/put.out" 2>&1 ||
   fail "uploading the table: $(cat "$tmp/put.out")"
 
 mpi=(mpirun --oversubscribe)
 [ "$(id -u)" = 0 ] && mpi+=(--allow-run-as-root)
+[ ${#rig[@]} -gt 0 ] && mpi=("${netns_rig_mpi[@]}")
 export LSAN_OPTIONS="suppressions=$src/tests/lsan-mpi.supp:print_suppressions=0${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
 asan_local=${ASAN_OPTIONS:-}
 export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}fast_unwind_on_malloc=0"
-floe() { ASAN_OPTIONS=$asan_local "$FLOE_BIN" --format csv "$@"; }
+floe() { ASAN_OPTIONS=$asan_local ${rig[@]+"${rig[@]}"} "$FLOE_BIN" --format csv "$@"; }
 floe_np() {
   local np=$1
   shift

@@ -240,7 +240,7 @@ if floe -c "CREATE TABLE tl (id bigint NOT NULL, p int, tag varchar) PARTITIONED
   rc=$?
   set -e
   [ "$rc" -ne 0 ] && [ "$rc" -ne 124 ] || fail "INSERT of a NULL into a required column: exit $rc"
-  echo "$err" | grep -Eq "rank [0-9]+, task [0-9]+ .*NULL value in required column 'id'" ||
+  grep -Eq "rank [0-9]+, task [0-9]+ .*NULL value in required column 'id'" <<<"$err" ||
     fail "INSERT of a NULL: the error does not name rank, task and cause: $err"
   got=$(floe -c 'SELECT count(*) FROM "td$snapshots"')
   [ "$got" = "count
@@ -269,7 +269,7 @@ err=$(timeout 180 "${mpi[@]}" -x LSAN_OPTIONS -x ASAN_OPTIONS -x FLOE_DIST_CHECK
 rc=$?
 set -e
 [ "$rc" -ne 0 ] && [ "$rc" -ne 124 ] || fail "a node-local path: exit $rc"
-echo "$err" | grep -Eq "rank [12] on host '[^']+' does not see .*'local.parquet' is another file here" ||
+grep -Eq "rank [12] on host '[^']+' does not see .*'local.parquet' is another file here" <<<"$err" ||
   fail "a node-local path is not reported with rank, host and path: $err"
 # the same files everywhere pass the check
 got=$(cd "$tmp/host_a" && FLOE_DIST_CHECK_PATHS=1 floe_np 3 -c "$q") || fail "the path check refused shared files"
@@ -291,9 +291,9 @@ for np in 2 3; do
   set -e
   [ "$rc" -ne 0 ] || fail "-np $np: a corrupt file exited 0"
   [ "$rc" -ne 124 ] || fail "-np $np: a corrupt file hung"
-  echo "$err" | grep -Eq "rank [0-9]+, task [0-9]+ \(stage [0-9]+, partition [0-9]+\)" ||
+  grep -Eq "rank [0-9]+, task [0-9]+ \(stage [0-9]+, partition [0-9]+\)" <<<"$err" ||
     fail "-np $np: the error does not name the rank and task: $err"
-  echo "$err" | grep -q "bad.parquet" || fail "-np $np: the error does not name the file: $err"
+  grep -q "bad.parquet" <<<"$err" || fail "-np $np: the error does not name the file: $err"
 done
 
 # After a failed statement the run goes on with the next one (same ranks).

@@ -10,7 +10,9 @@
 #   rest_server_cleanup
 #       kills whatever is still running (for the caller's EXIT trap)
 #
-# Needs $FLOE_BIN, $tmp (a scratch directory) and fail().
+# Needs $FLOE_BIN, $tmp (a scratch directory) and fail(); optional
+# rest_server_wrap, a command the server runs under (a simulated host's
+# launcher, tests/scripts/netns_rig.bash).
 rest_server_pids=()
 rest_server_n=0
 
@@ -19,7 +21,8 @@ rest_server_start() {
   shift
   rest_server_n=$((rest_server_n + 1))
   rest_log="$tmp/rest-server.$rest_server_n.log"
-  "$FLOE_BIN" rest-server --warehouse "$wh" --port 0 "$@" >"$rest_log" 2>&1 </dev/null &
+  ${rest_server_wrap[@]+"${rest_server_wrap[@]}"} "$FLOE_BIN" rest-server --warehouse "$wh" --port 0 "$@" \
+    >"$rest_log" 2>&1 </dev/null &
   rest_pid=$!
   rest_server_pids+=("$rest_pid")
   local line='' i
