@@ -21,6 +21,7 @@
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=${1:-$ROOT/build/release}
+BUILD=$(cd "$BUILD" 2>/dev/null && pwd || echo "$BUILD") # absolute: the runs cd elsewhere
 if [ ! -x "$BUILD/floe" ]; then
     cmake -S "$ROOT" -B "$BUILD" -DCMAKE_BUILD_TYPE=Release > /dev/null
     cmake --build "$BUILD" -j2 --target floe > /dev/null
