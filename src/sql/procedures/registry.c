@@ -20,6 +20,8 @@ extern const floe_proc_def floe_proc_remove_orphan_files;
 /* proc_rewrite.c, proc_manifests.c */
 extern const floe_proc_def floe_proc_rewrite_data_files;
 extern const floe_proc_def floe_proc_rewrite_manifests;
+/* proc_register.c */
+extern const floe_proc_def floe_proc_register_table;
 
 const floe_proc_def *const floe_proc_registry[] = {
     &floe_proc_rollback_to_snapshot,
@@ -32,5 +34,6 @@ const floe_proc_def *const floe_proc_registry[] = {
     &floe_proc_remove_orphan_files,
     &floe_proc_rewrite_data_files,
     &floe_proc_rewrite_manifests,
+    &floe_proc_register_table,
     NULL,
 };
