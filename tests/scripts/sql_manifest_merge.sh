@@ -135,6 +135,20 @@ for e in rows(data[0]["manifest_path"]):
     assert e["status"] != 2, ("stale DELETED entry", e)
 PY
 
+# ---- v3: merged entries keep their row ids (explicit first_row_id); the
+# merged manifest takes fresh ids for its ADDED file (Java's list writer
+# also reserves its existing rows, so ids may skip, never repeat)
+floe -c "CREATE TABLE db.v3 (id bigint) WITH ('format-version' = '3', 'commit.manifest.min-count-to-merge' = '3')" \
+     -c "INSERT INTO db.v3 VALUES (1)" -c "INSERT INTO db.v3 VALUES (2), (3)" > /dev/null
+before=$(q "SELECT id, _row_id, _last_updated_sequence_number FROM db.v3 ORDER BY id")
+floe -c "INSERT INTO db.v3 VALUES (4)" -c "INSERT INTO db.v3 VALUES (5)" > /dev/null
+expect "$(q "SELECT count(*) FROM db.v3\$manifests")" "2" "v3 manifests after the merge"
+expect "$(q "SELECT id, _row_id, _last_updated_sequence_number FROM db.v3 WHERE id <= 3 ORDER BY id")" "$before" \
+  "row ids and sequence numbers kept by the merge"
+expect "$(q "SELECT count(DISTINCT _row_id), min(_row_id) FROM db.v3")" "5,0" "row ids unique"
+expect "$(q "SELECT _last_updated_sequence_number FROM db.v3 WHERE id >= 4 ORDER BY id" | tr '\n' ' ')" "3 4 " \
+  "sequence numbers of the later rows"
+
 # ---- bad values are named
 floe -c "CREATE TABLE db.bad (id bigint) WITH ('commit.manifest.min-count-to-merge' = 'many')" > /dev/null
 if out=$(floe -c "INSERT INTO db.bad VALUES (1)" 2>&1); then fail "no error for a bad min-count"; fi
