@@ -135,6 +135,15 @@ for e in rows(data[0]["manifest_path"]):
     assert e["status"] != 2, ("stale DELETED entry", e)
 PY
 
+# ---- specs merge apart, highest spec id first; only the new manifest's
+# bin waits for min-count: two manifests of an older spec merge at once
+floe -c "CREATE TABLE db.ev (id bigint, p int) PARTITIONED BY (p)" \
+     -c "INSERT INTO db.ev VALUES (1, 1)" -c "INSERT INTO db.ev VALUES (2, 2)" \
+     -c "ALTER TABLE db.ev ADD PARTITION FIELD bucket(4, id)" -c "INSERT INTO db.ev VALUES (3, 1)" > /dev/null
+expect "$(q "SELECT partition_spec_id, added_data_files_count, existing_data_files_count FROM db.ev\$manifests")" \
+  $'1,1,0\n0,0,2' "manifests per spec after partition evolution"
+expect "$(q "SELECT count(*), sum(id) FROM db.ev WHERE p = 1")" "2,4" "pruned read after the merge"
+
 # ---- v3: merged entries keep their row ids (explicit first_row_id); the
 # merged manifest takes fresh ids for its ADDED file (Java's list writer
 # also reserves its existing rows, so ids may skip, never repeat)
