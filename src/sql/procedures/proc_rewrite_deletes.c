@@ -340,9 +340,12 @@ static floe_status rewrite_position_delete_files(floe_proc_call *call) {
         st = floe_proc_error(call, NULL, FLOE_ERR_UNSUPPORTED, "format version 3 tables keep deletion vectors; "
                              "rewriting (merging) them is not supported yet");
     int64_t counts[4] = {0, 0, 0, 0};
-    if (!st) st = rewrite(call, ns, name, t, &o, counts);
+    if (!st) {
+        st = rewrite(call, ns, name, t, &o, counts);
+        if (st) st = floe_status_wrap(st, "rewrite_position_delete_files %s.%s", ns, name);
+    }
     floe_ice_table_free(t);
-    if (st) return floe_status_wrap(st, "rewrite_position_delete_files %s.%s", ns, name);
+    if (st) return st;
     FLOE_TRY(floe_proc_add_row(call));
     for (int k = 0; k < 4; k++) FLOE_TRY(floe_proc_add_long(call, counts[k]));
     return NULL;
