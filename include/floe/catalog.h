@@ -271,8 +271,14 @@ typedef struct floe_row_delta {
     floe_isolation_level isolation;
     /* NULL: "delete" / "overwrite" as below.  "replace": a rewrite that
      * changes no rows (compaction: rewrite_data_files), Java's
-     * RewriteFiles — data files added and removed, no delete files added. */
+     * RewriteFiles — data files added and removed, no delete files added
+     * unless delete files are removed too (rewrite_position_delete_files:
+     * the added position delete files replace the removed ones). */
     const char *operation;
+    /* Delete files removed, as their paths are recorded in the manifests
+     * (each must still be live, else FLOE_ERR_CONFLICT). */
+    const char *const *removed_delete_paths;
+    int32_t n_removed_deletes;
 } floe_row_delta;
 
 /* Commit `d` to ns.name with the append retry loop.  Each attempt, on the

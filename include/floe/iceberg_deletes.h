@@ -172,6 +172,14 @@ floe_status floe_ice_posdel_add_batch(floe_ice_posdel *pd, const floe_batch *row
                                       floe_ice_path_match_fn match, void *match_ctx,
                                       const char *what) FLOE_WARN_UNUSED;
 
+/* Every row of a position delete Parquet file, in file order, handed to
+ * `fn` one batch at a time: column 0 file_path (string or binary), column
+ * 1 pos (int64 or int32), either may hold nulls.  For listing deletes
+ * ($position_deletes), not for applying them. */
+typedef floe_status (*floe_ice_posdel_rows_fn)(void *ctx, const floe_batch *rows);
+floe_status floe_ice_posdel_read_rows(floe_input *delete_file, floe_ice_posdel_rows_fn fn,
+                                      void *ctx) FLOE_WARN_UNUSED;
+
 /* Dispatch on a delete file entry (content must be POSITION_DELETES): a
  * DV when content_offset is set (its cardinality must equal record_count),
  * else a position delete file.  `location`

@@ -15,17 +15,19 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "base/buffer.h"
 #include "base/hashmap.h"
 #include "base/str.h"
+#include "floe/iceberg_deletes.h"
 #include "floe/iceberg_manifest.h"
 #include "floe/iceberg_task_reader.h"
 #include "floe/memory.h"
 
 const char *const floe_sql_metadata_table_names[] = {
     "snapshots", "history", "manifests", "files", "partitions", "refs", "properties", "metadata_log_entries",
-    "data_files", "delete_files", "all_files", "all_data_files", "all_delete_files", "entries", "all_entries", "all_manifests", NULL,
+    "data_files", "delete_files", "all_files", "all_data_files", "all_delete_files", "entries", "all_entries", "all_manifests", "position_deletes", NULL,
 };
 
 static floe_status oom(void) { return floe_error(FLOE_ERR_OUT_OF_MEMORY, "building a metadata table"); }
@@ -757,6 +759,103 @@ static floe_status rows_all_files(const floe_ice_table *t, mt *m, files_kind k) 
     return st;
 }
 
+/* ---------------------------------------------------- position_deletes */
+
+/* Spark's position_deletes table (Iceberg's PositionDeletesTable): one row
+ * per deleted position of the current snapshot's position delete files
+ * and deletion vectors — file_path, pos, row (NULL: the row a delete file
+ * may carry is not read), partition (when the table has been
+ * partitioned), spec_id, delete_file_path, and for a DV its
+ * content_offset / content_size_in_bytes (Iceberg 1.8).  Rows of a delete
+ * file whose file_path or pos is NULL delete nothing and are left out. */
+typedef struct posdel_ctx {
+    mt *m;
+    const part_union *u;
+    const floe_ice_data_file *f;
+} posdel_ctx;
+
+static floe_status posdel_row(const posdel_ctx *c, const char *path, size_t len, int64_t pos) {
+    mt *m = c->m;
+    int k = 0;
+    FLOE_TRY(floe_builder_append_binary(m->b[k++], path, (int64_t)len));
+    FLOE_TRY(floe_builder_append_int64(m->b[k++], pos));
+    FLOE_TRY(floe_builder_append_null(m->b[k++]));
+    if (c->u->n) FLOE_TRY(append_partition(m->b[k++], c->u, c->f));
+    FLOE_TRY(floe_builder_append_int32(m->b[k++], c->f->spec_id));
+    FLOE_TRY(floe_builder_append_string(m->b[k++], c->f->file_path));
+    FLOE_TRY(put_i64(m->b[k++], c->f->has_content_offset, c->f->content_offset));
+    return put_i64(m->b[k++], c->f->has_content_size_in_bytes, c->f->content_size_in_bytes);
+}
+
+static floe_status posdel_batch(void *vc, const floe_batch *b) {
+    const posdel_ctx *c = vc;
+    const floe_array *fp = b->columns[0], *ps = b->columns[1];
+    for (int64_t i = 0; i < b->num_rows; i++) {
+        if (floe_array_is_null(fp, i) || floe_array_is_null(ps, i)) continue;
+        floe_strview s = floe_array_get_str(fp, i);
+        int64_t pos = ps->type->id == FLOE_TYPE_INT64 ? floe_array_get_int64(ps, i) : floe_array_get_int32(ps, i);
+        FLOE_TRY(posdel_row(c, s.data, (size_t)s.len, pos));
+    }
+    return NULL;
+}
+
+static floe_status posdel_file_rows(const floe_ice_table *t, const posdel_ctx *c, const floe_ice_live_file *lf) {
+    const floe_ice_data_file *f = &lf->file;
+    if (f->has_content_offset || f->has_content_size_in_bytes) { /* a deletion vector */
+        if (!f->referenced_data_file)
+            return floe_error(FLOE_ERR_CORRUPT, "deletion vector '%s' has no referenced_data_file", f->file_path);
+        floe_ice_posdel *pd = NULL;
+        FLOE_TRY(floe_ice_posdel_new(&pd));
+        floe_status st = floe_ice_posdel_load(pd, t->io, f, lf->resolved_path, f->referenced_data_file, NULL, NULL);
+        if (!st) st = floe_ice_posdel_finish(pd);
+        const int64_t *pos = st ? NULL : floe_ice_posdel_positions(pd);
+        size_t len = strlen(f->referenced_data_file);
+        for (int64_t i = 0; !st && i < floe_ice_posdel_count(pd); i++)
+            st = posdel_row(c, f->referenced_data_file, len, pos[i]);
+        floe_ice_posdel_free(pd);
+        return st;
+    }
+    if (f->file_format && strcasecmp(f->file_format, "parquet") != 0)
+        return floe_error(FLOE_ERR_UNSUPPORTED, "position delete file '%s' is %s: only Parquet position delete "
+                          "files and deletion vectors are listed", f->file_path, f->file_format);
+    floe_input *in = NULL;
+    if (f->file_size_in_bytes > 0)
+        FLOE_TRY(floe_fileio_open_input_sized(t->io, lf->resolved_path, (uint64_t)f->file_size_in_bytes, &in));
+    else
+        FLOE_TRY(floe_fileio_open_input(t->io, lf->resolved_path, &in));
+    floe_status st = floe_ice_posdel_read_rows(in, posdel_batch, (void *)c);
+    floe_input_close(in);
+    return st;
+}
+
+static floe_status rows_position_deletes(const floe_ice_table *t, mt *m) {
+    part_union u;
+    floe_status st = part_union_build(t->md, &u);
+    floe_schema *row = NULL;
+    if (!st) st = floe_ice_schema_to_columnar(floe_ice_tm_current_schema(t->md), NULL, 0, &row);
+    if (!st) st = mt_col(m, "file_path", ty(FLOE_TYPE_STRING), false);
+    if (!st) st = mt_col(m, "pos", ty(FLOE_TYPE_INT64), false);
+    if (!st) st = mt_col(m, "row", row, true);
+    if (!st && u.n) st = mt_col(m, "partition", u.type, true);
+    if (!st) st = mt_col(m, "spec_id", ty(FLOE_TYPE_INT32), false);
+    if (!st) st = mt_col(m, "delete_file_path", ty(FLOE_TYPE_STRING), false);
+    if (!st) st = mt_col(m, "content_offset", ty(FLOE_TYPE_INT64), true);
+    if (!st) st = mt_col(m, "content_size_in_bytes", ty(FLOE_TYPE_INT64), true);
+    floe_type_release(row);
+    const floe_ice_snapshot *snap = floe_ice_tm_current_snapshot(t->md);
+    floe_ice_live_files *lf = NULL;
+    if (!st && snap) st = floe_ice_table_live_files(t, snap, NULL, &lf);
+    if (!st) st = mt_start(m, 0);
+    for (size_t i = 0; !st && lf && i < lf->n; i++) {
+        if (lf->files[i].file.content != FLOE_ICE_CONTENT_POSITION_DELETES) continue;
+        posdel_ctx c = {m, &u, &lf->files[i].file};
+        st = posdel_file_rows(t, &c, &lf->files[i]);
+    }
+    floe_ice_live_files_free(lf);
+    part_union_free(&u);
+    return st;
+}
+
 /* ------------------------------------------------- entries, all_entries */
 
 /* Spark's entries table: status (0 EXISTING, 1 ADDED, 2 DELETED),
@@ -945,6 +1044,7 @@ floe_status floe_sql_metadata_table(const floe_ice_table *t, const char *which, 
     else if (strcmp(which, "all_delete_files") == 0) st = rows_all_files(t, &m, FILES_DELETES);
     else if (strcmp(which, "entries") == 0) st = rows_entries(t, &m, false);
     else if (strcmp(which, "all_entries") == 0) st = rows_entries(t, &m, true);
+    else if (strcmp(which, "position_deletes") == 0) st = rows_position_deletes(t, &m);
     else {
         size_t n = 0;
         while (floe_sql_metadata_table_names[n]) n++;

@@ -63,6 +63,13 @@
  *               once.
  *   all_manifests  $manifests' columns for every snapshot's manifest list,
  *               plus reference_snapshot_id bigint (the listing snapshot).
+ *   position_deletes  file_path varchar, pos bigint, row struct<the
+ *               table's columns> (always NULL: not read), partition
+ *               struct<...> (only when partitioned), spec_id int,
+ *               delete_file_path varchar, content_offset bigint,
+ *               content_size_in_bytes bigint (deletion vectors): one row
+ *               per deleted position of the current snapshot's position
+ *               delete files (Parquet) and DVs (Spark's / Iceberg 1.8's).
  *
  * The partition struct is the union of every partition spec's fields the
  * table has had (by partition field id, in order of first appearance, as

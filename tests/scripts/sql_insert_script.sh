@@ -4,7 +4,9 @@
 # ("[metadata] parse|write", "[manifest] read list|read"), not timed.
 # Per INSERT after the first load: no metadata.json parsed (the catalog
 # keeps what it wrote), one written, one manifest list read, no manifest
-# read (a fast append lists the old manifests without opening them).
+# read (an append lists the old manifests without opening them; the
+# batches are placed so that none of them reaches the 100 manifests at
+# which the commit merges them, see sql_manifest_merge.sh).
 # Also: write.metadata.previous-versions-max / delete-after-commit keep the
 # metadata log and the metadata folder bounded.
 set -euo pipefail

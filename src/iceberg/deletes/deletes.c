@@ -274,6 +274,33 @@ floe_status floe_ice_posdel_add_file(floe_ice_posdel *pd, floe_input *in, const 
     return floe_status_wrap(st, "position delete file '%s'", fpath);
 }
 
+floe_status floe_ice_posdel_read_rows(floe_input *in, floe_ice_posdel_rows_fn fn, void *ctx) {
+    static const int32_t ids[2] = {FLOE_ICE_POSDEL_FILE_PATH_ID, FLOE_ICE_POSDEL_POS_ID};
+    static const char *const names[2] = {"file_path", "pos"};
+    const char *fpath = in->path ? in->path : "?";
+    floe_pq_file *pf = NULL;
+    floe_pq_reader *r = NULL;
+    FLOE_TRY_CTX(open_projected(in, ids, 2, names, &pf, &r), "position delete file '%s'", fpath);
+    floe_status st = NULL;
+    for (;;) {
+        floe_batch *b;
+        st = floe_pq_reader_next(r, &b);
+        if (st || !b) break;
+        const floe_array *fp = b->columns[0], *ps = b->columns[1];
+        if (fp->type->id != FLOE_TYPE_STRING && fp->type->id != FLOE_TYPE_BINARY)
+            st = floe_error(FLOE_ERR_TYPE, "file_path is %s, not a string", floe_type_id_name(fp->type->id));
+        else if (!type_is_int64ish(ps->type->id))
+            st = floe_error(FLOE_ERR_TYPE, "pos is %s, not a long", floe_type_id_name(ps->type->id));
+        else
+            st = fn(ctx, b);
+        floe_batch_release(b);
+        if (st) break;
+    }
+    floe_pq_reader_close(r);
+    floe_pq_file_close(pf);
+    return floe_status_wrap(st, "position delete file '%s'", fpath);
+}
+
 floe_status floe_ice_posdel_load(floe_ice_posdel *pd, floe_fileio *io, const floe_ice_data_file *df,
                                  const char *location, const char *data_file_path, floe_ice_path_match_fn match,
                                  void *match_ctx) {

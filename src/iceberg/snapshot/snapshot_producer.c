@@ -866,6 +866,7 @@ static floe_status write_manifests(floe_ice_producer *p, floe_ice_append_files *
         if (manifest_touched(p, i)) st = rewrite_manifest(p, i, w, &all[n++]);
         else if (worth_keeping(&p->mfs[i])) all[n++] = p->mfs[i];
     }
+    if (!st) st = floe_ice_producer_merge_manifests(p, &all, &n, w);
     if (!st && p->md->format_version >= 3) st = assign_row_ids(p, all, n);
     if (!st) st = write_list(p, all, n, w);
     floe_free(all);
@@ -1101,10 +1102,39 @@ static floe_status install_snapshot(floe_ice_producer *p, const char *list, json
 floe_status floe_ice_producer_write_existing(floe_ice_producer *p, const floe_ice_partition_spec *spec,
                                              const floe_ice_manifest_entry *e, size_t n, floe_ice_append_files *w,
                                              floe_ice_manifest_file *rec) {
+    return floe_ice_producer_write_entries(p, FLOE_ICE_MANIFEST_DATA, spec, e, n, w, rec);
+}
+
+floe_status floe_ice_producer_write_entries(floe_ice_producer *p, floe_ice_manifest_content content,
+                                            const floe_ice_partition_spec *spec, const floe_ice_manifest_entry *e,
+                                            size_t n, floe_ice_append_files *w, floe_ice_manifest_file *rec) {
     char *path = NULL;
     FLOE_TRY(location_for(p, 1 + w->n_rewritten, &path));
     w->rewritten[w->n_rewritten++] = path;
-    return write_manifest(p, path, FLOE_ICE_MANIFEST_DATA, spec, e, n, rec);
+    return write_manifest(p, path, content, spec, e, n, rec);
+}
+
+floe_status floe_ice_producer_read_manifest(floe_ice_producer *p, const floe_ice_manifest_file *mf,
+                                            floe_ice_manifest **out) {
+    *out = NULL;
+    floe_input *in = NULL;
+    FLOE_TRY(floe_ice_table_open_input(p->t, mf->manifest_path, mf->manifest_length, &in));
+    floe_ice_manifest *m = NULL;
+    floe_status st = floe_ice_manifest_read(in, mf->added_snapshot_id >= 0 || mf->sequence_number > 0 ? mf : NULL, &m);
+    floe_input_close(in);
+    FLOE_TRY_CTX(st, "%s: reading manifest %s", p->what, mf->manifest_path);
+    floe_ice_type **pts = floe_calloc(p->md->n_specs > 0 ? (size_t)p->md->n_specs : 1, sizeof *pts);
+    const floe_ice_type *pt = NULL;
+    st = pts ? partition_type(p, pts, m->spec_id, &pt) : oom(p);
+    for (size_t k = 0; !st && k < m->n_entries; k++) retype(pt, &m->entries[k].file);
+    for (int32_t i = 0; pts && i < p->md->n_specs; i++) floe_ice_type_free(pts[i]);
+    floe_free(pts);
+    if (st) {
+        floe_ice_manifest_free(m);
+        return st;
+    }
+    *out = m;
+    return NULL;
 }
 
 floe_status floe_ice_producer_commit_list(floe_ice_producer *p, floe_ice_manifest_file *all, size_t n,

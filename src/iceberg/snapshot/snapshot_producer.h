@@ -15,7 +15,8 @@
  *     and sequence numbers, as Iceberg Java's ManifestWriter.existing does,
  *   - the manifest list: the added manifest first, then the current
  *     snapshot's manifests in their order, rewritten ones in place of the
- *     originals, manifests that no longer hold a live file dropped,
+ *     originals, manifests that no longer hold a live file dropped, then
+ *     small manifests merged as Java's merge append does (manifest_merge.c),
  * and installs the snapshot with a summary computed as Java's
  * SnapshotSummary does (added-*, deleted-*, removed-*, total-*).  In format
  * version 3 the list assigns first_row_id to every data manifest lacking
@@ -185,6 +186,35 @@ floe_status floe_ice_producer_commit(floe_ice_producer *p, const char *operation
 floe_status floe_ice_producer_write_existing(floe_ice_producer *p, const floe_ice_partition_spec *spec,
                                              const floe_ice_manifest_entry *e, size_t n, floe_ice_append_files *w,
                                              floe_ice_manifest_file *rec) FLOE_WARN_UNUSED;
+/* The same for any content (a merged delete manifest): entries written
+ * with the statuses, ids and sequence numbers given. */
+floe_status floe_ice_producer_write_entries(floe_ice_producer *p, floe_ice_manifest_content content,
+                                            const floe_ice_partition_spec *spec, const floe_ice_manifest_entry *e,
+                                            size_t n, floe_ice_append_files *w,
+                                            floe_ice_manifest_file *rec) FLOE_WARN_UNUSED;
+/* Read manifest `mf` of a list (inheriting from it) with its partition
+ * tuples given their spec's types; the caller frees *out. */
+floe_status floe_ice_producer_read_manifest(floe_ice_producer *p, const floe_ice_manifest_file *mf,
+                                            floe_ice_manifest **out) FLOE_WARN_UNUSED;
+
+/* Java's ManifestMergeManager (manifest_merge.c), run by commit on the
+ * list it is about to write (*all, *n: floe_malloc'd, replaced when
+ * anything merges).  With commit.manifest-merge.enabled (default true)
+ * the data manifests and the delete manifests are merged apart: each
+ * grouped by partition spec (highest id first), packed from the end into
+ * bins of commit.manifest.target-size-bytes (default 8 MiB) by manifest
+ * length, keeping their order; a bin of several manifests becomes one
+ * new manifest, except the bin holding the group's first manifest (the
+ * one this commit added, when it added one) while it has fewer than
+ * commit.manifest.min-count-to-merge (default 100) manifests.  Entries
+ * keep their snapshot ids and sequence numbers (ADDED by this commit stay
+ * ADDED, other live ones become EXISTING), DELETED entries of earlier
+ * snapshots are dropped.  The list then holds the data manifests, then
+ * the delete manifests.  Manifests this commit wrote and merged away are
+ * deleted at once and leave `w`; the merged ones join w->rewritten. */
+floe_status floe_ice_producer_merge_manifests(floe_ice_producer *p, floe_ice_manifest_file **all, size_t *n,
+                                              floe_ice_append_files *w) FLOE_WARN_UNUSED;
+
 /* Then write the manifest list of exactly `all` (v3: row ids assigned to
  * data manifests without one), the summary (`extra_kv` entries, counts of
  * added / removed files as registered) and the new metadata. */

@@ -111,6 +111,26 @@ static floe_status remove_paths(delta_ctx *x) {
     return NULL;
 }
 
+/* Mark the delete files d->removed_delete_paths removed (each live). */
+static floe_status remove_delete_paths(delta_ctx *x) {
+    floe_ice_producer *p = x->p;
+    for (int32_t i = 0; i < x->d->n_removed_deletes; i++) {
+        const char *path = x->d->removed_delete_paths[i];
+        if (!path) return floe_error(FLOE_ERR_INVALID_ARGUMENT, "row delta: removed delete file %d is NULL", (int)i + 1);
+        bool found = false;
+        for (size_t k = 0; k < p->n_files && !found; k++) {
+            const floe_ice_live_file *lf = &p->files[k];
+            if (lf->file.content == FLOE_ICE_CONTENT_DATA || strcmp(lf->file.file_path, path) != 0) continue;
+            floe_ice_producer_remove(p, k);
+            found = true;
+        }
+        if (!found)
+            return floe_error(FLOE_ERR_CONFLICT, "row delta: removed delete file %s is not a live delete file of the "
+                              "current snapshot (removed by a concurrent commit?)", path);
+    }
+    return NULL;
+}
+
 /* A bound map with `key` set to `path` (the others kept), in the arena. */
 static floe_status with_path_bound(floe_ice_producer *p, const floe_ice_bound_map *m, const char *path,
                                    floe_ice_bound_map *out) {
@@ -499,6 +519,7 @@ static floe_status run(delta_ctx *x, const char *const *kv, int32_t n_kv, floe_i
     FLOE_TRY(floe_ice_producer_load_live(p, NULL, NULL));
     FLOE_TRY(index_live(x));
     FLOE_TRY(remove_paths(x));
+    FLOE_TRY(remove_delete_paths(x));
     for (int32_t i = 0; i < d->n_deletes; i++) FLOE_TRY(place_delete(x, i));
     FLOE_TRY(replace_old_deletes(x));
     FLOE_TRY(validate(x));
@@ -516,11 +537,13 @@ floe_status floe_ice_tm_row_delta_snapshot(const floe_ice_table *t, const struct
     if (!t || !t->md || !d || d->n_data < 0 || d->n_deletes < 0 || d->n_removed < 0 ||
         (d->n_data > 0 && (!d->data_files || !d->data_lens)) ||
         (d->n_deletes > 0 && (!d->delete_files || !d->delete_lens)) || (d->n_removed > 0 && !d->removed_paths) ||
+        d->n_removed_deletes < 0 || (d->n_removed_deletes > 0 && !d->removed_delete_paths) ||
         n_kv < 0 || (n_kv > 0 && !summary_kv) ||
-        (d->operation && (strcmp(d->operation, "replace") != 0 || d->n_deletes > 0)))
+        (d->operation && (strcmp(d->operation, "replace") != 0 || (d->n_deletes > 0 && d->n_removed_deletes == 0))))
         return floe_error(FLOE_ERR_INVALID_ARGUMENT, "row delta: bad arguments (table, files, removed paths, "
                           "summary pairs, or an operation other than a replace without delete files)");
-    if (d->n_data == 0 && d->n_deletes == 0 && d->n_removed == 0) return NULL; /* nothing to do */
+    if (d->n_data == 0 && d->n_deletes == 0 && d->n_removed == 0 && d->n_removed_deletes == 0)
+        return NULL; /* nothing to do */
     floe_ice_producer p;
     delta_ctx x;
     memset(&x, 0, sizeof x);

@@ -20,6 +20,9 @@ extern const floe_proc_def floe_proc_remove_orphan_files;
 /* proc_rewrite.c, proc_manifests.c */
 extern const floe_proc_def floe_proc_rewrite_data_files;
 extern const floe_proc_def floe_proc_rewrite_manifests;
+/* proc_register.c, proc_rewrite_deletes.c */
+extern const floe_proc_def floe_proc_register_table;
+extern const floe_proc_def floe_proc_rewrite_position_delete_files;
 
 const floe_proc_def *const floe_proc_registry[] = {
     &floe_proc_rollback_to_snapshot,
@@ -32,5 +35,7 @@ const floe_proc_def *const floe_proc_registry[] = {
     &floe_proc_remove_orphan_files,
     &floe_proc_rewrite_data_files,
     &floe_proc_rewrite_manifests,
+    &floe_proc_rewrite_position_delete_files,
+    &floe_proc_register_table,
     NULL,
 };
