@@ -216,6 +216,8 @@ static bool is_double(const char *s, int64_t n) {
     if (!digit) return false;
     int64_t k = (s[0] == '-' || s[0] == '+') ? 1 : 0;
     if (k + 1 < n && s[k] == '0' && s[k + 1] >= '0' && s[k + 1] <= '9') return false; /* as DuckDB */
+    double d;
+    if (floe_csv_fast_double(s, (size_t)n, &d)) return true; /* strtod reads all of it */
     char buf[64];
     memcpy(buf, s, (size_t)n);
     buf[n] = 0;
@@ -611,10 +613,8 @@ static floe_status count_range(void *ctx, size_t b, size_t e, const floe_cancel 
         const uint8_t *p = j->f->data;
         int64_t q = 0, l = 0;
         uint8_t qc = (uint8_t)j->p->d.quote;
-        for (size_t i = r->begin; i < r->end; i++) {
-            q += p[i] == qc && qc;
-            l += p[i] == '\n';
-        }
+        if (qc) q = floe_csv_count_byte(p + r->begin, r->end - r->begin, qc);
+        l = floe_csv_count_byte(p + r->begin, r->end - r->begin, '\n');
         r->quotes = q;
         r->lines = l;
     }
@@ -1255,7 +1255,7 @@ static floe_status load_task(csv_stream *s, const csv_task *t) {
          * quotes at or after it (the next task's first boundary). */
         const uint8_t qc = (uint8_t)p->cp.d.quote;
         bool inq = t->inq;
-        for (size_t i = 0; qc && i < b.len; i++) inq ^= b.data[i] == qc;
+        if (qc) inq ^= (floe_csv_count_byte(b.data, b.len, qc) & 1) != 0;
         size_t k = b.len, stop = 0;
         bool found = false;
         uint64_t at = end;
@@ -1521,9 +1521,9 @@ static floe_status count_file_ranges(void *ctx, size_t b, size_t e, const floe_c
         for (int64_t at = from; !st && at < to;) {
             size_t len = (size_t)(to - at) < cap ? (size_t)(to - at) : cap;
             st = floe_input_read(in, (uint64_t)at, len, buf);
-            for (size_t i = 0; !st && i < len; i++) {
-                q += buf[i] == j->quote && j->quote;
-                l += buf[i] == '\n';
+            if (!st) {
+                if (j->quote) q += floe_csv_count_byte(buf, len, j->quote);
+                l += floe_csv_count_byte(buf, len, '\n');
             }
             at += (int64_t)len;
         }

@@ -185,15 +185,20 @@ bool floe_csv_fast_bool(const char *s, size_t n, bool *out) {
 
 int64_t floe_csv_count_byte(const uint8_t *p, size_t n, uint8_t c) {
     const uint64_t ones = 0x0101010101010101ull, low7 = 0x7f7f7f7f7f7f7f7full;
-    const uint64_t pat = ones * c;
+    const uint64_t pat = ones * c, m16 = 0x00ff00ff00ff00ffull;
     int64_t count = 0;
     size_t i = 0;
-    for (; i + 8 <= n; i += 8) {
-        uint64_t w;
-        memcpy(&w, p + i, 8);
-        uint64_t x = w ^ pat; /* zero bytes where w has c */
-        uint64_t t = ~(((x & low7) + low7) | x | low7);
-        count += __builtin_popcountll(t);
+    while (i + 8 <= n) {
+        /* Per-byte counters over at most 255 words, then summed. */
+        uint64_t acc = 0;
+        for (int k = 0; k < 255 && i + 8 <= n; k++, i += 8) {
+            uint64_t w;
+            memcpy(&w, p + i, 8);
+            uint64_t x = w ^ pat; /* zero bytes where w has c */
+            acc += (~(((x & low7) + low7) | x | low7)) >> 7;
+        }
+        acc = (acc & m16) + ((acc >> 8) & m16);
+        count += (int64_t)((acc * 0x0001000100010001ull) >> 48);
     }
     for (; i < n; i++) count += p[i] == c;
     return count;

@@ -210,6 +210,16 @@ static void byte_counts(void **state) {
         for (size_t i = 0; i < n; i++) want += buf[i] == 0xff;
         assert_int_equal(floe_csv_count_byte(buf, n, 0xff), want);
     }
+    /* Past the 255-word blocks of per-byte counters. */
+    size_t big = 100003;
+    uint8_t *all = malloc(big);
+    assert_non_null(all);
+    memset(all, '\n', big);
+    assert_int_equal(floe_csv_count_byte(all, big, '\n'), (int64_t)big);
+    all[5000] = 'x';
+    assert_int_equal(floe_csv_count_byte(all, big, '\n'), (int64_t)big - 1);
+    assert_int_equal(floe_csv_count_byte(all, big, 'x'), 1);
+    free(all);
 }
 
 FLOE_TEST_MAIN(cmocka_unit_test(integers), cmocka_unit_test(doubles_match_strtod),
