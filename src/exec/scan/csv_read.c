@@ -76,11 +76,15 @@ typedef struct dialect {
     int delim, quote, escape; /* quote 0: none */
 } dialect;
 
-/* One parsed record: field i is text[off[i], off[i] + len[i]). */
+/* One parsed record.  Field i is len[i] bytes at off[i] of the input
+ * (src) when its text is one run of input bytes — most fields, quoted or
+ * not — or at off[i] of `text` (copied[i]) when quotes inside it, or
+ * escapes, cut it into pieces that had to be joined. */
 typedef struct record {
     floe_buf text;
+    const uint8_t *src;
     int64_t *off, *len;
-    bool *quoted;
+    bool *quoted, *copied;
     int32_t n, cap;
 } record;
 
@@ -89,25 +93,77 @@ static void record_free(record *r) {
     floe_free(r->off);
     floe_free(r->len);
     floe_free(r->quoted);
+    floe_free(r->copied);
     memset(r, 0, sizeof *r);
 }
 
-static floe_status record_end_field(record *r, int64_t start, bool quoted) {
-    if (r->n == r->cap) {
-        int32_t cap = r->cap ? r->cap * 2 : 16;
-        int64_t *o = floe_realloc(r->off, (size_t)cap * sizeof *o);
-        if (o) r->off = o;
-        int64_t *l = floe_realloc(r->len, (size_t)cap * sizeof *l);
-        if (l) r->len = l;
-        bool *q = floe_realloc(r->quoted, (size_t)cap * sizeof *q);
-        if (q) r->quoted = q;
-        if (!o || !l || !q) return floe_error(FLOE_ERR_OUT_OF_MEMORY, "reading CSV: out of memory");
-        r->cap = cap;
+/* Field i's bytes (valid until the record is parsed again). */
+static inline const uint8_t *field_at(const record *r, int32_t i) {
+    return (r->copied[i] ? r->text.data : r->src) + r->off[i];
+}
+
+static floe_status record_grow(record *r) {
+    int32_t cap = r->cap ? r->cap * 2 : 16;
+    int64_t *o = floe_realloc(r->off, (size_t)cap * sizeof *o);
+    if (o) r->off = o;
+    int64_t *l = floe_realloc(r->len, (size_t)cap * sizeof *l);
+    if (l) r->len = l;
+    bool *q = floe_realloc(r->quoted, (size_t)cap * sizeof *q);
+    if (q) r->quoted = q;
+    bool *c = floe_realloc(r->copied, (size_t)cap * sizeof *c);
+    if (c) r->copied = c;
+    if (!o || !l || !q || !c) return floe_error(FLOE_ERR_OUT_OF_MEMORY, "reading CSV: out of memory");
+    r->cap = cap;
+    return NULL;
+}
+
+/* The field being parsed: a run of input bytes [begin, end) while its
+ * pieces are adjacent (direct), else the bytes appended to r->text from
+ * offset `start` on. */
+typedef struct field_acc {
+    size_t begin, end;
+    int64_t start;
+    bool direct, quoted;
+} field_acc;
+
+static inline void field_reset(field_acc *fa, const record *r) {
+    fa->begin = fa->end = 0;
+    fa->start = (int64_t)r->text.len;
+    fa->direct = true;
+    fa->quoted = false;
+}
+
+/* Add input bytes [i, j) to the field. */
+static inline floe_status field_add(record *r, field_acc *fa, size_t i, size_t j) {
+    if (fa->direct) {
+        if (fa->begin == fa->end) { /* empty so far */
+            fa->begin = i;
+            fa->end = j;
+            return NULL;
+        }
+        if (fa->end == i) {
+            fa->end = j;
+            return NULL;
+        }
+        /* Not adjacent: copy what there is, then go on copying. */
+        fa->direct = false;
+        FLOE_TRY(floe_buf_append(&r->text, r->src + fa->begin, fa->end - fa->begin));
     }
-    r->off[r->n] = start;
-    r->len[r->n] = (int64_t)r->text.len - start;
-    r->quoted[r->n] = quoted;
-    r->n++;
+    return floe_buf_append(&r->text, r->src + i, j - i);
+}
+
+static inline floe_status record_end_field(record *r, const field_acc *fa) {
+    if (r->n == r->cap) FLOE_TRY(record_grow(r));
+    int32_t k = r->n++;
+    r->quoted[k] = fa->quoted;
+    r->copied[k] = !fa->direct;
+    if (fa->direct) {
+        r->off[k] = (int64_t)fa->begin;
+        r->len[k] = (int64_t)(fa->end - fa->begin);
+    } else {
+        r->off[k] = fa->start;
+        r->len[k] = (int64_t)r->text.len - fa->start;
+    }
     return NULL;
 }
 
@@ -118,16 +174,18 @@ static floe_status parse_record(const dialect *d, const uint8_t *p, size_t n, si
                                 int64_t *lines) {
     floe_buf_clear(&r->text);
     r->n = 0;
+    r->src = p;
     size_t i = *pos;
-    int64_t start = 0;
-    bool quoted = false, inq = false;
-    const int q = d->quote, e = d->escape;
+    field_acc fa;
+    field_reset(&fa, r);
+    bool inq = false;
+    const int q = d->quote, e = d->escape, dl = d->delim;
     while (i < n) {
         uint8_t c = p[i];
         if (inq) {
             if (c == q) {
                 if (e == q && i + 1 < n && p[i + 1] == q) {
-                    FLOE_TRY(floe_buf_append_byte(&r->text, c));
+                    FLOE_TRY(field_add(r, &fa, i, i + 1));
                     i += 2;
                     continue;
                 }
@@ -136,27 +194,26 @@ static floe_status parse_record(const dialect *d, const uint8_t *p, size_t n, si
                 continue;
             }
             if (e != q && c == e && i + 1 < n && (p[i + 1] == q || p[i + 1] == e)) {
-                FLOE_TRY(floe_buf_append_byte(&r->text, p[i + 1]));
+                FLOE_TRY(field_add(r, &fa, i + 1, i + 2));
                 i += 2;
                 continue;
             }
             if (c == '\n') (*lines)++;
-            /* Copy the run of ordinary bytes at once. */
+            /* The run of ordinary bytes at once. */
             size_t j = i + 1;
             while (j < n && p[j] != q && p[j] != e && p[j] != '\n') j++;
-            FLOE_TRY(floe_buf_append(&r->text, p + i, j - i));
+            FLOE_TRY(field_add(r, &fa, i, j));
             i = j;
             continue;
         }
         if (q && c == q) {
-            inq = quoted = true;
+            inq = fa.quoted = true;
             i++;
             continue;
         }
-        if (c == d->delim) {
-            FLOE_TRY(record_end_field(r, start, quoted));
-            start = (int64_t)r->text.len;
-            quoted = false;
+        if (c == dl) {
+            FLOE_TRY(record_end_field(r, &fa));
+            field_reset(&fa, r);
             i++;
             continue;
         }
@@ -164,16 +221,16 @@ static floe_status parse_record(const dialect *d, const uint8_t *p, size_t n, si
             i += (c == '\r' && i + 1 < n && p[i + 1] == '\n') ? 2 : 1;
             (*lines)++;
             *pos = i;
-            return record_end_field(r, start, quoted);
+            return record_end_field(r, &fa);
         }
         size_t j = i + 1;
-        while (j < n && p[j] != q && p[j] != d->delim && p[j] != '\n' && p[j] != '\r') j++;
-        FLOE_TRY(floe_buf_append(&r->text, p + i, j - i));
+        while (j < n && p[j] != q && p[j] != dl && p[j] != '\n' && p[j] != '\r') j++;
+        FLOE_TRY(field_add(r, &fa, i, j));
         i = j;
     }
     *pos = n;
     if (inq) return floe_error(FLOE_ERR_CORRUPT, "unterminated quoted field");
-    return record_end_field(r, start, quoted);
+    return record_end_field(r, &fa);
 }
 
 /* A blank line: one empty unquoted field (skipped when a file has more
@@ -415,7 +472,7 @@ static void csv_plan_free(csv_plan *p) {
 
 static bool is_null_field(const csv_plan *p, const record *r, int32_t i) {
     if (r->quoted[i] && !p->o->quoted_nulls) return false;
-    return (size_t)r->len[i] == p->null_len && memcmp(r->text.data + r->off[i], p->o->nullstr, p->null_len) == 0;
+    return (size_t)r->len[i] == p->null_len && memcmp(field_at(r, i), p->o->nullstr, p->null_len) == 0;
 }
 
 /* Detect the header and the types on the first file's sample, filling
@@ -472,7 +529,7 @@ static floe_status detect(csv_file *f, csv_plan *p) {
         for (int32_t i = 0; i < ncols; i++) {
             offs[2 * nvals] = (int64_t)text.len;
             offs[2 * nvals + 1] = is_null_field(p, &r, i) ? -1 : r.len[i];
-            if (!st) st = floe_buf_append(&text, r.text.data + r.off[i], (size_t)r.len[i]);
+            if (!st) st = floe_buf_append(&text, field_at(&r, i), (size_t)r.len[i]);
             nvals++;
         }
         nrec++;
@@ -843,7 +900,7 @@ static floe_status parse_chunk(const csv_job *j, size_t *pos_io, size_t end, int
                 else st = floe_builder_append_null(o->text);
                 continue;
             }
-            const uint8_t *s = r.text.data + r.off[c];
+            const uint8_t *s = field_at(&r, c);
             if (typed) {
                 floe_bit_set(o->valid->data, rows);
                 if (fast_value(p, c, o, rows, (const char *)s, (size_t)r.len[c])) continue;
