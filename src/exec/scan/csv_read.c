@@ -86,6 +86,10 @@ typedef struct record {
     int64_t *off, *len;
     bool *quoted, *copied;
     int32_t n, cap;
+    /* Bytes that end a run: bit 0 outside quotes (delimiter, quote, CR,
+     * LF), bit 1 inside (quote, escape, LF); for the dialect `key`. */
+    uint8_t stop[256];
+    int64_t key;
 } record;
 
 static void record_free(record *r) {
@@ -175,11 +179,22 @@ static floe_status parse_record(const dialect *d, const uint8_t *p, size_t n, si
     floe_buf_clear(&r->text);
     r->n = 0;
     r->src = p;
+    const int q = d->quote, e = d->escape, dl = d->delim;
+    int64_t key = ((int64_t)1 << 32) | (int64_t)(dl & 0xff) | (int64_t)(q & 0xff) << 8 | (int64_t)(e & 0xff) << 16;
+    if (r->key != key) {
+        memset(r->stop, 0, sizeof r->stop);
+        r->stop[(uint8_t)dl] |= 1;
+        r->stop['\n'] |= 3;
+        r->stop['\r'] |= 1;
+        if (q) r->stop[(uint8_t)q] |= 3;
+        if (e >= 0) r->stop[(uint8_t)e] |= 2;
+        r->key = key;
+    }
+    const uint8_t *stop = r->stop;
     size_t i = *pos;
     field_acc fa;
     field_reset(&fa, r);
     bool inq = false;
-    const int q = d->quote, e = d->escape, dl = d->delim;
     while (i < n) {
         uint8_t c = p[i];
         if (inq) {
@@ -201,7 +216,7 @@ static floe_status parse_record(const dialect *d, const uint8_t *p, size_t n, si
             if (c == '\n') (*lines)++;
             /* The run of ordinary bytes at once. */
             size_t j = i + 1;
-            while (j < n && p[j] != q && p[j] != e && p[j] != '\n') j++;
+            while (j < n && !(stop[p[j]] & 2)) j++;
             FLOE_TRY(field_add(r, &fa, i, j));
             i = j;
             continue;
@@ -224,7 +239,7 @@ static floe_status parse_record(const dialect *d, const uint8_t *p, size_t n, si
             return record_end_field(r, &fa);
         }
         size_t j = i + 1;
-        while (j < n && p[j] != q && p[j] != dl && p[j] != '\n' && p[j] != '\r') j++;
+        while (j < n && !(stop[p[j]] & 1)) j++;
         FLOE_TRY(field_add(r, &fa, i, j));
         i = j;
     }
