@@ -38,6 +38,7 @@
  * file is parsed as one range.
  */
 #include "exec/scan/csv_read.h"
+#include "exec/scan/csv_values.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -75,12 +76,20 @@ typedef struct dialect {
     int delim, quote, escape; /* quote 0: none */
 } dialect;
 
-/* One parsed record: field i is text[off[i], off[i] + len[i]). */
+/* One parsed record.  Field i is len[i] bytes at off[i] of the input
+ * (src) when its text is one run of input bytes — most fields, quoted or
+ * not — or at off[i] of `text` (copied[i]) when quotes inside it, or
+ * escapes, cut it into pieces that had to be joined. */
 typedef struct record {
     floe_buf text;
+    const uint8_t *src;
     int64_t *off, *len;
-    bool *quoted;
+    bool *quoted, *copied;
     int32_t n, cap;
+    /* Bytes that end a run: bit 0 outside quotes (delimiter, quote, CR,
+     * LF), bit 1 inside (quote, escape, LF); for the dialect `key`. */
+    uint8_t stop[256];
+    int64_t key;
 } record;
 
 static void record_free(record *r) {
@@ -88,25 +97,77 @@ static void record_free(record *r) {
     floe_free(r->off);
     floe_free(r->len);
     floe_free(r->quoted);
+    floe_free(r->copied);
     memset(r, 0, sizeof *r);
 }
 
-static floe_status record_end_field(record *r, int64_t start, bool quoted) {
-    if (r->n == r->cap) {
-        int32_t cap = r->cap ? r->cap * 2 : 16;
-        int64_t *o = floe_realloc(r->off, (size_t)cap * sizeof *o);
-        if (o) r->off = o;
-        int64_t *l = floe_realloc(r->len, (size_t)cap * sizeof *l);
-        if (l) r->len = l;
-        bool *q = floe_realloc(r->quoted, (size_t)cap * sizeof *q);
-        if (q) r->quoted = q;
-        if (!o || !l || !q) return floe_error(FLOE_ERR_OUT_OF_MEMORY, "reading CSV: out of memory");
-        r->cap = cap;
+/* Field i's bytes (valid until the record is parsed again). */
+static inline const uint8_t *field_at(const record *r, int32_t i) {
+    return (r->copied[i] ? r->text.data : r->src) + r->off[i];
+}
+
+static floe_status record_grow(record *r) {
+    int32_t cap = r->cap ? r->cap * 2 : 16;
+    int64_t *o = floe_realloc(r->off, (size_t)cap * sizeof *o);
+    if (o) r->off = o;
+    int64_t *l = floe_realloc(r->len, (size_t)cap * sizeof *l);
+    if (l) r->len = l;
+    bool *q = floe_realloc(r->quoted, (size_t)cap * sizeof *q);
+    if (q) r->quoted = q;
+    bool *c = floe_realloc(r->copied, (size_t)cap * sizeof *c);
+    if (c) r->copied = c;
+    if (!o || !l || !q || !c) return floe_error(FLOE_ERR_OUT_OF_MEMORY, "reading CSV: out of memory");
+    r->cap = cap;
+    return NULL;
+}
+
+/* The field being parsed: a run of input bytes [begin, end) while its
+ * pieces are adjacent (direct), else the bytes appended to r->text from
+ * offset `start` on. */
+typedef struct field_acc {
+    size_t begin, end;
+    int64_t start;
+    bool direct, quoted;
+} field_acc;
+
+static inline void field_reset(field_acc *fa, const record *r) {
+    fa->begin = fa->end = 0;
+    fa->start = (int64_t)r->text.len;
+    fa->direct = true;
+    fa->quoted = false;
+}
+
+/* Add input bytes [i, j) to the field. */
+static inline floe_status field_add(record *r, field_acc *fa, size_t i, size_t j) {
+    if (fa->direct) {
+        if (fa->begin == fa->end) { /* empty so far */
+            fa->begin = i;
+            fa->end = j;
+            return NULL;
+        }
+        if (fa->end == i) {
+            fa->end = j;
+            return NULL;
+        }
+        /* Not adjacent: copy what there is, then go on copying. */
+        fa->direct = false;
+        FLOE_TRY(floe_buf_append(&r->text, r->src + fa->begin, fa->end - fa->begin));
     }
-    r->off[r->n] = start;
-    r->len[r->n] = (int64_t)r->text.len - start;
-    r->quoted[r->n] = quoted;
-    r->n++;
+    return floe_buf_append(&r->text, r->src + i, j - i);
+}
+
+static inline floe_status record_end_field(record *r, const field_acc *fa) {
+    if (r->n == r->cap) FLOE_TRY(record_grow(r));
+    int32_t k = r->n++;
+    r->quoted[k] = fa->quoted;
+    r->copied[k] = !fa->direct;
+    if (fa->direct) {
+        r->off[k] = (int64_t)fa->begin;
+        r->len[k] = (int64_t)(fa->end - fa->begin);
+    } else {
+        r->off[k] = fa->start;
+        r->len[k] = (int64_t)r->text.len - fa->start;
+    }
     return NULL;
 }
 
@@ -117,16 +178,29 @@ static floe_status parse_record(const dialect *d, const uint8_t *p, size_t n, si
                                 int64_t *lines) {
     floe_buf_clear(&r->text);
     r->n = 0;
+    r->src = p;
+    const int q = d->quote, e = d->escape, dl = d->delim;
+    int64_t key = ((int64_t)1 << 32) | (int64_t)(dl & 0xff) | (int64_t)(q & 0xff) << 8 | (int64_t)(e & 0xff) << 16;
+    if (r->key != key) {
+        memset(r->stop, 0, sizeof r->stop);
+        r->stop[(uint8_t)dl] |= 1;
+        r->stop['\n'] |= 3;
+        r->stop['\r'] |= 1;
+        if (q) r->stop[(uint8_t)q] |= 3;
+        if (e >= 0) r->stop[(uint8_t)e] |= 2;
+        r->key = key;
+    }
+    const uint8_t *stop = r->stop;
     size_t i = *pos;
-    int64_t start = 0;
-    bool quoted = false, inq = false;
-    const int q = d->quote, e = d->escape;
+    field_acc fa;
+    field_reset(&fa, r);
+    bool inq = false;
     while (i < n) {
         uint8_t c = p[i];
         if (inq) {
             if (c == q) {
                 if (e == q && i + 1 < n && p[i + 1] == q) {
-                    FLOE_TRY(floe_buf_append_byte(&r->text, c));
+                    FLOE_TRY(field_add(r, &fa, i, i + 1));
                     i += 2;
                     continue;
                 }
@@ -135,27 +209,26 @@ static floe_status parse_record(const dialect *d, const uint8_t *p, size_t n, si
                 continue;
             }
             if (e != q && c == e && i + 1 < n && (p[i + 1] == q || p[i + 1] == e)) {
-                FLOE_TRY(floe_buf_append_byte(&r->text, p[i + 1]));
+                FLOE_TRY(field_add(r, &fa, i + 1, i + 2));
                 i += 2;
                 continue;
             }
             if (c == '\n') (*lines)++;
-            /* Copy the run of ordinary bytes at once. */
+            /* The run of ordinary bytes at once. */
             size_t j = i + 1;
-            while (j < n && p[j] != q && p[j] != e && p[j] != '\n') j++;
-            FLOE_TRY(floe_buf_append(&r->text, p + i, j - i));
+            while (j < n && !(stop[p[j]] & 2)) j++;
+            FLOE_TRY(field_add(r, &fa, i, j));
             i = j;
             continue;
         }
         if (q && c == q) {
-            inq = quoted = true;
+            inq = fa.quoted = true;
             i++;
             continue;
         }
-        if (c == d->delim) {
-            FLOE_TRY(record_end_field(r, start, quoted));
-            start = (int64_t)r->text.len;
-            quoted = false;
+        if (c == dl) {
+            FLOE_TRY(record_end_field(r, &fa));
+            field_reset(&fa, r);
             i++;
             continue;
         }
@@ -163,16 +236,16 @@ static floe_status parse_record(const dialect *d, const uint8_t *p, size_t n, si
             i += (c == '\r' && i + 1 < n && p[i + 1] == '\n') ? 2 : 1;
             (*lines)++;
             *pos = i;
-            return record_end_field(r, start, quoted);
+            return record_end_field(r, &fa);
         }
         size_t j = i + 1;
-        while (j < n && p[j] != q && p[j] != d->delim && p[j] != '\n' && p[j] != '\r') j++;
-        FLOE_TRY(floe_buf_append(&r->text, p + i, j - i));
+        while (j < n && !(stop[p[j]] & 1)) j++;
+        FLOE_TRY(field_add(r, &fa, i, j));
         i = j;
     }
     *pos = n;
     if (inq) return floe_error(FLOE_ERR_CORRUPT, "unterminated quoted field");
-    return record_end_field(r, start, quoted);
+    return record_end_field(r, &fa);
 }
 
 /* A blank line: one empty unquoted field (skipped when a file has more
@@ -215,6 +288,8 @@ static bool is_double(const char *s, int64_t n) {
     if (!digit) return false;
     int64_t k = (s[0] == '-' || s[0] == '+') ? 1 : 0;
     if (k + 1 < n && s[k] == '0' && s[k + 1] >= '0' && s[k + 1] <= '9') return false; /* as DuckDB */
+    double d;
+    if (floe_csv_fast_double(s, (size_t)n, &d)) return true; /* strtod reads all of it */
     char buf[64];
     memcpy(buf, s, (size_t)n);
     buf[n] = 0;
@@ -412,7 +487,7 @@ static void csv_plan_free(csv_plan *p) {
 
 static bool is_null_field(const csv_plan *p, const record *r, int32_t i) {
     if (r->quoted[i] && !p->o->quoted_nulls) return false;
-    return (size_t)r->len[i] == p->null_len && memcmp(r->text.data + r->off[i], p->o->nullstr, p->null_len) == 0;
+    return (size_t)r->len[i] == p->null_len && memcmp(field_at(r, i), p->o->nullstr, p->null_len) == 0;
 }
 
 /* Detect the header and the types on the first file's sample, filling
@@ -469,7 +544,7 @@ static floe_status detect(csv_file *f, csv_plan *p) {
         for (int32_t i = 0; i < ncols; i++) {
             offs[2 * nvals] = (int64_t)text.len;
             offs[2 * nvals + 1] = is_null_field(p, &r, i) ? -1 : r.len[i];
-            if (!st) st = floe_buf_append(&text, r.text.data + r.off[i], (size_t)r.len[i]);
+            if (!st) st = floe_buf_append(&text, field_at(&r, i), (size_t)r.len[i]);
             nvals++;
         }
         nrec++;
@@ -610,65 +685,55 @@ static floe_status count_range(void *ctx, size_t b, size_t e, const floe_cancel 
         const uint8_t *p = j->f->data;
         int64_t q = 0, l = 0;
         uint8_t qc = (uint8_t)j->p->d.quote;
-        for (size_t i = r->begin; i < r->end; i++) {
-            q += p[i] == qc && qc;
-            l += p[i] == '\n';
-        }
+        if (qc) q = floe_csv_count_byte(p + r->begin, r->end - r->begin, qc);
+        l = floe_csv_count_byte(p + r->begin, r->end - r->begin, '\n');
         r->quotes = q;
         r->lines = l;
     }
     return NULL;
 }
 
-/* Cast the string columns to the plan's types; a bad value is found row by
- * row so the error names its line and column. */
-static floe_status cast_batch(const csv_job *j, floe_array **cols, const int64_t *lines, int64_t rows,
-                              floe_batch **out) {
+/* Cast a column of texts (column c's values, row i of `in` at record
+ * rows[i], or i when rows is NULL) to the column's type; a bad value is
+ * found row by row so the error names its line and column. */
+static floe_status cast_texts(const csv_job *j, int32_t c, floe_array *in, const int64_t *lines, const int64_t *rows,
+                              floe_array **out) {
     const csv_plan *p = j->p;
-    floe_status st = NULL;
+    *out = NULL;
     floe_schema *one = NULL;
     floe_field f;
     FLOE_TRY(floe_field_init(&f, "v", floe_type_primitive(FLOE_TYPE_STRING), true, -1));
-    st = floe_type_struct(&f, 1, &one);
+    floe_status st = floe_type_struct(&f, 1, &one);
     floe_field_clear(&f);
-    for (int32_t c = 0; !st && c < p->ncols; c++) {
-        if (p->types[c]->id == FLOE_TYPE_STRING) continue;
-        floe_expr *col = NULL, *cast = NULL;
-        floe_batch *b = NULL;
-        floe_array *res = NULL;
-        st = floe_expr_column(0, &col);
-        if (!st) st = floe_expr_cast(col, p->types[c], &cast); /* retains both */
-        floe_expr_release(col);
-        if (!st) st = floe_batch_new(one, &cols[c], 1, rows, &b);
-        if (!st) st = floe_expr_eval(cast, b, &res);
-        if (st) {
-            /* Find the row. */
-            floe_status_free(st);
-            st = NULL;
-            for (int64_t i = 0; i < rows && !st; i++) {
-                floe_array *sl = NULL, *r1 = NULL;
-                floe_batch *b1 = NULL;
-                st = floe_array_slice(cols[c], i, 1, &sl);
-                if (!st) st = floe_batch_new(one, &sl, 1, 1, &b1);
-                if (!st) st = floe_expr_eval(cast, b1, &r1);
-                floe_array_release(sl);
-                floe_array_release(r1);
-                floe_batch_release(b1);
-                if (st)
-                    st = floe_status_wrap(st, "%s '%s' line %lld, column %s", p->o->what ? p->o->what : "read_csv",
-                                          j->f->path, (long long)lines[i], p->names[c]);
-            }
-            if (!st) st = floe_error(FLOE_ERR_INTERNAL, "CSV cast failed on the batch but on no row");
+    floe_expr *col = NULL, *cast = NULL;
+    floe_batch *b = NULL;
+    if (!st) st = floe_expr_column(0, &col);
+    if (!st) st = floe_expr_cast(col, p->types[c], &cast); /* retains both */
+    floe_expr_release(col);
+    if (!st) st = floe_batch_new(one, &in, 1, in->length, &b);
+    if (!st) st = floe_expr_eval(cast, b, out);
+    if (st && cast && b) {
+        /* Find the row. */
+        floe_status_free(st);
+        st = NULL;
+        for (int64_t i = 0; i < in->length && !st; i++) {
+            floe_array *sl = NULL, *r1 = NULL;
+            floe_batch *b1 = NULL;
+            st = floe_array_slice(in, i, 1, &sl);
+            if (!st) st = floe_batch_new(one, &sl, 1, 1, &b1);
+            if (!st) st = floe_expr_eval(cast, b1, &r1);
+            floe_array_release(sl);
+            floe_array_release(r1);
+            floe_batch_release(b1);
+            if (st)
+                st = floe_status_wrap(st, "%s '%s' line %lld, column %s", p->o->what ? p->o->what : "read_csv",
+                                      j->f->path, (long long)lines[rows ? rows[i] : i], p->names[c]);
         }
-        floe_batch_release(b);
-        floe_expr_release(cast);
-        if (!st) {
-            floe_array_release(cols[c]);
-            cols[c] = res;
-        } else floe_array_release(res);
+        if (!st) st = floe_error(FLOE_ERR_INTERNAL, "CSV cast failed on the batch but on no row");
     }
+    floe_batch_release(b);
+    floe_expr_release(cast);
     floe_type_release(one);
-    if (!st) st = floe_batch_new(j->schema, cols, p->ncols, rows, out);
     return st;
 }
 
@@ -687,6 +752,124 @@ static floe_status range_add_batch(csv_range *r, floe_batch *b) {
     return NULL;
 }
 
+/* How a column's fields become values in the record loop.  The typed
+ * kinds parse plain text directly (csv_values.h); a field the fast path
+ * does not take keeps a zero in its slot and its text goes to the
+ * column's fallback list, cast the general way when the chunk ends and
+ * written into those slots — so values and error messages are the
+ * cast's either way.  K_CAST columns (types without a fast path) are
+ * gathered as text and cast whole, as are K_STRING columns' texts kept. */
+typedef enum { K_STRING, K_CAST, K_I64, K_I32, K_F64, K_F32, K_DATE, K_TS, K_BOOL, K_DEC } col_kind;
+
+typedef struct col_out {
+    col_kind kind;
+    int width;           /* bytes per value (0: bits, BOOL)              */
+    floe_builder *text;  /* K_STRING / K_CAST: every value; else fallbacks */
+    floe_buffer *vals, *valid;
+    int64_t nulls;
+    int64_t *frow;       /* typed: the rows of the fallback texts          */
+    int64_t nf;
+} col_out;
+
+static col_kind kind_of(const floe_type *t, int *width) {
+    *width = t->byte_width;
+    switch (t->id) {
+    case FLOE_TYPE_STRING: return K_STRING;
+    case FLOE_TYPE_INT64: return K_I64;
+    case FLOE_TYPE_INT32: return K_I32;
+    case FLOE_TYPE_FLOAT64: return K_F64;
+    case FLOE_TYPE_FLOAT32: return K_F32;
+    case FLOE_TYPE_DATE32: return K_DATE;
+    case FLOE_TYPE_TIMESTAMP_US: return K_TS;
+    case FLOE_TYPE_BOOL: *width = 0; return K_BOOL;
+    case FLOE_TYPE_DECIMAL128: return K_DEC;
+    default: return K_CAST;
+    }
+}
+
+/* Parse field text s[0, n) of a typed column into row `row`'s slot. */
+static bool fast_value(const csv_plan *p, int32_t c, col_out *o, int64_t row, const char *s, size_t n) {
+    uint8_t *v = o->vals->data;
+    switch (o->kind) {
+    case K_I64: return floe_csv_fast_int64(s, n, (int64_t *)v + row);
+    case K_I32: {
+        int64_t x;
+        if (!floe_csv_fast_int64(s, n, &x) || x < INT32_MIN || x > INT32_MAX) return false;
+        ((int32_t *)v)[row] = (int32_t)x;
+        return true;
+    }
+    case K_F64: return floe_csv_fast_double(s, n, (double *)v + row);
+    case K_F32: {
+        double d;
+        if (!floe_csv_fast_double(s, n, &d)) return false;
+        ((float *)v)[row] = (float)d;
+        return true;
+    }
+    case K_DATE: return floe_csv_fast_date(s, n, (int32_t *)v + row);
+    case K_TS: return floe_csv_fast_timestamp(s, n, (int64_t *)v + row);
+    case K_BOOL: {
+        bool b;
+        if (!floe_csv_fast_bool(s, n, &b)) return false;
+        if (b) floe_bit_set(v, row);
+        return true;
+    }
+    case K_DEC:
+        return floe_csv_fast_decimal(s, n, p->types[c]->precision, p->types[c]->scale, (floe_decimal128 *)v + row);
+    default: return false;
+    }
+}
+
+/* Write the cast fallback values into their slots. */
+static floe_status patch_fallbacks(col_out *o, const floe_array *res) {
+    uint8_t *v = o->vals->data;
+    for (int64_t i = 0; i < o->nf; i++) {
+        int64_t r = o->frow[i];
+        if (floe_array_is_null(res, i)) return floe_error(FLOE_ERR_INTERNAL, "CSV: a cast of text gave NULL");
+        switch (o->kind) {
+        case K_I64:
+        case K_TS: ((int64_t *)v)[r] = floe_array_get_int64(res, i); break;
+        case K_I32:
+        case K_DATE: ((int32_t *)v)[r] = floe_array_get_int32(res, i); break;
+        case K_F64: ((double *)v)[r] = floe_array_get_double(res, i); break;
+        case K_F32: ((float *)v)[r] = floe_array_get_float(res, i); break;
+        case K_BOOL: floe_bit_put(v, r, floe_array_get_bool(res, i)); break;
+        case K_DEC: ((floe_decimal128 *)v)[r] = floe_array_get_decimal(res, i); break;
+        default: return floe_error(FLOE_ERR_INTERNAL, "CSV: fallback values for an untyped column");
+        }
+    }
+    return NULL;
+}
+
+static void col_out_clear(col_out *o) {
+    floe_builder_free(o->text);
+    floe_buffer_release(o->vals);
+    floe_buffer_release(o->valid);
+    floe_free(o->frow);
+}
+
+/* Column c of the chunk as an array of its type. */
+static floe_status finish_column(const csv_job *j, int32_t c, col_out *o, const int64_t *lines, int64_t rows,
+                                 floe_array **out) {
+    floe_type *t = j->p->types[c];
+    floe_array *texts = NULL, *res = NULL;
+    if (o->kind == K_STRING) return floe_builder_finish(o->text, out);
+    FLOE_TRY(floe_builder_finish(o->text, &texts));
+    if (o->kind == K_CAST) {
+        floe_status st = cast_texts(j, c, texts, lines, NULL, out);
+        floe_array_release(texts);
+        return st;
+    }
+    floe_status st = o->nf ? cast_texts(j, c, texts, lines, o->frow, &res) : NULL;
+    floe_array_release(texts);
+    if (!st && res) st = patch_fallbacks(o, res);
+    floe_array_release(res);
+    int64_t bytes = o->width ? rows * o->width : (rows + 7) / 8;
+    if (!st) st = floe_buffer_resize(o->vals, bytes);
+    if (!st && o->nulls) st = floe_buffer_resize(o->valid, (rows + 7) / 8);
+    if (!st) st = floe_array_new(t, rows, 0, o->nulls, o->nulls ? o->valid : NULL, &o->vals, 1, NULL, 0, out);
+    return st;
+}
+
 /* Parse records starting in [*pos, end) — at most FLUSH_ROWS of them —
  * into one batch (*out; NULL when none were left); *pos and *line move on. */
 static floe_status parse_chunk(const csv_job *j, size_t *pos_io, size_t end, int64_t *line_io, floe_batch **out) {
@@ -696,15 +879,22 @@ static floe_status parse_chunk(const csv_job *j, size_t *pos_io, size_t end, int
     floe_status st = NULL;
     record r;
     memset(&r, 0, sizeof r);
-    floe_builder **bl = floe_calloc((size_t)p->ncols + 1, sizeof *bl);
-    floe_array **cols = floe_calloc((size_t)p->ncols + 1, sizeof *cols);
-    int64_t *lines = floe_malloc(FLUSH_ROWS * sizeof *lines);
-    if (!bl || !cols || !lines) st = floe_error(FLOE_ERR_OUT_OF_MEMORY, "reading CSV: out of memory");
     int64_t rows = 0, line = *line_io;
     size_t pos = *pos_io;
-    for (int32_t c = 0; !st && c < p->ncols; c++)
-        st = floe_builder_new(floe_type_primitive(FLOE_TYPE_STRING), 1024, &bl[c]);
-    while (!st && pos < end && rows < FLUSH_ROWS) {
+    /* Each record takes a byte at least: no more rows than bytes. */
+    int64_t cap = end - pos < (size_t)FLUSH_ROWS ? (int64_t)(end - pos) : FLUSH_ROWS;
+    col_out *co = floe_calloc((size_t)p->ncols + 1, sizeof *co);
+    floe_array **cols = floe_calloc((size_t)p->ncols + 1, sizeof *cols);
+    int64_t *lines = floe_malloc((size_t)cap * sizeof *lines + 1);
+    if (!co || !cols || !lines) st = floe_error(FLOE_ERR_OUT_OF_MEMORY, "reading CSV: out of memory");
+    for (int32_t c = 0; !st && c < p->ncols; c++) {
+        col_out *o = &co[c];
+        o->kind = kind_of(p->types[c], &o->width);
+        st = floe_builder_new(floe_type_primitive(FLOE_TYPE_STRING), o->kind <= K_CAST ? cap : 16, &o->text);
+        if (!st && o->kind > K_CAST) st = floe_buffer_new(o->width ? cap * o->width : (cap + 7) / 8, &o->vals);
+        if (!st && o->kind > K_CAST) st = floe_buffer_new((cap + 7) / 8, &o->valid);
+    }
+    while (!st && pos < end && rows < cap) {
         int64_t rec_line = line;
         st = parse_record(&p->d, f->data, f->n, &pos, &r, &line);
         if (st) {
@@ -718,28 +908,42 @@ static floe_status parse_chunk(const csv_job *j, size_t *pos_io, size_t end, int
             break;
         }
         for (int32_t c = 0; !st && c < p->ncols; c++) {
+            col_out *o = &co[c];
+            bool typed = o->kind > K_CAST;
             if (is_null_field(p, &r, c)) {
-                st = floe_builder_append_null(bl[c]);
+                if (typed) o->nulls++;
+                else st = floe_builder_append_null(o->text);
                 continue;
             }
-            const uint8_t *s = r.text.data + r.off[c];
+            const uint8_t *s = field_at(&r, c);
+            if (typed) {
+                floe_bit_set(o->valid->data, rows);
+                if (fast_value(p, c, o, rows, (const char *)s, (size_t)r.len[c])) continue;
+            }
             size_t bad = 0;
             if (!floe_utf8_valid(s, (size_t)r.len[c], &bad)) {
                 st = floe_error(FLOE_ERR_CORRUPT, "'%s' line %lld, column %s: invalid UTF-8 byte 0x%02x",
                                 f->path, (long long)rec_line, p->names[c], s[bad]);
                 break;
             }
-            st = floe_builder_append_binary(bl[c], s, r.len[c]);
+            if (typed) {
+                if (!o->frow && !(o->frow = floe_malloc((size_t)cap * sizeof *o->frow))) {
+                    st = floe_error(FLOE_ERR_OUT_OF_MEMORY, "reading CSV: out of memory");
+                    break;
+                }
+                o->frow[o->nf++] = rows;
+            }
+            st = floe_builder_append_binary(o->text, s, r.len[c]);
         }
         if (!st) lines[rows++] = rec_line;
     }
-    for (int32_t c = 0; !st && c < p->ncols; c++) st = floe_builder_finish(bl[c], &cols[c]);
-    if (!st && rows > 0) st = cast_batch(j, cols, lines, rows, out);
-    for (int32_t c = 0; bl && cols && c < p->ncols; c++) {
-        floe_builder_free(bl[c]);
+    for (int32_t c = 0; !st && rows > 0 && c < p->ncols; c++) st = finish_column(j, c, &co[c], lines, rows, &cols[c]);
+    if (!st && rows > 0) st = floe_batch_new(j->schema, cols, p->ncols, rows, out);
+    for (int32_t c = 0; co && cols && c < p->ncols; c++) {
+        col_out_clear(&co[c]);
         floe_array_release(cols[c]);
     }
-    floe_free(bl);
+    floe_free(co);
     floe_free(cols);
     floe_free(lines);
     record_free(&r);
@@ -1123,7 +1327,7 @@ static floe_status load_task(csv_stream *s, const csv_task *t) {
          * quotes at or after it (the next task's first boundary). */
         const uint8_t qc = (uint8_t)p->cp.d.quote;
         bool inq = t->inq;
-        for (size_t i = 0; qc && i < b.len; i++) inq ^= b.data[i] == qc;
+        if (qc) inq ^= (floe_csv_count_byte(b.data, b.len, qc) & 1) != 0;
         size_t k = b.len, stop = 0;
         bool found = false;
         uint64_t at = end;
@@ -1389,9 +1593,9 @@ static floe_status count_file_ranges(void *ctx, size_t b, size_t e, const floe_c
         for (int64_t at = from; !st && at < to;) {
             size_t len = (size_t)(to - at) < cap ? (size_t)(to - at) : cap;
             st = floe_input_read(in, (uint64_t)at, len, buf);
-            for (size_t i = 0; !st && i < len; i++) {
-                q += buf[i] == j->quote && j->quote;
-                l += buf[i] == '\n';
+            if (!st) {
+                if (j->quote) q += floe_csv_count_byte(buf, len, j->quote);
+                l += floe_csv_count_byte(buf, len, '\n');
             }
             at += (int64_t)len;
         }
