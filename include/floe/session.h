@@ -71,6 +71,10 @@ floe_status floe_session_set(floe_session *s, const char *name, const char *valu
 /* *value is floe_malloc'd. */
 floe_status floe_session_show(floe_session *s, const char *name, char **value) FLOE_WARN_UNUSED;
 
+/* Who is connected (a PostgreSQL client of `floe serve`): current_user,
+ * current_database() and the owner pg_catalog shows.  NULL: "floe". */
+floe_status floe_session_set_client(floe_session *s, const char *user, const char *database) FLOE_WARN_UNUSED;
+
 /* Cancel the running statement (async-signal-safe: sets a flag); it
  * returns FLOE_ERR_CANCELLED.  The next statement runs normally. */
 void floe_session_cancel(floe_session *s);

@@ -257,7 +257,23 @@ void floe_session_close(floe_session *s) {
     floe_free(s->write_branch);
     floe_free(s->target_branch);
     floe_tz_free(s->tz);
+    floe_free(s->user);
+    floe_free(s->database);
     floe_free(s);
+}
+
+floe_status floe_session_set_client(floe_session *s, const char *user, const char *database) {
+    char *u = user ? floe_strdup(user) : NULL, *d = database ? floe_strdup(database) : NULL;
+    if ((user && !u) || (database && !d)) {
+        floe_free(u);
+        floe_free(d);
+        return floe_error(FLOE_ERR_OUT_OF_MEMORY, "session: out of memory");
+    }
+    floe_free(s->user);
+    floe_free(s->database);
+    s->user = u;
+    s->database = d;
+    return NULL;
 }
 
 void floe_session_cancel(floe_session *s) {
