@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/tz.h"
 #include "floe/interval.h"
 #include "server/pgwire.h"
 
@@ -117,7 +118,20 @@ static floe_status append_hex(const uint8_t *p, int64_t n, floe_buf *out) {
     return NULL;
 }
 
-floe_status pg_encode_text(const floe_array *a, int64_t i, floe_buf *out) {
+/* A timestamptz in the session's zone, as PostgreSQL prints it: the wall
+ * time there and the offset, "+01", "+05:30", "-00:53:28". */
+static floe_status append_timestamptz(int64_t micros, const floe_tz *tz, floe_buf *out) {
+    if (!tz || floe_tz_is_utc(tz)) return append_timestamp(micros, true, out);
+    int64_t off = floe_tz_offset(tz, floor_div(micros, 1000000));
+    FLOE_TRY(append_timestamp(micros + off * 1000000, false, out));
+    int64_t a = off < 0 ? -off : off;
+    FLOE_TRY(floe_buf_printf(out, "%c%02d", off < 0 ? '-' : '+', (int)(a / 3600)));
+    if (a % 3600) FLOE_TRY(floe_buf_printf(out, ":%02d", (int)(a / 60 % 60)));
+    if (a % 60) FLOE_TRY(floe_buf_printf(out, ":%02d", (int)(a % 60)));
+    return NULL;
+}
+
+floe_status pg_encode_text(const floe_array *a, int64_t i, const floe_tz *tz, floe_buf *out) {
     switch (a->type->id) {
     case FLOE_TYPE_BOOL: return floe_buf_append_str(out, floe_array_get_bool(a, i) ? "t" : "f");
     case FLOE_TYPE_INT32: return floe_buf_printf(out, "%" PRId32, floe_array_get_int32(a, i));
@@ -132,7 +146,7 @@ floe_status pg_encode_text(const floe_array *a, int64_t i, floe_buf *out) {
     case FLOE_TYPE_TIMESTAMP_US:
     case FLOE_TYPE_TIMESTAMP_NS: return append_timestamp(ts_micros(a, i), false, out);
     case FLOE_TYPE_TIMESTAMP_US_TZ:
-    case FLOE_TYPE_TIMESTAMP_NS_TZ: return append_timestamp(ts_micros(a, i), true, out);
+    case FLOE_TYPE_TIMESTAMP_NS_TZ: return append_timestamptz(ts_micros(a, i), tz, out);
     case FLOE_TYPE_STRING: {
         floe_strview v = floe_array_get_str(a, i);
         return floe_buf_append(out, v.data, (size_t)v.len);

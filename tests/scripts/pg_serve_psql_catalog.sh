@@ -8,6 +8,10 @@
 # cluster prints the same column table (its schema "public" read as floe's
 # "default").
 #
+# The session's SET TimeZone shows timestamptz values in that zone, with
+# PostgreSQL's offsets ("+05:30", LMT's "+00:19:32"), and current_user /
+# version() work inside larger expressions.
+#
 # Needs psql (postgresql-client): missing, a skip (a failure under CI=true).
 set -euo pipefail
 FLOE_BIN=${FLOE_BIN:?FLOE_BIN not set}
@@ -127,8 +131,24 @@ got=$("${P[@]}" -A -t -F, -c "$q")
 want=$("$FLOE_BIN" --warehouse "$W" --format csv -c "$q" | tail -n +2)
 [ "$got" = "$want" ] || fail "information_schema.columns: psql: $got / floe -c: $want"
 echo "ok: information_schema.columns through psql and floe -c"
+# SET TimeZone: timestamptz text in the session's zone (PostgreSQL 15's output)
+TZQ="SELECT TIMESTAMPTZ '2024-01-02 03:04:05.5+00', TIMESTAMPTZ '2024-07-02 03:04:05+00',
+     TIMESTAMPTZ '1900-01-01 00:00:00+00'"
+tz_out() { for z in UTC Europe/Berlin Asia/Kolkata America/New_York Europe/Amsterdam; do
+    "$@" -A -t -q -c "SET TimeZone = '$z'" -c "$TZQ"; done; }
+TZ_WANT='2024-01-02 03:04:05.5+00|2024-07-02 03:04:05+00|1900-01-01 00:00:00+00
+2024-01-02 04:04:05.5+01|2024-07-02 05:04:05+02|1900-01-01 01:00:00+01
+2024-01-02 08:34:05.5+05:30|2024-07-02 08:34:05+05:30|1900-01-01 05:21:10+05:21:10
+2024-01-01 22:04:05.5-05|2024-07-01 23:04:05-04|1899-12-31 19:00:00-05
+2024-01-02 04:04:05.5+01|2024-07-02 05:04:05+02|1900-01-01 00:19:32+00:19:32'
+got=$(tz_out "${P[@]}")
+[ "$got" = "$TZ_WANT" ] || fail "timestamptz under SET TimeZone: got $got"
+echo "ok: timestamptz text in the session's TimeZone"
+got=$("${P[@]}" -A -t -c "SELECT upper(current_user), version() LIKE 'PostgreSQL%', current_database() || '!'")
+[ "$got" = "TESTER|t|floe!" ] || fail "session functions in expressions: $got"
+echo "ok: session functions inside expressions"
 
-# The same \d t from PostgreSQL 15 itself.
+# The same \d t and timestamptz text from PostgreSQL 15 itself.
 if [ ! -x "$PGBIN/initdb" ]; then
     echo "SKIP: PostgreSQL 15 server not found in $PGBIN (the \\d t cross-check)"
     exit 0
@@ -148,3 +168,6 @@ PG=(timeout 60 psql -X -h "$TMP" -p "$PGPORT" -U postgres -d postgres -v ON_ERRO
 got=$("${PG[@]}" -A -F'|' -c '\d t' | sed 's/^Table "public\.t"$/Table "default.t"/')
 [ "$got" = "$D_T" ] || fail "PostgreSQL's \\d t differs from floe's: $got"
 echo "ok: \\d t as PostgreSQL 15 prints it"
+got=$(tz_out "${PG[@]}")
+[ "$got" = "$TZ_WANT" ] || fail "PostgreSQL's timestamptz text differs: $got"
+echo "ok: timestamptz text as PostgreSQL 15 prints it"
