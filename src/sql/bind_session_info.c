@@ -15,7 +15,7 @@
  * (the client's user: floe has one role), pg_table_is_visible(oid)
  * (oid IN the relations of the current namespace) and ARRAY(SELECT x ...
  * ORDER BY k), bound as the scalar subquery (SELECT array_agg(x ORDER BY
- * k) ...) — PostgreSQL's value, except that no rows give NULL, not '{}'.
+ * k) ...), no rows giving an empty array as in PostgreSQL.
  */
 #include <string.h>
 
@@ -120,6 +120,26 @@ floe_status bind_array_sublink(bind_ectx *c, const json_t *sublink, floe_expr **
         /* link holds its own reference of sub, now rewritten */
         st = bind_scalar_subquery(c, link, out);
     }
+    /* no rows: an empty array, not NULL */
+    floe_type *t = NULL;
+    floe_builder *b = NULL;
+    floe_array *empty = NULL;
+    floe_expr *lit = NULL, *agg = *out;
+    if (!st) st = bind_type_of(c, agg, &t);
+    if (!st && t->id == FLOE_TYPE_LIST) {
+        st = floe_builder_new(t, 1, &b);
+        if (!st) st = floe_builder_append_list(b);
+        if (!st) st = floe_builder_finish(b, &empty);
+        if (!st) st = floe_expr_literal(empty, &lit);
+        floe_expr *args[2] = {agg, lit};
+        if (!st) st = floe_expr_coalesce(args, 2, out);
+        if (!st) floe_expr_release(agg);
+        else *out = agg;
+    }
+    floe_expr_release(lit);
+    floe_array_release(empty);
+    floe_builder_free(b);
+    floe_type_release(t);
     json_decref(link);
     json_decref(sub);
     return st;
