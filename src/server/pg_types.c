@@ -4,7 +4,7 @@
  * Text forms follow PostgreSQL 15 with DateStyle ISO, IntervalStyle
  * postgres, TimeZone UTC and extra_float_digits 1 (the default since 12):
  * booleans t/f, floats in their shortest exact form ("1", "0.1", "1e+20"),
- * timestamps without trailing fraction zeros, timestamptz with "+00",
+ * timestamps without trailing fraction zeros, timestamptz with "+00", arrays as {a,b},
  * bytea as \x hex.  Binary forms: big-endian integers and IEEE floats,
  * dates as days and timestamps as microseconds since 2000-01-01.
  */
@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "base/tz.h"
+#include "exec/expr/cast_list.h"
 #include "floe/interval.h"
 #include "server/pgwire.h"
 
@@ -156,6 +157,18 @@ floe_status pg_encode_text(const floe_array *a, int64_t i, const floe_tz *tz, fl
         return append_hex((const uint8_t *)v.data, v.len, out);
     }
     case FLOE_TYPE_FIXED_BINARY: return append_hex(floe_array_get_fixed(a, i), a->type->byte_width, out);
+    case FLOE_TYPE_LIST: { /* PostgreSQL's array text: {1,2,NULL}, {} */
+        floe_array *one = NULL, *text = NULL;
+        floe_status st = floe_array_slice(a, i, 1, &one);
+        if (!st) st = floe_cast_list_to_text(one, 1, &text);
+        if (!st) {
+            floe_strview v = floe_array_get_str(text, 0);
+            st = floe_buf_append(out, v.data, (size_t)v.len);
+        }
+        floe_array_release(text);
+        floe_array_release(one);
+        return st;
+    }
     default: return floe_format_value(a, i, out); /* decimal, uuid, interval, nested, variant */
     }
 }

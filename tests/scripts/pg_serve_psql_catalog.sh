@@ -120,7 +120,7 @@ Schema|Name|Result data type|Argument data types|Type
 (0 rows)'
 expect '\du' 'List of roles
 Role name|Attributes|Member of
-tester|Superuser, Create role, Create DB, Replication, Bypass RLS|'
+tester|Superuser, Create role, Create DB, Replication, Bypass RLS|{}'
 # a relation that is not there: psql's own message, the session goes on
 got=$("${P[@]}" -c '\d nosuch' 2>&1 || true)
 [ "$got" = 'Did not find any relation named "nosuch".' ] || fail "\\d nosuch: $got"
@@ -147,6 +147,11 @@ echo "ok: timestamptz text in the session's TimeZone"
 got=$("${P[@]}" -A -t -c "SELECT upper(current_user), version() LIKE 'PostgreSQL%', current_database() || '!'")
 [ "$got" = "TESTER|t|floe!" ] || fail "session functions in expressions: $got"
 echo "ok: session functions inside expressions"
+# arrays in PostgreSQL's text (psql's \du "Member of" reads one)
+AQ="SELECT ARRAY[1,2,NULL], ARRAY['a b','c'], ARRAY[ARRAY[1,2],ARRAY[3,4]], ARRAY(SELECT 1 WHERE false)"
+got=$("${P[@]}" -A -t -c "$AQ")
+[ "$got" = '{1,2,NULL}|{"a b",c}|{{1,2},{3,4}}|{}' ] || fail "array text: $got"
+echo "ok: arrays in PostgreSQL's text"
 
 # The same \d t and timestamptz text from PostgreSQL 15 itself.
 if [ ! -x "$PGBIN/initdb" ]; then
@@ -171,3 +176,6 @@ echo "ok: \\d t as PostgreSQL 15 prints it"
 got=$(tz_out "${PG[@]}")
 [ "$got" = "$TZ_WANT" ] || fail "PostgreSQL's timestamptz text differs: $got"
 echo "ok: timestamptz text as PostgreSQL 15 prints it"
+got=$("${PG[@]}" -A -t -c "$AQ")
+[ "$got" = '{1,2,NULL}|{"a b",c}|{{1,2},{3,4}}|{}' ] || fail "PostgreSQL's array text differs: $got"
+echo "ok: array text as PostgreSQL 15 prints it"
