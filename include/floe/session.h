@@ -66,15 +66,14 @@ floe_status floe_session_execute(floe_session *s, const char *sql, const floe_re
  * only by running it).  For a server's Describe of a prepared statement. */
 floe_status floe_session_describe(floe_session *s, const char *sql, floe_schema **out) FLOE_WARN_UNUSED;
 
-/* Run fn(arg) with the session's TimeZone as this thread's zone for the
- * text of timestamptz values (as statements run), for a server that sends
- * rows of a held result after the statement that made them returned. */
-floe_status floe_session_with_zone(floe_session *s, floe_status (*fn)(void *arg), void *arg) FLOE_WARN_UNUSED;
-
 /* SET name = value / SHOW name, for programs (same checks as the SQL). */
 floe_status floe_session_set(floe_session *s, const char *name, const char *value) FLOE_WARN_UNUSED;
 /* *value is floe_malloc'd. */
 floe_status floe_session_show(floe_session *s, const char *name, char **value) FLOE_WARN_UNUSED;
+
+/* Who is connected (a PostgreSQL client of `floe serve`): current_user,
+ * current_database() and the owner pg_catalog shows.  NULL: "floe". */
+floe_status floe_session_set_client(floe_session *s, const char *user, const char *database) FLOE_WARN_UNUSED;
 
 /* Cancel the running statement (async-signal-safe: sets a flag); it
  * returns FLOE_ERR_CANCELLED.  The next statement runs normally. */

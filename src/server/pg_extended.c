@@ -414,9 +414,8 @@ static floe_status on_execute(pg_session *s, pg_reader *r) {
         pg_end(&s->conn);
         return NULL;
     }
-    /* rows are formatted as the session's TimeZone says (timestamptz) */
     portal_send ps = {s, p, max_rows};
-    return floe_session_with_zone(s->floe, send_portal_rows, &ps);
+    return send_portal_rows(&ps);
 }
 
 /* ------------------------------------------------------------------ Close */

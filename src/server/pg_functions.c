@@ -14,8 +14,8 @@
 #include <strings.h>
 
 #include "floe/memory.h"
-#include "floe/version.h"
 #include "server/server_internal.h"
+#include "sql/bind_expr_internal.h"
 #include "sql/pgnode.h"
 #include "sql/session_internal.h"
 
@@ -57,10 +57,9 @@ static floe_status value_of(pg_session *s, const json_t *val, const char **out, 
     const json_t *args = floe_pg_get(body, "args");
     int32_t n = floe_pg_list_len(args);
     floe_status st = NULL;
-    static const char version[] = "PostgreSQL 15.0 (floe " FLOE_VERSION_STRING ") on x86_64-pc-linux-gnu, 64-bit";
     if (!strcmp(f, "version") && n == 0) {
         *ours = true;
-        *out = version;
+        *out = floe_pg_version_text;
         *name = "version";
     } else if (!strcmp(f, "current_database") && n == 0) {
         *ours = true;

@@ -17,6 +17,7 @@
 #include "floe/memory.h"
 #include "server/pg_types.h"
 #include "server/server_internal.h"
+#include "sql/session_internal.h"
 
 /* Rows are sent in pieces of about this much. */
 #define FLUSH_BYTES (256 * 1024)
@@ -125,7 +126,7 @@ floe_status pg_send_rows(pg_result_writer *w, const floe_batch *b, int64_t from,
                 continue;
             }
             floe_buf_clear(&w->cell);
-            FLOE_TRY(w->binary && w->binary[col] ? pg_encode_binary(a, r, &w->cell) : pg_encode_text(a, r, &w->cell));
+            FLOE_TRY(w->binary && w->binary[col] ? pg_encode_binary(a, r, &w->cell) : pg_encode_text(a, r, w->s->floe ? w->s->floe->tz : NULL, &w->cell));
             pg_put_int32(c, (int32_t)w->cell.len);
             pg_put_bytes(c, w->cell.data, w->cell.len);
         }

@@ -52,6 +52,7 @@ void pg_session_run(pg_session *s) {
     if (!st && !done) {
         const floe_pg_server_config *cfg = &s->server->cfg;
         st = floe_session_open_catalog(cfg->catalog_uri, cfg->props, cfg->n_props, &s->floe);
+        if (!st) st = floe_session_set_client(s->floe, s->user, s->database);
         if (st) {
             pg_send_error_code(s, "58000", true, "%s", floe_status_message(st));
             floe_status_free(pg_flush(&s->conn));

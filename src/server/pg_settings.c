@@ -238,7 +238,11 @@ floe_status pg_intercept(pg_session *s, const floe_sql_stmt *stmt, const floe_re
         floe_buf_free(&v);
         return st ? st : end_tag(sink, "SET");
     }
-    if (!strcmp(stmt->kind, "SelectStmt")) return pg_session_functions(s, stmt, sink, handled);
+    if (!strcmp(stmt->kind, "SelectStmt")) {
+        FLOE_TRY(pg_session_functions(s, stmt, sink, handled));
+        if (!*handled) FLOE_TRY(pg_catalog_empty(s, stmt, sink, handled));
+        return NULL;
+    }
     if (!strcmp(stmt->kind, "VariableShowStmt") && !stmt->describe) {
         const char *name = floe_pg_get_str(body, "name");
         if (!name || !strcmp(name, "all") || floe_knows(s, name)) return NULL;

@@ -5,7 +5,7 @@
  * postgres, the session's TimeZone and extra_float_digits 1 (the default
  * since 12): booleans t/f, floats in their shortest exact form ("1", "0.1",
  * "1e+20"), timestamps without trailing fraction zeros, timestamptz in the
- * session zone with its offset ("+00", "+02", "-03:30"),
+ * session zone with its offset ("+00", "+02", "-03:30"), arrays as {a,b},
  * bytea as \x hex.  Binary forms: big-endian integers and IEEE floats,
  * dates as days and timestamps as microseconds since 2000-01-01.
  */
@@ -17,6 +17,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/tz.h"
+#include "exec/expr/cast_list.h"
 #include "floe/interval.h"
 #include "server/pgwire.h"
 
@@ -76,10 +78,11 @@ static floe_status append_pg_real(double v, bool single, floe_buf *out) {
 }
 
 /* PostgreSQL's text of a timestamp: microseconds (PostgreSQL has no finer
- * unit), fraction zeros dropped, a timestamptz in the session's zone
- * (floe_format_timestamp reads it; the session sets it while rows go out). */
+ * unit), fraction zeros dropped; utc adds "+00" (append_timestamptz does
+ * other zones). */
 static floe_status append_timestamp(int64_t micros, bool utc, floe_buf *out) {
-    return floe_format_timestamp(micros, 1000000, utc, out);
+    FLOE_TRY(floe_format_timestamp(micros, 1000000, false, out));
+    return utc ? floe_buf_append_str(out, "+00") : NULL;
 }
 
 static int64_t floor_div(int64_t a, int64_t b) { return a / b - ((a % b != 0) && ((a < 0) != (b < 0))); }
@@ -102,7 +105,20 @@ static floe_status append_hex(const uint8_t *p, int64_t n, floe_buf *out) {
     return NULL;
 }
 
-floe_status pg_encode_text(const floe_array *a, int64_t i, floe_buf *out) {
+/* A timestamptz in the session's zone, as PostgreSQL prints it: the wall
+ * time there and the offset, "+01", "+05:30", "-00:53:28". */
+static floe_status append_timestamptz(int64_t micros, const floe_tz *tz, floe_buf *out) {
+    if (!tz || floe_tz_is_utc(tz)) return append_timestamp(micros, true, out);
+    int64_t off = floe_tz_offset(tz, floor_div(micros, 1000000));
+    FLOE_TRY(append_timestamp(micros + off * 1000000, false, out));
+    int64_t a = off < 0 ? -off : off;
+    FLOE_TRY(floe_buf_printf(out, "%c%02d", off < 0 ? '-' : '+', (int)(a / 3600)));
+    if (a % 3600) FLOE_TRY(floe_buf_printf(out, ":%02d", (int)(a / 60 % 60)));
+    if (a % 60) FLOE_TRY(floe_buf_printf(out, ":%02d", (int)(a % 60)));
+    return NULL;
+}
+
+floe_status pg_encode_text(const floe_array *a, int64_t i, const floe_tz *tz, floe_buf *out) {
     switch (a->type->id) {
     case FLOE_TYPE_BOOL: return floe_buf_append_str(out, floe_array_get_bool(a, i) ? "t" : "f");
     case FLOE_TYPE_INT32: return floe_buf_printf(out, "%" PRId32, floe_array_get_int32(a, i));
@@ -117,7 +133,7 @@ floe_status pg_encode_text(const floe_array *a, int64_t i, floe_buf *out) {
     case FLOE_TYPE_TIMESTAMP_US:
     case FLOE_TYPE_TIMESTAMP_NS: return append_timestamp(ts_micros(a, i), false, out);
     case FLOE_TYPE_TIMESTAMP_US_TZ:
-    case FLOE_TYPE_TIMESTAMP_NS_TZ: return append_timestamp(ts_micros(a, i), true, out);
+    case FLOE_TYPE_TIMESTAMP_NS_TZ: return append_timestamptz(ts_micros(a, i), tz, out);
     case FLOE_TYPE_STRING: {
         floe_strview v = floe_array_get_str(a, i);
         return floe_buf_append(out, v.data, (size_t)v.len);
@@ -127,6 +143,18 @@ floe_status pg_encode_text(const floe_array *a, int64_t i, floe_buf *out) {
         return append_hex((const uint8_t *)v.data, v.len, out);
     }
     case FLOE_TYPE_FIXED_BINARY: return append_hex(floe_array_get_fixed(a, i), a->type->byte_width, out);
+    case FLOE_TYPE_LIST: { /* PostgreSQL's array text: {1,2,NULL}, {} */
+        floe_array *one = NULL, *text = NULL;
+        floe_status st = floe_array_slice(a, i, 1, &one);
+        if (!st) st = floe_cast_list_to_text(one, 1, &text);
+        if (!st) {
+            floe_strview v = floe_array_get_str(text, 0);
+            st = floe_buf_append(out, v.data, (size_t)v.len);
+        }
+        floe_array_release(text);
+        floe_array_release(one);
+        return st;
+    }
     default: return floe_format_value(a, i, out); /* decimal, uuid, interval, nested, variant */
     }
 }

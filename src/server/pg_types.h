@@ -32,8 +32,10 @@ typedef struct pg_type_info {
  * anything unusual as text, variants as json). */
 pg_type_info pg_type_of(const floe_type *t);
 
-/* Append value i of `a` (not null) in PostgreSQL's text output form. */
-floe_status pg_encode_text(const floe_array *a, int64_t i, floe_buf *out) FLOE_WARN_UNUSED;
+/* Append value i of `a` (not null) in PostgreSQL's text output form;
+ * timestamptz values in zone `tz` (the session's SET TimeZone; NULL: UTC). */
+struct floe_tz;
+floe_status pg_encode_text(const floe_array *a, int64_t i, const struct floe_tz *tz, floe_buf *out) FLOE_WARN_UNUSED;
 /* True when values of `t` can be sent in binary. */
 bool pg_binary_supported(const floe_type *t);
 /* Append value i (not null) in PostgreSQL's binary form. */

@@ -100,6 +100,11 @@ floe_status pg_intercept(pg_session *s, const floe_sql_stmt *stmt, const floe_re
 /* pg_functions.c: a SELECT of only session-information functions. */
 floe_status pg_session_functions(pg_session *s, const floe_sql_stmt *stmt, const floe_result_sink *sink,
                                  bool *handled) FLOE_WARN_UNUSED;
+/* pg_catalog_empty.c: a SELECT that reads a pg_catalog relation floe
+ * never has rows in (pg_policy, pg_inherits, ...) through inner joins
+ * only: no rows. */
+floe_status pg_catalog_empty(pg_session *s, const floe_sql_stmt *stmt, const floe_result_sink *sink,
+                             bool *handled) FLOE_WARN_UNUSED;
 
 /* pg_query.c: a sink that writes RowDescription (unless `describe_sent`),
  * DataRow and CommandComplete to the connection. */

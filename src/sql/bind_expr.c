@@ -361,11 +361,22 @@ floe_status bind_expr(bind_ectx *c, const json_t *node, floe_expr **out) {
         if (op && !strcmp(op, "SVFOP_CURRENT_DATE")) return bind_statement_time(c, true, out);
         if (op && (!strncmp(op, "SVFOP_CURRENT_TIMESTAMP", 23) || !strncmp(op, "SVFOP_LOCALTIMESTAMP", 20)))
             return bind_statement_time(c, false, out);
-        return bind_error(c->s, loc, FLOE_ERR_UNSUPPORTED, "%s is not supported", op ? op + 6 : "this function");
+        if (!op) return bind_error(c->s, loc, FLOE_ERR_UNSUPPORTED, "this function is not supported");
+        return bind_session_value(c, op, loc, out);
+    }
+    if (!strcmp(kind, "CollateClause")) {
+        /* the default collation (byte order) is the only one */
+        json_t *cn = floe_pg_get(body, "collname");
+        const char *coll = floe_pg_string(floe_pg_list_at(cn, floe_pg_list_len(cn) - 1));
+        if (!coll || (strcmp(coll, "default") && strcmp(coll, "C") && strcmp(coll, "POSIX") && strcmp(coll, "ucs_basic")))
+            return bind_error(c->s, loc, FLOE_ERR_UNSUPPORTED, "collation \"%s\" is not supported (only \"C\")",
+                              coll ? coll : "?");
+        return bind_expr(c, floe_pg_get(body, "arg"), out);
     }
     if (!strcmp(kind, "SubLink")) {
         const char *t = floe_pg_get_str(body, "subLinkType");
         if (t && !strcmp(t, "EXPR_SUBLINK")) return bind_scalar_subquery(c, node, out);
+        if (t && !strcmp(t, "ARRAY_SUBLINK")) return bind_array_sublink(c, node, out);
         return bind_sublink_value(c, node, out);
     }
     if (!strcmp(kind, "A_ArrayExpr")) return bind_array_expr(c, body, loc, out);

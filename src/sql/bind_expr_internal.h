@@ -75,6 +75,16 @@ floe_status bind_type_cast(bind_ectx *c, const json_t *body, floe_expr **out) FL
 const char *bind_func_name(const json_t *fc);
 /* now(), current_date ...: fixed per statement. */
 floe_status bind_statement_time(bind_ectx *c, bool date, floe_expr **out) FLOE_WARN_UNUSED;
+/* bind_session_info.c: current_user & co. (a SQLValueFunction's op), and
+ * version(), current_database(), current_schema(), current_setting() (*done
+ * false: not one of them). */
+floe_status bind_session_value(bind_ectx *c, const char *op, int32_t loc, floe_expr **out) FLOE_WARN_UNUSED;
+floe_status bind_session_func(bind_ectx *c, const char *name, const json_t *args, int32_t loc, bool *done,
+                              floe_expr **out) FLOE_WARN_UNUSED;
+/* ARRAY(SELECT x ...) as (SELECT array_agg(x ...) ...). */
+floe_status bind_array_sublink(bind_ectx *c, const json_t *sublink, floe_expr **out) FLOE_WARN_UNUSED;
+/* PostgreSQL's version() text. */
+extern const char floe_pg_version_text[];
 /* A FuncCall node: an aggregate call (collected as an extra) or a scalar
  * function. */
 floe_status bind_func(bind_ectx *c, const json_t *fc, floe_expr **out) FLOE_WARN_UNUSED;

@@ -21,6 +21,7 @@
 #include "sql/bind_json.h"
 #include "sql/bind_query_internal.h"
 #include "sql/metadata_tables.h"
+#include "sql/pg_catalog_tables.h"
 #include "sql/ref_ident.h"
 #include "sql/pgnode.h"
 
@@ -283,8 +284,16 @@ static floe_status bind_range_var(floe_session *s, const json_t *rv, bind_result
             }
             return NULL;
         }
-        ns = s->default_ns ? s->default_ns : "default";
     }
+    if (floe_sql_is_pg_catalog_relation(ns, rel)) {
+        /* PostgreSQL's system relations, built now from the catalog */
+        floe_plan *phys = NULL;
+        FLOE_TRY(bind_at(s, loc, floe_sql_pg_catalog_table(s, ns, rel, &phys)));
+        FLOE_TRY(physical_node(FLOE_L_PHYSICAL, phys, &out->plan));
+        const char *q = floe_pg_get_str(floe_pg_get(rv, "alias"), "aliasname");
+        return bind_scope_from_schema(out->plan->schema, q ? q : rel, &out->scope);
+    }
+    if (!ns) ns = s->default_ns ? s->default_ns : "default";
     char name[512];
     snprintf(name, sizeof name, "%s", rel);
     char *dollar = strchr(name, '$');

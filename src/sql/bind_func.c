@@ -274,6 +274,9 @@ floe_status bind_func(bind_ectx *c, const json_t *fc, floe_expr **out) {
         !strcmp(name, "statement_timestamp"))
         return bind_statement_time(c, false, out);
     if (!strcmp(name, "current_date")) return bind_statement_time(c, true, out);
+    bool session_info = false;
+    FLOE_TRY(bind_session_func(c, name, args, loc, &session_info, out));
+    if (session_info) return NULL;
     /* Renames of PostgreSQL spellings. */
     const char *fn = name;
     if (!strcmp(name, "extract")) fn = "date_part";

@@ -170,6 +170,10 @@ static const struct {
     {"varbinary", FLOE_TYPE_BINARY},   {"uuid", FLOE_TYPE_UUID},
     {"numeric", FLOE_TYPE_DECIMAL128}, {"decimal", FLOE_TYPE_DECIMAL128},
     {"interval", FLOE_TYPE_INTERVAL},
+    /* PostgreSQL's object identifiers, as pg_catalog holds them */
+    {"oid", FLOE_TYPE_INT64},          {"regclass", FLOE_TYPE_INT64},
+    {"regtype", FLOE_TYPE_INT64},      {"regnamespace", FLOE_TYPE_INT64},
+    {"regproc", FLOE_TYPE_INT64},      {"name", FLOE_TYPE_STRING},
 };
 
 floe_status floe_pg_type_to_floe(const floe_pg_type_name *tn, const char *sql, floe_type **out) {

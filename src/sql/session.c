@@ -136,14 +136,6 @@ static floe_status set_time_zone(floe_session *s, const char *value, bool numeri
     return NULL;
 }
 
-floe_status floe_session_with_zone(floe_session *s, floe_status (*fn)(void *arg), void *arg) {
-    const floe_tz *outer = floe_tz_session();
-    floe_tz_set_session(s->tz);
-    floe_status st = fn(arg);
-    floe_tz_set_session(outer);
-    return st;
-}
-
 floe_status floe_session_set(floe_session *s, const char *name, const char *value) {
     if (is_tz_setting(name)) return set_time_zone(s, value, false);
     char **field = string_setting(s, name);
@@ -265,7 +257,23 @@ void floe_session_close(floe_session *s) {
     floe_free(s->write_branch);
     floe_free(s->target_branch);
     floe_tz_free(s->tz);
+    floe_free(s->user);
+    floe_free(s->database);
     floe_free(s);
+}
+
+floe_status floe_session_set_client(floe_session *s, const char *user, const char *database) {
+    char *u = user ? floe_strdup(user) : NULL, *d = database ? floe_strdup(database) : NULL;
+    if ((user && !u) || (database && !d)) {
+        floe_free(u);
+        floe_free(d);
+        return floe_error(FLOE_ERR_OUT_OF_MEMORY, "session: out of memory");
+    }
+    floe_free(s->user);
+    floe_free(s->database);
+    s->user = u;
+    s->database = d;
+    return NULL;
 }
 
 void floe_session_cancel(floe_session *s) {

@@ -34,6 +34,9 @@ struct floe_session {
                                 * (floe_dml_target_of; NULL: main) */
     struct floe_tz *tz;        /* SET TimeZone (NULL: UTC, the default); made the
                                 * thread's floe_tz_session() for each statement */
+    char *user;                /* floe_session_set_client: current_user, the owner
+                                * in pg_catalog (NULL: "floe") */
+    char *database;            /* current_database() (NULL: "floe") */
 
     /* The statement being executed (valid during floe_session_execute). */
     const floe_sql_script *script;

@@ -15,7 +15,8 @@ static const floe_func_def *const families[] = {floe_string_funcs, floe_numeric_
                                                 floe_iceberg_funcs, floe_struct_funcs, floe_variant_funcs,
                                                 floe_text_funcs, floe_subquery_funcs, floe_regexp_funcs, floe_json_funcs,
                                                 floe_interval_funcs, floe_array_funcs, floe_nested_funcs, floe_array_op_funcs,
-                                                floe_timezone_funcs, floe_random_funcs, floe_zorder_funcs};
+                                                floe_timezone_funcs, floe_random_funcs, floe_zorder_funcs,
+                                                floe_pgcatalog_funcs};
 #define N_FAMILIES (sizeof families / sizeof families[0])
 
 const floe_func_def *floe_func_lookup(const char *name) {

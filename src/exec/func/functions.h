@@ -69,6 +69,19 @@ extern const floe_func_def floe_nested_funcs[];   /* func_nested.c */
 extern const floe_func_def floe_array_op_funcs[]; /* func_array_ops.c */
 extern const floe_func_def floe_timezone_funcs[]; /* func_timezone.c */
 extern const floe_func_def floe_zorder_funcs[];   /* func_zorder.c */
+extern const floe_func_def floe_pgcatalog_funcs[]; /* func_pgcatalog.c */
+
+/* PostgreSQL's types as pg_catalog shows them (func_pgcatalog.c). */
+typedef struct floe_pg_type_row {
+    int64_t oid;
+    const char *name;  /* pg_type.typname */
+    const char *sql;   /* format_type's and information_schema's spelling */
+    int32_t len;       /* typlen */
+    int64_t collation; /* typcollation */
+} floe_pg_type_row;
+/* All of them, ending with a row whose name is NULL; one by OID or NULL. */
+const floe_pg_type_row *floe_pg_types(void);
+const floe_pg_type_row *floe_pg_type_by_oid(int64_t oid);
 
 /* The definition named `name` (exact, lowercase), or NULL. */
 const floe_func_def *floe_func_lookup(const char *name);
