@@ -73,6 +73,11 @@ int64_t floe_mem_available(const floe_mem_tracker *t);
  * Release what was reserved with floe_mem_release on the same tracker. */
 bool floe_mem_try_reserve(floe_mem_tracker *t, int64_t bytes);
 void floe_mem_release(floe_mem_tracker *t, int64_t bytes);
+/* While on, the calling thread's allocations are never refused by a limit
+ * (still charged): for an operator spending room it had reserved and just
+ * released (a sort writing a run), which another thread could otherwise
+ * take in between.  Returns the previous setting, to restore. */
+bool floe_mem_set_exempt(bool on);
 /* "256.0 MiB", "4.0 GiB", "512 bytes" into buf. */
 void floe_mem_format(int64_t bytes, char *buf, size_t cap);
 /* Physical memory of the machine in bytes (0 when it cannot be read). */
