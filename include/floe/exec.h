@@ -165,6 +165,7 @@ typedef struct floe_exec_ctx {
     struct floe_exec_metrics *metrics; /* EXPLAIN ANALYZE counters; NULL: off */
     struct floe_progress *progress;   /* work done, added by the scans; NULL: off */
     struct floe_execution *exec;      /* the execution the plan runs in (required) */
+    const char *temp_dir;             /* where operators spill; NULL: $TMPDIR/floe */
 } floe_exec_ctx;
 
 /* ------------------------------------------------------------ executions */

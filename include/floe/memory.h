@@ -13,10 +13,19 @@
  * query (caches of immutable manifests, say) is allocated with the root as
  * the current tracker (floe_mem_set_current(NULL) around it).
  * Allocation failure returns NULL; callers turn that into FLOE_ERR_OUT_OF_MEMORY.
+ *
+ * Limits: a tracker may carry a byte limit (SET memory_limit puts one on
+ * the query's tracker).  An allocation of FLOE_MEM_DENY_MIN bytes or more
+ * that would take a limited tracker on its chain past its limit is refused
+ * (NULL); smaller ones (status messages, small structs) are charged but
+ * never refused, so error paths keep working.  Operators that can spill
+ * ask first: floe_mem_try_reserve() charges bytes they are about to need
+ * without allocating them, or says no, and they spill instead of failing.
  */
 #ifndef FLOE_MEMORY_H
 #define FLOE_MEMORY_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -30,7 +39,12 @@ typedef struct floe_mem_tracker {
     _Atomic int64_t current;
     _Atomic int64_t peak;
     _Atomic int64_t allocations;     /* count of allocations made */
+    _Atomic int64_t limit;           /* bytes; 0: none */
+    _Atomic int64_t denied;          /* allocations and reservations refused */
 } floe_mem_tracker;
+
+/* Allocations smaller than this are never refused by a limit. */
+#define FLOE_MEM_DENY_MIN 8192
 
 /* The process-wide tracker every allocation is charged to. */
 floe_mem_tracker *floe_mem_root(void);
@@ -47,6 +61,27 @@ int64_t floe_mem_current_bytes(const floe_mem_tracker *t);
 int64_t floe_mem_peak_bytes(const floe_mem_tracker *t);
 /* Reset peak to current (between benchmark iterations, say). */
 void floe_mem_reset_peak(floe_mem_tracker *t);
+
+/* Set t's limit in bytes (0: none) and clear its refusal count. */
+void floe_mem_set_limit(floe_mem_tracker *t, int64_t bytes);
+/* The tightest limit on t's chain (0: none), and how many bytes may still
+ * be charged to t before one on the chain is reached (INT64_MAX: none). */
+int64_t floe_mem_limit(const floe_mem_tracker *t);
+int64_t floe_mem_available(const floe_mem_tracker *t);
+/* Charge `bytes` to t (NULL: the current tracker) if no limit on its chain
+ * is passed; false (nothing charged, the refusal counted) otherwise.
+ * Release what was reserved with floe_mem_release on the same tracker. */
+bool floe_mem_try_reserve(floe_mem_tracker *t, int64_t bytes);
+void floe_mem_release(floe_mem_tracker *t, int64_t bytes);
+/* While on, the calling thread's allocations are never refused by a limit
+ * (still charged): for an operator spending room it had reserved and just
+ * released (a sort writing a run), which another thread could otherwise
+ * take in between.  Returns the previous setting, to restore. */
+bool floe_mem_set_exempt(bool on);
+/* "256.0 MiB", "4.0 GiB", "512 bytes" into buf. */
+void floe_mem_format(int64_t bytes, char *buf, size_t cap);
+/* Physical memory of the machine in bytes (0 when it cannot be read). */
+int64_t floe_mem_physical(void);
 
 void *floe_malloc(size_t n);
 void *floe_calloc(size_t count, size_t size);

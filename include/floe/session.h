@@ -105,6 +105,9 @@ typedef struct floe_plan_executor {
 /* The executor of sessions opened from now on (NULL: local); `ex` must
  * outlive them.  Call at start-up, before sessions are opened. */
 void floe_session_set_default_executor(const floe_plan_executor *ex);
+/* The memory_limit sessions opened from now on start with ('4GB', '80%';
+ * floe --memory-limit).  Without it: 80% of the machine's memory. */
+floe_status floe_session_set_default_memory_limit(const char *text) FLOE_WARN_UNUSED;
 
 /* The session's catalog (borrowed). */
 struct floe_catalog *floe_session_catalog(floe_session *s);

@@ -12,7 +12,9 @@
 #include <malloc.h>
 #include <stdatomic.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 typedef struct {
     size_t size;
@@ -23,6 +25,13 @@ _Static_assert(sizeof(block_header) == 16, "header must keep 16-byte alignment")
 
 static floe_mem_tracker root_tracker = {.name = "process"};
 static _Thread_local floe_mem_tracker *current_tracker;
+static _Thread_local bool exempt; /* floe_mem_set_exempt */
+
+bool floe_mem_set_exempt(bool on) {
+    bool prev = exempt;
+    exempt = on;
+    return prev;
+}
 
 floe_mem_tracker *floe_mem_root(void) { return &root_tracker; }
 
@@ -32,6 +41,46 @@ void floe_mem_tracker_init(floe_mem_tracker *t, const char *name) {
     atomic_store(&t->current, 0);
     atomic_store(&t->peak, 0);
     atomic_store(&t->allocations, 0);
+    atomic_store(&t->limit, 0);
+    atomic_store(&t->denied, 0);
+}
+
+void floe_mem_set_limit(floe_mem_tracker *t, int64_t bytes) {
+    atomic_store(&t->limit, bytes > 0 ? bytes : 0);
+    atomic_store(&t->denied, 0);
+}
+
+int64_t floe_mem_limit(const floe_mem_tracker *t) {
+    int64_t best = 0;
+    for (floe_mem_tracker *x = (floe_mem_tracker *)t; x; x = x->parent) {
+        int64_t l = atomic_load_explicit(&x->limit, memory_order_relaxed);
+        if (l > 0 && (best == 0 || l < best)) best = l;
+    }
+    return best;
+}
+
+int64_t floe_mem_available(const floe_mem_tracker *t) {
+    int64_t left = INT64_MAX;
+    for (floe_mem_tracker *x = (floe_mem_tracker *)t; x; x = x->parent) {
+        int64_t l = atomic_load_explicit(&x->limit, memory_order_relaxed);
+        if (l <= 0) continue;
+        int64_t room = l - atomic_load_explicit(&x->current, memory_order_relaxed);
+        if (room < left) left = room;
+    }
+    return left < 0 ? 0 : left;
+}
+
+/* Would charging n more bytes to t pass a limit on its chain?  Counts the
+ * refusal on the tracker that says no. */
+static bool over_limit(floe_mem_tracker *t, int64_t n) {
+    for (; t; t = t->parent) {
+        int64_t l = atomic_load_explicit(&t->limit, memory_order_relaxed);
+        if (l > 0 && atomic_load_explicit(&t->current, memory_order_relaxed) + n > l) {
+            atomic_fetch_add_explicit(&t->denied, 1, memory_order_relaxed);
+            return true;
+        }
+    }
+    return false;
 }
 
 floe_mem_tracker *floe_mem_set_current(floe_mem_tracker *t) {
@@ -71,8 +120,48 @@ static void charge(floe_mem_tracker *t, int64_t delta) {
     }
 }
 
+bool floe_mem_try_reserve(floe_mem_tracker *t, int64_t bytes) {
+    if (!t) t = floe_mem_current();
+    if (bytes <= 0) return true;
+    if (over_limit(t, bytes)) return false;
+    charge(t, bytes);
+    return true;
+}
+
+void floe_mem_release(floe_mem_tracker *t, int64_t bytes) {
+    if (!t) t = floe_mem_current();
+    if (bytes > 0) charge(t, -bytes);
+}
+
+void floe_mem_format(int64_t bytes, char *buf, size_t cap) {
+    static const char *units[] = {"KiB", "MiB", "GiB", "TiB"};
+    if (bytes < 1024) {
+        snprintf(buf, cap, "%lld bytes", (long long)bytes);
+        return;
+    }
+    double v = (double)bytes / 1024.0;
+    int u = 0;
+    while (v >= 1024.0 && u < 3) {
+        v /= 1024.0;
+        u++;
+    }
+    snprintf(buf, cap, "%.1f %s", v, units[u]);
+}
+
+int64_t floe_mem_physical(void) {
+    long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGESIZE);
+    if (pages <= 0 || size <= 0) return 0;
+    return (int64_t)pages * (int64_t)size;
+}
+
+/* Refused by a limit?  Only blocks of FLOE_MEM_DENY_MIN bytes or more. */
+static bool refuse(size_t n) {
+    return n >= FLOE_MEM_DENY_MIN && !exempt && over_limit(floe_mem_current(), (int64_t)n);
+}
+
 void *floe_malloc(size_t n) {
     if (n > SIZE_MAX - sizeof(block_header)) return NULL;
+    if (refuse(n)) return NULL;
     block_header *h = malloc(sizeof(block_header) + n);
     if (!h) return NULL;
     h->size = n;
@@ -88,6 +177,7 @@ void *floe_calloc(size_t count, size_t size) {
     if (size && count > SIZE_MAX / size) return NULL;
     size_t n = count * size;
     if (n > SIZE_MAX - sizeof(block_header)) return NULL;
+    if (refuse(n)) return NULL;
     block_header *h = calloc(1, sizeof(block_header) + n);
     if (!h) return NULL;
     h->size = n;
@@ -107,6 +197,7 @@ void *floe_realloc(void *p, size_t n) {
     block_header *h = (block_header *)p - 1;
     size_t old = h->size;
     floe_mem_tracker *t = h->tracker;
+    if (n > old && n - old >= FLOE_MEM_DENY_MIN && !exempt && over_limit(t, (int64_t)(n - old))) return NULL;
     block_header *nh = realloc(h, sizeof(block_header) + n);
     if (!nh) return NULL;
     nh->size = n;

@@ -577,6 +577,8 @@ void floe_cli_sql_usage(FILE *out) {
           "  floe -c SQL              run SQL (repeatable; in order)\n"
           "  floe -f FILE             run the statements in FILE (repeatable; - is stdin)\n"
           "  --format table|csv|jsonl result format (default table)\n"
+          "  --memory-limit SIZE      what one query may hold ('4GB', '256MB', '80%';\n"
+          "                           default 80% of RAM; SET memory_limit)\n"
           "  --warehouse DIR          catalog and table directory (default\n"
           "                           $FLOE_WAREHOUSE, else ./warehouse)\n"
           "  --catalog FILE           the SQLite catalog database, apart from the\n"
@@ -630,6 +632,14 @@ int floe_cli_sql_main(int argc, char **argv) {
             cat_args.credential = v;
         } else if ((v = option_value(argc, argv, &i, "--catalog-token"))) {
             cat_args.token = v;
+        } else if ((v = option_value(argc, argv, &i, "--memory-limit"))) {
+            floe_status st = floe_session_set_default_memory_limit(v);
+            if (st) {
+                fprintf(stderr, "floe: --memory-limit: %s\n", floe_status_message(st));
+                floe_status_free(st);
+                free(acts);
+                return 2;
+            }
         } else if ((v = option_value(argc, argv, &i, "--catalog-config"))) {
             cat_args.config_file = v;
         } else if ((v = option_value(argc, argv, &i, "--catalog"))) {

@@ -326,6 +326,7 @@ static floe_status copy_to_file(floe_session *s, floe_plan *plan, const char *fi
     if (!st) st = floe_execution_begin(&ctx, &x);
     floe_sql_progress prog; /* the sink's progress bar, when it has one */
     floe_sql_progress_start(&prog, plan, &ctx, sink);
+    floe_mem_tracker *prev = floe_session_query_begin(s);
     floe_stream *stream = NULL;
     for (int32_t p = 0; p < floe_plan_partitions(plan) && !st; p++) {
         st = floe_plan_execute(plan, p, &ctx, &stream);
@@ -357,6 +358,7 @@ static floe_status copy_to_file(floe_session *s, floe_plan *plan, const char *fi
     }
     floe_sql_progress_stop(&prog, st == NULL);
     floe_execution_end(x);
+    st = floe_session_query_end(s, prev, st);
     floe_printer_free(jp);
     floe_buf_free(&cell);
     floe_buf_free(&t.buf);

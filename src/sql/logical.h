@@ -161,6 +161,7 @@ typedef struct floe_sql_options {
     int32_t scan_concurrency;
     int32_t read_ahead;
     int64_t max_recursion_depth; /* runs of a recursive term allowed      */
+    int64_t memory_limit;        /* bytes one query may hold (SET memory_limit) */
 } floe_sql_options;
 
 /* The optimizer (optimize.c): constant folding, filter pushdown (into

@@ -13,6 +13,7 @@
  */
 #include <errno.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -136,8 +137,72 @@ static floe_status set_time_zone(floe_session *s, const char *value, bool numeri
     return NULL;
 }
 
+/* memory_limit (DuckDB's max_memory is the same) and temp_directory. */
+static bool is_memory_limit_setting(const char *name) {
+    floe_str n = floe_str_c(name);
+    return floe_str_ieq_c(n, "memory_limit") || floe_str_ieq_c(n, "max_memory");
+}
+
+static bool is_temp_dir_setting(const char *name) { return floe_str_ieq_c(floe_str_c(name), "temp_directory"); }
+
+/* The default limit: 80% of the machine's memory, as DuckDB. */
+static int64_t default_memory_limit(void) {
+    int64_t phys = floe_mem_physical();
+    return phys > 0 ? phys / 10 * 8 : 0;
+}
+
+/* '4GB', '256MB', '1.5GiB', '512kB', '1000000' (bytes), '80%' (of the
+ * machine's memory).  Units are powers of 1024, as PostgreSQL reads them;
+ * the limit must be at least 1 MiB. */
+static floe_status parse_memory_limit(floe_str v, int64_t *out) {
+    char text[64];
+    if (v.len == 0 || v.len >= sizeof text)
+        return floe_error(FLOE_ERR_INVALID_ARGUMENT, "memory_limit: '%.*s' is not a size such as '4GB' or '80%%'",
+                          (int)v.len, v.ptr);
+    memcpy(text, v.ptr, v.len);
+    text[v.len] = 0;
+    char *end = NULL;
+    errno = 0;
+    double num = strtod(text, &end);
+    while (end && *end == ' ') end++;
+    double mult = 0;
+    if (end == text || errno || !(num > 0)) mult = -1;
+    else if (!*end || !strcasecmp(end, "b") || !strcasecmp(end, "bytes")) mult = 1;
+    else if (!strcmp(end, "%")) mult = (double)floe_mem_physical() / 100.0;
+    else if (!strcasecmp(end, "kb") || !strcasecmp(end, "kib") || !strcasecmp(end, "k")) mult = 1024.0;
+    else if (!strcasecmp(end, "mb") || !strcasecmp(end, "mib") || !strcasecmp(end, "m")) mult = 1024.0 * 1024;
+    else if (!strcasecmp(end, "gb") || !strcasecmp(end, "gib") || !strcasecmp(end, "g")) mult = 1024.0 * 1024 * 1024;
+    else if (!strcasecmp(end, "tb") || !strcasecmp(end, "tib") || !strcasecmp(end, "t"))
+        mult = 1024.0 * 1024 * 1024 * 1024;
+    else mult = -1;
+    if (mult < 0 || (!strcmp(end, "%") && num > 100))
+        return floe_error(FLOE_ERR_INVALID_ARGUMENT,
+                          "memory_limit: '%s' is not a size such as '4GB', '256MB' or '80%%'", text);
+    double bytes = num * mult;
+    if (bytes < 1024.0 * 1024 || bytes > 9.0e18)
+        return floe_error(FLOE_ERR_INVALID_ARGUMENT, "memory_limit: '%s' must be between 1MB and 8EB", text);
+    *out = (int64_t)bytes;
+    return NULL;
+}
+
 floe_status floe_session_set(floe_session *s, const char *name, const char *value) {
     if (is_tz_setting(name)) return set_time_zone(s, value, false);
+    if (is_memory_limit_setting(name)) {
+        floe_str v = floe_str_trim(floe_str_c(value));
+        if (floe_str_ieq_c(v, "default")) {
+            s->opts.memory_limit = s->defaults.memory_limit;
+            return NULL;
+        }
+        return parse_memory_limit(v, &s->opts.memory_limit);
+    }
+    if (is_temp_dir_setting(name)) {
+        floe_str v = floe_str_trim(floe_str_c(value));
+        floe_free(s->temp_dir);
+        s->temp_dir = NULL;
+        if (v.len == 0 || floe_str_ieq_c(v, "default")) return NULL;
+        s->temp_dir = floe_strndup(v.ptr, v.len);
+        return s->temp_dir ? NULL : floe_error(FLOE_ERR_OUT_OF_MEMORY, "SET %s: out of memory", name);
+    }
     char **field = string_setting(s, name);
     if (field) {
         floe_str v = floe_str_trim(floe_str_c(value));
@@ -168,6 +233,18 @@ floe_status floe_session_set(floe_session *s, const char *name, const char *valu
 
 floe_status floe_session_show(floe_session *s, const char *name, char **value) {
     *value = NULL;
+    if (is_memory_limit_setting(name)) {
+        char buf[48];
+        floe_mem_format(s->opts.memory_limit, buf, sizeof buf);
+        *value = floe_strdup(s->opts.memory_limit > 0 ? buf : "unlimited");
+        return *value ? NULL : floe_error(FLOE_ERR_OUT_OF_MEMORY, "SHOW %s: out of memory", name);
+    }
+    if (is_temp_dir_setting(name)) {
+        char buf[4096];
+        floe_session_temp_dir(s, buf, sizeof buf);
+        *value = floe_strdup(buf);
+        return *value ? NULL : floe_error(FLOE_ERR_OUT_OF_MEMORY, "SHOW %s: out of memory", name);
+    }
     if (is_tz_setting(name)) {
         *value = floe_strdup(s->tz ? floe_tz_name(s->tz) : "UTC");
         return *value ? NULL : floe_error(FLOE_ERR_OUT_OF_MEMORY, "SHOW %s: out of memory", name);
@@ -189,6 +266,14 @@ floe_status floe_session_show(floe_session *s, const char *name, char **value) {
 
 /* Set once at start-up (before sessions open), read when one opens. */
 static const floe_plan_executor *_Atomic g_default_executor;
+static _Atomic int64_t g_default_memory_limit; /* --memory-limit; 0: 80% of RAM */
+
+floe_status floe_session_set_default_memory_limit(const char *text) {
+    int64_t v = 0;
+    FLOE_TRY(parse_memory_limit(floe_str_trim(floe_str_c(text)), &v));
+    g_default_memory_limit = v;
+    return NULL;
+}
 
 void floe_session_set_default_executor(const floe_plan_executor *ex) {
     g_default_executor = ex;
@@ -221,6 +306,8 @@ floe_status floe_session_open_catalog(const char *uri, const floe_property *prop
     s->defaults.scan_concurrency = 2;
     s->defaults.read_ahead = 2;
     s->defaults.max_recursion_depth = 100000;
+    s->defaults.memory_limit = g_default_memory_limit > 0 ? g_default_memory_limit : default_memory_limit();
+    floe_mem_tracker_init(&s->qmem, "query");
     s->executor = g_default_executor;
     if (s->executor && s->executor->target_partitions > 0)
         s->defaults.target_partitions = s->executor->target_partitions;
@@ -255,6 +342,7 @@ void floe_session_close(floe_session *s) {
     floe_fileio_free(s->io);
     floe_free(s->wap_id);
     floe_free(s->write_branch);
+    floe_free(s->temp_dir);
     floe_free(s->target_branch);
     floe_tz_free(s->tz);
     floe_free(s->user);
@@ -301,6 +389,35 @@ void floe_session_exec_ctx(floe_session *s, floe_exec_ctx *ctx) {
     ctx->cancel = &s->cancel;
     ctx->scan_concurrency = s->opts.scan_concurrency;
     ctx->read_ahead = s->opts.read_ahead;
+    ctx->mem = &s->qmem;
+    ctx->temp_dir = s->temp_dir;
+}
+
+void floe_session_temp_dir(const floe_session *s, char *buf, size_t cap) {
+    if (s->temp_dir) {
+        snprintf(buf, cap, "%s", s->temp_dir);
+        return;
+    }
+    const char *t = getenv("TMPDIR");
+    snprintf(buf, cap, "%s/floe", t && *t ? t : "/tmp");
+}
+
+floe_mem_tracker *floe_session_query_begin(floe_session *s) {
+    floe_mem_set_limit(&s->qmem, s->opts.memory_limit);
+    floe_mem_reset_peak(&s->qmem);
+    return floe_mem_set_current(&s->qmem);
+}
+
+floe_status floe_session_query_end(floe_session *s, floe_mem_tracker *prev, floe_status st) {
+    floe_mem_set_current(prev);
+    if (!st || floe_status_code(st) != FLOE_ERR_OUT_OF_MEMORY || atomic_load(&s->qmem.denied) == 0) return st;
+    const char *msg = floe_status_message(st);
+    if (strstr(msg, "out of memory (limit ")) return st;
+    char lim[48];
+    floe_mem_format(s->opts.memory_limit, lim, sizeof lim);
+    floe_status out = floe_error(FLOE_ERR_OUT_OF_MEMORY, "out of memory (limit %s) in %s", lim, msg);
+    floe_status_free(st);
+    return out;
 }
 
 /* ------------------------------------------------------------- results */
@@ -412,10 +529,11 @@ static floe_status run_plan_now(floe_session *s, const floe_plan *plan, const fl
     FLOE_TRY(floe_execution_begin(&ctx, &x));
     floe_sql_progress prog; /* the sink's progress bar, when it has one */
     floe_sql_progress_start(&prog, plan, &ctx, &sink);
+    floe_mem_tracker *prev = floe_session_query_begin(s);
     floe_status st = run_streams(s, plan, &ctx, sink, rows);
     floe_sql_progress_stop(&prog, st == NULL);
     floe_execution_end(x);
-    return st;
+    return floe_session_query_end(s, prev, st);
 }
 
 /* ---------------------------------------------------------- statements */
@@ -513,6 +631,7 @@ static floe_status exec_explain(floe_session *s, const json_t *body, const floe_
             floe_exec_ctx ctx;
             floe_session_exec_ctx(s, &ctx);
             ctx.metrics = m;
+            floe_mem_tracker *prev = floe_session_query_begin(s);
             st = floe_execution_begin(&ctx, &x);
             /* Run every partition (the result is thrown away). */
             for (int32_t p = 0; p < floe_plan_partitions(plan) && !st; p++) {
@@ -527,6 +646,7 @@ static floe_status exec_explain(floe_session *s, const json_t *body, const floe_
                 floe_stream_close(stream);
             }
             floe_execution_end(x); /* before the metrics: they pay for its states */
+            st = floe_session_query_end(s, prev, st);
             if (!st) st = floe_plan_explain_analyze(plan, m, &text);
         }
         floe_exec_metrics_free(m);
@@ -548,6 +668,8 @@ static floe_status exec_set(floe_session *s, const json_t *body, const floe_resu
         s->wap_id = NULL;
         floe_free(s->write_branch);
         s->write_branch = NULL;
+        floe_free(s->temp_dir);
+        s->temp_dir = NULL;
         FLOE_TRY(set_time_zone(s, "default", false));
         tag = "RESET";
     } else if (kind && (strcmp(kind, "VAR_RESET") == 0 || strcmp(kind, "VAR_SET_DEFAULT") == 0)) {
@@ -594,10 +716,13 @@ static floe_status exec_show(floe_session *s, const floe_sql_stmt *stmt, const j
         }
         return floe_session_emit_strings(sink, names, 3, cells, N_OPTIONS, "SHOW");
     }
-    if (is_wap_setting(name) || is_tz_setting(name)) {
+    if (is_wap_setting(name) || is_tz_setting(name) || is_memory_limit_setting(name) || is_temp_dir_setting(name)) {
         char *v = NULL;
         FLOE_TRY(floe_session_show(s, name, &v));
-        const char *names[] = {is_tz_setting(name) ? "TimeZone" : name};
+        const char *names[] = {is_tz_setting(name)             ? "TimeZone"
+                               : is_memory_limit_setting(name) ? "memory_limit"
+                               : is_temp_dir_setting(name)     ? "temp_directory"
+                                                               : name};
         const char *cells[] = {v};
         floe_status st = floe_session_emit_strings(sink, names, 1, cells, 1, "SHOW");
         floe_free(v);

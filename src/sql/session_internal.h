@@ -32,6 +32,9 @@ struct floe_session {
                                 * (NULL: main): the branch INSERTs commit to */
     char *target_branch;       /* the branch the running statement writes
                                 * (floe_dml_target_of; NULL: main) */
+    char *temp_dir;            /* SET temp_directory (NULL: $TMPDIR/floe) */
+    floe_mem_tracker qmem;     /* what the running query holds; its limit is
+                                * opts.memory_limit (floe_session_query_begin) */
     struct floe_tz *tz;        /* SET TimeZone (NULL: UTC, the default); made the
                                 * thread's floe_tz_session() for each statement */
     char *user;                /* floe_session_set_client: current_user, the owner
@@ -57,6 +60,16 @@ floe_status floe_session_error_at(const floe_session *s, int32_t location, floe_
 /* The exec context for running plans of this session (cancel, batch size,
  * scan options). */
 void floe_session_exec_ctx(floe_session *s, floe_exec_ctx *ctx);
+
+/* Around running a plan: make the session's query tracker (limited to
+ * memory_limit, peak reset) the thread's current tracker; _end restores
+ * `prev` and turns an allocation the limit refused into
+ * "out of memory (limit 256.0 MiB) in <what failed>". */
+floe_mem_tracker *floe_session_query_begin(floe_session *s);
+/* Where this session's operators spill (SET temp_directory, else
+ * $TMPDIR/floe, else /tmp/floe). */
+void floe_session_temp_dir(const floe_session *s, char *buf, size_t cap);
+floe_status floe_session_query_end(floe_session *s, floe_mem_tracker *prev, floe_status st) FLOE_WARN_UNUSED;
 
 /* Run a bound query (any statement the binder accepts: SelectStmt, ...)
  * to a physical plan with one output partition: bind, optimize, plan. */

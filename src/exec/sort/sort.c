@@ -7,6 +7,14 @@
  * on a prefix of the first key, merge sort for ties); output batches of
  * ctx->batch_size rows are then gathered with floe_batch_take.
  *
+ * Under a memory limit the full sort is external: every input batch it
+ * keeps first reserves as much again from the query's tracker (the room
+ * gathering and ordering it will take).  When a reservation is refused the
+ * batches held so far are sorted as one run and written to a spill file
+ * (exec/spill), and reading goes on; at the end the rest is spilled too
+ * and the runs are merged (floe_sk_merge_streams, one batch per run in
+ * memory).  Without a limit nothing is reserved and nothing spills.
+ *
  * Top-N keeps a bounded max-heap of the best `fetch` rows seen so far,
  * each entry naming a retained input batch ("slot"), a row in it and the
  * row's arrival number (ties go to the earlier row, so the result equals
@@ -19,6 +27,7 @@
 
 #include "exec/plan_internal.h"
 #include "exec/sort/sort_keys.h"
+#include "exec/spill/spill.h"
 #include "floe/exec_ops.h"
 #include "base/threadpool.h"
 
@@ -50,14 +59,192 @@ typedef struct sort_stream {
     int64_t heap_n, heap_cap;
     int64_t retained;  /* rows of live slots */
     uint64_t seq;
+    /* external sort */
+    const char *temp_dir;
+    floe_exec_ctx ctx;          /* for the merge */
+    floe_batch **held;          /* input batches not yet in a run */
+    int64_t n_held, cap_held, held_rows;
+    floe_mem_tracker *res_mem;  /* the tracker `reserved` is charged to */
+    int64_t reserved;
+    floe_spill_file **runs;
+    int32_t n_runs, cap_runs;
+    floe_stream *merged;        /* the merge of the runs, once read */
 } sort_stream;
 
 /* ------------------------------------------------------------- full sort */
 
-static floe_status full_sort(sort_stream *s) {
+static void release_reservation(sort_stream *s) {
+    if (s->reserved) floe_mem_release(s->res_mem, s->reserved);
+    s->reserved = 0;
+}
+
+static void drop_held(sort_stream *s) {
+    floe_exec_batches_free(s->held, s->n_held);
+    s->held = NULL;
+    s->n_held = s->cap_held = s->held_rows = 0;
+}
+
+/* Sort the held batches as one run and write it to a new spill file. */
+static floe_status spill_run_inner(sort_stream *s);
+
+/* The room reserved is what writing the run takes: released, and the
+ * thread exempt from the limit meanwhile, so another partition's
+ * reservation cannot take it in between. */
+static floe_status spill_run(sort_stream *s) {
+    release_reservation(s);
+    bool prev = floe_mem_set_exempt(true);
+    floe_status st = spill_run_inner(s);
+    floe_mem_set_exempt(prev);
+    return st;
+}
+
+static floe_status spill_run_inner(sort_stream *s) {
     const floe_sort_plan *p = s->p;
+    if (s->n_runs == s->cap_runs) {
+        int32_t nc = s->cap_runs ? s->cap_runs * 2 : 8;
+        floe_spill_file **r2 = floe_realloc(s->runs, (size_t)nc * sizeof *r2);
+        if (!r2) return floe_error(FLOE_ERR_OUT_OF_MEMORY, "Sort: list of spilled runs");
+        s->runs = r2;
+        s->cap_runs = nc;
+    }
+    floe_batch *all = NULL;
+    floe_status st = floe_batch_concat(s->held, (int32_t)s->n_held, &all);
+    drop_held(s);
+    if (st) return floe_status_wrap(st, "Sort: gathering a run to spill");
+    floe_array **keys = floe_calloc((size_t)p->n_keys, sizeof *keys);
+    uint32_t *order = NULL;
+    floe_spill_file *f = NULL;
+    st = keys ? floe_sk_eval(p->keys, p->n_keys, all, keys) : floe_error(FLOE_ERR_OUT_OF_MEMORY, "Sort: keys of a run");
+    if (!st) st = floe_sk_sort_rows(p->keys, p->n_keys, keys, all->num_rows, &order);
+    if (keys) floe_sk_release(keys, p->n_keys);
+    floe_free(keys);
+    if (!st) st = floe_spill_open(s->temp_dir, "Sort", &f);
+    for (int64_t pos = 0; !st && pos < all->num_rows; pos += s->batch_size) {
+        int64_t len = all->num_rows - pos < s->batch_size ? all->num_rows - pos : s->batch_size;
+        floe_batch *b = NULL;
+        st = floe_batch_take(all, order + pos, len, &b);
+        if (!st) st = floe_spill_write(f, b);
+        floe_batch_release(b);
+        if (!st) st = floe_cancel_check(s->cancel, "Sort");
+    }
+    floe_free(order);
+    floe_batch_release(all);
+    if (st) {
+        floe_spill_close(f);
+        return st;
+    }
+    s->runs[s->n_runs++] = f;
+    return NULL;
+}
+
+/* What holding b costs on top of its own memory until its run is sorted:
+ * its copy in the gathered run, the evaluated keys, the row order and the
+ * sort's scratch (about three times its bytes and 16 bytes a row). */
+static int64_t reserve_for(const floe_batch *b) { return 3 * floe_batch_bytes(b) + 16 * b->num_rows; }
+
+/* Reserve, keeping a quarter of the limit free for the batches other
+ * operators (and this one's input and output) have in flight. */
+static bool try_reserve(sort_stream *s, int64_t need) {
+    int64_t lim = floe_mem_limit(s->res_mem);
+    if (floe_mem_available(s->res_mem) - need < lim / 4) return false;
+    return floe_mem_try_reserve(s->res_mem, need);
+}
+
+/* Read the whole input, spilling sorted runs whenever the limit says no,
+ * then merge the runs.  Returns with s->merged set, or with s->held the
+ * whole input (nothing spilled) for the in-memory sort. */
+static floe_status external_gather(sort_stream *s) {
+    s->res_mem = floe_mem_current();
+    for (;;) {
+        floe_batch *b = NULL;
+        FLOE_TRY(floe_cancel_check(s->cancel, "Sort"));
+        FLOE_TRY(floe_stream_next(s->child, &b));
+        if (!b) break;
+        if (b->num_rows == 0) {
+            floe_batch_release(b);
+            continue;
+        }
+        int64_t need = reserve_for(b);
+        bool ok = try_reserve(s, need);
+        if (!ok && s->n_held > 0) {
+            /* The batch stays held while the run is written: its own
+             * memory is already paid for. */
+            floe_status st = spill_run(s);
+            if (st) {
+                floe_batch_release(b);
+                return st;
+            }
+            ok = try_reserve(s, need);
+        }
+        if (ok) s->reserved += need;
+        if (s->n_held == s->cap_held) {
+            int64_t nc = s->cap_held ? s->cap_held * 2 : 64;
+            floe_batch **h2 = floe_realloc(s->held, (size_t)nc * sizeof *h2);
+            if (!h2) {
+                floe_batch_release(b);
+                return floe_error(FLOE_ERR_OUT_OF_MEMORY, "Sort: holding %lld batches", (long long)nc);
+            }
+            s->held = h2;
+            s->cap_held = nc;
+        }
+        s->held[s->n_held++] = b;
+        s->held_rows += b->num_rows;
+        if (s->held_rows > (int64_t)UINT32_MAX / 2) FLOE_TRY(spill_run(s));
+    }
+    if (s->n_runs == 0) {
+        release_reservation(s);
+        return NULL;
+    }
+    if (s->n_held > 0) FLOE_TRY(spill_run(s));
+    floe_stream **in = floe_calloc((size_t)s->n_runs, sizeof *in);
+    if (!in) return floe_error(FLOE_ERR_OUT_OF_MEMORY, "Sort: merging %d spilled runs", s->n_runs);
+    floe_status st = NULL;
+    int32_t n = s->n_runs;
+    for (int32_t i = 0; i < n; i++) {
+        floe_status e = floe_spill_stream(s->runs[i], &in[i]); /* takes the file */
+        s->runs[i] = NULL;
+        if (e && !st) st = e;
+        else floe_status_free(e);
+    }
+    s->n_runs = 0;
+    if (st) {
+        for (int32_t i = 0; i < n; i++)
+            if (in[i]) floe_stream_close(in[i]);
+        floe_free(in);
+        return st;
+    }
+    st = floe_sk_merge_streams(s->p, in, n, &s->ctx, &s->merged);
+    floe_free(in);
+    return st;
+}
+
+static floe_status sort_src(sort_stream *s);
+
+static floe_status full_sort(sort_stream *s) {
+    if (floe_mem_limit(floe_mem_current()) > 0) {
+        FLOE_TRY(external_gather(s));
+        if (s->merged || s->n_held == 0) return NULL;
+        /* Everything fit: sort it in memory below. */
+        floe_batch **held = s->held;
+        int64_t n = s->n_held;
+        s->held = NULL;
+        s->n_held = s->cap_held = s->held_rows = 0;
+        bool prev = floe_mem_set_exempt(true); /* as in spill_run */
+        floe_status st = floe_batch_concat(held, (int32_t)n, &s->src);
+        floe_exec_batches_free(held, n);
+        if (!st) st = sort_src(s);
+        floe_mem_set_exempt(prev);
+        return st;
+    }
     floe_status st = floe_exec_drain_concat(s->child, s->cancel, "Sort", &s->src);
     if (st || !s->src) return st;
+    return sort_src(s);
+}
+
+/* Order the rows of s->src. */
+static floe_status sort_src(sort_stream *s) {
+    const floe_sort_plan *p = s->p;
+    floe_status st = NULL;
     floe_array **keys = floe_calloc((size_t)p->n_keys, sizeof *keys);
     if (!keys) return floe_error(FLOE_ERR_OUT_OF_MEMORY, "Sort: evaluating keys");
     st = floe_sk_eval(p->keys, p->n_keys, s->src, keys);
@@ -308,6 +495,7 @@ static floe_status sort_next(floe_stream *s_, floe_batch **out) {
         FLOE_TRY(prepare(s));
         s->ready = true;
     }
+    if (s->merged) return floe_stream_next(s->merged, out);
     if (s->pos >= s->n_order) return NULL;
     int64_t len = s->n_order - s->pos;
     if (len > s->batch_size) len = s->batch_size;
@@ -319,6 +507,11 @@ static floe_status sort_next(floe_stream *s_, floe_batch **out) {
 static void sort_close(floe_stream *s_) {
     sort_stream *s = (sort_stream *)s_;
     floe_stream_close(s->child);
+    if (s->merged) floe_stream_close(s->merged);
+    for (int32_t i = 0; i < s->n_runs; i++) floe_spill_close(s->runs[i]);
+    floe_free(s->runs);
+    drop_held(s);
+    release_reservation(s);
     for (int32_t i = 0; i < s->n_slots; i++) slot_free(s, (uint32_t)i);
     floe_free(s->slots);
     floe_free(s->heap);
@@ -334,6 +527,8 @@ static floe_status sort_execute(const floe_plan *p, int32_t partition, const flo
     s->p = (const floe_sort_plan *)p;
     s->cancel = ctx->cancel;
     s->batch_size = ctx->batch_size > 0 ? ctx->batch_size : 8192;
+    s->temp_dir = ctx->temp_dir;
+    s->ctx = *ctx;
     s->base.next = sort_next;
     s->base.close = sort_close;
     floe_status st = floe_plan_execute(p->children[0], partition, ctx, &s->child);

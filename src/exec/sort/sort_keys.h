@@ -57,6 +57,14 @@ floe_status floe_sk_stable_sort(uint32_t *idx, int64_t n, floe_sk_cmp_fn cmp, vo
 floe_status floe_sk_sort_rows(const floe_sort_key *keys, int32_t n_keys, floe_array *const *key_arrays,
                               int64_t n, uint32_t **order) FLOE_WARN_UNUSED;
 
+/* A stream merging k streams, each sorted by p's keys, into one sorted
+ * stream (ties: the lower input first), as SortPreservingMerge does with
+ * its child's partitions; the external sort merges its spilled runs with
+ * it.  Takes the streams (closed with it, also on failure); p->fetch
+ * limits the rows when >= 0. */
+floe_status floe_sk_merge_streams(const floe_sort_plan *p, floe_stream **in, int32_t k, const floe_exec_ctx *ctx,
+                                  floe_stream **out) FLOE_WARN_UNUSED;
+
 /* Codec: count, then per key the expression and two flags. */
 floe_status floe_sk_encode(floe_buf *out, const floe_sort_key *keys, int32_t n) FLOE_WARN_UNUSED;
 /* *keys is floe_malloc'd with one expression reference each; free with

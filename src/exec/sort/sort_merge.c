@@ -43,6 +43,7 @@ typedef struct merge_stream {
     int32_t *heap; /* cursor indices; heap[0] is the next row */
     int32_t heap_n;
     bool started;
+    bool preopened; /* cur[i].in given (floe_sk_merge_streams), not the child's */
     bool failed;
     int64_t emitted;
     run *runs;
@@ -120,7 +121,7 @@ static floe_status fill_range(void *ctx_, size_t begin, size_t end, const floe_c
 /* Open every child partition and read its first batch (in parallel). */
 static floe_status start(merge_stream *s) {
     const floe_plan *child = s->p->head.children[0];
-    for (int32_t i = 0; i < s->k; i++) FLOE_TRY(floe_plan_execute(child, i, &s->ctx, &s->cur[i].in));
+    for (int32_t i = 0; i < s->k && !s->preopened; i++) FLOE_TRY(floe_plan_execute(child, i, &s->ctx, &s->cur[i].in));
     if (s->k == 1) {
         FLOE_TRY(cursor_advance_batch(s, &s->cur[0], s->ctx.cancel));
     } else {
@@ -252,6 +253,34 @@ static floe_status merge_execute(const floe_plan *p, int32_t partition, const fl
         merge_close(&s->base);
         return floe_error(FLOE_ERR_OUT_OF_MEMORY, "opening a SortPreservingMerge stream");
     }
+    *out = &s->base;
+    return NULL;
+}
+
+floe_status floe_sk_merge_streams(const floe_sort_plan *p, floe_stream **in, int32_t k, const floe_exec_ctx *ctx,
+                                  floe_stream **out) {
+    *out = NULL;
+    merge_stream *s = floe_calloc(1, sizeof *s);
+    if (s) {
+        s->cur = floe_calloc((size_t)(k ? k : 1), sizeof *s->cur);
+        s->heap = floe_calloc((size_t)(k ? k : 1), sizeof *s->heap);
+    }
+    if (!s || !s->cur || !s->heap) {
+        for (int32_t i = 0; i < k; i++) floe_stream_close(in[i]);
+        if (s) {
+            floe_free(s->cur);
+            floe_free(s->heap);
+        }
+        floe_free(s);
+        return floe_error(FLOE_ERR_OUT_OF_MEMORY, "%s: merging %d sorted runs", p->head.vt->name, k);
+    }
+    s->base.next = merge_next;
+    s->base.close = merge_close;
+    s->p = p;
+    s->ctx = *ctx;
+    s->k = k;
+    s->preopened = true;
+    for (int32_t i = 0; i < k; i++) s->cur[i].in = in[i];
     *out = &s->base;
     return NULL;
 }

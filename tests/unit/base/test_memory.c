@@ -4,6 +4,8 @@
 
 #include <pthread.h>
 
+#include <stdatomic.h>
+
 #include "floe/memory.h"
 
 static void malloc_and_free_update_current_and_peak(void **state) {
@@ -142,7 +144,43 @@ static void strdup_and_strndup_copy_and_are_tracked(void **state) {
     floe_mem_set_current(prev);
 }
 
-FLOE_TEST_MAIN(cmocka_unit_test(malloc_and_free_update_current_and_peak),
+/* A limit refuses big blocks and reservations past it, never small blocks. */
+static void limit_refuses_big_blocks_and_reservations(void **state) {
+    (void)state;
+    floe_mem_tracker t;
+    floe_mem_tracker_init(&t, "limited");
+    floe_mem_set_limit(&t, 100000);
+    assert_int_equal(floe_mem_limit(&t), 100000);
+    floe_mem_tracker *prev = floe_mem_set_current(&t);
+    void *a = floe_malloc(60000);
+    assert_non_null(a);
+    assert_null(floe_malloc(60000));            /* 120000 > 100000 */
+    assert_null(floe_calloc(1, 60000));
+    assert_null(floe_realloc(a, 120000));       /* a stays valid */
+    void *small = floe_malloc(100);             /* below FLOE_MEM_DENY_MIN */
+    assert_non_null(small);
+    assert_int_equal(floe_mem_available(&t), 100000 - 60100);
+    assert_false(floe_mem_try_reserve(&t, 50000));
+    assert_true(floe_mem_try_reserve(&t, 30000));
+    assert_int_equal(floe_mem_current_bytes(&t), 90100);
+    floe_mem_release(&t, 30000);
+    assert_true(atomic_load(&t.denied) == 4);
+    floe_free(a);
+    floe_free(small);
+    assert_int_equal(floe_mem_current_bytes(&t), 0);
+    floe_mem_set_current(prev);
+    char buf[32];
+    floe_mem_format(256LL << 20, buf, sizeof buf);
+    assert_string_equal(buf, "256.0 MiB");
+    floe_mem_format(3LL << 29, buf, sizeof buf);
+    assert_string_equal(buf, "1.5 GiB");
+    floe_mem_format(100, buf, sizeof buf);
+    assert_string_equal(buf, "100 bytes");
+    assert_true(floe_mem_physical() > 0);
+}
+
+FLOE_TEST_MAIN(cmocka_unit_test(limit_refuses_big_blocks_and_reservations),
+               cmocka_unit_test(malloc_and_free_update_current_and_peak),
                cmocka_unit_test(set_current_returns_previous_and_null_means_root),
                cmocka_unit_test(current_tracker_is_per_thread),
                cmocka_unit_test(realloc_charges_the_difference_to_the_original_tracker),
