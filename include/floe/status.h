@@ -67,7 +67,8 @@ floe_status floe_status_wrap(floe_status st, const char *fmt, ...) FLOE_PRINTF(2
  * internal column an error passed through ("Repartition: input partition
  * 1", "column 'min_0'").  Users see the error without it (PostgreSQL's
  * messages name no operators); it is added only when debug logging is on
- * (FLOE_LOG=debug), for whoever is chasing where an error came from. */
+ * (FLOE_LOG=debug), for whoever is chasing where an error came from, and
+ * to an out-of-memory error once (the operator that ran out is named). */
 floe_status floe_status_wrap_op(floe_status st, const char *fmt, ...) FLOE_PRINTF(2, 3);
 
 floe_code floe_status_code(floe_status st);       /* FLOE_OK for NULL */

@@ -9,20 +9,23 @@
 
 #include "base/log.h"
 
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 struct floe_status_s {
     floe_code code;
+    bool op_named; /* an out-of-memory error already names its operator */
     char message[];
 };
 
 /* Returned when even the error cannot be allocated. */
 static struct {
     floe_code code;
+    bool op_named;
     char message[32];
-} oom_status = {FLOE_ERR_OUT_OF_MEMORY, "out of memory"};
+} oom_status = {FLOE_ERR_OUT_OF_MEMORY, true, "out of memory"};
 
 #define OOM ((floe_status)(void *)&oom_status)
 
@@ -35,6 +38,7 @@ floe_status floe_errorv(floe_code code, const char *fmt, va_list ap) {
     floe_status st = malloc(sizeof(*st) + (size_t)n + 1);
     if (!st) return OOM;
     st->code = code == FLOE_OK ? FLOE_ERR_INTERNAL : code;
+    st->op_named = false;
     vsnprintf(st->message, (size_t)n + 1, fmt, ap);
     return st;
 }
@@ -58,6 +62,7 @@ static floe_status wrapv(floe_status st, const char *fmt, va_list ap) {
     floe_status out = malloc(sizeof(*out) + (size_t)n + 2 + old + 1);
     if (!out) return st; /* keep the original message rather than lose it */
     out->code = st->code;
+    out->op_named = st->op_named;
     vsnprintf(out->message, (size_t)n + 1, fmt, ap);
     memcpy(out->message + n, ": ", 2);
     memcpy(out->message + n + 2, st->message, old + 1);
@@ -74,11 +79,16 @@ floe_status floe_status_wrap(floe_status st, const char *fmt, ...) {
 }
 
 floe_status floe_status_wrap_op(floe_status st, const char *fmt, ...) {
-    if (!st || !floe_log_enabled(FLOE_LOG_DEBUG)) return st;
+    if (!st) return st;
+    /* Out of memory names the operator that ran out (the innermost one),
+     * so a user knows what to give memory or rewrite. */
+    bool name_oom = st->code == FLOE_ERR_OUT_OF_MEMORY && !st->op_named;
+    if (!name_oom && !floe_log_enabled(FLOE_LOG_DEBUG)) return st;
     va_list ap;
     va_start(ap, fmt);
     floe_status out = wrapv(st, fmt, ap);
     va_end(ap);
+    if (out != OOM) out->op_named = true;
     return out;
 }
 

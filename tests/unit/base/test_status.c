@@ -61,6 +61,13 @@ static void operator_context_only_when_debugging(void **state) {
     st = floe_status_wrap_op(st, "Repartition: input partition %d", 1);
     assert_error(st, FLOE_ERR_INVALID_ARGUMENT, "Repartition: input partition 1: division by zero");
     assert_null(floe_status_wrap_op(NULL, "ignored %d", 1));
+    /* out of memory names the innermost operator, once */
+    floe_log_set_level(FLOE_LOG_WARN);
+    st = floe_error(FLOE_ERR_OUT_OF_MEMORY, "out of memory allocating a buffer");
+    st = floe_status_wrap_op(st, "join build side, partition %d", 0);
+    st = floe_status_wrap_op(st, "Repartition: input partition %d", 1);
+    assert_string_equal(floe_status_message(st), "join build side, partition 0: out of memory allocating a buffer");
+    floe_status_free(st);
     floe_log_set_level(saved);
 }
 
