@@ -178,6 +178,16 @@ floe_status dist_net_recv_any(dist_rt *rt, bool *got, int *src, int *tag, uint8_
             floe_free(b);
             return dist_mpi_error(rc, "Irecv");
         }
+        if (rt->gone && status.MPI_SOURCE >= 0 && status.MPI_SOURCE < rt->size && rt->gone[status.MPI_SOURCE]) {
+            /* from a rank given up on: taken off the queue (else every
+             * probe finds it again) and dropped; a large one may never
+             * end — its buffer is left to MPI */
+            int done = 0;
+            MPI_Test(&in->req, &done, MPI_STATUS_IGNORE);
+            if (done) floe_free(b);
+            else MPI_Request_free(&in->req);
+            return NULL;
+        }
         in->active = true;
         in->src = status.MPI_SOURCE;
         in->tag = status.MPI_TAG;

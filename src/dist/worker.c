@@ -419,6 +419,7 @@ static void got_fetch_end(dist_rt *rt, int src, const uint8_t *buf, size_t len) 
  * fail those still fetching, drop the data held for it. */
 void dist_worker_end_query(dist_rt *rt, int64_t q) {
     if (q > rt->worker.cancelled_upto) rt->worker.cancelled_upto = q;
+    if (q != INT64_MAX) FLOE_LOG_DEBUG("dist", "rank %d: query %lld is over", rt->rank, (long long)q);
     for (wtask *t = rt->worker.tasks, *next; t; t = next) {
         next = t->next;
         if (t->m.query_id > q) continue;
