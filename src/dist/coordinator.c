@@ -609,12 +609,14 @@ floe_status dist_coord_poll(dist_rt *rt, coord *c, bool *busy, int *byes, bool k
     dist_worker_reap(rt);
     *busy |= dist_net_drain(rt);
     *busy |= dist_net_progress(rt);
+    bool drained = false;
     for (int k = 0; k < 64; k++) {
         bool got;
         int src, tag;
         uint8_t *buf = NULL;
         size_t len = 0;
         FLOE_TRY(dist_net_recv_next(rt, &got, &src, &tag, &buf, &len));
+        drained = !got;
         if (!got) break;
         *busy = true;
         if (src > 0 && src < rt->size && rt->gone[src]) {
@@ -626,7 +628,9 @@ floe_status dist_coord_poll(dist_rt *rt, coord *c, bool *busy, int *byes, bool k
         if (st && !keep_going) return st;
         floe_status_free(st);
     }
-    if (c && c->owed) {
+    /* judged only with nothing more arrived: after a while away (a long
+     * dispatch) the heartbeats waiting in the queue count first */
+    if (c && c->owed && drained) {
         floe_status st = check_ranks(rt, c);
         if (st && !keep_going) return st;
         floe_status_free(st);
