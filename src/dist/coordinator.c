@@ -29,6 +29,7 @@
  * gather, a broadcast build side) and what the last stage reads stay
  * whole in memory (no spilling).
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -148,6 +149,7 @@ static floe_status dispatch(coord *c, int64_t t, int rank, bool placed) {
     }
     task->state = DIST_T_RUNNING;
     task->rank = rank;
+    dist_coord_owe(c, rank, 1);
     if (!placed) rt->free_slots[rank]--;
     FLOE_LOG_DEBUG("dist", "query %lld task %lld (stage %d, partition %d) to rank %d, %zu bytes",
                    (long long)c->query, (long long)t, task->stage, task->partition, rank, len);
@@ -190,6 +192,7 @@ static coord_task *answered(dist_rt *rt, coord *c, int src, int64_t q, int64_t t
     if (src >= 0 && src < rt->size) rt->free_slots[src]++;
     if (!c || q != c->query || t < 0 || t >= c->n_tasks || c->tasks[t].state != DIST_T_RUNNING) return NULL;
     c->tasks[t].state = DIST_T_DONE; /* answered, if not successfully */
+    dist_coord_owe(c, c->tasks[t].rank, -1);
     return &c->tasks[t];
 }
 
@@ -268,6 +271,7 @@ static floe_status coord_handle(dist_rt *rt, coord *c, int src, int tag, uint8_t
     }
     case DIST_MSG_BYE:
         if (byes) (*byes)++;
+        if (src >= 0 && src < rt->size) rt->said_bye[src] = true;
         break;
     case DIST_MSG_CHECKED: {
         dist_msg_checked m;
@@ -278,6 +282,7 @@ static floe_status coord_handle(dist_rt *rt, coord *c, int src, int tag, uint8_t
             break;
         }
         c->checks_pending--;
+        dist_coord_owe(c, src, -1);
         if (!m.ok && !c->check_err)
             c->check_err = floe_error(FLOE_ERR_IO,
                                       "rank %d on host '%s' does not see the files rank 0 (host '%s') planned from: "
@@ -308,6 +313,8 @@ void dist_coord_free_sched(coord *c) {
     floe_free(c->blob_target);
     floe_free(c->peak);
     floe_free(c->waited_us);
+    floe_free(c->owed);
+    c->owed = NULL;
     for (int32_t s = 0; c->nstats && s < c->stages->n; s++) floe_free(c->nstats[s]);
     floe_free(c->nstats);
     floe_free(c->n_nodes);
@@ -411,7 +418,8 @@ static floe_status coord_setup(coord *c) {
     c->blob_target = floe_calloc((size_t)ns, sizeof *c->blob_target);
     c->waited_us = floe_calloc((size_t)ns, sizeof *c->waited_us);
     c->peak = floe_calloc((size_t)rt->size, sizeof *c->peak);
-    if (!c->remaining || !c->to_root || !c->holders.n_holders || !c->holders.holders || !c->streamed ||
+    c->owed = floe_calloc((size_t)rt->size, sizeof *c->owed);
+    if (!c->owed || !c->remaining || !c->to_root || !c->holders.n_holders || !c->holders.holders || !c->streamed ||
         !c->consumer || !c->group || !c->multi || !c->group_sent || !c->first_task || !c->reader ||
         !c->blob_target || !c->waited_us || !c->peak)
         return floe_error(FLOE_ERR_OUT_OF_MEMORY, "scheduling: out of memory");
@@ -525,6 +533,72 @@ static floe_status dispatch_group(coord *c, int32_t head) {
     return NULL;
 }
 
+/* ---- ranks that stop answering ------------------------------------------ */
+
+void dist_coord_owe(coord *c, int r, int delta) {
+    dist_rt *rt = c->rt;
+    if (!c->owed || r <= 0 || r >= rt->size) return; /* rank 0's own tasks: its threads */
+    if (c->owed[r] == 0 && delta > 0) {
+        /* it had nothing to answer: its silence counts from now */
+        int64_t now = dist_now_us();
+        if (rt->heard_us[r] < now) rt->heard_us[r] = now;
+    }
+    c->owed[r] += delta;
+    if (c->owed[r] < 0) c->owed[r] = 0;
+}
+
+/* Rank r has been silent for `silent_us` while owing answers (or stopped
+ * in the middle of a message to rank 0): it is lost.  Its running tasks
+ * count as answered (nothing will come from them; the drain does not wait
+ * for them), the runtime remembers the loss (floe_dist_finalize ends the
+ * job with MPI_Abort: an MPI world with a dead or stopped rank cannot
+ * finalise), and the error names rank, host and a task it was running. */
+static floe_status lose_rank(coord *c, int r, int64_t silent_us, bool mid_message) {
+    dist_rt *rt = c->rt;
+    if (rt->lost < 0) rt->lost = r;
+    bool again = rt->gone[r];
+    rt->gone[r] = true;
+    dist_net_abandon_recv(rt, r);
+    int64_t first = -1;
+    for (int64_t t = 0; t < c->n_tasks; t++) {
+        if (c->tasks[t].state != DIST_T_RUNNING || c->tasks[t].rank != r) continue;
+        if (first < 0) first = t;
+        c->tasks[t].state = DIST_T_DONE;
+    }
+    c->owed[r] = 0;
+    char what[160];
+    if (first >= 0)
+        snprintf(what, sizeof what, "while running task %lld (stage %d, partition %d)", (long long)first,
+                 c->tasks[first].stage, c->tasks[first].partition);
+    else snprintf(what, sizeof what, "while checking the files query %lld reads", (long long)c->query);
+    if (!again)
+        FLOE_LOG_ERROR("dist", "rank %d (host '%s') lost after %.1f s of silence", r, rt->hosts[r], silent_us / 1e6);
+    return floe_error(FLOE_ERR_IO,
+                      "rank %d (host '%s') did not answer within %.0f s %s%s: the rank has stopped, hung or died; "
+                      "the query is abandoned, nothing is committed, and the MPI job ends (FLOE_DIST_RANK_TIMEOUT "
+                      "sets the wait)",
+                      r, rt->hosts[r], rt->timeout_us / 1e6, what,
+                      mid_message ? " (it stopped in the middle of a message)" : "");
+}
+
+/* The first rank that owes rank 0 an answer and has said nothing — no
+ * message, no HEARTBEAT — for the rank timeout.  While a message is
+ * arriving nothing else can be received, so only its sender is judged
+ * then. */
+static floe_status check_ranks(dist_rt *rt, coord *c) {
+    int64_t now = dist_now_us();
+    int src;
+    int64_t since;
+    if (dist_net_receiving(rt, &src, &since)) {
+        if (src > 0 && src < rt->size && now - since > rt->timeout_us) return lose_rank(c, src, now - since, true);
+        return NULL;
+    }
+    for (int r = 1; r < rt->size; r++)
+        if (c->owed[r] > 0 && now - rt->heard_us[r] > rt->timeout_us)
+            return lose_rank(c, r, now - rt->heard_us[r], false);
+    return NULL;
+}
+
 /* ---- running it --------------------------------------------------------- */
 
 /* One round of rank 0's loop: its own tasks (reaped, their messages
@@ -535,16 +609,29 @@ floe_status dist_coord_poll(dist_rt *rt, coord *c, bool *busy, int *byes, bool k
     dist_worker_reap(rt);
     *busy |= dist_net_drain(rt);
     *busy |= dist_net_progress(rt);
+    bool drained = false;
     for (int k = 0; k < 64; k++) {
         bool got;
         int src, tag;
         uint8_t *buf = NULL;
         size_t len = 0;
         FLOE_TRY(dist_net_recv_next(rt, &got, &src, &tag, &buf, &len));
+        drained = !got;
         if (!got) break;
         *busy = true;
+        if (src > 0 && src < rt->size && rt->gone[src]) {
+            floe_free(buf); /* a lost rank's: the query it belonged to is over */
+            continue;
+        }
         if (dist_worker_handle(rt, src, tag, buf, len)) continue;
         floe_status st = coord_handle(rt, c, src, tag, buf, len, byes);
+        if (st && !keep_going) return st;
+        floe_status_free(st);
+    }
+    /* judged only with nothing more arrived: after a while away (a long
+     * dispatch) the heartbeats waiting in the queue count first */
+    if (c && c->owed && drained) {
+        floe_status st = check_ranks(rt, c);
         if (st && !keep_going) return st;
         floe_status_free(st);
     }
@@ -594,7 +681,10 @@ static void coord_drain(coord *c) {
         bool running = false;
         for (int64_t t = 0; t < c->n_tasks && !running; t++) running = c->tasks[t].state == DIST_T_RUNNING;
         clock_gettime(CLOCK_MONOTONIC, &now);
-        if (!running || now.tv_sec - t0.tv_sec > 60) return;
+        /* after a lost rank, only briefly: the job ends within the rank
+         * timeout and a bit (a task answering later leaves its files to
+         * remove_orphan_files) */
+        if (!running || now.tv_sec - t0.tv_sec > (c->rt->lost >= 0 ? 3 : 60)) return;
         bool busy = false;
         floe_status st = dist_coord_poll(rt, c, &busy, NULL, true); /* ERROR answers count as done */
         if (st) {
@@ -654,6 +744,14 @@ floe_status dist_coord_start(dist_rt *rt, const floe_plan *plan, const floe_exec
         return NULL;
     }
     FLOE_TRY(st);
+    if (rt->lost >= 0) {
+        dist_stages_free(c->stages);
+        c->stages = NULL;
+        return floe_error(FLOE_ERR_IO,
+                          "rank %d (host '%s') was lost by an earlier query: this MPI job cannot run distributed "
+                          "queries any more (start it again)",
+                          rt->lost, rt->hosts[rt->lost]);
+    }
     c->query = ++rt->next_query;
     st = coord_setup(c);
     if (!st) st = dist_paths_check(c, plan);

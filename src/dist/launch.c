@@ -7,6 +7,7 @@
  * frees it.  A process not started by mpirun never initialises MPI; a
  * floe built without MPI refuses.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -59,6 +60,10 @@ static void rt_free(dist_rt *rt) {
     floe_free(rt->threads);
     floe_free(rt->free_slots);
     floe_free(rt->hosts);
+    floe_free(rt->heard_us);
+    floe_free(rt->said_bye);
+    floe_free(rt->gone);
+    floe_free(rt->net.in.buf);
     floe_free(rt);
 }
 
@@ -69,6 +74,7 @@ static dist_rt *rt_new(void) {
     pthread_cond_init(&rt->net.cv, NULL);
     pthread_mutex_init(&rt->store.mu, NULL);
     atomic_init(&rt->net.bytes, 0);
+    rt->lost = -1;
     return rt;
 }
 
@@ -101,11 +107,19 @@ static floe_status rt_start(dist_rt *rt, int provided, int *rank) {
         }
     }
     FLOE_TRY(floe_dist_register_nodes());
+    /* rank 0's rank timeout holds on every rank (workers judge each other
+     * by it too: worker.c) */
+    int64_t timeout = dist_rank_timeout_us();
+    int rc = MPI_Bcast(&timeout, 1, MPI_INT64_T, 0, MPI_COMM_WORLD);
+    if (rc != MPI_SUCCESS) return dist_mpi_error(rc, "Bcast");
+    rt->timeout_us = timeout;
+    rt->gone = floe_calloc((size_t)rt->size, sizeof *rt->gone);
+    if (!rt->gone) return floe_error(FLOE_ERR_OUT_OF_MEMORY, "starting MPI");
     int mine = (int)floe_threadpool_default_threads();
     if (mine < 1) mine = 1;
     int *all = rt->rank == 0 ? floe_calloc((size_t)rt->size, sizeof *all) : NULL;
     if (rt->rank == 0 && !all) return floe_error(FLOE_ERR_OUT_OF_MEMORY, "starting MPI");
-    int rc = MPI_Gather(&mine, 1, MPI_INT, all, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    rc = MPI_Gather(&mine, 1, MPI_INT, all, 1, MPI_INT, 0, MPI_COMM_WORLD);
     if (rc != MPI_SUCCESS) {
         floe_free(all);
         return dist_mpi_error(rc, "Gather");
@@ -126,7 +140,9 @@ static floe_status rt_start(dist_rt *rt, int provided, int *rank) {
     if (rt->rank == 0) {
         rt->threads = floe_calloc((size_t)rt->size, sizeof *rt->threads);
         rt->free_slots = floe_calloc((size_t)rt->size, sizeof *rt->free_slots);
-        if (!rt->threads || !rt->free_slots) {
+        rt->heard_us = floe_calloc((size_t)rt->size, sizeof *rt->heard_us);
+        rt->said_bye = floe_calloc((size_t)rt->size, sizeof *rt->said_bye);
+        if (!rt->threads || !rt->free_slots || !rt->heard_us || !rt->said_bye) {
             floe_free(all);
             return floe_error(FLOE_ERR_OUT_OF_MEMORY, "starting MPI");
         }
@@ -173,25 +189,59 @@ int32_t floe_dist_total_threads(void) {
     return g_rt ? g_rt->total : 0;
 }
 
+/* The job cannot end normally (a rank was lost, or does not answer
+ * STOP): MPI_Finalize would wait for it forever, so end every rank with
+ * MPI_Abort — the launcher kills them all and exits non-zero.  What rank
+ * 0 printed is flushed first. */
+static void abort_job(void) {
+    fflush(stdout);
+    fflush(stderr);
+    MPI_Abort(MPI_COMM_WORLD, 1);
+}
+
+/* A rank that has not said BYE and has been silent for the rank timeout
+ * since STOP (-1: none). */
+static int silent_rank(dist_rt *rt, int64_t stop_us) {
+    int64_t now = dist_now_us();
+    for (int r = 1; r < rt->size; r++) {
+        if (rt->said_bye[r]) continue;
+        int64_t heard = rt->heard_us[r] > stop_us ? rt->heard_us[r] : stop_us;
+        if (now - heard > rt->timeout_us) return r;
+    }
+    return -1;
+}
+
 void floe_dist_finalize(void) {
     dist_rt *rt = g_rt;
     if (!rt) return;
     if (rt->rank == 0 && rt->size > 1) {
         floe_session_set_default_executor(NULL);
+        if (rt->lost >= 0) {
+            FLOE_LOG_ERROR("dist", "rank %d (host '%s') was lost: ending the MPI job", rt->lost, rt->hosts[rt->lost]);
+            abort_job();
+        }
         for (int r = 1; r < rt->size; r++) {
             floe_status st = dist_net_send_empty(rt, r, DIST_MSG_STOP);
             floe_status_free(st);
         }
         dist_worker_end_query(rt, INT64_MAX);
         /* wait for every BYE and for rank 0's own tasks, dropping late
-         * messages of failed queries */
+         * messages of failed queries; a rank silent for the rank timeout
+         * (stopped while idle) ends the job */
         int byes = 0, idle = 0;
+        int64_t stop_us = dist_now_us();
         while (byes < rt->size - 1 || rt->net.sends || !dist_worker_idle(rt)) {
             bool busy = false;
             floe_status st = dist_coord_poll(rt, NULL, &busy, &byes, true);
             if (st) {
                 floe_status_free(st);
                 break;
+            }
+            int r = silent_rank(rt, stop_us);
+            if (r > 0) {
+                fprintf(stderr, "floe: rank %d (host '%s') did not answer STOP within %.0f s: ending the MPI job\n", r,
+                        rt->hosts[r], rt->timeout_us / 1e6);
+                abort_job();
             }
             if (!busy) dist_nap(&idle);
         }

@@ -48,6 +48,7 @@ const char *dist_msg_name(int tag) {
     case DIST_MSG_CANCEL: return "CANCEL";
     case DIST_MSG_STOP: return "STOP";
     case DIST_MSG_BYE: return "BYE";
+    case DIST_MSG_HEARTBEAT: return "HEARTBEAT";
     case DIST_MSG_FETCH: return "FETCH";
     case DIST_MSG_DATA: return "DATA";
     case DIST_MSG_FETCH_END: return "FETCH_END";

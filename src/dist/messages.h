@@ -32,6 +32,8 @@
  *                     the exchange data held or queued for it
  *   STOP      0 → w   (empty) finish, answer BYE, leave the loop
  *   BYE       w → 0   (empty)
+ *   HEARTBEAT w → 0   (empty) every second while the rank has tasks: it
+ *                     is alive, however long they run
  *
  * ("w" is any rank running tasks, rank 0 included.)  Every rank runs the
  * same binary, so a layout changes here alone, on both sides at once.
@@ -67,7 +69,8 @@ typedef enum dist_msg_tag {
     DIST_MSG_STREAM,
     DIST_MSG_CREDIT,
     DIST_MSG_CHECK,
-    DIST_MSG_CHECKED
+    DIST_MSG_CHECKED,
+    DIST_MSG_HEARTBEAT
 } dist_msg_tag;
 
 /* "OUT", "DONE", ... ("?" for an unknown tag), for messages and logs. */

@@ -78,7 +78,10 @@ floe_status dist_paths_check(coord *c, const floe_plan *plan) {
         }
         memcpy(copy, msg, len);
         st = dist_net_send(rt, r, DIST_MSG_CHECK, copy, len);
-        if (!st) c->checks_pending++;
+        if (!st) {
+            c->checks_pending++;
+            dist_coord_owe(c, r, 1);
+        }
     }
     floe_free(msg);
     int idle = 0;

@@ -59,8 +59,22 @@ typedef struct dist_rt {
     int64_t next_query;                    /* rank 0 */
     char (*hosts)[MPI_MAX_PROCESSOR_NAME]; /* rank 0: each rank's host */
     floe_plan_executor executor;           /* rank 0: its arg is this object */
+    /* failures (coordinator.c): a rank that owes rank 0 an answer and has
+     * sent nothing for timeout_us is lost — the job cannot go on */
+    int64_t timeout_us;                    /* FLOE_DIST_RANK_TIMEOUT */
+    int64_t *heard_us;                     /* rank 0: when each rank's last message began arriving */
+    bool *said_bye;                        /* rank 0: each rank's BYE arrived */
+    bool *gone;                            /* each rank lost (its messages are dropped) */
+    int lost;                              /* rank 0: the first rank lost (-1: none) */
     struct {                               /* transport.c */
         struct dist_pending_send *sends;   /* MPI_Isend not yet complete */
+        struct dist_recv_in {              /* the one MPI receive under way (MPI_Irecv) */
+            bool active;
+            MPI_Request req;
+            int src, tag, count;
+            uint8_t *buf;
+            int64_t since_us;
+        } in;
         _Atomic int64_t bytes;             /* any thread: bytes queued by tasks or being sent */
         struct dist_self_msg *self_head, *self_tail; /* rank 0's tasks' messages to its coordinator */
         pthread_mutex_t mu;                /* the queue task threads hand their messages through: */
@@ -78,6 +92,7 @@ typedef struct dist_rt {
         int64_t next_fetch;
         int64_t cancelled_upto;            /* queries <= this are over */
         int64_t last_query;                /* the newest query a task arrived for (resets the gauge's peak) */
+        int64_t beat_us;                   /* when the last HEARTBEAT went to rank 0 */
     } worker;
 } dist_rt;
 
@@ -88,6 +103,13 @@ typedef struct dist_rt {
 
 /* Back off from 20 µs to 1 ms while a polling loop has nothing to do. */
 void dist_nap(int *idle);
+/* Monotonic clock, µs. */
+int64_t dist_now_us(void);
+/* A worker with tasks sends rank 0 a HEARTBEAT this often. */
+#define DIST_HEARTBEAT_US ((int64_t)1000000)
+/* FLOE_DIST_RANK_TIMEOUT (seconds, default 20, at least 3): how long a
+ * rank that owes an answer may stay silent. */
+int64_t dist_rank_timeout_us(void);
 floe_status dist_mpi_error(int rc, const char *what) FLOE_WARN_UNUSED;
 /* Send `buf` (taken over, freed once sent) to `dest` without blocking. */
 floe_status dist_net_send(dist_rt *rt, int dest, int tag, uint8_t *buf, size_t len) FLOE_WARN_UNUSED;
@@ -98,9 +120,18 @@ floe_status dist_net_send_encoded(dist_rt *rt, floe_status st, int dest, int tag
 floe_status dist_net_send_empty(dist_rt *rt, int dest, int tag) FLOE_WARN_UNUSED;
 /* Free the buffers of completed sends; true if any completed. */
 bool dist_net_progress(dist_rt *rt);
-/* Receive one MPI message if there is one: *buf (floe_malloc'd) or
- * *got false. */
-floe_status dist_net_recv_any(bool *got, int *src, int *tag, uint8_t **buf, size_t *len) FLOE_WARN_UNUSED;
+/* Receive one MPI message if one has arrived whole: *buf (floe_malloc'd)
+ * or *got false.  Never blocks: a message still arriving (its sender
+ * must make progress for it to end) stays under way across calls, and
+ * no other is taken before it (MPI's order between two ranks is kept). */
+floe_status dist_net_recv_any(dist_rt *rt, bool *got, int *src, int *tag, uint8_t **buf,
+                              size_t *len) FLOE_WARN_UNUSED;
+/* The rank a message is arriving from and since when (µs); false if
+ * none is. */
+bool dist_net_receiving(const dist_rt *rt, int *src, int64_t *since_us);
+/* Give up the receive under way from `src` (a rank lost in the middle of
+ * a message), so that other ranks' messages can be received again. */
+void dist_net_abandon_recv(dist_rt *rt, int src);
 /* The next message for this rank: its own first (rank 0's tasks to its
  * coordinator), then MPI's. */
 floe_status dist_net_recv_next(dist_rt *rt, bool *got, int *src, int *tag, uint8_t **buf,
@@ -202,6 +233,7 @@ typedef struct coord {
     bool analyze;
     int32_t *n_nodes;
     int64_t **nstats;
+    int32_t *owed;          /* per rank: answers it owes rank 0 (running tasks, CHECKs) */
     int32_t checks_pending; /* CHECK messages not yet answered */
     floe_status check_err;  /* the first mismatch */
 } coord;
@@ -216,6 +248,9 @@ typedef struct coord {
  * holds the stages, the store and the tasks' statistics. */
 floe_status dist_coord_start(dist_rt *rt, const floe_plan *plan, const floe_exec_ctx *ctx, coord *c, bool *local,
                              bool analyze) FLOE_WARN_UNUSED;
+/* Rank r owes c `delta` more answers (negative: it gave them); the
+ * silence that fails a rank is counted from when it starts owing one. */
+void dist_coord_owe(coord *c, int r, int delta);
 /* Free what c keeps for scheduling (not the stages and the store). */
 void dist_coord_free_sched(coord *c);
 /* One round of rank 0's loop (c may be NULL: bookkeeping only); *byes

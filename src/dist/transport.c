@@ -15,6 +15,7 @@
  * that dist_net_recv_next reads before MPI's.
  */
 #include <stdatomic.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -31,6 +32,34 @@ void dist_nap(int *idle) {
     if (*idle < 6) (*idle)++;
     struct timespec ts = {0, us * 1000L};
     nanosleep(&ts, NULL);
+}
+
+int64_t dist_now_us(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
+#define DEFAULT_RANK_TIMEOUT_US ((int64_t)20 * 1000000)
+#define MIN_RANK_TIMEOUT_US ((int64_t)3 * 1000000)
+
+int64_t dist_rank_timeout_us(void) {
+    const char *v = getenv("FLOE_DIST_RANK_TIMEOUT");
+    if (!v || !*v) return DEFAULT_RANK_TIMEOUT_US;
+    char *end = NULL;
+    double secs = strtod(v, &end);
+    if (!end || *end || !(secs > 0) || secs > 86400.0 * 365) {
+        FLOE_LOG_WARN("dist", "FLOE_DIST_RANK_TIMEOUT=%s is not a number of seconds: using 20", v);
+        return DEFAULT_RANK_TIMEOUT_US;
+    }
+    int64_t us = (int64_t)(secs * 1e6);
+    if (us < MIN_RANK_TIMEOUT_US) {
+        /* heartbeats come every second: less than three would fail ranks
+         * that are only busy */
+        FLOE_LOG_WARN("dist", "FLOE_DIST_RANK_TIMEOUT=%s is below 3 seconds: using 3", v);
+        us = MIN_RANK_TIMEOUT_US;
+    }
+    return us;
 }
 
 typedef struct dist_pending_send {
@@ -123,29 +152,87 @@ bool dist_net_progress(dist_rt *rt) {
     return any;
 }
 
-/* Receive one message if there is one: *buf (floe_malloc'd) or got=false. */
-floe_status dist_net_recv_any(bool *got, int *src, int *tag, uint8_t **buf, size_t *len) {
+/* Receive one message if one has arrived whole: *buf (floe_malloc'd) or
+ * got=false.  A probed message is received with MPI_Irecv and tested on
+ * each call, never waited for: a sender that stops in the middle of a
+ * large message (SIGSTOP, a hung host) cannot block this rank, whose loop
+ * goes on sending, heart-beating and watching the time.  Only one
+ * receive is under way at a time, so messages are taken in MPI's order. */
+floe_status dist_net_recv_any(dist_rt *rt, bool *got, int *src, int *tag, uint8_t **buf, size_t *len) {
     *got = false;
-    int flag = 0;
-    MPI_Status status;
-    int rc = MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, &status);
-    if (rc != MPI_SUCCESS) return dist_mpi_error(rc, "Iprobe");
-    if (!flag) return NULL;
-    int count = 0;
-    MPI_Get_count(&status, MPI_BYTE, &count);
-    *buf = floe_malloc(count > 0 ? (size_t)count : 1);
-    if (!*buf) return floe_error(FLOE_ERR_OUT_OF_MEMORY, "receiving %d bytes from rank %d", count, status.MPI_SOURCE);
-    rc = MPI_Recv(*buf, count, MPI_BYTE, status.MPI_SOURCE, status.MPI_TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    struct dist_recv_in *in = &rt->net.in;
+    if (!in->active) {
+        int flag = 0;
+        MPI_Status status;
+        int rc = MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, &status);
+        if (rc != MPI_SUCCESS) return dist_mpi_error(rc, "Iprobe");
+        if (!flag) return NULL;
+        int count = 0;
+        MPI_Get_count(&status, MPI_BYTE, &count);
+        uint8_t *b = floe_malloc(count > 0 ? (size_t)count : 1);
+        if (!b) return floe_error(FLOE_ERR_OUT_OF_MEMORY, "receiving %d bytes from rank %d", count, status.MPI_SOURCE);
+        /* the same source and tag: MPI matches the message just probed
+         * (only this thread receives) */
+        rc = MPI_Irecv(b, count, MPI_BYTE, status.MPI_SOURCE, status.MPI_TAG, MPI_COMM_WORLD, &in->req);
+        if (rc != MPI_SUCCESS) {
+            floe_free(b);
+            return dist_mpi_error(rc, "Irecv");
+        }
+        if (rt->gone && status.MPI_SOURCE >= 0 && status.MPI_SOURCE < rt->size && rt->gone[status.MPI_SOURCE]) {
+            /* from a rank given up on: taken off the queue (else every
+             * probe finds it again) and dropped; a large one may never
+             * end — its buffer is left to MPI */
+            int done = 0;
+            MPI_Test(&in->req, &done, MPI_STATUS_IGNORE);
+            if (done) floe_free(b);
+            else MPI_Request_free(&in->req);
+            return NULL;
+        }
+        in->active = true;
+        in->src = status.MPI_SOURCE;
+        in->tag = status.MPI_TAG;
+        in->count = count;
+        in->buf = b;
+        in->since_us = dist_now_us();
+        if (rt->heard_us && in->src >= 0 && in->src < rt->size) rt->heard_us[in->src] = in->since_us;
+    }
+    int done = 0;
+    int rc = MPI_Test(&in->req, &done, MPI_STATUS_IGNORE);
     if (rc != MPI_SUCCESS) {
-        floe_free(*buf);
-        *buf = NULL;
+        floe_free(in->buf);
+        in->buf = NULL;
+        in->active = false;
         return dist_mpi_error(rc, "Recv");
     }
+    if (!done) return NULL;
+    in->active = false;
+    if (rt->heard_us && in->src >= 0 && in->src < rt->size) rt->heard_us[in->src] = dist_now_us();
     *got = true;
-    *src = status.MPI_SOURCE;
-    *tag = status.MPI_TAG;
-    *len = (size_t)count;
+    *src = in->src;
+    *tag = in->tag;
+    *buf = in->buf;
+    *len = (size_t)in->count;
+    in->buf = NULL;
     return NULL;
+}
+
+void dist_net_abandon_recv(dist_rt *rt, int src) {
+    struct dist_recv_in *in = &rt->net.in;
+    if (!in->active || in->src != src) return;
+    /* A matched receive may not be cancellable (MPI leaves that to the
+     * library): free the request and leave the buffer to MPI — it may
+     * still write into it, and the job is ending anyway. */
+    MPI_Cancel(&in->req);
+    MPI_Request_free(&in->req);
+    in->active = false;
+    in->buf = NULL;
+}
+
+bool dist_net_receiving(const dist_rt *rt, int *src, int64_t *since_us) {
+    if (!rt->net.in.active) return false;
+    *src = rt->net.in.src;
+    *since_us = rt->net.in.since_us;
+    return true;
 }
 
 /* Messages rank 0's own tasks address to the coordinator (rank 0 runs
@@ -188,7 +275,7 @@ floe_status dist_net_recv_next(dist_rt *rt, bool *got, int *src, int *tag, uint8
         floe_free(m);
         return NULL;
     }
-    return dist_net_recv_any(got, src, tag, buf, len);
+    return dist_net_recv_any(rt, got, src, tag, buf, len);
 }
 
 /* ---- the queue from task threads to the main thread --------------------- */

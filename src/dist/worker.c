@@ -419,6 +419,7 @@ static void got_fetch_end(dist_rt *rt, int src, const uint8_t *buf, size_t len) 
  * fail those still fetching, drop the data held for it. */
 void dist_worker_end_query(dist_rt *rt, int64_t q) {
     if (q > rt->worker.cancelled_upto) rt->worker.cancelled_upto = q;
+    if (q != INT64_MAX) FLOE_LOG_DEBUG("dist", "rank %d: query %lld is over", rt->rank, (long long)q);
     for (wtask *t = rt->worker.tasks, *next; t; t = next) {
         next = t->next;
         if (t->m.query_id > q) continue;
@@ -482,6 +483,35 @@ bool dist_worker_idle(dist_rt *rt) {
     return !rt->worker.tasks && dist_net_queue_empty(rt);
 }
 
+/* While this rank has tasks, a HEARTBEAT to rank 0 every second: the
+ * loop (not the task threads) sends it, so a task computing for minutes
+ * keeps its rank alive in rank 0's eyes, and a rank whose process stops
+ * (SIGSTOP, a hung host) falls silent and is failed (coordinator.c). */
+static void heartbeat(dist_rt *rt) {
+    if (!rt->worker.tasks) return;
+    int64_t now = dist_now_us();
+    if (now - rt->worker.beat_us < DIST_HEARTBEAT_US) return;
+    rt->worker.beat_us = now;
+    floe_status st = dist_net_send_empty(rt, 0, DIST_MSG_HEARTBEAT);
+    floe_status_free(st); /* without memory: the next one */
+}
+
+/* A message from another worker that has been arriving for the rank
+ * timeout: its sender stopped or died in the middle of it.  Give the
+ * receive up (nothing else could be received behind it — not even rank
+ * 0's CANCEL) and drop what that rank sends from now on; rank 0 finds it
+ * silent too and ends the job.  Rank 0 itself is not judged here. */
+static void drop_stuck(dist_rt *rt) {
+    int src;
+    int64_t since;
+    if (!dist_net_receiving(rt, &src, &since) || src <= 0 || src >= rt->size) return;
+    if (dist_now_us() - since <= rt->timeout_us) return;
+    FLOE_LOG_ERROR("dist", "rank %d: rank %d stopped in the middle of a message for %.0f s: giving it up", rt->rank,
+                   src, rt->timeout_us / 1e6);
+    rt->gone[src] = true;
+    dist_net_abandon_recv(rt, src);
+}
+
 /* The loop of a rank > 0: tasks until rank 0's STOP; the exit code. */
 int dist_worker_main(dist_rt *rt) {
     bool stopping = false;
@@ -492,17 +522,21 @@ int dist_worker_main(dist_rt *rt) {
         busy |= dist_net_drain(rt);
         busy |= dist_net_progress(rt);
         if (stopping && dist_worker_idle(rt) && !rt->net.sends) break;
+        heartbeat(rt);
+        drop_stuck(rt);
         bool got;
         int src, tag;
         uint8_t *buf = NULL;
         size_t len = 0;
-        floe_status st = dist_net_recv_any(&got, &src, &tag, &buf, &len);
+        floe_status st = dist_net_recv_any(rt, &got, &src, &tag, &buf, &len);
         if (st) {
             FLOE_LOG_ERROR("dist", "rank %d: %s", rt->rank, floe_status_message(st));
             floe_status_free(st);
             return 1;
         }
-        if (got) {
+        if (got && src > 0 && rt->gone[src]) {
+            floe_free(buf); /* from a rank given up on (drop_stuck) */
+        } else if (got) {
             busy = true;
             if (tag == DIST_MSG_TASK && !stopping) {
                 dist_worker_start_task(rt, buf, len);
