@@ -38,6 +38,7 @@
  * file is parsed as one range.
  */
 #include "exec/scan/csv_read.h"
+#include "exec/scan/csv_detect_types.h"
 #include "exec/scan/csv_values.h"
 
 #include <ctype.h>
@@ -60,17 +61,6 @@
 #define SAMPLE_RECORDS 20480
 #define SNIFF_RECORDS 64
 #define FLUSH_ROWS 65536
-
-void floe_csv_options_init(floe_csv_options *o) {
-    memset(o, 0, sizeof *o);
-    o->delim = -1;
-    o->quote = -1;
-    o->escape = -1;
-    o->header = -1;
-    o->nullstr = "";
-    o->quoted_nulls = true;
-    o->auto_detect = true;
-}
 
 typedef struct dialect {
     int delim, quote, escape; /* quote 0: none */
@@ -248,111 +238,8 @@ static floe_status parse_record(const dialect *d, const uint8_t *p, size_t n, si
     return record_end_field(r, &fa);
 }
 
-/* A blank line: one empty unquoted field (skipped when a file has more
- * than one column, as DuckDB does). */
+/* A blank line: one empty unquoted field (skipped with 2+ columns, as DuckDB). */
 static bool record_blank(const record *r) { return r->n == 1 && r->len[0] == 0 && !r->quoted[0]; }
-
-/* ------------------------------------------------------------ detection */
-
-typedef enum { T_BOOL, T_BIGINT, T_DOUBLE, T_DATE, T_TIMESTAMP, T_VARCHAR } det_type;
-
-static bool is_bool(const char *s, int64_t n) {
-    return (n == 4 && !strncasecmp(s, "true", 4)) || (n == 5 && !strncasecmp(s, "false", 5)) ||
-           (n == 1 && (s[0] == 't' || s[0] == 'T' || s[0] == 'f' || s[0] == 'F'));
-}
-
-static bool is_bigint(const char *s, int64_t n) {
-    int64_t i = 0;
-    if (i < n && (s[i] == '-' || s[i] == '+')) i++;
-    if (i >= n || n - i > 19) return false;
-    if (s[i] == '0' && n - i > 1) return false; /* DuckDB: leading zeros are text */
-    for (int64_t j = i; j < n; j++)
-        if (s[j] < '0' || s[j] > '9') return false;
-    if (n - i == 19) {
-        char buf[24];
-        memcpy(buf, s + i, 19);
-        buf[19] = 0;
-        if (strcmp(buf, s[0] == '-' ? "9223372036854775808" : "9223372036854775807") > 0) return false;
-    }
-    return true;
-}
-
-static bool is_double(const char *s, int64_t n) {
-    if (n == 0 || n > 60) return false;
-    bool digit = false;
-    for (int64_t i = 0; i < n; i++) {
-        char c = s[i];
-        if (c >= '0' && c <= '9') digit = true;
-        else if (!(c == '-' || c == '+' || c == '.' || c == 'e' || c == 'E')) return false;
-    }
-    if (!digit) return false;
-    int64_t k = (s[0] == '-' || s[0] == '+') ? 1 : 0;
-    if (k + 1 < n && s[k] == '0' && s[k + 1] >= '0' && s[k + 1] <= '9') return false; /* as DuckDB */
-    double d;
-    if (floe_csv_fast_double(s, (size_t)n, &d)) return true; /* strtod reads all of it */
-    char buf[64];
-    memcpy(buf, s, (size_t)n);
-    buf[n] = 0;
-    char *end = NULL;
-    errno = 0;
-    (void)strtod(buf, &end);
-    return end == buf + n;
-}
-
-static bool digits(const char *s, int64_t n) {
-    for (int64_t i = 0; i < n; i++)
-        if (s[i] < '0' || s[i] > '9') return false;
-    return n > 0;
-}
-
-/* YYYY-MM-DD with a valid month and day. */
-static bool is_date(const char *s, int64_t n) {
-    if (n != 10 || s[4] != '-' || s[7] != '-' || !digits(s, 4) || !digits(s + 5, 2) || !digits(s + 8, 2))
-        return false;
-    int m = (s[5] - '0') * 10 + (s[6] - '0'), d = (s[8] - '0') * 10 + (s[9] - '0');
-    return m >= 1 && m <= 12 && d >= 1 && d <= 31;
-}
-
-/* YYYY-MM-DD[ T]HH:MM[:SS[.fraction]] */
-static bool is_timestamp(const char *s, int64_t n) {
-    if (n < 16 || !is_date(s, 10) || (s[10] != ' ' && s[10] != 'T')) return false;
-    if (!digits(s + 11, 2) || s[13] != ':' || !digits(s + 14, 2)) return false;
-    if (n == 16) return true;
-    if (n < 19 || s[16] != ':' || !digits(s + 17, 2)) return false;
-    if (n == 19) return true;
-    return s[19] == '.' && digits(s + 20, n - 20);
-}
-
-static bool fits(det_type t, const char *s, int64_t n) {
-    switch (t) {
-    case T_BOOL: return is_bool(s, n);
-    case T_BIGINT: return is_bigint(s, n);
-    case T_DOUBLE: return is_double(s, n);
-    case T_DATE: return is_date(s, n);
-    case T_TIMESTAMP: return is_timestamp(s, n);
-    default: return true;
-    }
-}
-
-static floe_type *det_floe_type(det_type t) {
-    static const floe_type_id ids[] = {FLOE_TYPE_BOOL, FLOE_TYPE_INT64, FLOE_TYPE_FLOAT64,
-                                       FLOE_TYPE_DATE32, FLOE_TYPE_TIMESTAMP_US, FLOE_TYPE_STRING};
-    return floe_type_primitive(ids[t]);
-}
-
-/* A given column type as the detector's class (VARCHAR: not judged). */
-static det_type det_of_type(const floe_type *t) {
-    switch (t->id) {
-    case FLOE_TYPE_BOOL: return T_BOOL;
-    case FLOE_TYPE_INT32:
-    case FLOE_TYPE_INT64: return T_BIGINT;
-    case FLOE_TYPE_FLOAT32:
-    case FLOE_TYPE_FLOAT64: return T_DOUBLE;
-    case FLOE_TYPE_DATE32: return T_DATE;
-    case FLOE_TYPE_TIMESTAMP_US: return T_TIMESTAMP;
-    default: return T_VARCHAR;
-    }
-}
 
 /* ------------------------------------------------------------- one file */
 
@@ -575,7 +462,7 @@ static floe_status detect(csv_file *f, csv_plan *p) {
             if (offs[2 * k + 1] < 0) continue;
             any = true;
             const char *s = (const char *)text.data + offs[2 * k];
-            while (t < T_VARCHAR && !fits(t, s, offs[2 * k + 1])) t++;
+            while (t < T_VARCHAR && !floe_csv_fits(t, s, offs[2 * k + 1])) t++;
         }
         dt[c] = any ? t : T_VARCHAR;
     }
@@ -587,10 +474,10 @@ static floe_status detect(csv_file *f, csv_plan *p) {
             bool all_varchar = true, mismatch = false, first_null = false;
             for (int32_t c = 0; c < ncols; c++) {
                 if (offs[2 * c + 1] < 0) first_null = true;
-                det_type t = o->n_types > 0 ? det_of_type(o->types[c]) : dt[c];
+                det_type t = o->n_types > 0 ? floe_csv_det_of_type(o->types[c]) : dt[c];
                 if (t == T_VARCHAR) continue;
                 all_varchar = false;
-                if (offs[2 * c + 1] >= 0 && !fits(t, (const char *)text.data + offs[2 * c], offs[2 * c + 1]))
+                if (offs[2 * c + 1] >= 0 && !floe_csv_fits(t, (const char *)text.data + offs[2 * c], offs[2 * c + 1]))
                     mismatch = true;
             }
             header = !first_null && (all_varchar || mismatch);
@@ -599,7 +486,7 @@ static floe_status detect(csv_file *f, csv_plan *p) {
             for (int32_t c = 0; !header && detect_types && c < ncols; c++) {
                 if (offs[2 * c + 1] < 0) continue;
                 const char *s = (const char *)text.data + offs[2 * c];
-                while (dt[c] < T_VARCHAR && !fits(dt[c], s, offs[2 * c + 1])) dt[c]++;
+                while (dt[c] < T_VARCHAR && !floe_csv_fits(dt[c], s, offs[2 * c + 1])) dt[c]++;
             }
         }
     }
@@ -609,7 +496,7 @@ static floe_status detect(csv_file *f, csv_plan *p) {
         st = floe_error(FLOE_ERR_OUT_OF_MEMORY, "reading CSV: out of memory");
     if (!st) p->ncols = ncols;
     for (int32_t c = 0; !st && c < ncols; c++) {
-        p->types[c] = floe_type_retain(o->n_types > 0 ? o->types[c] : det_floe_type(dt[c]));
+        p->types[c] = floe_type_retain(o->n_types > 0 ? o->types[c] : floe_csv_det_floe_type(dt[c]));
         char buf[32];
         const char *name = NULL;
         int64_t nlen = 0;
