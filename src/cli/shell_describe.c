@@ -73,14 +73,10 @@ static floe_status cap_batch(void *arg, const floe_batch *b) {
     floe_buf text = FLOE_BUF_INIT;
     char *stack[16];
     char **row = t->ncols <= 16 ? stack : calloc((size_t)t->ncols, sizeof *row);
-    floe_status st = row ? NULL : floe_error(FLOE_ERR_OUT_OF_MEMORY, "out of memory listing the catalog");
+    size_t *ends = calloc((size_t)t->ncols + 1, sizeof *ends);
+    floe_status st = row && ends ? NULL : floe_error(FLOE_ERR_OUT_OF_MEMORY, "out of memory listing the catalog");
     for (int64_t r = 0; r < b->num_rows && !st; r++) {
         floe_buf_clear(&text);
-        size_t *ends = calloc((size_t)t->ncols + 1, sizeof *ends);
-        if (!ends) {
-            st = floe_error(FLOE_ERR_OUT_OF_MEMORY, "out of memory listing the catalog");
-            break;
-        }
         for (int32_t c = 0; c < t->ncols && !st; c++) {
             const floe_array *a = floe_batch_column(b, c);
             if (!floe_array_is_null(a, r)) st = floe_format_value(a, r, &text);
@@ -92,8 +88,8 @@ static floe_status cap_batch(void *arg, const floe_batch *b) {
             row[c] = floe_array_is_null(a, r) ? NULL : (char *)text.data + (c ? ends[c - 1] : 0);
         }
         if (!st) st = text_rows_add(t, row);
-        free(ends);
     }
+    free(ends);
     if (row != stack) free(row);
     floe_buf_free(&text);
     return st;

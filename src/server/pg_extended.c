@@ -356,17 +356,7 @@ static floe_status on_describe(pg_session *s, pg_reader *r) {
 
 /* What Execute sends of a portal that has run: up to max_rows rows, then
  * PortalSuspended or CommandComplete. */
-typedef struct portal_send {
-    pg_session *s;
-    pg_portal *p;
-    int32_t max_rows;
-} portal_send;
-
-static floe_status send_portal_rows(void *arg) {
-    portal_send *ps = arg;
-    pg_session *s = ps->s;
-    pg_portal *p = ps->p;
-    int32_t max_rows = ps->max_rows;
+static floe_status send_portal_rows(pg_session *s, pg_portal *p, int32_t max_rows) {
     pg_result_writer w;
     pg_result_writer_init(&w, s, false, p->formats, p->n_formats);
     floe_status st = NULL;
@@ -414,8 +404,7 @@ static floe_status on_execute(pg_session *s, pg_reader *r) {
         pg_end(&s->conn);
         return NULL;
     }
-    portal_send ps = {s, p, max_rows};
-    return send_portal_rows(&ps);
+    return send_portal_rows(s, p, max_rows);
 }
 
 /* ------------------------------------------------------------------ Close */

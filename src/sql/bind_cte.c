@@ -118,18 +118,10 @@ static floe_status check_rec_refs(floe_session *s, const json_t *node, const cha
     return NULL;
 }
 
-/* PostgreSQL's name of a type in its messages. */
+/* PostgreSQL's name of a type in its messages (nested types as floe
+ * writes them). */
 static const char *pg_type_name(const floe_type *t, char *buf, size_t n) {
-    switch (t->id) {
-    case FLOE_TYPE_INT32: return "integer";
-    case FLOE_TYPE_INT64: return "bigint";
-    case FLOE_TYPE_FLOAT32: return "real";
-    case FLOE_TYPE_FLOAT64: return "double precision";
-    case FLOE_TYPE_BOOL: return "boolean";
-    case FLOE_TYPE_STRING: return "text";
-    case FLOE_TYPE_DECIMAL128: return "numeric";
-    default: break;
-    }
+    if (!floe_type_is_nested(t)) return floe_type_pg_name(t->id);
     floe_buf b = FLOE_BUF_INIT;
     if (!floe_type_to_string(t, &b)) snprintf(buf, n, "%s", floe_buf_cstr(&b));
     else snprintf(buf, n, "?");

@@ -80,6 +80,12 @@ static floe_status parse_local_tz(const floe_strview s, const floe_type *to, flo
     *done = false;
     const floe_tz *zone = floe_tz_session();
     if (to->id != FLOE_TYPE_TIMESTAMP_US_TZ && to->id != FLOE_TYPE_TIMESTAMP_NS_TZ) return NULL;
+    /* an offset or zone after the time ('+02', '-05:00', 'Z', 'UTC'): the
+     * caller reads it with that; no plain parse tried and failed per row */
+    for (int32_t i = 11; i < s.len; i++) {
+        char c = s.data[i];
+        if (c == '+' || c == '-' || isalpha((unsigned char)c)) return NULL;
+    }
     bool ns = to->id == FLOE_TYPE_TIMESTAMP_NS_TZ;
     floe_status st = parse_text(s, floe_type_primitive(ns ? FLOE_TYPE_TIMESTAMP_NS : FLOE_TYPE_TIMESTAMP_US), v);
     if (st) { /* not a plain timestamp: it has an offset (or is bad) */

@@ -1,6 +1,7 @@
 /*
  * csv_detect_types.h — the classes read_csv's type detection sorts a
- * column's sample values into (csv_detect_types.c), used by csv_read.c.
+ * column's sample values into (csv_detect_types.c), used by csv_read.c
+ * and by read_json for the dates and timestamps in its strings.
  */
 #ifndef FLOE_EXEC_SCAN_CSV_DETECT_TYPES_H
 #define FLOE_EXEC_SCAN_CSV_DETECT_TYPES_H

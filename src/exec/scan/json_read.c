@@ -38,6 +38,7 @@
 #include "base/buffer.h"
 #include "base/threadpool.h"
 #include "exec/expr/cast.h"
+#include "exec/scan/csv_detect_types.h"
 #include "exec/scan/scan_files.h"
 #include "floe/memory.h"
 #include "formats/compress.h"
@@ -228,29 +229,6 @@ static void shape_clear(shape *s) {
     memset(s, 0, sizeof *s);
 }
 
-static bool digits(const char *s, size_t n) {
-    for (size_t i = 0; i < n; i++)
-        if (s[i] < '0' || s[i] > '9') return false;
-    return n > 0;
-}
-
-/* YYYY-MM-DD with a valid month and day. */
-static bool is_date(const char *s, size_t n) {
-    if (n != 10 || s[4] != '-' || s[7] != '-' || !digits(s, 4) || !digits(s + 5, 2) || !digits(s + 8, 2)) return false;
-    int m = (s[5] - '0') * 10 + (s[6] - '0'), d = (s[8] - '0') * 10 + (s[9] - '0');
-    return m >= 1 && m <= 12 && d >= 1 && d <= 31;
-}
-
-/* YYYY-MM-DD[ T]HH:MM[:SS[.fraction]] */
-static bool is_timestamp(const char *s, size_t n) {
-    if (n < 16 || !is_date(s, 10) || (s[10] != ' ' && s[10] != 'T')) return false;
-    if (!digits(s + 11, 2) || s[13] != ':' || !digits(s + 14, 2)) return false;
-    if (n == 16) return true;
-    if (n < 19 || s[16] != ':' || !digits(s + 17, 2)) return false;
-    if (n == 19) return true;
-    return s[19] == '.' && digits(s + 20, n - 20);
-}
-
 static shape_kind kind_of(const json_t *v) {
     switch (json_typeof(v)) {
     case JSON_TRUE:
@@ -283,8 +261,8 @@ static floe_status observe(shape *s, const json_t *v, int32_t depth, int32_t max
     if (k == S_STRING) {
         const char *t = json_string_value(v);
         size_t n = json_string_length(v);
-        if (s->maybe_date && !is_date(t, n)) s->maybe_date = false;
-        if (s->maybe_ts && !is_timestamp(t, n)) s->maybe_ts = false;
+        if (s->maybe_date && !floe_csv_fits(T_DATE, t, (int64_t)n)) s->maybe_date = false;
+        if (s->maybe_ts && !floe_csv_fits(T_TIMESTAMP, t, (int64_t)n)) s->maybe_ts = false;
     } else if (k == S_STRUCT) {
         const char *key;
         json_t *fv;
