@@ -9,9 +9,15 @@
  * so it may be freed on any thread.
  *
  * Memory from floe_malloc() must be released with floe_free(), never free().
- * A tracker must outlive every block charged to it: state that outlives a
- * query (caches of immutable manifests, say) is allocated with the root as
- * the current tracker (floe_mem_set_current(NULL) around it).
+ * A tracker made with floe_mem_tracker_new() is counted: every block
+ * charged to it holds a reference, so a block may outlive the query (or
+ * operator) it was allocated for — a send buffer still in flight, a cached
+ * object — and the tracker goes only when its owner has dropped it and the
+ * last such block is freed.  An embedded tracker (floe_mem_tracker_init) is
+ * not counted and must outlive every block charged to it.  State meant to
+ * outlive a query (caches of immutable manifests, say) is still better
+ * allocated with the root as the current tracker (floe_mem_set_current(NULL)
+ * around it), so the query's figures do not count it.
  * Allocation failure returns NULL; callers turn that into FLOE_ERR_OUT_OF_MEMORY.
  *
  * Limits: a tracker may carry a byte limit (SET memory_limit puts one on
@@ -41,6 +47,10 @@ typedef struct floe_mem_tracker {
     _Atomic int64_t allocations;     /* count of allocations made */
     _Atomic int64_t limit;           /* bytes; 0: none */
     _Atomic int64_t denied;          /* allocations and reservations refused */
+    _Atomic int64_t refs;            /* counted trackers: 1 for the owner + 1
+                                      * per live block (+1 per counted child);
+                                      * 0 for embedded ones, never counted */
+    bool counted;                    /* made by floe_mem_tracker_new */
 } floe_mem_tracker;
 
 /* Allocations smaller than this are never refused by a limit. */
@@ -51,6 +61,13 @@ floe_mem_tracker *floe_mem_root(void);
 
 /* Initialise a tracker (e.g. one per query) whose parent is the root. */
 void floe_mem_tracker_init(floe_mem_tracker *t, const char *name);
+
+/* A counted tracker on the heap, charged onwards to parent (NULL: the root;
+ * a counted parent is kept alive while this one lives).  NULL when out of
+ * memory.  The owner lets go with floe_mem_tracker_drop(); the tracker is
+ * freed once no block charged to it remains. */
+floe_mem_tracker *floe_mem_tracker_new(const char *name, floe_mem_tracker *parent);
+void floe_mem_tracker_drop(floe_mem_tracker *t);
 
 /* Make `t` the calling thread's current tracker; returns the previous one,
  * which the caller restores when its task ends.  NULL means the root. */

@@ -43,7 +43,36 @@ void floe_mem_tracker_init(floe_mem_tracker *t, const char *name) {
     atomic_store(&t->allocations, 0);
     atomic_store(&t->limit, 0);
     atomic_store(&t->denied, 0);
+    atomic_store(&t->refs, 0);
+    t->counted = false;
 }
+
+floe_mem_tracker *floe_mem_tracker_new(const char *name, floe_mem_tracker *parent) {
+    /* Plain malloc: the tracker itself is bookkeeping, not charged to any
+     * tracker (it may outlive them all). */
+    floe_mem_tracker *t = malloc(sizeof *t);
+    if (!t) return NULL;
+    floe_mem_tracker_init(t, name);
+    t->counted = true;
+    atomic_store(&t->refs, 1);
+    if (parent) {
+        t->parent = parent;
+        if (parent->counted) atomic_fetch_add(&parent->refs, 1);
+    }
+    return t;
+}
+
+/* One reference fewer; the last one frees the tracker and lets go of its
+ * counted parent in turn. */
+static void unref(floe_mem_tracker *t) {
+    while (t && t->counted && atomic_fetch_sub_explicit(&t->refs, 1, memory_order_acq_rel) == 1) {
+        floe_mem_tracker *parent = t->parent;
+        free(t);
+        t = parent;
+    }
+}
+
+void floe_mem_tracker_drop(floe_mem_tracker *t) { unref(t); }
 
 void floe_mem_set_limit(floe_mem_tracker *t, int64_t bytes) {
     atomic_store(&t->limit, bytes > 0 ? bytes : 0);
@@ -154,6 +183,11 @@ int64_t floe_mem_physical(void) {
     return (int64_t)pages * (int64_t)size;
 }
 
+/* A block charged to a counted tracker keeps it alive. */
+static inline void hold(floe_mem_tracker *t) {
+    if (t->counted) atomic_fetch_add_explicit(&t->refs, 1, memory_order_relaxed);
+}
+
 /* Refused by a limit?  Only blocks of FLOE_MEM_DENY_MIN bytes or more. */
 static bool refuse(size_t n) {
     return n >= FLOE_MEM_DENY_MIN && !exempt && over_limit(floe_mem_current(), (int64_t)n);
@@ -166,6 +200,7 @@ void *floe_malloc(size_t n) {
     if (!h) return NULL;
     h->size = n;
     h->tracker = floe_mem_current();
+    hold(h->tracker);
     charge(h->tracker, (int64_t)n);
     return h + 1;
 }
@@ -182,6 +217,7 @@ void *floe_calloc(size_t count, size_t size) {
     if (!h) return NULL;
     h->size = n;
     h->tracker = floe_mem_current();
+    hold(h->tracker);
     charge(h->tracker, (int64_t)n);
     return h + 1;
 }
@@ -208,8 +244,10 @@ void *floe_realloc(void *p, size_t n) {
 void floe_free(void *p) {
     if (!p) return;
     block_header *h = (block_header *)p - 1;
-    charge(h->tracker, -(int64_t)h->size);
+    floe_mem_tracker *t = h->tracker;
+    charge(t, -(int64_t)h->size);
     free(h);
+    unref(t);
 }
 
 char *floe_strdup(const char *s) { return s ? floe_strndup(s, strlen(s)) : NULL; }

@@ -19,7 +19,8 @@ typedef struct metrics_entry {
     const floe_plan *node;
     int32_t partition;
     floe_node_metrics m;
-    floe_mem_tracker mem; /* what the node allocates inside next() */
+    floe_mem_tracker *mem; /* what the node allocates inside next(); counted,
+                            * as its batches outlive the entry */
     struct metrics_entry *next;
 } metrics_entry;
 
@@ -40,6 +41,7 @@ void floe_exec_metrics_free(floe_exec_metrics *m) {
     if (!m) return;
     for (metrics_entry *e = m->entries, *n; e; e = n) {
         n = e->next;
+        floe_mem_tracker_drop(e->mem);
         floe_free(e);
     }
     pthread_mutex_destroy(&m->mu);
@@ -59,7 +61,7 @@ void floe_exec_metrics_get(const floe_exec_metrics *m, const floe_plan *node, in
     metrics_entry *e = find(m, node, partition);
     if (e) {
         *out = e->m;
-        out->peak_bytes = floe_mem_peak_bytes(&e->mem);
+        out->peak_bytes = floe_mem_peak_bytes(e->mem);
     }
     pthread_mutex_unlock((pthread_mutex_t *)&m->mu);
 }
@@ -79,7 +81,7 @@ static int64_t now_ns(void) {
 static floe_status counting_next(floe_stream *s_, floe_batch **out) {
     counting_stream *s = (counting_stream *)s_;
     int64_t t0 = now_ns();
-    floe_mem_tracker *prev = floe_mem_set_current(&s->e->mem);
+    floe_mem_tracker *prev = floe_mem_set_current(s->e->mem);
     floe_status st = floe_stream_next(s->inner, out);
     floe_mem_set_current(prev);
     s->e->m.elapsed_ns += now_ns() - t0;
@@ -112,12 +114,14 @@ floe_status floe_exec_metrics_wrap(floe_exec_metrics *m, const floe_plan *node, 
         floe_mem_tracker *prev = floe_mem_set_current(NULL);
         e = floe_calloc(1, sizeof *e);
         floe_mem_set_current(prev);
+        /* Charged onwards to whatever the query charges. */
+        if (e && !(e->mem = floe_mem_tracker_new(floe_plan_type_name(node), floe_mem_current()))) {
+            floe_free(e);
+            e = NULL;
+        }
         if (e) {
             e->node = node;
             e->partition = partition;
-            floe_mem_tracker_init(&e->mem, floe_plan_type_name(node));
-            /* Charged onwards to whatever the query charges. */
-            e->mem.parent = floe_mem_current();
             e->next = m->entries;
             m->entries = e;
         }

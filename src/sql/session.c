@@ -307,7 +307,11 @@ floe_status floe_session_open_catalog(const char *uri, const floe_property *prop
     s->defaults.read_ahead = 2;
     s->defaults.max_recursion_depth = 100000;
     s->defaults.memory_limit = g_default_memory_limit > 0 ? g_default_memory_limit : default_memory_limit();
-    floe_mem_tracker_init(&s->qmem, "query");
+    s->qmem = floe_mem_tracker_new("query", NULL);
+    if (!s->qmem) {
+        st = floe_error(FLOE_ERR_OUT_OF_MEMORY, "opening a session: out of memory");
+        goto fail;
+    }
     s->executor = g_default_executor;
     if (s->executor && s->executor->target_partitions > 0)
         s->defaults.target_partitions = s->executor->target_partitions;
@@ -347,6 +351,7 @@ void floe_session_close(floe_session *s) {
     floe_tz_free(s->tz);
     floe_free(s->user);
     floe_free(s->database);
+    floe_mem_tracker_drop(s->qmem);
     floe_free(s);
 }
 
@@ -389,7 +394,7 @@ void floe_session_exec_ctx(floe_session *s, floe_exec_ctx *ctx) {
     ctx->cancel = &s->cancel;
     ctx->scan_concurrency = s->opts.scan_concurrency;
     ctx->read_ahead = s->opts.read_ahead;
-    ctx->mem = &s->qmem;
+    ctx->mem = s->qmem;
     ctx->temp_dir = s->temp_dir;
 }
 
@@ -403,14 +408,14 @@ void floe_session_temp_dir(const floe_session *s, char *buf, size_t cap) {
 }
 
 floe_mem_tracker *floe_session_query_begin(floe_session *s) {
-    floe_mem_set_limit(&s->qmem, s->opts.memory_limit);
-    floe_mem_reset_peak(&s->qmem);
-    return floe_mem_set_current(&s->qmem);
+    floe_mem_set_limit(s->qmem, s->opts.memory_limit);
+    floe_mem_reset_peak(s->qmem);
+    return floe_mem_set_current(s->qmem);
 }
 
 floe_status floe_session_query_end(floe_session *s, floe_mem_tracker *prev, floe_status st) {
     floe_mem_set_current(prev);
-    if (!st || floe_status_code(st) != FLOE_ERR_OUT_OF_MEMORY || atomic_load(&s->qmem.denied) == 0) return st;
+    if (!st || floe_status_code(st) != FLOE_ERR_OUT_OF_MEMORY || atomic_load(&s->qmem->denied) == 0) return st;
     const char *msg = floe_status_message(st);
     if (strstr(msg, "out of memory (limit ")) return st;
     char lim[48];

@@ -33,8 +33,9 @@ struct floe_session {
     char *target_branch;       /* the branch the running statement writes
                                 * (floe_dml_target_of; NULL: main) */
     char *temp_dir;            /* SET temp_directory (NULL: $TMPDIR/floe) */
-    floe_mem_tracker qmem;     /* what the running query holds; its limit is
-                                * opts.memory_limit (floe_session_query_begin) */
+    floe_mem_tracker *qmem;    /* what the running query holds; its limit is
+                                * opts.memory_limit (floe_session_query_begin).
+                                * Counted: blocks may outlive the session */
     struct floe_tz *tz;        /* SET TimeZone (NULL: UTC, the default); made the
                                 * thread's floe_tz_session() for each statement */
     char *user;                /* floe_session_set_client: current_user, the owner
