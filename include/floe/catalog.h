@@ -279,6 +279,10 @@ typedef struct floe_row_delta {
      * (each must still be live, else FLOE_ERR_CONFLICT). */
     const char *const *removed_delete_paths;
     int32_t n_removed_deletes;
+    /* The branch the change commits to (NULL or "main": main).  Its head
+     * plays the current snapshot's part in every validation below, and
+     * only that ref moves. */
+    const char *branch;
 } floe_row_delta;
 
 /* Commit `d` to ns.name with the append retry loop.  Each attempt, on the

@@ -70,6 +70,7 @@ floe_status floe_dml_target_of(floe_session *s, const json_t *rv, floe_dml_targe
         ns = ri.ns;
         name = ri.name;
         branch = ri.ref;
+        t->branch_named = true;
     }
     if (cat && strcmp(cat, CATALOG_NAME) != 0)
         return floe_session_error_at(s, t->location, FLOE_ERR_NOT_FOUND,
@@ -108,11 +109,18 @@ floe_status floe_dml_target_of(floe_session *s, const json_t *rv, floe_dml_targe
         st = floe_error(FLOE_ERR_INVALID_ARGUMENT,
                         "%s is a tag, not a branch. Tags cannot be targets for producing snapshots", branch);
     if (!st && branch && strcmp(branch, "main") != 0) {
+        /* Appends and row-level changes commit to a branch; TRUNCATE and
+         * the DDL that rewrites a whole table change main only. */
         const char *kind = s->stmt ? s->stmt->kind : NULL;
-        if (kind && strcmp(kind, "InsertStmt") != 0 && strcmp(kind, "ExplainStmt") != 0 && strcmp(kind, "CopyStmt") != 0)
+        static const char *const branch_kinds[] = {"InsertStmt", "ExplainStmt", "CopyStmt",
+                                                   "DeleteStmt", "UpdateStmt", "MergeStmt"};
+        bool ok = !kind;
+        for (size_t k = 0; !ok && k < sizeof branch_kinds / sizeof *branch_kinds; k++)
+            ok = strcmp(kind, branch_kinds[k]) == 0;
+        if (!ok)
             st = floe_error(FLOE_ERR_UNSUPPORTED,
-                            "writing to branch %s: only INSERT INTO and COPY FROM can write to a branch other than main "
-                            "(RESET write.branch to change main)",
+                            "writing to branch %s: only INSERT, COPY FROM, DELETE, UPDATE and MERGE can write to a "
+                            "branch other than main (RESET write.branch to change main)",
                             branch);
         floe_free(s->target_branch);
         s->target_branch = st ? NULL : floe_strdup(branch);
@@ -179,8 +187,17 @@ int64_t floe_dml_snapshot_read(const floe_lplan *p, const floe_ice_table *t) {
         bool same = (a->table_uuid && b->table_uuid) ? strcmp(a->table_uuid, b->table_uuid) == 0
                                                      : (a->location && b->location && strcmp(a->location, b->location) == 0);
         if (same) {
-            if (p->snapshot.kind == FLOE_ICE_SELECT_ID) return p->snapshot.snapshot_id;
-            return a->current_snapshot_id;
+            const floe_ice_snapshot *snap = NULL;
+            switch (p->snapshot.kind) {
+            case FLOE_ICE_SELECT_ID: return p->snapshot.snapshot_id;
+            case FLOE_ICE_SELECT_REF: /* s.t.branch_b, FOR SYSTEM_VERSION AS OF 'b' */
+                floe_status_free(floe_ice_tm_snapshot_by_ref(a, p->snapshot.ref, &snap));
+                return snap ? snap->snapshot_id : -1;
+            case FLOE_ICE_SELECT_AS_OF:
+                floe_status_free(floe_ice_tm_snapshot_as_of(a, p->snapshot.timestamp_ms, &snap));
+                return snap ? snap->snapshot_id : -1;
+            default: return a->current_snapshot_id;
+            }
         }
     }
     for (int32_t i = 0; i < p->n_inputs; i++) {
@@ -470,6 +487,12 @@ static floe_status exec_delete(floe_session *s, const json_t *body, const floe_r
     floe_ice_expr *filter = NULL;
     int64_t snap = -1, rows = 0;
     floe_status st = floe_dml_target_of(s, floe_pg_get(body, "relation"), &t);
+    /* A branch other than main: the row-level path, which commits to it
+     * (the metadata-only delete moves main). */
+    if (!st && s->target_branch) {
+        floe_dml_target_clear(&t);
+        return floe_sql_exec_delete_rows(s, body, sink);
+    }
     /* Whole files or partitions first: metadata only, nothing rewritten.
      * When the condition selects rows inside files, a row-level delete. */
     if (!st) st = delete_filter(s, body, &t, &filter);

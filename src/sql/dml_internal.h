@@ -26,6 +26,9 @@ typedef struct floe_dml_target {
     char label[2 * FLOE_DML_NAME_MAX + 2]; /* "ns.name" */
     int32_t location;
     floe_ice_table *table;                 /* owned */
+    bool branch_named;                     /* the branch came with the name
+                                            * (s.t.branch_b), not from
+                                            * SET write.branch */
 } floe_dml_target;
 
 /* Resolve and load the table a statement's RangeVar `rv` names. */

@@ -207,10 +207,12 @@ static floe_status isolation_of(const floe_dml_target *t, const char *op, floe_i
                       t->label, key, v);
 }
 
-/* The name the statement's own clauses use for the target. */
-static const char *qualifier(const json_t *relation) {
+/* The name the statement's own clauses use for the target: its alias, else
+ * the table's name (s.t.branch_b is read as t, as a scan binds it). */
+static const char *qualifier(const floe_dml_target *t, const json_t *relation) {
     const char *alias = floe_pg_get_str(floe_pg_get(relation, "alias"), "aliasname");
-    return alias ? alias : floe_pg_get_str(relation, "relname");
+    if (alias) return alias;
+    return t->branch_named ? t->name : floe_pg_get_str(relation, "relname");
 }
 
 static bool same_table(const floe_ice_table *a_, const floe_ice_table *b_) {
@@ -219,16 +221,29 @@ static bool same_table(const floe_ice_table *a_, const floe_ice_table *b_) {
     return a->location && b->location && strcmp(a->location, b->location) == 0;
 }
 
-/* Every scan of the target reads snapshot `id` (copy-on-write's second
- * query reads what the first did). */
-static void pin_snapshot(floe_lplan *p, const floe_ice_table *t, int64_t id) {
+/* Does scan `p` of the target read the ref the change changes?  On main,
+ * the scans of the current snapshot (and of 'main' by name); on a branch
+ * named with the table (s.t.branch_b), the scans of that branch — a plain
+ * s.t elsewhere in the statement still reads main, as in Spark; on the
+ * session's write.branch the plain scans too (Spark reads the WAP
+ * branch). */
+static bool reads_changed_ref(const floe_lplan *p, const floe_dml_target *t, const char *branch) {
+    if (p->snapshot.kind == FLOE_ICE_SELECT_CURRENT) return !t->branch_named;
+    if (p->snapshot.kind == FLOE_ICE_SELECT_REF)
+        return p->snapshot.ref && strcmp(p->snapshot.ref, branch ? branch : "main") == 0;
+    return false;
+}
+
+/* Every scan of the changed ref reads snapshot `id` (copy-on-write's
+ * second query reads what the first did, a branch's scans its head). */
+static void pin_snapshot(floe_lplan *p, const floe_dml_target *t, const char *branch, int64_t id) {
     if (!p) return;
-    if (p->kind == FLOE_L_ICEBERG_SCAN && p->table && p->table->md && same_table(p->table, t) && id >= 0 &&
-        p->snapshot.kind == FLOE_ICE_SELECT_CURRENT) {
+    if (p->kind == FLOE_L_ICEBERG_SCAN && p->table && p->table->md && same_table(p->table, t->table) && id >= 0 &&
+        reads_changed_ref(p, t, branch)) {
         p->snapshot.kind = FLOE_ICE_SELECT_ID;
         p->snapshot.snapshot_id = id;
     }
-    for (int32_t i = 0; i < p->n_inputs; i++) pin_snapshot(p->inputs[i], t, id);
+    for (int32_t i = 0; i < p->n_inputs; i++) pin_snapshot(p->inputs[i], t, branch, id);
 }
 
 /* The first scan of the target in an optimized plan. */
@@ -250,6 +265,8 @@ typedef struct change {
     bool cow;
     floe_isolation_level isolation;
     int64_t base;                  /* the snapshot read; -1 none */
+    const char *branch;            /* the branch changed (session's
+                                    * target_branch); NULL: main */
     floe_plan **explain;           /* EXPLAIN: the write plan goes here, nothing runs */
 } change;
 
@@ -304,7 +321,7 @@ static floe_status run_change(floe_session *s, change *c, json_t *q, const int32
     json_decref(q);
     if (st) return st;
     if (c->base < 0) c->base = floe_dml_snapshot_read(lp, c->t.table);
-    pin_snapshot(lp, c->t.table, c->base);
+    pin_snapshot(lp, &c->t, c->branch, c->base);
     st = floe_sql_bind_delta_input(s, c->t.table, c->t.label, map, lp, &shaped);
     if (!st) st = floe_sql_optimize(&shaped, &s->opts);
     char *filter_json = NULL;
@@ -370,15 +387,15 @@ static floe_status collect_files(void *arg, const floe_batch *b) {
 /* Copy-on-write's first query: the files holding a row that matches. */
 static floe_status touched_files(floe_session *s, change *c, const json_t *relation, const json_t *where,
                                  file_list *out) {
-    json_t *targets = json_pack("[o]", colref(qualifier(relation), "_file"));
+    json_t *targets = json_pack("[o]", colref(qualifier(&c->t, relation), "_file"));
     json_t *q = select_stmt(targets, from_list(relation, NULL), copy_or_null(where), true);
     if (!q) return oom();
     floe_lplan *lp = NULL;
     floe_status st = floe_sql_bind_query(s, q, &lp);
     json_decref(q);
     if (st) return st;
-    c->base = floe_dml_snapshot_read(lp, c->t.table);
-    pin_snapshot(lp, c->t.table, c->base);
+    if (c->base < 0) c->base = floe_dml_snapshot_read(lp, c->t.table);
+    pin_snapshot(lp, &c->t, c->branch, c->base);
     floe_plan *phys = NULL;
     st = floe_sql_optimize(&lp, &s->opts);
     if (!st) st = floe_sql_physical(lp, &s->opts, true, &phys);
@@ -426,6 +443,14 @@ static floe_status open_change(floe_session *s, const json_t *body, const char *
     c->what = what;
     c->base = -1;
     FLOE_TRY(floe_dml_target_of(s, floe_pg_get(body, "relation"), &c->t));
+    /* On a branch every scan of it reads its head (a branch SET
+     * write.branch names before its first write starts at main's). */
+    c->branch = s->target_branch;
+    if (c->branch) {
+        const floe_ice_table_metadata *md = c->t.table->md;
+        const floe_ice_snapshot_ref *r = floe_ice_tm_ref(md, c->branch);
+        c->base = r ? r->snapshot_id : md->current_snapshot_id;
+    }
     FLOE_TRY(write_mode(&c->t, op, &c->cow));
     return isolation_of(&c->t, op, &c->isolation);
 }
@@ -542,7 +567,7 @@ static floe_status run_select(floe_session *s, change *c, json_t *q, const floe_
     json_decref(q);
     if (st) return st;
     if (c->base < 0) c->base = floe_dml_snapshot_read(lp, c->t.table);
-    pin_snapshot(lp, c->t.table, c->base);
+    pin_snapshot(lp, &c->t, c->branch, c->base);
     floe_plan *phys = NULL;
     st = floe_sql_optimize(&lp, &s->opts);
     if (!st) st = floe_sql_physical(lp, &s->opts, true, &phys);
@@ -557,7 +582,7 @@ static floe_status cow_join(floe_session *s, change *c, const json_t *relation, 
                             bool inserts, int64_t *rows) {
     *rows = 0;
     if (!q) return oom();
-    const char *qual = qualifier(relation);
+    const char *qual = qualifier(&c->t, relation);
     const floe_ice_schema *schema = floe_ice_tm_current_schema(c->t.table->md);
     int32_t nt = schema->root->n_fields;
     enum { DEL = FLOE_ROW_OP_DELETE, UPD = FLOE_ROW_OP_DELETE | FLOE_ROW_OP_WRITE };
@@ -666,7 +691,7 @@ static floe_status cow_join(floe_session *s, change *c, const json_t *relation, 
 static floe_status delete_rows(floe_session *s, const json_t *body, change *c, int64_t *rows) {
     const json_t *relation = floe_pg_get(body, "relation"), *where = floe_pg_get(body, "whereClause");
     const json_t *using = floe_pg_get(body, "usingClause");
-    const char *qual = qualifier(relation);
+    const char *qual = qualifier(&c->t, relation);
     if (!c->cow) {
         json_t *targets = delta_targets(qual, int_const(FLOE_ROW_OP_DELETE));
         json_t *q = select_stmt(targets, from_list(relation, using), copy_or_null(where), false);
@@ -769,7 +794,7 @@ static floe_status assignments(floe_session *s, const json_t *body, const floe_i
 static floe_status update_rows(floe_session *s, const json_t *body, change *c, int64_t *rows) {
     const json_t *relation = floe_pg_get(body, "relation"), *where = floe_pg_get(body, "whereClause");
     const json_t *from = floe_pg_get(body, "fromClause");
-    const char *qual = qualifier(relation);
+    const char *qual = qualifier(&c->t, relation);
     const floe_ice_schema *schema = floe_ice_tm_current_schema(c->t.table->md);
     if (!schema) return floe_error(FLOE_ERR_CORRUPT, "table %s has no current schema", c->t.label);
     int32_t nt = schema->root->n_fields;
@@ -1019,7 +1044,7 @@ static floe_status merge_rows(floe_session *s, const floe_sql_stmt *stmt, const 
                               int64_t *rows) {
     const json_t *relation = floe_pg_get(body, "relation"), *source = floe_pg_get(body, "sourceRelation");
     const json_t *on = floe_pg_get(body, "joinCondition"), *whens = floe_pg_get(body, "mergeWhenClauses");
-    const char *tq = qualifier(relation), *sq = source_name(source);
+    const char *tq = qualifier(&c->t, relation), *sq = source_name(source);
     if (!sq) return floe_error(FLOE_ERR_SYNTAX, "MERGE: the source needs a name (USING (SELECT ...) AS s)");
     const floe_ice_schema *schema = floe_ice_tm_current_schema(c->t.table->md);
     if (!schema) return floe_error(FLOE_ERR_CORRUPT, "table %s has no current schema", c->t.label);

@@ -137,7 +137,17 @@ expect "$(ref main)" "$m2" "main unmoved by COPY into a branch"
 expect_error "INSERT INTO db.t.tag_x VALUES (1)" "x is a tag, not a branch. Tags cannot be targets for producing snapshots"
 expect_error "SET write.branch = 'x'; INSERT INTO db.t VALUES (1)" "x is a tag, not a branch"
 expect_error "INSERT INTO db.t.branch_zz VALUES (1)" "Cannot use branch (does not exist): zz"
-expect_error "SET write.branch = 'b'; DELETE FROM db.t WHERE a = 1" "only INSERT INTO and COPY FROM can write to a branch"
+expect_error "SET write.branch = 'b'; TRUNCATE db.t" "only INSERT, COPY FROM, DELETE, UPDATE and MERGE can write to a branch"
+# a row-level change on a branch moves only the branch, on its own head
+f1=$(ref fresh)
+floe -c "DELETE FROM db.t.branch_fresh WHERE a = 7" >/dev/null
+f2=$(ref fresh)
+expect "$(parent "$f2")" "$f1" "branch delete's parent is the branch head"
+expect "$(ref main)" "$m2" "main unmoved by a branch delete"
+floe -c "SET write.branch = 'fresh'; UPDATE db.t SET a = 80 WHERE a = 8" >/dev/null
+expect "$(parent "$(ref fresh)")" "$f2" "session branch update's parent"
+expect "$(q "SELECT a FROM db.t.branch_fresh WHERE a > 6 ORDER BY a" | tr '\n' ' ')" "80 " "branch rows after delete and update"
+expect "$(q "SELECT count(*) FROM db.t")" "5" "main rows after branch changes"
 expect_error "SELECT * FROM db.t.branch_zz" "Cannot find snapshot associated with branch name: zz"
 expect_error "SELECT * FROM db.t.tag_x FOR SYSTEM_VERSION AS OF 1" "cannot be combined with AS OF"
 # a table literally named branch_b wins over the branch form (as Spark's

@@ -110,4 +110,23 @@ floe -c "INSERT INTO t VALUES (101, 0, 6000)" >/dev/null || fail "A's INSERT fai
 finish_b || { cat "$TMP/b.err"; fail "B did not commit under snapshot isolation"; }
 got=$(q "SELECT id FROM t WHERE v > 2015 ORDER BY id" | tr '\n' ' ')
 [ "$got" = "101 " ] || fail "snapshot isolation: rows with v > 2015: $got (want only A's new row)"
+# ---- on a branch: validated against the branch's own history.  A delete on
+# main in between is no conflict (main is not the branch); a delete on the
+# branch itself, of the same data file, is.
+floe -c "CREATE SCHEMA br; CREATE TABLE br.b (id bigint, v int)" >/dev/null
+floe -c "INSERT INTO br.b SELECT k, CAST(k AS int) FROM generate_series(1, 10) g(k)" >/dev/null
+floe -c "ALTER TABLE br.b CREATE BRANCH dev" >/dev/null
+run_b "DELETE FROM br.b.branch_dev WHERE id = 1"
+floe -c "DELETE FROM br.b WHERE id = 2" >/dev/null || fail "A's DELETE on main failed"
+finish_b || { cat "$TMP/b.err"; fail "B's branch DELETE conflicted with a change on main"; }
+got=$(q "SELECT count(*), sum(id) FROM br.b.branch_dev")
+[ "$got" = "9,54" ] || fail "branch after B's delete: $got (want only B's delete)"
+got=$(q "SELECT count(*), sum(id) FROM br.b")
+[ "$got" = "9,53" ] || fail "main after A's delete: $got (want only A's delete)"
+run_b "DELETE FROM br.b.branch_dev WHERE id = 3"
+floe -c "SET write.branch = 'dev'; DELETE FROM br.b WHERE id = 4" >/dev/null || fail "A's DELETE on the branch failed"
+if finish_b; then fail "B committed over A's delete file on the same branch"; fi
+grep -qi "conflict" "$TMP/b.err" || fail "branch conflict not reported: $(cat "$TMP/b.err")"
+got=$(q "SELECT count(*), sum(id) FROM br.b.branch_dev")
+[ "$got" = "8,50" ] || fail "branch after the conflict: $got (want only A's second delete)"
 echo "ok: overlapping row-level changes validated as Iceberg Java does"

@@ -45,7 +45,7 @@ typedef struct commit_plan {
     int32_t n_removed;
     char *wap_id;            /* APPEND: stage under this wap.id (NULL: commit) */
     bool replace;            /* ROW_DELTA: operation "replace" (compaction) */
-    char *branch;            /* APPEND: commit to this branch (NULL: main) */
+    char *branch;            /* APPEND, ROW_DELTA: commit to this branch (NULL: main) */
 } commit_plan;
 
 /* The data files received so far: the batches are kept and the records
@@ -173,6 +173,7 @@ static floe_status commit_delta(const commit_plan *p, const received *r, const f
         d.conflict_filter = filter;
         d.isolation = p->isolation;
         d.operation = p->replace ? "replace" : NULL;
+        d.branch = p->branch;
         const char *summary[2] = {"floe.job-id", p->job_id};
         st = floe_catalog_row_delta(cat, p->ns, p->name, &d, summary, 1, p->max_retries, snapshot_id);
     }
@@ -594,8 +595,9 @@ const char *floe_iceberg_commit_wap_id(const floe_plan *p) { return ((const comm
 
 floe_status floe_iceberg_commit_set_branch(floe_plan *p_, const char *branch) {
     commit_plan *p = (commit_plan *)p_;
-    if (branch && p->kind != FLOE_COMMIT_APPEND)
-        return floe_error(FLOE_ERR_UNSUPPORTED, "IcebergCommit: only an append can be committed to branch %s", branch);
+    if (branch && p->kind != FLOE_COMMIT_APPEND && p->kind != FLOE_COMMIT_ROW_DELTA)
+        return floe_error(FLOE_ERR_UNSUPPORTED,
+                          "IcebergCommit: only an append or a row-level change can be committed to branch %s", branch);
     floe_free(p->branch);
     p->branch = branch ? floe_strdup(branch) : NULL;
     if (branch && !p->branch) return floe_error(FLOE_ERR_OUT_OF_MEMORY, "IcebergCommit: out of memory");

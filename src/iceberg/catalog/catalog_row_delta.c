@@ -15,6 +15,7 @@
 #include "floe/catalog.h"
 #include "floe/iceberg_table_update.h"
 #include "iceberg/catalog/catalog_commit_internal.h"
+#include "iceberg/snapshot/snapshot_branch.h"
 
 typedef struct delta_args {
     const floe_row_delta *d;
@@ -22,10 +23,20 @@ typedef struct delta_args {
     int32_t n_kv;
 } delta_args;
 
+static floe_status build_on_head(const floe_ice_table *t, void *ctx, floe_ice_table_metadata **out,
+                                 floe_ice_append_files *written) {
+    const delta_args *a = ctx;
+    return floe_ice_tm_row_delta_snapshot(t, a->d, a->summary_kv, a->n_kv, out, written);
+}
+
+/* On a branch, the snapshot is built on the branch's view of the table
+ * (its head current), then only the branch is moved to it. */
 static floe_status build_row_delta(const floe_ice_table *t, void *ctx, floe_ice_table_metadata **out,
                                    floe_ice_append_files *written) {
     const delta_args *a = ctx;
-    return floe_ice_tm_row_delta_snapshot(t, a->d, a->summary_kv, a->n_kv, out, written);
+    if (!floe_ice_branch_is_main(a->d->branch))
+        return floe_ice_branch_build(t, a->d->branch, build_on_head, ctx, out, written);
+    return build_on_head(t, ctx, out, written);
 }
 
 floe_status floe_catalog_row_delta(floe_catalog *c, const char *ns, const char *name, const floe_row_delta *d,
