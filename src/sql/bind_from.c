@@ -20,6 +20,7 @@
 #include "sql/bind_csv.h"
 #include "sql/bind_json.h"
 #include "sql/bind_query_internal.h"
+#include "iceberg/snapshot/snapshot_branch.h"
 #include "sql/metadata_tables.h"
 #include "sql/pg_catalog_tables.h"
 #include "sql/ref_ident.h"
@@ -184,33 +185,66 @@ static floe_status as_of_millis(floe_session *s, const floe_sql_clause *c, int64
     return st;
 }
 
+/* The snapshot selector of FOR SYSTEM_VERSION / SYSTEM_TIME AS OF (none:
+ * the current snapshot) and the snapshot it selects (*snap NULL: the
+ * current one); a snapshot id, ref or time the table does not have is an
+ * error.  sel->ref is allocated (floe_free it). */
+static floe_status as_of_select(floe_session *s, const floe_ice_table *t, const char *display,
+                                const floe_sql_clause *version, const floe_sql_clause *time,
+                                floe_ice_snapshot_selector *sel, const floe_ice_snapshot **snap) {
+    memset(sel, 0, sizeof *sel);
+    *snap = NULL;
+    if (version && !version->is_string) {
+        sel->kind = FLOE_ICE_SELECT_ID;
+        FLOE_TRY(floe_parse_int64(floe_str_c(version->text), "FOR SYSTEM_VERSION AS OF", &sel->snapshot_id));
+        if (!(*snap = floe_ice_tm_snapshot(t->md, sel->snapshot_id)))
+            return floe_error(FLOE_ERR_NOT_FOUND, "table %s has no snapshot %lld", display, (long long)sel->snapshot_id);
+    } else if (version) {
+        sel->kind = FLOE_ICE_SELECT_REF;
+        if (!(sel->ref = floe_strdup(version->text))) return floe_error(FLOE_ERR_OUT_OF_MEMORY, "binding: out of memory");
+        return floe_ice_tm_snapshot_by_ref(t->md, version->text, snap);
+    } else if (time) {
+        sel->kind = FLOE_ICE_SELECT_AS_OF;
+        FLOE_TRY(as_of_millis(s, time, &sel->timestamp_ms));
+        return floe_ice_tm_snapshot_as_of(t->md, sel->timestamp_ms, snap);
+    }
+    return NULL;
+}
+
+/* A metadata table of one snapshot ($files, $manifests, ...) read AS OF:
+ * built on the table as it was at that snapshot (its metadata with that
+ * snapshot current), as Spark's time travel on metadata tables.  Those
+ * of the whole table ($snapshots, $refs, $all_files, ...) take no AS OF. */
+static floe_status metadata_as_of(floe_session *s, floe_ice_table *t, const char *display, const char *which,
+                                  const floe_sql_clause *version, const floe_sql_clause *time) {
+    if (!version && !time) return NULL;
+    if (!floe_sql_metadata_table_of_snapshot(which))
+        return floe_error(FLOE_ERR_UNSUPPORTED,
+                          "metadata table %s covers the whole table, not one snapshot; it cannot be read AS OF",
+                          display);
+    floe_ice_snapshot_selector sel;
+    const floe_ice_snapshot *snap = NULL;
+    floe_status st = as_of_select(s, t, display, version, time, &sel, &snap);
+    floe_free((char *)sel.ref);
+    FLOE_TRY(st);
+    if (!snap) return NULL;
+    floe_ice_table_metadata *view = NULL;
+    FLOE_TRY(floe_ice_tm_snapshot_view(t->md, snap->snapshot_id, &view));
+    floe_ice_table_metadata_free(t->md);
+    t->md = view;
+    return NULL;
+}
+
 /* The ICEBERG_SCAN node of an open table (ownership of `t` passes in). */
 static floe_status iceberg_node(floe_session *s, floe_ice_table *t, const char *display,
                                 const floe_sql_clause *version, const floe_sql_clause *time, int32_t location,
                                 floe_lplan **out) {
     *out = NULL;
     floe_ice_snapshot_selector sel;
-    memset(&sel, 0, sizeof(sel));
     const floe_ice_schema *schema = floe_ice_tm_current_schema(t->md);
     const floe_ice_snapshot *snap = NULL;
-    floe_status st = NULL;
-    char *ref = NULL;
-    if (version && !version->is_string) {
-        sel.kind = FLOE_ICE_SELECT_ID;
-        st = floe_parse_int64(floe_str_c(version->text), "FOR SYSTEM_VERSION AS OF", &sel.snapshot_id);
-        if (!st && !(snap = floe_ice_tm_snapshot(t->md, sel.snapshot_id)))
-            st = floe_error(FLOE_ERR_NOT_FOUND, "table %s has no snapshot %lld", display, (long long)sel.snapshot_id);
-    } else if (version) {
-        sel.kind = FLOE_ICE_SELECT_REF;
-        ref = floe_strdup(version->text);
-        sel.ref = ref;
-        st = ref ? floe_ice_tm_snapshot_by_ref(t->md, version->text, &snap)
-                 : floe_error(FLOE_ERR_OUT_OF_MEMORY, "binding: out of memory");
-    } else if (time) {
-        sel.kind = FLOE_ICE_SELECT_AS_OF;
-        st = as_of_millis(s, time, &sel.timestamp_ms);
-        if (!st) st = floe_ice_tm_snapshot_as_of(t->md, sel.timestamp_ms, &snap);
-    }
+    floe_status st = as_of_select(s, t, display, version, time, &sel, &snap);
+    char *ref = (char *)sel.ref;
     if (!st && snap) schema = floe_ice_tm_snapshot_schema(t->md, snap);
     if (!st && !schema) st = floe_error(FLOE_ERR_CORRUPT, "table %s has no schema", display);
     /* The table's columns, then its metadata columns (_file, _pos, _row_id
@@ -320,7 +354,11 @@ static floe_status bind_range_var(floe_session *s, const json_t *rv, bind_result
     if (!qual) qual = rel;
     if (dollar) {
         floe_plan *phys = NULL;
-        st = floe_sql_metadata_table(t, dollar + 1, &phys);
+        const floe_sql_stmt *stmt = s->stmt;
+        st = metadata_as_of(s, t, display, dollar + 1,
+                            stmt ? floe_sql_stmt_clause(stmt, FLOE_SQL_AS_OF_VERSION, loc) : NULL,
+                            stmt ? floe_sql_stmt_clause(stmt, FLOE_SQL_AS_OF_TIME, loc) : NULL);
+        if (!st) st = floe_sql_metadata_table(t, dollar + 1, &phys);
         floe_ice_table_free(t);
         if (st) return bind_at(s, loc, st);
         FLOE_TRY(physical_node(FLOE_L_PHYSICAL, phys, &out->plan));

@@ -1022,6 +1022,14 @@ static floe_status rows_partitions(const floe_ice_table *t, mt *m) {
 
 /* ---------------------------------------------------------------- entry */
 
+bool floe_sql_metadata_table_of_snapshot(const char *which) {
+    static const char *const of_snapshot[] = {"files",      "data_files", "delete_files",     "manifests",
+                                              "partitions", "entries",    "position_deletes", NULL};
+    for (size_t i = 0; which && of_snapshot[i]; i++)
+        if (strcmp(which, of_snapshot[i]) == 0) return true;
+    return false;
+}
+
 floe_status floe_sql_metadata_table(const floe_ice_table *t, const char *which, floe_plan **out) {
     *out = NULL;
     if (!t || !t->md || !which) return floe_error(FLOE_ERR_INVALID_ARGUMENT, "metadata table: no table given");

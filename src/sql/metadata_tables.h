@@ -5,7 +5,9 @@
  * The binder resolves a table name with a "$<which>" suffix to the table
  * and calls floe_sql_metadata_table; the result is a Values plan (exec.h)
  * holding every row, built from the table's metadata and (for files,
- * manifests and partitions) its current snapshot's manifests.
+ * manifests and partitions) its current snapshot's manifests — or, read
+ * FOR SYSTEM_VERSION / SYSTEM_TIME AS OF, the selected snapshot's (the
+ * binder hands in the metadata with that snapshot current).
  *
  * Columns follow Trino's Iceberg connector (its "$<which>" tables), so
  * queries written for Trino run unchanged.  Where Trino uses a type floe's
@@ -80,6 +82,8 @@
 #ifndef FLOE_SQL_METADATA_TABLES_H
 #define FLOE_SQL_METADATA_TABLES_H
 
+#include <stdbool.h>
+
 #include "floe/exec.h"
 #include "floe/iceberg_table_metadata.h"
 #include "floe/status.h"
@@ -91,6 +95,12 @@
  * valid names. */
 floe_status floe_sql_metadata_table(const floe_ice_table *t, const char *which,
                                     floe_plan **out) FLOE_WARN_UNUSED;
+
+/* Is metadata table `which` built from one snapshot (the current one, or
+ * the one FOR SYSTEM_VERSION / SYSTEM_TIME AS OF selects: files,
+ * data_files, delete_files, manifests, partitions, entries,
+ * position_deletes)?  The others cover the whole table's history. */
+bool floe_sql_metadata_table_of_snapshot(const char *which);
 
 /* The metadata table names, NULL-terminated (for suggestions). */
 extern const char *const floe_sql_metadata_table_names[];

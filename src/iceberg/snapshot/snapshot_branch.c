@@ -46,7 +46,12 @@ floe_status floe_ice_tm_branch_view(const floe_ice_table_metadata *md, const cha
     if (r && r->is_tag)
         return floe_error(FLOE_ERR_INVALID_ARGUMENT, "%s is a tag, not a branch. Tags cannot be targets for producing snapshots",
                           branch);
-    int64_t head = r ? r->snapshot_id : md->current_snapshot_id;
+    return floe_ice_tm_snapshot_view(md, r ? r->snapshot_id : md->current_snapshot_id, out);
+}
+
+floe_status floe_ice_tm_snapshot_view(const floe_ice_table_metadata *md, int64_t head,
+                                      floe_ice_table_metadata **out) {
+    *out = NULL;
     json_t *root = NULL;
     FLOE_TRY(floe_ice_tm_edit_begin(md, &root));
     json_t *refs = tree_refs(root);

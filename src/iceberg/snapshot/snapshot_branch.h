@@ -30,6 +30,12 @@ bool floe_ice_branch_is_main(const char *branch);
 floe_status floe_ice_tm_branch_view(const floe_ice_table_metadata *md, const char *branch,
                                     floe_ice_table_metadata **out) FLOE_WARN_UNUSED;
 
+/* The metadata as it was when snapshot `snapshot_id` (one of md's) was
+ * current: that snapshot current and main at it, all else unchanged —
+ * what a metadata table of one snapshot read AS OF is built on. */
+floe_status floe_ice_tm_snapshot_view(const floe_ice_table_metadata *md, int64_t snapshot_id,
+                                      floe_ice_table_metadata **out) FLOE_WARN_UNUSED;
+
 /* `produced` (made from the branch view of `base`; its new snapshot is
  * `snapshot_id`) with `branch` pointing at that snapshot — created as a
  * branch without retention settings when absent, otherwise keeping them —
