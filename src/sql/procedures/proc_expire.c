@@ -193,7 +193,7 @@ static floe_status expire_after(floe_proc_call *call, const floe_ice_table *base
         st = proc_file_add(&kept, PROC_FILE_STATISTICS, md->partition_statistics[i].path);
     for (int32_t i = 0; i < c->n_removed && !st; i++) {
         const floe_ice_snapshot *s = floe_ice_tm_snapshot(base->md, c->removed[i]);
-        if (s) st = proc_file_add_snapshot(&gone, base, s, false);
+        if (s) st = proc_file_add_snapshot_except(&gone, base, s, false, &kept);
     }
     for (int32_t i = 0; i < base->md->n_statistics && !st; i++)
         st = proc_file_add(&gone, PROC_FILE_STATISTICS, base->md->statistics[i].path);

@@ -89,6 +89,11 @@ static proc_file_kind content_kind(const floe_ice_data_file *f) {
 
 floe_status proc_file_add_snapshot(proc_file_set *s, const floe_ice_table *t, const floe_ice_snapshot *snap,
                                    bool live_only) {
+    return proc_file_add_snapshot_except(s, t, snap, live_only, NULL);
+}
+
+floe_status proc_file_add_snapshot_except(proc_file_set *s, const floe_ice_table *t, const floe_ice_snapshot *snap,
+                                          bool live_only, const proc_file_set *except) {
     floe_ice_manifest_list *list = NULL;
     floe_ice_manifest_file *v1 = NULL;
     const floe_ice_manifest_file *files = NULL;
@@ -97,6 +102,8 @@ floe_status proc_file_add_snapshot(proc_file_set *s, const floe_ice_table *t, co
     if (!st) st = floe_ice_snapshot_manifests(t, snap, &list, &v1, &files, &n);
     if (st) return floe_status_wrap(st, "listing manifests of snapshot %lld", (long long)snap->snapshot_id);
     for (size_t i = 0; i < n && !st; i++) {
+        if (proc_file_has(s, files[i].manifest_path) || (except && proc_file_has(except, files[i].manifest_path)))
+            continue;
         st = proc_file_add(s, PROC_FILE_MANIFEST, files[i].manifest_path);
         floe_ice_manifest *m = NULL;
         if (!st) st = floe_ice_table_read_manifest(t, &files[i], &files[i], &m);
