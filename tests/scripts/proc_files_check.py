@@ -3,7 +3,9 @@
 references, read independently of floe (json + python3-avro): the current
 metadata file (highest NNNNN-*.metadata.json), its metadata-log, every
 snapshot's manifest list, the manifests it lists and the data / delete
-files of their entries (every entry status).  Prints them relative to
+files of their entries (every entry status but a DELETED one whose
+deleting snapshot is gone: such an entry holds no file, as in Iceberg
+Java's expiry cleanup).  Prints them relative to
 TABLE_DIR, sorted, one a line — to compare with a listing of the
 directory."""
 import glob
@@ -34,6 +36,7 @@ def main():
     current = metas[-1]
     md = json.load(open(current))
     out = {rel(root, current)}
+    snapshot_ids = {s["snapshot-id"] for s in md.get("snapshots", [])}
     for e in md.get("metadata-log", []):
         out.add(rel(root, e["metadata-file"]))
     for s in md.get("snapshots", []):
@@ -43,6 +46,11 @@ def main():
             mp = m["manifest_path"]
             out.add(rel(root, mp))
             for e in records(mp if os.path.isabs(mp) else os.path.join(root, mp)):
+                sid = e.get("snapshot_id")
+                if sid is None:
+                    sid = m.get("added_snapshot_id")
+                if e["status"] == 2 and sid not in snapshot_ids:
+                    continue
                 out.add(rel(root, e["data_file"]["file_path"]))
     for s in md.get("statistics", []) + md.get("partition-statistics", []):
         out.add(rel(root, s["statistics-path"]))

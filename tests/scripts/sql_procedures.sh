@@ -6,7 +6,8 @@
 # remove_orphan_files leave on storage exactly the files the retained
 # metadata references (read independently by proc_files_check.py with
 # python3-avro), also after a killed writer left *.tmp and unreferenced
-# data files; a reader of a retained snapshot still works; argument errors
+# data files; a reader of a retained snapshot still works, also while the
+# files go; argument errors
 # as Spark reports them; the same through the REST catalog and with -f.
 set -euo pipefail
 FLOE_BIN=${FLOE_BIN:?FLOE_BIN not set}
@@ -107,7 +108,7 @@ check_exact() { # the files on storage are exactly those the metadata references
   /usr/bin/python3 -W ignore "$src/tests/scripts/proc_files_check.py" "$T" | grep -v "^metadata/version-hint.text$" >"$tmp/referenced"
   cat "$tmp/extra" >>"$tmp/referenced" 2>/dev/null || true
   sort -o "$tmp/referenced" "$tmp/referenced"
-  diff "$tmp/referenced" "$tmp/on_disk" >"$tmp/diff" || fail "$1: storage != referenced files: $(cat "$tmp/diff")"
+  diff "$tmp/referenced" "$tmp/on_disk" >"$tmp/diff" || fail "$1: storage != referenced files: $(cat "$tmp/diff" | tr "\n" " ")"
 }
 n_snaps=$(q "SELECT count(*) FROM db.t\$snapshots")
 expect "$n_snaps" "6" "snapshots before expiring"
@@ -156,6 +157,37 @@ check_exact "after remove_orphan_files"
 expect "$(q "CALL system.remove_orphan_files('db.t')")" "" "no orphans left"
 expect "$(q "SELECT a FROM db.t FOR VERSION AS OF $s4 ORDER BY a" | tr '\n' ' ')" "1 2 3 4 " "retained snapshot after orphans"
 rm "$T/data/00011-in-flight.parquet"; : >"$tmp/extra"
+
+# ---- a reader of a retained snapshot, running while expiry and orphan
+# cleanup delete files, never fails and always sees the same rows
+floe -c "CREATE TABLE db.c (a int, p int) PARTITIONED BY (p)" >/dev/null
+for i in 1 2 3 4 5 6; do floe -c "INSERT INTO db.c VALUES ($i, $((i % 2))), ($((i + 10)), 2)" >/dev/null; done
+floe -c "DELETE FROM db.c WHERE p = 2 AND a < 13; INSERT INTO db.c VALUES (7, 1)" >/dev/null
+c_keep=$(q "SELECT snapshot_id FROM db.c\$refs WHERE name = 'main'")
+c_want=$(q "SELECT count(*), sum(a) FROM db.c FOR VERSION AS OF $c_keep")
+: >"$tmp/reads"
+( while [ ! -e "$tmp/stop" ]; do
+    if out=$(q "SELECT count(*), sum(a) FROM db.c FOR VERSION AS OF $c_keep" 2>&1); then echo "$out" >>"$tmp/reads"
+    else echo "ERROR: $out" >>"$tmp/reads"; fi
+  done ) &
+reader=$!
+sleep 0.3
+# first the inserts before the delete (the delete keeps the files it
+# removed: a changelog of it reads them), then the delete too
+c_res=$(q "CALL system.expire_snapshots(table => 'db.c', older_than => now(), retain_last => 2)")
+T=$W/db/c check_exact "db.c after the first expiry under a reader"
+c_res2=$(q "CALL system.expire_snapshots(table => 'db.c', older_than => now(), retain_last => 1)")
+echo partial >"$W/db/c/data/00099-dead.parquet.tmp"; touch -d '4 days ago' "$W/db/c/data/00099-dead.parquet.tmp"
+q "CALL system.remove_orphan_files(table => 'db.c')" >/dev/null
+sleep 0.3
+touch "$tmp/stop"; wait "$reader"; rm -f "$tmp/stop"
+expect "$(echo "$c_res" | cut -d, -f1,5)" "0,6" "first expiry of db.c: no data file, 6 manifest lists"
+expect "$(echo "$c_res2" | cut -d, -f1,5)" "2,1" "second expiry of db.c: the 2 files the delete removed, its list"
+n_reads=$(wc -l <"$tmp/reads")
+[ "$n_reads" -ge 2 ] || fail "the concurrent reader ran only $n_reads times"
+bad=$(grep -v -x -F "$c_want" "$tmp/reads" | head -3 || true)
+[ -z "$bad" ] || fail "a reader of retained snapshot $c_keep failed or saw other rows during expiry: $bad"
+T=$W/db/c check_exact "db.c after expiry under a reader"
 
 # ---- -f script
 main=$(q "SELECT snapshot_id FROM db.t\$refs WHERE name = 'main'")

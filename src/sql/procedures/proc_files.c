@@ -92,8 +92,23 @@ floe_status proc_file_add_snapshot(proc_file_set *s, const floe_ice_table *t, co
     return proc_file_add_snapshot_except(s, t, snap, live_only, NULL);
 }
 
+/* The walk of both: entries go to `s`, except (when `aside` is given)
+ * DELETED ones whose deleting snapshot `t` no longer has, which go there. */
+static floe_status add_snapshot_files(proc_file_set *s, const floe_ice_table *t, const floe_ice_snapshot *snap,
+                                      bool live_only, const proc_file_set *except, proc_file_set *aside);
+
+floe_status proc_file_add_kept_snapshot(proc_file_set *kept, proc_file_set *gone, const floe_ice_table *t,
+                                        const floe_ice_snapshot *snap) {
+    return add_snapshot_files(kept, t, snap, false, NULL, gone);
+}
+
 floe_status proc_file_add_snapshot_except(proc_file_set *s, const floe_ice_table *t, const floe_ice_snapshot *snap,
                                           bool live_only, const proc_file_set *except) {
+    return add_snapshot_files(s, t, snap, live_only, except, NULL);
+}
+
+static floe_status add_snapshot_files(proc_file_set *s, const floe_ice_table *t, const floe_ice_snapshot *snap,
+                                      bool live_only, const proc_file_set *except, proc_file_set *aside) {
     floe_ice_manifest_list *list = NULL;
     floe_ice_manifest_file *v1 = NULL;
     const floe_ice_manifest_file *files = NULL;
@@ -114,7 +129,8 @@ floe_status proc_file_add_snapshot_except(proc_file_set *s, const floe_ice_table
         for (size_t e = 0; e < m->n_entries && !st; e++) {
             const floe_ice_manifest_entry *en = &m->entries[e];
             if (live_only && en->status == FLOE_ICE_STATUS_DELETED) continue;
-            st = proc_file_add(s, content_kind(&en->file), en->file.file_path);
+            bool dead = aside && en->status == FLOE_ICE_STATUS_DELETED && !floe_ice_tm_snapshot(t->md, en->snapshot_id);
+            st = proc_file_add(dead ? aside : s, content_kind(&en->file), en->file.file_path);
         }
         floe_ice_manifest_free(m);
     }

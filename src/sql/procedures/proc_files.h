@@ -55,9 +55,18 @@ floe_status proc_file_add_snapshot(proc_file_set *s, const floe_ice_table *t, co
 
 /* The same, but a manifest in `except` is neither added nor read: what an
  * expiry may delete is reached only through manifests no kept snapshot
- * has (Java's ReachableFileCleanup: expired manifests less current ones). */
+ * has (Java's ReachableFileCleanup: expired manifests less current ones),
+ * or through the entries proc_file_add_kept_snapshot sets aside. */
 floe_status proc_file_add_snapshot_except(proc_file_set *s, const floe_ice_table *t, const floe_ice_snapshot *snap,
                                           bool live_only, const proc_file_set *except) FLOE_WARN_UNUSED;
+
+/* A snapshot an expiry keeps (`t`: the table after the expiry): its list,
+ * manifests and every file their entries name go to `kept` — but a file
+ * a DELETED entry names whose deleting snapshot is gone from `t` goes to
+ * `gone` instead (Java's IncrementalFileCleanup: the deletes of expired
+ * snapshots, found in manifests that live on). */
+floe_status proc_file_add_kept_snapshot(proc_file_set *kept, proc_file_set *gone, const floe_ice_table *t,
+                                        const floe_ice_snapshot *snap) FLOE_WARN_UNUSED;
 
 /* Everything `t`'s metadata reaches: every snapshot (all entries), the
  * statistics files, the metadata files (current, metadata-log) and
