@@ -89,7 +89,9 @@ void floe_interrupt(floe_connection *conn);
  * bound value goes into the statement as a literal of its type (text takes
  * its type from where it stands, as an untyped PostgreSQL parameter does),
  * so bound values are data, never SQL.  Bindings stay until re-bound or
- * cleared; every parameter must be bound before floe_execute. */
+ * cleared; every parameter must be bound before floe_execute.  The text
+ * is parsed at floe_prepare (a syntax error is its error); names are
+ * resolved at each floe_execute, so it sees the tables as they are then. */
 floe_status floe_prepare(floe_connection *conn, const char *sql, floe_prepared **out) FLOE_WARN_UNUSED;
 /* The highest $n the statement uses. */
 int32_t floe_prepared_param_count(const floe_prepared *p);

@@ -23,6 +23,7 @@
 #include "floe/session.h"
 #include "floe/version.h"
 #include "sql/params.h"
+#include "sql/parse.h"
 
 struct floe_database {
     _Atomic int32_t refs; /* the handle + one per connection */
@@ -280,6 +281,14 @@ floe_status floe_prepare(floe_connection *conn, const char *sql, floe_prepared *
     *out = NULL;
     if (!conn) return floe_error(FLOE_ERR_INVALID_ARGUMENT, "floe_prepare: connection is NULL");
     if (!sql) return floe_error(FLOE_ERR_INVALID_ARGUMENT, "floe_prepare: sql is NULL");
+    /* Parsed now ($n is a parameter to PostgreSQL's grammar), so a syntax
+     * error is this call's; names are bound at each execution. */
+    floe_sql_script *script = NULL;
+    FLOE_TRY(floe_sql_parse(sql, &script));
+    int32_t n_stmts = script->n_stmts;
+    floe_sql_script_free(script);
+    if (n_stmts != 1)
+        return floe_error(FLOE_ERR_INVALID_ARGUMENT, "a prepared statement is one statement, not %d", (int)n_stmts);
     floe_prepared *p = floe_calloc(1, sizeof *p);
     if (!p) return OOM("floe_prepare");
     p->conn = conn;

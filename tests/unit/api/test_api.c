@@ -154,6 +154,9 @@ static void prepared_statements_bind_parameters(void **state) {
     env *e = *state;
     assert_ok(floe_query(e->conn, "CREATE TABLE p (id bigint, name string, score double, ok boolean)", NULL));
     floe_prepared *ins = NULL;
+    assert_error(floe_prepare(e->conn, "SELEC $1", &ins), FLOE_ERR_SYNTAX, "syntax error");
+    assert_error(floe_prepare(e->conn, "SELECT $1; SELECT 2", &ins), FLOE_ERR_INVALID_ARGUMENT, "not 2");
+    assert_null(ins);
     assert_ok(floe_prepare(e->conn, "INSERT INTO p VALUES ($1, $2, $3, $4)", &ins));
     assert_int_equal(floe_prepared_param_count(ins), 4);
     assert_error(floe_execute(ins, NULL), FLOE_ERR_INVALID_ARGUMENT, "parameter $1 is not bound");
