@@ -12,8 +12,8 @@
  *   ... out.get_schema / out.get_next / out.release ...
  *   floe_disconnect(conn); floe_database_close(db);
  *
- * Results come as an Arrow C stream (the Arrow C Stream Interface of
- * arrow_c.h): the query runs to completion inside floe_query, its batches
+ * Results come as an Arrow C stream (the Arrow C Stream Interface, whose
+ * structs arrow_abi.h defines): the query runs to completion inside floe_query, its batches
  * are kept, and the stream hands them out without copying their buffers.
  * The stream may outlive the connection and the database.
  *
@@ -35,8 +35,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "floe/arrow_c.h"
-#include "floe/fileio.h"
+#include "floe/arrow_abi.h"
+#include "floe/property.h"
 #include "floe/status.h"
 
 #ifdef __cplusplus

@@ -18,6 +18,7 @@
 #include <stdio.h>
 
 #include "base/buffer.h"
+#include "floe/arrow_c.h"
 #include "floe/floe.h"
 #include "floe/memory.h"
 #include "floe/session.h"

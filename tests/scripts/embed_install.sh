@@ -3,7 +3,7 @@
 # `cmake --install` into a fresh prefix, examples/query_iceberg.c built with
 # nothing but `pkg-config --cflags --libs floe`, run against the installed
 # libfloe.so (it writes and reads an Iceberg table), its rows checked; the
-# soname carries the version; libfloe.so exports floe_query but not the
+# soname carries the version; floe.h compiles as C++; libfloe.so exports floe_query but not the
 # engine's internals; the installed libfloe.a links the same program.
 # Sanitizer builds skip (77): a plain `cc` program cannot load them.
 set -euo pipefail
@@ -68,6 +68,15 @@ $out"
 find "$TMP/wh" -name '*.metadata.json' | grep -q . || fail "no Iceberg metadata written"
 find "$TMP/wh" -name '*.parquet' | grep -q . || fail "no Parquet data files written"
 LD_LIBRARY_PATH="$LIBDIR" ldd ./query_iceberg | grep -qF "$LIBDIR/libfloe.so.0.1" || fail "the example does not use the installed libfloe.so"
+
+# floe.h is also C++: a C++ program includes and links it.
+if command -v c++ >/dev/null; then
+    printf '#include <floe/floe.h>\n#include <cstdio>\nint main() { std::printf("%%s\\n", floe_library_version()); }\n' > version.cc
+    # shellcheck disable=SC2046
+    c++ -Wall -Werror version.cc $(PKG_CONFIG_PATH="$PC_DIR" pkg-config --cflags --libs floe) -o version_cc \
+        || fail "floe/floe.h does not compile as C++"
+    [ "$(LD_LIBRARY_PATH="$LIBDIR" ./version_cc)" = "0.1.0" ] || fail "the C++ program printed the wrong version"
+fi
 
 # The static archive links the same program, with the libraries floe.pc
 # lists as private (shared versions of them: `pkg-config --static` would

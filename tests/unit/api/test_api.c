@@ -11,6 +11,7 @@
 #include <time.h>
 
 #include "base/buffer.h"
+#include "floe/arrow_c.h"
 #include "floe/floe.h"
 #include "floe/memory.h"
 #include "floe_test.h"
