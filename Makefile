@@ -6,10 +6,15 @@
 #               the unit, SQL and MPI-free script tests under ThreadSanitizer
 #               (less the peer cross-checks labelled peerheavy);
 #               a short libFuzzer run of every fuzz target)
+#   make install PREFIX=/opt/floe
+#               build (Release) and install the floe program, libfloe.so,
+#               libfloe.a, include/floe/*.h and lib/pkgconfig/floe.pc under
+#               PREFIX (default /usr/local)
 JOBS    := $(shell nproc 2>/dev/null || echo 2)
 RELEASE := build/release
 ASAN    := build/asan
 TSAN    := build/tsan
+PREFIX  ?= /usr/local
 
 define build_release
 	bash scripts/install-deps.sh
@@ -17,7 +22,7 @@ define build_release
 	cmake --build $(RELEASE) -j $(JOBS)
 endef
 
-.PHONY: run test
+.PHONY: run test install
 
 run:
 	$(build_release)
@@ -36,3 +41,7 @@ test:
 	cd $(TSAN) && TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 suppressions=$(CURDIR)/tests/tsan.supp" \
 	  ctest --output-on-failure -j $(JOBS) -L 'unit|sql|script' -LE 'sqlrt|peerheavy' -E 'script\.(mpi|mpich|rest_mpi)'
 	bash scripts/fuzz-smoke.sh
+
+install:
+	$(build_release)
+	cmake --install $(RELEASE) --prefix "$(PREFIX)"

@@ -2,9 +2,8 @@
  * arrow_c.h — the Arrow C Data Interface: handing floe arrays and batches to
  * other libraries (DuckDB, pyarrow, ...) and taking theirs, without copying.
  *
- * The ArrowSchema / ArrowArray structs below are the ABI fixed by the Arrow
- * specification, guarded by ARROW_C_DATA_INTERFACE so a program that also
- * includes another definition (arrow/c/abi.h, nanoarrow) compiles.
+ * The ArrowSchema / ArrowArray / ArrowArrayStream structs are the ABI fixed
+ * by the Arrow specification, in arrow_abi.h.
  *
  * Mapping of floe types to format strings:
  *   NULL "n", BOOL "b", INT32 "i", INT64 "l", FLOAT32 "f", FLOAT64 "g",
@@ -31,53 +30,13 @@
 
 #include <stdint.h>
 
+#include "floe/arrow_abi.h"
 #include "floe/columnar.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-#ifndef ARROW_C_DATA_INTERFACE
-#define ARROW_C_DATA_INTERFACE
-
-#define ARROW_FLAG_DICTIONARY_ORDERED 1
-#define ARROW_FLAG_NULLABLE 2
-#define ARROW_FLAG_MAP_KEYS_SORTED 4
-
-struct ArrowSchema {
-    /* Array type description */
-    const char *format;
-    const char *name;
-    const char *metadata;
-    int64_t flags;
-    int64_t n_children;
-    struct ArrowSchema **children;
-    struct ArrowSchema *dictionary;
-
-    /* Release callback */
-    void (*release)(struct ArrowSchema *);
-    /* Opaque producer-specific data */
-    void *private_data;
-};
-
-struct ArrowArray {
-    /* Array data description */
-    int64_t length;
-    int64_t null_count;
-    int64_t offset;
-    int64_t n_buffers;
-    int64_t n_children;
-    const void **buffers;
-    struct ArrowArray **children;
-    struct ArrowArray *dictionary;
-
-    /* Release callback */
-    void (*release)(struct ArrowArray *);
-    /* Opaque producer-specific data */
-    void *private_data;
-};
-
-#endif /* ARROW_C_DATA_INTERFACE */
 
 /* ---------------------------------------------------------------- export
  * The exported structs hold references to the floe objects, so the floe
@@ -122,18 +81,6 @@ floe_status floe_arrow_import_batch(struct ArrowArray *in_array, struct ArrowSch
  * The Arrow C Stream Interface: a pull-based sequence of batches with one
  * schema, for handing a whole query result or scan to another engine. */
 
-#ifndef ARROW_C_STREAM_INTERFACE
-#define ARROW_C_STREAM_INTERFACE
-
-struct ArrowArrayStream {
-    int (*get_schema)(struct ArrowArrayStream *, struct ArrowSchema *out);
-    int (*get_next)(struct ArrowArrayStream *, struct ArrowArray *out);
-    const char *(*get_last_error)(struct ArrowArrayStream *);
-    void (*release)(struct ArrowArrayStream *);
-    void *private_data;
-};
-
-#endif /* ARROW_C_STREAM_INTERFACE */
 
 /* Where an exported stream pulls its batches from.  next() sets *out to a
  * new batch reference, or to NULL at the end; close() (may be NULL) is

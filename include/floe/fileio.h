@@ -15,6 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "floe/property.h"
 #include "floe/status.h"
 
 #ifdef __cplusplus
@@ -137,10 +138,7 @@ void floe_output_abort(floe_output *out);
  */
 typedef struct floe_fileio floe_fileio;
 
-typedef struct floe_property {
-    const char *key;
-    const char *value;
-} floe_property;
+/* floe_property (a key and a value) is in property.h. */
 
 typedef struct floe_file_info {
     const char *location;     /* in the scheme the listing was asked with */

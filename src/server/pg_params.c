@@ -1,136 +1,28 @@
 /*
- * pg_params.c — parameters of the extended query protocol.
- *
- * floe's SQL layer takes statement text, so a bound statement is its text
- * with each $n replaced by the value as a SQL literal: 'text' with quotes
- * doubled (standard_conforming_strings is on, so backslashes are plain),
- * NULL for a null, and "::type" after it when Parse named the parameter's
- * type.  An untyped literal takes its type from where it stands, as an
- * unknown-typed parameter does in PostgreSQL.  $n inside strings, quoted
- * names, comments and dollar-quoted text is left alone.
+ * pg_params.c — parameters of the extended query protocol: the SQL layer's
+ * $n substitution (src/sql/params.c) with each parameter cast to the type
+ * Parse named by OID (pg_oid_sql_name; none for an unknown OID, so the
+ * literal takes its type from where it stands, as an unknown-typed
+ * parameter does in PostgreSQL).
  */
-#include <string.h>
-
+#include "floe/memory.h"
 #include "server/pg_types.h"
 #include "server/server_internal.h"
-
-static bool ident_char(char c) {
-    return c == '_' || c == '$' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-           (unsigned char)c >= 0x80;
-}
-
-/* Walk `sql`, calling `on_param(n, start, end)` for each $n outside
- * quotes and comments and `on_text(start, end)` for the text between.
- * Returns false when a callback fails (st set). */
-typedef struct walker {
-    int32_t max_param;
-    floe_buf *out;
-    int32_t n_values;
-    const char *const *values;
-    const int32_t *oids;
-    floe_status st;
-} walker;
-
-static void emit(walker *w, const char *p, size_t n) {
-    if (!w->out || w->st) return;
-    w->st = floe_buf_append(w->out, p, n);
-}
-
-static void emit_param(walker *w, int32_t n) {
-    if (n > w->max_param) w->max_param = n;
-    if (!w->out || w->st) return;
-    if (n < 1 || n > w->n_values) {
-        w->st = floe_error(FLOE_ERR_INVALID_ARGUMENT, "there is no parameter $%d", (int)n);
-        return;
-    }
-    const char *v = w->values[n - 1];
-    const char *type = w->oids ? pg_oid_sql_name(w->oids[n - 1]) : NULL;
-    if (!v) {
-        w->st = floe_buf_append_str(w->out, type ? "(NULL::" : "NULL");
-        if (!w->st && type) w->st = floe_buf_printf(w->out, "%s)", type);
-        return;
-    }
-    /* Parenthesised so "$1::int" and "-$1" keep their meaning. */
-    w->st = floe_buf_append_str(w->out, "('");
-    for (const char *q = v; *q && !w->st; q++) {
-        w->st = floe_buf_append_byte(w->out, (uint8_t)*q);
-        if (!w->st && *q == '\'') w->st = floe_buf_append_byte(w->out, '\'');
-    }
-    if (!w->st) w->st = floe_buf_append_byte(w->out, '\'');
-    if (!w->st && type) w->st = floe_buf_printf(w->out, "::%s", type);
-    if (!w->st) w->st = floe_buf_append_byte(w->out, ')');
-}
-
-static void walk(walker *w, const char *sql) {
-    const char *p = sql, *text = sql;
-    while (*p && !w->st) {
-        char c = *p;
-        if (c == '-' && p[1] == '-') {
-            while (*p && *p != '\n') p++;
-        } else if (c == '/' && p[1] == '*') {
-            int depth = 1;
-            p += 2;
-            while (*p && depth > 0) {
-                if (p[0] == '/' && p[1] == '*') { depth++; p += 2; }
-                else if (p[0] == '*' && p[1] == '/') { depth--; p += 2; }
-                else p++;
-            }
-        } else if (c == '\'' || c == '"') {
-            bool esc = c == '\'' && p > sql && (p[-1] == 'E' || p[-1] == 'e');
-            p++;
-            while (*p) {
-                if (*p == c) {
-                    if (p[1] == c) { p += 2; continue; }
-                    p++;
-                    break;
-                }
-                if (esc && *p == '\\' && p[1]) { p += 2; continue; }
-                p++;
-            }
-        } else if (c == '$' && (p == sql || !ident_char(p[-1]))) {
-            const char *q = p + 1;
-            if (*q >= '0' && *q <= '9') {
-                int32_t n = 0;
-                while (*q >= '0' && *q <= '9') {
-                    if (n < 100000) n = n * 10 + (*q - '0');
-                    q++;
-                }
-                emit(w, text, (size_t)(p - text));
-                emit_param(w, n);
-                p = text = q;
-                continue;
-            }
-            /* $tag$ ... $tag$ */
-            while (*q && ident_char(*q) && *q != '$') q++;
-            if (*q == '$') {
-                size_t tag = (size_t)(q - p + 1);
-                const char *end = strstr(q + 1, "$");
-                while (end && strncmp(end, p, tag) != 0) end = strchr(end + 1, '$');
-                p = end ? end + tag : p + strlen(p);
-                continue;
-            }
-            p++;
-        } else {
-            p++;
-        }
-    }
-    emit(w, text, strlen(text));
-}
+#include "sql/params.h"
 
 int32_t pg_params_count(const char *sql) {
-    walker w = {0};
-    walk(&w, sql);
-    floe_status_free(w.st);
-    return w.max_param;
+    return floe_sql_params_count(sql);
 }
 
 floe_status pg_params_substitute(const char *sql, int32_t n, const char *const *values, const int32_t *oids,
                                  floe_buf *out) {
-    walker w = {0};
-    w.out = out;
-    w.n_values = n;
-    w.values = values;
-    w.oids = oids;
-    walk(&w, sql);
-    return w.st;
+    const char **types = NULL;
+    if (oids && n > 0) {
+        types = floe_calloc((size_t)n, sizeof(char *));
+        if (!types) return floe_error(FLOE_ERR_OUT_OF_MEMORY, "out of memory in parameter types");
+        for (int32_t i = 0; i < n; i++) types[i] = pg_oid_sql_name(oids[i]);
+    }
+    floe_status st = floe_sql_params_substitute(sql, n, values, types, out);
+    floe_free(types);
+    return st;
 }
