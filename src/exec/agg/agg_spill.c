@@ -5,8 +5,11 @@
  * add fit: the bytes the next growth of its arrays would allocate (state
  * rows, the packed or general table's keys and slots, the key store —
  * each doubles, so a growth is a new block as large as the old one twice)
- * against what the query's tracker still has, keeping an eighth of the
- * limit for the batches in flight elsewhere.  When they do not:
+ * against what the query's tracker still has, keeping a quarter of the
+ * limit for the batches in flight elsewhere (as the Sort does); and each
+ * of the node's partitions keeps its table and its next growth within its
+ * share of a third of the limit (a PARTIAL one within a sixteenth), so
+ * partitions running side by side all find room.  When they do not fit:
  *
  *   PARTIAL   emits the groups it holds now (a flush) and starts afresh:
  *             the FINAL above combines a group's partial states whenever
@@ -94,6 +97,14 @@ static int64_t grown_slots(uint64_t slots, int64_t need) {
 /* Bytes the arrays of the groups allocate if m more groups arrive. */
 static int64_t growth_bytes(const agg_stream *s, int64_t m) {
     int64_t ng = hagg_n_groups_of(s), need = ng + m, bytes = 0;
+    /* memory each new group's states own: min / max strings, entries
+     * with a destroy callback (a small block each, never refused) */
+    for (int32_t i = 0; i < s->p->n_calls; i++) {
+        const acc *a = &s->accs[i];
+        if (((a->kind == ACC_MIN || a->kind == ACC_MAX) && a->ph == PHYS_BYTES) ||
+            (a->kind == ACC_GENERIC && a->info.fn->destroy))
+            bytes += m * 64;
+    }
     bytes += grown(s->acc_cap, need, 64) * (int64_t)s->stride;
     if (s->packed) {
         bytes += grown(s->pt.cap, need, 64) * 16;
@@ -109,9 +120,32 @@ static int64_t growth_bytes(const agg_stream *s, int64_t m) {
     return bytes;
 }
 
+/* Bytes the groups' arrays hold now (and what their states own). */
+static int64_t table_bytes(const agg_stream *s) {
+    int64_t bytes = s->acc_cap * (int64_t)s->stride;
+    for (int32_t i = 0; i < s->p->n_calls; i++) {
+        const acc *a = &s->accs[i];
+        if (((a->kind == ACC_MIN || a->kind == ACC_MAX) && a->ph == PHYS_BYTES) ||
+            (a->kind == ACC_GENERIC && a->info.fn->destroy))
+            bytes += s->init_rows * 64;
+    }
+    if (s->packed) return bytes + s->pt.cap * 16 + (s->pt.slots ? (int64_t)(s->pt.mask + 1) * 4 : 0);
+    const gtable *t = &s->gt;
+    return bytes + t->cap * (t->kw ? 8 : 16) + (t->slots ? (int64_t)(t->mask + 1) * 8 : 0) + (int64_t)t->keys_cap;
+}
+
 bool hagg_under_pressure(const agg_stream *s, int64_t m) {
     if (!s->limit) return false;
-    return floe_mem_available(s->mem) - growth_bytes(s, m) < s->limit / 8;
+    int64_t grow = growth_bytes(s, m);
+    int32_t np = s->p->head.n_partitions > 0 ? s->p->head.n_partitions : 1;
+    /* a PARTIAL table that large is no longer worth its memory: the FINAL
+     * above does the combining */
+    if (s->p->mode == FLOE_AGG_MODE_PARTIAL && grow > s->limit / (16 * np)) return true;
+    /* each partition's table its share of a third of the limit, so
+     * partitions running side by side all get room (and the exchanges
+     * between them theirs) */
+    if (table_bytes(s) + grow > s->limit / (3 * np)) return true;
+    return floe_mem_available(s->mem) - grow < s->limit / 4;
 }
 
 void hagg_reset_groups(agg_stream *s) {
@@ -168,6 +202,7 @@ static floe_status spill_batch(agg_stream *s, hagg_spill *sp, floe_batch *b) {
         FLOE_TRY(floe_batch_take(b, sp->idx + cnt[i], len, &part));
         int64_t before = floe_spill_bytes(sp->out[i]);
         floe_status st = floe_spill_write(sp->out[i], part);
+        floe_spill_drop_buffers(sp->out[i]); /* 16 files' scratch would be a table's worth */
         floe_batch_release(part);
         FLOE_TRY(st);
         sp->bytes += floe_spill_bytes(sp->out[i]) - before;
@@ -185,9 +220,12 @@ static floe_status spill_groups_inner(agg_stream *s) {
     if (!s->state_schema) FLOE_TRY(hagg_state_schema(s->p, &s->state_schema));
     hagg_spill *sp = s->spill;
     int64_t total = hagg_n_groups_of(s);
-    /* a few batches' worth per take, so each file gets batches of about
-     * batch_size rows */
-    int64_t chunk = s->batch_size * HAGG_SPILL_FANOUT;
+    FLOE_LOG_DEBUG("exec", "HashAggregate: spilling %lld groups (level %d): table %lld bytes, query %lld bytes",
+                   (long long)total, sp->out_depth, (long long)table_bytes(s),
+                   (long long)floe_mem_current_bytes(s->mem));
+    /* a batch at a time: the state batch and its parts are memory the
+     * limit no longer covers */
+    int64_t chunk = s->batch_size;
     for (int64_t g0 = 0; g0 < total; g0 += chunk) {
         FLOE_TRY(floe_cancel_check(s->cancel, "HashAggregate"));
         int64_t m = total - g0 < chunk ? total - g0 : chunk;
