@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # agg_spill.sh — a GROUP BY that spills under --memory-limit gives the
 # in-memory result, really writes to the temp directory while it runs
-# (FLOE_LOG=debug names the spill files), and leaves that directory empty
-# afterwards: on success, on a failing query and when killed mid-aggregate.
+# (FLOE_LOG=debug names the spill files, EXPLAIN ANALYZE counts them), and
+# leaves that directory empty afterwards: on success, on a failing query
+# and when killed mid-aggregate.
 set -euo pipefail
 FLOE_BIN=${FLOE_BIN:?FLOE_BIN not set}
 tmp=$(mktemp -d)
@@ -16,6 +17,10 @@ got=$(FLOE_LOG=debug floe --memory-limit 32MB -c "SET temp_directory = '$spill'"
 [ "$got" = "$want" ] || { echo "FAIL: spilled '$got' != in-memory '$want'"; exit 1; }
 grep -q "HashAggregate: 16 spill files" "$tmp/log" || { echo "FAIL: the aggregate did not spill"; cat "$tmp/log"; exit 1; }
 [ -d "$spill" ] || { echo "FAIL: the aggregate did not spill to $spill"; exit 1; }
+# EXPLAIN ANALYZE counts the files and bytes per partition
+floe --memory-limit 32MB -c "SET temp_directory = '$spill'" -c "EXPLAIN ANALYZE $q" >"$tmp/explain"
+grep -A1 "HashAggregate: mode=Final, gby=\[(" "$tmp/explain" | grep -Eq "spilled=[0-9]+ files [0-9.]+(B|KiB|MiB)" ||
+    { echo "FAIL: EXPLAIN ANALYZE shows no spill"; cat "$tmp/explain"; exit 1; }
 [ -z "$(ls -A "$spill")" ] || { echo "FAIL: $spill not empty after the query"; ls -la "$spill"; exit 1; }
 
 # a failing query (division by zero in an aggregate after the groups spilled)

@@ -508,6 +508,8 @@ floe_status hagg_execute(const floe_plan *p_, int32_t partition, const floe_exec
     s->cancel = ctx->cancel;
     s->batch_size = ctx->batch_size > 0 ? ctx->batch_size : 8192;
     s->temp_dir = ctx->temp_dir;
+    s->metrics = ctx->metrics;
+    s->partition = partition;
     s->merging = p->mode == FLOE_AGG_MODE_FINAL;
     floe_status st = NULL;
     s->accs = floe_calloc((size_t)(p->n_calls ? p->n_calls : 1), sizeof *s->accs);

@@ -253,6 +253,8 @@ typedef struct agg_stream {
     floe_mem_tracker *mem; /* the query's tracker */
     int64_t limit;        /* its limit; 0: none (never spill) */
     const char *temp_dir;
+    struct floe_exec_metrics *metrics; /* EXPLAIN ANALYZE: spill counters */
+    int32_t partition;
     floe_schema *state_schema; /* keys + state columns: what spills */
     struct hagg_spill *spill; /* spilled partitions; NULL: none */
     bool flushing;        /* PARTIAL: emitting its groups early */
