@@ -1,22 +1,27 @@
 #!/usr/bin/env bash
 # spill.sh — out-of-core operators under a memory limit, floe against
-# DuckDB (the npm peer in tests/peers): an N-row ORDER BY with OFFSET and
-# an N-group GROUP BY, both over generate_series, under
-# memory_limit = LIMIT; wall time and peak RSS from /usr/bin/time -v.
+# DuckDB (the npm peer in tests/peers): an N-row ORDER BY with OFFSET, an
+# N-group GROUP BY over N rows (agg) and an N-group GROUP BY over 2N rows
+# with a sum (agg2: x % N, every group met twice), all over
+# generate_series, under memory_limit = LIMIT; wall time and peak RSS from
+# /usr/bin/time -v, the median of RUNS runs (each line, then the median).
 #
-# usage: bench/spill.sh [N=20000000] [LIMIT=256MB] [THREADS=2]
-# Needs build/release/floe and `npm ci` in tests/peers.  One run each, cold.
+# usage: bench/spill.sh [N=20000000] [LIMIT=256MB] [THREADS=2] [QUERIES="sort agg agg2"] [RUNS=1]
+# Needs build/release/floe and `npm ci` in tests/peers.
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 N=${1:-20000000}
 LIMIT=${2:-256MB}
 THREADS=${3:-2}
+QUERIES=${4:-sort agg agg2}
+RUNS=${5:-1}
 FLOE=${FLOE_BIN:-$ROOT/build/release/floe}
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 
 SORT="SELECT sum(x), count(*) FROM (SELECT x FROM generate_series(1, $N) a(x) ORDER BY x DESC OFFSET $((N - 1000))) t"
 AGG="SELECT count(*), sum(c) FROM (SELECT x, count(*) AS c FROM generate_series(1, $N) a(x) GROUP BY x) t"
+AGG2="SELECT count(*), sum(c), sum(s) FROM (SELECT x % $N AS k, count(*) AS c, sum(x) AS s FROM generate_series(1, $((2 * N))) a(x) GROUP BY 1) t"
 
 cat > "$TMP/duck.mjs" <<JS
 import { DuckDBInstance } from '$ROOT/tests/peers/duckdb.mjs';
@@ -45,6 +50,23 @@ measure() {
     printf '%-6s %-5s %8ss %6s MiB  %s\n' "$engine" "$name" "$secs" "$rss" "$out"
 }
 
+# the median of RUNS measurements: name engine sql
+median_of() {
+    local name=$1 engine=$2 sql=$3
+    : > "$TMP/runs"
+    for _ in $(seq "$RUNS"); do measure "$name" "$engine" "$sql" | tee -a "$TMP/runs"; done
+    [ "$RUNS" -gt 1 ] || return 0
+    sort -t' ' -k3 -g <(awk '{print $1, $2, $3+0, $4}' "$TMP/runs") | awk -v n="$RUNS" \
+        'NR == int((n + 1) / 2) {printf "%-6s %-5s median %ss, %s MiB\n", $1, $2, $3, $4}'
+}
+
 echo "N=$N memory_limit=$LIMIT threads=$THREADS  load: $(cut -d' ' -f1-3 /proc/loadavg)"
-for e in floe duckdb; do measure sort "$e" "$SORT"; done
-for e in floe duckdb; do measure agg "$e" "$AGG"; done
+for q in $QUERIES; do
+    case $q in
+    sort) sql=$SORT ;;
+    agg) sql=$AGG ;;
+    agg2) sql=$AGG2 ;;
+    *) echo "unknown query '$q' (sort, agg, agg2)" >&2; exit 2 ;;
+    esac
+    for e in floe duckdb; do median_of "$q" "$e" "$sql"; done
+done

@@ -34,10 +34,17 @@ typedef struct floe_node_metrics {
     int64_t elapsed_ns;     /* inside next(), children included */
     int64_t peak_bytes;     /* held by the node itself */
     int32_t opened;         /* streams opened (0 or 1 normally) */
+    int64_t spill_files;    /* spill files the node wrote (HashAggregate) */
+    int64_t spill_bytes;    /* their bytes on disk */
 } floe_node_metrics;
 
 void floe_exec_metrics_get(const floe_exec_metrics *m, const floe_plan *node, int32_t partition,
                            floe_node_metrics *out);
+
+/* Add to the spill counters of `node`'s `partition` (m NULL: nothing);
+ * EXPLAIN ANALYZE shows them as "spilled=16 files 4.6MiB". */
+void floe_exec_metrics_add_spill(floe_exec_metrics *m, const floe_plan *node, int32_t partition, int64_t files,
+                                 int64_t bytes);
 
 /* Wrap `inner` (a stream of `node`'s `partition`) in a counting stream.
  * Called by floe_plan_execute; on failure `inner` is closed. */

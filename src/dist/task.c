@@ -325,7 +325,7 @@ const floe_plan *dist_plan_node_at(const floe_plan *plan, int32_t i, int32_t *de
 
 static floe_status put_node_stats(const floe_plan *p, const floe_exec_metrics *m, const floe_exec_ctx *ctx,
                                   floe_buf *out) {
-    floe_node_metrics total = {0, 0, 0, 0, 0};
+    floe_node_metrics total = {0, 0, 0, 0, 0, 0, 0}; /* spills are not sent (yet) */
     for (int32_t i = 0; i < p->n_partitions; i++) {
         floe_node_metrics pm;
         floe_exec_metrics_get(m, p, i, &pm);

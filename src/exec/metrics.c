@@ -66,6 +66,18 @@ void floe_exec_metrics_get(const floe_exec_metrics *m, const floe_plan *node, in
     pthread_mutex_unlock((pthread_mutex_t *)&m->mu);
 }
 
+void floe_exec_metrics_add_spill(floe_exec_metrics *m, const floe_plan *node, int32_t partition, int64_t files,
+                                 int64_t bytes) {
+    if (!m) return;
+    pthread_mutex_lock(&m->mu);
+    metrics_entry *e = find(m, node, partition);
+    if (e) {
+        e->m.spill_files += files;
+        e->m.spill_bytes += bytes;
+    }
+    pthread_mutex_unlock(&m->mu);
+}
+
 typedef struct counting_stream {
     floe_stream base;
     floe_stream *inner;
@@ -151,7 +163,10 @@ static floe_status put_bytes(floe_buf *out, int64_t b) {
 static floe_status put_metrics(floe_buf *out, const floe_node_metrics *m) {
     FLOE_TRY(floe_buf_printf(out, "rows=%lld batches=%lld time=%.2fms peak_mem=", (long long)m->rows,
                              (long long)m->batches, (double)m->elapsed_ns / 1e6));
-    return put_bytes(out, m->peak_bytes);
+    FLOE_TRY(put_bytes(out, m->peak_bytes));
+    if (!m->spill_files) return NULL;
+    FLOE_TRY(floe_buf_printf(out, " spilled=%lld files ", (long long)m->spill_files));
+    return put_bytes(out, m->spill_bytes);
 }
 
 static floe_status indent(floe_buf *out, int depth) {
@@ -162,7 +177,7 @@ static floe_status indent(floe_buf *out, int depth) {
 static floe_status analyze_node(const floe_plan *p, const floe_exec_metrics *m, int depth, floe_buf *out) {
     FLOE_TRY(indent(out, depth));
     FLOE_TRY(floe_exec_explain_line(p, out));
-    floe_node_metrics total = {0, 0, 0, 0, 0};
+    floe_node_metrics total = {0, 0, 0, 0, 0, 0, 0};
     int32_t np = floe_plan_partitions(p);
     for (int32_t i = 0; i < np; i++) {
         floe_node_metrics pm;
@@ -171,6 +186,8 @@ static floe_status analyze_node(const floe_plan *p, const floe_exec_metrics *m, 
         total.batches += pm.batches;
         total.elapsed_ns += pm.elapsed_ns;
         total.peak_bytes += pm.peak_bytes;
+        total.spill_files += pm.spill_files;
+        total.spill_bytes += pm.spill_bytes;
     }
     FLOE_TRY(indent(out, depth + 1));
     FLOE_TRY(floe_buf_append_str(out, "metrics: "));

@@ -177,16 +177,14 @@ static floe_status emit_interval_key(const gtable *t, int32_t j, int64_t g0, int
     return st;
 }
 
-/* The next output batch of up to batch_size groups, or NULL when done. */
-floe_status hagg_emit_batch(agg_stream *s, floe_batch **out) {
+/* Groups [g0, g0+m) as one batch of `schema`: the keys, then per call its
+ * final value or (state) its state columns. */
+floe_status hagg_emit_range(agg_stream *s, int64_t g0, int64_t m, bool state, floe_schema *schema,
+                            floe_batch **out) {
     const agg_plan *p = s->p;
-    int64_t total = hagg_n_groups_of(s);
-    if (s->emitted >= total) return NULL;
-    int64_t g0 = s->emitted, m = total - g0;
-    if (m > s->batch_size) m = s->batch_size;
-    int32_t ncol = floe_schema_num_fields(p->head.schema);
+    int32_t ncol = floe_schema_num_fields(schema);
     floe_array **cols = floe_calloc((size_t)ncol, sizeof *cols);
-    uint64_t *cur = floe_malloc_array((size_t)m, sizeof *cur);
+    uint64_t *cur = floe_malloc_array((size_t)(m ? m : 1), sizeof *cur);
     floe_status st = cols && cur ? NULL : floe_error(FLOE_ERR_OUT_OF_MEMORY, "HashAggregate: output batch");
     if (!st && p->n_groups && !s->packed)
         for (int64_t i = 0; i < m; i++) cur[i] = s->gt.kw ? (uint64_t)(g0 + i) * s->gt.kw : s->gt.koff[g0 + i];
@@ -200,19 +198,29 @@ floe_status hagg_emit_batch(agg_stream *s, floe_batch **out) {
         if (kt->id == FLOE_TYPE_INTERVAL) st = emit_interval_key(&s->gt, j++, g0, m, cur, &cols[c]);
         else st = emit_key(&s->gt, kt, m, cur, &cols[c]);
     }
-    bool partial = p->mode == FLOE_AGG_MODE_PARTIAL;
     for (int32_t i = 0; !st && i < p->n_calls; i++) {
         acc *a = &s->accs[i];
-        if (!partial) {
+        if (!state) {
             st = acc_emit(s, a, g0, m, false, 0, &cols[c++]);
         } else {
             for (int w = 0; w < hagg_acc_state_cols(a) && !st; w++) st = acc_emit(s, a, g0, m, true, w, &cols[c++]);
         }
     }
-    if (!st) st = floe_batch_new(p->head.schema, cols, ncol, m, out);
+    if (!st && c != ncol) st = floe_error(FLOE_ERR_INTERNAL, "HashAggregate: %d output columns for %d fields", c, ncol);
+    if (!st) st = floe_batch_new(schema, cols, ncol, m, out);
     for (int32_t i = 0; cols && i < ncol; i++) floe_array_release(cols[i]);
     floe_free(cols);
     floe_free(cur);
-    if (!st) s->emitted += m;
     return st;
+}
+
+/* The next output batch of up to batch_size groups, or NULL when done. */
+floe_status hagg_emit_batch(agg_stream *s, floe_batch **out) {
+    int64_t total = hagg_n_groups_of(s);
+    if (s->emitted >= total) return NULL;
+    int64_t g0 = s->emitted, m = total - g0;
+    if (m > s->batch_size) m = s->batch_size;
+    FLOE_TRY(hagg_emit_range(s, g0, m, s->p->mode == FLOE_AGG_MODE_PARTIAL, s->p->head.schema, out));
+    s->emitted += m;
+    return NULL;
 }

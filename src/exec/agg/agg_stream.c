@@ -130,10 +130,10 @@ static floe_status distinct_filter(agg_stream *s, acc *a, floe_array *arg, int64
  * in place). */
 static floe_status eval_inputs(agg_stream *s, floe_batch *b) {
     const agg_plan *p = s->p;
-    bool final = p->mode == FLOE_AGG_MODE_FINAL;
+    bool final = s->merging;
     floe_batch *x = NULL; /* b with the shared subexpressions' columns */
     floe_status st = NULL;
-    if (p->cse) {
+    if (p->cse && !final) {
         int32_t failed;
         st = floe_cse_extend(p->cse, b, &x, &failed);
         if (st && failed >= 0 && failed < p->n_groups)
@@ -308,13 +308,13 @@ static floe_status consume_special(agg_stream *s, int32_t i, const uint32_t *sel
 }
 
 /* Fold the rows sel[0..m) of batch b (sel NULL: all m rows) in. */
-static floe_status consume_batch(agg_stream *s, floe_batch *b, const uint32_t *sel, int64_t m) {
+floe_status hagg_consume_batch(agg_stream *s, floe_batch *b, const uint32_t *sel, int64_t m) {
     const agg_plan *p = s->p;
     int64_t n = b->num_rows;
     if (m == 0) return NULL;
     FLOE_TRY(hagg_scratch_reserve(&s->sc, n));
     scratch *sc = &s->sc;
-    bool final = p->mode == FLOE_AGG_MODE_FINAL;
+    bool final = s->merging;
     floe_status st = eval_inputs(s, b);
     if (st && sel) {
         /* Maybe a row the filter dropped failed (overflow, division by
@@ -324,7 +324,7 @@ static floe_status consume_batch(agg_stream *s, floe_batch *b, const uint32_t *s
         floe_status_free(st);
         floe_batch *t = NULL;
         st = floe_batch_take(b, sel, m, &t);
-        if (!st) st = consume_batch(s, t, NULL, m);
+        if (!st) st = hagg_consume_batch(s, t, NULL, m);
         floe_batch_release(t);
         return st;
     }
@@ -377,28 +377,79 @@ static floe_status consume_batch(agg_stream *s, floe_batch *b, const uint32_t *s
     return st;
 }
 
+/* The next input batch (the one put aside for a flush first). */
+static floe_status read_input(agg_stream *s, floe_batch **b, uint32_t **sel, int64_t *m) {
+    if (s->pending) {
+        *b = s->pending;
+        *sel = s->pending_sel;
+        *m = s->pending_m;
+        s->pending = NULL;
+        s->pending_sel = NULL;
+        return NULL;
+    }
+    FLOE_TRY(floe_cancel_check(s->cancel, "HashAggregate"));
+    if (s->sel_input) {
+        FLOE_TRY(floe_filter_next_sel(s->child, b, sel, m));
+        if (*b && !*sel) *m = (*b)->num_rows;
+        return NULL;
+    }
+    FLOE_TRY(floe_stream_next(s->child, b));
+    *m = *b ? (*b)->num_rows : 0;
+    return NULL;
+}
+
+static floe_status agg_next_inner(agg_stream *s, floe_batch **out) {
+    if (!s->mem_known) {
+        s->mem_known = true;
+        s->mem = floe_mem_current();
+        s->limit = hagg_can_spill(s) ? floe_mem_limit(s->mem) : 0;
+    }
+    while (!s->consumed) {
+        if (s->flushing) {
+            /* PARTIAL under pressure: the groups so far go out now, the
+             * FINAL above combines them with later ones */
+            FLOE_TRY(hagg_emit_batch(s, out));
+            if (*out) return NULL;
+            hagg_reset_groups(s);
+            s->flushing = false;
+        }
+        floe_batch *b = NULL;
+        uint32_t *sel = NULL;
+        int64_t m = 0;
+        FLOE_TRY(read_input(s, &b, &sel, &m));
+        if (!b) {
+            s->consumed = true;
+            break;
+        }
+        floe_status st = NULL;
+        if (s->limit && m > 0 && hagg_n_groups_of(s) > 0 && hagg_under_pressure(s, m)) {
+            if (s->p->mode == FLOE_AGG_MODE_PARTIAL) {
+                s->pending = b;
+                s->pending_sel = sel;
+                s->pending_m = m;
+                s->flushing = true;
+                continue;
+            }
+            st = hagg_spill_groups(s);
+        }
+        if (!st) st = hagg_consume_batch(s, b, sel, m);
+        floe_free(sel);
+        floe_batch_release(b);
+        FLOE_TRY(st);
+    }
+    FLOE_TRY(floe_cancel_check(s->cancel, "HashAggregate"));
+    if (s->spill) return hagg_spill_next(s, out);
+    for (int32_t i = 0; !s->collected && i < s->p->n_calls; i++)
+        if (s->accs[i].col) FLOE_TRY(floe_status_wrap_op(hagg_collect_finish(s, i), "aggregate '%s'", s->p->calls[i].name));
+    s->collected = true;
+    return hagg_emit_batch(s, out);
+}
+
 static floe_status agg_next(floe_stream *s_, floe_batch **out) {
     agg_stream *s = (agg_stream *)s_;
     *out = NULL;
     if (s->err) return floe_error(floe_status_code(s->err), "%s", floe_status_message(s->err));
-    floe_status st = NULL;
-    while (!s->consumed && !st) {
-        floe_batch *b = NULL;
-        st = floe_cancel_check(s->cancel, "HashAggregate");
-        uint32_t *sel = NULL;
-        int64_t m = 0;
-        if (!st && s->sel_input) st = floe_filter_next_sel(s->child, &b, &sel, &m);
-        else if (!st) st = floe_stream_next(s->child, &b);
-        if (!st && !b) s->consumed = true;
-        if (!st && b) st = consume_batch(s, b, sel, sel ? m : b->num_rows);
-        floe_free(sel);
-        floe_batch_release(b);
-    }
-    if (!st) st = floe_cancel_check(s->cancel, "HashAggregate");
-    for (int32_t i = 0; !st && !s->collected && i < s->p->n_calls; i++)
-        if (s->accs[i].col) st = floe_status_wrap_op(hagg_collect_finish(s, i), "aggregate '%s'", s->p->calls[i].name);
-    if (!st) s->collected = true;
-    if (!st) st = hagg_emit_batch(s, out);
+    floe_status st = agg_next_inner(s, out);
     if (st) {
         s->err = floe_error(floe_status_code(st), "%s", floe_status_message(st));
         if (!s->err) s->err = floe_error(FLOE_ERR_OUT_OF_MEMORY, "HashAggregate failed");
@@ -409,12 +460,13 @@ static floe_status agg_next(floe_stream *s_, floe_batch **out) {
 static void agg_close(floe_stream *s_) {
     agg_stream *s = (agg_stream *)s_;
     floe_stream_close(s->child);
+    hagg_spill_free(s);
+    floe_batch_release(s->pending);
+    floe_free(s->pending_sel);
+    floe_type_release(s->state_schema);
+    if (s->accs) hagg_reset_groups(s); /* the groups' own memory */
     for (int32_t i = 0; s->accs && i < s->p->n_calls; i++) {
         acc *a = &s->accs[i];
-        if ((a->kind == ACC_MIN || a->kind == ACC_MAX) && a->ph == PHYS_BYTES && s->states)
-            for (int64_t g = 0; g < s->init_rows; g++) floe_free(AV(bval, a, g).p);
-        if (a->kind == ACC_GENERIC && a->info.fn->destroy && s->states)
-            for (int64_t g = 0; g < s->init_rows; g++) a->info.fn->destroy(&a->info, a->pv + (size_t)g * a->stride);
         floe_type_release(a->info.out_type);
         floe_array_release(a->res);
         hagg_collect_free(a->col);
@@ -455,6 +507,10 @@ floe_status hagg_execute(const floe_plan *p_, int32_t partition, const floe_exec
     s->p = p;
     s->cancel = ctx->cancel;
     s->batch_size = ctx->batch_size > 0 ? ctx->batch_size : 8192;
+    s->temp_dir = ctx->temp_dir;
+    s->metrics = ctx->metrics;
+    s->partition = partition;
+    s->merging = p->mode == FLOE_AGG_MODE_FINAL;
     floe_status st = NULL;
     s->accs = floe_calloc((size_t)(p->n_calls ? p->n_calls : 1), sizeof *s->accs);
     s->keys = floe_calloc((size_t)(p->n_groups ? p->n_groups : 1), sizeof *s->keys);

@@ -514,8 +514,9 @@ static floe_status build_schema(agg_plan *p, const floe_schema *in, floe_schema 
     return st;
 }
 
-/* FINAL: the child must carry the PARTIAL layout built from input_schema. */
-static floe_status check_final_input(agg_plan *p, const floe_schema *child) {
+/* The PARTIAL layout (group keys, then every call's state columns) of a
+ * node built over `in`. */
+static floe_status partial_schema(const agg_plan *p, const floe_schema *in, floe_schema **out) {
     agg_plan tmp = *p;
     tmp.mode = FLOE_AGG_MODE_PARTIAL;
     size_t nt = (size_t)(p->n_calls ? p->n_calls : 1);
@@ -524,11 +525,25 @@ static floe_status check_final_input(agg_plan *p, const floe_schema *child) {
     tmp.arg_types = types;
     tmp.arg2_types = types + nt;
     tmp.ord0_types = types + 2 * nt;
-    floe_schema *want = NULL;
-    floe_status st = build_schema(&tmp, p->input_schema, &want);
+    floe_status st = build_schema(&tmp, in, out);
     for (size_t i = 0; i < 3 * nt; i++) floe_type_release(types[i]);
     floe_free(types);
-    if (st) return st;
+    return st;
+}
+
+floe_status hagg_state_schema(const agg_plan *p, floe_schema **out) {
+    if (p->mode == FLOE_AGG_MODE_PARTIAL) {
+        *out = floe_type_retain(p->head.schema);
+        return NULL;
+    }
+    return partial_schema(p, p->mode == FLOE_AGG_MODE_FINAL ? p->input_schema : p->head.children[0]->schema, out);
+}
+
+/* FINAL: the child must carry the PARTIAL layout built from input_schema. */
+static floe_status check_final_input(agg_plan *p, const floe_schema *child) {
+    floe_schema *want = NULL;
+    FLOE_TRY(partial_schema(p, p->input_schema, &want));
+    floe_status st = NULL;
     bool ok = floe_schema_num_fields(want) == floe_schema_num_fields(child);
     for (int32_t i = 0; ok && i < floe_schema_num_fields(want); i++)
         ok = floe_type_compatible(want->children[i].type, child->children[i].type);

@@ -13,6 +13,9 @@
  *                  benchmarked loops)
  *   agg_emit.c     output batches: keys decoded, final values or PARTIAL
  *                  state columns
+ *   agg_spill.c    under a memory limit: PARTIAL flushes its groups early,
+ *                  SINGLE / FINAL spill them as state batches partitioned
+ *                  by key hash and re-aggregate each partition
  *   agg_generic.c  the registry's entries (agg_func.h) inside the node:
  *                  their states, FILTER'd and collected (DISTINCT /
  *                  ORDER BY / holistic) rows
@@ -32,6 +35,7 @@
 #include "exec/expr/agg_cse.h"
 #include "exec/plan_internal.h"
 #include "floe/exec_ops.h"
+#include "floe/memory.h"
 
 typedef __int128 i128;
 
@@ -242,6 +246,21 @@ typedef struct agg_stream {
     bool consumed;        /* input fully aggregated */
     int64_t emitted;      /* groups already output */
     floe_status err;      /* sticky failure */
+    /* under a memory limit (agg_spill.c) */
+    bool merging;         /* input batches are state batches (FINAL, or
+                             spilled partitions being re-aggregated) */
+    bool mem_known;       /* mem / limit read (at the first next) */
+    floe_mem_tracker *mem; /* the query's tracker */
+    int64_t limit;        /* its limit; 0: none (never spill) */
+    const char *temp_dir;
+    struct floe_exec_metrics *metrics; /* EXPLAIN ANALYZE: spill counters */
+    int32_t partition;
+    floe_schema *state_schema; /* keys + state columns: what spills */
+    struct hagg_spill *spill; /* spilled partitions; NULL: none */
+    bool flushing;        /* PARTIAL: emitting its groups early */
+    floe_batch *pending;  /* the batch read when memory ran short */
+    uint32_t *pending_sel;
+    int64_t pending_m;
 } agg_stream;
 
 /* Groups so far (1 without group keys: the one group always exists). */
@@ -251,6 +270,33 @@ floe_status hagg_overflow_error(const agg_stream *s, const acc *a, int64_t r, co
 /* The node's execute slot: one stream per partition. */
 floe_status hagg_execute(const floe_plan *p_, int32_t partition, const floe_exec_ctx *ctx,
                          floe_stream **out) FLOE_WARN_UNUSED;
+
+/* Fold the rows sel[0..m) of batch b (sel NULL: all m rows) in (merging:
+ * b is a state batch). */
+floe_status hagg_consume_batch(agg_stream *s, floe_batch *b, const uint32_t *sel, int64_t m) FLOE_WARN_UNUSED;
+
+/* ---- under a memory limit (agg_spill.c) ------------------------------------------ */
+
+/* Bits of the group hash each level of spill files splits by: 2^4 files. */
+#define HAGG_SPILL_BITS 4
+#define HAGG_SPILL_FANOUT (1 << HAGG_SPILL_BITS)
+
+/* Can the groups leave memory (no call keeps collected rows or a
+ * DISTINCT table, and there are group keys)? */
+bool hagg_can_spill(const agg_stream *s);
+/* Would m more rows (at most m new groups) take the query's memory too
+ * close to its limit? */
+bool hagg_under_pressure(const agg_stream *s, int64_t m);
+/* Forget every group (their states freed); the stream starts afresh. */
+void hagg_reset_groups(agg_stream *s);
+/* Write the groups to the spill files of the current level, then reset. */
+floe_status hagg_spill_groups(agg_stream *s) FLOE_WARN_UNUSED;
+/* The input ended after a spill: the rest spilled too, then the next
+ * output batch of the partitions re-aggregated one by one (NULL: done). */
+floe_status hagg_spill_next(agg_stream *s, floe_batch **out) FLOE_WARN_UNUSED;
+void hagg_spill_free(agg_stream *s);
+/* The PARTIAL state layout of the node (keys then state columns). */
+floe_status hagg_state_schema(const agg_plan *p, floe_schema **out) FLOE_WARN_UNUSED;
 
 /* ---- folding rows in (agg_kernels.c) ---------------------------------------------- */
 
@@ -296,5 +342,9 @@ floe_status hagg_generic_emit(agg_stream *s, acc *a, int64_t g0, int64_t m, bool
 
 /* The next output batch of up to batch_size groups, or NULL when done. */
 floe_status hagg_emit_batch(agg_stream *s, floe_batch **out) FLOE_WARN_UNUSED;
+/* Groups [g0, g0+m) as one batch of `schema`: keys, then final values or
+ * (state) the state columns. */
+floe_status hagg_emit_range(agg_stream *s, int64_t g0, int64_t m, bool state, floe_schema *schema,
+                            floe_batch **out) FLOE_WARN_UNUSED;
 
 #endif

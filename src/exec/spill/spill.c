@@ -132,6 +132,11 @@ floe_status floe_spill_write(floe_spill_file *f, const floe_batch *b) {
     return NULL;
 }
 
+void floe_spill_drop_buffers(floe_spill_file *f) {
+    floe_buf_free(&f->raw);
+    floe_buf_free(&f->comp);
+}
+
 int64_t floe_spill_batches(const floe_spill_file *f) { return f->batches; }
 int64_t floe_spill_bytes(const floe_spill_file *f) { return f->wpos; }
 int64_t floe_spill_rows(const floe_spill_file *f) { return f->rows; }

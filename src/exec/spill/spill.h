@@ -36,6 +36,12 @@ floe_status floe_spill_open(const char *dir, const char *what, floe_spill_file *
  * a sliced batch is compacted first). */
 floe_status floe_spill_write(floe_spill_file *f, const floe_batch *b) FLOE_WARN_UNUSED;
 
+/* Give back the scratch buffers a write or read keeps for the next frame
+ * (about twice the frame): for an operator writing many files in turn, so
+ * the files it is not writing hold no memory.  The next write or read
+ * allocates them again. */
+void floe_spill_drop_buffers(floe_spill_file *f);
+
 /* Batches and bytes written so far (bytes: on disk, compressed). */
 int64_t floe_spill_batches(const floe_spill_file *f);
 int64_t floe_spill_bytes(const floe_spill_file *f);

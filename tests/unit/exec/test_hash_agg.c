@@ -7,6 +7,7 @@
  */
 #include <math.h>
 
+#include "base/log.h"
 #include "exec_util.h"
 #include "exec/basic/filter_sel.h"
 #include "floe/exec_ops.h"
@@ -1090,6 +1091,63 @@ static void sum_and_avg_of_one_dense_argument_fold_together_exactly(void **state
     floe_type_release(dec);
 }
 
+/* Lines of the debug log that report a spilled aggregate's files. */
+static int spill_reports;
+static void count_spills(void *ctx, floe_log_level level, const char *line, size_t len) {
+    (void)ctx;
+    (void)level;
+    (void)len;
+    if (strstr(line, "HashAggregate:") && strstr(line, "spill files")) spill_reports++;
+}
+
+/* Under a small memory limit the groups spill (agg_spill.c) and come
+ * back as the naive computation says: SINGLE, and PARTIAL -> FINAL with
+ * every key type (-0.0 = 0.0, one NaN, NULLs) and every fast kind's state
+ * (string min / max, decimal sums, avg's two columns) through the files. */
+static void groups_spilled_under_a_memory_limit_equal_the_naive_result(void **state) {
+    (void)state;
+    rng_state = 1234;
+    floe_batch *all;
+    floe_plan *v = random_values(3, 400, 1500, 1, &all);
+    int nc;
+    const floe_agg_call *calls = std_calls(false, &nc);
+    const int32_t keys[3] = {K_INT, K_F64, K_STR};
+    floe_plan *single = agg_over_columns(v, FLOE_AGG_MODE_SINGLE, keys, 3, calls, nc, NULL);
+    floe_plan *partial = agg_over_columns(v, FLOE_AGG_MODE_PARTIAL, keys, 3, calls, nc, NULL);
+    floe_plan *final = agg_over_columns(partial, FLOE_AGG_MODE_FINAL, keys, 3, calls, nc, floe_plan_schema(v));
+    floe_plan *plans[2] = {single, final};
+    floe_log_level prev_level = floe_log_get_level();
+    floe_log_set_sink(count_spills, NULL);
+    floe_log_set_level(FLOE_LOG_DEBUG);
+    for (int i = 0; i < 2; i++) {
+        floe_mem_tracker *t = floe_mem_tracker_new("agg spill test", NULL);
+        floe_mem_set_limit(t, 1 << 20);
+        floe_exec_ctx ctx = test_ctx(pool, 64);
+        ctx.mem = t;
+        floe_mem_tracker *prev = floe_mem_set_current(t);
+        spill_reports = 0;
+        floe_batch *out = NULL;
+        floe_status st = run_plan(plans[i], &ctx, &out);
+        floe_mem_set_current(prev);
+        assert_ok(st);
+        assert_true(spill_reports >= 1); /* it did spill */
+        assert_true(floe_mem_peak_bytes(t) <= (1 << 20) + (256 << 10));
+        floe_log_set_level(prev_level);
+        check_against_naive(all, keys, 3, calls, nc, out);
+        floe_log_set_level(FLOE_LOG_DEBUG);
+        floe_batch_release(out);
+        floe_mem_tracker_drop(t);
+    }
+    floe_log_set_level(prev_level);
+    floe_log_set_sink(NULL, NULL);
+    floe_plan_release(final);
+    floe_plan_release(partial);
+    floe_plan_release(single);
+    floe_plan_release(v);
+    floe_batch_release(all);
+    free_calls();
+}
+
 FLOE_TEST_MAIN(cmocka_unit_test_setup_teardown(single_mode_matches_naive_computation_on_random_data, setup, teardown),
                cmocka_unit_test_setup_teardown(every_key_type_groups_like_sql_including_negative_zero_and_nan, setup, teardown),
                cmocka_unit_test_setup_teardown(partial_then_final_equals_single, setup, teardown),
@@ -1105,4 +1163,5 @@ FLOE_TEST_MAIN(cmocka_unit_test_setup_teardown(single_mode_matches_naive_computa
                cmocka_unit_test_setup_teardown(mixed_fixed_width_and_short_string_keys_with_nulls_group_like_sql, setup, teardown),
                cmocka_unit_test_setup_teardown(filter_below_aggregate_passes_selections_without_false_errors, setup, teardown),
                cmocka_unit_test_setup_teardown(filter_stream_hands_out_its_input_and_the_selected_rows, setup, teardown),
-               cmocka_unit_test_setup_teardown(sum_and_avg_of_one_dense_argument_fold_together_exactly, setup, teardown))
+               cmocka_unit_test_setup_teardown(sum_and_avg_of_one_dense_argument_fold_together_exactly, setup, teardown),
+               cmocka_unit_test_setup_teardown(groups_spilled_under_a_memory_limit_equal_the_naive_result, setup, teardown))
