@@ -22,6 +22,7 @@ extern const floe_proc_def floe_proc_rewrite_data_files;
 extern const floe_proc_def floe_proc_rewrite_manifests;
 /* proc_register.c, proc_rewrite_deletes.c */
 extern const floe_proc_def floe_proc_register_table;
+extern const floe_proc_def floe_proc_add_files;
 extern const floe_proc_def floe_proc_rewrite_position_delete_files;
 
 const floe_proc_def *const floe_proc_registry[] = {
@@ -37,5 +38,6 @@ const floe_proc_def *const floe_proc_registry[] = {
     &floe_proc_rewrite_manifests,
     &floe_proc_rewrite_position_delete_files,
     &floe_proc_register_table,
+    &floe_proc_add_files,
     NULL,
 };
