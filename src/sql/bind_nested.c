@@ -11,6 +11,7 @@
  *   m[k]                   element_at(m, k)
  *   map(ks, vs)            map_from_arrays(ks, vs)
  */
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -103,12 +104,23 @@ floe_status bind_struct_pack(bind_ectx *c, const json_t *args, int32_t loc, floe
 
 floe_status bind_subscript(bind_ectx *c, floe_expr *base, const json_t *indices, int32_t loc, floe_expr **out) {
     *out = NULL;
-    if (floe_pg_get_bool(indices, "is_slice"))
-        return bind_error(c->s, loc, FLOE_ERR_UNSUPPORTED, "array slices (xs[a:b]) are not supported");
     floe_type *t = NULL;
     FLOE_TRY(bind_type_of(c, base, &t));
     floe_type_id id = t->id;
     floe_type_release(t);
+    if (floe_pg_get_bool(indices, "is_slice")) {
+        /* xs[lo:hi], either bound omitted (xs[:hi], xs[lo:]) */
+        if (id != FLOE_TYPE_LIST) return bind_error(c->s, loc, FLOE_ERR_TYPE, "cannot slice a value that is not a list");
+        const json_t *lo_n = floe_pg_get(indices, "lidx"), *hi_n = floe_pg_get(indices, "uidx");
+        floe_expr *lo = NULL, *hi = NULL;
+        floe_status st = lo_n ? bind_expr(c, lo_n, &lo) : floe_expr_lit_int64(1, &lo);
+        if (!st) st = hi_n ? bind_expr(c, hi_n, &hi) : floe_expr_lit_int64(INT32_MAX, &hi);
+        floe_expr *args[3] = {base, lo, hi};
+        if (!st) st = bind_make_call(c, "__array_slice", args, 3, loc, out);
+        floe_expr_release(lo);
+        floe_expr_release(hi);
+        return st;
+    }
     if (id != FLOE_TYPE_LIST && id != FLOE_TYPE_MAP)
         return bind_error(c->s, loc, FLOE_ERR_TYPE, "cannot subscript a value that is not a list or a map");
     floe_expr *k = NULL;

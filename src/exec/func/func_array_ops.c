@@ -13,6 +13,9 @@
  *   __array_any(list, x, op) / __array_all(list, x, op)   x op ANY / ALL
  *                            (list) with op a FLOE_CMP_* code: three-valued,
  *                            an empty list is false / true, a NULL list NULL
+ *   __array_slice(list, lo, hi)  xs[lo:hi]: the elements at 1-based
+ *                            positions lo..hi clamped to the list (empty
+ *                            when none), NULL when any argument is NULL
  *
  * The binder (sql/bind_nested.c) gives x the list's element type, so one
  * comparison of equal types (exec/sort's, NULLs apart) serves every type.
@@ -48,6 +51,12 @@ static floe_status ops_type(const floe_func_def *def, const floe_expr *const *ar
     case 3: /* array_position */
         if (!fits(l, x)) return fn_type_error(def, types, n);
         *out = floe_type_primitive(FLOE_TYPE_INT32);
+        return NULL;
+    case 7: /* slice */
+        if (l->id != FLOE_TYPE_LIST || (!fn_is_int(types[1]) && types[1]->id != FLOE_TYPE_NULL) ||
+            (!fn_is_int(types[2]) && types[2]->id != FLOE_TYPE_NULL))
+            return fn_type_error(def, types, n);
+        *out = floe_type_retain((floe_type *)l);
         return NULL;
     case 5: case 6: /* any / all */
         if (!fits(l, x) || !fn_is_int(types[2])) return fn_type_error(def, types, n);
@@ -127,6 +136,21 @@ static floe_status build_eval(const floe_func_def *def, floe_array *const *args,
             if (!st) st = put_list(eb, args[1], r);
             break;
         }
+        case 7: { /* __array_slice(list, lo, hi) */
+            const floe_array *l = args[0];
+            if (fn_null(l, r) || args[1]->type->id == FLOE_TYPE_NULL || args[2]->type->id == FLOE_TYPE_NULL ||
+                fn_null(args[1], r) || fn_null(args[2], r)) {
+                st = floe_builder_append_null(b);
+                continue;
+            }
+            int64_t lb, le;
+            floe_array_get_range(l, fn_at(l, r), &lb, &le);
+            int64_t lo = fn_get_i64(args[1], r), hi = fn_get_i64(args[2], r);
+            if (lo < 1) lo = 1;
+            if (hi > le - lb) hi = le - lb;
+            if (hi >= lo) st = floe_builder_append_array(eb, l->children[0], lb + lo - 1, hi - lo + 1);
+            break;
+        }
         default: { /* array_remove(list, x) */
             const floe_array *l = args[0], *x = args[1];
             if (fn_null(l, r)) {
@@ -151,7 +175,7 @@ static floe_status ops_eval(const floe_func_def *def, floe_array *const *args, i
                             floe_type *rtype, floe_array **out) {
     (void)n;
     *out = NULL;
-    if (def->tag <= 2 || def->tag == 4) return build_eval(def, args, rows, rtype, out);
+    if (def->tag <= 2 || def->tag == 4 || def->tag == 7) return build_eval(def, args, rows, rtype, out);
     const floe_array *l = args[0], *x = args[1];
     if (l->type->id == FLOE_TYPE_NULL) return floe_array_new_nulls(rtype, rows, out);
     const floe_array *el = l->children[0];
@@ -213,5 +237,6 @@ const floe_func_def floe_array_op_funcs[] = {
     {"array_remove", 2, 2, "array_remove(list, value)", ops_type, ops_eval, 4, NULL, FLOE_TYPE_NULL},
     {"__array_any", 3, 3, "x op ANY(list)", ops_type, ops_eval, 5, NULL, FLOE_TYPE_NULL},
     {"__array_all", 3, 3, "x op ALL(list)", ops_type, ops_eval, 6, NULL, FLOE_TYPE_NULL},
+    {"__array_slice", 3, 3, "list[lo:hi]", ops_type, ops_eval, 7, NULL, FLOE_TYPE_NULL},
     {NULL, 0, 0, NULL, NULL, NULL, 0, NULL, FLOE_TYPE_NULL},
 };
