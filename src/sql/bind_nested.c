@@ -56,6 +56,44 @@ static floe_status make_struct(bind_ectx *c, char **names, floe_expr **vals, int
     return st;
 }
 
+/* The whole-row value of relation `qual` in scope `sc` (its columns from
+ * `shift` on in the input): a struct of the columns t.* would give. */
+static floe_status whole_row_in(bind_ectx *c, const bind_scope *sc, int32_t shift, const char *qual, int32_t loc,
+                                floe_expr **out) {
+    int32_t n = 0;
+    for (int32_t i = 0; i < sc->n; i++) {
+        const bind_col *col = &sc->cols[i];
+        if (col->qual && !strcmp(col->qual, qual) && !col->system && (!col->hidden || col->using_side)) n++;
+    }
+    if (n == 0) return NULL;
+    char **names = floe_calloc((size_t)n, sizeof *names);
+    floe_expr **vals = floe_calloc((size_t)n, sizeof *vals);
+    floe_status st = names && vals ? NULL : oom();
+    int32_t k = 0;
+    for (int32_t i = 0; i < sc->n && !st; i++) {
+        const bind_col *col = &sc->cols[i];
+        if (!col->qual || strcmp(col->qual, qual) || col->system || (col->hidden && !col->using_side)) continue;
+        names[k] = col->name;
+        st = floe_expr_column(i + shift, &vals[k]);
+        if (!st) k++;
+    }
+    if (!st) st = make_struct(c, names, vals, n, loc, out);
+    for (int32_t i = 0; i < k; i++) floe_expr_release(vals[i]);
+    floe_free(names);
+    floe_free(vals);
+    return st;
+}
+
+floe_status bind_whole_row(bind_ectx *c, const char *qual, int32_t loc, floe_expr **out) {
+    *out = NULL;
+    FLOE_TRY(whole_row_in(c, c->sc, c->outer ? c->outer->n : 0, qual, loc, out));
+    if (!*out && c->outer) {
+        FLOE_TRY(whole_row_in(c, c->outer, 0, qual, loc, out));
+        if (*out) c->outer_used = true;
+    }
+    return NULL;
+}
+
 /* ROW(a, b) (and struct_pack(x := a, ...) when named). */
 static floe_status bind_fields(bind_ectx *c, const json_t *args, bool named, const char *what, int32_t loc,
                                floe_expr **out) {
