@@ -163,6 +163,11 @@ floe_status floe_catalog_load_view(floe_catalog *c, const char *ns, const char *
                                    struct floe_ice_view **out) FLOE_WARN_UNUSED;
 /* Unregister the view (its metadata files stay, as Iceberg's catalogs do). */
 floe_status floe_catalog_drop_view(floe_catalog *c, const char *ns, const char *name) FLOE_WARN_UNUSED;
+/* Move the view to new_ns.new_name (its metadata files stay where they
+ * are); FLOE_ERR_NOT_FOUND when there is no such view, FLOE_ERR_ALREADY_EXISTS
+ * when a table or view has the new name.  The new namespace must exist. */
+floe_status floe_catalog_rename_view(floe_catalog *c, const char *ns, const char *name, const char *new_ns,
+                                     const char *new_name) FLOE_WARN_UNUSED;
 /* Sorted view names of a namespace; free with floe_catalog_names_free. */
 floe_status floe_catalog_list_views(floe_catalog *c, const char *ns, char ***names, int32_t *n) FLOE_WARN_UNUSED;
 

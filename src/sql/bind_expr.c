@@ -180,6 +180,8 @@ static floe_status bind_column_ref(bind_ectx *c, const json_t *body, floe_expr *
     }
     if (n >= 3) FLOE_TRY(column_fields(c, parts, 2, n, loc, out));
     if (!*out && n >= 2) FLOE_TRY(column_fields(c, parts, 1, n, loc, out));
+    /* a relation's name alone: its whole row, as a struct (row_to_json(t)) */
+    if (!*out && n == 1) FLOE_TRY(bind_whole_row(c, name, loc, out));
     if (*out) return NULL;
     return unknown_column(c, n <= 3 ? qual : NULL, name, loc);
 }

@@ -101,6 +101,9 @@ floe_status bind_grouping_func(bind_ectx *c, const json_t *body, floe_expr **out
 floe_status bind_array_expr(bind_ectx *c, const json_t *body, int32_t loc, floe_expr **out) FLOE_WARN_UNUSED;
 floe_status bind_row_expr(bind_ectx *c, const json_t *body, int32_t loc, floe_expr **out) FLOE_WARN_UNUSED;
 floe_status bind_struct_pack(bind_ectx *c, const json_t *args, int32_t loc, floe_expr **out) FLOE_WARN_UNUSED;
+/* bind_nested.c: a relation's name used as a value (row_to_json(t)): the
+ * struct of the columns t.* gives; *out NULL when no relation has the name. */
+floe_status bind_whole_row(bind_ectx *c, const char *qual, int32_t loc, floe_expr **out) FLOE_WARN_UNUSED;
 floe_status bind_subscript(bind_ectx *c, floe_expr *base, const json_t *indices, int32_t loc,
                            floe_expr **out) FLOE_WARN_UNUSED;
 /* array_append / array_prepend / array_cat / array_position / array_remove

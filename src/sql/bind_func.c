@@ -220,6 +220,38 @@ floe_status bind_statement_time(bind_ectx *c, bool date, floe_expr **out) {
 }
 
 
+/* date_bin(stride, source, origin) with PostgreSQL's resolution: a text
+ * stride is an interval, a date source a timestamp, and the origin of the
+ * source's type (text, date or the other timestamp kind cast to it). */
+static floe_status bind_date_bin(bind_ectx *c, const json_t *args, int32_t loc, floe_expr **out) {
+    floe_expr *e[3] = {NULL, NULL, NULL};
+    floe_status st = NULL;
+    for (int32_t i = 0; i < 3 && !st; i++) st = bind_expr(c, floe_pg_list_at(args, i), &e[i]);
+    floe_type *t[3] = {NULL, NULL, NULL};
+    for (int32_t i = 0; i < 3 && !st; i++) st = bind_type_of(c, e[i], &t[i]);
+    const floe_type *want[3] = {NULL, NULL, NULL};
+    if (!st && t[0]->id == FLOE_TYPE_STRING) want[0] = floe_type_primitive(FLOE_TYPE_INTERVAL);
+    if (!st && (t[1]->id == FLOE_TYPE_DATE32 || t[1]->id == FLOE_TYPE_STRING))
+        want[1] = floe_type_primitive(FLOE_TYPE_TIMESTAMP_US);
+    const floe_type *src = want[1] ? want[1] : t[1];
+    if (!st && t[2]->id != src->id && t[2]->id != FLOE_TYPE_NULL) want[2] = src;
+    for (int32_t i = 0; i < 3 && !st; i++) {
+        if (!want[i]) continue;
+        floe_expr *x = NULL;
+        st = floe_expr_cast(e[i], (floe_type *)want[i], &x);
+        if (!st) {
+            floe_expr_release(e[i]);
+            e[i] = x;
+        }
+    }
+    if (!st) st = bind_make_call(c, "date_bin", e, 3, loc, out);
+    for (int32_t i = 0; i < 3; i++) {
+        floe_expr_release(e[i]);
+        floe_type_release(t[i]);
+    }
+    return st;
+}
+
 /* make_interval(years, months, weeks, days, hours, mins, secs), each
  * positional or named (secs => 1.5); missing ones are 0. */
 static floe_status bind_make_interval(bind_ectx *c, const json_t *args, int32_t n, int32_t loc, floe_expr **out) {
@@ -312,6 +344,7 @@ floe_status bind_func(bind_ectx *c, const json_t *fc, floe_expr **out) {
         return st;
     }
     if (!strcmp(name, "make_interval")) return bind_make_interval(c, args, n, loc, out);
+    if (!strcmp(name, "date_bin") && n == 3) return bind_date_bin(c, args, loc, out);
     if (!strcmp(name, "struct_pack")) return bind_struct_pack(c, args, loc, out);
     if (!strcmp(name, "unnest")) return bind_srf_call(c, fc, out);
     if (!strcmp(name, "array_append") || !strcmp(name, "array_prepend") || !strcmp(name, "array_cat") ||

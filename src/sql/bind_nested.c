@@ -11,6 +11,7 @@
  *   m[k]                   element_at(m, k)
  *   map(ks, vs)            map_from_arrays(ks, vs)
  */
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -53,6 +54,44 @@ static floe_status make_struct(bind_ectx *c, char **names, floe_expr **vals, int
     for (int32_t i = 0; i < 2 * n; i++) floe_expr_release(ev[i]);
     floe_free(ev);
     return st;
+}
+
+/* The whole-row value of relation `qual` in scope `sc` (its columns from
+ * `shift` on in the input): a struct of the columns t.* would give. */
+static floe_status whole_row_in(bind_ectx *c, const bind_scope *sc, int32_t shift, const char *qual, int32_t loc,
+                                floe_expr **out) {
+    int32_t n = 0;
+    for (int32_t i = 0; i < sc->n; i++) {
+        const bind_col *col = &sc->cols[i];
+        if (col->qual && !strcmp(col->qual, qual) && !col->system && (!col->hidden || col->using_side)) n++;
+    }
+    if (n == 0) return NULL;
+    char **names = floe_calloc((size_t)n, sizeof *names);
+    floe_expr **vals = floe_calloc((size_t)n, sizeof *vals);
+    floe_status st = names && vals ? NULL : oom();
+    int32_t k = 0;
+    for (int32_t i = 0; i < sc->n && !st; i++) {
+        const bind_col *col = &sc->cols[i];
+        if (!col->qual || strcmp(col->qual, qual) || col->system || (col->hidden && !col->using_side)) continue;
+        names[k] = col->name;
+        st = floe_expr_column(i + shift, &vals[k]);
+        if (!st) k++;
+    }
+    if (!st) st = make_struct(c, names, vals, n, loc, out);
+    for (int32_t i = 0; i < k; i++) floe_expr_release(vals[i]);
+    floe_free(names);
+    floe_free(vals);
+    return st;
+}
+
+floe_status bind_whole_row(bind_ectx *c, const char *qual, int32_t loc, floe_expr **out) {
+    *out = NULL;
+    FLOE_TRY(whole_row_in(c, c->sc, c->outer ? c->outer->n : 0, qual, loc, out));
+    if (!*out && c->outer) {
+        FLOE_TRY(whole_row_in(c, c->outer, 0, qual, loc, out));
+        if (*out) c->outer_used = true;
+    }
+    return NULL;
 }
 
 /* ROW(a, b) (and struct_pack(x := a, ...) when named). */
@@ -103,12 +142,23 @@ floe_status bind_struct_pack(bind_ectx *c, const json_t *args, int32_t loc, floe
 
 floe_status bind_subscript(bind_ectx *c, floe_expr *base, const json_t *indices, int32_t loc, floe_expr **out) {
     *out = NULL;
-    if (floe_pg_get_bool(indices, "is_slice"))
-        return bind_error(c->s, loc, FLOE_ERR_UNSUPPORTED, "array slices (xs[a:b]) are not supported");
     floe_type *t = NULL;
     FLOE_TRY(bind_type_of(c, base, &t));
     floe_type_id id = t->id;
     floe_type_release(t);
+    if (floe_pg_get_bool(indices, "is_slice")) {
+        /* xs[lo:hi], either bound omitted (xs[:hi], xs[lo:]) */
+        if (id != FLOE_TYPE_LIST) return bind_error(c->s, loc, FLOE_ERR_TYPE, "cannot slice a value that is not a list");
+        const json_t *lo_n = floe_pg_get(indices, "lidx"), *hi_n = floe_pg_get(indices, "uidx");
+        floe_expr *lo = NULL, *hi = NULL;
+        floe_status st = lo_n ? bind_expr(c, lo_n, &lo) : floe_expr_lit_int64(1, &lo);
+        if (!st) st = hi_n ? bind_expr(c, hi_n, &hi) : floe_expr_lit_int64(INT32_MAX, &hi);
+        floe_expr *args[3] = {base, lo, hi};
+        if (!st) st = bind_make_call(c, "__array_slice", args, 3, loc, out);
+        floe_expr_release(lo);
+        floe_expr_release(hi);
+        return st;
+    }
     if (id != FLOE_TYPE_LIST && id != FLOE_TYPE_MAP)
         return bind_error(c->s, loc, FLOE_ERR_TYPE, "cannot subscript a value that is not a list or a map");
     floe_expr *k = NULL;

@@ -31,7 +31,33 @@ floe_status bind_two(bind_ectx *c, const json_t *a, const json_t *b, floe_expr *
 floe_status bind_make_cmp(bind_ectx *c, floe_cmp_op op, floe_expr *l, floe_expr *r, int32_t loc, floe_expr **out) {
     floe_expr *L = floe_expr_retain(l), *R = floe_expr_retain(r);
     floe_status st = bind_unify_pair(c, &L, &R, loc);
-    if (!st) st = floe_expr_cmp(op, L, R, out);
+    floe_type *lt = NULL;
+    if (!st) st = bind_type_of(c, L, &lt);
+    floe_type *rt = NULL;
+    if (!st && lt->id == FLOE_TYPE_LIST) st = bind_type_of(c, R, &rt);
+    if (!st && rt && !floe_type_compatible(lt, rt)) {
+        floe_buf a = FLOE_BUF_INIT, b = FLOE_BUF_INIT;
+        static const char *const ops[] = {"=", "<>", "<", "<=", ">", ">="};
+        st = floe_type_to_string(lt, &a);
+        if (!st) st = floe_type_to_string(rt, &b);
+        if (!st)
+            st = bind_error(c->s, loc, FLOE_ERR_TYPE, "operator does not exist: %s %s %s (cast one side)",
+                            floe_buf_cstr(&a), ops[op], floe_buf_cstr(&b));
+        floe_buf_free(&a);
+        floe_buf_free(&b);
+    }
+    floe_type_release(rt);
+    if (!st && lt->id == FLOE_TYPE_LIST) {
+        /* list op list: PostgreSQL's array order (func_array_ops.c) */
+        floe_expr *k = NULL;
+        st = floe_expr_lit_int32((int32_t)op, &k);
+        floe_expr *args[3] = {L, R, k};
+        if (!st) st = floe_expr_call("__list_cmp", args, 3, out);
+        floe_expr_release(k);
+    } else if (!st) {
+        st = floe_expr_cmp(op, L, R, out);
+    }
+    floe_type_release(lt);
     floe_expr_release(L);
     floe_expr_release(R);
     if (!st && (st = bind_check(c, *out, loc))) {

@@ -461,7 +461,9 @@ floe_status bind_simple_select_over(floe_session *s, const json_t *body, bind_re
         if (st) break;
         if (idx < 0) {
             floe_expr *e = NULL;
+            c.allow_srf = true; /* ORDER BY unnest(xs): the select list's call, or one more in lockstep */
             st = bind_expr(&c, node, &e);
+            c.allow_srf = false;
             if (st) break;
             for (int32_t k = 0; k < n_items && idx < 0; k++)
                 if (bind_expr_equal(sel[k], e)) idx = k;

@@ -245,6 +245,14 @@ floe_status bind_srf_call(bind_ectx *c, const json_t *fc, floe_expr **out) {
     floe_status st = bind_list_arg(c, floe_pg_list_at(args, 0), loc, false, &arg, &t);
     c->no_srf_in = NULL;
     if (st) return st;
+    /* The same call again (ORDER BY unnest(xs) under SELECT unnest(xs)) is
+     * the same column: identical lists in lockstep give identical rows. */
+    for (int32_t i = 0; i < c->n_extras; i++)
+        if (c->extras[i].is_srf && c->extras[i].srf_n_from == c->n_from && bind_expr_equal(c->extras[i].srf_arg, arg)) {
+            floe_expr_release(arg);
+            floe_type_release(t);
+            return floe_expr_column(c->n_from + i, out);
+        }
     bind_extra x;
     memset(&x, 0, sizeof x);
     x.is_srf = true;

@@ -1450,6 +1450,10 @@ static floe_status exec_rename(const ddl *d, const json_t *body) {
         FLOE_TRY(rangevar_qname(d, floe_pg_get(body, "relation"), &q));
         return rename_table(d, &q, if_exists, q.ns, floe_pg_get_str(body, "newname"));
     }
+    const char *rel_type = floe_pg_get_str(body, "relationType");
+    if (type && strcmp(type, "OBJECT_COLUMN") == 0 && rel_type && strcmp(rel_type, "OBJECT_VIEW") == 0)
+        return err_at(d, d->stmt->location, FLOE_ERR_UNSUPPORTED,
+                      "ALTER VIEW ... RENAME COLUMN is not supported (CREATE OR REPLACE VIEW v (names) AS ...)");
     if (type && strcmp(type, "OBJECT_COLUMN") == 0) {
         qname q;
         FLOE_TRY(rangevar_qname(d, floe_pg_get(body, "relation"), &q));
@@ -1532,6 +1536,12 @@ floe_status floe_sql_exec_utility(floe_session *s, const floe_sql_stmt *stmt, co
     if (strcmp(kind, "DropStmt") == 0 && floe_pg_get_str(body, "removeType") &&
         strcmp(floe_pg_get_str(body, "removeType"), "OBJECT_VIEW") == 0)
         return floe_sql_drop_view(s, stmt, body, sink);
+    if (strcmp(kind, "AlterTableStmt") == 0 && floe_sql_stmt_clause(stmt, FLOE_SQL_VIEW_AS, -1))
+        return floe_sql_alter_view_as(s, stmt, body, sink);
+    if ((strcmp(kind, "RenameStmt") == 0 || strcmp(kind, "AlterObjectSchemaStmt") == 0) &&
+        ((floe_pg_get_str(body, "renameType") && strcmp(floe_pg_get_str(body, "renameType"), "OBJECT_VIEW") == 0) ||
+         (floe_pg_get_str(body, "objectType") && strcmp(floe_pg_get_str(body, "objectType"), "OBJECT_VIEW") == 0)))
+        return floe_sql_rename_view(s, stmt, body, sink);
     if (strcmp(kind, "CreateSchemaStmt") == 0) return exec_create_schema(&d, body);
     if (strcmp(kind, "CreateStmt") == 0) return exec_create_table(&d, body);
     if (strcmp(kind, "DropStmt") == 0) return exec_drop(&d, body);

@@ -78,6 +78,13 @@ floe_status floe_sql_create_view(floe_session *s, const floe_sql_stmt *stmt, con
                                  const floe_result_sink *sink) FLOE_WARN_UNUSED;
 floe_status floe_sql_drop_view(floe_session *s, const floe_sql_stmt *stmt, const json_t *body,
                                const floe_result_sink *sink) FLOE_WARN_UNUSED;
+/* ALTER VIEW [IF EXISTS] v AS q: the next version of an existing view. */
+floe_status floe_sql_alter_view_as(floe_session *s, const floe_sql_stmt *stmt, const json_t *body,
+                                   const floe_result_sink *sink) FLOE_WARN_UNUSED;
+/* ALTER VIEW v RENAME TO w, ALTER VIEW v SET SCHEMA s (RenameStmt or
+ * AlterObjectSchemaStmt of OBJECT_VIEW). */
+floe_status floe_sql_rename_view(floe_session *s, const floe_sql_stmt *stmt, const json_t *body,
+                                 const floe_result_sink *sink) FLOE_WARN_UNUSED;
 floe_status floe_sql_show_views(floe_session *s, const floe_sql_stmt *stmt,
                                 const floe_result_sink *sink) FLOE_WARN_UNUSED;
 

@@ -130,6 +130,9 @@ static floe_status result_schema(floe_session *s, const bind_result *r, const js
     return floe_ice_schema_new(0, root, NULL, 0, out);
 }
 
+static floe_status define_view(floe_session *s, const floe_sql_stmt *stmt, const json_t *rv, const json_t *aliases,
+                               bool replace, const floe_result_sink *sink, const char *tag);
+
 floe_status floe_sql_create_view(floe_session *s, const floe_sql_stmt *stmt, const json_t *body,
                                  const floe_result_sink *sink) {
     const json_t *rv = floe_pg_get(body, "view");
@@ -143,7 +146,44 @@ floe_status floe_sql_create_view(floe_session *s, const floe_sql_stmt *stmt, con
     if ((check && strcmp(check, "NO_CHECK_OPTION") != 0) || floe_pg_list_len(floe_pg_get(body, "options")) > 0)
         return floe_session_error_at(s, loc, FLOE_ERR_UNSUPPORTED,
                                      "CREATE VIEW: WITH options and CHECK OPTION are not supported");
-    bool replace = floe_pg_get_bool(body, "replace");
+    return define_view(s, stmt, rv, floe_pg_get(body, "aliases"), floe_pg_get_bool(body, "replace"), sink,
+                       "CREATE VIEW");
+}
+
+/* ALTER VIEW [IF EXISTS] v AS q (parse.c's FLOE_SQL_VIEW_AS): the view's
+ * next version, as CREATE OR REPLACE VIEW, of a view that must exist. */
+floe_status floe_sql_alter_view_as(floe_session *s, const floe_sql_stmt *stmt, const json_t *body,
+                                   const floe_result_sink *sink) {
+    const json_t *rv = floe_pg_get(body, "relation");
+    int32_t loc = (int32_t)floe_pg_get_int(rv, "location", -1);
+    const char *name = floe_pg_get_str(rv, "relname"), *ns = NULL;
+    FLOE_TRY(view_name(s, floe_pg_get_str(rv, "catalogname"), floe_pg_get_str(rv, "schemaname"), name, loc, &ns));
+    bool is_table = false;
+    FLOE_TRY(floe_catalog_table_exists(s->catalog, ns, name, &is_table));
+    if (is_table) return floe_session_error_at(s, loc, FLOE_ERR_INVALID_ARGUMENT, "\"%s.%s\" is not a view", ns, name);
+    floe_ice_view *v = NULL;
+    floe_status st = floe_catalog_load_view(s->catalog, ns, name, &v);
+    floe_ice_view_free(v);
+    if (st && floe_status_code(st) == FLOE_ERR_NOT_FOUND && floe_pg_get_bool(body, "missing_ok")) {
+        floe_status_free(st);
+        return end_tag(sink, "ALTER VIEW");
+    }
+    if (st && floe_status_code(st) == FLOE_ERR_NOT_FOUND) {
+        floe_status_free(st);
+        return floe_session_error_at(s, loc, FLOE_ERR_NOT_FOUND, "view \"%s.%s\" does not exist", ns, name);
+    }
+    FLOE_TRY(st);
+    return define_view(s, stmt, rv, NULL, true, sink, "ALTER VIEW");
+}
+
+/* CREATE [OR REPLACE] VIEW and ALTER VIEW ... AS: the query after the view
+ * name's AS in the statement's text, bound, its schema, the catalog's next
+ * version (replace) or first. */
+static floe_status define_view(floe_session *s, const floe_sql_stmt *stmt, const json_t *rv, const json_t *aliases,
+                               bool replace, const floe_result_sink *sink, const char *tag) {
+    int32_t loc = (int32_t)floe_pg_get_int(rv, "location", -1);
+    const char *name = floe_pg_get_str(rv, "relname"), *ns = NULL;
+    FLOE_TRY(view_name(s, floe_pg_get_str(rv, "catalogname"), floe_pg_get_str(rv, "schemaname"), name, loc, &ns));
     bool ns_ok = false;
     FLOE_TRY(floe_catalog_namespace_exists(s->catalog, ns, &ns_ok));
     if (!ns_ok) return floe_session_error_at(s, loc, FLOE_ERR_NOT_FOUND, "schema '%s' does not exist", ns);
@@ -163,7 +203,7 @@ floe_status floe_sql_create_view(floe_session *s, const floe_sql_stmt *stmt, con
     floe_status st = bind_view_body(s, ns, name, sql, DEFAULT_NAMESPACE, loc, &r);
     floe_ice_schema *schema = NULL;
     if (!st) {
-        st = result_schema(s, &r, floe_pg_get(body, "aliases"), loc, &schema);
+        st = result_schema(s, &r, aliases, loc, &schema);
         floe_lplan_free(r.plan);
         bind_scope_free(&r.scope);
     }
@@ -175,7 +215,7 @@ floe_status floe_sql_create_view(floe_session *s, const floe_sql_stmt *stmt, con
     floe_ice_schema_free(schema);
     floe_free(sql);
     FLOE_TRY(st);
-    return end_tag(sink, "CREATE VIEW");
+    return end_tag(sink, tag);
 }
 
 floe_status floe_sql_drop_view(floe_session *s, const floe_sql_stmt *stmt, const json_t *body,
@@ -205,6 +245,29 @@ floe_status floe_sql_drop_view(floe_session *s, const floe_sql_stmt *stmt, const
         if (st) return floe_status_wrap(st, "DROP VIEW");
     }
     return end_tag(sink, "DROP VIEW");
+}
+
+floe_status floe_sql_rename_view(floe_session *s, const floe_sql_stmt *stmt, const json_t *body,
+                                 const floe_result_sink *sink) {
+    const json_t *rv = floe_pg_get(body, "relation");
+    int32_t loc = (int32_t)floe_pg_get_int(rv, "location", stmt->location);
+    const char *name = floe_pg_get_str(rv, "relname"), *ns = NULL;
+    FLOE_TRY(view_name(s, floe_pg_get_str(rv, "catalogname"), floe_pg_get_str(rv, "schemaname"), name, loc, &ns));
+    /* RENAME TO keeps the schema (PostgreSQL: the new name is unqualified);
+     * SET SCHEMA keeps the name. */
+    const char *new_name = floe_pg_get_str(body, "newname"), *new_ns = floe_pg_get_str(body, "newschema");
+    if (!new_name) new_name = name;
+    if (!new_ns) new_ns = ns;
+    bool is_table = false;
+    FLOE_TRY(floe_catalog_table_exists(s->catalog, ns, name, &is_table));
+    if (is_table) return floe_session_error_at(s, loc, FLOE_ERR_INVALID_ARGUMENT, "\"%s.%s\" is not a view", ns, name);
+    floe_status st = floe_catalog_rename_view(s->catalog, ns, name, new_ns, new_name);
+    if (st && floe_pg_get_bool(body, "missing_ok") && floe_status_code(st) == FLOE_ERR_NOT_FOUND) {
+        floe_status_free(st);
+        st = NULL;
+    }
+    if (st) return floe_status_wrap(st, "ALTER VIEW");
+    return end_tag(sink, "ALTER VIEW");
 }
 
 floe_status floe_sql_show_views(floe_session *s, const floe_sql_stmt *stmt, const floe_result_sink *sink) {

@@ -464,6 +464,31 @@ static floe_status cut_table_evolution(prepass *pp, int32_t i, int32_t *next) {
     return NULL;
 }
 
+/* ALTER VIEW [IF EXISTS] name AS query at token i (the ALTER): PostgreSQL
+ * has no ALTER VIEW ... AS, so "AS query" is cut (FLOE_SQL_VIEW_AS, at the
+ * AS) and the statement parses as ALTER VIEW name RESET(x); ddl_view.c
+ * takes the query from the statement's own text. */
+static floe_status cut_view_as(prepass *pp, int32_t i, int32_t *next) {
+    *next = i + 1;
+    int32_t k = i + 2;
+    if (tok_is(pp, k, "if") && tok_is(pp, k + 1, "exists")) k += 2;
+    if (!is_name_token(pp, k)) return NULL;
+    while (tok_is_char(pp, k + 1, '.') && is_name_token(pp, k + 2)) k += 2;
+    int32_t kw = k + 1;
+    if (!tok_is(pp, kw, "as")) return NULL;
+    int32_t end = kw;
+    while (end < pp->n && !tok_is_char(pp, end, ';')) end++;
+    int32_t from = pp->toks[kw].start, to = pp->toks[end - 1].end;
+    static const char stand_in[] = "RESET(x)";
+    if ((size_t)(to - from) < sizeof stand_in - 1)
+        return floe_sql_error_at(pp->sql, from, FLOE_ERR_SYNTAX, "ALTER VIEW ... AS: the query is missing");
+    FLOE_TRY(add_clause(pp, FLOE_SQL_VIEW_AS, from, floe_strdup("as"), false));
+    blank(pp, from, to);
+    memcpy(pp->text + from, stand_in, sizeof stand_in - 1);
+    *next = end;
+    return NULL;
+}
+
 /* WHEN [NOT] MATCHED [BY SOURCE | BY TARGET] at token i (the WHEN) of a
  * MERGE: recorded, and BY SOURCE / BY TARGET made PostgreSQL 15 syntax. */
 static floe_status cut_merge_when(prepass *pp, int32_t i, int32_t *next) {
@@ -672,6 +697,8 @@ static floe_status run_prepass(prepass *pp) {
             FLOE_TRY(cut_table_execute(pp, i, &next));
             if (next == i + 1) FLOE_TRY(cut_table_evolution(pp, i, &next));
             if (next == i + 1) FLOE_TRY(cut_tblproperties(pp, i, &next));
+        } else if (starts_statement(pp, i) && tok_is(pp, i, "alter") && tok_is(pp, i + 1, "view")) {
+            FLOE_TRY(cut_view_as(pp, i, &next));
         } else if (starts_statement(pp, i) && tok_is(pp, i, "drop") && tok_is(pp, i + 1, "table")) {
             next = cut_drop_purge(pp, i);
         } else if (starts_statement(pp, i) && tok_is(pp, i, "describe") && i + 1 < pp->n &&

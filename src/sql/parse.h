@@ -85,6 +85,12 @@
  *                                   procedures): rewritten to CALL p(...)
  *                                   (`()` added when absent); location = the
  *                                   ALTER; text = the table name as written
+ *   ALTER VIEW [IF EXISTS] v AS q   FLOE_SQL_VIEW_AS (Spark / Trino / MySQL:
+ *                                   the view's next version): "AS q" cut as
+ *                                   FLOE_SQL_TABLE_EVOLUTION is, location =
+ *                                   the AS, text "as"; parses as ALTER VIEW
+ *                                   v RESET(x), ddl_view.c runs it as CREATE
+ *                                   OR REPLACE VIEW of an existing view
  *
  * Syntax errors are FLOE_ERR_SYNTAX "line L, column C: <message>" (1-based,
  * over the whole script).
@@ -112,7 +118,8 @@ typedef enum floe_sql_clause_kind {
     FLOE_SQL_NULL_TREATMENT,
     FLOE_SQL_CALL_ARG_NAME,
     FLOE_SQL_TABLE_EXECUTE,
-    FLOE_SQL_REF_DDL
+    FLOE_SQL_REF_DDL,
+    FLOE_SQL_VIEW_AS
 } floe_sql_clause_kind;
 
 typedef struct floe_sql_clause {

@@ -14,6 +14,10 @@
  *                                   not for 'epoch' (an instant's count)
  *   CAST(tstz AS text)           -> timezone_text(Z, tstz)
  *   CAST(text AS tstz)           -> timezone_parse(Z, text)  (no offset: in Z)
+ *   add_interval(tstz, m, d, us) -> add_interval_zone(Z, tstz, m, d, us):
+ *                                   months and days on the wall clock in Z
+ *                                   (a day across a DST change is 23 or 25
+ *                                   hours), the time part on the instant
  *
  * Implicit casts (timestamp compared with timestamptz) are CAST nodes too.
  * Literals without an offset and constant text casts are read in the zone
@@ -89,6 +93,18 @@ static floe_status rewrite_node(floe_expr *e, const floe_schema *in, const char 
         }
         floe_type_release(from);
         if (st || *out) return st;
+    } else if (e->kind == FLOE_EXPR_CALL && e->n_args == 4 && strcmp(e->func, "add_interval") == 0) {
+        floe_type *t = type_of(e->args[0], in);
+        bool tz = t && is_tz(t);
+        floe_type_release(t);
+        if (tz) {
+            floe_expr *z = NULL;
+            floe_status st = floe_expr_lit_string(zone, &z);
+            floe_expr *args[5] = {z, e->args[0], e->args[1], e->args[2], e->args[3]};
+            if (!st) st = floe_expr_call("add_interval_zone", args, 5, out);
+            floe_expr_release(z);
+            return st;
+        }
     } else if (e->kind == FLOE_EXPR_CALL && e->n_args == 2 &&
                (strcmp(e->func, "date_trunc") == 0 || strcmp(e->func, "date_part") == 0)) {
         floe_type *t = type_of(e->args[1], in);

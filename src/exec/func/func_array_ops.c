@@ -13,6 +13,14 @@
  *   __array_any(list, x, op) / __array_all(list, x, op)   x op ANY / ALL
  *                            (list) with op a FLOE_CMP_* code: three-valued,
  *                            an empty list is false / true, a NULL list NULL
+ *   __list_cmp(a, b, op)     a op b for two lists (= <> < <= > >=, op a
+ *                            FLOE_CMP_* code) as PostgreSQL orders arrays:
+ *                            element by element, a NULL element equal to a
+ *                            NULL and above any value, then the shorter
+ *                            first; NULL when either list is NULL
+ *   __array_slice(list, lo, hi)  xs[lo:hi]: the elements at 1-based
+ *                            positions lo..hi clamped to the list (empty
+ *                            when none), NULL when any argument is NULL
  *
  * The binder (sql/bind_nested.c) gives x the list's element type, so one
  * comparison of equal types (exec/sort's, NULLs apart) serves every type.
@@ -29,6 +37,12 @@ static const floe_type *elem_of(const floe_type *t) { return t->id == FLOE_TYPE_
 /* Does value type x fit list type l's elements (NULL types fit)? */
 static bool fits(const floe_type *l, const floe_type *x) {
     return l->id == FLOE_TYPE_NULL || x->id == FLOE_TYPE_NULL || floe_type_compatible(elem_of(l), x);
+}
+
+/* Lists of lists ... of values with an order. */
+static bool list_orderable(const floe_type *t) {
+    while (t->id == FLOE_TYPE_LIST) t = t->children[0].type;
+    return !floe_type_is_nested(t);
 }
 
 static floe_status ops_type(const floe_func_def *def, const floe_expr *const *args, floe_type *const *types, int32_t n,
@@ -48,6 +62,18 @@ static floe_status ops_type(const floe_func_def *def, const floe_expr *const *ar
     case 3: /* array_position */
         if (!fits(l, x)) return fn_type_error(def, types, n);
         *out = floe_type_primitive(FLOE_TYPE_INT32);
+        return NULL;
+    case 8: /* __list_cmp */
+        if (l->id != FLOE_TYPE_LIST || types[1]->id != FLOE_TYPE_LIST || !floe_type_compatible(l, types[1]) ||
+            !list_orderable(l) || !fn_is_int(types[2]))
+            return fn_type_error(def, types, n);
+        *out = floe_type_primitive(FLOE_TYPE_BOOL);
+        return NULL;
+    case 7: /* slice */
+        if (l->id != FLOE_TYPE_LIST || (!fn_is_int(types[1]) && types[1]->id != FLOE_TYPE_NULL) ||
+            (!fn_is_int(types[2]) && types[2]->id != FLOE_TYPE_NULL))
+            return fn_type_error(def, types, n);
+        *out = floe_type_retain((floe_type *)l);
         return NULL;
     case 5: case 6: /* any / all */
         if (!fits(l, x) || !fn_is_int(types[2])) return fn_type_error(def, types, n);
@@ -72,6 +98,26 @@ static bool not_distinct(const floe_array *el, int64_t j, const floe_array *x, i
     bool en = floe_array_is_null(el, j), xn = x->type->id == FLOE_TYPE_NULL || floe_array_is_null(x, xi);
     if (en || xn) return en && xn;
     return compare(el, j, x, xi) == 0;
+}
+
+/* Slot i of list a against slot j of list b (both valid), as PostgreSQL's
+ * array comparison orders them. */
+static int list_compare(const floe_array *a, int64_t i, const floe_array *b, int64_t j) {
+    int64_t ab, ae, bb, be;
+    floe_array_get_range(a, i, &ab, &ae);
+    floe_array_get_range(b, j, &bb, &be);
+    const floe_array *ea = a->children[0], *eb = b->children[0];
+    for (int64_t k = 0; ab + k < ae && bb + k < be; k++) {
+        bool na = floe_array_is_null(ea, ab + k), nb = floe_array_is_null(eb, bb + k);
+        if (na || nb) {
+            if (na && nb) continue;
+            return na ? 1 : -1;
+        }
+        int c = ea->type->id == FLOE_TYPE_LIST ? list_compare(ea, ab + k, eb, bb + k) : compare(ea, ab + k, eb, bb + k);
+        if (c) return c;
+    }
+    int64_t la = ae - ab, lb = be - bb;
+    return la < lb ? -1 : la > lb;
 }
 
 static bool holds(floe_cmp_op op, int c) {
@@ -127,6 +173,21 @@ static floe_status build_eval(const floe_func_def *def, floe_array *const *args,
             if (!st) st = put_list(eb, args[1], r);
             break;
         }
+        case 7: { /* __array_slice(list, lo, hi) */
+            const floe_array *l = args[0];
+            if (fn_null(l, r) || args[1]->type->id == FLOE_TYPE_NULL || args[2]->type->id == FLOE_TYPE_NULL ||
+                fn_null(args[1], r) || fn_null(args[2], r)) {
+                st = floe_builder_append_null(b);
+                continue;
+            }
+            int64_t lb, le;
+            floe_array_get_range(l, fn_at(l, r), &lb, &le);
+            int64_t lo = fn_get_i64(args[1], r), hi = fn_get_i64(args[2], r);
+            if (lo < 1) lo = 1;
+            if (hi > le - lb) hi = le - lb;
+            if (hi >= lo) st = floe_builder_append_array(eb, l->children[0], lb + lo - 1, hi - lo + 1);
+            break;
+        }
         default: { /* array_remove(list, x) */
             const floe_array *l = args[0], *x = args[1];
             if (fn_null(l, r)) {
@@ -151,9 +212,28 @@ static floe_status ops_eval(const floe_func_def *def, floe_array *const *args, i
                             floe_type *rtype, floe_array **out) {
     (void)n;
     *out = NULL;
-    if (def->tag <= 2 || def->tag == 4) return build_eval(def, args, rows, rtype, out);
+    if (def->tag <= 2 || def->tag == 4 || def->tag == 7) return build_eval(def, args, rows, rtype, out);
     const floe_array *l = args[0], *x = args[1];
     if (l->type->id == FLOE_TYPE_NULL) return floe_array_new_nulls(rtype, rows, out);
+    if (def->tag == 8) { /* __list_cmp */
+        const floe_array *r = args[1];
+        if (r->type->id == FLOE_TYPE_NULL) return floe_array_new_nulls(rtype, rows, out);
+        floe_buffer *v = NULL, *vals = NULL;
+        FLOE_TRY(floe_buffer_new((rows + 7) / 8, &v));
+        floe_status st = floe_buffer_new((rows + 7) / 8, &vals);
+        for (int64_t i = 0; !st && i < rows; i++) {
+            if (fn_null(l, i) || fn_null(r, i) || fn_null(args[2], i)) continue;
+            floe_bit_set(v->data, i);
+            if (holds((floe_cmp_op)fn_get_i64(args[2], i), list_compare(l, fn_at(l, i), r, fn_at(r, i))))
+                floe_bit_set(vals->data, i);
+        }
+        if (st) {
+            floe_buffer_release(v);
+            floe_buffer_release(vals);
+            return st;
+        }
+        return fn_make_fixed(rtype, rows, v, vals, out);
+    }
     const floe_array *el = l->children[0];
     if (def->tag == 3) { /* array_position */
         floe_builder *b = NULL;
@@ -213,5 +293,7 @@ const floe_func_def floe_array_op_funcs[] = {
     {"array_remove", 2, 2, "array_remove(list, value)", ops_type, ops_eval, 4, NULL, FLOE_TYPE_NULL},
     {"__array_any", 3, 3, "x op ANY(list)", ops_type, ops_eval, 5, NULL, FLOE_TYPE_NULL},
     {"__array_all", 3, 3, "x op ALL(list)", ops_type, ops_eval, 6, NULL, FLOE_TYPE_NULL},
+    {"__list_cmp", 3, 3, "list op list", ops_type, ops_eval, 8, NULL, FLOE_TYPE_NULL},
+    {"__array_slice", 3, 3, "list[lo:hi]", ops_type, ops_eval, 7, NULL, FLOE_TYPE_NULL},
     {NULL, 0, 0, NULL, NULL, NULL, 0, NULL, FLOE_TYPE_NULL},
 };

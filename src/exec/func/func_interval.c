@@ -2,7 +2,7 @@
  * func_interval.c — the kernels behind interval arithmetic (the binder
  * turns `a + b`, `-a`, `a * n`, `ts - ts`, `time + a` into these calls,
  * see bind_operator.c) and the interval functions: make_interval,
- * justify_days / justify_hours / justify_interval.  The value itself and
+ * justify_days / justify_hours / justify_interval, date_bin.  The value itself and
  * its rounding rules are floe/interval.h.
  *
  * date/timestamp ± interval is the datetime family's add_interval fed by
@@ -220,7 +220,53 @@ static floe_status eval_time_add(const floe_func_def *def, floe_array *const *a,
     return eval_i64(def, a, n, rows, rt, row_time_add, out);
 }
 
+/* date_bin(stride, source, origin): the start of the stride-wide bin of
+ * source, bins counted from origin (rounding down, also before origin), as
+ * PostgreSQL 15; a stride of months is refused, as one of zero or less. */
+static floe_status type_date_bin(const floe_func_def *def, const floe_expr *const *args, floe_type *const *t,
+                                 int32_t n, floe_type **out) {
+    (void)args;
+    floe_type_id s = t[1]->id, o = t[2]->id;
+    bool ts = s == FLOE_TYPE_TIMESTAMP_US || s == FLOE_TYPE_TIMESTAMP_US_TZ;
+    if ((t[0]->id != FLOE_TYPE_INTERVAL && t[0]->id != FLOE_TYPE_NULL) || !ts || (o != s && o != FLOE_TYPE_NULL))
+        return fn_type_error(def, t, n);
+    *out = floe_type_primitive(s);
+    return NULL;
+}
+
+static floe_status eval_date_bin(const floe_func_def *def, floe_array *const *a, int32_t n, int64_t rows,
+                                 floe_type *rt, floe_array **out) {
+    (void)def;
+    if (a[0]->type->id == FLOE_TYPE_NULL || a[2]->type->id == FLOE_TYPE_NULL) return floe_array_new_nulls(rt, rows, out);
+    floe_buffer *valid = NULL, *vals = NULL;
+    floe_status st = fn_validity(a, n, rows, &valid);
+    if (!st) st = floe_buffer_new(rows * 8, &vals);
+    for (int64_t i = 0; i < rows && !st; i++) {
+        if (valid && !floe_bit_get(valid->data, i)) continue;
+        floe_interval iv = iv_get(a[0], i);
+        int64_t stride, src = fn_get_i64(a[1], i), origin = fn_get_i64(a[2], i), diff, q;
+        if (iv.months != 0) {
+            st = floe_error(FLOE_ERR_INVALID_ARGUMENT, "timestamps cannot be binned into intervals containing months or years");
+        } else if (__builtin_mul_overflow((int64_t)iv.days, (int64_t)86400000000, &stride) ||
+                   __builtin_add_overflow(stride, iv.micros, &stride) || __builtin_sub_overflow(src, origin, &diff)) {
+            st = floe_error(FLOE_ERR_INVALID_ARGUMENT, "interval out of range");
+        } else if (stride <= 0) {
+            st = floe_error(FLOE_ERR_INVALID_ARGUMENT, "stride must be greater than zero");
+        } else {
+            q = diff / stride - (diff % stride < 0); /* floor */
+            ((int64_t *)vals->data)[i] = origin + q * stride;
+        }
+    }
+    if (st) {
+        floe_buffer_release(valid);
+        floe_buffer_release(vals);
+        return st;
+    }
+    return fn_make_fixed(rt, rows, valid, vals, out);
+}
+
 const floe_func_def floe_interval_funcs[] = {
+    {"date_bin", 3, 3, "date_bin(interval, timestamp, timestamp)", type_date_bin, eval_date_bin, 0, NULL, 0},
     {"interval_add", 2, 2, "interval_add(interval, interval)", fn_type_simple, eval_addsub, 0, "VV",
      FLOE_TYPE_INTERVAL},
     {"interval_sub", 2, 2, "interval_sub(interval, interval)", fn_type_simple, eval_addsub, 1, "VV",

@@ -155,6 +155,28 @@ floe_status jt_value_json(const floe_array *a, int64_t i, floe_buf *out, floe_bu
         }
         return floe_format_value(a, fn_at(a, i), out);
     }
+    case FLOE_TYPE_LIST: { /* a JSON array of the elements, as PostgreSQL's array_to_json */
+        int64_t b, e;
+        floe_array_get_range(a, fn_at(a, i), &b, &e);
+        FLOE_TRY(floe_buf_append_byte(out, '['));
+        for (int64_t j = b; j < e; j++) {
+            if (j > b) FLOE_TRY(floe_buf_append_byte(out, ','));
+            FLOE_TRY(jt_value_json(a->children[0], j, out, tmp));
+        }
+        return floe_buf_append_byte(out, ']');
+    }
+    case FLOE_TYPE_STRUCT: { /* an object of the fields, as row_to_json */
+        int64_t slot = a->offset + fn_at(a, i); /* slot r of a struct is slot offset + r of a child */
+        FLOE_TRY(floe_buf_append_byte(out, '{'));
+        for (int32_t k = 0; k < a->n_children; k++) {
+            if (k) FLOE_TRY(floe_buf_append_byte(out, ','));
+            const char *name = a->type->children[k].name ? a->type->children[k].name : "";
+            FLOE_TRY(jt_escape(name, (int64_t)strlen(name), out));
+            FLOE_TRY(floe_buf_append_byte(out, ':'));
+            FLOE_TRY(jt_value_json(a->children[k], slot, out, tmp));
+        }
+        return floe_buf_append_byte(out, '}');
+    }
     default: {
         /* dates, times, timestamps (ISO 8601 with 'T'), other values as text */
         floe_buf_clear(tmp);
@@ -562,6 +584,7 @@ const floe_func_def floe_json_funcs[] = {
      FLOE_TYPE_INT32},
     {"jsonb_pretty", 1, 1, "jsonb_pretty(jsonb)", type_json, eval_json, JB_PRETTY, "S", STR},
     {"to_json", 1, 1, "to_json(any)", type_json, eval_json, J_TO_JSON, "A", STR},
+    {"row_to_json", 1, 1, "row_to_json(record)", type_json, eval_json, J_TO_JSON, "A", STR},
     {"to_jsonb", 1, 1, "to_jsonb(any)", type_json, eval_json, JB_TO_JSON, "A", STR},
     {"json_build_object", 0, -1, "json_build_object(key, value, ...)", type_json, eval_json, J_BUILD_OBJECT, "A",
      STR},

@@ -16,6 +16,7 @@
 
 #include "base/buffer.h"
 #include "base/tz.h"
+#include "floe/interval.h"
 #include "exec/expr/cast.h"
 #include "exec/func/functions.h"
 
@@ -217,7 +218,77 @@ static floe_status eval_timezone_parse(const floe_func_def *def, floe_array *con
     return st;
 }
 
+/* add_interval_zone(zone, tstz, months, days, micros): timestamptz +
+ * interval as PostgreSQL 15 adds it under a session zone — months and days
+ * on the wall clock in `zone` (so a day across a DST change is 23 or 25
+ * hours, and the result keeps the local time of day), the micros on the
+ * instant.  With no months or days the wall clock is never consulted, so a
+ * time in a repeated (fall-back) hour keeps its offset.  sql/zone_rewrite.c
+ * makes these of add_interval over a timestamptz. */
+static floe_status type_add_interval_zone(const floe_func_def *def, const floe_expr *const *args,
+                                          floe_type *const *t, int32_t n, floe_type **out) {
+    (void)args;
+    if ((!fn_is_string(t[0]) && t[0]->id != FLOE_TYPE_NULL) || !is_tz_type(t[1]->id) || !fn_is_int(t[2]) ||
+        !fn_is_int(t[3]) || !fn_is_int(t[4]))
+        return fn_type_error(def, t, n);
+    *out = floe_type_primitive(t[1]->id);
+    return NULL;
+}
+
+static bool add_in_zone(const floe_tz *tz, bool ns, int64_t v, int64_t months, int64_t days, int64_t micros,
+                        int64_t *out) {
+    int64_t per_sec = ns ? 1000000000 : 1000000;
+    if (months != 0 || days != 0) {
+        if (months > INT32_MAX || months < INT32_MIN || days > INT32_MAX || days < INT32_MIN) return false;
+        int64_t secs = floor_div64(v, per_sec), frac = v - secs * per_sec, local_us, moved_us, base;
+        if (__builtin_add_overflow(secs, floe_tz_offset(tz, secs), &secs) ||
+            __builtin_mul_overflow(secs, (int64_t)1000000, &local_us))
+            return false;
+        floe_interval iv = {(int32_t)months, (int32_t)days, 0};
+        if (!floe_timestamp_add_interval(local_us, iv, &moved_us)) return false;
+        int64_t utc = floe_tz_local_to_utc(tz, floor_div64(moved_us, 1000000));
+        if (__builtin_mul_overflow(utc, per_sec, &base) || __builtin_add_overflow(base, frac, &v)) return false;
+    }
+    if (ns && __builtin_mul_overflow(micros, (int64_t)1000, &micros)) return false;
+    return !__builtin_add_overflow(v, micros, out);
+}
+
+static floe_status eval_add_interval_zone(const floe_func_def *def, floe_array *const *a, int32_t n, int64_t rows,
+                                          floe_type *rt, floe_array **out) {
+    (void)def;
+    if (a[0]->type->id == FLOE_TYPE_NULL || a[1]->type->id == FLOE_TYPE_NULL) return floe_array_new_nulls(rt, rows, out);
+    floe_buffer *valid = NULL, *vals = NULL;
+    floe_tz *tz = NULL;
+    floe_strview zone_of_tz = {NULL, 0};
+    bool ns = a[1]->type->id == FLOE_TYPE_TIMESTAMP_NS_TZ;
+    floe_status st = fn_validity(a, n, rows, &valid);
+    if (!st) st = floe_buffer_new(rows * 8, &vals);
+    for (int64_t i = 0; i < rows && !st; i++) {
+        if (valid && !floe_bit_get(valid->data, i)) continue;
+        floe_strview z = fn_get_str(a[0], i);
+        if (!tz || z.len != zone_of_tz.len || memcmp(z.data, zone_of_tz.data, (size_t)z.len)) {
+            floe_tz_free(tz);
+            tz = NULL;
+            st = floe_tz_lookup_sql(z.data, (size_t)z.len, &tz);
+            if (st) break;
+            zone_of_tz = z;
+        }
+        if (!add_in_zone(tz, ns, fn_get_i64(a[1], i), fn_get_i64(a[2], i), fn_get_i64(a[3], i), fn_get_i64(a[4], i),
+                         &((int64_t *)vals->data)[i]))
+            st = floe_error(FLOE_ERR_INVALID_ARGUMENT, "timestamp out of range");
+    }
+    floe_tz_free(tz);
+    if (st) {
+        floe_buffer_release(valid);
+        floe_buffer_release(vals);
+        return st;
+    }
+    return fn_make_fixed(rt, rows, valid, vals, out);
+}
+
 const floe_func_def floe_timezone_funcs[] = {
+    {"add_interval_zone", 5, 5, "add_interval_zone(string, timestamptz, int, int, int)", type_add_interval_zone,
+     eval_add_interval_zone, 0, NULL, 0},
     {"timezone", 2, 2, "timezone(string, date|timestamp|timestamptz)", type_timezone, eval_timezone, 0, NULL, 0},
     {"timezone_text", 2, 2, "timezone_text(string, timestamptz)", type_timezone_text, eval_timezone_text, 0, NULL, 0},
     {"timezone_parse", 2, 2, "timezone_parse(string, string)", type_timezone_parse, eval_timezone_parse, 0, NULL, 0},

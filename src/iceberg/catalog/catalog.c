@@ -260,6 +260,14 @@ floe_status floe_catalog_drop_view(floe_catalog *c, const char *ns, const char *
     return c->ops->drop_view(c, ns, name);
 }
 
+floe_status floe_catalog_rename_view(floe_catalog *c, const char *ns, const char *name, const char *new_ns,
+                                     const char *new_name) {
+    if (!ns || !name || !new_ns || !new_name)
+        return floe_error(FLOE_ERR_INVALID_ARGUMENT, "rename_view needs two namespaces and names");
+    if (!c->ops->rename_view) return unsupported(c, "rename views");
+    return c->ops->rename_view(c, ns, name, new_ns, new_name);
+}
+
 floe_status floe_catalog_list_views(floe_catalog *c, const char *ns, char ***names, int32_t *n) {
     *names = NULL;
     *n = 0;

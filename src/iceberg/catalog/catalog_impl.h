@@ -52,6 +52,8 @@ typedef struct floe_catalog_ops {
                                const char *default_ns, const floe_ice_schema *schema, bool replace);
     floe_status (*load_view)(floe_catalog *c, const char *ns, const char *name, struct floe_ice_view **out);
     floe_status (*drop_view)(floe_catalog *c, const char *ns, const char *name);
+    floe_status (*rename_view)(floe_catalog *c, const char *ns, const char *name, const char *new_ns,
+                               const char *new_name);
     floe_status (*list_views)(floe_catalog *c, const char *ns, char ***names, int32_t *n);
 } floe_catalog_ops;
 

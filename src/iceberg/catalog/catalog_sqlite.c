@@ -1334,6 +1334,30 @@ static floe_status sqlite_drop_view(floe_catalog *c, const char *ns, const char 
     return st;
 }
 
+static floe_status sqlite_rename_view(floe_catalog *c, const char *ns, const char *name, const char *new_ns,
+                                      const char *new_name) {
+    FLOE_TRY(check_name("namespace", new_ns, false));
+    FLOE_TRY(check_name("view", new_name, true));
+    pthread_mutex_lock(&SQ(c)->mu);
+    bool ns_ok = false, dup = false;
+    int changes = 0;
+    floe_status st = ns_exists_locked(c, new_ns, &ns_ok);
+    if (!st && !ns_ok) st = ns_missing_locked(c, new_ns);
+    if (!st) {
+        const char *p[] = {CATALOG_NAME, ns, name, new_ns, new_name, NULL};
+        st = exec(c,
+                  "UPDATE iceberg_tables SET table_namespace = ?4, table_name = ?5 "
+                  "WHERE catalog_name = ?1 AND table_namespace = ?2 AND table_name = ?3" VIEW_ROWS,
+                  p, &changes, &dup);
+    }
+    pthread_mutex_unlock(&SQ(c)->mu);
+    if (!st && dup)
+        st = floe_error(FLOE_ERR_ALREADY_EXISTS, "cannot rename view %s.%s: relation %s.%s already exists", ns, name,
+                        new_ns, new_name);
+    else if (!st && changes == 0) st = floe_error(FLOE_ERR_NOT_FOUND, "view %s.%s does not exist", ns, name);
+    return st;
+}
+
 static floe_status sqlite_list_views(floe_catalog *c, const char *ns, char ***names, int32_t *n) {
     const char *p[] = {CATALOG_NAME, ns, NULL};
     pthread_mutex_lock(&SQ(c)->mu);
@@ -1370,5 +1394,6 @@ static const floe_catalog_ops SQLITE_OPS = {
     .create_view = sqlite_create_view,
     .load_view = sqlite_load_view,
     .drop_view = sqlite_drop_view,
+    .rename_view = sqlite_rename_view,
     .list_views = sqlite_list_views,
 };
