@@ -32,7 +32,8 @@
  * ALL as values arrive through bind_sublink_value.c.  A WHERE conjunct
  * holding a subquery that reads outer columns (nested correlation, or a
  * column two levels out) is bound over D JOIN F as a query level of its
- * own (bind_nested_corr.c), D then being every outer FROM column.
+ * own (bind_nested_corr.c), D then being every outer FROM column; so is
+ * the value of a scalar subquery of rows when it holds a subquery.
  *
  * LATERAL subqueries in FROM (bind_lateral) take the same D JOIN subquery
  * and, instead of aggregating, project the select list (which may read
@@ -59,8 +60,9 @@
  * subquery, when correlated; correlated IN / EXISTS over aggregates
  * without GROUP BY; correlated LATERAL aggregates under LEFT JOIN ... ON
  * other than true; LIMIT with GROUP BY; grouped subqueries reading outer
- * columns outside WHERE; subqueries reading outer columns in a correlated
- * subquery's select list or in a derived table of its FROM.  Each gives a
+ * columns outside WHERE; subqueries reading outer columns in the select
+ * list of a correlated subquery of aggregates, LATERAL or IN, or in a
+ * derived table of its FROM.  Each gives a
  * "not supported" error.
  */
 #include <stdio.h>
@@ -509,7 +511,8 @@ static void elist_free(elist *l) {
  * (their outer expressions in *dex), the subquery's FROM after (names in
  * inner->scope; inner-only conjuncts filter it). */
 static floe_status unnest_join(floe_session *s, const json_t *sub, floe_schema *outer_schema, const bind_scope *osc,
-                               const json_t *from_clause, const bind_from_chain *chain, floe_expr *x, const json_t *select_list, elist *sel_out,
+                               const json_t *from_clause, const bind_from_chain *chain, const json_t *late_val,
+                               floe_expr *x, const json_t *select_list, elist *sel_out,
                                int32_t loc, bind_result *inner, elist *dex, floe_lplan **jn) {
     *jn = NULL;
     elist sraw = {0};
@@ -578,7 +581,7 @@ static floe_status unnest_join(floe_session *s, const json_t *sub, floe_schema *
         if (!st && floe_sqlx_min_column(e) >= 0 && floe_sqlx_min_column(e) < n_outer) sel_corr = true;
         if (!st) st = elist_add(&sraw, e);
     }
-    if (!st && ccond.n == 0 && !sel_corr && n_late == 0)
+    if (!st && ccond.n == 0 && !sel_corr && n_late == 0 && !late_val)
         st = bind_error(s, loc, FLOE_ERR_UNSUPPORTED,
                         "a subquery may read outer columns only in its WHERE clause");
     right = inner->plan;
@@ -606,7 +609,7 @@ static floe_status unnest_join(floe_session *s, const json_t *sub, floe_schema *
     if (!st) st = bind_fresh_from(s, from_clause, chain, &fr);
     int32_t nf = st ? 0 : ncols(fr.plan);
     if (nf > n_outer) nf = n_outer;
-    for (int32_t i = 0; n_late > 0 && i < nf && !st; i++) used[i] = true;
+    for (int32_t i = 0; (n_late > 0 || late_val) && i < nf && !st; i++) used[i] = true;
     for (int32_t i = 0; i < ccond.n && !st; i++) floe_sqlx_columns(ccond.v[i], used);
     for (int32_t i = 0; i < sraw.n && !st; i++) floe_sqlx_columns(sraw.v[i], used);
     for (int32_t i = 0; i < n_outer && !st; i++) {
@@ -670,9 +673,9 @@ static floe_status unnest_join(floe_session *s, const json_t *sub, floe_schema *
         }
         floe_expr_release(pred);
     }
-    if (!st && n_late > 0)
+    if (!st && (n_late > 0 || late_val))
         st = bind_nested_corr_filter(s, jn, nf, x != NULL, osc, &inner->scope, from_clause, chain,
-                                     floe_pg_get(sub, "fromClause"), late, n_late);
+                                     floe_pg_get(sub, "fromClause"), late, n_late, late_val);
     floe_lplan_free(right);
     floe_lplan_free(d);
     bind_result_free(&fr);
@@ -750,9 +753,13 @@ floe_status bind_decorrelated_cmp(bind_ectx *c, const json_t *sub, bind_sublink_
      * D JOIN subquery, and its rows cut to the top-N per D value. */
     json_t *keys = NULL;
     elist kex = {0};
+    /* A scalar subquery of rows whose value holds a subquery: the value is
+     * computed over D JOIN F as a column after F's (bind_nested_corr.c). */
+    const json_t *late_val =
+        kind == BIND_SUBLINK_SCALAR && !is_agg && !grouped && !limited && bind_json_has_sublink(vnode) ? vnode : NULL;
     if (!st && limited && !(keys = sort_targets(s, sub))) st = oom();
     if (!st)
-        st = unnest_join(s, sub, outer->schema, c->sc, c->from_clause, c->from_chain, x, keys, keys ? &kex : NULL, loc, &inner, &dex,
+        st = unnest_join(s, sub, outer->schema, c->sc, c->from_clause, c->from_chain, late_val, x, keys, keys ? &kex : NULL, loc, &inner, &dex,
                          &jn);
     json_decref(keys);
     int32_t nd = dex.n;
@@ -847,8 +854,9 @@ floe_status bind_decorrelated_cmp(bind_ectx *c, const json_t *sub, bind_sublink_
         ac.n_from = floe_schema_num_fields(fs);
         floe_expr *v = NULL, *v2 = NULL, *vc = NULL;
         floe_type *t = NULL;
-        st = bind_expr(&ac, vnode, &v);
-        if (!st) st = bind_expr_shift(v, nd, &v2);
+        if (late_val) st = floe_expr_column(ncols(jn) - 1, &v2);
+        else st = bind_expr(&ac, vnode, &v);
+        if (!st && !late_val) st = bind_expr_shift(v, nd, &v2);
         if (!st) st = floe_expr_type(v2, jn->schema, &t);
         if (!st) {
             calls[n_calls].fn = FLOE_AGG_MIN;
@@ -1131,7 +1139,7 @@ floe_status bind_lateral(floe_session *s, bind_result *left, const json_t *left_
             json_decref(keys);
         }
         if (!st)
-            st = unnest_join(s, sub, left->plan->schema, &left->scope, left_from, NULL, NULL, grouped ? NULL : tl2 ? tl2 : tl,
+            st = unnest_join(s, sub, left->plan->schema, &left->scope, left_from, NULL, NULL, NULL, grouped ? NULL : tl2 ? tl2 : tl,
                              grouped ? NULL : &sel, loc, &inner, &dex, &jn);
         json_decref(tl2);
         nd = dex.n;

@@ -38,10 +38,11 @@ floe_status bind_fresh_from(floe_session *s, const json_t *from_clause, const bi
  * iscope) filtered by the WHERE conjuncts late[0..n_late) — those holding
  * subqueries that read outer columns — bound as one level over the outer
  * FROM (osc's first nf names; FROM lists from_clause ++ chain) ++ F
- * (sub_from).  *jn keeps its columns. */
+ * (sub_from).  *jn keeps its columns, and gets one more when `val` (a
+ * select-list value, may be NULL) is given: it bound in that level. */
 floe_status bind_nested_corr_filter(floe_session *s, floe_lplan **jn, int32_t nf, bool has_x, const bind_scope *osc,
                                     const bind_scope *iscope, const json_t *from_clause,
                                     const bind_from_chain *chain, const json_t *sub_from, const json_t *const *late,
-                                    int32_t n_late) FLOE_WARN_UNUSED;
+                                    int32_t n_late, const json_t *val) FLOE_WARN_UNUSED;
 
 #endif

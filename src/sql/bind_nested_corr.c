@@ -116,9 +116,10 @@ static floe_status level_scope(const bind_scope *osc, int32_t nf, const bind_sco
 floe_status bind_nested_corr_filter(floe_session *s, floe_lplan **jn, int32_t nf, bool has_x, const bind_scope *osc,
                                     const bind_scope *iscope, const json_t *from_clause,
                                     const bind_from_chain *chain, const json_t *sub_from, const json_t *const *late,
-                                    int32_t n_late) {
+                                    int32_t n_late, const json_t *val) {
     int32_t nd = nf + (has_x ? 1 : 0), n = floe_schema_num_fields((*jn)->schema), nin = n - nd;
-    int32_t *cols = floe_calloc((size_t)n + 1, sizeof(int32_t));
+    int32_t *cols = floe_calloc((size_t)n + 2, sizeof(int32_t));
+    floe_expr *ve = NULL;
     if (!cols) return oom();
     /* D JOIN F as outer FROM ++ F (++ x) */
     for (int32_t i = 0; i < nf; i++) cols[i] = i;
@@ -144,25 +145,56 @@ floe_status bind_nested_corr_filter(floe_session *s, floe_lplan **jn, int32_t nf
             st = bind_predicate(&lc, late[i], &preds[i]);
             if (!st) np = i + 1;
         }
+        if (!st && val) {
+            lc.clause = "SELECT";
+            st = bind_expr(&lc, val, &ve);
+        }
         bind_ectx_clear(&lc);
     }
     floe_expr *pred = NULL;
-    if (!st) st = bind_and_all(preds, np, &pred);
-    if (!st) {
+    if (!st && np > 0) st = bind_and_all(preds, np, &pred);
+    if (!st && pred) {
         floe_lplan *f = NULL;
         st = bind_filter_node(p, pred, &f);
         p = f;
     }
-    /* back to D (++ x) ++ F, the columns the nested subqueries added dropped */
+    /* back to D (++ x) ++ F (++ the value), the columns the nested
+     * subqueries added dropped */
     for (int32_t i = 0; i < nf; i++) cols[i] = i;
     if (has_x) cols[nf] = nf + nin;
     for (int32_t i = 0; i < nin; i++) cols[nd + i] = nf + i;
+    if (!st && ve) {
+        /* the value as one more column: a projection of p's columns ++ it */
+        int32_t np2 = floe_schema_num_fields(p->schema);
+        floe_expr **e = floe_calloc((size_t)np2 + 2, sizeof(*e));
+        char **nm = floe_calloc((size_t)np2 + 2, sizeof(*nm));
+        if (!e || !nm) st = oom();
+        for (int32_t i = 0; i < np2 && !st; i++) {
+            st = floe_expr_column(i, &e[i]);
+            if (!st && !(nm[i] = floe_strdup(floe_schema_field(p->schema, i)->name))) st = oom();
+        }
+        if (!st && !(nm[np2] = floe_strdup("?value?"))) st = oom();
+        if (!st) e[np2] = floe_expr_retain(ve);
+        floe_lplan *pp = NULL;
+        if (!st) {
+            st = bind_make_project(p, e, nm, np2 + 1, &pp);
+            p = pp;
+        }
+        for (int32_t i = 0; i <= np2; i++) {
+            if (e) floe_expr_release(e[i]);
+            if (nm) floe_free(nm[i]);
+        }
+        floe_free(e);
+        floe_free(nm);
+        cols[n] = np2;
+    }
     if (!st) {
-        st = project_cols(p, cols, n, jn);
+        st = project_cols(p, cols, n + (ve ? 1 : 0), jn);
         p = NULL;
     }
     floe_lplan_free(p);
     floe_expr_release(pred);
+    floe_expr_release(ve);
     if (preds) bind_expr_list_free(preds, np);
     bind_scope_free(&sc);
     floe_free(cols);
