@@ -33,7 +33,9 @@
  * holding a subquery that reads outer columns (nested correlation, or a
  * column two levels out) is bound over D JOIN F as a query level of its
  * own (bind_nested_corr.c), D then being every outer FROM column; so is
- * the value of a scalar subquery of rows when it holds a subquery.
+ * the value of a scalar subquery of rows when it holds a subquery.  IN /
+ * ANY / ALL over aggregates without GROUP BY (one row per outer row)
+ * compare with the scalar subquery; EXISTS over them is TRUE.
  *
  * LATERAL subqueries in FROM (bind_lateral) take the same D JOIN subquery
  * and, instead of aggregating, project the select list (which may read
@@ -57,8 +59,7 @@
  * (bind_union_sublink.c); a row IN is two EXISTS (bind_row_in.c).
  *
  * Not done: INTERSECT / EXCEPT, and any set operation under a scalar
- * subquery, when correlated; correlated IN / EXISTS over aggregates
- * without GROUP BY; correlated LATERAL aggregates under LEFT JOIN ... ON
+ * subquery, when correlated; correlated LATERAL aggregates under LEFT JOIN ... ON
  * other than true; LIMIT with GROUP BY; grouped subqueries reading outer
  * columns outside WHERE; subqueries reading outer columns in the select
  * list of a correlated subquery of aggregates, LATERAL or IN, or in a
@@ -694,6 +695,25 @@ floe_status bind_decorrelated(bind_ectx *c, const json_t *sub, bind_sublink_kind
     return bind_decorrelated_cmp(c, sub, kind, testexpr, FLOE_CMP_EQ, loc, out);
 }
 
+/* IN / EXISTS over a correlated subquery of aggregates without GROUP BY,
+ * which gives one row per outer row: EXISTS is TRUE, x cmp ANY (S) is
+ * x cmp (S) as a scalar subquery, in three values too. */
+static floe_status agg_any(bind_ectx *c, const json_t *sub, bind_sublink_kind kind, const json_t *testexpr,
+                           floe_cmp_op cmp, int32_t loc, floe_expr **out) {
+    if (kind == BIND_SUBLINK_EXISTS) return floe_expr_lit_bool(true, out);
+    floe_expr *v = NULL, *x = NULL;
+    FLOE_TRY(bind_decorrelated_cmp(c, sub, BIND_SUBLINK_SCALAR, NULL, cmp, loc, &v));
+    bind_ectx oc;
+    bind_ectx_init(&oc, c->s, c->sc, c->schema, "IN");
+    floe_status st = bind_expr(&oc, testexpr, &x);
+    bind_ectx_clear(&oc);
+    if (!st) st = bind_align_keys(&x, c->schema, &v, c->schema);
+    if (!st) st = floe_expr_cmp(cmp, x, v, out);
+    floe_expr_release(x);
+    floe_expr_release(v);
+    return st;
+}
+
 floe_status bind_decorrelated_cmp(bind_ectx *c, const json_t *sub, bind_sublink_kind kind, const json_t *testexpr,
                                   floe_cmp_op cmp, int32_t loc, floe_expr **out) {
     floe_session *s = c->s;
@@ -718,8 +738,8 @@ floe_status bind_decorrelated_cmp(bind_ectx *c, const json_t *sub, bind_sublink_
     if (is_agg && limited)
         return bind_error(s, loc, FLOE_ERR_UNSUPPORTED,
                           "LIMIT / OFFSET in a correlated subquery of aggregates is not supported");
-    if (kind != BIND_SUBLINK_SCALAR && is_agg)
-        return bind_error(s, loc, FLOE_ERR_UNSUPPORTED, "correlated IN / EXISTS subqueries over aggregates are not supported");
+    if (kind != BIND_SUBLINK_SCALAR && is_agg) /* one row per outer row */
+        return agg_any(c, sub, kind, testexpr, cmp, loc, out);
     if (kind != BIND_SUBLINK_EXISTS && floe_pg_list_len(tl) != 1)
         return bind_error(s, loc, FLOE_ERR_INVALID_ARGUMENT,
                           kind == BIND_SUBLINK_IN ? "subquery has too many columns" : "subquery must return only one column");
