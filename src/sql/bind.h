@@ -86,6 +86,13 @@ typedef struct bind_gsets {
     int32_t id_column;        /* the id's extra column, -1 until made       */
 } bind_gsets;
 
+/* FROM lists bound afresh one after the other and cross-joined: `prev`'s
+ * (NULL: the context's from_clause only) then `items`. */
+typedef struct bind_from_chain {
+    const json_t *items;
+    const struct bind_from_chain *prev;
+} bind_from_chain;
+
 typedef struct bind_ectx {
     floe_session *s;
     const char *sql;           /* the script text (locations)               */
@@ -112,6 +119,9 @@ typedef struct bind_ectx {
     /* The FROM list of the query level (parse tree), bound afresh for a
      * correlated subquery's distinct outer values (bind_decorrelate.c). */
     const json_t *from_clause;
+    /* More FROM lists cross-joined after from_clause, for a level made of
+     * an outer level's FROM and a subquery's (bind_nested_corr.c). */
+    const struct bind_from_chain *from_chain;
     /* Set-returning calls (unnest) are allowed (a select list's top level,
      * not inside CASE / COALESCE) when set; n_srf counts the extras made. */
     bool allow_srf;

@@ -28,11 +28,14 @@
  *
  * The equality-only correlated scalar aggregate (TPC-H q02, q17, q20) keeps
  * bind_subquery.c's cheaper form (no D), and AND-ed WHERE conditions keep
- * their semi and anti joins; this file takes the rest.  Uncorrelated IN /
- * EXISTS as values join the subquery's statistics (count(*), count(v),
- * LIMIT 1 for EXISTS) and, for IN, LEFT join its distinct values on x = v:
- * x IN S is TRUE on a match, FALSE when S is empty, NULL when x is NULL
- * or S holds a NULL, else FALSE.
+ * their semi and anti joins; this file takes the rest.  IN / EXISTS / ANY /
+ * ALL as values arrive through bind_sublink_value.c.  A WHERE conjunct
+ * holding a subquery that reads outer columns (nested correlation, or a
+ * column two levels out) is bound over D JOIN F as a query level of its
+ * own (bind_nested_corr.c), D then being every outer FROM column; so is
+ * the value of a scalar subquery of rows when it holds a subquery.  IN /
+ * ANY / ALL over aggregates without GROUP BY (one row per outer row)
+ * compare with the scalar subquery; EXISTS over them is TRUE.
  *
  * LATERAL subqueries in FROM (bind_lateral) take the same D JOIN subquery
  * and, instead of aggregating, project the select list (which may read
@@ -56,17 +59,19 @@
  * (bind_union_sublink.c); a row IN is two EXISTS (bind_row_in.c).
  *
  * Not done: INTERSECT / EXCEPT, and any set operation under a scalar
- * subquery, when correlated; correlated IN / EXISTS over aggregates
- * without GROUP BY; correlated LATERAL aggregates under LEFT JOIN ... ON
+ * subquery, when correlated; correlated LATERAL aggregates under LEFT JOIN ... ON
  * other than true; LIMIT with GROUP BY; grouped subqueries reading outer
- * columns outside WHERE; correlation to a query two levels out.  Each
- * gives a "not supported" error.
+ * columns outside WHERE; subqueries reading outer columns in the select
+ * list of a correlated subquery of aggregates, LATERAL or IN, or in a
+ * derived table of its FROM.  Each gives a
+ * "not supported" error.
  */
 #include <stdio.h>
 #include <string.h>
 
 #include "floe/memory.h"
 #include "sql/bind.h"
+#include "sql/bind_decorrelate.h"
 #include "sql/bind_query_internal.h"
 #include "sql/expr_util.h"
 #include "sql/pgnode.h"
@@ -79,7 +84,7 @@ static floe_status oom(void) { return floe_error(FLOE_ERR_OUT_OF_MEMORY, "bindin
  * columns 0..nk-1, NULL keys matching when null_safe; INNER without keys
  * for a one-row right side).  Its columns become hidden columns of the
  * context's scope; *first is the first of them. */
-static floe_status attach(bind_ectx *c, floe_lplan *right, floe_join_type type, floe_expr *const *lk,
+floe_status bind_dc_attach(bind_ectx *c, floe_lplan *right, floe_join_type type, floe_expr *const *lk,
                           floe_expr *const *rk, int32_t nk, bool null_safe, int32_t *first) {
     floe_lplan *left = *c->plan;
     int32_t nl = ncols(left), nr = ncols(right);
@@ -119,7 +124,7 @@ static floe_status attach(bind_ectx *c, floe_lplan *right, floe_join_type type, 
 
 /* An AGGREGATE of `input` grouped by its first ng columns with the calls
  * (their parts move in). */
-static floe_status aggregate(floe_lplan *input, int32_t ng, floe_agg_call *calls, int32_t n_calls,
+floe_status bind_dc_aggregate(floe_lplan *input, int32_t ng, floe_agg_call *calls, int32_t n_calls,
                              floe_lplan **out) {
     *out = NULL;
     floe_field *f = floe_calloc((size_t)(ng + n_calls) + 1, sizeof(floe_field));
@@ -166,7 +171,7 @@ static floe_status aggregate(floe_lplan *input, int32_t ng, floe_agg_call *calls
     return NULL;
 }
 
-static floe_status count_star(floe_agg_call *call, const char *name) {
+floe_status bind_dc_count_star(floe_agg_call *call, const char *name) {
     memset(call, 0, sizeof(*call));
     call->fn = FLOE_AGG_COUNT_STAR;
     call->name = floe_strdup(name);
@@ -204,8 +209,8 @@ floe_status bind_single_row_plan(floe_session *s, const json_t *subselect, floe_
     bind_scope_free(&r2.scope);
     floe_agg_call call;
     floe_lplan *g = NULL, *j = NULL, *p = NULL;
-    st = count_star(&call, "n");
-    if (!st) st = aggregate(r2.plan, 0, &call, 1, &g);
+    st = bind_dc_count_star(&call, "n");
+    if (!st) st = bind_dc_aggregate(r2.plan, 0, &call, 1, &g);
     else floe_lplan_free(r2.plan);
     if (!st) st = bind_make_join(g, plan, FLOE_JOIN_LEFT, NULL, &j);
     else floe_lplan_free(plan);
@@ -507,7 +512,8 @@ static void elist_free(elist *l) {
  * (their outer expressions in *dex), the subquery's FROM after (names in
  * inner->scope; inner-only conjuncts filter it). */
 static floe_status unnest_join(floe_session *s, const json_t *sub, floe_schema *outer_schema, const bind_scope *osc,
-                               const json_t *from_clause, floe_expr *x, const json_t *select_list, elist *sel_out,
+                               const json_t *from_clause, const bind_from_chain *chain, const json_t *late_val,
+                               floe_expr *x, const json_t *select_list, elist *sel_out,
                                int32_t loc, bind_result *inner, elist *dex, floe_lplan **jn) {
     *jn = NULL;
     elist sraw = {0};
@@ -515,6 +521,8 @@ static floe_status unnest_join(floe_session *s, const json_t *sub, floe_schema *
     FLOE_TRY(bind_from(s, floe_pg_get(sub, "fromClause"), inner));
     int32_t n_outer = floe_schema_num_fields(outer_schema);
     elist icond = {0}, ccond = {0};
+    const json_t **late = NULL; /* conjuncts whose subqueries read outer columns */
+    int32_t n_late = 0;
     floe_lplan *right = NULL, *d = NULL;
     bind_result fr;
     memset(&fr, 0, sizeof(fr));
@@ -550,6 +558,13 @@ static floe_status unnest_join(floe_session *s, const json_t *sub, floe_schema *
         wc.outer_schema = floe_type_retain(outer_schema);
         st = bind_predicate(&wc, node, &e);
         bind_ectx_clear(&wc);
+        if (st && bind_json_has_sublink(node)) { /* bound over D JOIN F below */
+            floe_status_free(st);
+            st = NULL;
+            if (!late && !(late = floe_calloc((size_t)n_conj + 1, sizeof(*late)))) st = oom();
+            if (!st) late[n_late++] = node;
+            continue;
+        }
         if (st && floe_status_code(st) == FLOE_ERR_NOT_FOUND)
             st = floe_status_wrap(st, "(a subquery may read the columns of the query just around it, not of one further out)");
         if (!st) st = elist_add(&ccond, e);
@@ -567,7 +582,7 @@ static floe_status unnest_join(floe_session *s, const json_t *sub, floe_schema *
         if (!st && floe_sqlx_min_column(e) >= 0 && floe_sqlx_min_column(e) < n_outer) sel_corr = true;
         if (!st) st = elist_add(&sraw, e);
     }
-    if (!st && ccond.n == 0 && !sel_corr)
+    if (!st && ccond.n == 0 && !sel_corr && n_late == 0 && !late_val)
         st = bind_error(s, loc, FLOE_ERR_UNSUPPORTED,
                         "a subquery may read outer columns only in its WHERE clause");
     right = inner->plan;
@@ -590,6 +605,12 @@ static floe_status unnest_join(floe_session *s, const json_t *sub, floe_schema *
         map = floe_calloc((size_t)(n_outer + n_inner) + 1, sizeof(int32_t));
         if (!used || !dpos || !map) st = oom();
     }
+    /* The outer query's FROM bound afresh: the same columns first (all of
+     * them D's when a nested subquery reads outer columns). */
+    if (!st) st = bind_fresh_from(s, from_clause, chain, &fr);
+    int32_t nf = st ? 0 : ncols(fr.plan);
+    if (nf > n_outer) nf = n_outer;
+    for (int32_t i = 0; (n_late > 0 || late_val) && i < nf && !st; i++) used[i] = true;
     for (int32_t i = 0; i < ccond.n && !st; i++) floe_sqlx_columns(ccond.v[i], used);
     for (int32_t i = 0; i < sraw.n && !st; i++) floe_sqlx_columns(sraw.v[i], used);
     for (int32_t i = 0; i < n_outer && !st; i++) {
@@ -604,8 +625,6 @@ static floe_status unnest_join(floe_session *s, const json_t *sub, floe_schema *
     }
     if (!st && x) st = elist_add(dex, floe_expr_retain(x));
     int32_t nd = dex->n;
-    /* The outer query's FROM bound afresh: the same columns first. */
-    if (!st) st = bind_from(s, from_clause, &fr);
     for (int32_t i = 0; i < nd && !st; i++) {
         int32_t mx = floe_sqlx_max_column(dex->v[i]);
         if (mx >= ncols(fr.plan) ||
@@ -655,30 +674,48 @@ static floe_status unnest_join(floe_session *s, const json_t *sub, floe_schema *
         }
         floe_expr_release(pred);
     }
+    if (!st && (n_late > 0 || late_val))
+        st = bind_nested_corr_filter(s, jn, nf, x != NULL, osc, &inner->scope, from_clause, chain,
+                                     floe_pg_get(sub, "fromClause"), late, n_late, late_val);
     floe_lplan_free(right);
     floe_lplan_free(d);
     bind_result_free(&fr);
     elist_free(&icond);
     elist_free(&ccond);
     elist_free(&sraw);
+    floe_free(late);
     floe_free(used);
     floe_free(map);
     floe_free(dpos);
     return st;
 }
 
-/* bind_decorrelated with IN's comparison `cmp` (x cmp ANY (subquery):
- * TRUE when some x cmp v is, NULL when none is but one is NULL). */
-static floe_status decorrelated(bind_ectx *c, const json_t *sub, bind_sublink_kind kind, const json_t *testexpr,
-                                floe_cmp_op cmp, int32_t loc, floe_expr **out);
-
 floe_status bind_decorrelated(bind_ectx *c, const json_t *sub, bind_sublink_kind kind, const json_t *testexpr,
                               int32_t loc, floe_expr **out) {
-    return decorrelated(c, sub, kind, testexpr, FLOE_CMP_EQ, loc, out);
+    return bind_decorrelated_cmp(c, sub, kind, testexpr, FLOE_CMP_EQ, loc, out);
 }
 
-static floe_status decorrelated(bind_ectx *c, const json_t *sub, bind_sublink_kind kind, const json_t *testexpr,
-                                floe_cmp_op cmp, int32_t loc, floe_expr **out) {
+/* IN / EXISTS over a correlated subquery of aggregates without GROUP BY,
+ * which gives one row per outer row: EXISTS is TRUE, x cmp ANY (S) is
+ * x cmp (S) as a scalar subquery, in three values too. */
+static floe_status agg_any(bind_ectx *c, const json_t *sub, bind_sublink_kind kind, const json_t *testexpr,
+                           floe_cmp_op cmp, int32_t loc, floe_expr **out) {
+    if (kind == BIND_SUBLINK_EXISTS) return floe_expr_lit_bool(true, out);
+    floe_expr *v = NULL, *x = NULL;
+    FLOE_TRY(bind_decorrelated_cmp(c, sub, BIND_SUBLINK_SCALAR, NULL, cmp, loc, &v));
+    bind_ectx oc;
+    bind_ectx_init(&oc, c->s, c->sc, c->schema, "IN");
+    floe_status st = bind_expr(&oc, testexpr, &x);
+    bind_ectx_clear(&oc);
+    if (!st) st = bind_align_keys(&x, c->schema, &v, c->schema);
+    if (!st) st = floe_expr_cmp(cmp, x, v, out);
+    floe_expr_release(x);
+    floe_expr_release(v);
+    return st;
+}
+
+floe_status bind_decorrelated_cmp(bind_ectx *c, const json_t *sub, bind_sublink_kind kind, const json_t *testexpr,
+                                  floe_cmp_op cmp, int32_t loc, floe_expr **out) {
     floe_session *s = c->s;
     *out = NULL;
     if (!c->plan || c->agg_mode || c->outer || c->in_agg_arg || !c->from_clause)
@@ -701,8 +738,8 @@ static floe_status decorrelated(bind_ectx *c, const json_t *sub, bind_sublink_ki
     if (is_agg && limited)
         return bind_error(s, loc, FLOE_ERR_UNSUPPORTED,
                           "LIMIT / OFFSET in a correlated subquery of aggregates is not supported");
-    if (kind != BIND_SUBLINK_SCALAR && is_agg)
-        return bind_error(s, loc, FLOE_ERR_UNSUPPORTED, "correlated IN / EXISTS subqueries over aggregates are not supported");
+    if (kind != BIND_SUBLINK_SCALAR && is_agg) /* one row per outer row */
+        return agg_any(c, sub, kind, testexpr, cmp, loc, out);
     if (kind != BIND_SUBLINK_EXISTS && floe_pg_list_len(tl) != 1)
         return bind_error(s, loc, FLOE_ERR_INVALID_ARGUMENT,
                           kind == BIND_SUBLINK_IN ? "subquery has too many columns" : "subquery must return only one column");
@@ -736,13 +773,26 @@ static floe_status decorrelated(bind_ectx *c, const json_t *sub, bind_sublink_ki
      * D JOIN subquery, and its rows cut to the top-N per D value. */
     json_t *keys = NULL;
     elist kex = {0};
+    /* A scalar subquery of rows whose value holds a subquery: the value is
+     * computed over D JOIN F as a column after F's (bind_nested_corr.c). */
+    const json_t *late_val =
+        kind == BIND_SUBLINK_SCALAR && !is_agg && !grouped && !limited && bind_json_has_sublink(vnode) ? vnode : NULL;
     if (!st && limited && !(keys = sort_targets(s, sub))) st = oom();
     if (!st)
-        st = unnest_join(s, sub, outer->schema, c->sc, c->from_clause, x, keys, keys ? &kex : NULL, loc, &inner, &dex,
+        st = unnest_join(s, sub, outer->schema, c->sc, c->from_clause, c->from_chain, late_val, x, keys, keys ? &kex : NULL, loc, &inner, &dex,
                          &jn);
     json_decref(keys);
     int32_t nd = dex.n;
-    floe_schema *fs = st ? NULL : floe_type_retain(jn->inputs[1]->schema); /* the subquery's FROM */
+    floe_schema *fs = NULL; /* the subquery's FROM */
+    if (!st) {
+        int32_t nfs = ncols(jn) - nd;
+        floe_field *ff = floe_calloc((size_t)nfs + 1, sizeof *ff);
+        if (!ff) st = oom();
+        for (int32_t i = 0; i < nfs && !st; i++) st = floe_field_copy(&ff[i], floe_schema_field(jn->schema, nd + i));
+        if (!st) st = floe_type_struct(ff, nfs, &fs);
+        for (int32_t i = 0; ff && i < nfs; i++) floe_field_clear(&ff[i]);
+        floe_free(ff);
+    }
     if (!st && limited) {
         elist part = {0};
         for (int32_t i = 0; i < nd && !st; i++) {
@@ -769,7 +819,7 @@ static floe_status decorrelated(bind_ectx *c, const json_t *sub, bind_sublink_ki
     }
     /* The aggregates over D ++ subquery columns, and the value over G
      * (D's columns, n, the rest) — matched — and over an empty input. */
-    if (!st) st = count_star(&calls[n_calls++], "n");
+    if (!st) st = bind_dc_count_star(&calls[n_calls++], "n");
     floe_expr *ncol = NULL;
     if (!st) st = floe_expr_column(nd, &ncol);
     if (!st && kind == BIND_SUBLINK_EXISTS) {
@@ -824,8 +874,9 @@ static floe_status decorrelated(bind_ectx *c, const json_t *sub, bind_sublink_ki
         ac.n_from = floe_schema_num_fields(fs);
         floe_expr *v = NULL, *v2 = NULL, *vc = NULL;
         floe_type *t = NULL;
-        st = bind_expr(&ac, vnode, &v);
-        if (!st) st = bind_expr_shift(v, nd, &v2);
+        if (late_val) st = floe_expr_column(ncols(jn) - 1, &v2);
+        else st = bind_expr(&ac, vnode, &v);
+        if (!st && !late_val) st = bind_expr_shift(v, nd, &v2);
         if (!st) st = floe_expr_type(v2, jn->schema, &t);
         if (!st) {
             calls[n_calls].fn = FLOE_AGG_MIN;
@@ -903,13 +954,13 @@ static floe_status decorrelated(bind_ectx *c, const json_t *sub, bind_sublink_ki
         if (!st) n_calls = 1 + na;
     }
     if (!st) {
-        st = aggregate(jn, nd, all, n_calls, &g);
+        st = bind_dc_aggregate(jn, nd, all, n_calls, &g);
         jn = NULL;
     }
     /* Back onto the outer rows: C IS NOT DISTINCT FROM D. */
     int32_t first = -1;
     if (!st) {
-        st = attach(c, g, FLOE_JOIN_LEFT, dex.v, NULL, nd, true, &first);
+        st = bind_dc_attach(c, g, FLOE_JOIN_LEFT, dex.v, NULL, nd, true, &first);
         g = NULL;
     }
     if (!st) {
@@ -946,249 +997,6 @@ static floe_status decorrelated(bind_ectx *c, const json_t *sub, bind_sublink_ki
     floe_free(extra_col);
     floe_type_release(fs);
     json_decref(vref);
-    return st;
-}
-
-/* ---------------------------------------------- IN / EXISTS as values */
-
-static floe_status sublink_any(bind_ectx *c, const json_t *body, bool exists, floe_cmp_op cmp, int32_t loc,
-                               floe_expr **out);
-static floe_status ordered_any(bind_ectx *c, const json_t *body, floe_lplan *sub, floe_cmp_op cmp, floe_expr **out);
-
-/* The comparison operators of x op ANY / ALL (subquery). */
-static bool cmp_of(const char *op, floe_cmp_op *out) {
-    static const char *const names[] = {"=", "<>", "<", "<=", ">", ">="};
-    static const floe_cmp_op ops[] = {FLOE_CMP_EQ, FLOE_CMP_NE, FLOE_CMP_LT, FLOE_CMP_LE, FLOE_CMP_GT, FLOE_CMP_GE};
-    if (!op) op = "=";
-    if (!strcmp(op, "!=")) op = "<>";
-    for (int i = 0; i < 6; i++)
-        if (!strcmp(op, names[i])) {
-            *out = ops[i];
-            return true;
-        }
-    return false;
-}
-
-/* NOT (x op v) as one comparison: x <negated op> v. */
-static floe_cmp_op cmp_negated(floe_cmp_op op) {
-    switch (op) {
-    case FLOE_CMP_EQ: return FLOE_CMP_NE;
-    case FLOE_CMP_NE: return FLOE_CMP_EQ;
-    case FLOE_CMP_LT: return FLOE_CMP_GE;
-    case FLOE_CMP_LE: return FLOE_CMP_GT;
-    case FLOE_CMP_GT: return FLOE_CMP_LE;
-    default: return FLOE_CMP_LT;
-    }
-}
-
-floe_status bind_sublink_value(bind_ectx *c, const json_t *sublink, floe_expr **out) {
-    *out = NULL;
-    json_t *body = floe_pg_node_body(sublink);
-    int32_t loc = floe_pg_location(sublink);
-    const char *type = floe_pg_get_str(body, "subLinkType");
-    bool exists = type && !strcmp(type, "EXISTS_SUBLINK");
-    bool in = type && !strcmp(type, "ANY_SUBLINK");
-    bool all = type && !strcmp(type, "ALL_SUBLINK");
-    if (!exists && !in && !all)
-        return bind_error(c->s, loc, FLOE_ERR_UNSUPPORTED, "%s subqueries are not supported", type ? type : "these");
-    json_t *names = floe_pg_get(body, "operName");
-    const char *op = floe_pg_string(floe_pg_list_at(names, floe_pg_list_len(names) - 1));
-    floe_cmp_op cmp = FLOE_CMP_EQ;
-    if (!exists && !cmp_of(op, &cmp))
-        return bind_error(c->s, loc, FLOE_ERR_UNSUPPORTED, "%s %s (subquery) is not supported", op,
-                          all ? "ALL" : "ANY");
-    if (!c->plan || c->agg_mode || c->outer || c->in_agg_arg)
-        return bind_error(c->s, loc, FLOE_ERR_UNSUPPORTED, "IN / EXISTS / ANY / ALL subqueries are not supported in %s",
-                          c->outer ? "a correlated condition" : c->in_agg_arg ? "an aggregate's argument"
-                          : c->agg_mode ? "an aggregating query's select list or HAVING"
-                                        : (c->clause ? c->clause : "this place"));
-    json_t *row = floe_pg_as(floe_pg_get(body, "testexpr"), "RowExpr");
-    if (row && in && cmp == FLOE_CMP_EQ) return bind_row_in_value(c, body, row, loc, out);
-    if (row)
-        return bind_error(c->s, loc, FLOE_ERR_UNSUPPORTED, "a row compared with a subquery's rows is not supported here");
-    /* x op ALL (S) = NOT (x <negated op> ANY (S)), in three values too. */
-    if (!all) return sublink_any(c, body, exists, cmp, loc, out);
-    floe_expr *any = NULL;
-    FLOE_TRY(sublink_any(c, body, false, cmp_negated(cmp), loc, &any));
-    floe_status st = floe_expr_not(any, out);
-    floe_expr_release(any);
-    return st;
-}
-
-/* EXISTS, or x cmp ANY (subquery): IN for cmp =. */
-static floe_status sublink_any(bind_ectx *c, const json_t *body, bool exists, floe_cmp_op cmp, int32_t loc,
-                               floe_expr **out) {
-    json_t *subselect = floe_pg_get(body, "subselect");
-    bind_result r;
-    floe_status st = bind_select(c->s, subselect, &r);
-    if (st && floe_status_code(st) == FLOE_ERR_NOT_FOUND) {
-        floe_status st2 = decorrelated(c, bind_select_body(subselect), exists ? BIND_SUBLINK_EXISTS : BIND_SUBLINK_IN,
-                                       floe_pg_get(body, "testexpr"), cmp, loc, out);
-        if (st2 && floe_status_code(st2) == FLOE_ERR_NOT_FOUND) {
-            floe_status_free(st2);
-            return st;
-        }
-        floe_status_free(st);
-        return st2;
-    }
-    if (st) return st;
-    bind_scope_free(&r.scope);
-    floe_agg_call calls[2];
-    memset(calls, 0, sizeof(calls));
-    floe_lplan *g = NULL;
-    int32_t first = -1;
-    if (exists) {
-        /* count(*) of at most one row, cross joined (one row). */
-        floe_lplan *lim = NULL;
-        st = floe_lplan_new(FLOE_L_LIMIT, r.plan->schema, (floe_lplan *[]){r.plan}, 1, &lim);
-        if (!st) lim->fetch = 1;
-        if (!st) st = count_star(&calls[0], "n");
-        if (!st) st = aggregate(lim, 0, calls, 1, &g);
-        else floe_lplan_free(lim);
-        if (!st) st = attach(c, g, FLOE_JOIN_INNER, NULL, NULL, 0, false, &first);
-        floe_expr *n = NULL, *zero = NULL;
-        if (!st) st = floe_expr_column(first, &n);
-        if (!st) st = floe_expr_lit_int64(0, &zero);
-        if (!st) st = floe_expr_cmp(FLOE_CMP_GT, n, zero, out);
-        floe_expr_release(n);
-        floe_expr_release(zero);
-        return st;
-    }
-    if (floe_schema_num_fields(r.plan->schema) != 1) {
-        floe_lplan_free(r.plan);
-        return bind_error(c->s, loc, FLOE_ERR_INVALID_ARGUMENT, "subquery has too many columns");
-    }
-    if (cmp != FLOE_CMP_EQ) return ordered_any(c, body, r.plan, cmp, out);
-    floe_expr *x = NULL, *y = NULL, *ycol = NULL;
-    st = bind_expr(c, floe_pg_get(body, "testexpr"), &x);
-    if (st) {
-        floe_lplan_free(r.plan);
-        return st;
-    }
-    /* The statistics: count(*), count(v). */
-    if (!st) st = count_star(&calls[0], "n");
-    if (!st) {
-        calls[1].fn = FLOE_AGG_COUNT;
-        st = floe_expr_column(0, &calls[1].arg);
-        calls[1].name = floe_strdup("nn");
-    }
-    if (!st) st = aggregate(r.plan, 0, calls, 2, &g);
-    else floe_lplan_free(r.plan);
-    if (!st) st = attach(c, g, FLOE_JOIN_INNER, NULL, NULL, 0, false, &first);
-    /* The distinct values, LEFT joined on x = v. */
-    bind_result r2;
-    memset(&r2, 0, sizeof(r2));
-    floe_lplan *dv = NULL;
-    int32_t second = -1;
-    if (!st) st = bind_select(c->s, subselect, &r2);
-    if (!st) {
-        bind_scope_free(&r2.scope);
-        st = floe_lplan_new(FLOE_L_DISTINCT, r2.plan->schema, (floe_lplan *[]){r2.plan}, 1, &dv);
-        r2.plan = NULL;
-    }
-    if (!st) st = floe_expr_column(0, &y);
-    if (!st) st = bind_align_keys(&x, (*c->plan)->schema, &y, dv->schema);
-    if (!st) {
-        st = attach(c, dv, FLOE_JOIN_LEFT, &x, &y, 1, false, &second);
-        dv = NULL;
-    }
-    floe_lplan_free(dv);
-    /* CASE WHEN matched THEN TRUE WHEN n = 0 THEN FALSE
-     *      WHEN x IS NULL OR nn < n THEN NULL ELSE FALSE END */
-    floe_expr *w[3] = {0}, *t[3] = {0}, *els = NULL, *n = NULL, *nn = NULL, *zero = NULL, *xn = NULL, *lt = NULL;
-    if (!st) st = floe_expr_column(second, &ycol);
-    if (!st) st = floe_expr_is_null(ycol, true, &w[0]);
-    if (!st) st = floe_expr_column(first, &n);
-    if (!st) st = floe_expr_column(first + 1, &nn);
-    if (!st) st = floe_expr_lit_int64(0, &zero);
-    if (!st) st = floe_expr_cmp(FLOE_CMP_EQ, n, zero, &w[1]);
-    if (!st) st = floe_expr_is_null(x, false, &xn);
-    if (!st) st = floe_expr_cmp(FLOE_CMP_LT, nn, n, &lt);
-    if (!st) st = floe_expr_or(xn, lt, &w[2]);
-    if (!st) st = floe_expr_lit_bool(true, &t[0]);
-    if (!st) st = floe_expr_lit_bool(false, &t[1]);
-    if (!st) st = floe_expr_lit_null(floe_type_primitive(FLOE_TYPE_BOOL), &t[2]);
-    if (!st) st = floe_expr_lit_bool(false, &els);
-    if (!st) st = floe_expr_case(w, t, 3, els, out);
-    for (int32_t i = 0; i < 3; i++) {
-        floe_expr_release(w[i]);
-        floe_expr_release(t[i]);
-    }
-    floe_expr_release(els);
-    floe_expr_release(n);
-    floe_expr_release(nn);
-    floe_expr_release(zero);
-    floe_expr_release(xn);
-    floe_expr_release(lt);
-    floe_expr_release(x);
-    floe_expr_release(y);
-    floe_expr_release(ycol);
-    for (int32_t i = 0; i < 2; i++) {
-        floe_expr_release(calls[i].arg);
-        floe_free(calls[i].name);
-    }
-    return st;
-}
-
-/* Uncorrelated x cmp ANY (S) for cmp other than =: S's statistics
- * count(*) n, count(v) nn, min(v), max(v) cross joined (one row); for <
- * and <= some v qualifies iff x cmp max(v) (for > and >= min(v); for <>
- * x differs from min or max).  CASE WHEN n = 0 THEN FALSE WHEN that THEN
- * TRUE WHEN x IS NULL OR nn < n THEN NULL ELSE FALSE END.  Consumes sub. */
-static floe_status ordered_any(bind_ectx *c, const json_t *body, floe_lplan *sub, floe_cmp_op cmp, floe_expr **out) {
-    floe_agg_call calls[4];
-    memset(calls, 0, sizeof(calls));
-    floe_status st = count_star(&calls[0], "n");
-    static const floe_agg_fn fns[3] = {FLOE_AGG_COUNT, FLOE_AGG_MIN, FLOE_AGG_MAX};
-    static const char *const nms[3] = {"nn", "lo", "hi"};
-    for (int i = 0; i < 3 && !st; i++) {
-        calls[1 + i].fn = fns[i];
-        st = floe_expr_column(0, &calls[1 + i].arg);
-        if (!st && !(calls[1 + i].name = floe_strdup(nms[i]))) st = oom();
-    }
-    floe_lplan *g = NULL;
-    if (!st) st = aggregate(sub, 0, calls, 4, &g);
-    else floe_lplan_free(sub);
-    int32_t first = -1;
-    if (!st) st = attach(c, g, FLOE_JOIN_INNER, NULL, NULL, 0, false, &first);
-    floe_expr *x = NULL, *n = NULL, *nn = NULL, *lo = NULL, *hi = NULL, *x2 = NULL, *zero = NULL;
-    floe_expr *w[3] = {0}, *t[3] = {0}, *els = NULL, *a = NULL, *b = NULL, *xn = NULL, *lt = NULL;
-    if (!st) st = bind_expr(c, floe_pg_get(body, "testexpr"), &x);
-    if (!st) st = floe_expr_column(first, &n);
-    if (!st) st = floe_expr_column(first + 1, &nn);
-    if (!st) st = floe_expr_column(first + 2, &lo);
-    if (!st) st = floe_expr_column(first + 3, &hi);
-    if (!st) x2 = floe_expr_retain(x);
-    if (!st) st = bind_align_keys(&x, (*c->plan)->schema, &lo, (*c->plan)->schema);
-    if (!st) st = bind_align_keys(&x2, (*c->plan)->schema, &hi, (*c->plan)->schema);
-    if (!st && cmp == FLOE_CMP_NE) {
-        st = floe_expr_cmp(FLOE_CMP_NE, x, lo, &a);
-        if (!st) st = floe_expr_cmp(FLOE_CMP_NE, x2, hi, &b);
-        if (!st) st = floe_expr_or(a, b, &w[1]);
-    } else if (!st) {
-        bool upper = cmp == FLOE_CMP_LT || cmp == FLOE_CMP_LE;
-        st = floe_expr_cmp(cmp, upper ? x2 : x, upper ? hi : lo, &w[1]);
-    }
-    if (!st) st = floe_expr_lit_int64(0, &zero);
-    if (!st) st = floe_expr_cmp(FLOE_CMP_EQ, n, zero, &w[0]);
-    if (!st) st = floe_expr_is_null(x, false, &xn);
-    if (!st) st = floe_expr_cmp(FLOE_CMP_LT, nn, n, &lt);
-    if (!st) st = floe_expr_or(xn, lt, &w[2]);
-    if (!st) st = floe_expr_lit_bool(false, &t[0]);
-    if (!st) st = floe_expr_lit_bool(true, &t[1]);
-    if (!st) st = floe_expr_lit_null(floe_type_primitive(FLOE_TYPE_BOOL), &t[2]);
-    if (!st) st = floe_expr_lit_bool(false, &els);
-    if (!st) st = floe_expr_case(w, t, 3, els, out);
-    for (int i = 0; i < 3; i++) {
-        floe_expr_release(w[i]);
-        floe_expr_release(t[i]);
-    }
-    for (int i = 0; i < 4; i++) {
-        floe_expr_release(calls[i].arg);
-        floe_free(calls[i].name);
-    }
-    floe_expr *all[] = {x, n, nn, lo, hi, x2, zero, els, a, b, xn, lt};
-    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) floe_expr_release(all[i]);
     return st;
 }
 
@@ -1351,7 +1159,7 @@ floe_status bind_lateral(floe_session *s, bind_result *left, const json_t *left_
             json_decref(keys);
         }
         if (!st)
-            st = unnest_join(s, sub, left->plan->schema, &left->scope, left_from, NULL, grouped ? NULL : tl2 ? tl2 : tl,
+            st = unnest_join(s, sub, left->plan->schema, &left->scope, left_from, NULL, NULL, NULL, grouped ? NULL : tl2 ? tl2 : tl,
                              grouped ? NULL : &sel, loc, &inner, &dex, &jn);
         json_decref(tl2);
         nd = dex.n;

@@ -456,6 +456,7 @@ const char *bind_default_name(const json_t *node) {
     if (!strcmp(kind, "SubLink")) {
         const char *t = floe_pg_get_str(body, "subLinkType");
         if (t && !strcmp(t, "EXISTS_SUBLINK")) return "exists";
+        if (t && (!strcmp(t, "ANY_SUBLINK") || !strcmp(t, "ALL_SUBLINK"))) return "?column?"; /* x IN (...) */
         json_t *sub = floe_pg_as(floe_pg_get(body, "subselect"), "SelectStmt");
         json_t *tl = floe_pg_get(sub, "targetList");
         if (floe_pg_list_len(tl) == 1) {
