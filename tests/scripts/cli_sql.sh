@@ -121,8 +121,9 @@ printf '%s\n' "$out" | grep -q 'GenerateSeries' || fail "EXPLAIN: $out"
 printf '%s\n' "$out" | grep -q -- '---' && fail "EXPLAIN framed as a table: $out"
 
 # options and the other commands
-"$FLOE_BIN" --help | grep -q -- '-c SQL' || fail "--help lacks -c"
-"$FLOE_BIN" --help | grep -q 'parquet' || fail "--help lacks the parquet command"
+help=$("$FLOE_BIN" --help)
+grep -q -- '-c SQL' <<<"$help" || fail "--help lacks -c"
+grep -q 'parquet' <<<"$help" || fail "--help lacks the parquet command"
 set +e
 "$FLOE_BIN" --format xml -c "SELECT 1" 2>"$tmp/err"
 rc=$?

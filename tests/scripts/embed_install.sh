@@ -32,10 +32,12 @@ soname=$(readelf -d "$LIBDIR/libfloe.so" | sed -n 's/.*SONAME.*\[\(.*\)\]/\1/p')
 
 # Exported: the API; hidden: the engine.
 syms=$(nm -D --defined-only "$LIBDIR/libfloe.so")
-echo "$syms" | grep -qE ' T floe_query(@|$)' || fail "floe_query is not exported"
-echo "$syms" | grep -qE ' T floe_status_message(@|$)' || fail "floe_status_message is not exported"
+# (Here-strings, not pipes into `grep -q`: under pipefail a producer still
+# writing when grep has matched and exited dies of SIGPIPE and fails the check.)
+grep -qE ' T floe_query(@|$)' <<<"$syms" || fail "floe_query is not exported"
+grep -qE ' T floe_status_message(@|$)' <<<"$syms" || fail "floe_status_message is not exported"
 for internal in floe_session_execute floe_malloc floe_parquet_reader_open floe_sql_params_substitute; do
-    ! echo "$syms" | grep -qE " $internal(@|\$)" || fail "internal symbol $internal is exported"
+    ! grep -qE " $internal(@|\$)" <<<"$syms" || fail "internal symbol $internal is exported"
 done
 n_exported=$(echo "$syms" | grep -c ' T ')
 [ "$n_exported" -lt 40 ] || fail "$n_exported symbols exported"
@@ -65,9 +67,12 @@ out=$(LD_LIBRARY_PATH="$LIBDIR" ./query_iceberg "$TMP/wh") || fail "the second r
 [ "$out" = "$expected" ] || fail "the second run printed:
 $out"
 # The table is an Iceberg table: metadata and Parquet data files.
-find "$TMP/wh" -name '*.metadata.json' | grep -q . || fail "no Iceberg metadata written"
-find "$TMP/wh" -name '*.parquet' | grep -q . || fail "no Parquet data files written"
-LD_LIBRARY_PATH="$LIBDIR" ldd ./query_iceberg | grep -qF "$LIBDIR/libfloe.so.0.1" || fail "the example does not use the installed libfloe.so"
+[ -n "$(find "$TMP/wh" -name '*.metadata.json')" ] || fail "no Iceberg metadata written"
+[ -n "$(find "$TMP/wh" -name '*.parquet')" ] || fail "no Parquet data files written"
+# ld.so prints ldd's lines one write at a time: take them all, then look.
+deps=$(LD_LIBRARY_PATH="$LIBDIR" ldd ./query_iceberg)
+grep -qF "$LIBDIR/libfloe.so.0.1" <<<"$deps" || fail "the example does not use the installed libfloe.so:
+$deps"
 
 # floe.h is also C++: a C++ program includes and links it.
 if command -v c++ >/dev/null; then

@@ -27,12 +27,18 @@ FLOE_SOURCE_DIR=${FLOE_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}
 source "$FLOE_SOURCE_DIR/tests/scripts/mpi_lib.bash"
 mpirun --version 2>&1 | grep -q "Open MPI" || skip "mpirun is not Open MPI's (the rank is found by OMPI_COMM_WORLD_RANK)"
 
+# does process $1 have the environment entry $2? (Read whole, then matched:
+# piping tr into `grep -q` under pipefail fails when grep exits first.)
+env_has() {
+  local e
+  e=$(tr '\0' '\n' 2>/dev/null <"/proc/$1/environ") || return 1
+  grep -qxF -- "$2" <<<"$e"
+}
 # the rank's pid in job $1 ("" while it has not started)
 rank_pid() {
   local p
   for p in $(pgrep -x floe 2>/dev/null; pgrep -f "^$FLOE_BIN " 2>/dev/null); do
-    if tr '\0' '\n' 2>/dev/null <"/proc/$p/environ" | grep -qx "FLOE_TEST_JOB=$1" &&
-      tr '\0' '\n' 2>/dev/null <"/proc/$p/environ" | grep -qx "OMPI_COMM_WORLD_RANK=$2"; then
+    if env_has "$p" "FLOE_TEST_JOB=$1" && env_has "$p" "OMPI_COMM_WORLD_RANK=$2"; then
       echo "$p"
       return
     fi
@@ -41,7 +47,7 @@ rank_pid() {
 job_pids() { # every process of job $1 still there (zombies aside)
   local p
   for p in $(pgrep -f "^$FLOE_BIN " 2>/dev/null); do
-    tr '\0' '\n' 2>/dev/null <"/proc/$p/environ" | grep -qx "FLOE_TEST_JOB=$1" || continue
+    env_has "$p" "FLOE_TEST_JOB=$1" || continue
     [ "$(awk '{print $3}' "/proc/$p/stat" 2>/dev/null)" = Z ] || echo "$p"
   done
 }

@@ -365,7 +365,8 @@ runner=$!
 victim=""
 for _ in $(seq 1 100); do
   for pid in $(pgrep -f "$token" || true); do
-    if tr '\0' '\n' <"/proc/$pid/environ" 2>/dev/null | grep -qx "OMPI_COMM_WORLD_RANK=2"; then victim=$pid; fi
+    envs=$(tr '\0' '\n' <"/proc/$pid/environ" 2>/dev/null) || continue
+    if grep -qxF "OMPI_COMM_WORLD_RANK=2" <<<"$envs"; then victim=$pid; fi
   done
   [ -n "$victim" ] && break
   sleep 0.2
