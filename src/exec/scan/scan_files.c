@@ -210,7 +210,7 @@ floe_status scan_expand_pattern(const char *pattern, floe_fileio **io, scan_file
         char **sorted = floe_calloc((size_t)found.n, sizeof *sorted);
         if (!sorted) st = floe_error(FLOE_ERR_OUT_OF_MEMORY, "listing '%s'", pattern);
         for (int32_t i = 0; !st && i < found.n; i++) sorted[i] = found.v[i];
-        if (!st) qsort(sorted, (size_t)found.n, sizeof *sorted, cmp_str);
+        if (!st && found.n > 1) qsort(sorted, (size_t)found.n, sizeof *sorted, cmp_str);
         for (int32_t i = 0; !st && i < found.n; i++) {
             uint64_t size = 0;
             for (int32_t k = 0; k < found.n; k++)
@@ -492,7 +492,7 @@ floe_status scan_hive_parse(const scan_file_list *files, floe_hive_mode mode, sc
             if (!(h->keys[i] = floe_strdup(pairs[0].k[i]))) st = floe_error(FLOE_ERR_OUT_OF_MEMORY, "reading Hive partitions");
             h->n_keys = i + 1;
         }
-        if (!st) qsort(h->keys, (size_t)nk, sizeof *h->keys, cmp_cstr); /* DuckDB's order */
+        if (!st && nk > 1) qsort(h->keys, (size_t)nk, sizeof *h->keys, cmp_cstr); /* DuckDB's order */
         h->n_files = files->n;
         int *cls = floe_calloc((size_t)nk * (size_t)files->n + 1, sizeof *cls);
         if (!cls) st = floe_error(FLOE_ERR_OUT_OF_MEMORY, "reading Hive partitions");

@@ -98,7 +98,7 @@ static floe_status remove_orphan_files(floe_proc_call *call) {
         st = floe_fileio_list(t->io ? t->io : call->s->io, prefix, on_file, &o);
         if (st) st = floe_status_wrap(st, "remove_orphan_files: listing '%s'", prefix);
     }
-    if (!st) qsort(o.found, o.n, sizeof(char *), cmp_str);
+    if (!st && o.n > 1) qsort(o.found, o.n, sizeof(char *), cmp_str);
     bool dry_run = dry->given && dry->b;
     for (size_t i = 0; i < o.n && !st; i++) {
         if (!dry_run) st = floe_fileio_delete(t->io ? t->io : call->s->io, o.found[i]);

@@ -131,7 +131,7 @@ floe_status rw_plan_groups(const floe_ice_scan_plan *sp, const rw_options *o, rw
     }
     floe_buf_free(&key);
     floe_strmap_free(&parts);
-    if (!st) qsort(c, (size_t)n, sizeof *c, cmp_cand);
+    if (!st && n > 1) qsort(c, (size_t)n, sizeof *c, cmp_cand);
     /* Bin-pack each partition's files in order: one open group (Java's
      * ListPacker with lookback 1); a file that does not fit starts the
      * next.  Then keep the groups worth rewriting, compacting the task
