@@ -250,36 +250,26 @@ static void acc_bounds(col_acc *c, const floe_pq_statistics *s) {
     }
 }
 
-/* The table's column for a top-level Parquet column, or NULL. */
+/* The table's column for a top-level Parquet column (by field id, else by
+ * name, as a name mapping would), or NULL when it is none or not top-level. */
 static const floe_ice_field *column_of(const floe_ice_schema *schema, const floe_pq_schema_element *e) {
-    if (e->has_field_id) {
-        const floe_ice_field *f = floe_ice_schema_find_field(schema, e->field_id);
-        for (int32_t i = 0; f && i < schema->root->n_fields; i++)
-            if (&schema->root->fields[i] == f) return f;
-        return NULL;
-    }
-    const floe_ice_field *f = floe_ice_schema_find_by_name(schema, e->name, true);
+    const floe_ice_field *f = e->has_field_id ? floe_ice_schema_find_field(schema, e->field_id)
+                                              : floe_ice_schema_find_by_name(schema, e->name, true);
     for (int32_t i = 0; f && i < schema->root->n_fields; i++)
         if (&schema->root->fields[i] == f) return f;
     return NULL;
 }
 
-/* Fill f's metrics from the footer (strings in `a`); *had_ids: whether the
- * file's top-level columns carry field ids. */
-static floe_status footer_metrics(floe_arena *a, const floe_pq_file *pf, const floe_ice_schema *schema,
-                                  floe_ice_data_file *f, bool *had_ids) {
-    const floe_pq_file_metadata *m = pf->meta;
+/* The footer's top-level primitive columns that are table columns: one
+ * accumulator each in acc[0..*n_acc), and chunk_acc[k] the accumulator of
+ * column chunk k (-1: none).  Returns the number of column chunks (leaves). */
+static int32_t leaf_columns(const floe_pq_file_metadata *m, const floe_ice_schema *schema, col_acc *acc,
+                            int32_t *n_acc, int32_t *chunk_acc, bool *had_ids) {
+    int32_t nc = m->num_schema ? m->schema[0].num_children : 0, leaf_index = 0;
     *had_ids = true;
-    f->record_count = m->num_rows;
-    /* Top-level columns: the root's direct children that are leaves. */
-    int32_t n_leaf = 0, nc = m->num_schema ? m->schema[0].num_children : 0;
-    col_acc *acc = floe_arena_calloc(a, (size_t)nc + 1, sizeof *acc);
-    if (!acc) return oom();
-    /* Walk the flattened schema: element i's children follow it. */
+    *n_acc = 0;
+    /* The flattened schema: element i's children follow it. */
     uint32_t at = 1;
-    int32_t leaf_index = 0; /* index into the column chunks */
-    int32_t *chunk_acc = floe_arena_calloc(a, (size_t)m->num_schema + 1, sizeof *chunk_acc);
-    if (!chunk_acc) return oom();
     for (int32_t c = 0; c < nc && at < m->num_schema; c++) {
         const floe_pq_schema_element *e = &m->schema[at];
         if (!e->has_field_id) *had_ids = false;
@@ -296,19 +286,24 @@ static floe_status footer_metrics(floe_arena *a, const floe_pq_file *pf, const f
         bool primitive = !(e->has_num_children && e->num_children > 0) && e->has_type;
         for (int32_t k = 0; k < leaves; k++) chunk_acc[leaf_index + k] = -1;
         if (col && primitive && col->type->id < FLOE_ICE_STRUCT) {
-            col_acc *x = &acc[n_leaf];
+            col_acc *x = &acc[*n_acc];
             x->field_id = col->id;
             x->type = col->type->id;
             x->bounds_ok = bounds_usable(e, col->type->id);
             x->nulls_ok = true;
-            chunk_acc[leaf_index] = n_leaf++;
+            chunk_acc[leaf_index] = (*n_acc)++;
         }
         leaf_index += leaves;
         at = end;
     }
+    return leaf_index;
+}
+
+/* Sizes, counts and bounds summed over the row groups' column chunks. */
+static void sum_row_groups(const floe_pq_file_metadata *m, int32_t n_chunks, const int32_t *chunk_acc, col_acc *acc) {
     for (uint32_t g = 0; g < m->num_row_groups; g++) {
         const floe_pq_row_group *rg = &m->row_groups[g];
-        for (uint32_t k = 0; k < rg->num_columns && (int32_t)k < leaf_index; k++) {
+        for (uint32_t k = 0; k < rg->num_columns && (int32_t)k < n_chunks; k++) {
             if (chunk_acc[k] < 0 || !rg->columns[k].has_meta_data) continue;
             col_acc *x = &acc[chunk_acc[k]];
             const floe_pq_column_meta *cm = &rg->columns[k].meta_data;
@@ -320,25 +315,30 @@ static floe_status footer_metrics(floe_arena *a, const floe_pq_file *pf, const f
             else x->bounds_ok = false;
         }
     }
-    /* A row group may leave a column out (bounds then mean nothing). */
-    bool defined_order = m->num_column_orders > 0;
+}
+
+/* The accumulators as f's metric maps (strings in `a`). */
+static floe_status fill_metric_maps(floe_arena *a, const floe_pq_file_metadata *m, const col_acc *acc, int32_t n,
+                                    floe_ice_data_file *f) {
     floe_ice_count_map *maps[3] = {&f->column_sizes, &f->value_counts, &f->null_value_counts};
     for (int i = 0; i < 3; i++) {
-        maps[i]->keys = floe_arena_calloc(a, (size_t)n_leaf + 1, sizeof(int32_t));
-        maps[i]->values = floe_arena_calloc(a, (size_t)n_leaf + 1, sizeof(int64_t));
+        maps[i]->keys = floe_arena_calloc(a, (size_t)n + 1, sizeof(int32_t));
+        maps[i]->values = floe_arena_calloc(a, (size_t)n + 1, sizeof(int64_t));
         if (!maps[i]->keys || !maps[i]->values) return oom();
         maps[i]->n = 0; /* from -1, "no map" */
     }
     floe_ice_bound_map *bm[2] = {&f->lower_bounds, &f->upper_bounds};
     for (int i = 0; i < 2; i++) {
-        bm[i]->keys = floe_arena_calloc(a, (size_t)n_leaf + 1, sizeof(int32_t));
-        bm[i]->values = floe_arena_calloc(a, (size_t)n_leaf + 1, sizeof(uint8_t *));
-        bm[i]->lens = floe_arena_calloc(a, (size_t)n_leaf + 1, sizeof(uint32_t));
+        bm[i]->keys = floe_arena_calloc(a, (size_t)n + 1, sizeof(int32_t));
+        bm[i]->values = floe_arena_calloc(a, (size_t)n + 1, sizeof(uint8_t *));
+        bm[i]->lens = floe_arena_calloc(a, (size_t)n + 1, sizeof(uint32_t));
         if (!bm[i]->keys || !bm[i]->values || !bm[i]->lens) return oom();
         bm[i]->n = 0;
     }
-    for (int32_t i = 0; i < n_leaf; i++) {
-        col_acc *x = &acc[i];
+    /* Bounds need a defined column order, and a row group to come from. */
+    bool bounds = m->num_column_orders > 0 && m->num_row_groups > 0;
+    for (int32_t i = 0; i < n; i++) {
+        const col_acc *x = &acc[i];
         f->column_sizes.keys[f->column_sizes.n] = x->field_id;
         f->column_sizes.values[f->column_sizes.n++] = x->size;
         f->value_counts.keys[f->value_counts.n] = x->field_id;
@@ -347,7 +347,7 @@ static floe_status footer_metrics(floe_arena *a, const floe_pq_file *pf, const f
             f->null_value_counts.keys[f->null_value_counts.n] = x->field_id;
             f->null_value_counts.values[f->null_value_counts.n++] = x->nulls;
         }
-        if (x->bounds_ok && defined_order && x->lo && x->hi && m->num_row_groups > 0) {
+        if (x->bounds_ok && bounds && x->lo && x->hi) {
             const uint8_t *lo = floe_arena_memdup(a, x->lo, x->lo_len ? x->lo_len : 1);
             const uint8_t *hi = floe_arena_memdup(a, x->hi, x->hi_len ? x->hi_len : 1);
             if (!lo || !hi) return oom();
@@ -359,6 +359,22 @@ static floe_status footer_metrics(floe_arena *a, const floe_pq_file *pf, const f
             f->upper_bounds.lens[f->upper_bounds.n++] = x->hi_len;
         }
     }
+    return NULL;
+}
+
+/* Fill f's metrics from the footer (strings in `a`); *had_ids: whether the
+ * file's top-level columns carry field ids. */
+static floe_status footer_metrics(floe_arena *a, const floe_pq_file *pf, const floe_ice_schema *schema,
+                                  floe_ice_data_file *f, bool *had_ids) {
+    const floe_pq_file_metadata *m = pf->meta;
+    f->record_count = m->num_rows;
+    int32_t nc = m->num_schema ? m->schema[0].num_children : 0, n_acc = 0;
+    col_acc *acc = floe_arena_calloc(a, (size_t)nc + 1, sizeof *acc);
+    int32_t *chunk_acc = floe_arena_calloc(a, (size_t)m->num_schema + 1, sizeof *chunk_acc);
+    if (!acc || !chunk_acc) return oom();
+    int32_t n_chunks = leaf_columns(m, schema, acc, &n_acc, chunk_acc, had_ids);
+    sum_row_groups(m, n_chunks, chunk_acc, acc);
+    FLOE_TRY(fill_metric_maps(a, m, acc, n_acc, f));
     if (m->num_row_groups > 0) {
         f->split_offsets = floe_arena_calloc(a, m->num_row_groups, sizeof(int64_t));
         if (!f->split_offsets) return oom();
@@ -569,7 +585,7 @@ static floe_status add_files(floe_proc_call *call) {
     if (!st) st = floe_fileio_list(t->io, root, on_file, &r.l);
     if (!st && r.l.n == 0)
         st = floe_proc_error(call, sa, FLOE_ERR_NOT_FOUND, "add_files: no files under '%s'", dir);
-    if (!st) qsort(r.l.files, r.l.n, sizeof *r.l.files, by_location);
+    if (!st && r.l.n > 1) qsort(r.l.files, r.l.n, sizeof *r.l.files, by_location);
     if (!st && r.l.n > INT32_MAX) st = floe_error(FLOE_ERR_INVALID_ARGUMENT, "add_files: too many files");
     /* Already in the table? */
     const floe_ice_snapshot *cur = st ? NULL : floe_ice_tm_current_snapshot(t->md);
