@@ -1146,12 +1146,15 @@ static floe_status sqlite_drop_table(floe_catalog *c, const char *ns, const char
     return st;
 }
 
-static floe_status sqlite_rename_table(floe_catalog *c, const char *ns, const char *name, const char *new_ns,
-                                      const char *new_name) {
-    cache_clear(c);
-    if (!ns || !name) return floe_error(FLOE_ERR_INVALID_ARGUMENT, "rename_table needs a namespace and a name");
+/* Renames (and moves between namespaces) a table or a view: both are rows of
+ * iceberg_tables, told apart by iceberg_type. The destination namespace must
+ * exist; a clash with any relation of that name is an error. */
+static floe_status rename_relation(floe_catalog *c, bool view, const char *ns, const char *name, const char *new_ns,
+                                   const char *new_name) {
+    const char *kind = view ? "view" : "table";
+    if (!ns || !name) return floe_error(FLOE_ERR_INVALID_ARGUMENT, "renaming a %s needs a namespace and a name", kind);
     FLOE_TRY(check_name("namespace", new_ns, false));
-    FLOE_TRY(check_name("table", new_name, true));
+    FLOE_TRY(check_name(kind, new_name, true));
     pthread_mutex_lock(&SQ(c)->mu);
     bool ns_ok = false, dup = false;
     int changes = 0;
@@ -1160,15 +1163,26 @@ static floe_status sqlite_rename_table(floe_catalog *c, const char *ns, const ch
     if (!st) {
         const char *p[] = {CATALOG_NAME, ns, name, new_ns, new_name, NULL};
         st = exec(c,
-                  "UPDATE iceberg_tables SET table_namespace = ?4, table_name = ?5 "
-                  "WHERE catalog_name = ?1 AND table_namespace = ?2 AND table_name = ?3" TABLE_ROWS,
+                  view ? "UPDATE iceberg_tables SET table_namespace = ?4, table_name = ?5 "
+                         "WHERE catalog_name = ?1 AND table_namespace = ?2 AND table_name = ?3" VIEW_ROWS
+                       : "UPDATE iceberg_tables SET table_namespace = ?4, table_name = ?5 "
+                         "WHERE catalog_name = ?1 AND table_namespace = ?2 AND table_name = ?3" TABLE_ROWS,
                   p, &changes, &dup);
     }
-    if (!st && dup) st = floe_error(FLOE_ERR_ALREADY_EXISTS, "cannot rename %s.%s: table %s.%s already exists", ns, name,
-                                    new_ns, new_name);
-    else if (!st && changes == 0) st = table_missing_locked(c, ns, name);
+    if (!st && dup)
+        st = floe_error(FLOE_ERR_ALREADY_EXISTS, "cannot rename %s %s.%s: %s %s.%s already exists", kind, ns, name,
+                        view ? "relation" : "table", new_ns, new_name);
+    else if (!st && changes == 0)
+        st = view ? floe_error(FLOE_ERR_NOT_FOUND, "view %s.%s does not exist", ns, name)
+                  : table_missing_locked(c, ns, name);
     pthread_mutex_unlock(&SQ(c)->mu);
     return st;
+}
+
+static floe_status sqlite_rename_table(floe_catalog *c, const char *ns, const char *name, const char *new_ns,
+                                      const char *new_name) {
+    cache_clear(c);
+    return rename_relation(c, false, ns, name, new_ns, new_name);
 }
 
 static floe_status sqlite_register_table(floe_catalog *c, const char *ns, const char *name,
@@ -1336,26 +1350,7 @@ static floe_status sqlite_drop_view(floe_catalog *c, const char *ns, const char 
 
 static floe_status sqlite_rename_view(floe_catalog *c, const char *ns, const char *name, const char *new_ns,
                                       const char *new_name) {
-    FLOE_TRY(check_name("namespace", new_ns, false));
-    FLOE_TRY(check_name("view", new_name, true));
-    pthread_mutex_lock(&SQ(c)->mu);
-    bool ns_ok = false, dup = false;
-    int changes = 0;
-    floe_status st = ns_exists_locked(c, new_ns, &ns_ok);
-    if (!st && !ns_ok) st = ns_missing_locked(c, new_ns);
-    if (!st) {
-        const char *p[] = {CATALOG_NAME, ns, name, new_ns, new_name, NULL};
-        st = exec(c,
-                  "UPDATE iceberg_tables SET table_namespace = ?4, table_name = ?5 "
-                  "WHERE catalog_name = ?1 AND table_namespace = ?2 AND table_name = ?3" VIEW_ROWS,
-                  p, &changes, &dup);
-    }
-    pthread_mutex_unlock(&SQ(c)->mu);
-    if (!st && dup)
-        st = floe_error(FLOE_ERR_ALREADY_EXISTS, "cannot rename view %s.%s: relation %s.%s already exists", ns, name,
-                        new_ns, new_name);
-    else if (!st && changes == 0) st = floe_error(FLOE_ERR_NOT_FOUND, "view %s.%s does not exist", ns, name);
-    return st;
+    return rename_relation(c, true, ns, name, new_ns, new_name);
 }
 
 static floe_status sqlite_list_views(floe_catalog *c, const char *ns, char ***names, int32_t *n) {
