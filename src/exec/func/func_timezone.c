@@ -61,31 +61,43 @@ static floe_status convert(const floe_tz *tz, floe_type_id in, int64_t v, int64_
     return NULL;
 }
 
+/* The zone of the last row looked up, so that a column of one zone (the
+ * usual case: a constant) is parsed once per batch, not once per row. */
+typedef struct {
+    floe_tz *tz;
+    floe_strview name;
+} zone_cache;
+
+static floe_status zone_cache_get(zone_cache *zc, floe_strview z, const floe_tz **out) {
+    if (!zc->tz || z.len != zc->name.len || memcmp(z.data, zc->name.data, (size_t)z.len)) {
+        floe_tz_free(zc->tz);
+        zc->tz = NULL;
+        FLOE_TRY(floe_tz_lookup_sql(z.data, (size_t)z.len, &zc->tz));
+        zc->name = z;
+    }
+    *out = zc->tz;
+    return NULL;
+}
+
 static floe_status eval_timezone(const floe_func_def *def, floe_array *const *a, int32_t n, int64_t rows,
                                  floe_type *rt, floe_array **out) {
     (void)def;
     floe_buffer *valid = NULL, *vals = NULL;
-    floe_tz *tz = NULL;
-    floe_strview zone_of_tz = {NULL, 0};
+    zone_cache zc = {NULL, {NULL, 0}};
     floe_type_id in = a[1]->type->id;
     if (in == FLOE_TYPE_NULL || a[0]->type->id == FLOE_TYPE_NULL) return floe_array_new_nulls(rt, rows, out);
     floe_status st = fn_validity(a, n, rows, &valid);
     if (!st) st = floe_buffer_new(rows * 8, &vals);
     for (int64_t i = 0; i < rows && !st; i++) {
         if (valid && !floe_bit_get(valid->data, i)) continue;
-        floe_strview z = fn_get_str(a[0], i);
-        if (!tz || z.len != zone_of_tz.len || memcmp(z.data, zone_of_tz.data, (size_t)z.len)) {
-            floe_tz_free(tz);
-            tz = NULL;
-            st = floe_tz_lookup_sql(z.data, (size_t)z.len, &tz);
-            if (st) break;
-            zone_of_tz = z;
-        }
+        const floe_tz *tz = NULL;
+        st = zone_cache_get(&zc, fn_get_str(a[0], i), &tz);
+        if (st) break;
         int64_t v = in == FLOE_TYPE_DATE32 ? floe_array_get_int32(a[1], fn_at(a[1], i))
                                            : floe_array_get_int64(a[1], fn_at(a[1], i));
         st = convert(tz, in, v, &((int64_t *)vals->data)[i]);
     }
-    floe_tz_free(tz);
+    floe_tz_free(zc.tz);
     if (st) {
         floe_buffer_release(valid);
         floe_buffer_release(vals);
@@ -117,21 +129,15 @@ static floe_status eval_timezone_text(const floe_func_def *def, floe_array *cons
     fn_strwriter w;
     FLOE_TRY(fn_sw_init(&w, rows, valid));
     int64_t units = a[1]->type->id == FLOE_TYPE_TIMESTAMP_NS_TZ ? 1000000000 : 1000000;
-    floe_tz *tz = NULL;
-    floe_strview zone_of_tz = {NULL, 0};
+    zone_cache zc = {NULL, {NULL, 0}};
     const floe_tz *outer = floe_tz_session();
     floe_buf text = FLOE_BUF_INIT;
     floe_status st = NULL;
     for (int64_t i = 0; i < rows && !st; i++) {
         if (fn_sw_valid(&w, i)) {
-            floe_strview z = fn_get_str(a[0], i);
-            if (!tz || z.len != zone_of_tz.len || memcmp(z.data, zone_of_tz.data, (size_t)z.len)) {
-                floe_tz_free(tz);
-                tz = NULL;
-                st = floe_tz_lookup_sql(z.data, (size_t)z.len, &tz);
-                if (st) break;
-                zone_of_tz = z;
-            }
+            const floe_tz *tz = NULL;
+            st = zone_cache_get(&zc, fn_get_str(a[0], i), &tz);
+            if (st) break;
             floe_buf_clear(&text);
             floe_tz_set_session(tz); /* the formatter's zone, for this value */
             st = floe_format_timestamp(floe_array_get_int64(a[1], fn_at(a[1], i)), units, true, &text);
@@ -140,7 +146,7 @@ static floe_status eval_timezone_text(const floe_func_def *def, floe_array *cons
         }
         if (!st) st = fn_sw_end_row(&w);
     }
-    floe_tz_free(tz);
+    floe_tz_free(zc.tz);
     floe_buf_free(&text);
     if (st) {
         fn_sw_free(&w);
@@ -258,26 +264,20 @@ static floe_status eval_add_interval_zone(const floe_func_def *def, floe_array *
     (void)def;
     if (a[0]->type->id == FLOE_TYPE_NULL || a[1]->type->id == FLOE_TYPE_NULL) return floe_array_new_nulls(rt, rows, out);
     floe_buffer *valid = NULL, *vals = NULL;
-    floe_tz *tz = NULL;
-    floe_strview zone_of_tz = {NULL, 0};
+    zone_cache zc = {NULL, {NULL, 0}};
     bool ns = a[1]->type->id == FLOE_TYPE_TIMESTAMP_NS_TZ;
     floe_status st = fn_validity(a, n, rows, &valid);
     if (!st) st = floe_buffer_new(rows * 8, &vals);
     for (int64_t i = 0; i < rows && !st; i++) {
         if (valid && !floe_bit_get(valid->data, i)) continue;
-        floe_strview z = fn_get_str(a[0], i);
-        if (!tz || z.len != zone_of_tz.len || memcmp(z.data, zone_of_tz.data, (size_t)z.len)) {
-            floe_tz_free(tz);
-            tz = NULL;
-            st = floe_tz_lookup_sql(z.data, (size_t)z.len, &tz);
-            if (st) break;
-            zone_of_tz = z;
-        }
+        const floe_tz *tz = NULL;
+        st = zone_cache_get(&zc, fn_get_str(a[0], i), &tz);
+        if (st) break;
         if (!add_in_zone(tz, ns, fn_get_i64(a[1], i), fn_get_i64(a[2], i), fn_get_i64(a[3], i), fn_get_i64(a[4], i),
                          &((int64_t *)vals->data)[i]))
             st = floe_error(FLOE_ERR_INVALID_ARGUMENT, "timestamp out of range");
     }
-    floe_tz_free(tz);
+    floe_tz_free(zc.tz);
     if (st) {
         floe_buffer_release(valid);
         floe_buffer_release(vals);
