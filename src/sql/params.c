@@ -15,11 +15,7 @@
 #include <string.h>
 
 #include "sql/params.h"
-
-static bool ident_char(char c) {
-    return c == '_' || c == '$' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-           (unsigned char)c >= 0x80;
-}
+#include "sql/sql_opaque.h"
 
 /* Walk `sql`, calling `on_param(n, start, end)` for each $n outside
  * quotes and comments and `on_text(start, end)` for the text between.
@@ -66,55 +62,22 @@ static void emit_param(walker *w, int32_t n) {
 static void walk(walker *w, const char *sql) {
     const char *p = sql, *text = sql;
     while (*p && !w->st) {
-        char c = *p;
-        if (c == '-' && p[1] == '-') {
-            while (*p && *p != '\n') p++;
-        } else if (c == '/' && p[1] == '*') {
-            int depth = 1;
-            p += 2;
-            while (*p && depth > 0) {
-                if (p[0] == '/' && p[1] == '*') { depth++; p += 2; }
-                else if (p[0] == '*' && p[1] == '/') { depth--; p += 2; }
-                else p++;
-            }
-        } else if (c == '\'' || c == '"') {
-            bool esc = c == '\'' && p > sql && (p[-1] == 'E' || p[-1] == 'e');
-            p++;
-            while (*p) {
-                if (*p == c) {
-                    if (p[1] == c) { p += 2; continue; }
-                    p++;
-                    break;
-                }
-                if (esc && *p == '\\' && p[1]) { p += 2; continue; }
-                p++;
-            }
-        } else if (c == '$' && (p == sql || !ident_char(p[-1]))) {
+        if (*p == '$' && (p == sql || !floe_sql_ident_char(p[-1])) && p[1] >= '0' && p[1] <= '9') {
             const char *q = p + 1;
-            if (*q >= '0' && *q <= '9') {
-                int32_t n = 0;
-                while (*q >= '0' && *q <= '9') {
-                    if (n < 100000) n = n * 10 + (*q - '0');
-                    q++;
-                }
-                emit(w, text, (size_t)(p - text));
-                emit_param(w, n);
-                p = text = q;
-                continue;
+            int32_t n = 0;
+            while (*q >= '0' && *q <= '9') {
+                if (n < 100000) n = n * 10 + (*q - '0');
+                q++;
             }
-            /* $tag$ ... $tag$ */
-            while (*q && ident_char(*q) && *q != '$') q++;
-            if (*q == '$') {
-                size_t tag = (size_t)(q - p + 1);
-                const char *end = strstr(q + 1, "$");
-                while (end && strncmp(end, p, tag) != 0) end = strchr(end + 1, '$');
-                p = end ? end + tag : p + strlen(p);
-                continue;
-            }
-            p++;
-        } else {
-            p++;
+            emit(w, text, (size_t)(p - text));
+            emit_param(w, n);
+            p = text = q;
+            continue;
         }
+        const char *end;
+        bool closed;
+        if (floe_sql_skip_opaque(sql, p, &end, &closed) != FLOE_SQL_OPAQUE_NONE) p = end;
+        else p++;
     }
     emit(w, text, strlen(text));
 }

@@ -35,6 +35,7 @@
 #include "sql/pgnode.h"
 #include "sql/procedures/procedure.h"
 #include "sql/progress.h"
+#include "sql/sql_opaque.h"
 #include "sql/session_internal.h"
 
 /* ------------------------------------------------------------- options */
@@ -840,62 +841,20 @@ bool floe_sql_is_complete(const char *sql) {
     bool complete = false;
     const char *p = sql;
     while (*p) {
-        char c = *p;
-        if (floe_ascii_isspace(c)) {
+        if (floe_ascii_isspace(*p)) {
             p++;
             continue;
         }
-        if (c == '-' && p[1] == '-') {
-            while (*p && *p != '\n') p++;
+        const char *end;
+        bool closed;
+        floe_sql_opaque kind = floe_sql_skip_opaque(sql, p, &end, &closed);
+        if (kind != FLOE_SQL_OPAQUE_NONE) {
+            if (!closed) return false;
+            if (kind == FLOE_SQL_OPAQUE_QUOTED) complete = false; /* a comment after `;` leaves it complete */
+            p = end;
             continue;
         }
-        if (c == '/' && p[1] == '*') {
-            int depth = 1;
-            p += 2;
-            while (*p && depth > 0) {
-                if (p[0] == '/' && p[1] == '*') { depth++; p += 2; }
-                else if (p[0] == '*' && p[1] == '/') { depth--; p += 2; }
-                else p++;
-            }
-            if (depth > 0) return false;
-            continue;
-        }
-        complete = false;
-        if (c == '\'' || c == '"') {
-            /* 'it''s', "a""b": a doubled quote stays inside; E'..'
-             * strings also escape a quote with a backslash. */
-            bool esc = c == '\'' && p > sql && (p[-1] == 'E' || p[-1] == 'e');
-            p++;
-            for (;;) {
-                if (!*p) return false;
-                if (*p == c) {
-                    if (p[1] == c) { p += 2; continue; }
-                    p++;
-                    break;
-                }
-                if (esc && *p == '\\' && p[1]) { p += 2; continue; }
-                p++;
-            }
-            continue;
-        }
-        if (c == '$') {
-            /* Dollar quoting: $tag$ ... $tag$. */
-            const char *q = p + 1;
-            while (*q == '_' || (*q >= 'a' && *q <= 'z') || (*q >= 'A' && *q <= 'Z') || (*q >= '0' && *q <= '9')) q++;
-            if (*q == '$' && !(p[1] >= '0' && p[1] <= '9')) {
-                size_t tag = (size_t)(q - p + 1);
-                const char *end = q + 1;
-                for (;;) {
-                    end = strchr(end, '$');
-                    if (!end) return false;
-                    if (strncmp(end, p, tag) == 0) break;
-                    end++;
-                }
-                p = end + tag;
-                continue;
-            }
-        }
-        if (c == ';') complete = true;
+        complete = *p == ';';
         p++;
     }
     return complete;
