@@ -4,7 +4,7 @@
 # database apart from the tables (--catalog FILE, rows with iceberg_type
 # 'VIEW' as Iceberg Java's JdbcCatalog keeps them), and the REST catalog
 # (floe's `floe rest-server` on 127.0.0.1: create, load, replace as a
-# commit, list, drop).  Each view metadata file is checked against the
+# commit, list, rename, drop).  Each view metadata file is checked against the
 # view spec (check_view_metadata.py).
 set -euo pipefail
 src=${FLOE_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}
@@ -126,6 +126,29 @@ assert st == 204, st
 st, _ = call("DELETE", "/namespaces/s/views/w")
 assert st == 404, st
 PY
+# ALTER VIEW ... RENAME through POST /v1/views/rename, into another namespace too.
+timeout 60 "$FLOE_BIN" --catalog "rest:$rest_url" --format csv -c "CREATE SCHEMA s2" \
+  -c "ALTER VIEW s.v RENAME TO v2" -c "SHOW VIEWS IN s" -c "SELECT sum(ten) AS total FROM s.v2" \
+  -c "ALTER VIEW s.v2 SET SCHEMA s2" -c "SHOW VIEWS IN s2" >"$tmp/rest.6" 2>&1 ||
+  fail "rest: rename: $(cat "$tmp/rest.6")"
+expect "$tmp/rest.6" "view_name
+v2
+total
+30
+view_name
+v2" "rest: after renames"
+if timeout 60 "$FLOE_BIN" --catalog "rest:$rest_url" -c "ALTER VIEW s2.nope RENAME TO x" >"$tmp/rest.7" 2>&1; then
+  fail "rest: renamed a view that does not exist"
+fi
+grep -q 'view s2.nope does not exist' "$tmp/rest.7" || fail "rest: missing view message: $(cat "$tmp/rest.7")"
+timeout 60 "$FLOE_BIN" --catalog "rest:$rest_url" -c "CREATE VIEW s2.other AS SELECT 1 AS one" >/dev/null 2>&1 ||
+  fail "rest: create s2.other"
+if timeout 60 "$FLOE_BIN" --catalog "rest:$rest_url" -c "ALTER VIEW s2.v2 RENAME TO other" >"$tmp/rest.8" 2>&1; then
+  fail "rest: renamed a view onto another"
+fi
+grep -q 'already exists' "$tmp/rest.8" || fail "rest: rename clash message: $(cat "$tmp/rest.8")"
+timeout 60 "$FLOE_BIN" --catalog "rest:$rest_url" --format csv -c "DROP VIEW s2.other" -c "ALTER VIEW s2.v2 SET SCHEMA s" \
+  -c "ALTER VIEW s.v2 RENAME TO v" >"$tmp/rest.9" 2>&1 || fail "rest: rename back: $(cat "$tmp/rest.9")"
 timeout 60 "$FLOE_BIN" --catalog "rest:$rest_url" --format csv -c "SHOW VIEWS IN s" -c "DROP VIEW s.v" \
   -c "SHOW VIEWS IN s" >"$tmp/rest.5" 2>&1 || fail "rest: drop: $(cat "$tmp/rest.5")"
 expect "$tmp/rest.5" "view_name

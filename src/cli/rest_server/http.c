@@ -247,6 +247,7 @@ static void handle_config(rs_request *rq, rs_response *rs) {
         "POST /v1/{prefix}/namespaces/{namespace}/tables/{table}/metrics",
         "POST /v1/{prefix}/namespaces/{namespace}/register",
         "POST /v1/{prefix}/tables/rename",
+        "POST /v1/{prefix}/views/rename",
     };
     json_t *eps = json_array();
     for (size_t i = 0; eps && i < sizeof endpoints / sizeof *endpoints; i++)
@@ -343,6 +344,9 @@ static void route(rs_request *rq, rs_response *rs, const char *url) {
         route_namespace(rq, rs, url);
     } else if (rq->n_segs == 2 && is(s0, "tables") && is(s1, "rename")) {
         if (is(m, "POST")) rs_handle_rename_table(rq, rs);
+        else method_not_allowed(rq, rs);
+    } else if (rq->n_segs == 2 && is(s0, "views") && is(s1, "rename")) {
+        if (is(m, "POST")) rs_handle_rename_view(rq, rs);
         else method_not_allowed(rq, rs);
     } else {
         rs_error(rs, 404, "NotFoundException", "no route for %s %s", m, url);

@@ -140,6 +140,7 @@ bool rs_require_namespace(rs_request *rq, rs_response *rs, const char *ns);
 
 /* ---- views.c (see there) -------------------------------------------------- */
 
+void rs_handle_rename_view(rs_request *rq, rs_response *rs);
 void rs_handle_list_views(rs_request *rq, rs_response *rs, const char *ns);
 void rs_handle_create_view(rs_request *rq, rs_response *rs, const char *ns);
 void rs_handle_load_view(rs_request *rq, rs_response *rs, const char *ns, const char *name);
@@ -155,6 +156,9 @@ void rs_handle_table_exists(rs_request *rq, rs_response *rs, const char *ns, con
 void rs_handle_commit_table(rs_request *rq, rs_response *rs, const char *ns, const char *name);
 void rs_handle_drop_table(rs_request *rq, rs_response *rs, const char *ns, const char *name);
 void rs_handle_rename_table(rs_request *rq, rs_response *rs);
+/* A RenameTableRequest's {namespace: [ns], name} -> ns, name (pointing
+ * into j); else a 400 is set and false returned. */
+bool rs_identifier(rs_response *rs, json_t *j, const char *what, const char **ns, const char **name);
 void rs_handle_register_table(rs_request *rq, rs_response *rs, const char *ns);
 
 /* ---- vend.c ------------------------------------------------------------- */

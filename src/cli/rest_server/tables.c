@@ -510,8 +510,7 @@ done:
 
 /* ---- rename, register -------------------------------------------------------- */
 
-/* {namespace: [ns], name} -> ns, name (pointing into j); else 400. */
-static bool identifier(rs_response *rs, json_t *j, const char *what, const char **ns, const char **name) {
+bool rs_identifier(rs_response *rs, json_t *j, const char *what, const char **ns, const char **name) {
     if (!json_is_object(j)) {
         rs_error(rs, 400, "BadRequestException", "RenameTableRequest: '%s' must be a table identifier object", what);
         return false;
@@ -529,8 +528,8 @@ void rs_handle_rename_table(rs_request *rq, rs_response *rs) {
     json_t *req = rs_body_object(rq, rs, "RenameTableRequest");
     if (!req) return;
     const char *sns, *sname, *dns, *dname;
-    if (identifier(rs, json_object_get(req, "source"), "source", &sns, &sname) &&
-        identifier(rs, json_object_get(req, "destination"), "destination", &dns, &dname)) {
+    if (rs_identifier(rs, json_object_get(req, "source"), "source", &sns, &sname) &&
+        rs_identifier(rs, json_object_get(req, "destination"), "destination", &dns, &dname)) {
         bool src = false, dst = false;
         floe_status st = floe_catalog_table_exists(rq->srv->catalog, sns, sname, &src);
         if (!st) st = floe_catalog_table_exists(rq->srv->catalog, dns, dname, &dst);

@@ -6,6 +6,7 @@
  *   GET    /v1/namespaces/{ns}/views/{v}       load (LoadViewResult)
  *   POST   /v1/namespaces/{ns}/views/{v}       replace {requirements, updates}
  *   DELETE /v1/namespaces/{ns}/views/{v}       drop
+ *   POST   /v1/views/rename                    {source, destination}
  *
  * The views live in the server's SQLite catalog (floe_catalog_create_view),
  * which writes the metadata files.  From a request the server takes what a
@@ -183,4 +184,18 @@ void rs_handle_drop_view(rs_request *rq, rs_response *rs, const char *ns, const 
         return;
     }
     rs_no_content(rs);
+}
+
+void rs_handle_rename_view(rs_request *rq, rs_response *rs) {
+    json_t *req = rs_body_object(rq, rs, "RenameTableRequest");
+    if (!req) return;
+    const char *sns, *sname, *dns, *dname;
+    if (rs_identifier(rs, json_object_get(req, "source"), "source", &sns, &sname) &&
+        rs_identifier(rs, json_object_get(req, "destination"), "destination", &dns, &dname) &&
+        rs_require_namespace(rq, rs, dns)) {
+        floe_status st = floe_catalog_rename_view(rq->srv->catalog, sns, sname, dns, dname);
+        if (st) rs_error_status(rs, st, "NoSuchViewException", "CommitFailedException");
+        else rs_no_content(rs);
+    }
+    json_decref(req);
 }

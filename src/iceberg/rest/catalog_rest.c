@@ -61,40 +61,13 @@
 #include "iceberg/rest/metadata_updates.h"
 #include "iceberg/rest/rest_auth.h"
 #include "iceberg/rest/rest_http.h"
+#include "iceberg/rest/rest_internal.h"
 
-/* What the catalog knows about one table it loaded. */
-typedef struct rest_table {
-    struct rest_catalog *cat;
-    char *ns, *name;
-    char *metadata_location; /* as last loaded or committed */
-    char *metadata_json;     /* that metadata's text (a commit's base) */
-    char *location;          /* the table's location (storage-credentials prefixes match it) */
-    floe_fileio *io;         /* the table's FileIO now */
-    char *io_sig;            /* its non-secret properties, to notice changes */
-    floe_fileio **retired;   /* earlier FileIOs: tables handed out may use them */
-    size_t n_retired;
-    char *creds_id;          /* in the credential store; NULL when none */
-    bool refresher_set;
-} rest_table;
-
-typedef struct rest_catalog {
-    floe_catalog base;
-    char *root;       /* http(s)://host[:port][/path], no trailing '/' */
-    char *api;        /* root + "/v1" [+ "/" + prefix] */
-    char **keys, **vals; /* merged properties; later entries win */
-    size_t n_props, cap_props;
-    floe_rest_http *http;
-    floe_rest_auth *auth;
-    pthread_mutex_t mu; /* guards tables */
-    floe_strmap tables; /* "ns\x1fname" -> rest_table* */
-} rest_catalog;
-
-#define RC(c) ((rest_catalog *)(c))
 
 static const floe_catalog_ops REST_OPS;
 static void rest_close(floe_catalog *c);
 
-static floe_status oom(void) { return floe_error(FLOE_ERR_OUT_OF_MEMORY, "out of memory in the REST catalog"); }
+static floe_status oom(void) { return rest_oom(); }
 
 /* ---- properties ----------------------------------------------------------- */
 
@@ -146,7 +119,7 @@ static floe_status props_add_json(rest_catalog *rc, json_t *obj) {
 /* ---- URLs ------------------------------------------------------------------ */
 
 /* api + "/namespaces/<ns>" [+ "/tables/<name>"] + suffix (query included). */
-static floe_status url_of(const rest_catalog *rc, const char *ns, const char *name, const char *suffix,
+floe_status rest_url_of(const rest_catalog *rc, const char *ns, const char *name, const char *suffix,
                           floe_buf *out) {
     FLOE_TRY(floe_buf_append_str(out, rc->api));
     if (ns) {
@@ -174,19 +147,10 @@ static floe_status url_of(const rest_catalog *rc, const char *ns, const char *na
 
 /* ---- calls ----------------------------------------------------------------- */
 
-typedef struct call {
-    const char *method;
-    const char *url;
-    const char *body;
-    bool idempotent;
-    const char *const *headers;
-    size_t n_headers;
-    bool commit; /* its outcome may be unknown after a failure (rest_http.h) */
-} call;
 
 /* Send a request with the current token; a 401 with an OAuth2 token
  * fetches a new one and sends the request once more. */
-static floe_status rest_do(rest_catalog *rc, const call *cl, floe_rest_response *resp) {
+floe_status rest_do(rest_catalog *rc, const call *cl, floe_rest_response *resp) {
     for (int tryno = 0;; tryno++) {
         char *bearer = NULL;
         uint64_t gen = 0;
@@ -212,7 +176,7 @@ static floe_status rest_do(rest_catalog *rc, const call *cl, floe_rest_response 
 }
 
 /* Parse a 2xx response body as a JSON object. */
-static floe_status response_json(const floe_rest_response *r, const char *what, json_t **out) {
+floe_status rest_response_json(const floe_rest_response *r, const char *what, json_t **out) {
     *out = NULL;
     json_error_t err;
     json_t *root = json_loads(floe_buf_cstr(&r->body), 0, &err);
@@ -226,7 +190,7 @@ static floe_status response_json(const floe_rest_response *r, const char *what, 
 }
 
 /* The server's error type ("NoSuchNamespaceException"), or "". */
-static bool error_type_contains(const floe_rest_response *r, const char *word) {
+bool rest_error_type_contains(const floe_rest_response *r, const char *word) {
     json_t *root = json_loads(floe_buf_cstr(&r->body), 0, NULL);
     const char *type = NULL;
     json_t *e = root ? json_object_get(root, "error") : NULL;
@@ -236,25 +200,24 @@ static bool error_type_contains(const floe_rest_response *r, const char *word) {
     return hit;
 }
 
-static floe_status http_error(const call *cl, const floe_rest_response *r, floe_rest_op op) {
+floe_status rest_http_error(const call *cl, const floe_rest_response *r, floe_rest_op op) {
     return floe_rest_error(cl->method, cl->url, r->status, floe_buf_cstr(&r->body), op);
 }
 
-static bool ok_status(long s) { return s >= 200 && s < 300; }
 
 /* ---- namespaces ---------------------------------------------------------------- */
 
-static floe_status check_name(const char *what, const char *name) {
+floe_status rest_check_name(const char *what, const char *name) {
     if (!name || !*name) return floe_error(FLOE_ERR_INVALID_ARGUMENT, "a %s name cannot be empty", what);
     return NULL;
 }
 
-static floe_status ns_missing(const char *ns) {
+floe_status rest_ns_missing(const char *ns) {
     return floe_error(FLOE_ERR_NOT_FOUND, "namespace '%s' does not exist", ns);
 }
 
 /* "a.b" -> ["a", "b"] (NULL when out of memory). */
-static json_t *ns_array(const char *ns) {
+json_t *rest_ns_array(const char *ns) {
     json_t *a = json_array();
     floe_str rest = floe_str_c(ns), level;
     while (a && floe_str_split_next(&rest, '.', &level)) {
@@ -269,13 +232,13 @@ static json_t *ns_array(const char *ns) {
 static floe_status rest_create_namespace(floe_catalog *c, const char *ns, const char *const *props, int32_t n_props,
                                          bool if_not_exists) {
     rest_catalog *rc = RC(c);
-    FLOE_TRY(check_name("namespace", ns));
+    FLOE_TRY(rest_check_name("namespace", ns));
     json_t *p = json_object();
     json_t *body = json_object();
     floe_status st = p && body ? NULL : oom();
     for (int32_t i = 0; !st && i < n_props; i++)
         if (json_object_set_new(p, props[2 * i], json_string(props[2 * i + 1])) != 0) st = oom();
-    if (!st && (json_object_set_new(body, "namespace", ns_array(ns)) != 0 ||
+    if (!st && (json_object_set_new(body, "namespace", rest_ns_array(ns)) != 0 ||
                 json_object_set(body, "properties", p) != 0))
         st = oom();
     char *text = NULL;
@@ -284,13 +247,13 @@ static floe_status rest_create_namespace(floe_catalog *c, const char *ns, const 
     json_decref(body);
     floe_buf url = FLOE_BUF_INIT;
     floe_rest_response r = {0, FLOE_BUF_INIT};
-    if (!st) st = url_of(rc, NULL, NULL, "/namespaces", &url);
+    if (!st) st = rest_url_of(rc, NULL, NULL, "/namespaces", &url);
     call cl = {"POST", floe_buf_cstr(&url), text, false, NULL, 0, false};
     if (!st) st = rest_do(rc, &cl, &r);
-    if (!st && !ok_status(r.status)) {
+    if (!st && !rest_ok_status(r.status)) {
         if (r.status == 409 && if_not_exists) st = NULL;
         else if (r.status == 409) st = floe_error(FLOE_ERR_ALREADY_EXISTS, "namespace '%s' already exists", ns);
-        else st = floe_status_wrap(http_error(&cl, &r, FLOE_REST_OP_CREATE), "creating namespace '%s'", ns);
+        else st = floe_status_wrap(rest_http_error(&cl, &r, FLOE_REST_OP_CREATE), "creating namespace '%s'", ns);
     }
     floe_rest_response_free(&r);
     floe_buf_free(&url);
@@ -300,18 +263,18 @@ static floe_status rest_create_namespace(floe_catalog *c, const char *ns, const 
 
 static floe_status rest_drop_namespace(floe_catalog *c, const char *ns, bool if_exists) {
     rest_catalog *rc = RC(c);
-    FLOE_TRY(check_name("namespace", ns));
+    FLOE_TRY(rest_check_name("namespace", ns));
     floe_buf url = FLOE_BUF_INIT;
     floe_rest_response r = {0, FLOE_BUF_INIT};
-    floe_status st = url_of(rc, ns, NULL, NULL, &url);
+    floe_status st = rest_url_of(rc, ns, NULL, NULL, &url);
     call cl = {"DELETE", floe_buf_cstr(&url), NULL, false, NULL, 0, false};
     if (!st) st = rest_do(rc, &cl, &r);
-    if (!st && !ok_status(r.status)) {
+    if (!st && !rest_ok_status(r.status)) {
         if (r.status == 404 && if_exists) st = NULL;
-        else if (r.status == 404) st = ns_missing(ns);
+        else if (r.status == 404) st = rest_ns_missing(ns);
         else if (r.status == 409)
             st = floe_error(FLOE_ERR_CONFLICT, "namespace '%s' is not empty: drop its tables first", ns);
-        else st = floe_status_wrap(http_error(&cl, &r, FLOE_REST_OP_DROP), "dropping namespace '%s'", ns);
+        else st = floe_status_wrap(rest_http_error(&cl, &r, FLOE_REST_OP_DROP), "dropping namespace '%s'", ns);
     }
     floe_rest_response_free(&r);
     floe_buf_free(&url);
@@ -325,14 +288,14 @@ static floe_status ns_get(rest_catalog *rc, const char *ns, bool *exists, json_t
     if (root) *root = NULL;
     floe_buf url = FLOE_BUF_INIT;
     floe_rest_response r = {0, FLOE_BUF_INIT};
-    floe_status st = url_of(rc, ns, NULL, NULL, &url);
+    floe_status st = rest_url_of(rc, ns, NULL, NULL, &url);
     call cl = {"GET", floe_buf_cstr(&url), NULL, true, NULL, 0, false};
     if (!st) st = rest_do(rc, &cl, &r);
-    if (!st && ok_status(r.status)) {
+    if (!st && rest_ok_status(r.status)) {
         *exists = true;
-        if (root) st = response_json(&r, "loading a namespace", root);
+        if (root) st = rest_response_json(&r, "loading a namespace", root);
     } else if (!st && r.status != 404) {
-        st = floe_status_wrap(http_error(&cl, &r, FLOE_REST_OP_READ), "loading namespace '%s'", ns);
+        st = floe_status_wrap(rest_http_error(&cl, &r, FLOE_REST_OP_READ), "loading namespace '%s'", ns);
     }
     floe_rest_response_free(&r);
     floe_buf_free(&url);
@@ -344,14 +307,14 @@ static floe_status rest_namespace_exists(floe_catalog *c, const char *ns, bool *
     *out = false;
     floe_buf url = FLOE_BUF_INIT;
     floe_rest_response r = {0, FLOE_BUF_INIT};
-    floe_status st = url_of(rc, ns, NULL, NULL, &url);
+    floe_status st = rest_url_of(rc, ns, NULL, NULL, &url);
     call cl = {"HEAD", floe_buf_cstr(&url), NULL, true, NULL, 0, false};
     if (!st) st = rest_do(rc, &cl, &r);
     if (!st) {
-        if (ok_status(r.status)) *out = true;
+        if (rest_ok_status(r.status)) *out = true;
         else if (r.status == 405 || r.status == 501) st = ns_get(rc, ns, out, NULL); /* no HEAD support */
         else if (r.status != 404)
-            st = floe_status_wrap(http_error(&cl, &r, FLOE_REST_OP_READ), "checking namespace '%s'", ns);
+            st = floe_status_wrap(rest_http_error(&cl, &r, FLOE_REST_OP_READ), "checking namespace '%s'", ns);
     }
     floe_rest_response_free(&r);
     floe_buf_free(&url);
@@ -419,7 +382,7 @@ static floe_status list_paged(rest_catalog *rc, const char *ns, const char *what
     for (int page = 0; !st && page < 100000; page++) {
         floe_buf url = FLOE_BUF_INIT;
         floe_rest_response r = {0, FLOE_BUF_INIT};
-        st = url_of(rc, ns, NULL, what, &url);
+        st = rest_url_of(rc, ns, NULL, what, &url);
         if (!st && token) {
             st = floe_buf_append_str(&url, "?pageToken=");
             if (!st) st = floe_rest_url_encode(&url, token);
@@ -427,11 +390,11 @@ static floe_status list_paged(rest_catalog *rc, const char *ns, const char *what
         call cl = {"GET", floe_buf_cstr(&url), NULL, true, NULL, 0, false};
         if (!st) st = rest_do(rc, &cl, &r);
         json_t *root = NULL;
-        if (!st && !ok_status(r.status)) {
-            if (r.status == 404 && ns) st = ns_missing(ns);
-            else st = http_error(&cl, &r, FLOE_REST_OP_READ);
+        if (!st && !rest_ok_status(r.status)) {
+            if (r.status == 404 && ns) st = rest_ns_missing(ns);
+            else st = rest_http_error(&cl, &r, FLOE_REST_OP_READ);
         }
-        if (!st) st = response_json(&r, "a listing", &root);
+        if (!st) st = rest_response_json(&r, "a listing", &root);
         floe_free(token);
         token = NULL;
         if (!st) {
@@ -463,6 +426,10 @@ static floe_status list_paged(rest_catalog *rc, const char *ns, const char *what
     return NULL;
 }
 
+floe_status rest_list_identifiers(rest_catalog *rc, const char *ns, const char *what, char ***names, int32_t *n) {
+    return list_paged(rc, ns, what, "identifiers", pick_table, names, n);
+}
+
 static floe_status rest_list_namespaces(floe_catalog *c, char ***names, int32_t *n) {
     return list_paged(RC(c), NULL, "/namespaces", "namespaces", pick_namespace, names, n);
 }
@@ -475,7 +442,7 @@ static floe_status rest_namespace_properties(floe_catalog *c, const char *ns, ch
     bool exists = false;
     json_t *root = NULL;
     FLOE_TRY(ns_get(RC(c), ns, &exists, &root));
-    if (!exists) return ns_missing(ns);
+    if (!exists) return rest_ns_missing(ns);
     json_t *props = json_object_get(root, "properties");
     strvec keys = {0}, out = {0};
     floe_status st = NULL;
@@ -518,16 +485,16 @@ static floe_status rest_update_namespace_properties(floe_catalog *c, const char 
     json_decref(rem);
     floe_buf url = FLOE_BUF_INIT;
     floe_rest_response r = {0, FLOE_BUF_INIT};
-    if (!st) st = url_of(rc, ns, NULL, "/properties", &url);
+    if (!st) st = rest_url_of(rc, ns, NULL, "/properties", &url);
     call cl = {"POST", floe_buf_cstr(&url), text, false, NULL, 0, false};
     if (!st) st = rest_do(rc, &cl, &r);
     json_t *root = NULL;
-    if (!st && !ok_status(r.status))
-        st = r.status == 404 ? ns_missing(ns)
-                             : floe_status_wrap(http_error(&cl, &r, FLOE_REST_OP_DROP),
+    if (!st && !rest_ok_status(r.status))
+        st = r.status == 404 ? rest_ns_missing(ns)
+                             : floe_status_wrap(rest_http_error(&cl, &r, FLOE_REST_OP_DROP),
                                                 "updating the properties of namespace '%s'", ns);
     if (!st && missing) {
-        st = response_json(&r, "a namespace properties update", &root);
+        st = rest_response_json(&r, "a namespace properties update", &root);
         strvec mv = {0};
         size_t i;
         json_t *it;
@@ -823,15 +790,15 @@ static floe_status accept_result(rest_catalog *rc, const char *ns, const char *n
 /* "table db.t does not exist", naming a missing namespace or a close
  * table name. */
 static floe_status table_missing(rest_catalog *rc, const char *ns, const char *name, const floe_rest_response *r) {
-    if (r && error_type_contains(r, "Namespace"))
-        return floe_status_wrap(ns_missing(ns), "table %s.%s does not exist", ns, name);
+    if (r && rest_error_type_contains(r, "Namespace"))
+        return floe_status_wrap(rest_ns_missing(ns), "table %s.%s does not exist", ns, name);
     char **names = NULL;
     int32_t n = 0;
     floe_status st = rest_list_tables(&rc->base, ns, &names, &n);
     if (st) {
         bool no_ns = floe_status_code(st) == FLOE_ERR_NOT_FOUND;
         floe_status_free(st);
-        if (no_ns) return floe_status_wrap(ns_missing(ns), "table %s.%s does not exist", ns, name);
+        if (no_ns) return floe_status_wrap(rest_ns_missing(ns), "table %s.%s does not exist", ns, name);
         n = 0;
     }
     ptrdiff_t k = floe_str_closest(floe_str_c(name), (const char *const *)names, (size_t)n);
@@ -849,14 +816,14 @@ static floe_status fetch_table(rest_catalog *rc, const char *ns, const char *nam
     *result = NULL;
     floe_buf url = FLOE_BUF_INIT;
     floe_rest_response r = {0, FLOE_BUF_INIT};
-    floe_status st = url_of(rc, ns, name, NULL, &url);
+    floe_status st = rest_url_of(rc, ns, name, NULL, &url);
     call cl = {"GET", floe_buf_cstr(&url), NULL, true, DELEGATION, 1, false};
     if (!st) st = rest_do(rc, &cl, &r);
-    if (!st && !ok_status(r.status))
+    if (!st && !rest_ok_status(r.status))
         st = r.status == 404 ? table_missing(rc, ns, name, &r)
-                             : floe_status_wrap(http_error(&cl, &r, FLOE_REST_OP_READ), "loading table %s.%s", ns,
+                             : floe_status_wrap(rest_http_error(&cl, &r, FLOE_REST_OP_READ), "loading table %s.%s", ns,
                                                 name);
-    if (!st) st = response_json(&r, "loading a table", result);
+    if (!st) st = rest_response_json(&r, "loading a table", result);
     floe_rest_response_free(&r);
     floe_buf_free(&url);
     return st;
@@ -878,13 +845,13 @@ static floe_status refresh_credentials(void *ctx, const char *id) {
     rest_catalog *rc = t->cat;
     floe_buf url = FLOE_BUF_INIT;
     floe_rest_response r = {0, FLOE_BUF_INIT};
-    floe_status st = url_of(rc, t->ns, t->name, "/credentials", &url);
+    floe_status st = rest_url_of(rc, t->ns, t->name, "/credentials", &url);
     call cl = {"GET", floe_buf_cstr(&url), NULL, true, DELEGATION, 1, false};
     if (!st) st = rest_do(rc, &cl, &r);
     json_t *root = NULL;
     bool reload = false;
-    if (!st && ok_status(r.status)) {
-        st = response_json(&r, "loading credentials", &root);
+    if (!st && rest_ok_status(r.status)) {
+        st = rest_response_json(&r, "loading credentials", &root);
         json_t *cfg = NULL;
         if (!st) {
             char *location = NULL;
@@ -898,7 +865,7 @@ static floe_status refresh_credentials(void *ctx, const char *id) {
         else if (!st) reload = true;
     } else if (!st) {
         reload = r.status == 404 || r.status == 405 || r.status == 400 || r.status == 501;
-        if (!reload) st = http_error(&cl, &r, FLOE_REST_OP_READ);
+        if (!reload) st = rest_http_error(&cl, &r, FLOE_REST_OP_READ);
     }
     json_decref(root);
     floe_rest_response_free(&r);
@@ -918,7 +885,7 @@ static floe_status rest_table_exists(floe_catalog *c, const char *ns, const char
     *out = false;
     floe_buf url = FLOE_BUF_INIT;
     floe_rest_response r = {0, FLOE_BUF_INIT};
-    floe_status st = url_of(rc, ns, name, NULL, &url);
+    floe_status st = rest_url_of(rc, ns, name, NULL, &url);
     call cl = {"HEAD", floe_buf_cstr(&url), NULL, true, NULL, 0, false};
     if (!st) st = rest_do(rc, &cl, &r);
     if (!st && (r.status == 405 || r.status == 501)) { /* no HEAD: load it */
@@ -932,9 +899,9 @@ static floe_status rest_table_exists(floe_catalog *c, const char *ns, const char
             *out = true;
         }
     } else if (!st) {
-        if (ok_status(r.status)) *out = true;
+        if (rest_ok_status(r.status)) *out = true;
         else if (r.status != 404)
-            st = floe_status_wrap(http_error(&cl, &r, FLOE_REST_OP_READ), "checking table %s.%s", ns, name);
+            st = floe_status_wrap(rest_http_error(&cl, &r, FLOE_REST_OP_READ), "checking table %s.%s", ns, name);
     }
     floe_rest_response_free(&r);
     floe_buf_free(&url);
@@ -958,8 +925,8 @@ static const char *warehouse_location(const rest_catalog *rc) {
 #define SERVER_DEFAULT "rest-server-default:"
 
 static floe_status rest_default_location(floe_catalog *c, const char *ns, const char *name, char **out) {
-    FLOE_TRY(check_name("namespace", ns));
-    FLOE_TRY(check_name("table", name));
+    FLOE_TRY(rest_check_name("namespace", ns));
+    FLOE_TRY(rest_check_name("table", name));
     const char *w = warehouse_location(RC(c));
     floe_buf b = FLOE_BUF_INIT;
     floe_status st = floe_buf_printf(&b, "%s/%s/%s", w ? w : SERVER_DEFAULT, ns, name);
@@ -1020,16 +987,16 @@ static floe_status post_new_table(rest_catalog *rc, const char *ns, const char *
                                   const char *text, const char *verb, floe_ice_table **out) {
     floe_buf url = FLOE_BUF_INIT;
     floe_rest_response r = {0, FLOE_BUF_INIT};
-    floe_status st = url_of(rc, ns, NULL, suffix, &url);
+    floe_status st = rest_url_of(rc, ns, NULL, suffix, &url);
     call cl = {"POST", floe_buf_cstr(&url), text, false, DELEGATION, 1, false};
     if (!st) st = rest_do(rc, &cl, &r);
     json_t *result = NULL;
-    if (!st && !ok_status(r.status)) {
+    if (!st && !rest_ok_status(r.status)) {
         if (r.status == 409) st = floe_error(FLOE_ERR_ALREADY_EXISTS, "table %s.%s already exists", ns, name);
-        else if (r.status == 404) st = floe_status_wrap(ns_missing(ns), "%s table %s.%s", verb, ns, name);
-        else st = floe_status_wrap(http_error(&cl, &r, FLOE_REST_OP_CREATE), "%s table %s.%s", verb, ns, name);
+        else if (r.status == 404) st = floe_status_wrap(rest_ns_missing(ns), "%s table %s.%s", verb, ns, name);
+        else st = floe_status_wrap(rest_http_error(&cl, &r, FLOE_REST_OP_CREATE), "%s table %s.%s", verb, ns, name);
     }
-    if (!st) st = response_json(&r, "a new table", &result);
+    if (!st) st = rest_response_json(&r, "a new table", &result);
     if (!st) st = accept_result(rc, ns, name, result, true, out);
     json_decref(result);
     floe_rest_response_free(&r);
@@ -1039,8 +1006,8 @@ static floe_status post_new_table(rest_catalog *rc, const char *ns, const char *
 static floe_status rest_create_table(floe_catalog *c, const char *ns, const char *name,
                                      const floe_ice_table_metadata *md, floe_ice_table **out) {
     rest_catalog *rc = RC(c);
-    FLOE_TRY(check_name("namespace", ns));
-    FLOE_TRY(check_name("table", name));
+    FLOE_TRY(rest_check_name("namespace", ns));
+    FLOE_TRY(rest_check_name("table", name));
     char *text = NULL;
     FLOE_TRY(create_body(rc, ns, name, md, &text));
     floe_status st = post_new_table(rc, ns, name, "/tables", text, "creating", out);
@@ -1076,7 +1043,7 @@ static floe_status commit_base(rest_catalog *rc, const char *ns, const char *nam
 }
 
 static floe_status commit_body(const char *ns, const char *name, json_t *req, json_t *upd, char **out) {
-    json_t *body = json_pack("{s:{s:o,s:s},s:O,s:O}", "identifier", "namespace", ns_array(ns), "name", name,
+    json_t *body = json_pack("{s:{s:o,s:s},s:O,s:O}", "identifier", "namespace", rest_ns_array(ns), "name", name,
                              "requirements", req, "updates", upd);
     if (!body) return oom();
     floe_status st = floe_ice_json_dump(body, out);
@@ -1137,7 +1104,7 @@ static floe_status rest_commit(floe_catalog *c, const char *ns, const char *name
     if (st) return st;
     floe_buf url = FLOE_BUF_INIT;
     floe_rest_response r = {0, FLOE_BUF_INIT};
-    st = url_of(rc, ns, name, NULL, &url);
+    st = rest_url_of(rc, ns, name, NULL, &url);
     call cl = {"POST", floe_buf_cstr(&url), text, false, NULL, 0, true};
     if (!st) st = rest_do(rc, &cl, &r);
     json_t *result = NULL;
@@ -1148,23 +1115,23 @@ static floe_status rest_commit(floe_catalog *c, const char *ns, const char *name
     }
     if (settled) {
         /* result: the reloaded table */
-    } else if (!st && !ok_status(r.status)) {
+    } else if (!st && !rest_ok_status(r.status)) {
         if (r.status == 404) st = table_missing(rc, ns, name, &r);
         else if (r.status == 409)
-            st = floe_status_wrap(http_error(&cl, &r, FLOE_REST_OP_COMMIT),
+            st = floe_status_wrap(rest_http_error(&cl, &r, FLOE_REST_OP_COMMIT),
                                   "commit to table %s.%s lost a race (its metadata moved on from '%s')", ns, name,
                                   base_location);
         else if (r.status >= 500) {
-            floe_status he = http_error(&cl, &r, FLOE_REST_OP_COMMIT);
+            floe_status he = rest_http_error(&cl, &r, FLOE_REST_OP_COMMIT);
             floe_status unknown =
                 floe_error(FLOE_ERR_COMMIT_UNKNOWN, "commit to table %s.%s: %s (the commit may have been applied: "
                            "nothing it wrote is deleted)", ns, name, floe_status_message(he));
             floe_status_free(he);
             st = adds_snapshot ? settle_unknown(rc, ns, name, md->current_snapshot_id, unknown, &result) : unknown;
         }
-        else st = floe_status_wrap(http_error(&cl, &r, FLOE_REST_OP_COMMIT), "commit to table %s.%s", ns, name);
+        else st = floe_status_wrap(rest_http_error(&cl, &r, FLOE_REST_OP_COMMIT), "commit to table %s.%s", ns, name);
     } else if (!st) {
-        st = response_json(&r, "a commit", &result);
+        st = rest_response_json(&r, "a commit", &result);
     }
     if (!st) st = accept_result(rc, ns, name, result, false, NULL);
     if (!st && new_location) {
@@ -1199,12 +1166,12 @@ static floe_status rest_drop_table(floe_catalog *c, const char *ns, const char *
     rest_catalog *rc = RC(c);
     floe_buf url = FLOE_BUF_INIT;
     floe_rest_response r = {0, FLOE_BUF_INIT};
-    floe_status st = url_of(rc, ns, name, purge ? "?purgeRequested=true" : NULL, &url);
+    floe_status st = rest_url_of(rc, ns, name, purge ? "?purgeRequested=true" : NULL, &url);
     call cl = {"DELETE", floe_buf_cstr(&url), NULL, false, NULL, 0, false};
     if (!st) st = rest_do(rc, &cl, &r);
-    if (!st && !ok_status(r.status))
+    if (!st && !rest_ok_status(r.status))
         st = r.status == 404 ? table_missing(rc, ns, name, &r)
-                             : floe_status_wrap(http_error(&cl, &r, FLOE_REST_OP_DROP), "dropping table %s.%s", ns,
+                             : floe_status_wrap(rest_http_error(&cl, &r, FLOE_REST_OP_DROP), "dropping table %s.%s", ns,
                                                 name);
     if (!st) forget_table(rc, ns, name);
     floe_rest_response_free(&r);
@@ -1212,43 +1179,55 @@ static floe_status rest_drop_table(floe_catalog *c, const char *ns, const char *
     return st;
 }
 
-static floe_status rest_rename_table(floe_catalog *c, const char *ns, const char *name, const char *new_ns,
-                                     const char *new_name) {
-    rest_catalog *rc = RC(c);
-    FLOE_TRY(check_name("namespace", new_ns));
-    FLOE_TRY(check_name("table", new_name));
-    json_t *body = json_pack("{s:{s:o,s:s},s:{s:o,s:s}}", "source", "namespace", ns_array(ns), "name", name,
-                             "destination", "namespace", ns_array(new_ns), "name", new_name);
+/* POST /tables/rename or /views/rename (a RenameTableRequest for both). */
+static floe_status rename_relation(rest_catalog *rc, bool view, const char *ns, const char *name, const char *new_ns,
+                                   const char *new_name) {
+    const char *kind = view ? "view" : "table";
+    FLOE_TRY(rest_check_name("namespace", new_ns));
+    FLOE_TRY(rest_check_name(kind, new_name));
+    json_t *body = json_pack("{s:{s:o,s:s},s:{s:o,s:s}}", "source", "namespace", rest_ns_array(ns), "name", name,
+                             "destination", "namespace", rest_ns_array(new_ns), "name", new_name);
     if (!body) return oom();
     char *text = NULL;
     floe_status st = floe_ice_json_dump(body, &text);
     json_decref(body);
     floe_buf url = FLOE_BUF_INIT;
     floe_rest_response r = {0, FLOE_BUF_INIT};
-    if (!st) st = url_of(rc, NULL, NULL, "/tables/rename", &url);
+    if (!st) st = rest_url_of(rc, NULL, NULL, view ? "/views/rename" : "/tables/rename", &url);
     call cl = {"POST", floe_buf_cstr(&url), text, false, NULL, 0, false};
     if (!st) st = rest_do(rc, &cl, &r);
-    if (!st && !ok_status(r.status)) {
+    if (!st && !rest_ok_status(r.status)) {
         if (r.status == 409)
-            st = floe_error(FLOE_ERR_ALREADY_EXISTS, "cannot rename %s.%s: table %s.%s already exists", ns, name,
-                            new_ns, new_name);
-        else if (r.status == 404 && error_type_contains(&r, "Namespace"))
-            st = floe_status_wrap(ns_missing(new_ns), "cannot rename %s.%s", ns, name);
+            st = floe_error(FLOE_ERR_ALREADY_EXISTS, "cannot rename %s %s.%s: %s %s.%s already exists", kind, ns, name,
+                            view ? "relation" : "table", new_ns, new_name);
+        else if (r.status == 404 && rest_error_type_contains(&r, "Namespace"))
+            st = floe_status_wrap(rest_ns_missing(new_ns), "cannot rename %s.%s", ns, name);
+        else if (r.status == 404 && view) st = floe_error(FLOE_ERR_NOT_FOUND, "view %s.%s does not exist", ns, name);
         else if (r.status == 404) st = table_missing(rc, ns, name, &r);
-        else st = floe_status_wrap(http_error(&cl, &r, FLOE_REST_OP_DROP), "renaming table %s.%s", ns, name);
+        else st = floe_status_wrap(rest_http_error(&cl, &r, FLOE_REST_OP_DROP), "renaming %s %s.%s", kind, ns, name);
     }
-    if (!st) forget_table(rc, ns, name);
+    if (!st && !view) forget_table(rc, ns, name);
     floe_rest_response_free(&r);
     floe_buf_free(&url);
     floe_free(text);
     return st;
 }
 
+static floe_status rest_rename_table(floe_catalog *c, const char *ns, const char *name, const char *new_ns,
+                                     const char *new_name) {
+    return rename_relation(RC(c), false, ns, name, new_ns, new_name);
+}
+
+floe_status rest_rename_view(floe_catalog *c, const char *ns, const char *name, const char *new_ns,
+                             const char *new_name) {
+    return rename_relation(RC(c), true, ns, name, new_ns, new_name);
+}
+
 static floe_status rest_register_table(floe_catalog *c, const char *ns, const char *name,
                                        const char *metadata_location, floe_ice_table **out) {
     rest_catalog *rc = RC(c);
-    FLOE_TRY(check_name("namespace", ns));
-    FLOE_TRY(check_name("table", name));
+    FLOE_TRY(rest_check_name("namespace", ns));
+    FLOE_TRY(rest_check_name("table", name));
     json_t *body = json_pack("{s:s,s:s}", "name", name, "metadata-location", metadata_location);
     if (!body) return oom();
     char *text = NULL;
@@ -1356,9 +1335,9 @@ static floe_status load_config(rest_catalog *rc) {
     call cl = {"GET", floe_buf_cstr(&url), NULL, true, NULL, 0, false};
     if (!st) st = rest_do(rc, &cl, &r);
     json_t *root = NULL;
-    if (!st && !ok_status(r.status))
-        st = floe_status_wrap(http_error(&cl, &r, FLOE_REST_OP_READ), "reading the REST catalog's configuration");
-    if (!st) st = response_json(&r, "GET /v1/config", &root);
+    if (!st && !rest_ok_status(r.status))
+        st = floe_status_wrap(rest_http_error(&cl, &r, FLOE_REST_OP_READ), "reading the REST catalog's configuration");
+    if (!st) st = rest_response_json(&r, "GET /v1/config", &root);
     if (!st) {
         /* Rebuild the list as defaults, client, overrides. */
         char **ck = rc->keys, **cv = rc->vals;
@@ -1470,110 +1449,6 @@ static void rest_close(floe_catalog *c) {
     floe_free(rc);
 }
 
-/* ---- views ------------------------------------------------------------------------ */
-
-/* api/namespaces/<ns>/views[/<name>]. */
-static floe_status view_url(const rest_catalog *rc, const char *ns, const char *name, floe_buf *out) {
-    FLOE_TRY(url_of(rc, ns, NULL, name ? "/views/" : "/views", out));
-    return name ? floe_rest_url_encode(out, name) : NULL;
-}
-
-static floe_status rest_list_views(floe_catalog *c, const char *ns, char ***names, int32_t *n) {
-    return list_paged(RC(c), ns, "/views", "identifiers", pick_table, names, n);
-}
-
-/* Read a LoadViewResult into a view. */
-static floe_status view_of_result(json_t *root, floe_ice_view **out) {
-    const char *loc = json_string_value(json_object_get(root, "metadata-location"));
-    json_t *md = json_object_get(root, "metadata");
-    if (!json_is_object(md)) return floe_error(FLOE_ERR_CORRUPT, "REST catalog: a LoadViewResult has no 'metadata'");
-    char *text = json_dumps(md, JSON_COMPACT | JSON_PRESERVE_ORDER);
-    if (!text) return oom();
-    floe_status st = floe_ice_view_parse(text, loc ? loc : "(REST)", out);
-    free(text);
-    return st;
-}
-
-/* Send a view request; 2xx: *out (may be NULL) the view of the answer. */
-static floe_status view_call(rest_catalog *rc, const char *method, const char *ns, const char *name, bool named,
-                             const char *body, floe_rest_op op, floe_ice_view **out) {
-    if (out) *out = NULL;
-    floe_buf url = FLOE_BUF_INIT;
-    floe_rest_response r = {0, FLOE_BUF_INIT};
-    floe_status st = view_url(rc, ns, named ? name : NULL, &url);
-    call cl = {method, floe_buf_cstr(&url), body, strcmp(method, "GET") == 0, NULL, 0, false};
-    if (!st) st = rest_do(rc, &cl, &r);
-    if (!st && !ok_status(r.status)) {
-        if (r.status == 404 && error_type_contains(&r, "Namespace")) st = ns_missing(ns);
-        else if (r.status == 404) st = floe_error(FLOE_ERR_NOT_FOUND, "view %s.%s does not exist", ns, name);
-        else if (r.status == 409 && error_type_contains(&r, "AlreadyExists"))
-            st = floe_error(FLOE_ERR_ALREADY_EXISTS, "relation %s.%s already exists", ns, name);
-        else if (r.status == 409) st = floe_error(FLOE_ERR_CONFLICT, "view %s.%s changed meanwhile", ns, name);
-        else st = floe_status_wrap(http_error(&cl, &r, op), "view %s.%s", ns, name);
-    }
-    json_t *root = NULL;
-    if (!st && out) st = response_json(&r, "a view request", &root);
-    if (!st && out) st = view_of_result(root, out);
-    json_decref(root);
-    floe_rest_response_free(&r);
-    floe_buf_free(&url);
-    return st;
-}
-
-static floe_status rest_load_view(floe_catalog *c, const char *ns, const char *name, floe_ice_view **out) {
-    return view_call(RC(c), "GET", ns, name, true, NULL, FLOE_REST_OP_READ, out);
-}
-
-static floe_status rest_drop_view(floe_catalog *c, const char *ns, const char *name) {
-    return view_call(RC(c), "DELETE", ns, name, true, NULL, FLOE_REST_OP_DROP, NULL);
-}
-
-/* CREATE [OR REPLACE] VIEW: the new version and schema are built as the
- * metadata file would hold them (iceberg_view.h), then sent as a
- * CreateViewRequest, or as a commit (assert-view-uuid; add-schema,
- * add-view-version, set-current-view-version -1: the one just added). */
-static floe_status rest_create_view(floe_catalog *c, const char *ns, const char *name, const char *sql,
-                                    const char *default_ns, const floe_ice_schema *schema, bool replace) {
-    rest_catalog *rc = RC(c);
-    FLOE_TRY(check_name("namespace", ns));
-    FLOE_TRY(check_name("view", name));
-    floe_ice_view *base = NULL;
-    floe_status st = NULL;
-    if (replace) {
-        st = rest_load_view(c, ns, name, &base);
-        if (st && floe_status_code(st) == FLOE_ERR_NOT_FOUND && !strstr(floe_status_message(st), "namespace")) {
-            floe_status_free(st);
-            st = NULL;
-        }
-    }
-    char *text = NULL;
-    if (!st) st = floe_ice_view_metadata_build(base ? base->json : NULL, "", sql, default_ns, schema, floe_ice_now_ms(),
-                                               &text);
-    json_t *md = NULL, *body = NULL;
-    if (!st && !(st = floe_ice_json_parse_text(text, "view metadata", &md))) {
-        json_t *vers = json_object_get(md, "versions"), *schemas = json_object_get(md, "schemas");
-        json_t *ver = json_array_get(vers, json_array_size(vers) - 1);
-        json_t *sch = json_array_get(schemas, json_array_size(schemas) - 1);
-        if (base)
-            body = json_pack("{s:[{s:s,s:s}], s:[{s:s,s:O}, {s:s,s:O}, {s:s,s:i}]}", "requirements", "type",
-                             "assert-view-uuid", "uuid", base->view_uuid, "updates", "action", "add-schema", "schema",
-                             sch, "action", "add-view-version", "view-version", ver, "action",
-                             "set-current-view-version", "view-version-id", -1);
-        else
-            body = json_pack("{s:s, s:O, s:O, s:{}}", "name", name, "schema", sch, "view-version", ver, "properties");
-        if (!body) st = oom();
-    }
-    char *req = NULL;
-    if (!st && !(req = json_dumps(body, JSON_COMPACT))) st = oom();
-    if (!st) st = view_call(rc, "POST", ns, name, base != NULL, req, FLOE_REST_OP_CREATE, NULL);
-    free(req);
-    json_decref(body);
-    json_decref(md);
-    floe_free(text);
-    floe_ice_view_free(base);
-    return st;
-}
-
 static const floe_catalog_ops REST_OPS = {
     .kind = "rest",
     .close = rest_close,
@@ -1596,4 +1471,5 @@ static const floe_catalog_ops REST_OPS = {
     .load_view = rest_load_view,
     .drop_view = rest_drop_view,
     .list_views = rest_list_views,
+    .rename_view = rest_rename_view,
 };
