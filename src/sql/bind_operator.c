@@ -13,6 +13,7 @@
 #include "floe/memory.h"
 #include "sql/bind.h"
 #include "sql/bind_expr_internal.h"
+#include "sql/pg_catalog_tables.h"
 #include "sql/pgnode.h"
 
 /* ------------------------------------------------------- operators */
@@ -762,6 +763,15 @@ floe_status bind_type_cast(bind_ectx *c, const json_t *body, floe_expr **out) {
             FLOE_TRY(bind_at(c->s, loc, floe_interval_parse(k.text, (int64_t)strlen(k.text),
                                                              tn.n_mods > 0 ? tn.mods[0] : 0, &v)));
             return bind_interval_literal(v, out);
+        }
+    }
+    if ((!strcmp(tn.name, "regclass") || !strcmp(tn.name, "regnamespace")) && !tn.is_array) {
+        /* 'sales.orders'::regclass: the OID pg_catalog gives it (psql, ORMs) */
+        floe_pg_const k = floe_pg_const_of(arg);
+        if (k.kind == FLOE_PG_CONST_STRING) {
+            int64_t oid = 0;
+            FLOE_TRY(bind_at(c->s, loc, floe_sql_pg_reg_oid(c->s, tn.name, k.text, &oid)));
+            return floe_expr_lit_int64(oid, out);
         }
     }
     floe_type *t = NULL;

@@ -20,9 +20,11 @@
 #include "sql/pg_catalog_tables.h"
 
 #include <stdarg.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "base/buffer.h"
 #include "base/str.h"
 #include "exec/func/functions.h"
 #include "floe/catalog.h"
@@ -493,6 +495,89 @@ floe_status floe_sql_pg_visible_oids(floe_session *s, int64_t **oids, int32_t *n
     objects_free(&o);
     *oids = v;
     return NULL;
+}
+
+/* One name of a regclass / regnamespace input: "Quoted" kept as written
+ * ("" a quote), unquoted folded to lower case; *p moves past it. */
+static floe_status reg_name_part(const char **p, const char *text, floe_buf *out) {
+    const char *q = *p;
+    floe_buf_clear(out);
+    if (*q == '"') {
+        for (q++;; q++) {
+            if (!*q) return floe_error(FLOE_ERR_SYNTAX, "invalid name syntax: %s", text);
+            if (*q == '"' && q[1] != '"') break;
+            if (*q == '"') q++;
+            FLOE_TRY(floe_buf_append_byte(out, (uint8_t)*q));
+        }
+        q++;
+    } else {
+        for (; *q && *q != '.'; q++)
+            FLOE_TRY(floe_buf_append_byte(out, (uint8_t)(*q >= 'A' && *q <= 'Z' ? *q - 'A' + 'a' : *q)));
+    }
+    if (!out->len) return floe_error(FLOE_ERR_SYNTAX, "invalid name syntax: %s", text);
+    *p = q;
+    return NULL;
+}
+
+/* Whether ns.name is a table or a view of floe's catalog. */
+static floe_status relation_exists(floe_session *s, const char *ns, const char *name, bool *out) {
+    FLOE_TRY(floe_catalog_table_exists(s->catalog, ns, name, out));
+    if (*out) return NULL;
+    floe_ice_view *v = NULL;
+    floe_status st = floe_catalog_load_view(s->catalog, ns, name, &v);
+    floe_ice_view_free(v);
+    if (!st) *out = true;
+    else if (floe_status_code(st) == FLOE_ERR_NOT_FOUND || floe_status_code(st) == FLOE_ERR_UNSUPPORTED) {
+        floe_status_free(st);
+        st = NULL;
+    }
+    return st;
+}
+
+floe_status floe_sql_pg_reg_oid(floe_session *s, const char *type, const char *text, int64_t *oid) {
+    bool rel = !strcmp(type, "regclass");
+    /* A number is an OID already, as PostgreSQL's input functions take it. */
+    const char *d = text;
+    while (*d >= '0' && *d <= '9') d++;
+    if (d != text && !*d) {
+        *oid = strtoll(text, NULL, 10);
+        return NULL;
+    }
+    floe_buf a = FLOE_BUF_INIT, b = FLOE_BUF_INIT;
+    const char *p = text;
+    floe_status st = reg_name_part(&p, text, &a);
+    bool qualified = !st && *p == '.';
+    if (qualified) {
+        p++;
+        st = reg_name_part(&p, text, &b);
+    }
+    if (!st && (*p || (qualified && !rel)))
+        st = floe_error(FLOE_ERR_SYNTAX, "invalid name syntax: %s", text);
+    if (!st && !rel) {
+        bool ok = false;
+        st = floe_catalog_namespace_exists(s->catalog, floe_buf_cstr(&a), &ok);
+        if (!st && !ok && strcmp(floe_buf_cstr(&a), "pg_catalog") && strcmp(floe_buf_cstr(&a), "information_schema"))
+            st = floe_error(FLOE_ERR_NOT_FOUND, "schema \"%s\" does not exist", floe_buf_cstr(&a));
+        if (!st) *oid = name_oid("n", floe_buf_cstr(&a), NULL);
+    } else if (!st) {
+        /* Unqualified: the search path, pg_catalog first. */
+        const char *ns = qualified ? floe_buf_cstr(&a) : NULL, *name = floe_buf_cstr(qualified ? &b : &a);
+        bool ok = false;
+        if (!ns && floe_sql_is_pg_catalog_relation("pg_catalog", name)) {
+            ns = "pg_catalog";
+            ok = true;
+        } else if (ns && !strcmp(ns, "pg_catalog")) {
+            ok = floe_sql_is_pg_catalog_relation(ns, name);
+        } else {
+            if (!ns) ns = s->default_ns ? s->default_ns : "default";
+            st = relation_exists(s, ns, name, &ok);
+        }
+        if (!st && !ok) st = floe_error(FLOE_ERR_NOT_FOUND, "relation \"%s\" does not exist", text);
+        if (!st) *oid = name_oid("r", ns, name);
+    }
+    floe_buf_free(&a);
+    floe_buf_free(&b);
+    return st;
 }
 
 bool floe_sql_is_pg_catalog_relation(const char *ns, const char *rel) {

@@ -21,6 +21,12 @@ floe_status floe_sql_pg_catalog_table(floe_session *s, const char *ns, const cha
  * namespace unqualified names resolve in (floe_malloc'd). */
 floe_status floe_sql_pg_visible_oids(floe_session *s, int64_t **oids, int32_t *n) FLOE_WARN_UNUSED;
 
+/* 'text'::regclass / ::regnamespace: the OID pg_class / pg_namespace give
+ * the relation or schema `text` names (quoted or not, qualified or by the
+ * search path: pg_catalog, then the default namespace), or a clear error
+ * when there is none.  A number is taken as the OID. */
+floe_status floe_sql_pg_reg_oid(floe_session *s, const char *type, const char *text, int64_t *oid) FLOE_WARN_UNUSED;
+
 /* PostgreSQL's type OID and typmod for a floe type (strings and nested
  * values: text). */
 void floe_pg_type_oid_of(const floe_type *t, int64_t *oid, int32_t *typmod);
