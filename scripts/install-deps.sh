@@ -22,6 +22,7 @@ packages=(
   postgresql-15 python3-psycopg2 # tests/scripts/slt_vs_postgres.sh (slt files vs PostgreSQL 15)
   iproute2 # ip netns: the simulated hosts of tests/scripts/mpi_netns.sh (netns_rig.bash)
   postgresql-client openssl # psql and a test certificate for tests/scripts/pg_serve.sh (floe serve)
+  python3-sqlalchemy python3-pandas # tests/scripts/pg_serve_sqlalchemy.sh (clients of floe serve)
 )
 
 missing=()

@@ -1,7 +1,8 @@
 /*
  * pg_catalog_empty.c — queries over the pg_catalog relations floe never
  * has rows in (row security policies, extended statistics, publications,
- * inheritance, triggers, rules), as psql's \d t sends them.
+ * inheritance, triggers, rules, sequences; sql/select_no_rows.c decides),
+ * as psql's \d t sends them.
  *
  * They read columns floe does not model (aclitem and int2vector arrays
  * compared with array literals, regclass casts of row values, subscripts
@@ -18,51 +19,10 @@
 #include "server/server_internal.h"
 #include "sql/bind.h"
 #include "sql/pgnode.h"
+#include "sql/select_no_rows.h"
 #include "sql/session_internal.h"
 
 #define MAX_TARGETS 64
-
-static bool always_empty(const char *schema, const char *rel) {
-    static const char *const names[] = {"pg_policy",      "pg_statistic_ext", "pg_publication",
-                                        "pg_publication_rel", "pg_publication_namespace", "pg_inherits",
-                                        "pg_trigger",     "pg_rewrite",       "pg_statistic_ext_data"};
-    if (!rel || (schema && strcmp(schema, "pg_catalog") != 0)) return false;
-    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
-        if (!strcmp(rel, names[i])) return true;
-    return false;
-}
-
-/* Whether a FROM item reaches an always-empty relation by inner joins. */
-static bool item_empty(const json_t *item) {
-    const char *kind = floe_pg_node_kind(item);
-    const json_t *b = floe_pg_node_body(item);
-    if (!kind) return false;
-    if (!strcmp(kind, "RangeVar")) return always_empty(floe_pg_get_str(b, "schemaname"), floe_pg_get_str(b, "relname"));
-    if (!strcmp(kind, "JoinExpr")) {
-        const char *jt = floe_pg_get_str(b, "jointype");
-        bool inner = !jt || !strcmp(jt, "JOIN_INNER");
-        bool left = inner || !strcmp(jt, "JOIN_LEFT"); /* a LEFT JOIN is empty when its left side is */
-        bool right = inner || !strcmp(jt, "JOIN_RIGHT");
-        return (left && item_empty(floe_pg_get(b, "larg"))) || (right && item_empty(floe_pg_get(b, "rarg")));
-    }
-    return false;
-}
-
-static bool select_empty(const json_t *sel) {
-    if (!sel) return false;
-    const char *op = floe_pg_get_str(sel, "op");
-    if (op && strcmp(op, "SETOP_NONE") != 0) {
-        if (strcmp(op, "SETOP_UNION") != 0) return false;
-        return select_empty(floe_pg_get(sel, "larg")) && select_empty(floe_pg_get(sel, "rarg"));
-    }
-    if (floe_pg_get(sel, "groupClause") || floe_pg_get(sel, "havingClause") || floe_pg_get(sel, "withClause") ||
-        floe_pg_get(sel, "valuesLists") || bind_has_aggregate(floe_pg_get(sel, "targetList")))
-        return false;
-    const json_t *from = floe_pg_get(sel, "fromClause");
-    for (int32_t i = 0; i < floe_pg_list_len(from); i++)
-        if (item_empty(floe_pg_list_at(from, i))) return true;
-    return false;
-}
 
 /* The leftmost SELECT of a set operation names the columns. */
 static const json_t *first_select(const json_t *sel) {
@@ -74,7 +34,7 @@ floe_status pg_catalog_empty(pg_session *s, const floe_sql_stmt *stmt, const flo
     (void)s;
     *handled = false;
     const json_t *sel = floe_pg_node_body(stmt->node);
-    if (!select_empty(sel)) return NULL;
+    if (!floe_sql_select_no_rows(sel)) return NULL;
     const json_t *targets = floe_pg_get(first_select(sel), "targetList");
     int32_t n = floe_pg_list_len(targets);
     if (n < 1 || n > MAX_TARGETS) return NULL;
@@ -85,7 +45,9 @@ floe_status pg_catalog_empty(pg_session *s, const floe_sql_stmt *stmt, const flo
         const json_t *val = floe_pg_get(rt, "val");
         const json_t *cr = floe_pg_as(val, "ColumnRef");
         const json_t *fields = cr ? floe_pg_get(cr, "fields") : NULL;
-        const char *col = fields ? floe_pg_string(floe_pg_list_at(fields, floe_pg_list_len(fields) - 1)) : NULL;
+        const json_t *last = fields ? floe_pg_list_at(fields, floe_pg_list_len(fields) - 1) : NULL;
+        if (last && floe_pg_as(last, "A_Star")) return NULL; /* t.*: floe names the columns */
+        const char *col = last ? floe_pg_string(last) : NULL;
         names[i] = alias ? alias : col ? col : "?column?";
     }
     *handled = true;

@@ -18,6 +18,7 @@
 #include "sql/bind.h"
 #include "sql/bind_expr_internal.h"
 #include "sql/pgnode.h"
+#include "sql/select_no_rows.h"
 
 /* ------------------------------------------------------ column refs */
 
@@ -377,6 +378,13 @@ floe_status bind_expr(bind_ectx *c, const json_t *node, floe_expr **out) {
     }
     if (!strcmp(kind, "SubLink")) {
         const char *t = floe_pg_get_str(body, "subLinkType");
+        if (t && floe_sql_select_no_rows(floe_pg_node_body(floe_pg_get(body, "subselect")))) {
+            /* Over no rows (a client's catalog query reading pg_sequence,
+             * say): a scalar subquery is NULL, EXISTS and IN false, ALL true. */
+            if (!strcmp(t, "EXPR_SUBLINK")) return floe_expr_lit_null(floe_type_primitive(FLOE_TYPE_NULL), out);
+            if (!strcmp(t, "EXISTS_SUBLINK") || !strcmp(t, "ANY_SUBLINK")) return floe_expr_lit_bool(false, out);
+            if (!strcmp(t, "ALL_SUBLINK")) return floe_expr_lit_bool(true, out);
+        }
         if (t && !strcmp(t, "EXPR_SUBLINK")) return bind_scalar_subquery(c, node, out);
         if (t && !strcmp(t, "ARRAY_SUBLINK")) return bind_array_sublink(c, node, out);
         return bind_sublink_value(c, node, out);

@@ -395,11 +395,12 @@ static floe_status build_columns(floe_session *s, pgc *m, bool info) {
 
 static floe_status build_type(pgc *m) {
     FLOE_TRY(pgc_start(m, "oid:i,typname:s,typnamespace:i,typowner:i,typlen:n,typtype:s,typcollation:i,"
-                          "typbasetype:i,typtypmod:n,typnotnull:b,typelem:i,typarray:i"));
+                          "typbasetype:i,typtypmod:n,typnotnull:b,typelem:i,typarray:i,typdefault:s,typrelid:i,"
+                          "typisdefined:b"));
     for (const floe_pg_type_row *t = floe_pg_types(); t->name; t++)
-        FLOE_TRY(pgc_row(m, "isiinsiinbii", t->oid, t->name, (int64_t)PG_CATALOG_OID,
+        FLOE_TRY(pgc_row(m, "isiinsiinbii-ib", t->oid, t->name, (int64_t)PG_CATALOG_OID,
                          (int64_t)PG_ROLE_OID, t->len, "b", t->collation, (int64_t)0,
-                         (int32_t)-1, 0, (int64_t)0, (int64_t)0));
+                         (int32_t)-1, 0, (int64_t)0, (int64_t)0, (int64_t)0, 1));
     return NULL;
 }
 
@@ -477,6 +478,7 @@ static const struct {
     {"pg_publication", "oid:i,pubname:s,puballtables:b"},
     {"pg_publication_rel", "oid:i,prpubid:i,prrelid:i,prqual:s,prattrs:L"},
     {"pg_publication_namespace", "oid:i,pnpubid:i,pnnspid:i"},
+    {"pg_statistic_ext_data", "stxoid:i,stxdinherit:b"},
 };
 
 floe_status floe_sql_pg_visible_oids(floe_session *s, int64_t **oids, int32_t *n) {
@@ -578,6 +580,12 @@ floe_status floe_sql_pg_reg_oid(floe_session *s, const char *type, const char *t
     floe_buf_free(&a);
     floe_buf_free(&b);
     return st;
+}
+
+bool floe_sql_pg_catalog_always_empty(const char *rel) {
+    for (size_t i = 0; i < sizeof k_empty / sizeof k_empty[0]; i++)
+        if (!strcmp(rel, k_empty[i].name)) return true;
+    return false;
 }
 
 bool floe_sql_is_pg_catalog_relation(const char *ns, const char *rel) {

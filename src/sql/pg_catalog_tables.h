@@ -13,6 +13,10 @@
  * PostgreSQL's search path) names one of the relations built here. */
 bool floe_sql_is_pg_catalog_relation(const char *ns, const char *rel);
 
+/* Whether pg_catalog.rel is one of the relations floe never has rows in
+ * (pg_sequence, pg_description, pg_trigger, ...). */
+bool floe_sql_pg_catalog_always_empty(const char *rel);
+
 /* Its rows now, as a Values plan. */
 floe_status floe_sql_pg_catalog_table(floe_session *s, const char *ns, const char *rel,
                                       floe_plan **out) FLOE_WARN_UNUSED;

@@ -217,8 +217,14 @@ floe_status floe_pg_type_to_floe(const floe_pg_type_name *tn, const char *sql, f
         if (id == FLOE_TYPE_FLOAT64 && sql && tn->location >= 0 && tn->n_mods == 0) {
             const char *p = sql + tn->location;
             if (strncasecmp(p, "float", 5) == 0 && !(p[5] == '8' || p[5] == '_' ||
-                                                    (p[5] >= 'a' && p[5] <= 'z') || (p[5] >= 'A' && p[5] <= 'Z')))
-                id = FLOE_TYPE_FLOAT32;
+                                                    (p[5] >= 'a' && p[5] <= 'z') || (p[5] >= 'A' && p[5] <= 'Z'))) {
+                /* FLOAT(p) arrives as float8 or float4 by p, as in
+                 * PostgreSQL (p 25..53 is double: pandas' to_sql writes
+                 * FLOAT(53)); only a bare `float` is floe's float32. */
+                const char *q = p + 5;
+                while (*q == ' ' || *q == '\t' || *q == '\n') q++;
+                if (*q != '(') id = FLOE_TYPE_FLOAT32;
+            }
         }
         if (id == FLOE_TYPE_FLOAT64 && tn->n_mods == 1 && tn->mods[0] <= 24) id = FLOE_TYPE_FLOAT32;
         *out = floe_type_primitive(id);
