@@ -392,7 +392,7 @@ floe_status bind_func(bind_ectx *c, const json_t *fc, floe_expr **out) {
     if (!strcmp(name, "pg_typeof")) return bind_pg_typeof(c, args, n, loc, out);
     if (!strcmp(name, "date_bin") && n == 3) return bind_date_bin(c, args, loc, out);
     if (!strcmp(name, "struct_pack")) return bind_struct_pack(c, args, loc, out);
-    if (!strcmp(name, "unnest")) return bind_srf_call(c, fc, out);
+    if (!strcmp(name, "unnest") || bind_srf_list_fn(fc)) return bind_srf_call(c, fc, out);
     if (!strcmp(name, "array_append") || !strcmp(name, "array_prepend") || !strcmp(name, "array_cat") ||
         !strcmp(name, "array_position") || !strcmp(name, "array_remove")) {
         floe_expr *ab[2] = {NULL, NULL};

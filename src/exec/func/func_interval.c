@@ -2,7 +2,9 @@
  * func_interval.c — the kernels behind interval arithmetic (the binder
  * turns `a + b`, `-a`, `a * n`, `ts - ts`, `time + a` into these calls,
  * see bind_operator.c) and the interval functions: make_interval,
- * justify_days / justify_hours / justify_interval, date_bin.  The value itself and
+ * justify_days / justify_hours / justify_interval, date_bin, and
+ * __generate_series_ts: generate_series(timestamp[tz], timestamp[tz],
+ * interval) as the list of its values, which the binder unnests.  The value itself and
  * its rounding rules are floe/interval.h.
  *
  * date/timestamp ± interval is the datetime family's add_interval fed by
@@ -265,7 +267,58 @@ static floe_status eval_date_bin(const floe_func_def *def, floe_array *const *a,
     return fn_make_fixed(rt, rows, valid, vals, out);
 }
 
+/* ------------------------- generate_series(timestamp, timestamp, interval) */
+
+static floe_status type_series(const floe_func_def *def, const floe_expr *const *args, floe_type *const *t, int32_t n,
+                               floe_type **out) {
+    (void)args;
+    bool us0 = t[0]->id == FLOE_TYPE_TIMESTAMP_US || t[0]->id == FLOE_TYPE_TIMESTAMP_US_TZ;
+    if (!us0 || t[1]->id != t[0]->id || t[2]->id != FLOE_TYPE_INTERVAL) return fn_type_error(def, t, n);
+    floe_field e = {0};
+    floe_status st = floe_field_init(&e, "element", floe_type_primitive(t[0]->id), true, -1);
+    if (!st) st = floe_type_list(&e, out);
+    floe_field_clear(&e);
+    return st;
+}
+
+/* One list a row: start, start + step, ... while not past stop (NULL
+ * arguments: an empty set, a NULL list); a zero step is an error as in
+ * PostgreSQL. */
+static floe_status eval_series(const floe_func_def *def, floe_array *const *a, int32_t n, int64_t rows, floe_type *rt,
+                               floe_array **out) {
+    (void)def;
+    (void)n;
+    floe_builder *b = NULL;
+    FLOE_TRY(floe_builder_new(rt, rows, &b));
+    floe_builder *c = floe_builder_child(b, 0);
+    floe_status st = NULL;
+    for (int64_t i = 0; i < rows && !st; i++) {
+        if (fn_null(a[0], i) || fn_null(a[1], i) || fn_null(a[2], i)) {
+            st = floe_builder_append_null(b);
+            continue;
+        }
+        int64_t cur = fn_get_i64(a[0], i), stop = fn_get_i64(a[1], i);
+        floe_interval step = iv_get(a[2], i), zero = {0, 0, 0};
+        int sign = floe_interval_cmp(step, zero);
+        if (sign == 0) {
+            st = floe_error(FLOE_ERR_INVALID_ARGUMENT, "step size cannot equal zero");
+            break;
+        }
+        while (!st && (sign > 0 ? cur <= stop : cur >= stop)) {
+            st = floe_builder_append_int64(c, cur);
+            if (!st && !floe_timestamp_add_interval(cur, step, &cur))
+                break; /* past the end of the timestamp range: the series ends */
+        }
+        if (!st) st = floe_builder_append_list(b);
+    }
+    if (!st) st = floe_builder_finish(b, out);
+    floe_builder_free(b);
+    return st;
+}
+
 const floe_func_def floe_interval_funcs[] = {
+    {"__generate_series_ts", 3, 3, "generate_series(timestamp, timestamp, interval)", type_series, eval_series, 0,
+     NULL, 0},
     {"date_bin", 3, 3, "date_bin(interval, timestamp, timestamp)", type_date_bin, eval_date_bin, 0, NULL, 0},
     {"interval_add", 2, 2, "interval_add(interval, interval)", fn_type_simple, eval_addsub, 0, "VV",
      FLOE_TYPE_INTERVAL},
