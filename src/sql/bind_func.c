@@ -460,6 +460,26 @@ floe_status bind_func(bind_ectx *c, const json_t *fc, floe_expr **out) {
         if (!st && t->id == FLOE_TYPE_STRING) fn = "__regexp_substring";
         floe_type_release(t);
     }
+    /* substring(s SIMILAR p ESCAPE e) and substring(s FROM p FOR e) with a
+     * text p: the SQL-standard form, substring(s FROM similar_to_escape(p, e))
+     * as PostgreSQL defines it. */
+    if (!st && n == 3 && !strcmp(fn, "substring")) {
+        floe_type *t = NULL;
+        st = bind_type_of(c, ev[1], &t);
+        if (!st && t->id == FLOE_TYPE_STRING) {
+            floe_expr *are = NULL;
+            st = bind_make_call(c, "similar_to_escape", ev + 1, 2, loc, &are);
+            if (!st) {
+                floe_expr_release(ev[1]);
+                floe_expr_release(ev[2]);
+                ev[1] = are;
+                ev[2] = NULL;
+                n = 2;
+                fn = "__regexp_substring";
+            }
+        }
+        floe_type_release(t);
+    }
     if (!st) st = bind_make_call(c, fn, ev, n, loc, out);
     for (int32_t i = 0; i < n; i++) floe_expr_release(ev[i]);
     floe_free(ev);
