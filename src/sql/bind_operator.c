@@ -289,6 +289,18 @@ static floe_status date_arith(bind_ectx *c, int aop, floe_expr *l, floe_expr *r,
         floe_expr_release(zm);
         floe_expr_release(ts);
         if (!st) *done = true;
+    } else if (!st && ((ld && tr && tr->id == FLOE_TYPE_TIME64_US) ||
+                       (rd && tl && tl->id == FLOE_TYPE_TIME64_US && aop == FLOE_ARITH_ADD))) {
+        /* date + time, time + date, date - time: a timestamp */
+        floe_expr *args[2] = {ld ? l : r, ld ? r : l};
+        st = bind_make_call(c, aop == FLOE_ARITH_ADD ? "date_add_time" : "date_sub_time", args, 2, loc, out);
+        if (!st) *done = true;
+    } else if (!st && tl && tr && tl->id == FLOE_TYPE_TIME64_US && tr->id == FLOE_TYPE_TIME64_US &&
+               aop == FLOE_ARITH_SUB) {
+        /* time - time: an interval */
+        floe_expr *args[2] = {l, r};
+        st = bind_make_call(c, "time_diff", args, 2, loc, out);
+        if (!st) *done = true;
     } else if (!st && ld && rd && aop == FLOE_ARITH_SUB) {
         floe_expr *unit = NULL, *diff = NULL;
         st = floe_expr_lit_string("day", &unit);

@@ -4,7 +4,8 @@
  * see bind_operator.c) and the interval functions: make_interval,
  * justify_days / justify_hours / justify_interval, date_bin, and
  * __generate_series_ts: generate_series(timestamp[tz], timestamp[tz],
- * interval) as the list of its values, which the binder unnests.  The value itself and
+ * interval) as the list of its values, which the binder unnests; time -
+ * time (time_diff) and date ± time (date_add_time / date_sub_time).  The value itself and
  * its rounding rules are floe/interval.h.
  *
  * date/timestamp ± interval is the datetime family's add_interval fed by
@@ -222,6 +223,33 @@ static floe_status eval_time_add(const floe_func_def *def, floe_array *const *a,
     return eval_i64(def, a, n, rows, rt, row_time_add, out);
 }
 
+/* ------------------------------------- time - time, date ± time */
+
+/* time - time: an interval of the difference in microseconds. */
+static bool row_time_diff(const floe_func_def *def, floe_array *const *a, int64_t i, floe_interval *o, floe_status *e) {
+    (void)def;
+    (void)e;
+    o->months = 0;
+    o->days = 0;
+    o->micros = fn_get_i64(a[0], i) - fn_get_i64(a[1], i);
+    return true;
+}
+static floe_status eval_time_diff(const floe_func_def *def, floe_array *const *a, int32_t n, int64_t rows,
+                                  floe_type *rt, floe_array **out) {
+    return eval_iv(def, a, n, rows, rt, row_time_diff, out);
+}
+
+/* date + time, date - time: the timestamp at that time of day (before
+ * the date's midnight for -). */
+static int64_t row_date_time(const floe_func_def *def, floe_array *const *a, int64_t i) {
+    int64_t t = fn_get_i64(a[1], i);
+    return fn_get_i64(a[0], i) * FLOE_US_PER_DAY + (def->tag ? -t : t);
+}
+static floe_status eval_date_time(const floe_func_def *def, floe_array *const *a, int32_t n, int64_t rows,
+                                  floe_type *rt, floe_array **out) {
+    return eval_i64(def, a, n, rows, rt, row_date_time, out);
+}
+
 /* date_bin(stride, source, origin): the start of the stride-wide bin of
  * source, bins counted from origin (rounding down, also before origin), as
  * PostgreSQL 15; a stride of months is refused, as one of zero or less. */
@@ -338,6 +366,9 @@ const floe_func_def floe_interval_funcs[] = {
      FLOE_TYPE_TIME64_US},
     {"time_sub_interval", 2, 2, "time_sub_interval(time, interval)", fn_type_simple, eval_time_add, 1, "HV",
      FLOE_TYPE_TIME64_US},
+    {"time_diff", 2, 2, "time - time", fn_type_simple, eval_time_diff, 0, "HH", FLOE_TYPE_INTERVAL},
+    {"date_add_time", 2, 2, "date + time", fn_type_simple, eval_date_time, 0, "AH", FLOE_TYPE_TIMESTAMP_US},
+    {"date_sub_time", 2, 2, "date - time", fn_type_simple, eval_date_time, 1, "AH", FLOE_TYPE_TIMESTAMP_US},
     {"justify_days", 1, 1, "justify_days(interval)", fn_type_simple, eval_justify, 0, "V", FLOE_TYPE_INTERVAL},
     {"justify_hours", 1, 1, "justify_hours(interval)", fn_type_simple, eval_justify, 1, "V", FLOE_TYPE_INTERVAL},
     {"justify_interval", 1, 1, "justify_interval(interval)", fn_type_simple, eval_justify, 2, "V",
