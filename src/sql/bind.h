@@ -213,6 +213,10 @@ bool bind_is_lateral_series(const json_t *range_function);
  * over `left` (consumed; NULL: over one empty row), `outer` keeping a row
  * whose lists are all empty as NULLs (LEFT JOIN LATERAL ... ON true). */
 bool bind_is_unnest(const json_t *range_function);
+/* The set-returning functions that are unnest() of a list function —
+ * regexp_matches, regexp_split_to_table, generate_series over timestamps
+ * (a cast or string third argument) —: that function's name, else NULL. */
+const char *bind_srf_list_fn(const json_t *func_call);
 floe_status bind_unnest_from(floe_session *s, bind_result *left, const json_t *range_function, bool outer,
                              bind_result *out) FLOE_WARN_UNUSED;
 floe_status bind_lateral_series(floe_session *s, bind_result *left, const json_t *range_function,

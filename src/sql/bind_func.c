@@ -15,6 +15,8 @@
 #include "sql/bind_expr_internal.h"
 #include "sql/pgnode.h"
 #include "sql/bind_query_internal.h"
+#include "sql/pg_catalog_tables.h"
+#include "exec/func/functions.h"
 
 /* ------------------------------------------------------- functions */
 
@@ -288,6 +290,49 @@ static floe_status bind_make_interval(bind_ectx *c, const json_t *args, int32_t 
     return st;
 }
 
+/* PostgreSQL's name of a floe type as pg_typeof prints it (regtype's
+ * output: no typmod; arrays as elem[]; a ROW() as record). */
+static void pg_type_display(const floe_type *t, char *b, size_t cap) {
+    const char *base = "text";
+    int dims = 0;
+    while (t->id == FLOE_TYPE_LIST) { /* PostgreSQL's arrays do not nest: one [] a level */
+        t = t->children[0].type;
+        dims++;
+    }
+    if (t->id == FLOE_TYPE_STRUCT) base = "record";
+    else if (t->id == FLOE_TYPE_NULL) base = "unknown";
+    else {
+        int64_t oid = 25;
+        int32_t typmod = -1;
+        floe_pg_type_oid_of(t, &oid, &typmod);
+        const floe_pg_type_row *r = floe_pg_type_by_oid(oid);
+        if (r) base = r->sql;
+    }
+    snprintf(b, cap, "%s%s", base, dims ? "[]" : "");
+}
+
+/* pg_typeof(x): the type the binder gave x, as text; an untyped literal
+ * ('a', NULL) is "unknown" as in PostgreSQL. */
+static floe_status bind_pg_typeof(bind_ectx *c, const json_t *args, int32_t n, int32_t loc, floe_expr **out) {
+    if (n != 1) return bind_error(c->s, loc, FLOE_ERR_INVALID_ARGUMENT, "pg_typeof takes 1 argument");
+    const json_t *a = floe_pg_list_at(args, 0);
+    json_t *k = floe_pg_as(a, "A_Const");
+    if (k && (floe_pg_get_bool(k, "isnull") || floe_pg_get(k, "sval")))
+        return floe_expr_lit_string("unknown", out);
+    floe_expr *e = NULL;
+    floe_type *t = NULL;
+    FLOE_TRY(bind_expr(c, a, &e));
+    floe_status st = bind_type_of(c, e, &t);
+    char name[96];
+    if (!st) {
+        pg_type_display(t, name, sizeof name);
+        st = floe_expr_lit_string(name, out);
+    }
+    floe_type_release(t);
+    floe_expr_release(e);
+    return st;
+}
+
 floe_status bind_func(bind_ectx *c, const json_t *fc, floe_expr **out) {
     int32_t loc = (int32_t)floe_pg_get_int(fc, "location", -1);
     const char *name0 = bind_func_name(fc);
@@ -344,9 +389,10 @@ floe_status bind_func(bind_ectx *c, const json_t *fc, floe_expr **out) {
         return st;
     }
     if (!strcmp(name, "make_interval")) return bind_make_interval(c, args, n, loc, out);
+    if (!strcmp(name, "pg_typeof")) return bind_pg_typeof(c, args, n, loc, out);
     if (!strcmp(name, "date_bin") && n == 3) return bind_date_bin(c, args, loc, out);
     if (!strcmp(name, "struct_pack")) return bind_struct_pack(c, args, loc, out);
-    if (!strcmp(name, "unnest")) return bind_srf_call(c, fc, out);
+    if (!strcmp(name, "unnest") || bind_srf_list_fn(fc)) return bind_srf_call(c, fc, out);
     if (!strcmp(name, "array_append") || !strcmp(name, "array_prepend") || !strcmp(name, "array_cat") ||
         !strcmp(name, "array_position") || !strcmp(name, "array_remove")) {
         floe_expr *ab[2] = {NULL, NULL};
@@ -412,6 +458,26 @@ floe_status bind_func(bind_ectx *c, const json_t *fc, floe_expr **out) {
         floe_type *t = NULL;
         st = bind_type_of(c, ev[1], &t);
         if (!st && t->id == FLOE_TYPE_STRING) fn = "__regexp_substring";
+        floe_type_release(t);
+    }
+    /* substring(s SIMILAR p ESCAPE e) and substring(s FROM p FOR e) with a
+     * text p: the SQL-standard form, substring(s FROM similar_to_escape(p, e))
+     * as PostgreSQL defines it. */
+    if (!st && n == 3 && !strcmp(fn, "substring")) {
+        floe_type *t = NULL;
+        st = bind_type_of(c, ev[1], &t);
+        if (!st && t->id == FLOE_TYPE_STRING) {
+            floe_expr *are = NULL;
+            st = bind_make_call(c, "similar_to_escape", ev + 1, 2, loc, &are);
+            if (!st) {
+                floe_expr_release(ev[1]);
+                floe_expr_release(ev[2]);
+                ev[1] = are;
+                ev[2] = NULL;
+                n = 2;
+                fn = "__regexp_substring";
+            }
+        }
         floe_type_release(t);
     }
     if (!st) st = bind_make_call(c, fn, ev, n, loc, out);

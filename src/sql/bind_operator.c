@@ -170,7 +170,8 @@ static floe_status bind_json_op(bind_ectx *c, const json_t *body, const char *op
                {"?|", "__jsonb_exists_any", NULL},
                {"?&", "__jsonb_exists_all", NULL},
                {"@>", "__jsonb_contains", NULL},
-               {"<@", "__jsonb_contained", NULL}};
+               {"<@", "__jsonb_contained", NULL},
+               {"#-", "__jsonb_delete_path", NULL}};
     /* The JSON operators read json / jsonb text or a variant: on any other
      * type name the operator and the type, not the internal function. */
     if (!st && lt->id != FLOE_TYPE_STRING && lt->id != FLOE_TYPE_VARIANT && lt->id != FLOE_TYPE_NULL) {
@@ -288,6 +289,18 @@ static floe_status date_arith(bind_ectx *c, int aop, floe_expr *l, floe_expr *r,
         floe_expr_release(zl);
         floe_expr_release(zm);
         floe_expr_release(ts);
+        if (!st) *done = true;
+    } else if (!st && ((ld && tr && tr->id == FLOE_TYPE_TIME64_US) ||
+                       (rd && tl && tl->id == FLOE_TYPE_TIME64_US && aop == FLOE_ARITH_ADD))) {
+        /* date + time, time + date, date - time: a timestamp */
+        floe_expr *args[2] = {ld ? l : r, ld ? r : l};
+        st = bind_make_call(c, aop == FLOE_ARITH_ADD ? "date_add_time" : "date_sub_time", args, 2, loc, out);
+        if (!st) *done = true;
+    } else if (!st && tl && tr && tl->id == FLOE_TYPE_TIME64_US && tr->id == FLOE_TYPE_TIME64_US &&
+               aop == FLOE_ARITH_SUB) {
+        /* time - time: an interval */
+        floe_expr *args[2] = {l, r};
+        st = bind_make_call(c, "time_diff", args, 2, loc, out);
         if (!st) *done = true;
     } else if (!st && ld && rd && aop == FLOE_ARITH_SUB) {
         floe_expr *unit = NULL, *diff = NULL;
@@ -419,6 +432,48 @@ end:
     return st;
 }
 
+/* Whether e is known to be jsonb: a ::jsonb cast or a function or
+ * operator giving jsonb (floe keeps json text in strings, so a jsonb
+ * column's values are only text). */
+static bool is_jsonb_expr(const floe_expr *e) {
+    static const char *const fns[] = {"__jsonb_in", "__jsonb_delete", "__jsonb_delete_path", "__jsonb_concat",
+                                      "to_jsonb", "jsonb_build_object", "jsonb_build_array", "jsonb_extract_path"};
+    if (!e || e->kind != FLOE_EXPR_CALL || !e->func) return false;
+    for (size_t i = 0; i < sizeof fns / sizeof fns[0]; i++)
+        if (!strcmp(e->func, fns[i])) return true;
+    /* -> and #> of a jsonb value are jsonb */
+    return (!strcmp(e->func, "__json_get") || !strcmp(e->func, "__json_path")) && e->n_args > 0 &&
+           is_jsonb_expr(e->args[0]);
+}
+
+/* jsonb - key / keys / index and jsonb || jsonb (func_jsonb_ops.c): `-` on
+ * text that is not an untyped literal (text has no `-` in PostgreSQL; '5'
+ * - 1 stays arithmetic), `||` where a side is known jsonb. */
+static floe_status jsonb_arith(bind_ectx *c, const char *op, floe_expr *l, floe_expr *r, int32_t loc, floe_expr **out,
+                               bool *done) {
+    *done = false;
+    bool minus = !strcmp(op, "-"), cat = !strcmp(op, "||");
+    if (!minus && !cat) return NULL;
+    floe_type *lt = NULL, *rt = NULL;
+    floe_status st = bind_type_of(c, l, &lt);
+    if (!st) st = bind_type_of(c, r, &rt);
+    const char *fn = NULL;
+    if (!st && minus && lt->id == FLOE_TYPE_STRING && !bind_is_string_literal(l) &&
+        (rt->id == FLOE_TYPE_STRING || rt->id == FLOE_TYPE_INT32 || rt->id == FLOE_TYPE_INT64 ||
+         (rt->id == FLOE_TYPE_LIST && rt->children[0].type->id == FLOE_TYPE_STRING)))
+        fn = "__jsonb_delete";
+    if (!st && cat && (is_jsonb_expr(l) || is_jsonb_expr(r)) && lt->id == FLOE_TYPE_STRING &&
+        rt->id == FLOE_TYPE_STRING)
+        fn = "__jsonb_concat";
+    floe_type_release(lt);
+    floe_type_release(rt);
+    if (st || !fn) return st;
+    floe_expr *args[2] = {l, r};
+    st = bind_make_call(c, fn, args, 2, loc, out);
+    if (!st) *done = true;
+    return st;
+}
+
 static floe_status bind_arith(bind_ectx *c, const json_t *body, const char *op, floe_expr **out) {
     int32_t loc = (int32_t)floe_pg_get_int(body, "location", -1);
     json_t *lx = floe_pg_get(body, "lexpr"), *rx = floe_pg_get(body, "rexpr");
@@ -472,6 +527,12 @@ static floe_status bind_arith(bind_ectx *c, const json_t *body, const char *op, 
     floe_expr *l = NULL, *r = NULL;
     FLOE_TRY(bind_two(c, lx, rx, &l, &r));
     bool done = false;
+    floe_status jst = jsonb_arith(c, op, l, r, loc, out, &done);
+    if (jst || done) {
+        floe_expr_release(l);
+        floe_expr_release(r);
+        return jst;
+    }
     floe_status st = strcmp(op, "||") ? interval_arith(c, aop, l, r, loc, out, &done) : NULL;
     if (!st && !done) st = date_arith(c, aop, l, r, loc, out, &done);
     if (!st && done) {
@@ -537,7 +598,8 @@ floe_status bind_a_expr(bind_ectx *c, const json_t *body, floe_expr **out) {
             return bind_regex_op(c, body, strchr(op, '*') != NULL, op[0] == '!', out);
         /* json / jsonb text (func_json.c) and variants (func_variant.c). */
         if (!strcmp(op, "->") || !strcmp(op, "->>") || !strcmp(op, "#>") || !strcmp(op, "#>>") ||
-            !strcmp(op, "?") || !strcmp(op, "@>") || !strcmp(op, "<@") || !strcmp(op, "?|") || !strcmp(op, "?&"))
+            !strcmp(op, "?") || !strcmp(op, "@>") || !strcmp(op, "<@") || !strcmp(op, "?|") || !strcmp(op, "?&") ||
+            !strcmp(op, "#-"))
             return bind_json_op(c, body, op, out);
         static const struct {
             const char *op, *fn;

@@ -16,6 +16,10 @@
  *     (PostgreSQL 10+) with the other columns repeated, and the select list
  *     reads the element columns.
  *
+ * regexp_matches, regexp_split_to_table and generate_series over
+ * timestamps are unnest() of a list function (bind_srf_list_fn), bound
+ * wherever unnest() is, named after the function as PostgreSQL names them.
+ *
  * Lists expand one level: a list of lists gives lists (PostgreSQL's
  * multi-dimensional arrays, which are not nested, flatten fully).
  */
@@ -34,15 +38,88 @@ static json_t *function_call(const json_t *fn_item) {
     return floe_pg_as(floe_pg_list_at(pair, 0), "FuncCall");
 }
 
+const char *bind_srf_list_fn(const json_t *fc) {
+    const char *name = fc ? bind_func_name(fc) : NULL;
+    if (!name) return NULL;
+    if (!strcmp(name, "regexp_matches")) return "__regexp_matches";
+    if (!strcmp(name, "regexp_split_to_table")) return "regexp_split_to_array";
+    if (!strcmp(name, "generate_series")) {
+        /* the integer forms keep their own nodes (GenerateSeries,
+         * SeriesApply); an interval step — a cast or an untyped string —
+         * is the timestamp form */
+        json_t *args = floe_pg_get(fc, "args");
+        json_t *step = floe_pg_list_len(args) == 3 ? floe_pg_list_at(args, 2) : NULL;
+        json_t *k = floe_pg_as(step, "A_Const");
+        if (step && (floe_pg_as(step, "TypeCast") || (k && floe_pg_get(k, "sval")))) return "__generate_series_ts";
+    }
+    return NULL;
+}
+
 bool bind_is_unnest(const json_t *rf) {
     json_t *fns = floe_pg_get(rf, "functions");
     int32_t n = floe_pg_list_len(fns);
     for (int32_t i = 0; i < n; i++) {
         json_t *fc = function_call(floe_pg_list_at(fns, i));
         const char *name = fc ? bind_func_name(fc) : NULL;
-        if (!name || strcmp(name, "unnest")) return false;
+        if (!name || (strcmp(name, "unnest") && !bind_srf_list_fn(fc))) return false;
     }
     return n > 0;
+}
+
+/* Coerce in place. */
+static floe_status coerce_to(bind_ectx *c, floe_expr **e, floe_type_id id, int32_t loc) {
+    floe_expr *t = NULL;
+    FLOE_TRY(bind_coerce(c, *e, floe_type_primitive(id), loc, &t));
+    floe_expr_release(*e);
+    *e = t;
+    return NULL;
+}
+
+/* generate_series(start, stop, step) over timestamps as PostgreSQL resolves
+ * it: untyped strings take the other bound's type (timestamptz when both
+ * are strings), the step an interval; a date — or a date with a timestamptz —
+ * is the timestamptz form, a date with a timestamp the timestamp form. */
+static floe_status series_args(bind_ectx *c, floe_expr **ev, int32_t loc) {
+    floe_type_id id[2];
+    for (int k = 0; k < 2; k++) {
+        floe_type *t = NULL;
+        FLOE_TRY(bind_type_of(c, ev[k], &t));
+        id[k] = bind_is_string_literal(ev[k]) ? FLOE_TYPE_NULL : t->id;
+        floe_type_release(t);
+    }
+    floe_type_id want = FLOE_TYPE_TIMESTAMP_US_TZ;
+    if (id[0] == FLOE_TYPE_TIMESTAMP_US || id[1] == FLOE_TYPE_TIMESTAMP_US) want = FLOE_TYPE_TIMESTAMP_US;
+    if (id[0] == FLOE_TYPE_TIMESTAMP_US_TZ || id[1] == FLOE_TYPE_TIMESTAMP_US_TZ) want = FLOE_TYPE_TIMESTAMP_US_TZ;
+    for (int k = 0; k < 2; k++)
+        if (id[k] == FLOE_TYPE_NULL || id[k] == FLOE_TYPE_DATE32 || (id[k] != want && (id[k] == FLOE_TYPE_TIMESTAMP_US ||
+                                                                                      id[k] == FLOE_TYPE_TIMESTAMP_US_TZ)))
+            FLOE_TRY(coerce_to(c, &ev[k], want, loc));
+    if (bind_is_string_literal(ev[2])) FLOE_TRY(coerce_to(c, &ev[2], FLOE_TYPE_INTERVAL, loc));
+    return NULL;
+}
+
+/* A list-function set-returning call (bind_srf_list_fn gave `fn`): the
+ * list it expands. */
+static floe_status bind_list_call(bind_ectx *c, const json_t *fc, const char *fn, floe_expr **out, floe_type **type) {
+    *out = NULL;
+    *type = NULL;
+    int32_t loc = (int32_t)floe_pg_get_int(fc, "location", -1);
+    json_t *args = floe_pg_get(fc, "args");
+    int32_t n = floe_pg_list_len(args);
+    floe_expr *ev[4] = {NULL, NULL, NULL, NULL};
+    floe_status st = n > 4 ? bind_error(c->s, loc, FLOE_ERR_INVALID_ARGUMENT, "%s takes at most 3 arguments",
+                                        bind_func_name(fc))
+                           : NULL;
+    for (int32_t i = 0; i < n && !st; i++) st = bind_expr(c, floe_pg_list_at(args, i), &ev[i]);
+    if (!st && n == 3 && !strcmp(fn, "__generate_series_ts")) st = series_args(c, ev, loc);
+    if (!st) st = bind_make_call(c, fn, ev, n, loc, out);
+    for (int32_t i = 0; i < n; i++) floe_expr_release(ev[i]);
+    if (!st) st = bind_type_of(c, *out, type);
+    if (st) {
+        floe_expr_release(*out);
+        *out = NULL;
+    }
+    return st;
 }
 
 /* One row, no columns: what a FROM unnest(...) with nothing to its left expands. */
@@ -156,7 +233,7 @@ floe_status bind_unnest_from(floe_session *s, bind_result *left, const json_t *r
     json_t *colnames = floe_pg_get(alias, "colnames");
     bool ordinality = floe_pg_get_bool(rf, "ordinality");
     int32_t n_fns = floe_pg_list_len(fns), n = 0, cap = 0;
-    for (int32_t i = 0; i < n_fns; i++) cap += floe_pg_list_len(floe_pg_get(function_call(floe_pg_list_at(fns, i)), "args"));
+    for (int32_t i = 0; i < n_fns; i++) cap += 1 + floe_pg_list_len(floe_pg_get(function_call(floe_pg_list_at(fns, i)), "args"));
     floe_expr **lists = floe_calloc((size_t)cap + 1, sizeof *lists);
     char **names = floe_calloc((size_t)(2 * cap + 2), sizeof *names);
     int32_t n_names = 0;
@@ -168,6 +245,16 @@ floe_status bind_unnest_from(floe_session *s, bind_result *left, const json_t *r
         json_t *fc = function_call(floe_pg_list_at(fns, i));
         json_t *args = floe_pg_get(fc, "args");
         loc = (int32_t)floe_pg_get_int(fc, "location", -1);
+        const char *lfn = bind_srf_list_fn(fc);
+        if (lfn) {
+            floe_type *t = NULL;
+            st = bind_list_call(&c, fc, lfn, &lists[n], &t);
+            if (st) break;
+            n++;
+            floe_type_release(t);
+            names[n_names++] = floe_strdup(n_fns == 1 && qual ? qual : bind_func_name(fc));
+            continue;
+        }
         if (floe_pg_list_len(args) == 0)
             st = bind_error(s, loc, FLOE_ERR_INVALID_ARGUMENT, "unnest() needs at least one array");
         for (int32_t k = 0; k < floe_pg_list_len(args) && !st; k++) {
@@ -235,14 +322,16 @@ floe_status bind_srf_call(bind_ectx *c, const json_t *fc, floe_expr **out) {
     if (!c->allow_srf || c->no_srf_in)
         return bind_error(c->s, loc, FLOE_ERR_INVALID_ARGUMENT, "set-returning functions are not allowed in %s",
                           c->no_srf_in ? c->no_srf_in : c->clause ? c->clause : "this place");
-    if (floe_pg_list_len(args) != 1)
+    const char *lfn = bind_srf_list_fn(fc);
+    if (!lfn && floe_pg_list_len(args) != 1)
         return bind_error(c->s, loc, FLOE_ERR_UNSUPPORTED, "unnest() with %d arguments is allowed only in FROM",
                           (int)floe_pg_list_len(args));
     /* no SRF inside an SRF's argument (PostgreSQL nests them; not yet) */
-    c->no_srf_in = "an unnest() argument";
+    c->no_srf_in = lfn ? "a set-returning function's argument" : "an unnest() argument";
     floe_expr *arg = NULL;
     floe_type *t = NULL;
-    floe_status st = bind_list_arg(c, floe_pg_list_at(args, 0), loc, false, &arg, &t);
+    floe_status st = lfn ? bind_list_call(c, fc, lfn, &arg, &t)
+                         : bind_list_arg(c, floe_pg_list_at(args, 0), loc, false, &arg, &t);
     c->no_srf_in = NULL;
     if (st) return st;
     /* The same call again (ORDER BY unnest(xs) under SELECT unnest(xs)) is

@@ -23,6 +23,7 @@
 #include "exec/func/functions.h"
 #include "exec/expr/cast.h"
 #include "exec/expr/cast_list.h"
+#include "exec/expr/cast_record.h"
 #include "floe/interval.h"
 #include "exec/expr/expr_fast.h"
 #include "floe/exec.h"
@@ -300,7 +301,8 @@ static bool castable(const floe_type *from, const floe_type *to) {
     if (floe_exec_cast_extra(from, to)) return true; /* cast.c */
     /* Text of anything scalar; a variant's is its JSON (floe_format_value). */
     if (to->id == FLOE_TYPE_STRING)
-        return !floe_type_is_nested(from) || from->id == FLOE_TYPE_VARIANT || from->id == FLOE_TYPE_LIST;
+        return !floe_type_is_nested(from) || from->id == FLOE_TYPE_VARIANT || from->id == FLOE_TYPE_LIST ||
+               from->id == FLOE_TYPE_STRUCT; /* PostgreSQL's record text (cast_record.c) */
     if (!is_numeric(to->id)) return false;
     return is_numeric(from->id) || from->id == FLOE_TYPE_STRING || from->id == FLOE_TYPE_BOOL;
 }
@@ -1016,6 +1018,7 @@ static floe_status cast_array(floe_array *a, floe_type *to, int64_t n, floe_arra
     if (floe_type_is_nested(to) && to->id != FLOE_TYPE_VARIANT) return cast_nested(a, to, n, out);
     if (floe_exec_cast_extra(a->type, to)) return floe_exec_cast_extra_array(a, to, n, out);
     if (to->id == FLOE_TYPE_STRING && a->type->id == FLOE_TYPE_LIST) return floe_cast_list_to_text(a, n, out);
+    if (to->id == FLOE_TYPE_STRING && a->type->id == FLOE_TYPE_STRUCT) return floe_cast_struct_to_text(a, n, out);
     floe_status st = NULL;
     if (to->id == FLOE_TYPE_STRING) {
         floe_builder *b;

@@ -2,7 +2,10 @@
  * func_interval.c — the kernels behind interval arithmetic (the binder
  * turns `a + b`, `-a`, `a * n`, `ts - ts`, `time + a` into these calls,
  * see bind_operator.c) and the interval functions: make_interval,
- * justify_days / justify_hours / justify_interval, date_bin.  The value itself and
+ * justify_days / justify_hours / justify_interval, date_bin, and
+ * __generate_series_ts: generate_series(timestamp[tz], timestamp[tz],
+ * interval) as the list of its values, which the binder unnests; time -
+ * time (time_diff) and date ± time (date_add_time / date_sub_time).  The value itself and
  * its rounding rules are floe/interval.h.
  *
  * date/timestamp ± interval is the datetime family's add_interval fed by
@@ -220,6 +223,33 @@ static floe_status eval_time_add(const floe_func_def *def, floe_array *const *a,
     return eval_i64(def, a, n, rows, rt, row_time_add, out);
 }
 
+/* ------------------------------------- time - time, date ± time */
+
+/* time - time: an interval of the difference in microseconds. */
+static bool row_time_diff(const floe_func_def *def, floe_array *const *a, int64_t i, floe_interval *o, floe_status *e) {
+    (void)def;
+    (void)e;
+    o->months = 0;
+    o->days = 0;
+    o->micros = fn_get_i64(a[0], i) - fn_get_i64(a[1], i);
+    return true;
+}
+static floe_status eval_time_diff(const floe_func_def *def, floe_array *const *a, int32_t n, int64_t rows,
+                                  floe_type *rt, floe_array **out) {
+    return eval_iv(def, a, n, rows, rt, row_time_diff, out);
+}
+
+/* date + time, date - time: the timestamp at that time of day (before
+ * the date's midnight for -). */
+static int64_t row_date_time(const floe_func_def *def, floe_array *const *a, int64_t i) {
+    int64_t t = fn_get_i64(a[1], i);
+    return fn_get_i64(a[0], i) * FLOE_US_PER_DAY + (def->tag ? -t : t);
+}
+static floe_status eval_date_time(const floe_func_def *def, floe_array *const *a, int32_t n, int64_t rows,
+                                  floe_type *rt, floe_array **out) {
+    return eval_i64(def, a, n, rows, rt, row_date_time, out);
+}
+
 /* date_bin(stride, source, origin): the start of the stride-wide bin of
  * source, bins counted from origin (rounding down, also before origin), as
  * PostgreSQL 15; a stride of months is refused, as one of zero or less. */
@@ -265,7 +295,58 @@ static floe_status eval_date_bin(const floe_func_def *def, floe_array *const *a,
     return fn_make_fixed(rt, rows, valid, vals, out);
 }
 
+/* ------------------------- generate_series(timestamp, timestamp, interval) */
+
+static floe_status type_series(const floe_func_def *def, const floe_expr *const *args, floe_type *const *t, int32_t n,
+                               floe_type **out) {
+    (void)args;
+    bool us0 = t[0]->id == FLOE_TYPE_TIMESTAMP_US || t[0]->id == FLOE_TYPE_TIMESTAMP_US_TZ;
+    if (!us0 || t[1]->id != t[0]->id || t[2]->id != FLOE_TYPE_INTERVAL) return fn_type_error(def, t, n);
+    floe_field e = {0};
+    floe_status st = floe_field_init(&e, "element", floe_type_primitive(t[0]->id), true, -1);
+    if (!st) st = floe_type_list(&e, out);
+    floe_field_clear(&e);
+    return st;
+}
+
+/* One list a row: start, start + step, ... while not past stop (NULL
+ * arguments: an empty set, a NULL list); a zero step is an error as in
+ * PostgreSQL. */
+static floe_status eval_series(const floe_func_def *def, floe_array *const *a, int32_t n, int64_t rows, floe_type *rt,
+                               floe_array **out) {
+    (void)def;
+    (void)n;
+    floe_builder *b = NULL;
+    FLOE_TRY(floe_builder_new(rt, rows, &b));
+    floe_builder *c = floe_builder_child(b, 0);
+    floe_status st = NULL;
+    for (int64_t i = 0; i < rows && !st; i++) {
+        if (fn_null(a[0], i) || fn_null(a[1], i) || fn_null(a[2], i)) {
+            st = floe_builder_append_null(b);
+            continue;
+        }
+        int64_t cur = fn_get_i64(a[0], i), stop = fn_get_i64(a[1], i);
+        floe_interval step = iv_get(a[2], i), zero = {0, 0, 0};
+        int sign = floe_interval_cmp(step, zero);
+        if (sign == 0) {
+            st = floe_error(FLOE_ERR_INVALID_ARGUMENT, "step size cannot equal zero");
+            break;
+        }
+        while (!st && (sign > 0 ? cur <= stop : cur >= stop)) {
+            st = floe_builder_append_int64(c, cur);
+            if (!st && !floe_timestamp_add_interval(cur, step, &cur))
+                break; /* past the end of the timestamp range: the series ends */
+        }
+        if (!st) st = floe_builder_append_list(b);
+    }
+    if (!st) st = floe_builder_finish(b, out);
+    floe_builder_free(b);
+    return st;
+}
+
 const floe_func_def floe_interval_funcs[] = {
+    {"__generate_series_ts", 3, 3, "generate_series(timestamp, timestamp, interval)", type_series, eval_series, 0,
+     NULL, 0},
     {"date_bin", 3, 3, "date_bin(interval, timestamp, timestamp)", type_date_bin, eval_date_bin, 0, NULL, 0},
     {"interval_add", 2, 2, "interval_add(interval, interval)", fn_type_simple, eval_addsub, 0, "VV",
      FLOE_TYPE_INTERVAL},
@@ -285,6 +366,9 @@ const floe_func_def floe_interval_funcs[] = {
      FLOE_TYPE_TIME64_US},
     {"time_sub_interval", 2, 2, "time_sub_interval(time, interval)", fn_type_simple, eval_time_add, 1, "HV",
      FLOE_TYPE_TIME64_US},
+    {"time_diff", 2, 2, "time - time", fn_type_simple, eval_time_diff, 0, "HH", FLOE_TYPE_INTERVAL},
+    {"date_add_time", 2, 2, "date + time", fn_type_simple, eval_date_time, 0, "AH", FLOE_TYPE_TIMESTAMP_US},
+    {"date_sub_time", 2, 2, "date - time", fn_type_simple, eval_date_time, 1, "AH", FLOE_TYPE_TIMESTAMP_US},
     {"justify_days", 1, 1, "justify_days(interval)", fn_type_simple, eval_justify, 0, "V", FLOE_TYPE_INTERVAL},
     {"justify_hours", 1, 1, "justify_hours(interval)", fn_type_simple, eval_justify, 1, "V", FLOE_TYPE_INTERVAL},
     {"justify_interval", 1, 1, "justify_interval(interval)", fn_type_simple, eval_justify, 2, "V",

@@ -4,8 +4,9 @@
  *
  *   casts          x::json (validated, kept as given), x::jsonb (validated,
  *                  normalized) — __json_in / __jsonb_in, bound by the cast
- *   operators      -> ->> (key or index), #> #>> (path '{a,0}'), ? ?| ?&
- *                  (jsonb key existence), @> <@ (jsonb containment)
+ *   operators      -> ->> (key or index), #> #>> (path '{a,0}' or ARRAY[]),
+ *                  ? ?| ?& (jsonb key existence), @> <@ (jsonb containment);
+ *                  - #- || are func_jsonb_ops.c's
  *   functions      json(b)_extract_path(_text), json(b)_typeof,
  *                  json(b)_array_length, to_json(b), json(b)_build_object,
  *                  json(b)_build_array, jsonb_pretty
@@ -45,6 +46,9 @@ static floe_status type_json(const floe_func_def *def, const floe_expr *const *a
         if (def->tag >= J_TO_JSON && def->tag <= JB_BUILD_ARRAY) ok = true; /* any value */
         else if (i == 0) ok = fn_is_string(types[0]);
         else if (def->tag == J_GET || def->tag == J_GET_TEXT) ok = fn_is_string(types[i]) || fn_is_int(types[i]);
+        else if (def->tag == J_EXISTS_ANY || def->tag == J_EXISTS_ALL || def->tag == J_PATH || def->tag == J_PATH_TEXT)
+            ok = fn_is_string(types[i]) ||
+                 (types[i]->id == FLOE_TYPE_LIST && fn_is_string(types[i]->children[0].type)); /* text[] */
         else ok = fn_is_string(types[i]);
         if (!ok) return fn_type_error(def, types, n);
     }
@@ -54,9 +58,8 @@ static floe_status type_json(const floe_func_def *def, const floe_expr *const *a
 
 /* ------------------------------------------------------------ helpers */
 
-/* A PostgreSQL text[] literal ('{a,"b c",0}') as a list of elements,
- * unescaped into `store`; offsets (start, length pairs) into `idx`. */
-static floe_status parse_text_array(floe_strview t, floe_buf *store, floe_buf *idx, int64_t *count) {
+/* (json_text.h) */
+floe_status jt_parse_text_array(floe_strview t, floe_buf *store, floe_buf *idx, int64_t *count) {
     floe_buf_clear(store);
     floe_buf_clear(idx);
     *count = 0;
@@ -452,7 +455,7 @@ static floe_status eval_json(const floe_func_def *def, floe_array *const *a, int
             int64_t cnt = 0;
             bool text = def->tag == J_PATH_TEXT || def->tag == J_EXTRACT_TEXT;
             if (def->tag == J_PATH || def->tag == J_PATH_TEXT) {
-                st = parse_text_array(fn_get_str(a[1], i), &store, &idx, &cnt);
+                st = jt_text_array_at(a[1], i, &store, &idx, &cnt);
             } else {
                 /* json_extract_path(j, VARIADIC keys) */
                 floe_buf_clear(&store);
@@ -470,6 +473,10 @@ static floe_status eval_json(const floe_func_def *def, floe_array *const *a, int
             for (int64_t k = 0; k < cnt && !st && found; k++) {
                 const int64_t *pair = (const int64_t *)idx.data + 2 * k;
                 jt_span nx;
+                if (pair[1] < 0) { /* a NULL path element: no value */
+                    found = false;
+                    break;
+                }
                 st = step(s, got, (const char *)store.data + pair[0], pair[1], &nx, &found);
                 got = nx;
             }
@@ -489,7 +496,7 @@ static floe_status eval_json(const floe_func_def *def, floe_array *const *a, int
                 keys[0] = k.data;
                 one[0] = 0, one[1] = k.len;
             } else {
-                st = parse_text_array(fn_get_str(a[1], i), &store, &idx, &cnt);
+                st = jt_text_array_at(a[1], i, &store, &idx, &cnt);
             }
             if (st) break;
             int64_t hits = 0;
@@ -498,6 +505,10 @@ static floe_status eval_json(const floe_func_def *def, floe_array *const *a, int
                 int64_t kl = def->tag == J_EXISTS ? one[1] : ((int64_t *)idx.data)[2 * k + 1];
                 bool f = false;
                 jt_kind kind = jt_kind_of(s, v);
+                if (kl < 0) { /* a NULL key is skipped, as PostgreSQL does */
+                    hits += def->tag == J_EXISTS_ALL;
+                    continue;
+                }
                 if (kind == JT_OBJECT) {
                     st = jt_field(s, v, kp, kl, &got, &f);
                 } else if (kind == JT_ARRAY || kind == JT_STRING) {

@@ -4,8 +4,11 @@
  * regexp_like (also behind ~ ~* !~ !~*), regexp_replace, regexp_match,
  * regexp_count, regexp_instr, regexp_substr, regexp_split_to_array,
  * similar_to_escape (behind SIMILAR TO) and the regular-expression form of
- * substring(s FROM pattern).  Set-returning regexp_matches and
- * regexp_split_to_table are registered only to say they are not supported.
+ * substring(s FROM pattern), and __regexp_matches: regexp_matches' rows
+ * as one list of text[] a row, which the binder unnests (bind_unnest.c;
+ * regexp_split_to_table is unnest(regexp_split_to_array(...)) the same
+ * way).  The plain regexp_matches / regexp_split_to_table entries are
+ * reached only where no set-returning function may stand.
  *
  * Every function is strict (a NULL argument gives NULL).  Positions are in
  * characters, 1-based, as PostgreSQL's; matching works on UTF-8 bytes.  A
@@ -18,7 +21,7 @@
 #include "exec/func/functions.h"
 #include "exec/func/regex.h"
 
-enum { R_LIKE, R_REPLACE, R_MATCH, R_COUNT, R_INSTR, R_SUBSTR, R_SPLIT, R_SUBSTRING, R_SIMILAR, R_SRF };
+enum { R_LIKE, R_REPLACE, R_MATCH, R_COUNT, R_INSTR, R_SUBSTR, R_SPLIT, R_SUBSTRING, R_SIMILAR, R_SRF, R_MATCHES };
 
 /* ------------------------------------------------------------- types */
 
@@ -47,6 +50,17 @@ static floe_status type_regexp(const floe_func_def *def, const floe_expr *const 
         if (!fn_kind_ok(k, types[i])) return fn_type_error(def, types, n);
     }
     if (def->tag == R_MATCH || def->tag == R_SPLIT) return list_of_strings(out);
+    if (def->tag == R_MATCHES) {
+        /* one text[] per match: the list unnest() expands (bind_unnest.c) */
+        floe_type *inner = NULL;
+        FLOE_TRY(list_of_strings(&inner));
+        floe_field e = {0};
+        floe_status st = floe_field_init(&e, "element", inner, true, -1);
+        if (!st) st = floe_type_list(&e, out);
+        floe_field_clear(&e);
+        floe_type_release(inner);
+        return st;
+    }
     *out = floe_type_primitive(def->result);
     return NULL;
 }
@@ -145,7 +159,7 @@ typedef struct rx_args {
 static rx_args layout(const floe_func_def *def, floe_array *const *a, int32_t n) {
     rx_args l = {-1, -1, -1, -1, -1, -1};
     switch (def->tag) {
-    case R_LIKE: case R_MATCH: case R_SPLIT: l.flags = n > 2 ? 2 : -1; break;
+    case R_LIKE: case R_MATCH: case R_SPLIT: case R_MATCHES: l.flags = n > 2 ? 2 : -1; break;
     case R_REPLACE:
         l.rep = 2;
         if (n == 4 && a[3]->type->id != FLOE_TYPE_INT32 && a[3]->type->id != FLOE_TYPE_INT64) l.flags = 3;
@@ -203,7 +217,8 @@ static floe_status eval_regexp(const floe_func_def *def, floe_array *const *a, i
         }
         if (l.flags >= 0) {
             floe_strview f = fn_get_str(a[l.flags], i);
-            st = fn_regex_flags(def->name, f.data, f.len, def->tag == R_REPLACE, &o);
+            st = fn_regex_flags(def->tag == R_MATCHES ? "regexp_matches" : def->name, f.data, f.len,
+                                def->tag == R_REPLACE || def->tag == R_MATCHES, &o);
         }
         if (!st) st = rx_row(&r, pat, &o);
         if (st) break;
@@ -251,6 +266,23 @@ static floe_status eval_regexp(const floe_func_def *def, floe_array *const *a, i
                 if (!st) st = floe_builder_append_list(b);
             }
             break;
+        case R_MATCHES: {
+            /* regexp_matches: every match with 'g', else the first; each
+             * as regexp_match's array */
+            floe_builder *c = floe_builder_child(b, 0), *cc = floe_builder_child(c, 0);
+            st = fn_match_find(&r.m, s.data, s.len, 0, &found);
+            while (!st && found) {
+                for (int g = groups ? 1 : 0; g <= groups && !st; g++) {
+                    if (r.m.ov[2 * g] == FN_UNSET) st = floe_builder_append_null(cc);
+                    else st = floe_builder_append_binary(cc, s.data + r.m.ov[2 * g], (int64_t)(r.m.ov[2 * g + 1] - r.m.ov[2 * g]));
+                }
+                if (!st) st = floe_builder_append_list(c);
+                if (!st && !o.global) break;
+                if (!st) st = fn_match_next(&r.m, s.data, s.len, &found);
+            }
+            if (!st) st = floe_builder_append_list(b);
+            break;
+        }
         case R_REPLACE: {
             /* All matches with 'g' or N = 0; else the N-th (default first). */
             bool all = o.global || (l.nth >= 0 && nth == 0);
@@ -350,6 +382,8 @@ const floe_func_def floe_regexp_funcs[] = {
      STR},
     {"similar_to_escape", 1, 2, "similar_to_escape(string[, string])", type_regexp, eval_regexp, R_SIMILAR, "S",
      STR},
+    {"__regexp_matches", 2, 3, "regexp_matches(string, string[, flags])", type_regexp, eval_regexp, R_MATCHES,
+     "S", STR},
     {"regexp_matches", 2, 3, "regexp_matches(string, string[, flags])", type_regexp, eval_regexp, R_SRF, "S", STR},
     {"regexp_split_to_table", 2, 3, "regexp_split_to_table(string, string[, flags])", type_regexp, eval_regexp,
      R_SRF, "S", STR},

@@ -13,7 +13,7 @@
 
 static const floe_func_def *const families[] = {floe_string_funcs, floe_numeric_funcs, floe_datetime_funcs,
                                                 floe_iceberg_funcs, floe_struct_funcs, floe_variant_funcs,
-                                                floe_text_funcs, floe_subquery_funcs, floe_regexp_funcs, floe_json_funcs,
+                                                floe_text_funcs, floe_subquery_funcs, floe_regexp_funcs, floe_json_funcs, floe_jsonb_op_funcs,
                                                 floe_interval_funcs, floe_array_funcs, floe_nested_funcs, floe_array_op_funcs,
                                                 floe_timezone_funcs, floe_random_funcs, floe_zorder_funcs,
                                                 floe_pgcatalog_funcs};

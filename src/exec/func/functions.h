@@ -63,6 +63,7 @@ extern const floe_func_def floe_text_funcs[];    /* func_text.c */
 extern const floe_func_def floe_subquery_funcs[]; /* func_subquery.c */
 extern const floe_func_def floe_regexp_funcs[];   /* func_regexp.c */
 extern const floe_func_def floe_json_funcs[];     /* func_json.c */
+extern const floe_func_def floe_jsonb_op_funcs[]; /* func_jsonb_ops.c */
 extern const floe_func_def floe_interval_funcs[]; /* func_interval.c */
 extern const floe_func_def floe_array_funcs[];    /* func_array.c */
 extern const floe_func_def floe_nested_funcs[];   /* func_nested.c */

@@ -66,4 +66,14 @@ floe_status jt_normalize(const char *s, jt_span v, floe_buf *out) FLOE_WARN_UNUS
  * strings.  tmp is scratch.  (In func_json.c.) */
 floe_status jt_value_json(const floe_array *a, int64_t i, floe_buf *out, floe_buf *tmp) FLOE_WARN_UNUSED;
 
+/* A PostgreSQL text[] literal ('{a,"b c",0}') as a list of elements,
+ * unescaped into `store`; (start, length) int64 pairs into `idx`.  (In
+ * func_json.c.) */
+floe_status jt_parse_text_array(floe_strview t, floe_buf *store, floe_buf *idx, int64_t *count) FLOE_WARN_UNUSED;
+/* Slot i of a text[] argument — a text[] literal or a list of strings —
+ * as jt_parse_text_array gives it (a NULL element: length -1).  (In
+ * func_jsonb_ops.c.) */
+floe_status jt_text_array_at(const floe_array *a, int64_t i, floe_buf *store, floe_buf *idx,
+                             int64_t *count) FLOE_WARN_UNUSED;
+
 #endif

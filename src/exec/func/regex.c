@@ -171,10 +171,27 @@ floe_status fn_regex_translate(const char *p, int64_t n, fn_regex_opts *o, floe_
 
 floe_status fn_similar_to_are(const char *p, int64_t n, int esc, floe_buf *out) {
     FLOE_TRY(floe_buf_append_str(out, "^(?:"));
+    /* does the pattern have a separator (esc followed by a double quote)? */
+    bool lazy_part = false;
+    for (int64_t i = 0; esc >= 0 && i + 1 < n; i++)
+        if ((unsigned char)p[i] == (unsigned char)esc) {
+            if (p[i + 1] == '"') lazy_part = true;
+            i++;
+        }
     bool after_esc = false, in_bracket = false;
+    int seps = 0; /* escape-double-quote separators so far */
     for (int64_t i = 0; i < n; i++) {
         unsigned char c = (unsigned char)p[i];
-        if (after_esc) {
+        if (after_esc && c == '"' && !in_bracket) {
+            /* esc" splits the pattern into ^(?:A){1,1}?(B){1,1}(?:C)$: B
+             * is what substring(... SIMILAR ...) returns, A matches as
+             * little as it can (its quantifiers lazy below), B as much */
+            if (++seps > 2)
+                return floe_error(FLOE_ERR_INVALID_ARGUMENT,
+                                  "SQL regular expression may not contain more than two escape-double-quote separators");
+            FLOE_TRY(floe_buf_append_str(out, seps == 1 ? "){1,1}?(" : "){1,1}(?:"));
+            after_esc = false;
+        } else if (after_esc) {
             /* An escaped character is literal. */
             FLOE_TRY(floe_buf_append_byte(out, '\\'));
             FLOE_TRY(floe_buf_append_byte(out, c));
@@ -189,7 +206,12 @@ floe_status fn_similar_to_are(const char *p, int64_t n, int esc, floe_buf *out) 
             in_bracket = true;
             FLOE_TRY(floe_buf_append_byte(out, c));
         } else if (c == '%') {
-            FLOE_TRY(floe_buf_append_str(out, ".*"));
+            /* before a first separator that is still to come: lazy (PCRE
+             * has no ARE-style whole-part greediness) */
+            FLOE_TRY(floe_buf_append_str(out, seps == 0 && lazy_part ? ".*?" : ".*"));
+        } else if ((c == '*' || c == '+' || c == '?') && seps == 0 && lazy_part) {
+            FLOE_TRY(floe_buf_append_byte(out, c));
+            FLOE_TRY(floe_buf_append_byte(out, '?'));
         } else if (c == '_') {
             FLOE_TRY(floe_buf_append_byte(out, '.'));
         } else if (c == '(') {

@@ -53,7 +53,8 @@ floe_status fn_regex_flags(const char *fname, const char *f, int64_t n, bool all
 floe_status fn_regex_translate(const char *p, int64_t n, fn_regex_opts *o, floe_buf *out) FLOE_WARN_UNUSED;
 
 /* Translate a SIMILAR TO pattern into an ARE (PostgreSQL's
- * similar_to_escape: "^(?:...)$", % → .*, _ → ., '.' '^' '$' literal).
+ * similar_to_escape: "^(?:...)$", % → .*, _ → ., '.' '^' '$' literal,
+ * esc" separators → "){1,1}?(" and "){1,1}(?:", at most two).
  * esc: the escape character (-1 for none, '\\' by default). */
 floe_status fn_similar_to_are(const char *p, int64_t n, int esc, floe_buf *out) FLOE_WARN_UNUSED;
 
