@@ -4,7 +4,10 @@
 #   partition specs and schemas no kept snapshot uses are dropped from the
 #   metadata (the default spec and current schema always stay); a spec a
 #   kept snapshot's manifests still use stays; without the option nothing
-#   but snapshots goes; the rows read do not change.
+#   but snapshots goes; the rows read do not change;
+#   max_concurrent_deletes => n deletes on n threads exactly the files a
+#   run without it deletes (same counts, same files left on storage: the
+#   live ones); n <= 0 is refused with Spark's message.
 set -euo pipefail
 FLOE_BIN=${FLOE_BIN:?FLOE_BIN not set}
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/sql_expire_options.XXXXXX")
@@ -68,4 +71,32 @@ q "CALL system.expire_snapshots(table => 'db.u', older_than => $FUTURE, retain_l
 expect "$(meta db.u)" "[0, 1] [1]" "u: spec 0 still used, schema 0 not"
 expect "$(q "SELECT * FROM db.u ORDER BY id")" "$rows_u" "u's rows"
 expect "$(q "SELECT count(*) FROM db.u WHERE p = 1")" "2" "u's spec-0 file still pruned and read by its spec"
+
+# max_concurrent_deletes: two tables with the same 40 appends (a manifest
+# merge every few commits) expired with and without it
+for tb in seq par; do
+  floe -c "CREATE TABLE db.$tb (id bigint, p int) PARTITIONED BY (p)" > /dev/null
+  for i in $(seq 1 40); do echo "INSERT INTO db.$tb VALUES ($i, $((i % 4)));"; done > ins.sql
+  floe -f ins.sql > /dev/null
+done
+expect_error "CALL system.expire_snapshots(table => 'db.par', max_concurrent_deletes => 0)" \
+  "max_concurrent_deletes should have value > 0, value: 0"
+expect_error "CALL system.expire_snapshots(table => 'db.par', max_concurrent_deletes => -3)" \
+  "max_concurrent_deletes should have value > 0, value: -3"
+expect "$(q "SELECT count(*) FROM db.par\$snapshots")" "40" "a refused call expires nothing"
+floe -c "DELETE FROM db.seq WHERE p = 1" -c "DELETE FROM db.par WHERE p = 1" \
+     -c "INSERT INTO db.seq VALUES (41, 1)" -c "INSERT INTO db.par VALUES (41, 1)" > /dev/null
+a=$(q "CALL system.expire_snapshots(table => 'db.seq', older_than => $FUTURE, retain_last => 1)")
+b=$(q "CALL system.expire_snapshots(table => 'db.par', older_than => $FUTURE, retain_last => 1, max_concurrent_deletes => 4)")
+expect "$b" "$a" "counts with 4 threads and with one"
+[ "$(echo "$b" | cut -d, -f1)" -ge 10 ] || fail "expected the p = 1 files deleted: $b"
+[ "$(echo "$b" | cut -d, -f5)" = 41 ] || fail "expected 41 manifest lists deleted: $b"
+for tb in seq par; do
+  loc=$(q "SELECT file FROM db.$tb\$metadata_log_entries ORDER BY timestamp DESC LIMIT 1")
+  loc=${loc#file:}; loc=${loc%/metadata/*}
+  expect "$(find "$loc/data" -name '*.parquet' | sort | sed "s|^$loc/||")" \
+    "$(q "SELECT file_path FROM db.$tb\$files ORDER BY file_path" | sed "s|^file:||; s|^$loc/||")" "$tb: the live data files are all that is left"
+  expect "$(find "$loc/metadata" -name 'snap-*.avro' | wc -l)" "1" "$tb: the manifest list of the kept snapshot"
+done
+expect "$(q "SELECT count(*), sum(id) FROM db.par")" "$(q "SELECT count(*), sum(id) FROM db.seq")" "same rows"
 echo "OK"

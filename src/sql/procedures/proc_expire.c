@@ -33,12 +33,18 @@
  * snapshot has are not even read for candidates (each manifest is read
  * once: 1,000 appends share ~10).  Metadata JSON files are left
  * to write.metadata.delete-after-commit / previous-versions-max.
+ * max_concurrent_deletes => n deletes each kind's files on n threads (a
+ * pool of n - 1 workers and the calling thread); without it, on the
+ * calling thread alone.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <jansson.h>
+#include <stdatomic.h>
+
+#include "base/threadpool.h"
 
 #include "floe/fileio.h"
 #include "floe/iceberg_manifest.h"
@@ -263,11 +269,39 @@ done:
     return st;
 }
 
+/* One kind's files to delete, shared by the deleting threads. */
+typedef struct delete_job {
+    floe_fileio *io;
+    const char **locations;
+    atomic_llong done;
+} delete_job;
+
+static floe_status delete_range(void *vjob, size_t begin, size_t end, const floe_cancel *cancel) {
+    delete_job *j = vjob;
+    for (size_t i = begin; i < end; i++) {
+        FLOE_TRY(floe_cancel_check(cancel, "expire_snapshots: deleting files"));
+        FLOE_TRY(floe_fileio_delete(j->io, j->locations[i]));
+        atomic_fetch_add(&j->done, 1);
+    }
+    return NULL;
+}
+
+/* Delete locations[0..n) on `pool` (NULL: this thread); *deleted counts
+ * those gone, also on failure. */
+static floe_status delete_all(floe_threadpool *pool, floe_fileio *io, const char **locations, size_t n,
+                              int64_t *deleted) {
+    delete_job j = {io, locations, 0};
+    floe_status st = pool && n > 1 ? floe_parallel_for(pool, n, 1, delete_range, &j, NULL)
+                                   : delete_range(&j, 0, n, NULL);
+    *deleted += (int64_t)atomic_load(&j.done);
+    return st;
+}
+
 /* Delete what the expired snapshots reached and the kept ones do not. */
 static floe_status expire_after(floe_proc_call *call, const floe_ice_table *base, const floe_ice_table_metadata *md,
                                 void *vctx) {
-    (void)call;
     expire_ctx *c = vctx;
+    const floe_proc_arg *mcd = floe_proc_get(call, "max_concurrent_deletes");
     floe_ice_table now_t = *base;
     now_t.md = (floe_ice_table_metadata *)md;
     proc_file_set kept, gone;
@@ -292,23 +326,25 @@ static floe_status expire_after(floe_proc_call *call, const floe_ice_table *base
      * only unreachable files, which remove_orphan_files finds. */
     static const proc_file_kind order[] = {PROC_FILE_DATA, PROC_FILE_POS_DELETES, PROC_FILE_EQ_DELETES,
                                            PROC_FILE_STATISTICS, PROC_FILE_MANIFEST, PROC_FILE_MANIFEST_LIST};
+    int64_t *count[] = {&c->n_data, &c->n_pos, &c->n_eq, &c->n_stats, &c->n_manifests, &c->n_lists};
+    floe_threadpool *pool = NULL;
+    if (!st && mcd->given && mcd->i64 > 1)
+        st = floe_threadpool_create((size_t)(mcd->i64 - 1 < FLOE_THREADPOOL_MAX_THREADS ? mcd->i64 - 1
+                                                                                       : FLOE_THREADPOOL_MAX_THREADS),
+                                    &pool);
+    const char **locations = st ? NULL : floe_calloc(gone.files.cap + 1, sizeof *locations);
+    if (!st && !locations) st = oom();
     for (size_t k = 0; k < sizeof order / sizeof order[0] && !st; k++) {
         floe_strmap_entry *slots = gone.files.slots;
-        for (size_t i = 0; i < gone.files.cap && !st; i++) {
+        size_t n = 0;
+        for (size_t i = 0; i < gone.files.cap; i++) {
             proc_file *f = slots[i].key ? slots[i].value : NULL;
-            if (!f || f->kind != order[k] || proc_file_has(&kept, f->location)) continue;
-            st = floe_fileio_delete(base->io, f->location);
-            if (st) break;
-            switch (f->kind) {
-            case PROC_FILE_DATA: c->n_data++; break;
-            case PROC_FILE_POS_DELETES: c->n_pos++; break;
-            case PROC_FILE_EQ_DELETES: c->n_eq++; break;
-            case PROC_FILE_MANIFEST: c->n_manifests++; break;
-            case PROC_FILE_MANIFEST_LIST: c->n_lists++; break;
-            default: c->n_stats++; break;
-            }
+            if (f && f->kind == order[k] && !proc_file_has(&kept, f->location)) locations[n++] = f->location;
         }
+        st = delete_all(pool, base->io, locations, n, count[k]);
     }
+    floe_free(locations);
+    if (pool) floe_threadpool_destroy(pool);
     proc_file_set_free(&kept);
     proc_file_set_free(&gone);
     if (st) st = floe_status_wrap(st, "expire_snapshots: the snapshots were expired, but deleting their files failed");
