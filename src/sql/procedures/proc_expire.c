@@ -40,6 +40,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include <jansson.h>
 #include <stdatomic.h>
@@ -171,6 +172,10 @@ static floe_status expire_edit(floe_proc_call *call, const floe_ice_table *t, vo
         older->given ? older->i64 : now - prop_i64(md, "history.expire.max-snapshot-age-ms", DEFAULT_MAX_SNAPSHOT_AGE_MS);
     int64_t min_keep = retain->given ? retain->i64 : prop_i64(md, "history.expire.min-snapshots-to-keep", 1);
     int64_t table_ref_age = prop_i64(md, "history.expire.max-ref-age-ms", INT64_MAX);
+    const char *gc = floe_ice_tm_property(md, "gc.enabled");
+    if (gc && strcasecmp(gc, "false") == 0) /* a snapshot table's files are another's too */
+        return floe_proc_error(call, NULL, FLOE_ERR_INVALID_ARGUMENT,
+                               "Cannot expire snapshots: GC is disabled (deleting files may corrupt other tables)");
 
     int32_t ns = md->n_snapshots;
     bool *keep = floe_calloc((size_t)ns + 1, sizeof(bool));
