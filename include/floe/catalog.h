@@ -221,7 +221,23 @@ floe_status floe_catalog_replace_partitions(floe_catalog *c, const char *ns, con
                                             int64_t base_snapshot_id, const char *const *summary_kv,
                                             int32_t n_kv, int max_retries, int64_t *snapshot_id) FLOE_WARN_UNUSED;
 
+/* floe_catalog_replace_partitions onto branch `branch` (NULL or "main":
+ * main), as floe_catalog_append_branch: the partitions are replaced in
+ * the branch head's files, the conflict check walks the branch's history
+ * back to base_snapshot_id, and only that ref moves. */
+floe_status floe_catalog_replace_partitions_branch(floe_catalog *c, const char *ns, const char *name,
+                                                   const char *branch, const uint8_t *const *data_files,
+                                                   const size_t *lens, int32_t n, int64_t base_snapshot_id,
+                                                   const char *const *summary_kv, int32_t n_kv, int max_retries,
+                                                   int64_t *snapshot_id) FLOE_WARN_UNUSED;
+
 struct floe_ice_expr;
+/* floe_catalog_delete_where on branch `branch` (NULL or "main": main):
+ * TRUNCATE of a branch, whose head's files are deleted; only that ref
+ * moves. */
+floe_status floe_catalog_delete_where_branch(floe_catalog *c, const char *ns, const char *name, const char *branch,
+                                             const struct floe_ice_expr *filter, int max_retries,
+                                             int64_t *snapshot_id, int64_t *deleted_rows) FLOE_WARN_UNUSED;
 /* DELETE FROM ns.name WHERE filter, when it removes whole files only
  * (floe_ice_tm_delete_snapshot), with the append retry loop (re-planned
  * on the reloaded table each time).  Nothing matches: no snapshot,

@@ -115,6 +115,16 @@ floe_status floe_ice_tm_set_column_required(const floe_ice_table_metadata *md, c
  * are replaced, new keys appended). */
 floe_status floe_ice_tm_set_properties(const floe_ice_table_metadata *md, const char *const *kv, int32_t n_pairs,
                                        floe_ice_table_metadata **out) FLOE_WARN_UNUSED;
+/* Upgrade the table to format `version` (Spark's SET TBLPROPERTIES
+ * ('format-version' = 'n')): the same version changes nothing (*out a
+ * copy), a lower one or one above FLOE_ICE_MAX_FORMAT_VERSION is
+ * FLOE_ERR_INVALID_ARGUMENT.  Version 2 starts last-sequence-number at 0;
+ * version 3 starts next-row-id at 0 (existing data gets row ids from the
+ * next commit's manifest list, as Java assigns them).  Files written
+ * before stay as they are: v2 position delete files remain valid in v3
+ * until rewrite_position_delete_files turns them into deletion vectors. */
+floe_status floe_ice_tm_upgrade_format_version(const floe_ice_table_metadata *md, int version,
+                                               floe_ice_table_metadata **out) FLOE_WARN_UNUSED;
 /* Remove properties by key; keys that are not set are ignored. */
 floe_status floe_ice_tm_remove_properties(const floe_ice_table_metadata *md, const char *const *keys, int32_t n,
                                           floe_ice_table_metadata **out) FLOE_WARN_UNUSED;

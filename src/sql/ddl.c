@@ -897,6 +897,7 @@ static floe_status alter_set_options(const ddl *d, const json_t *cmd, const floe
     json_t *items = floe_pg_get(floe_pg_as(floe_pg_get(cmd, "def"), "List"), "items");
     props p = {0};
     floe_status st = NULL;
+    int version = 0; /* 'format-version' = 'n': an upgrade, as Spark's */
     for (int32_t i = 0; !st && i < floe_pg_list_len(items); i++) {
         const json_t *de = floe_pg_as(floe_pg_list_at(items, i), "DefElem");
         const char *k = floe_pg_get_str(de, "defname");
@@ -906,11 +907,21 @@ static floe_status alter_set_options(const ddl *d, const json_t *cmd, const floe
             st = err_at(d, d->stmt->location, FLOE_ERR_SYNTAX, "SET: expected key = value");
             break;
         }
-        st = check_property_key(d, k, (int32_t)floe_pg_get_int(de, "location", -1));
+        int32_t loc = (int32_t)floe_pg_get_int(de, "location", -1);
+        st = is_format_version_key(k) ? NULL : check_property_key(d, k, loc);
         if (!st) st = defelem_value(d, de, buf, sizeof buf, &v);
-        if (!st) st = props_add(&p, k, v);
+        if (!st && is_format_version_key(k)) {
+            if (strlen(v) != 1 || v[0] < '1' || v[0] > '9')
+                st = err_at(d, loc, FLOE_ERR_INVALID_ARGUMENT, "format-version must be 1, 2 or 3, not '%s'", v);
+            else version = v[0] - '0';
+        } else if (!st) {
+            st = props_add(&p, k, v);
+        }
     }
-    if (!st) st = floe_ice_tm_set_properties(md, (const char *const *)p.kv, p.n, out);
+    floe_ice_table_metadata *mid = NULL;
+    if (!st) st = floe_ice_tm_set_properties(md, (const char *const *)p.kv, p.n, version ? &mid : out);
+    if (!st && version) st = wrap_at(d, d->stmt->location, floe_ice_tm_upgrade_format_version(mid, version, out));
+    floe_ice_table_metadata_free(mid);
     props_free(&p);
     return st;
 }

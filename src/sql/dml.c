@@ -109,17 +109,18 @@ floe_status floe_dml_target_of(floe_session *s, const json_t *rv, floe_dml_targe
         st = floe_error(FLOE_ERR_INVALID_ARGUMENT,
                         "%s is a tag, not a branch. Tags cannot be targets for producing snapshots", branch);
     if (!st && branch && strcmp(branch, "main") != 0) {
-        /* Appends and row-level changes commit to a branch; TRUNCATE and
-         * the DDL that rewrites a whole table change main only. */
+        /* Appends, overwrites, TRUNCATE and row-level changes commit to a
+         * branch; the DDL that rewrites a whole table changes main only. */
         const char *kind = s->stmt ? s->stmt->kind : NULL;
-        static const char *const branch_kinds[] = {"InsertStmt", "ExplainStmt", "CopyStmt",
-                                                   "DeleteStmt", "UpdateStmt", "MergeStmt"};
+        static const char *const branch_kinds[] = {"InsertStmt", "ExplainStmt", "CopyStmt",  "DeleteStmt",
+                                                   "UpdateStmt", "MergeStmt",   "TruncateStmt"};
         bool ok = !kind;
         for (size_t k = 0; !ok && k < sizeof branch_kinds / sizeof *branch_kinds; k++)
             ok = strcmp(kind, branch_kinds[k]) == 0;
         if (!ok)
             st = floe_error(FLOE_ERR_UNSUPPORTED,
-                            "writing to branch %s: only INSERT, COPY FROM, DELETE, UPDATE and MERGE can write to a "
+                            "writing to branch %s: only INSERT [OVERWRITE], COPY FROM, DELETE, UPDATE, MERGE and "
+                            "TRUNCATE can write to a "
                             "branch other than main (RESET write.branch to change main)",
                             branch);
         floe_free(s->target_branch);
@@ -264,6 +265,9 @@ static floe_status plan_rows_and_write(floe_session *s, target *t, const char *c
     if (kind == FLOE_COMMIT_REPLACE_PARTITIONS) {
         base = floe_dml_snapshot_read(query, t->table);
         if (base == -1) base = t->table->md->current_snapshot_id;
+        /* On a branch: the conflict check starts at the branch head. */
+        const floe_ice_snapshot_ref *ref = s->target_branch ? floe_ice_tm_ref(t->table->md, s->target_branch) : NULL;
+        if (ref) base = ref->snapshot_id;
         if (base < 0) base = -1;
     }
     floe_lplan *rows = NULL;

@@ -1198,20 +1198,24 @@ floe_status floe_sql_exec_truncate(floe_session *s, const json_t *body, const fl
     /* Check every table first, so a bad name truncates nothing. */
     int32_t n = floe_pg_list_len(rels);
     floe_dml_target *ts = floe_calloc((size_t)n + 1, sizeof *ts);
-    if (!ts) return oom();
-    floe_status st = NULL;
-    for (int32_t i = 0; !st && i < n; i++)
+    char **branches = floe_calloc((size_t)n + 1, sizeof *branches); /* each table's write branch, NULL: main */
+    floe_status st = ts && branches ? NULL : oom();
+    for (int32_t i = 0; !st && i < n; i++) {
         st = floe_dml_target_of(s, floe_pg_as(floe_pg_list_at(rels, i), "RangeVar"), &ts[i]);
+        if (!st && s->target_branch && !(branches[i] = floe_strdup(s->target_branch))) st = oom();
+    }
     floe_ice_expr *all = st ? NULL : floe_ice_expr_true();
     if (!st && !all) st = oom();
     for (int32_t i = 0; !st && i < n; i++) {
         int64_t snap = -1, rows = 0;
         int32_t retries = floe_catalog_retry_settings(ts[i].table->md).num_retries;
-        st = floe_catalog_delete_where(s->catalog, ts[i].ns, ts[i].name, all, retries, &snap, &rows);
+        st = floe_catalog_delete_where_branch(s->catalog, ts[i].ns, ts[i].name, branches[i], all, retries, &snap, &rows);
         if (st) st = floe_status_wrap(st, "TRUNCATE %s", ts[i].label);
     }
     floe_ice_expr_free(all);
-    for (int32_t i = 0; i < n; i++) floe_dml_target_clear(&ts[i]);
+    for (int32_t i = 0; ts && i < n; i++) floe_dml_target_clear(&ts[i]);
+    for (int32_t i = 0; branches && i < n; i++) floe_free(branches[i]);
+    floe_free(branches);
     floe_free(ts);
     FLOE_TRY(st);
     return floe_dml_end_tag(sink, "TRUNCATE TABLE", 0);

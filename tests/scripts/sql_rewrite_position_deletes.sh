@@ -5,7 +5,7 @@
 # data file, one with 2 is left; the rows read and the deleted positions
 # listed by $position_deletes stay exactly the same; the commit is a
 # "replace"; rewrite-all takes every group; a second run has nothing to
-# do; unknown options and v3 tables are refused.
+# do; unknown options are refused (v3: sql_rewrite_deletes_v3.sh).
 set -euo pipefail
 FLOE_BIN=${FLOE_BIN:?FLOE_BIN not set}
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/sql_rewrite_position_deletes.XXXXXX")
@@ -58,6 +58,4 @@ expect_error "CALL system.rewrite_position_delete_files(table => 'db.t', options
   "Cannot use options [bogus], they are not supported by the action or the rewriter"
 expect_error "CALL system.rewrite_position_delete_files(table => 'db.t', options => map('min-input-files', 'x'))" \
   "option 'min-input-files' is 'x'"
-floe -c "CREATE TABLE db.v3 (id bigint) WITH ('format-version' = '3')" > /dev/null
-expect_error "CALL system.rewrite_position_delete_files('db.v3')" "format version 3"
 echo "OK"

@@ -224,8 +224,8 @@ static floe_status do_commit(const commit_plan *p, const received *r, const floe
         st = floe_catalog_append_branch(cat, p->ns, p->name, p->branch, recs, lens, (int32_t)r->n_files, summary,
                                         p->wap_id ? 2 : 1, p->max_retries, snapshot_id);
     else if (!st)
-        st = floe_catalog_replace_partitions(cat, p->ns, p->name, recs, lens, (int32_t)r->n_files,
-                                             p->base_snapshot_id, summary, 1, p->max_retries, snapshot_id);
+        st = floe_catalog_replace_partitions_branch(cat, p->ns, p->name, p->branch, recs, lens, (int32_t)r->n_files,
+                                                    p->base_snapshot_id, summary, 1, p->max_retries, snapshot_id);
     floe_catalog_close(cat);
     floe_free(recs);
     floe_free(lens);
@@ -595,9 +595,10 @@ const char *floe_iceberg_commit_wap_id(const floe_plan *p) { return ((const comm
 
 floe_status floe_iceberg_commit_set_branch(floe_plan *p_, const char *branch) {
     commit_plan *p = (commit_plan *)p_;
-    if (branch && p->kind != FLOE_COMMIT_APPEND && p->kind != FLOE_COMMIT_ROW_DELTA)
-        return floe_error(FLOE_ERR_UNSUPPORTED,
-                          "IcebergCommit: only an append or a row-level change can be committed to branch %s", branch);
+    if (branch && p->kind != FLOE_COMMIT_APPEND && p->kind != FLOE_COMMIT_ROW_DELTA &&
+        p->kind != FLOE_COMMIT_REPLACE_PARTITIONS)
+        return floe_error(FLOE_ERR_UNSUPPORTED, "IcebergCommit: only an append, an overwrite or a row-level change can "
+                          "be committed to branch %s", branch);
     floe_free(p->branch);
     p->branch = branch ? floe_strdup(branch) : NULL;
     if (branch && !p->branch) return floe_error(FLOE_ERR_OUT_OF_MEMORY, "IcebergCommit: out of memory");

@@ -778,6 +778,27 @@ floe_status floe_ice_tm_set_properties(const floe_ice_table_metadata *md, const 
     return floe_ice_tm_edit_finish(md, tree, out);
 }
 
+floe_status floe_ice_tm_upgrade_format_version(const floe_ice_table_metadata *md, int version,
+                                               floe_ice_table_metadata **out) {
+    *out = NULL;
+    if (version < md->format_version)
+        return floe_error(FLOE_ERR_INVALID_ARGUMENT, "Cannot downgrade v%d table to v%d", md->format_version, version);
+    if (version > FLOE_ICE_MAX_FORMAT_VERSION)
+        return floe_error(FLOE_ERR_INVALID_ARGUMENT, "Cannot upgrade table to unsupported format version: v%d "
+                          "(supported: v%d)", version, FLOE_ICE_MAX_FORMAT_VERSION);
+    json_t *tree = NULL;
+    FLOE_TRY(floe_ice_tm_edit_begin(md, &tree));
+    int e = put(tree, "format-version", json_integer(version));
+    if (version >= 2 && !json_object_get(tree, "last-sequence-number"))
+        e |= put(tree, "last-sequence-number", json_integer(0));
+    if (version >= 3 && !json_object_get(tree, "next-row-id")) e |= put(tree, "next-row-id", json_integer(0));
+    if (e) {
+        json_decref(tree);
+        return oom();
+    }
+    return floe_ice_tm_edit_finish(md, tree, out);
+}
+
 floe_status floe_ice_tm_remove_properties(const floe_ice_table_metadata *md, const char *const *keys, int32_t n,
                                           floe_ice_table_metadata **out) {
     *out = NULL;

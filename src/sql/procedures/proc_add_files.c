@@ -43,6 +43,7 @@
 #include "floe/iceberg_table_update.h"
 #include "floe/memory.h"
 #include "formats/parquet/file.h"
+#include "sql/procedures/proc_add_files.h"
 #include "sql/procedures/procedure.h"
 #include "sql/session_internal.h"
 
@@ -460,7 +461,7 @@ static void run_free(run *r) {
 
 /* Does the file's folder match partition_filter? */
 static bool filter_match(const floe_proc_arg *pf, const hive_dirs *d) {
-    for (int32_t i = 0; pf->given && i < pf->n; i++) {
+    for (int32_t i = 0; pf && pf->given && i < pf->n; i++) {
         const char *v = dir_value(d, pf->strs[2 * i]);
         if (!v || strcmp(v, pf->strs[2 * i + 1]) != 0) return false;
     }
@@ -551,22 +552,19 @@ static floe_status add_one(floe_proc_call *call, run *r, const floe_ice_table *t
     return NULL;
 }
 
-static floe_status add_files(floe_proc_call *call) {
-    const floe_proc_arg *ta = floe_proc_get(call, "table"), *sa = floe_proc_get(call, "source_table");
-    const floe_proc_arg *pfilter = floe_proc_get(call, "partition_filter");
-    const floe_proc_arg *dup = floe_proc_get(call, "check_duplicate_files");
-    const floe_proc_arg *par = floe_proc_get(call, "parallelism");
-    if (par->given && par->i64 <= 0)
-        return floe_proc_error(call, par, FLOE_ERR_INVALID_ARGUMENT, "Parallelism should be larger than 0");
-    char ns[NAME_CAP], name[NAME_CAP], fmt[32];
-    FLOE_TRY(floe_proc_table_name(call, ta, ns, NAME_CAP, name, NAME_CAP));
-    char *dir = NULL;
-    FLOE_TRY(parse_source(call, sa, fmt, sizeof fmt, &dir));
-    if (strcmp(fmt, "parquet") != 0) {
-        floe_free(dir);
-        return floe_proc_error(call, sa, FLOE_ERR_UNSUPPORTED,
-                               "add_files: format '%s' is not supported (only `parquet`.`path`)", fmt);
-    }
+floe_status proc_parquet_source(const floe_proc_call *call, const floe_proc_arg *sa, char **dir) {
+    char fmt[32];
+    FLOE_TRY(parse_source(call, sa, fmt, sizeof fmt, dir));
+    if (strcmp(fmt, "parquet") == 0) return NULL;
+    floe_free(*dir);
+    *dir = NULL;
+    return floe_proc_error(call, sa, FLOE_ERR_UNSUPPORTED,
+                           "%s: format '%s' is not supported (only `parquet`.`path`)", call->def->name, fmt);
+}
+
+floe_status proc_add_files_from(floe_proc_call *call, const char *ns, const char *name, const floe_proc_arg *sa,
+                                const char *dir, const floe_proc_arg *pfilter, bool check_dup, int64_t *added,
+                                int64_t *changed_partitions) {
     run r;
     memset(&r, 0, sizeof r);
     floe_arena_init(&r.arena, 64 * 1024);
@@ -583,13 +581,22 @@ static floe_status add_files(floe_proc_call *call) {
         st = floe_catalog_load_table(call->s->catalog, ns, name, &t);
     }
     if (!st) st = floe_fileio_list(t->io, root, on_file, &r.l);
+    /* Never the table's own metadata (migrate: the folder is its location). */
+    size_t ml = t ? strlen(t->md->location) : 0;
+    for (size_t i = 0; !st && i < r.l.n; i++) {
+        const char *loc = r.l.files[i].location;
+        if (strncmp(loc, t->md->location, ml) == 0 && strncmp(loc + ml, "/metadata/", 10) == 0) {
+            floe_free(r.l.files[i].location);
+            r.l.files[i--] = r.l.files[--r.l.n];
+        }
+    }
     if (!st && r.l.n == 0)
         st = floe_proc_error(call, sa, FLOE_ERR_NOT_FOUND, "add_files: no files under '%s'", dir);
     if (!st && r.l.n > 1) qsort(r.l.files, r.l.n, sizeof *r.l.files, by_location);
     if (!st && r.l.n > INT32_MAX) st = floe_error(FLOE_ERR_INVALID_ARGUMENT, "add_files: too many files");
     /* Already in the table? */
     const floe_ice_snapshot *cur = st ? NULL : floe_ice_tm_current_snapshot(t->md);
-    if (!st && cur && (!dup->given || dup->b)) {
+    if (!st && cur && check_dup) {
         st = floe_ice_table_live_files(t, cur, NULL, &r.live);
         floe_strmap have;
         floe_strmap_init(&have);
@@ -639,14 +646,32 @@ static floe_status add_files(floe_proc_call *call) {
     int64_t n_parts = r.n_recs > 0 && floe_ice_tm_default_spec(t->md) && floe_ice_tm_default_spec(t->md)->n_fields > 0
                           ? (int64_t)floe_strmap_size(&r.parts)
                           : 0;
-    if (!st) st = floe_proc_add_row(call);
-    if (!st) st = floe_proc_add_long(call, r.n_recs);
-    if (!st) st = floe_proc_add_long(call, n_parts);
+    *added = r.n_recs;
+    *changed_partitions = n_parts;
     run_free(&r);
     floe_ice_table_free(t);
     floe_free(root);
-    floe_free(dir);
     if (st && !strstr(floe_status_message(st), "add_files")) st = floe_status_wrap(st, "add_files into %s.%s", ns, name);
+    return st;
+}
+
+static floe_status add_files(floe_proc_call *call) {
+    const floe_proc_arg *ta = floe_proc_get(call, "table"), *sa = floe_proc_get(call, "source_table");
+    const floe_proc_arg *dup = floe_proc_get(call, "check_duplicate_files");
+    const floe_proc_arg *par = floe_proc_get(call, "parallelism");
+    if (par->given && par->i64 <= 0)
+        return floe_proc_error(call, par, FLOE_ERR_INVALID_ARGUMENT, "Parallelism should be larger than 0");
+    char ns[NAME_CAP], name[NAME_CAP];
+    FLOE_TRY(floe_proc_table_name(call, ta, ns, NAME_CAP, name, NAME_CAP));
+    char *dir = NULL;
+    FLOE_TRY(proc_parquet_source(call, sa, &dir));
+    int64_t added = 0, parts = 0;
+    floe_status st = proc_add_files_from(call, ns, name, sa, dir, floe_proc_get(call, "partition_filter"),
+                                         !dup->given || dup->b, &added, &parts);
+    floe_free(dir);
+    if (!st) st = floe_proc_add_row(call);
+    if (!st) st = floe_proc_add_long(call, added);
+    if (!st) st = floe_proc_add_long(call, parts);
     return st;
 }
 

@@ -17,6 +17,10 @@
  *   - snapshots on no ref's history (staged WAP snapshots) not older than
  *     older_than;
  * and snapshot_ids are expired in any case (not a ref's head: an error).
+ * clean_expired_metadata => true (Java's cleanExpiredMetadata) also drops
+ * the partition specs no manifest of a kept snapshot was written with and
+ * the schemas no kept snapshot names, except the default spec and the
+ * current schema.
  *
  * The metadata change is committed first; only then are files deleted:
  * those the expired snapshots reached (manifest lists, manifests, every
@@ -29,14 +33,22 @@
  * snapshot has are not even read for candidates (each manifest is read
  * once: 1,000 appends share ~10).  Metadata JSON files are left
  * to write.metadata.delete-after-commit / previous-versions-max.
+ * max_concurrent_deletes => n deletes each kind's files on n threads (a
+ * pool of n - 1 workers and the calling thread); without it, on the
+ * calling thread alone.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include <jansson.h>
+#include <stdatomic.h>
+
+#include "base/threadpool.h"
 
 #include "floe/fileio.h"
+#include "floe/iceberg_manifest.h"
 #include "floe/memory.h"
 #include "iceberg/update/table_update_internal.h"
 #include "sql/procedures/proc_files.h"
@@ -73,6 +85,72 @@ static const floe_ice_snapshot *parent_of(const floe_ice_table_metadata *md, con
     return s->parent_snapshot_id == FLOE_ICE_NO_SNAPSHOT ? NULL : floe_ice_tm_snapshot(md, s->parent_snapshot_id);
 }
 
+/* Drop the JSON array entries of `arr` whose integer `key` is not in used[0..n) and is not `keep`. */
+static void drop_unused(json_t *arr, const char *key, const int32_t *used, int32_t n, int64_t keep) {
+    if (!json_is_array(arr)) return;
+    for (size_t i = json_array_size(arr); i-- > 0;) {
+        json_t *id = json_object_get(json_array_get(arr, i), key);
+        if (!json_is_integer(id) || json_integer_value(id) == keep) continue;
+        bool in = false;
+        for (int32_t k = 0; k < n && !in; k++) in = used[k] == json_integer_value(id);
+        if (!in) json_array_remove(arr, i);
+    }
+}
+
+static floe_status add_used(int32_t **ids, int32_t *n, int32_t *cap, int32_t id) {
+    for (int32_t k = 0; k < *n; k++)
+        if ((*ids)[k] == id) return NULL;
+    if (*n == *cap) {
+        int32_t c = *cap ? *cap * 2 : 16;
+        int32_t *grown = floe_realloc(*ids, (size_t)c * sizeof *grown);
+        if (!grown) return oom();
+        *ids = grown;
+        *cap = c;
+    }
+    (*ids)[(*n)++] = id;
+    return NULL;
+}
+
+/* clean_expired_metadata: the specs and schemas the kept snapshots use,
+ * and whether some other than the default spec / current schema are not. */
+typedef struct used_meta {
+    int32_t *specs, n_specs, cap_specs;
+    int32_t *schemas, n_schemas, cap_schemas;
+} used_meta;
+
+static floe_status collect_used(const floe_ice_table *t, const bool *keep, used_meta *u, bool *unused) {
+    const floe_ice_table_metadata *md = t->md;
+    floe_status st = NULL;
+    for (int32_t i = 0; i < md->n_snapshots && !st; i++) {
+        if (!keep[i]) continue;
+        const floe_ice_snapshot *s = &md->snapshots[i];
+        if (s->has_schema_id) st = add_used(&u->schemas, &u->n_schemas, &u->cap_schemas, s->schema_id);
+        floe_ice_manifest_list *list = NULL;
+        floe_ice_manifest_file *v1 = NULL;
+        const floe_ice_manifest_file *files = NULL;
+        size_t n = 0;
+        if (!st) st = floe_ice_snapshot_manifests(t, s, &list, &v1, &files, &n);
+        for (size_t k = 0; !st && k < n; k++)
+            st = add_used(&u->specs, &u->n_specs, &u->cap_specs, v1 ? md->default_spec_id : files[k].partition_spec_id);
+        floe_ice_manifest_list_free(list);
+        floe_free(v1);
+    }
+    *unused = false;
+    for (int32_t i = 0; !st && i < md->n_specs; i++) {
+        int32_t id = md->specs[i]->spec_id;
+        bool in = id == md->default_spec_id;
+        for (int32_t k = 0; k < u->n_specs && !in; k++) in = u->specs[k] == id;
+        *unused |= !in;
+    }
+    for (int32_t i = 0; !st && i < md->n_schemas; i++) {
+        int32_t id = md->schemas[i]->schema_id;
+        bool in = id == md->current_schema_id;
+        for (int32_t k = 0; k < u->n_schemas && !in; k++) in = u->schemas[k] == id;
+        *unused |= !in;
+    }
+    return st;
+}
+
 /* Keep the JSON array entries of `arr` whose `key` is not a removed id. */
 static void drop_by_id(json_t *arr, const char *key, const int64_t *removed, int32_t n_removed) {
     if (!json_is_array(arr)) return;
@@ -94,6 +172,10 @@ static floe_status expire_edit(floe_proc_call *call, const floe_ice_table *t, vo
         older->given ? older->i64 : now - prop_i64(md, "history.expire.max-snapshot-age-ms", DEFAULT_MAX_SNAPSHOT_AGE_MS);
     int64_t min_keep = retain->given ? retain->i64 : prop_i64(md, "history.expire.min-snapshots-to-keep", 1);
     int64_t table_ref_age = prop_i64(md, "history.expire.max-ref-age-ms", INT64_MAX);
+    const char *gc = floe_ice_tm_property(md, "gc.enabled");
+    if (gc && strcasecmp(gc, "false") == 0) /* a snapshot table's files are another's too */
+        return floe_proc_error(call, NULL, FLOE_ERR_INVALID_ARGUMENT,
+                               "Cannot expire snapshots: GC is disabled (deleting files may corrupt other tables)");
 
     int32_t ns = md->n_snapshots;
     bool *keep = floe_calloc((size_t)ns + 1, sizeof(bool));
@@ -104,6 +186,8 @@ static floe_status expire_edit(floe_proc_call *call, const floe_ice_table *t, vo
     c->n_removed = 0;
     floe_status st = NULL;
     json_t *root = NULL;
+    used_meta u;
+    memset(&u, 0, sizeof u);
     if (!keep || !on_ref || !drop_ref || !c->removed) {
         st = oom();
         goto done;
@@ -147,13 +231,21 @@ static floe_status expire_edit(floe_proc_call *call, const floe_ice_table *t, vo
     }
     bool any_ref_dropped = false;
     for (int32_t r = 0; r < md->n_refs; r++) any_ref_dropped |= drop_ref[r];
-    if (c->n_removed == 0 && !any_ref_dropped) goto done; /* nothing to commit */
+    const floe_proc_arg *clean = floe_proc_get(call, "clean_expired_metadata");
+    bool unused = false;
+    if (clean->given && clean->b) st = collect_used(t, keep, &u, &unused);
+    if (st) goto done;
+    if (c->n_removed == 0 && !any_ref_dropped && !unused) goto done; /* nothing to commit */
 
     st = floe_ice_tm_edit_begin(md, &root);
     if (st) goto done;
     drop_by_id(json_object_get(root, "snapshots"), "snapshot-id", c->removed, c->n_removed);
     drop_by_id(json_object_get(root, "statistics"), "snapshot-id", c->removed, c->n_removed);
     drop_by_id(json_object_get(root, "partition-statistics"), "snapshot-id", c->removed, c->n_removed);
+    if (unused) {
+        drop_unused(json_object_get(root, "partition-specs"), "spec-id", u.specs, u.n_specs, md->default_spec_id);
+        drop_unused(json_object_get(root, "schemas"), "schema-id", u.schemas, u.n_schemas, md->current_schema_id);
+    }
     json_t *refs = json_object_get(root, "refs");
     for (int32_t r = 0; r < md->n_refs; r++)
         if (drop_ref[r] && refs) json_object_del(refs, md->refs[r].name);
@@ -174,17 +266,47 @@ static floe_status expire_edit(floe_proc_call *call, const floe_ice_table *t, vo
 done:
 #undef SNAP_INDEX
     json_decref(root);
+    floe_free(u.specs);
+    floe_free(u.schemas);
     floe_free(keep);
     floe_free(on_ref);
     floe_free(drop_ref);
     return st;
 }
 
+/* One kind's files to delete, shared by the deleting threads. */
+typedef struct delete_job {
+    floe_fileio *io;
+    const char **locations;
+    atomic_llong done;
+} delete_job;
+
+static floe_status delete_range(void *vjob, size_t begin, size_t end, const floe_cancel *cancel) {
+    delete_job *j = vjob;
+    for (size_t i = begin; i < end; i++) {
+        FLOE_TRY(floe_cancel_check(cancel, "expire_snapshots: deleting files"));
+        FLOE_TRY(floe_fileio_delete(j->io, j->locations[i]));
+        atomic_fetch_add(&j->done, 1);
+    }
+    return NULL;
+}
+
+/* Delete locations[0..n) on `pool` (NULL: this thread); *deleted counts
+ * those gone, also on failure. */
+static floe_status delete_all(floe_threadpool *pool, floe_fileio *io, const char **locations, size_t n,
+                              int64_t *deleted) {
+    delete_job j = {io, locations, 0};
+    floe_status st = pool && n > 1 ? floe_parallel_for(pool, n, 1, delete_range, &j, NULL)
+                                   : delete_range(&j, 0, n, NULL);
+    *deleted += (int64_t)atomic_load(&j.done);
+    return st;
+}
+
 /* Delete what the expired snapshots reached and the kept ones do not. */
 static floe_status expire_after(floe_proc_call *call, const floe_ice_table *base, const floe_ice_table_metadata *md,
                                 void *vctx) {
-    (void)call;
     expire_ctx *c = vctx;
+    const floe_proc_arg *mcd = floe_proc_get(call, "max_concurrent_deletes");
     floe_ice_table now_t = *base;
     now_t.md = (floe_ice_table_metadata *)md;
     proc_file_set kept, gone;
@@ -209,23 +331,25 @@ static floe_status expire_after(floe_proc_call *call, const floe_ice_table *base
      * only unreachable files, which remove_orphan_files finds. */
     static const proc_file_kind order[] = {PROC_FILE_DATA, PROC_FILE_POS_DELETES, PROC_FILE_EQ_DELETES,
                                            PROC_FILE_STATISTICS, PROC_FILE_MANIFEST, PROC_FILE_MANIFEST_LIST};
+    int64_t *count[] = {&c->n_data, &c->n_pos, &c->n_eq, &c->n_stats, &c->n_manifests, &c->n_lists};
+    floe_threadpool *pool = NULL;
+    if (!st && mcd->given && mcd->i64 > 1)
+        st = floe_threadpool_create((size_t)(mcd->i64 - 1 < FLOE_THREADPOOL_MAX_THREADS ? mcd->i64 - 1
+                                                                                       : FLOE_THREADPOOL_MAX_THREADS),
+                                    &pool);
+    const char **locations = st ? NULL : floe_calloc(gone.files.cap + 1, sizeof *locations);
+    if (!st && !locations) st = oom();
     for (size_t k = 0; k < sizeof order / sizeof order[0] && !st; k++) {
         floe_strmap_entry *slots = gone.files.slots;
-        for (size_t i = 0; i < gone.files.cap && !st; i++) {
+        size_t n = 0;
+        for (size_t i = 0; i < gone.files.cap; i++) {
             proc_file *f = slots[i].key ? slots[i].value : NULL;
-            if (!f || f->kind != order[k] || proc_file_has(&kept, f->location)) continue;
-            st = floe_fileio_delete(base->io, f->location);
-            if (st) break;
-            switch (f->kind) {
-            case PROC_FILE_DATA: c->n_data++; break;
-            case PROC_FILE_POS_DELETES: c->n_pos++; break;
-            case PROC_FILE_EQ_DELETES: c->n_eq++; break;
-            case PROC_FILE_MANIFEST: c->n_manifests++; break;
-            case PROC_FILE_MANIFEST_LIST: c->n_lists++; break;
-            default: c->n_stats++; break;
-            }
+            if (f && f->kind == order[k] && !proc_file_has(&kept, f->location)) locations[n++] = f->location;
         }
+        st = delete_all(pool, base->io, locations, n, count[k]);
     }
+    floe_free(locations);
+    if (pool) floe_threadpool_destroy(pool);
     proc_file_set_free(&kept);
     proc_file_set_free(&gone);
     if (st) st = floe_status_wrap(st, "expire_snapshots: the snapshots were expired, but deleting their files failed");
@@ -242,10 +366,6 @@ static floe_status expire_snapshots(floe_proc_call *call) {
     if (mcd->given && mcd->i64 <= 0)
         return floe_proc_error(call, mcd, FLOE_ERR_INVALID_ARGUMENT, "max_concurrent_deletes should have value > 0, value: %lld",
                                (long long)mcd->i64);
-    const floe_proc_arg *clean = floe_proc_get(call, "clean_expired_metadata");
-    if (clean->given && clean->b)
-        return floe_proc_error(call, clean, FLOE_ERR_UNSUPPORTED,
-                               "clean_expired_metadata => true (removing unused specs and schemas) is not supported yet");
     char ns[NAME_CAP], name[NAME_CAP];
     FLOE_TRY(floe_proc_table_name(call, floe_proc_get(call, "table"), ns, NAME_CAP, name, NAME_CAP));
     expire_ctx c;

@@ -16,6 +16,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "floe/fileio.h"
 #include "floe/memory.h"
@@ -72,6 +73,12 @@ static floe_status remove_orphan_files(floe_proc_call *call) {
                                         floe_status_message(st));
         floe_status_free(st);
         return e;
+    }
+    const char *gc = floe_ice_tm_property(t->md, "gc.enabled");
+    if (gc && strcasecmp(gc, "false") == 0) { /* a snapshot table's files are another's too */
+        floe_ice_table_free(t);
+        return floe_proc_error(call, floe_proc_get(call, "table"), FLOE_ERR_INVALID_ARGUMENT,
+                               "Cannot delete orphan files: GC is disabled (deleting files may corrupt other tables)");
     }
     proc_file_set reach;
     proc_file_set_init(&reach);

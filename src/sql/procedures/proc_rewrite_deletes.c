@@ -18,9 +18,17 @@
  * committed as one "replace" row delta that removes the rewritten files:
  * the new files apply to the same data, so no row changes.
  *
+ * Format version 3 (Java's v3 rewrite): every live position delete file
+ * is rewritten (v3 adds none; the ones left from before an upgrade are
+ * merged), its positions become one deletion vector per data file — all
+ * of them in one Puffin file — and the commit's DV rule removes the
+ * file-scoped delete files of those data files, the rest by path.  A data
+ * file that already has a DV keeps it: readers ignore position delete
+ * files beside a DV (the writer of the DV merged them in), so their rows
+ * for that file are dropped, as the dangling ones are.
+ *
  * Result (Spark's): rewritten_delete_files_count, added_delete_files_count,
- * rewritten_bytes_count, added_bytes_count.  Format version 3 (merging
- * position deletes into deletion vectors) is not supported yet.
+ * rewritten_bytes_count, added_bytes_count (v3: the Puffin file's bytes).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -101,7 +109,7 @@ typedef struct bucket {
 } bucket;
 
 typedef struct rewrite_ctx {
-    floe_strmap live;      /* recorded paths of live data files -> 1 */
+    floe_strmap live;      /* recorded paths of live data files -> 1 (2: it has a DV, v3) */
     floe_strmap buckets;   /* data file path -> bucket * */
     char **paths;          /* the data files of `buckets`, in first-seen order */
     size_t n_paths, cap_paths;
@@ -111,7 +119,7 @@ typedef struct rewrite_ctx {
 static floe_status add_row(rewrite_ctx *c, const char *path, size_t len, int64_t pos) {
     char *key = floe_strndup(path, len);
     if (!key) return oom();
-    if (!floe_strmap_get_c(&c->live, key)) {
+    if (floe_strmap_get_c(&c->live, key) != (void *)1) {
         floe_free(key);
         c->dangling++;
         return NULL;
@@ -247,10 +255,19 @@ static floe_status rewrite(floe_proc_call *call, const char *ns, const char *nam
     floe_ice_write_settings *settings = NULL;
     const char **props = floe_calloc((size_t)t->md->n_properties * 2 + 1, sizeof *props);
     floe_status st = chosen && removed && props ? NULL : oom();
+    bool v3 = t->md->format_version >= 3;
     for (size_t i = 0; !st && i < lf->n; i++)
         if (lf->files[i].file.content == FLOE_ICE_CONTENT_DATA)
             st = floe_strmap_put_c(&c.live, lf->files[i].file.file_path, (void *)1, NULL);
-    if (!st) st = plan(t, lf, o, chosen);
+    /* v3: a data file with a DV keeps it (see the top of the file). */
+    for (size_t i = 0; v3 && !st && i < lf->n; i++) {
+        const floe_ice_data_file *f = &lf->files[i].file;
+        if (f->content == FLOE_ICE_CONTENT_POSITION_DELETES && !is_pos_file(f) && f->referenced_data_file &&
+            floe_strmap_get_c(&c.live, f->referenced_data_file))
+            st = floe_strmap_put_c(&c.live, f->referenced_data_file, (void *)2, NULL);
+    }
+    for (size_t i = 0; v3 && !st && i < lf->n; i++) chosen[i] = is_pos_file(&lf->files[i].file);
+    if (!st && !v3) st = plan(t, lf, o, chosen);
     int32_t n_removed = 0;
     for (size_t i = 0; !st && i < lf->n; i++) {
         if (!chosen[i]) continue;
@@ -286,6 +303,8 @@ static floe_status rewrite(floe_proc_call *call, const char *ns, const char *nam
     /* The writer needs a FileIO; a local table may have none (NULL). */
     floe_fileio *own_io = NULL, *io = t->io;
     if (!st && !io && c.n_paths > 0) st = floe_fileio_new(NULL, 0, &own_io), io = own_io;
+    floe_ice_dv_input *dvs = v3 ? floe_calloc(c.n_paths + 1, sizeof *dvs) : NULL;
+    if (!st && v3 && !dvs) st = oom();
     for (size_t k = 0; !st && k < c.n_paths; k++) {
         bucket *b = floe_strmap_get_c(&c.buckets, c.paths[k]);
         qsort(b->pos, b->n, sizeof *b->pos, cmp_i64);
@@ -294,8 +313,15 @@ static floe_status rewrite(floe_proc_call *call, const char *ns, const char *nam
             if (m == 0 || b->pos[j] != b->pos[m - 1]) b->pos[m++] = b->pos[j];
         char file[96];
         snprintf(file, sizeof file, "00000-%s-%05zu-deletes.parquet", uuid, k + 1);
-        st = floe_ice_write_position_deletes(io, settings, c.paths[k], b->pos, (int64_t)m, file, NULL, &written);
+        if (v3) dvs[k] = (floe_ice_dv_input){c.paths[k], b->pos, (int64_t)m};
+        else st = floe_ice_write_position_deletes(io, settings, c.paths[k], b->pos, (int64_t)m, file, NULL, &written);
     }
+    if (!st && v3 && c.n_paths > 0) {
+        char file[96];
+        snprintf(file, sizeof file, "00000-%s-deletes.puffin", uuid);
+        st = floe_ice_write_deletion_vectors(io, settings, dvs, (int32_t)c.n_paths, file, NULL, &written);
+    }
+    floe_free(dvs);
     if (!st && n_removed > 0) {
         floe_row_delta d;
         memset(&d, 0, sizeof d);
@@ -314,6 +340,7 @@ static floe_status rewrite(floe_proc_call *call, const char *ns, const char *nam
     if (!st) {
         counts[1] = written.n;
         for (int32_t i = 0; i < written.n; i++) counts[3] += written.file_sizes[i];
+        if (v3 && written.n > 0) counts[3] = written.file_sizes[0]; /* one Puffin file holds them all */
     } else {
         /* nothing committed: the files written are nobody's */
         for (int32_t i = 0; i < written.n; i++) floe_status_free(floe_fileio_delete(t->io, written.locations[i]));
@@ -336,9 +363,6 @@ static floe_status rewrite_position_delete_files(floe_proc_call *call) {
     FLOE_TRY(floe_catalog_load_table(call->s->catalog, ns, name, &t));
     options o;
     floe_status st = parse_options(call, t->md, &o);
-    if (!st && t->md->format_version >= 3)
-        st = floe_proc_error(call, NULL, FLOE_ERR_UNSUPPORTED, "format version 3 tables keep deletion vectors; "
-                             "rewriting (merging) them is not supported yet");
     int64_t counts[4] = {0, 0, 0, 0};
     if (!st) {
         st = rewrite(call, ns, name, t, &o, counts);

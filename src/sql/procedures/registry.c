@@ -23,6 +23,8 @@ extern const floe_proc_def floe_proc_rewrite_manifests;
 /* proc_register.c, proc_rewrite_deletes.c */
 extern const floe_proc_def floe_proc_register_table;
 extern const floe_proc_def floe_proc_add_files;
+extern const floe_proc_def floe_proc_snapshot;
+extern const floe_proc_def floe_proc_migrate;
 extern const floe_proc_def floe_proc_rewrite_position_delete_files;
 
 const floe_proc_def *const floe_proc_registry[] = {
@@ -39,5 +41,7 @@ const floe_proc_def *const floe_proc_registry[] = {
     &floe_proc_rewrite_position_delete_files,
     &floe_proc_register_table,
     &floe_proc_add_files,
+    &floe_proc_snapshot,
+    &floe_proc_migrate,
     NULL,
 };

@@ -328,8 +328,18 @@ static void alter_table_sets_and_resets_properties(void **state) {
     assert_null(floe_ice_tm_property(t->md, "flag"));
     assert_string_equal(floe_ice_tm_property(t->md, "n"), "5");
     floe_ice_table_free(t);
-    assert_error(floe_session_execute(e.s, "ALTER TABLE t SET (format_version = 3)", &e.sink), FLOE_ERR_UNSUPPORTED,
+    /* format_version: an upgrade (Spark's), never a downgrade; not a property */
+    assert_error(floe_session_execute(e.s, "ALTER TABLE t SET (format_version = 1)", &e.sink),
+                 FLOE_ERR_INVALID_ARGUMENT, "Cannot downgrade v2 table to v1");
+    assert_error(floe_session_execute(e.s, "ALTER TABLE t RESET (format_version)", &e.sink), FLOE_ERR_UNSUPPORTED,
                  "format version");
+    run(&e, "ALTER TABLE t SET (format_version = 3)");
+    t = load(&e, "default", "t");
+    assert_int_equal(t->md->format_version, 3);
+    assert_true(t->md->has_next_row_id);
+    assert_null(floe_ice_tm_property(t->md, "format_version"));
+    assert_string_equal(floe_ice_tm_property(t->md, "n"), "5");
+    floe_ice_table_free(t);
     /* $properties shows them. */
     assert_non_null(strstr(run(&e, "DESCRIBE \"t$properties\""), "key|varchar|NO|NULL"));
     env_close(&e);
