@@ -60,6 +60,10 @@ case "$(q "SELECT file_path FROM db.s\$files WHERE partition.k = 3")" in
     *"$tmp/snap/"*) ;; *) fail "the INSERT did not write under the snapshot's location" ;;
 esac
 expect "$(listing "$tmp/f")" "$before" "the source folder is still untouched"
+# DROP TABLE ... PURGE of a snapshot would delete the folder's files: refused
+expect_error "DROP TABLE db.s PURGE" "cannot purge table db.s: GC is disabled"
+expect "$(listing "$tmp/f")" "$before" "the source folder after a refused purge"
+expect "$(q "SELECT count(*) FROM db.s WHERE k = 3")" "1" "the snapshot after a refused purge"
 
 # ---- errors: nothing left behind
 expect_error "CALL system.snapshot(source_table => '\`parquet\`.\`$tmp/f\`', table => 'db.s')" "already exists"

@@ -14,9 +14,11 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "base/str.h"
 #include "floe/catalog.h"
+#include "floe/iceberg_table_metadata.h"
 #include "floe/memory.h"
 #include "iceberg/catalog/catalog_impl.h"
 
@@ -218,6 +220,22 @@ floe_status floe_catalog_commit(floe_catalog *c, const char *ns, const char *nam
 
 floe_status floe_catalog_drop_table(floe_catalog *c, const char *ns, const char *name, bool purge) {
     if (!ns || !name) return floe_error(FLOE_ERR_INVALID_ARGUMENT, "drop_table needs a namespace and a name");
+    if (purge) {
+        /* gc.enabled = false (a snapshot table: its data files belong to
+         * another table or folder) refuses the purge, as Spark's catalog
+         * does; a table that cannot be loaded is left to the catalog. */
+        floe_ice_table *t = NULL;
+        floe_status st = floe_catalog_load_table(c, ns, name, &t);
+        const char *gc = !st ? floe_ice_tm_property(t->md, "gc.enabled") : NULL;
+        bool refuse = gc && strcasecmp(gc, "false") == 0;
+        floe_ice_table_free(t);
+        floe_status_free(st);
+        if (refuse)
+            return floe_error(FLOE_ERR_INVALID_ARGUMENT,
+                              "cannot purge table %s.%s: GC is disabled (gc.enabled = false; deleting its files may "
+                              "corrupt other tables); DROP TABLE without PURGE drops it and keeps the files",
+                              ns, name);
+    }
     return c->ops->drop_table(c, ns, name, purge);
 }
 
