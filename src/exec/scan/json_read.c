@@ -40,6 +40,7 @@
 #include "exec/expr/cast.h"
 #include "exec/plan_internal.h"
 #include "exec/scan/csv_detect_types.h"
+#include "exec/scan/csv_values.h"
 #include "exec/scan/scan_files.h"
 #include "floe/memory.h"
 #include "formats/compress.h"
@@ -576,6 +577,19 @@ static floe_status append_value(floe_builder *b, const conv *c, const json_t *v)
     }
     default:
         if (json_is_object(v) || json_is_array(v) || json_is_boolean(v)) return mismatch(c, v);
+        if (json_is_string(v)) { /* plain dates, timestamps, decimals straight in; anything else cast */
+            const char *t = json_string_value(v);
+            size_t n = json_string_length(v);
+            int32_t day;
+            int64_t us;
+            floe_decimal128 dec;
+            if (c->type->id == FLOE_TYPE_DATE32 && floe_csv_fast_date(t, n, &day)) return floe_builder_append_int32(b, day);
+            if (c->type->id == FLOE_TYPE_TIMESTAMP_US && floe_csv_fast_timestamp(t, n, &us))
+                return floe_builder_append_int64(b, us);
+            if (c->type->id == FLOE_TYPE_DECIMAL128 &&
+                floe_csv_fast_decimal(t, n, c->type->precision, c->type->scale, &dec))
+                return floe_builder_append_decimal(b, dec);
+        }
         return append_cast_text(b, c, v);
     }
 }
