@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # bench/json_load.sh — JSON load speed: a generated newline-delimited JSON
-# file of ROWS records (~125 bytes each: 1.6 M rows is ~200 MB; integers,
+# file of ROWS records (~97 bytes each: 2.1 M rows is ~200 MB; integers,
 # a UTF-8 string, a double, a date, a struct and a list, written by
 # DuckDB's COPY ... TO), read by floe's read_json (JsonScan: 8 MB byte
 # ranges parsed on the threads) and by DuckDB's read_json, same threads:
@@ -19,7 +19,7 @@ ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=$(cd "${1:-$ROOT/build/release}" && pwd)
 THREADS=${2:-$(nproc)}
 RUNS=${3:-3}
-ROWS=${4:-1600000}
+ROWS=${4:-2100000}
 DATA=$ROOT/bench/data/json-$ROWS
 JSON=$DATA/rows.json
 if [ ! -f "$JSON" ]; then
