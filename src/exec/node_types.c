@@ -21,6 +21,7 @@ extern const floe_plan_vtable floe_tpch_gen_vt;
 extern const floe_plan_vtable floe_parquet_scan_vt;
 extern const floe_plan_vtable floe_iceberg_scan_vt;
 extern const floe_plan_vtable floe_csv_scan_vt;
+extern const floe_plan_vtable floe_json_scan_vt;
 extern const floe_plan_vtable floe_sort_vt;
 
 extern const floe_plan_vtable floe_hash_aggregate_vt;
@@ -54,6 +55,7 @@ const floe_plan_vtable *const floe_exec_node_types[] = {
     &floe_parquet_scan_vt,
     &floe_iceberg_scan_vt,
     &floe_csv_scan_vt,
+    &floe_json_scan_vt,
     &floe_sort_vt,
     &floe_sort_merge_vt,
     &floe_hash_join_vt,

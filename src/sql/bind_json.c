@@ -1,9 +1,9 @@
 /*
  * bind_json.c — the read_json / read_json_auto / read_ndjson table
  * functions: their named options (DuckDB's names) into floe_json_options,
- * the files read at bind time (exec/scan/json_read.c: detection, files and
- * newline-delimited ranges in parallel) and held by a Values node, so the
- * rest of the plan sees ordinary batches.
+ * planned as a JsonScan node (exec/scan/json_read.c: detection on the
+ * files' heads at bind time, then files and newline-delimited byte ranges
+ * parsed in parallel, batch by batch, when the plan runs).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -153,15 +153,9 @@ floe_status floe_sql_bind_read_json(floe_session *s, const char *fname, const js
     o.names = (const char *const *)names;
     o.types = types;
     o.n_columns = nc;
-    floe_schema *schema = NULL;
-    floe_batch **batches = NULL;
-    int32_t nb = 0;
-    if (!st) st = floe_json_read((const char *const *)paths, np, s->io, &o, &schema, &batches, &nb);
+    if (!st) st = floe_json_plan_scan((const char *const *)paths, np, s->io, &o,
+                                      s->opts.target_partitions > 0 ? s->opts.target_partitions : 1, out);
     if (st) st = bind_at(s, loc, st); /* the reader names read_json, the file and the place */
-    if (!st) st = floe_plan_values(schema, batches, nb, s->opts.target_partitions > 0 ? s->opts.target_partitions : 1, out);
-    for (int32_t i = 0; i < nb; i++) floe_batch_release(batches[i]);
-    floe_free(batches);
-    floe_type_release(schema);
     for (int32_t i = 0; types && i < nc; i++) floe_type_release(types[i]);
     floe_free(types);
     free_strings(names, nc);

@@ -536,12 +536,9 @@ static floe_status exec_copy_from(floe_session *s, const json_t *body, const cha
     char what[FLOE_DML_NAME_MAX + 8];
     snprintf(what, sizeof what, "COPY %s", t.name);
     co.what = what;
-    floe_schema *schema = NULL;
-    floe_batch **batches = NULL;
-    int32_t nb = 0;
     /* JSON: each object's fields by the columns' names, typed as the
-     * table's (nested ones too), other keys ignored.  It is read here into
-     * batches; CSV streams through a CsvScan node. */
+     * table's (nested ones too), other keys ignored, streamed through a
+     * JsonScan node as CSV streams through a CsvScan node. */
     floe_json_options jo;
     floe_json_options_init(&jo);
     jo.names = names;
@@ -551,8 +548,7 @@ static floe_status exec_copy_from(floe_session *s, const json_t *body, const cha
     int32_t parts = s->opts.target_partitions > 0 ? s->opts.target_partitions : 1;
     floe_plan *values = NULL, *plan = NULL, *phys = NULL;
     if (!st && o.format == FMT_JSON) {
-        st = floe_json_read(&file, 1, s->io, &jo, &schema, &batches, &nb);
-        if (!st) st = floe_plan_values(schema, batches, nb, parts, &values);
+        st = floe_json_plan_scan(&file, 1, s->io, &jo, parts, &values);
     } else if (!st) {
         st = floe_csv_plan_scan(&file, 1, s->io, &co, parts, &values);
     }
@@ -575,9 +571,6 @@ static floe_status exec_copy_from(floe_session *s, const json_t *body, const cha
     floe_plan_release(values);
     floe_lplan_free(lp);
     floe_lplan_free(rows_lp);
-    for (int32_t i = 0; i < nb; i++) floe_batch_release(batches[i]);
-    floe_free(batches);
-    floe_type_release(schema);
     for (int32_t i = 0; types && i < ncols; i++) floe_type_release(types[i]);
     floe_free(types);
     floe_free(names);

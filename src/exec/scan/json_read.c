@@ -38,7 +38,9 @@
 #include "base/buffer.h"
 #include "base/threadpool.h"
 #include "exec/expr/cast.h"
+#include "exec/plan_internal.h"
 #include "exec/scan/csv_detect_types.h"
+#include "exec/scan/csv_values.h"
 #include "exec/scan/scan_files.h"
 #include "floe/memory.h"
 #include "formats/compress.h"
@@ -56,11 +58,16 @@ static const char *what_of(const floe_json_options *o) { return o->what ? o->wha
 
 /* ----------------------------------------------------------- the files */
 
+/* Bytes of one file: all of it, a sample of its start, or one task's
+ * range (data[0] is byte `off` of the file). */
 typedef struct json_file {
     const char *path;
     uint8_t *data;
     size_t n;
-    bool array; /* the records are the elements of one top-level array */
+    bool array;      /* the records are the elements of one top-level array */
+    uint64_t off;    /* file offset of data[0] (0 for decompressed files)   */
+    int64_t line;    /* line number of data[0]; 0: counted when an error needs it */
+    floe_fileio *io; /* to count those lines (NULL: local)                  */
 } json_file;
 
 static bool ends_with(const char *s, const char *suffix) {
@@ -100,12 +107,39 @@ static floe_status load_file(const char *path, floe_fileio *io, json_file *f) {
 
 static bool is_ws(uint8_t c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
 
-/* Line (1-based) and column (1-based, bytes) of byte `pos` of a file,
- * counted from a known line start. */
-static void line_col(const json_file *f, size_t from, int64_t from_line, size_t pos, int64_t *line, int64_t *col) {
-    int64_t l = from_line;
-    size_t ls = from;
-    for (size_t i = from; i < pos && i < f->n; i++)
+static floe_status open_input(const char *path, floe_fileio *io, floe_input **in) {
+    if (io) return floe_fileio_open_input(io, path, in);
+    return floe_input_open_local(scan_local_path(path), in);
+}
+
+/* Newlines in bytes [0, off) of a file, read in 1 MB pieces: only an
+ * error's message asks, so a range's first line is never counted on the
+ * good path.  0 when the file cannot be read again. */
+static int64_t lines_before(const json_file *f) {
+    if (f->off == 0) return 0;
+    floe_input *in = NULL;
+    floe_status st = open_input(f->path, f->io, &in);
+    size_t cap = (size_t)1 << 20;
+    uint8_t *buf = st ? NULL : floe_malloc(cap);
+    int64_t l = 0;
+    for (uint64_t at = 0; !st && buf && at < f->off;) {
+        size_t len = f->off - at < cap ? (size_t)(f->off - at) : cap;
+        st = floe_input_read(in, at, len, buf);
+        for (size_t i = 0; !st && i < len; i++) l += buf[i] == '\n';
+        at += len;
+    }
+    floe_status_free(st);
+    floe_free(buf);
+    if (in) floe_input_close(in);
+    return l;
+}
+
+/* Line (1-based) and column (1-based, bytes) of byte `pos` of f's data:
+ * counted from data[0] when an error is reported, never per record. */
+static void line_col(const json_file *f, size_t pos, int64_t *line, int64_t *col) {
+    int64_t l = f->line > 0 ? f->line : 1 + lines_before(f);
+    size_t ls = 0;
+    for (size_t i = 0; i < pos && i < f->n; i++)
         if (f->data[i] == '\n') l++, ls = i + 1;
     *line = l;
     *col = (int64_t)(pos - ls) + 1;
@@ -116,24 +150,22 @@ static void line_col(const json_file *f, size_t from, int64_t from_line, size_t 
 /* The records of [begin, end) of a file: a record starts before end. */
 typedef struct cursor {
     const json_file *f;
-    size_t begin, pos, end;
-    int64_t begin_line;
+    size_t pos, end;
     int state; /* array files: 0 before '[', 1 before an element, 2 after one, 3 done */
     const char *what;
 } cursor;
 
-static void cursor_init(cursor *c, const json_file *f, size_t begin, size_t end, int64_t line, const char *what) {
+static void cursor_init(cursor *c, const json_file *f, size_t begin, size_t end, const char *what) {
     memset(c, 0, sizeof *c);
     c->f = f;
-    c->begin = c->pos = begin;
+    c->pos = begin;
     c->end = end;
-    c->begin_line = line;
     c->what = what;
 }
 
 static floe_status at_error(const cursor *c, size_t pos, const char *fmt, const char *text) {
     int64_t line, col;
-    line_col(c->f, c->begin, c->begin_line, pos, &line, &col);
+    line_col(c->f, pos, &line, &col);
     return floe_error(FLOE_ERR_CORRUPT, "%s '%s' line %lld, column %lld: %s%s", c->what, c->f->path, (long long)line,
                       (long long)col, fmt, text ? text : "");
 }
@@ -191,7 +223,7 @@ static floe_status cursor_next(cursor *c, json_t **out, size_t *start) {
     if (!v) {
         /* jansson's line and column count from where it began. */
         int64_t line, col;
-        line_col(f, c->begin, c->begin_line, c->pos, &line, &col);
+        line_col(f, c->pos, &line, &col);
         if (err.line > 1) line += err.line - 1, col = err.column;
         else col += err.column > 0 ? err.column - 1 : 0;
         return floe_error(FLOE_ERR_CORRUPT, "%s '%s' line %lld, column %lld: malformed JSON: %s", c->what, f->path,
@@ -545,6 +577,19 @@ static floe_status append_value(floe_builder *b, const conv *c, const json_t *v)
     }
     default:
         if (json_is_object(v) || json_is_array(v) || json_is_boolean(v)) return mismatch(c, v);
+        if (json_is_string(v)) { /* plain dates, timestamps, decimals straight in; anything else cast */
+            const char *t = json_string_value(v);
+            size_t n = json_string_length(v);
+            int32_t day;
+            int64_t us;
+            floe_decimal128 dec;
+            if (c->type->id == FLOE_TYPE_DATE32 && floe_csv_fast_date(t, n, &day)) return floe_builder_append_int32(b, day);
+            if (c->type->id == FLOE_TYPE_TIMESTAMP_US && floe_csv_fast_timestamp(t, n, &us))
+                return floe_builder_append_int64(b, us);
+            if (c->type->id == FLOE_TYPE_DECIMAL128 &&
+                floe_csv_fast_decimal(t, n, c->type->precision, c->type->scale, &dec))
+                return floe_builder_append_decimal(b, dec);
+        }
         return append_cast_text(b, c, v);
     }
 }
@@ -578,54 +623,6 @@ static floe_status plan_columns(json_plan *p, int32_t n) {
     return NULL;
 }
 
-/* Detect the columns on the first records of the files. */
-static floe_status detect(json_file *files, int32_t nf, json_plan *p) {
-    const floe_json_options *o = p->o;
-    int64_t limit = o->sample_size == 0 ? DEFAULT_SAMPLE : o->sample_size;
-    shape root;
-    memset(&root, 0, sizeof root);
-    bool all_objects = true;
-    int64_t seen = 0;
-    floe_status st = NULL;
-    for (int32_t fi = 0; fi < nf && !st && (limit < 0 || seen < limit); fi++) {
-        cursor c;
-        cursor_init(&c, &files[fi], 0, files[fi].n, 1, what_of(o));
-        while (!st && (limit < 0 || seen < limit)) {
-            json_t *v = NULL;
-            size_t at = 0;
-            st = cursor_next(&c, &v, &at);
-            if (st || !v) break;
-            if (!json_is_null(v)) {
-                if (!json_is_object(v)) all_objects = false;
-                /* The record is at depth 0 here, 1 in DuckDB's count:
-                 * maximum_depth 1 makes every column JSON, 2 types the
-                 * columns and leaves what is inside them JSON. */
-                st = observe(&root, v, 0, o->maximum_depth);
-            }
-            json_decref(v);
-            seen++;
-        }
-    }
-    if (!st && all_objects && root.k == S_STRUCT && root.nf > 0) {
-        p->objects = true;
-        st = plan_columns(p, root.nf);
-        for (int32_t i = 0; !st && i < root.nf; i++) {
-            st = conv_of_shape(root.f[i], &p->cols[i]);
-            if (!st && !(p->names[i] = floe_strdup(root.fname[i])))
-                st = floe_error(FLOE_ERR_OUT_OF_MEMORY, "reading JSON: out of memory");
-        }
-    } else if (!st) {
-        /* Scalars, arrays or a mix: the records themselves in one column. */
-        if (root.k == S_STRUCT && root.nf == 0) root.k = S_JSON;
-        st = plan_columns(p, 1);
-        if (!st) st = conv_of_shape(&root, &p->cols[0]);
-        if (!st && !(p->names[0] = floe_strdup("json")))
-            st = floe_error(FLOE_ERR_OUT_OF_MEMORY, "reading JSON: out of memory");
-    }
-    shape_clear(&root);
-    return st;
-}
-
 static floe_status given_columns(json_plan *p) {
     const floe_json_options *o = p->o;
     p->objects = true;
@@ -651,230 +648,576 @@ static floe_status plan_schema(json_plan *p) {
     return st;
 }
 
-/* ---------------------------------------------------------------- units */
+/* ------------------------------------------------------------- records */
 
-/* A part of one file parsed by one task: the whole file, or the records
- * starting in a byte range of a newline-delimited one. */
-typedef struct unit {
-    const json_file *f;
-    size_t begin, end;
-    int64_t line; /* of begin (0: not known; counted when an error needs it) */
-    floe_status st;
-    floe_batch **b;
-    int32_t nb, capb;
-} unit;
+static floe_status oom(void) { return floe_error(FLOE_ERR_OUT_OF_MEMORY, "reading JSON: out of memory"); }
 
-typedef struct job {
-    const json_plan *p;
-    unit *u;
-} job;
+/* One record's values onto the column builders. */
+static floe_status append_record(const json_plan *p, const cursor *c, floe_builder **bl, const json_t *v, size_t at) {
+    if (!p->objects) {
+        floe_status st = append_value(bl[0], p->cols[0], v);
+        if (!st) return NULL;
+        floe_status e = at_error(c, at, "", floe_status_message(st));
+        floe_status_free(st);
+        return e;
+    }
+    if (!json_is_object(v) && !json_is_null(v)) return at_error(c, at, "expected an object, got ", json_kind_name(v));
+    for (int32_t i = 0; i < p->ncols; i++) {
+        floe_status st = append_value(bl[i], p->cols[i], json_is_null(v) ? NULL : json_object_get(v, p->names[i]));
+        if (st) {
+            char col[160];
+            snprintf(col, sizeof col, "column \"%.120s\": ", p->names[i]);
+            floe_status e = at_error(c, at, col, floe_status_message(st));
+            floe_status_free(st);
+            return e;
+        }
+    }
+    return NULL;
+}
 
-static floe_status unit_flush(const json_plan *p, unit *u, floe_builder **bl, int64_t rows) {
+/* Up to max_rows records from the cursor as one batch of p->schema (*out
+ * NULL when none is left). */
+static floe_status parse_rows(const json_plan *p, cursor *c, int64_t max_rows, floe_batch **out) {
+    *out = NULL;
     int32_t n = p->ncols + (p->o->filename ? 1 : 0);
-    floe_array **cols = floe_calloc((size_t)n, sizeof *cols);
-    if (!cols) return floe_error(FLOE_ERR_OUT_OF_MEMORY, "reading JSON: out of memory");
-    floe_status st = NULL;
-    for (int32_t i = 0; i < p->ncols && !st; i++) st = floe_builder_finish(bl[i], &cols[i]);
-    if (!st && p->o->filename) {
+    floe_builder **bl = floe_calloc((size_t)p->ncols + 1, sizeof *bl);
+    floe_array **cols = floe_calloc((size_t)n + 1, sizeof *cols);
+    floe_status st = bl && cols ? NULL : oom();
+    for (int32_t i = 0; i < p->ncols && !st; i++) st = floe_builder_new(p->cols[i]->type, 1024, &bl[i]);
+    int64_t rows = 0;
+    while (!st && rows < max_rows) {
+        json_t *v = NULL;
+        size_t at = 0;
+        st = cursor_next(c, &v, &at);
+        if (st || !v) break;
+        st = append_record(p, c, bl, v, at);
+        json_decref(v);
+        rows++;
+    }
+    for (int32_t i = 0; !st && rows > 0 && i < p->ncols; i++) st = floe_builder_finish(bl[i], &cols[i]);
+    if (!st && rows > 0 && p->o->filename) {
         floe_builder *fb = NULL;
-        size_t len = strlen(u->f->path);
+        size_t len = strlen(c->f->path);
         st = floe_builder_new(floe_type_primitive(FLOE_TYPE_STRING), rows, &fb);
-        for (int64_t r = 0; r < rows && !st; r++) st = floe_builder_append_binary(fb, u->f->path, (int64_t)len);
+        for (int64_t r = 0; r < rows && !st; r++) st = floe_builder_append_binary(fb, c->f->path, (int64_t)len);
         if (!st) st = floe_builder_finish(fb, &cols[p->ncols]);
         floe_builder_free(fb);
     }
-    floe_batch *b = NULL;
-    if (!st) st = floe_batch_new(p->schema, cols, n, rows, &b);
-    for (int32_t i = 0; i < n; i++) floe_array_release(cols[i]);
-    floe_free(cols);
-    if (!st && u->nb == u->capb) {
-        int32_t cap = u->capb ? u->capb * 2 : 4;
-        floe_batch **v = floe_realloc(u->b, (size_t)cap * sizeof *v);
-        if (!v) st = floe_error(FLOE_ERR_OUT_OF_MEMORY, "reading JSON: out of memory");
-        else u->b = v, u->capb = cap;
-    }
-    if (st) {
-        floe_batch_release(b);
-        return st;
-    }
-    u->b[u->nb++] = b;
-    return NULL;
-}
-
-static floe_status parse_unit(const json_plan *p, unit *u) {
-    const char *what = what_of(p->o);
-    int64_t begin_line = u->line;
-    if (begin_line == 0) { /* count the lines before the range, once */
-        int64_t col;
-        line_col(u->f, 0, 1, u->begin, &begin_line, &col);
-    }
-    cursor c;
-    cursor_init(&c, u->f, u->begin, u->end, begin_line, what);
-    floe_builder **bl = floe_calloc((size_t)p->ncols, sizeof *bl);
-    if (!bl) return floe_error(FLOE_ERR_OUT_OF_MEMORY, "reading JSON: out of memory");
-    floe_status st = NULL;
-    for (int32_t i = 0; i < p->ncols && !st; i++) st = floe_builder_new(p->cols[i]->type, 1024, &bl[i]);
-    int64_t rows = 0;
-    while (!st) {
-        json_t *v = NULL;
-        size_t at = 0;
-        st = cursor_next(&c, &v, &at);
-        if (st || !v) break;
-        if (p->objects) {
-            if (!json_is_object(v) && !json_is_null(v)) {
-                st = at_error(&c, at, "expected an object, got ", json_kind_name(v));
-            } else {
-                for (int32_t i = 0; i < p->ncols && !st; i++) {
-                    st = append_value(bl[i], p->cols[i], json_is_null(v) ? NULL : json_object_get(v, p->names[i]));
-                    if (st) {
-                        char col[160];
-                        snprintf(col, sizeof col, "column \"%.120s\": ", p->names[i]);
-                        floe_status e = at_error(&c, at, col, floe_status_message(st));
-                        floe_status_free(st);
-                        st = e;
-                    }
-                }
-            }
-        } else {
-            st = append_value(bl[0], p->cols[0], v);
-            if (st) {
-                floe_status e = at_error(&c, at, "", floe_status_message(st));
-                floe_status_free(st);
-                st = e;
-            }
-        }
-        json_decref(v);
-        if (!st && ++rows == FLUSH_ROWS) {
-            st = unit_flush(p, u, bl, rows);
-            rows = 0;
-        }
-    }
-    if (!st && rows > 0) st = unit_flush(p, u, bl, rows);
-    for (int32_t i = 0; i < p->ncols; i++) floe_builder_free(bl[i]);
+    if (!st && rows > 0) st = floe_batch_new(p->schema, cols, n, rows, out);
+    for (int32_t i = 0; bl && i < p->ncols; i++) floe_builder_free(bl[i]);
+    for (int32_t i = 0; cols && i < n; i++) floe_array_release(cols[i]);
     floe_free(bl);
+    floe_free(cols);
     return st;
 }
 
-static floe_status parse_units(void *ctx, size_t b, size_t e, const floe_cancel *cancel) {
-    job *j = ctx;
-    for (size_t k = b; k < e; k++) {
-        if (cancel && floe_cancel_is_set(cancel)) return NULL;
-        j->u[k].st = parse_unit(j->p, &j->u[k]);
-        if (j->u[k].st) return floe_error(FLOE_ERR_CANCELLED, "JSON range failed");
+/* ============================================================ JsonScan
+ *
+ * The streamed scan.  Planning reads a bounded head of each file (the
+ * first SAMPLE_BYTES while the sample of sample_size records is not yet
+ * full, else PROBE_BYTES): its records feed detection, and show whether
+ * the file holds one record per line.  Only such a file — not an array,
+ * not compressed — is cut into byte ranges; everything else is one task,
+ * read whole when it runs.  A JSON string cannot hold a raw newline, so
+ * in a one-record-per-line file every newline ends a record (or a blank
+ * line): a range owns the records that start after the first newline at
+ * or after its begin (all of them for the file's first range) and before
+ * the first newline at or after its end, reading past its end up to that
+ * newline.  Neighbours agree on the cut without reading each other.
+ * Line numbers are not counted on the way: an error counts the newlines
+ * before its range once (lines_before). */
+
+#define SAMPLE_BYTES ((size_t)8 << 20)
+#define PROBE_BYTES ((size_t)1 << 20)
+#define EXTEND_BYTES ((size_t)64 << 10)
+#define BATCH_ROWS 16384
+
+extern const floe_plan_vtable floe_json_scan_vt;
+
+typedef struct json_task {
+    char *path;
+    int64_t begin, end; /* end -1: the whole file (maybe compressed, maybe an array) */
+} json_task;
+
+typedef struct json_scan_plan {
+    floe_plan head;
+    json_plan jp;           /* columns; jp.o points at opts               */
+    floe_json_options opts; /* format, filename, what (owned)             */
+    json_task *tasks;
+    int32_t n_tasks;
+    int32_t *first;         /* partition i: tasks [first[i], first[i + 1]) */
+} json_scan_plan;
+
+static bool is_compressed(const char *path) {
+    return ends_with(path, ".gz") || ends_with(path, ".gzip") || ends_with(path, ".zst") || ends_with(path, ".zstd");
+}
+
+static bool starts_array(const floe_json_options *o, const json_file *f) {
+    if (o->format != FLOE_JSON_AUTO) return o->format == FLOE_JSON_ARRAY;
+    size_t k = 0;
+    while (k < f->n && is_ws(f->data[k])) k++;
+    return k < f->n && f->data[k] == '[';
+}
+
+static void json_scan_free(floe_plan *p_) {
+    json_scan_plan *p = (json_scan_plan *)p_;
+    json_plan_free(&p->jp);
+    floe_free((char *)p->opts.what);
+    for (int32_t i = 0; i < p->n_tasks; i++) floe_free(p->tasks[i].path);
+    floe_free(p->tasks);
+    floe_free(p->first);
+}
+
+/* The node from its parts; takes jp's columns and the tasks either way. */
+static floe_status json_scan_new(json_plan *jp, const floe_json_options *o, json_task *tasks, int32_t n_tasks,
+                                 int32_t n_partitions, floe_plan **out) {
+    *out = NULL;
+    json_scan_plan *p = floe_calloc(1, sizeof *p);
+    if (!p) {
+        json_plan_free(jp);
+        for (int32_t i = 0; i < n_tasks; i++) floe_free(tasks[i].path);
+        floe_free(tasks);
+        return floe_error(FLOE_ERR_OUT_OF_MEMORY, "allocating a JsonScan node");
+    }
+    p->jp = *jp;
+    memset(jp, 0, sizeof *jp);
+    floe_json_options_init(&p->opts);
+    p->opts.format = o->format;
+    p->opts.filename = o->filename;
+    p->opts.what = o->what ? floe_strdup(o->what) : NULL;
+    p->jp.o = &p->opts;
+    p->tasks = tasks;
+    p->n_tasks = n_tasks;
+    floe_status st = o->what && !p->opts.what ? oom() : NULL;
+    if (n_partitions < 1) n_partitions = 1;
+    if (n_partitions > n_tasks && n_tasks > 0) n_partitions = n_tasks;
+    if (!st && !(p->first = floe_calloc((size_t)n_partitions + 1, sizeof *p->first))) st = oom();
+    for (int32_t i = 0; !st && i <= n_partitions; i++) p->first[i] = (int32_t)((int64_t)n_tasks * i / n_partitions);
+    if (!st) st = plan_schema(&p->jp);
+    if (!st) st = floe_exec_plan_init(&p->head, &floe_json_scan_vt, p->jp.schema, n_partitions, NULL, 0);
+    if (st) {
+        if (p->head.vt) floe_plan_release(&p->head);
+        else {
+            json_scan_free(&p->head);
+            floe_free(p);
+        }
+        return st;
+    }
+    *out = &p->head;
+    return NULL;
+}
+
+/* ------------------------------------------------------------ streams */
+
+typedef struct json_stream {
+    floe_stream base;
+    const json_scan_plan *p;
+    const floe_cancel *cancel;
+    floe_fileio *io; /* for remote files; made on first need */
+    int32_t next_task, end_task;
+    bool loaded;     /* f and c hold a task */
+    json_file f;
+    cursor c;
+} json_stream;
+
+/* Read [off, off + len) of `in` onto b. */
+static floe_status read_piece(floe_input *in, uint64_t off, size_t len, floe_buf *b) {
+    FLOE_TRY(floe_buf_reserve(b, len + 1));
+    FLOE_TRY(floe_input_read(in, off, len, b->data + b->len));
+    b->len += len;
+    return NULL;
+}
+
+/* Load task t: its bytes in s->f and a cursor over the records it owns. */
+static floe_status load_task(json_stream *s, const json_task *t) {
+    const char *what = what_of(&s->p->opts);
+    json_file *f = &s->f;
+    memset(f, 0, sizeof *f);
+    f->path = t->path;
+    if (scan_is_remote(t->path)) {
+        if (!s->io) FLOE_TRY(floe_fileio_new(NULL, 0, &s->io));
+        f->io = s->io;
+    }
+    if (t->end < 0) {
+        FLOE_TRY(floe_status_wrap(load_file(t->path, f->io, f), "%s '%s'", what, t->path));
+        f->line = 1;
+        f->array = starts_array(&s->p->opts, f);
+        cursor_init(&s->c, f, 0, f->n, what);
+        return NULL;
+    }
+    floe_input *in = NULL;
+    FLOE_TRY(floe_status_wrap(open_input(t->path, f->io, &in), "%s '%s'", what, t->path));
+    floe_buf b;
+    floe_buf_init(&b);
+    uint64_t size = in->size, end = (uint64_t)t->end < size ? (uint64_t)t->end : size;
+    floe_status st = (uint64_t)t->begin < end ? read_piece(in, (uint64_t)t->begin, (size_t)(end - (uint64_t)t->begin), &b) : NULL;
+    /* On to the first newline at or after end: the next range's cut. */
+    size_t k = b.len, stop = 0;
+    bool found = false;
+    for (uint64_t at = end; !st;) {
+        const uint8_t *nl = k < b.len ? memchr(b.data + k, '\n', b.len - k) : NULL;
+        if (nl) {
+            found = true;
+            stop = (size_t)(nl - b.data) + 1;
+            break;
+        }
+        k = b.len;
+        if (at >= size) break;
+        size_t len = size - at < EXTEND_BYTES ? (size_t)(size - at) : EXTEND_BYTES;
+        st = read_piece(in, at, len, &b);
+        at += len;
+    }
+    if (!found) stop = b.len;
+    floe_input_close(in);
+    if (st) {
+        floe_buf_free(&b);
+        return floe_status_wrap(st, "%s '%s'", what, t->path);
+    }
+    f->n = stop;
+    f->data = b.len ? floe_buf_detach(&b, NULL) : NULL;
+    floe_buf_free(&b);
+    f->off = (uint64_t)t->begin;
+    f->line = t->begin == 0 ? 1 : 0;
+    size_t pos = 0;
+    if (t->begin > 0) { /* the records after the first newline */
+        const uint8_t *nl = f->n ? memchr(f->data, '\n', f->n) : NULL;
+        pos = nl ? (size_t)(nl - f->data) + 1 : f->n;
+    }
+    cursor_init(&s->c, f, pos, f->n, what);
+    return NULL;
+}
+
+static floe_status json_stream_next(floe_stream *s_, floe_batch **out) {
+    json_stream *s = (json_stream *)s_;
+    *out = NULL;
+    for (;;) {
+        FLOE_TRY(floe_cancel_check(s->cancel, "JsonScan"));
+        if (s->loaded) {
+            FLOE_TRY(parse_rows(&s->p->jp, &s->c, BATCH_ROWS, out));
+            if (*out) return NULL;
+        }
+        floe_free(s->f.data);
+        s->f.data = NULL;
+        s->loaded = false;
+        if (s->next_task >= s->end_task) return NULL;
+        FLOE_TRY(load_task(s, &s->p->tasks[s->next_task++]));
+        s->loaded = true;
+    }
+}
+
+static void json_stream_close(floe_stream *s_) {
+    json_stream *s = (json_stream *)s_;
+    floe_free(s->f.data);
+    if (s->io) floe_fileio_free(s->io);
+    floe_free(s);
+}
+
+static floe_status json_scan_execute(const floe_plan *p_, int32_t partition, const floe_exec_ctx *ctx,
+                                     floe_stream **out) {
+    const json_scan_plan *p = (const json_scan_plan *)p_;
+    json_stream *s = floe_calloc(1, sizeof *s);
+    if (!s) return floe_error(FLOE_ERR_OUT_OF_MEMORY, "opening a JsonScan stream");
+    s->base.next = json_stream_next;
+    s->base.close = json_stream_close;
+    s->p = p;
+    s->cancel = ctx->cancel;
+    s->next_task = p->first[partition];
+    s->end_task = p->first[partition + 1];
+    *out = &s->base;
+    return NULL;
+}
+
+/* ---------------------------------------------------------------- codec */
+
+/* Which strings hold JSON text, in pre-order: a type alone cannot say. */
+static floe_status put_flags(floe_buf *out, const conv *c) {
+    FLOE_TRY(floe_codec_put_i64(out, c->json_text));
+    for (int32_t i = 0; i < c->n; i++) FLOE_TRY(put_flags(out, c->kids[i]));
+    return NULL;
+}
+
+static floe_status get_ranged(floe_reader *r, int64_t lo, int64_t hi, const char *what, int64_t *v) {
+    FLOE_TRY(floe_codec_get_i64(r, v));
+    if (*v < lo || *v > hi) return floe_error(FLOE_ERR_CORRUPT, "JsonScan: %s %lld is impossible", what, (long long)*v);
+    return NULL;
+}
+
+static floe_status get_flags(floe_reader *r, conv *c) {
+    int64_t v = 0;
+    FLOE_TRY(get_ranged(r, 0, 1, "JSON text flag", &v));
+    if (v && c->type->id != FLOE_TYPE_STRING) return floe_error(FLOE_ERR_CORRUPT, "JsonScan: JSON text in a non-string");
+    c->json_text = v != 0;
+    for (int32_t i = 0; i < c->n; i++) FLOE_TRY(get_flags(r, c->kids[i]));
+    return NULL;
+}
+
+static floe_status json_scan_encode(const floe_plan *p_, floe_buf *out) {
+    const json_scan_plan *p = (const json_scan_plan *)p_;
+    FLOE_TRY(floe_codec_put_i64(out, p->opts.format));
+    FLOE_TRY(floe_codec_put_i64(out, p->jp.objects));
+    FLOE_TRY(floe_codec_put_i64(out, p->opts.filename));
+    FLOE_TRY(floe_codec_put_str(out, p->opts.what));
+    FLOE_TRY(floe_codec_put_i64(out, p->jp.ncols));
+    for (int32_t i = 0; i < p->jp.ncols; i++) {
+        FLOE_TRY(floe_codec_put_str(out, p->jp.names[i]));
+        FLOE_TRY(floe_codec_put_type(out, p->jp.cols[i]->type));
+        FLOE_TRY(put_flags(out, p->jp.cols[i]));
+    }
+    FLOE_TRY(floe_codec_put_i64(out, p->head.n_partitions));
+    FLOE_TRY(floe_codec_put_i64(out, p->n_tasks));
+    for (int32_t i = 0; i < p->n_tasks; i++) {
+        FLOE_TRY(floe_codec_put_str(out, p->tasks[i].path));
+        FLOE_TRY(floe_codec_put_i64(out, p->tasks[i].begin));
+        FLOE_TRY(floe_codec_put_i64(out, p->tasks[i].end));
     }
     return NULL;
 }
 
-/* The units of every file: newline-delimited ones cut into ranges of
- * about range_bytes, each starting after a newline. */
-static floe_status make_units(const json_file *files, int32_t nf, const floe_json_options *o, unit **out, int32_t *n) {
-    size_t rb = o->range_bytes > 0 ? (size_t)o->range_bytes : (size_t)8 << 20;
-    int32_t cap = 0, cnt = 0;
-    unit *u = NULL;
-    for (int32_t fi = 0; fi < nf; fi++) {
-        const json_file *f = &files[fi];
-        size_t pos = 0;
-        do {
-            size_t end = f->n;
-            if (!f->array && f->n - pos > rb) {
-                const uint8_t *nl = memchr(f->data + pos + rb, '\n', f->n - pos - rb);
-                end = nl ? (size_t)(nl - f->data) + 1 : f->n;
+static floe_status json_scan_decode(floe_reader *r, floe_plan *const *children, int32_t n_children, floe_plan **out) {
+    (void)children;
+    if (n_children != 0) return floe_error(FLOE_ERR_CORRUPT, "JsonScan with %d children", n_children);
+    floe_json_options o;
+    floe_json_options_init(&o);
+    json_plan jp;
+    memset(&jp, 0, sizeof jp);
+    char *what = NULL;
+    int64_t fmt = 0, objects = 0, fname = 0, nc = 0, np = 0, nt = 0;
+    json_task *tasks = NULL;
+    int32_t n_tasks = 0;
+    floe_status st = get_ranged(r, FLOE_JSON_AUTO, FLOE_JSON_ARRAY, "format", &fmt);
+    if (!st) st = get_ranged(r, 0, 1, "objects flag", &objects);
+    if (!st) st = get_ranged(r, 0, 1, "filename flag", &fname);
+    if (!st) st = floe_codec_get_str(r, &what);
+    if (!st) st = get_ranged(r, 1, INT32_MAX, "column count", &nc);
+    if (!st) st = plan_columns(&jp, (int32_t)nc);
+    for (int32_t i = 0; !st && i < jp.ncols; i++) {
+        floe_type *t = NULL;
+        st = floe_codec_get_str(r, &jp.names[i]);
+        if (!st && !jp.names[i]) st = floe_error(FLOE_ERR_CORRUPT, "JsonScan: a column without a name");
+        if (!st) st = floe_codec_get_type(r, &t);
+        if (!st) st = conv_of_type(t, &jp.cols[i]);
+        floe_type_release(t);
+        if (!st) st = get_flags(r, jp.cols[i]);
+    }
+    if (!st) st = get_ranged(r, 1, INT32_MAX, "partition count", &np);
+    if (!st) st = get_ranged(r, 0, INT32_MAX, "task count", &nt);
+    if (!st && nt > 0 && !(tasks = floe_calloc((size_t)nt, sizeof *tasks))) st = oom();
+    for (; !st && n_tasks < nt; n_tasks++) {
+        json_task *t = &tasks[n_tasks];
+        st = floe_codec_get_str(r, &t->path);
+        if (!st && !t->path) st = floe_error(FLOE_ERR_CORRUPT, "JsonScan: a task without a path");
+        if (!st) st = get_ranged(r, 0, INT64_MAX, "range start", &t->begin);
+        if (!st) st = get_ranged(r, -1, INT64_MAX, "range end", &t->end);
+        if (st) {
+            floe_free(t->path);
+            break;
+        }
+    }
+    jp.objects = objects != 0;
+    o.format = (floe_json_format)fmt;
+    o.filename = fname != 0;
+    o.what = what;
+    if (!st) st = json_scan_new(&jp, &o, tasks, n_tasks, (int32_t)np, out);
+    else {
+        json_plan_free(&jp);
+        for (int32_t i = 0; i < n_tasks; i++) floe_free(tasks[i].path);
+        floe_free(tasks);
+    }
+    floe_free(what);
+    return st;
+}
+
+static floe_status json_scan_explain(const floe_plan *p_, floe_buf *out) {
+    const json_scan_plan *p = (const json_scan_plan *)p_;
+    int32_t files = 0;
+    for (int32_t i = 0; i < p->n_tasks; i++) files += i == 0 || strcmp(p->tasks[i].path, p->tasks[i - 1].path) != 0;
+    return floe_buf_printf(out, "files=%d, ranges=%d", files, p->n_tasks);
+}
+
+static floe_status json_scan_visit(const floe_plan *p_, floe_path_visit visit, void *arg) {
+    const json_scan_plan *p = (const json_scan_plan *)p_;
+    for (int32_t i = 0; i < p->n_tasks; i++)
+        if (i == 0 || strcmp(p->tasks[i].path, p->tasks[i - 1].path) != 0) FLOE_TRY(visit(arg, p->tasks[i].path));
+    return NULL;
+}
+
+const floe_plan_vtable floe_json_scan_vt = {
+    .name = "JsonScan",
+    .execute = json_scan_execute,
+    .encode_parts = json_scan_encode,
+    .decode_parts = json_scan_decode,
+    .explain_parts = json_scan_explain,
+    .free_parts = json_scan_free,
+    .local_paths = json_scan_visit,
+};
+
+/* ------------------------------------------------------------ planning */
+
+/* The head of a file: all of a compressed one (decompressed), else its
+ * first `bytes`, cut after the last newline in them when the file goes on
+ * (*truncated).  *size: the file's size (-1 compressed). */
+static floe_status load_head(const char *path, floe_fileio *io, size_t bytes, json_file *f, bool *truncated,
+                             int64_t *size) {
+    *truncated = false;
+    *size = -1;
+    if (is_compressed(path)) return load_file(path, io, f);
+    floe_input *in = NULL;
+    FLOE_TRY(open_input(path, io, &in));
+    *size = (int64_t)in->size;
+    size_t n = in->size < bytes ? (size_t)in->size : bytes;
+    f->data = floe_malloc(n + 1);
+    floe_status st = f->data ? NULL : oom();
+    if (!st && n) st = floe_input_read(in, 0, n, f->data);
+    floe_input_close(in);
+    if (!st && n < (size_t)*size) {
+        *truncated = true;
+        for (size_t k = n; k > 0; k--)
+            if (f->data[k - 1] == '\n') {
+                n = k;
+                break;
             }
-            if (cnt == cap) {
-                cap = cap ? cap * 2 : 16;
-                unit *v = floe_realloc(u, (size_t)cap * sizeof *v);
-                if (!v) {
-                    floe_free(u);
-                    return floe_error(FLOE_ERR_OUT_OF_MEMORY, "reading JSON: out of memory");
+    }
+    f->n = n;
+    return st;
+}
+
+/* Each file's head read once: its records observed into `root` while the
+ * sample is not full (detecting), and whether the file can be cut into
+ * ranges (*split: plain, not an array, every record seen on one line).
+ * A malformed record in a file's whole text is an error here; in a head
+ * that was cut short it only makes the file one task. */
+static floe_status probe_files(const scan_file_list *list, floe_fileio *io, const floe_json_options *o, bool detecting,
+                               shape *root, bool *all_objects, bool *split, int64_t *sizes) {
+    int64_t limit = o->sample_size == 0 ? DEFAULT_SAMPLE : o->sample_size, seen = 0;
+    floe_status st = NULL;
+    for (int32_t fi = 0; fi < list->n && !st; fi++) {
+        const char *path = list->v[fi];
+        bool want = detecting && (limit < 0 || seen < limit);
+        split[fi] = false;
+        sizes[fi] = -1;
+        if (is_compressed(path) && !want) continue; /* one task whatever it holds */
+        json_file f;
+        memset(&f, 0, sizeof f);
+        f.path = path;
+        f.line = 1;
+        f.io = io;
+        bool cut = false;
+        st = load_head(path, io, want ? SAMPLE_BYTES : PROBE_BYTES, &f, &cut, &sizes[fi]);
+        if (st) {
+            st = floe_status_wrap(st, "%s '%s'", what_of(o), path);
+            floe_free(f.data);
+            break;
+        }
+        f.array = starts_array(o, &f);
+        bool one_line = !f.array && sizes[fi] >= 0;
+        cursor c;
+        cursor_init(&c, &f, 0, f.n, what_of(o));
+        while (!st) {
+            json_t *v = NULL;
+            size_t at = 0;
+            st = cursor_next(&c, &v, &at);
+            if (st && cut) { /* the head ends inside a record: maybe a real error, found when it runs */
+                floe_status_free(st);
+                st = NULL;
+                one_line = false;
+            }
+            if (st || !v) break;
+            if (one_line && memchr(f.data + at, '\n', c.pos - at)) one_line = false;
+            if (want && (limit < 0 || seen < limit)) {
+                if (!json_is_null(v)) {
+                    if (!json_is_object(v)) *all_objects = false;
+                    /* The record is at depth 0 here, 1 in DuckDB's count:
+                     * maximum_depth 1 makes every column JSON, 2 types the
+                     * columns and leaves what is inside them JSON. */
+                    st = observe(root, v, 0, o->maximum_depth);
                 }
-                u = v;
+                seen++;
             }
-            memset(&u[cnt], 0, sizeof u[cnt]);
-            u[cnt].f = f;
-            u[cnt].begin = pos;
-            u[cnt].end = end;
-            u[cnt].line = pos == 0 ? 1 : 0;
-            cnt++;
-            pos = end;
-        } while (pos < f->n);
+            json_decref(v);
+        }
+        split[fi] = one_line;
+        floe_free(f.data);
     }
-    *out = u;
-    *n = cnt;
+    return st;
+}
+
+/* The columns a detected root shape asks for. */
+static floe_status columns_of(json_plan *p, shape *root, bool all_objects) {
+    floe_status st = NULL;
+    if (all_objects && root->k == S_STRUCT && root->nf > 0) {
+        p->objects = true;
+        st = plan_columns(p, root->nf);
+        for (int32_t i = 0; !st && i < root->nf; i++) {
+            st = conv_of_shape(root->f[i], &p->cols[i]);
+            if (!st && !(p->names[i] = floe_strdup(root->fname[i]))) st = oom();
+        }
+        return st;
+    }
+    /* Scalars, arrays or a mix: the records themselves in one column. */
+    if (root->k == S_STRUCT && root->nf == 0) root->k = S_JSON;
+    st = plan_columns(p, 1);
+    if (!st) st = conv_of_shape(root, &p->cols[0]);
+    if (!st && !(p->names[0] = floe_strdup("json"))) st = oom();
+    return st;
+}
+
+static floe_status add_task(json_task **v, int32_t *n, int32_t *cap, const char *path, int64_t begin, int64_t end) {
+    if (*n == *cap) {
+        int32_t nc = *cap ? *cap * 2 : 16;
+        json_task *t = floe_realloc(*v, (size_t)nc * sizeof *t);
+        if (!t) return oom();
+        *v = t;
+        *cap = nc;
+    }
+    json_task *t = &(*v)[*n];
+    if (!(t->path = floe_strdup(path))) return oom();
+    t->begin = begin, t->end = end;
+    (*n)++;
     return NULL;
 }
 
-floe_status floe_json_read(const char *const *patterns, int32_t n_patterns, floe_fileio *io,
-                           const floe_json_options *o, floe_schema **schema_out, floe_batch ***batches,
-                           int32_t *n_batches) {
-    *schema_out = NULL;
-    *batches = NULL;
-    *n_batches = 0;
+floe_status floe_json_plan_scan(const char *const *patterns, int32_t n_patterns, floe_fileio *io,
+                                const floe_json_options *o, int32_t n_partitions, floe_plan **out) {
+    *out = NULL;
     scan_file_list list;
     memset(&list, 0, sizeof list);
     floe_fileio *use_io = io;
     floe_status st = NULL;
     for (int32_t i = 0; i < n_patterns && !st; i++) st = scan_expand_pattern(patterns[i], &use_io, &list);
-    json_file *files = NULL;
     if (!st && list.n == 0) st = floe_error(FLOE_ERR_NOT_FOUND, "no JSON files to read");
-    if (!st && !(files = floe_calloc((size_t)list.n, sizeof *files)))
-        st = floe_error(FLOE_ERR_OUT_OF_MEMORY, "reading JSON: out of memory");
-    for (int32_t i = 0; !st && i < list.n; i++) {
-        files[i].path = list.v[i];
-        st = load_file(list.v[i], use_io, &files[i]);
-        if (st) {
-            st = floe_status_wrap(st, "%s '%s'", what_of(o), list.v[i]);
-            break;
-        }
-        size_t k = 0;
-        while (k < files[i].n && is_ws(files[i].data[k])) k++;
-        files[i].array = o->format == FLOE_JSON_ARRAY ||
-                         (o->format == FLOE_JSON_AUTO && k < files[i].n && files[i].data[k] == '[');
-    }
+    bool *split = NULL;
+    int64_t *sizes = NULL;
+    if (!st && (!(split = floe_calloc((size_t)list.n, sizeof *split)) || !(sizes = floe_calloc((size_t)list.n, sizeof *sizes))))
+        st = oom();
     json_plan plan;
     memset(&plan, 0, sizeof plan);
     plan.o = o;
-    if (!st) st = o->n_columns > 0 ? given_columns(&plan) : detect(files, list.n, &plan);
-    if (!st) st = plan_schema(&plan);
-    unit *u = NULL;
-    int32_t nu = 0;
-    if (!st) st = make_units(files, list.n, o, &u, &nu);
-    floe_threadpool *pool = NULL;
-    if (!st) st = floe_threadpool_default(&pool);
-    job j = {&plan, u};
-    if (!st) st = floe_parallel_for(pool, (size_t)nu, 1, parse_units, &j, NULL);
-    for (int32_t i = 0; i < nu; i++) {
-        if (u[i].st) { /* the first failed unit in file order names the error */
-            floe_status_free(st);
-            st = u[i].st;
-            for (int32_t k = i + 1; k < nu; k++) floe_status_free(u[k].st);
-            break;
+    shape root;
+    memset(&root, 0, sizeof root);
+    bool all_objects = true;
+    if (!st) st = probe_files(&list, use_io, o, o->n_columns == 0, &root, &all_objects, split, sizes);
+    if (!st) st = o->n_columns > 0 ? given_columns(&plan) : columns_of(&plan, &root, all_objects);
+    shape_clear(&root);
+    int64_t rb = o->range_bytes > 0 ? o->range_bytes : (int64_t)8 << 20;
+    json_task *tasks = NULL;
+    int32_t nt = 0, cap = 0;
+    for (int32_t fi = 0; !st && fi < list.n; fi++) {
+        if (!split[fi] || sizes[fi] <= rb) {
+            st = add_task(&tasks, &nt, &cap, list.v[fi], 0, -1);
+            continue;
         }
+        for (int64_t b = 0; !st && b < sizes[fi]; b += rb)
+            st = add_task(&tasks, &nt, &cap, list.v[fi], b, b + rb < sizes[fi] ? b + rb : sizes[fi]);
     }
-    floe_batch **all = NULL;
-    int32_t total = 0;
-    for (int32_t i = 0; i < nu; i++) total += u[i].nb;
-    if (!st && !(all = floe_calloc((size_t)total + 1, sizeof *all)))
-        st = floe_error(FLOE_ERR_OUT_OF_MEMORY, "reading JSON: out of memory");
-    int32_t k = 0;
-    for (int32_t i = 0; i < nu; i++) {
-        for (int32_t b = 0; b < u[i].nb; b++) {
-            if (st) floe_batch_release(u[i].b[b]);
-            else all[k++] = u[i].b[b];
-        }
-        floe_free(u[i].b);
-    }
-    floe_free(u);
-    for (int32_t i = 0; files && i < list.n; i++) floe_free(files[i].data);
-    floe_free(files);
+    floe_free(split);
+    floe_free(sizes);
     scan_file_list_free(&list);
     if (use_io != io) floe_fileio_free(use_io);
-    if (!st) {
-        *schema_out = floe_type_retain(plan.schema);
-        *batches = all;
-        *n_batches = k;
-    } else {
-        floe_free(all);
+    if (st) {
+        json_plan_free(&plan);
+        for (int32_t i = 0; i < nt; i++) floe_free(tasks[i].path);
+        floe_free(tasks);
+        return st;
     }
-    json_plan_free(&plan);
-    return st;
+    return json_scan_new(&plan, o, tasks, nt, n_partitions, out);
 }

@@ -4,7 +4,8 @@
  * detected on a sample (BOOLEAN, BIGINT, DOUBLE, DATE, TIMESTAMP, VARCHAR;
  * objects as STRUCT, arrays as LIST; values of mixed kinds as their JSON
  * text in a VARCHAR), or given.  Used by the SQL layer's read_json /
- * read_ndjson and COPY ... FROM (FORMAT json).
+ * read_ndjson and COPY ... FROM (FORMAT json) as a streamed, parallel
+ * JsonScan node.
  */
 #ifndef FLOE_EXEC_SCAN_JSON_READ_H
 #define FLOE_EXEC_SCAN_JSON_READ_H
@@ -13,6 +14,7 @@
 #include <stdint.h>
 
 #include "floe/columnar.h"
+#include "floe/exec.h"
 #include "floe/fileio.h"
 #include "floe/status.h"
 
@@ -38,11 +40,14 @@ typedef struct floe_json_options {
 
 void floe_json_options_init(floe_json_options *o);
 
-/* Read every file the patterns name (globs, local or through `io`, which
- * may be NULL; .gz and .zst decompressed) into *batches (file order) of
- * *schema.  Malformed JSON is an error naming the file, line and column. */
-floe_status floe_json_read(const char *const *patterns, int32_t n_patterns, floe_fileio *io,
-                           const floe_json_options *o, floe_schema **schema, floe_batch ***batches,
-                           int32_t *n_batches) FLOE_WARN_UNUSED;
+/* A JsonScan plan node over every file the patterns name (globs, local or
+ * through `io`, which may be NULL; .gz and .zst decompressed): the
+ * columns detected at plan time on a bounded head of the files (or
+ * given), the files' tasks — byte ranges of one-record-per-line files,
+ * whole files otherwise — dealt to at most n_partitions partitions and
+ * parsed, batch by batch, when the plan runs.  Malformed JSON is an error
+ * naming the file, line and column. */
+floe_status floe_json_plan_scan(const char *const *patterns, int32_t n_patterns, floe_fileio *io,
+                                const floe_json_options *o, int32_t n_partitions, floe_plan **out) FLOE_WARN_UNUSED;
 
 #endif
