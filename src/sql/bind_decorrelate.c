@@ -518,7 +518,7 @@ static floe_status unnest_join(floe_session *s, const json_t *sub, floe_schema *
     *jn = NULL;
     elist sraw = {0};
     bool sel_corr = false;
-    FLOE_TRY(bind_from(s, floe_pg_get(sub, "fromClause"), inner));
+    FLOE_TRY(bind_corr_sub_from(s, sub, osc, inner));
     int32_t n_outer = floe_schema_num_fields(outer_schema);
     elist icond = {0}, ccond = {0};
     const json_t **late = NULL; /* conjuncts whose subqueries read outer columns */
