@@ -100,7 +100,8 @@ floe_status bind_corr_sub_from(floe_session *s, const json_t *sub, const bind_sc
     const char *col = derived_outer_column(fl, osc, buf, sizeof buf);
     if (!col) return st;
     floe_status_free(st);
-    return floe_error(FLOE_ERR_UNSUPPORTED,
+    /* (still "not found": callers trying another form on it go on) */
+    return floe_error(FLOE_ERR_NOT_FOUND,
                       "a derived table (subquery in FROM) inside a correlated subquery reading the outer query's "
                       "column %s is not supported (compare %s in the correlated subquery's own WHERE instead)",
                       col, col);
