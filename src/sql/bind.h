@@ -301,4 +301,10 @@ floe_status bind_srf_apply(bind_ectx *c, floe_lplan **plan, bind_windows *wins, 
  * bound like a select-list item; *out NULL when there is none. */
 floe_status bind_qualify(bind_ectx *c, const json_t *body, floe_expr **out) FLOE_WARN_UNUSED;
 
+/* The FROM of correlated subquery `sub` (outer names osc): bind_from,
+ * an unknown name that a derived table of it takes from the outer query
+ * reported as that unsupported construct (bind_nested_corr.c). */
+floe_status bind_corr_sub_from(floe_session *s, const json_t *sub, const bind_scope *osc,
+                               bind_result *out) FLOE_WARN_UNUSED;
+
 #endif

@@ -23,7 +23,9 @@
  * one, no aggregates, no ORDER BY / LIMIT / OFFSET on the union; a
  * recursive column whose type makes the union's type differ from the
  * non-recursive term's is an error, any other difference a cast.  The
- * iteration limit is the session's max_recursion_depth.
+ * iteration limit is the session's max_recursion_depth.  SEARCH and
+ * CYCLE clauses add their columns around the two terms
+ * (bind_cte_search.c).
  */
 #include <string.h>
 
@@ -237,6 +239,8 @@ static floe_status bind_recursive(floe_session *s, bind_cte *c, bind_result *out
         return bind_error(s, floe_pg_location(floe_pg_get(body, "limitCount")), FLOE_ERR_UNSUPPORTED,
                           "LIMIT in a recursive query is not implemented");
     const json_t *larg = floe_pg_get(body, "larg"), *rarg = floe_pg_get(body, "rarg");
+    bool sc = bind_sc_present(c->cte);
+    if (sc) FLOE_TRY(bind_sc_check_form(s, c->cte, body, c->location));
     if (count_refs(larg, c->name) > 0)
         return bind_error(s, c->location, FLOE_ERR_UNSUPPORTED,
                           "recursive reference to query \"%s\" must not appear within its non-recursive term", c->name);
@@ -254,6 +258,10 @@ static floe_status bind_recursive(floe_session *s, bind_cte *c, bind_result *out
     s->ctes = saved;
     if (st) return st;
     st = apply_column_names(s, c, &a.scope);
+    int32_t n_own = a.scope.n;
+    json_t *rarg_sc = NULL; /* with SEARCH / CYCLE: rarg selecting the added columns too */
+    if (!st && sc) st = bind_sc_anchor(s, c->cte, &a, c->location);
+    if (!st && sc) st = bind_sc_recursive_term(s, c->cte, c->name, rarg, c->location, &rarg_sc);
     if (!st) st = renamed_schema(a.plan->schema, NULL, &a.scope, &c->work_schema);
     if (!st) st = bind_scope_append(&c->work_scope, &a.scope);
     if (!st) {
@@ -261,11 +269,14 @@ static floe_status bind_recursive(floe_session *s, bind_cte *c, bind_result *out
         s->ctes = c;
         c->in_recursive_term = true;
         c->work_refs = 0;
-        st = bind_select(s, rarg, &r);
+        st = bind_select(s, rarg_sc ? rarg_sc : rarg, &r);
         c->in_recursive_term = false;
         s->ctes = saved;
     }
+    json_decref(rarg_sc);
     if (!st) st = fit_recursive_term(s, c, a.plan->schema, &r.plan);
+    if (!st && sc) st = bind_sc_recursive(s, c->cte, &a.scope, n_own, &r.plan);
+    if (!st && sc) st = fit_recursive_term(s, c, a.plan->schema, &r.plan);
     floe_schema *schema = NULL;
     if (!st) st = renamed_schema(a.plan->schema, r.plan->schema, &a.scope, &schema);
     floe_lplan *p = NULL;
@@ -379,18 +390,10 @@ floe_status bind_with_begin(floe_session *s, const json_t *with, const json_t *b
     for (int32_t i = 0; !st && i < n; i++) {
         bind_cte *c = &frames[i];
         if (!c->name) continue;
-        /* PostgreSQL 14's SEARCH / CYCLE build arrays of records (the
-         * path), which floe's nested values cannot yet compare or order. */
-        json_t *search = floe_pg_get(c->cte, "search_clause"), *cycle = floe_pg_get(c->cte, "cycle_clause");
-        if (search || cycle)
-            st = bind_error(s, (int32_t)floe_pg_get_int(search ? search : cycle, "location", c->location),
-                            FLOE_ERR_UNSUPPORTED,
-                            "WITH query \"%s\": the %s clause is not supported (compute a depth or path column in "
-                            "the recursive query instead)",
-                            c->name, search ? (floe_pg_get_bool(search, "search_breadth_first") ? "SEARCH BREADTH FIRST"
-                                                                                                : "SEARCH DEPTH FIRST")
-                                            : "CYCLE");
         c->recursive = recursive && count_refs(c->query, c->name) > 0;
+        /* SEARCH / CYCLE (bind_cte_search.c) need a recursive query. */
+        if (bind_sc_present(c->cte) && !c->recursive)
+            st = bind_error(s, c->location, FLOE_ERR_SYNTAX, "WITH query is not recursive");
         /* References: the query's own text (not its WITH list) and the
          * WITH queries declared after it. */
         int32_t refs = 0;

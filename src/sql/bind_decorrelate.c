@@ -518,7 +518,7 @@ static floe_status unnest_join(floe_session *s, const json_t *sub, floe_schema *
     *jn = NULL;
     elist sraw = {0};
     bool sel_corr = false;
-    FLOE_TRY(bind_from(s, floe_pg_get(sub, "fromClause"), inner));
+    FLOE_TRY(bind_corr_sub_from(s, sub, osc, inner));
     int32_t n_outer = floe_schema_num_fields(outer_schema);
     elist icond = {0}, ccond = {0};
     const json_t **late = NULL; /* conjuncts whose subqueries read outer columns */
@@ -914,11 +914,18 @@ floe_status bind_decorrelated_cmp(bind_ectx *c, const json_t *sub, bind_sublink_
             n_calls = 0;
         }
         for (int32_t i = 0; i < na && !st; i++) {
-            all[1 + i] = ac.extras[i].agg;
-            all[1 + i].arg = NULL;
-            all[1 + i].name = ac.extras[i].agg.name;
-            ac.extras[i].agg.name = NULL;
-            if (ac.extras[i].agg.arg) st = bind_expr_shift(ac.extras[i].agg.arg, nd, &all[1 + i].arg);
+            /* a copy of its own (the context frees the extra's parts),
+             * every expression of it shifted past D's columns */
+            floe_agg_call *a = &all[1 + i];
+            st = floe_agg_call_copy(&ac.extras[i].agg, a);
+            floe_expr **parts[3] = {&a->arg, &a->arg2, &a->filter};
+            for (int32_t k = 0; k < 3 + a->n_order && !st; k++) {
+                floe_expr **e = k < 3 ? parts[k] : &a->order[k - 3].expr, *sh = NULL;
+                if (!*e) continue;
+                st = bind_expr_shift(*e, nd, &sh);
+                floe_expr_release(*e);
+                *e = sh;
+            }
         }
         extra_col = st ? NULL : floe_calloc((size_t)na + 1, sizeof(int32_t));
         if (!st && !extra_col) st = oom();
@@ -975,10 +982,7 @@ floe_status bind_decorrelated_cmp(bind_ectx *c, const json_t *sub, bind_sublink_
     }
     floe_expr_release(ncol);
     if (all && all != calls) {
-        for (int32_t i = 0; i < 1 + na; i++) {
-            floe_expr_release(all[i].arg);
-            floe_free(all[i].name);
-        }
+        for (int32_t i = 0; i < 1 + na; i++) floe_agg_call_clear(&all[i]);
         floe_free(all);
     }
     for (int32_t i = 0; i < 3; i++) {

@@ -18,6 +18,7 @@
  * Kemper's dependent join pushed down one level at a time, never run per
  * row.
  */
+#include <stdio.h>
 #include <string.h>
 
 #include "floe/memory.h"
@@ -39,6 +40,71 @@ bool bind_json_has_sublink(const json_t *node) {
         if (!strcmp(k, "SubLink") || bind_json_has_sublink(v)) return true;
     }
     return false;
+}
+
+/* A qualified column under `node` whose qualifier is one of osc's (the
+ * outer query's relations): "t.c" in buf, else NULL.  FROM items of the
+ * node's own levels are not told apart (only an error's words use it). */
+static const char *outer_column_in(const json_t *node, const bind_scope *osc, char *buf, size_t n) {
+    if (json_is_array(node)) {
+        for (size_t i = 0; i < json_array_size(node); i++) {
+            const char *r = outer_column_in(json_array_get(node, i), osc, buf, n);
+            if (r) return r;
+        }
+        return NULL;
+    }
+    if (!json_is_object(node)) return NULL;
+    json_t *cr = floe_pg_as(node, "ColumnRef");
+    if (cr) {
+        json_t *fl = floe_pg_get(cr, "fields");
+        const char *q = floe_pg_list_len(fl) == 2 ? floe_pg_string(floe_pg_list_at(fl, 0)) : NULL;
+        const char *c = q ? floe_pg_string(floe_pg_list_at(fl, 1)) : NULL;
+        for (int32_t i = 0; q && c && osc && i < osc->n; i++)
+            if (osc->cols[i].qual && !strcmp(osc->cols[i].qual, q)) {
+                snprintf(buf, n, "%s.%s", q, c);
+                return buf;
+            }
+        return NULL;
+    }
+    const char *k;
+    json_t *v;
+    json_object_foreach((json_t *)node, k, v) {
+        const char *r = outer_column_in(v, osc, buf, n);
+        if (r) return r;
+    }
+    return NULL;
+}
+
+/* The derived tables (subqueries in FROM, at any join depth) of from_list. */
+static const char *derived_outer_column(const json_t *from_list, const bind_scope *osc, char *buf, size_t n) {
+    for (int32_t i = 0; i < floe_pg_list_len(from_list); i++) {
+        const json_t *it = floe_pg_list_at(from_list, i);
+        const json_t *rs = floe_pg_as(it, "RangeSubselect"), *j = floe_pg_as(it, "JoinExpr");
+        const char *r = NULL;
+        if (rs) r = outer_column_in(floe_pg_get(rs, "subquery"), osc, buf, n);
+        if (j) {
+            json_t *two = json_pack("[O,O]", floe_pg_get(j, "larg"), floe_pg_get(j, "rarg"));
+            if (two) r = derived_outer_column(two, osc, buf, n);
+            json_decref(two);
+        }
+        if (r) return r;
+    }
+    return NULL;
+}
+
+floe_status bind_corr_sub_from(floe_session *s, const json_t *sub, const bind_scope *osc, bind_result *out) {
+    const json_t *fl = floe_pg_get(sub, "fromClause");
+    floe_status st = bind_from(s, fl, out);
+    if (!st || floe_status_code(st) != FLOE_ERR_NOT_FOUND) return st;
+    char buf[160];
+    const char *col = derived_outer_column(fl, osc, buf, sizeof buf);
+    if (!col) return st;
+    floe_status_free(st);
+    /* (still "not found": callers trying another form on it go on) */
+    return floe_error(FLOE_ERR_NOT_FOUND,
+                      "a derived table (subquery in FROM) inside a correlated subquery reading the outer query's "
+                      "column %s is not supported (compare %s in the correlated subquery's own WHERE instead)",
+                      col, col);
 }
 
 floe_status bind_fresh_from(floe_session *s, const json_t *from_clause, const bind_from_chain *chain,

@@ -184,4 +184,23 @@ floe_status bind_distinct_on_exprs(bind_ectx *c, const json_t *dc, const sel_ite
 floe_status bind_distinct_on_plan(floe_lplan **plan, const floe_sort_key *keys, int32_t n_keys, const int32_t *don,
                                   int32_t n_don) FLOE_WARN_UNUSED;
 
+/* ---- WITH RECURSIVE's SEARCH / CYCLE (bind_cte_search.c) --------------------------- */
+
+/* Has CommonTableExpr body cte a SEARCH or CYCLE clause? */
+bool bind_sc_present(const json_t *cte);
+/* Both sides of the UNION `body` must be plain SELECTs. */
+floe_status bind_sc_check_form(floe_session *s, const json_t *cte, const json_t *body, int32_t loc) FLOE_WARN_UNUSED;
+/* Check the clauses against the non-recursive term's columns (a's scope,
+ * already named) and add the sequence / mark / path columns to a. */
+floe_status bind_sc_anchor(floe_session *s, const json_t *cte, bind_result *a, int32_t loc) FLOE_WARN_UNUSED;
+/* A copy of recursive term rarg selecting the working table's added
+ * columns after its own (*out: a new reference). */
+floe_status bind_sc_recursive_term(floe_session *s, const json_t *cte, const char *name, const json_t *rarg,
+                                   int32_t loc, json_t **out) FLOE_WARN_UNUSED;
+/* Over the bound recursive term (its n columns cast to the non-recursive
+ * term's, named by sc, then the working table's added ones): the filter
+ * of marked rows and the new added values. */
+floe_status bind_sc_recursive(floe_session *s, const json_t *cte, const bind_scope *sc, int32_t n,
+                              floe_lplan **rec) FLOE_WARN_UNUSED;
+
 #endif

@@ -22,6 +22,16 @@
  * become columns __a<j>.  The subqueries are then bound by the ordinary
  * machinery (bind_subquery.c, bind_decorrelate.c), their correlations
  * reading the grouped rows.  GROUPING SETS keep the one-level form.
+ *
+ * An aggregate inside one of those subqueries whose arguments (FILTER,
+ * ORDER BY) read only columns qualified by this level's FROM names, none
+ * of the subquery's own, is this level's (PostgreSQL: such an aggregate
+ * belongs to the outer level): `(SELECT max(b) FROM u WHERE u.x =
+ * sum(t.v))` becomes a column __a<j> of the grouped level, which the
+ * subquery reads as an outer column; it also makes a level without GROUP
+ * BY aggregate.  Unqualified columns are left to the subquery's binding,
+ * and set operations, FROM items and WITH queries of the subquery are not
+ * searched.
  */
 #include <stdio.h>
 #include <string.h>
@@ -47,10 +57,135 @@ bool bind_has_sublink(const json_t *j) {
     return false;
 }
 
+/* ---- aggregates of this level inside its subqueries ------------------------ */
+
+/* The names FROM list `fl` gives its relations (aliases, else table
+ * names), appended to names[0..*n) (at most cap). */
+static void from_names(const json_t *fl, const char **names, int32_t *n, int32_t cap) {
+    for (int32_t i = 0; i < floe_pg_list_len(fl); i++) {
+        const json_t *it = floe_pg_list_at(fl, i);
+        const json_t *b = floe_pg_node_body(it);
+        const json_t *j = floe_pg_as(it, "JoinExpr");
+        if (j) {
+            json_t *two = json_pack("[O,O]", floe_pg_get(j, "larg"), floe_pg_get(j, "rarg"));
+            if (two) from_names(two, names, n, cap);
+            json_decref(two);
+            const char *al = floe_pg_get_str(floe_pg_node_body(floe_pg_get(j, "alias")), "aliasname");
+            if (!al) al = floe_pg_get_str(floe_pg_get(j, "alias"), "aliasname");
+            if (al && *n < cap) names[(*n)++] = al;
+            continue;
+        }
+        json_t *alias = floe_pg_get(b, "alias");
+        const char *al = floe_pg_get_str(floe_pg_node_body(alias), "aliasname");
+        if (!al) al = floe_pg_get_str(alias, "aliasname");
+        if (!al && floe_pg_as(it, "RangeVar")) al = floe_pg_get_str(b, "relname");
+        if (al && *n < cap) names[(*n)++] = al;
+    }
+}
+
+static bool in_names(const char *x, const char *const *names, int32_t n) {
+    for (int32_t i = 0; x && i < n; i++)
+        if (!strcmp(x, names[i])) return true;
+    return false;
+}
+
+/* Does `node` read columns, every one qualified by a name of `outer` and
+ * none of `inner`?  *any: it reads one. */
+static bool outer_only(const json_t *node, const char *const *outer, int32_t no, const char *const *inner, int32_t ni,
+                       bool *any) {
+    if (json_is_array(node)) {
+        for (size_t i = 0; i < json_array_size(node); i++)
+            if (!outer_only(json_array_get(node, i), outer, no, inner, ni, any)) return false;
+        return true;
+    }
+    if (!json_is_object(node)) return true;
+    if (floe_pg_as(node, "SubLink")) return false;
+    json_t *cr = floe_pg_as(node, "ColumnRef");
+    if (cr) {
+        json_t *fl = floe_pg_get(cr, "fields");
+        const char *q = floe_pg_list_len(fl) == 2 ? floe_pg_string(floe_pg_list_at(fl, 0)) : NULL;
+        *any = true;
+        return q && in_names(q, outer, no) && !in_names(q, inner, ni);
+    }
+    const char *k;
+    json_t *v;
+    json_object_foreach((json_t *)node, k, v) if (!outer_only(v, outer, no, inner, ni, any)) return false;
+    return true;
+}
+
+#define MAX_NAMES 64
+
+static bool is_agg_call(const json_t *node);
+
+/* Is `node` an aggregate call of the level whose FROM names are `outer`,
+ * standing in a subquery whose FROM names are `inner`: its arguments (and
+ * FILTER / ORDER BY) read only columns qualified by the outer level's
+ * names (PostgreSQL: an aggregate of only outer-level columns belongs to
+ * that level)?  Unqualified columns are left to the subquery. */
+static bool is_outer_agg(const json_t *node, const char *const *outer, int32_t no, const char *const *inner,
+                         int32_t ni) {
+    if (!is_agg_call(node)) return false;
+    const json_t *fc = floe_pg_as(node, "FuncCall");
+    bool any = false;
+    return outer_only(floe_pg_get(fc, "args"), outer, no, inner, ni, &any) &&
+           outer_only(floe_pg_get(fc, "agg_filter"), outer, no, inner, ni, &any) &&
+           outer_only(floe_pg_get(fc, "agg_order"), outer, no, inner, ni, &any) && any;
+}
+
+/* A subquery's plain SELECT body (set operations are not looked into). */
+static const json_t *sub_select(const json_t *subselect) {
+    const json_t *b = bind_select_body(subselect);
+    const char *op = floe_pg_get_str(b, "op");
+    return b && (!op || !strcmp(op, "SETOP_NONE")) ? b : NULL;
+}
+
+/* Parts of a subquery not searched for our aggregates: its FROM items and
+ * WITH queries are levels of their own. */
+static bool skipped(const char *key) { return !strcmp(key, "fromClause") || !strcmp(key, "withClause"); }
+
+/* Does a SubLink under `node` (one level down) hold an aggregate of the
+ * level whose FROM names are `outer`? */
+static bool has_outer_agg_in(const json_t *node, const char *const *outer, int32_t no, const char *const *inner,
+                             int32_t ni, bool in_sub) {
+    if (json_is_array(node)) {
+        for (size_t i = 0; i < json_array_size(node); i++)
+            if (has_outer_agg_in(json_array_get(node, i), outer, no, inner, ni, in_sub)) return true;
+        return false;
+    }
+    if (!json_is_object(node)) return false;
+    json_t *sl = floe_pg_as(node, "SubLink");
+    if (sl) {
+        if (in_sub) return false; /* deeper levels: not looked at */
+        if (has_outer_agg_in(floe_pg_get(sl, "testexpr"), outer, no, inner, ni, false)) return true;
+        const json_t *sub = sub_select(floe_pg_get(sl, "subselect"));
+        const char *names[MAX_NAMES];
+        int32_t n = 0;
+        from_names(floe_pg_get(sub, "fromClause"), names, &n, MAX_NAMES);
+        return sub && has_outer_agg_in(sub, outer, no, names, n, true);
+    }
+    if (in_sub && is_outer_agg(node, outer, no, inner, ni)) return true;
+    const char *k;
+    json_t *v;
+    json_object_foreach((json_t *)node, k, v) {
+        if (in_sub && skipped(k)) continue;
+        if (has_outer_agg_in(v, outer, no, inner, ni, in_sub)) return true;
+    }
+    return false;
+}
+
+static bool has_outer_agg(const json_t *body, const json_t *node) {
+    const char *outer[MAX_NAMES];
+    int32_t no = 0;
+    from_names(floe_pg_get(body, "fromClause"), outer, &no, MAX_NAMES);
+    return no > 0 && has_outer_agg_in(node, outer, no, NULL, 0, false);
+}
+
 bool bind_agg_needs_split(const json_t *body) {
     json_t *tl = floe_pg_get(body, "targetList"), *hv = floe_pg_get(body, "havingClause");
     json_t *sl = floe_pg_get(body, "sortClause"), *gl = floe_pg_get(body, "groupClause");
-    bool agg = floe_pg_list_len(gl) > 0 || hv || bind_has_aggregate(tl) || bind_has_aggregate(sl);
+    /* an aggregate of ours inside a subquery makes us aggregate too */
+    bool agg = floe_pg_list_len(gl) > 0 || hv || bind_has_aggregate(tl) || bind_has_aggregate(sl) ||
+               has_outer_agg(body, tl) || has_outer_agg(body, sl);
     if (!agg || bind_group_has_sets(body) || bind_has_sublink(gl)) return false;
     /* DISTINCT ON and windows over aggregates keep the one-level form */
     json_t *dc = floe_pg_get(body, "distinctClause");
@@ -94,6 +229,8 @@ typedef struct split {
     int32_t n_keys;
     const json_t **aggs;
     int32_t n_aggs, cap_aggs;
+    const char *outer[MAX_NAMES]; /* the level's FROM names */
+    int32_t n_outer;
     bool oom;
 } split;
 
@@ -101,6 +238,62 @@ static bool is_agg_call(const json_t *node) {
     json_t *fc = floe_pg_as(node, "FuncCall");
     return fc && !floe_pg_get(fc, "over") && bind_has_aggregate(node) && !bind_has_aggregate(floe_pg_get(fc, "args")) &&
            !bind_has_aggregate(floe_pg_get(fc, "agg_filter")) && !bind_has_aggregate(floe_pg_get(fc, "agg_order"));
+}
+
+/* The grouped column of aggregate call `node` (added once). */
+static json_t *agg_ref(split *sp, const json_t *node) {
+    char nm[32];
+    int32_t j = 0;
+    while (j < sp->n_aggs && !same_tree(node, sp->aggs[j])) j++;
+    if (j == sp->n_aggs) {
+        if (sp->n_aggs == sp->cap_aggs) {
+            int32_t cap = sp->cap_aggs ? 2 * sp->cap_aggs : 8;
+            const json_t **v = floe_realloc(sp->aggs, (size_t)cap * sizeof *v);
+            if (!v) {
+                sp->oom = true;
+                return NULL;
+            }
+            sp->aggs = v;
+            sp->cap_aggs = cap;
+        }
+        sp->aggs[sp->n_aggs++] = node;
+    }
+    snprintf(nm, sizeof nm, "__a%d", (int)j);
+    json_t *r = column_ref(nm);
+    if (!r) sp->oom = true;
+    return r;
+}
+
+/* A copy of subquery `node` (FROM names `inner`) with the aggregates of
+ * our level in it replaced by their grouped columns, which it then reads
+ * as outer columns; its FROM, WITH and own subqueries are copied as they
+ * are.  NULL: out of memory (sp->oom). */
+static json_t *lift_sub(split *sp, const json_t *node, const char *const *inner, int32_t ni) {
+    if (json_is_array(node)) {
+        json_t *out = json_array();
+        for (size_t i = 0; out && i < json_array_size(node); i++)
+            if (json_array_append_new(out, lift_sub(sp, json_array_get(node, i), inner, ni)) != 0) {
+                json_decref(out);
+                out = NULL;
+            }
+        if (!out) sp->oom = true;
+        return out;
+    }
+    if (!json_is_object(node) || floe_pg_as(node, "SubLink")) return json_deep_copy(node);
+    if (is_outer_agg(node, sp->outer, sp->n_outer, inner, ni)) return agg_ref(sp, node);
+    json_t *out = json_object();
+    const char *k;
+    json_t *v;
+    json_object_foreach((json_t *)node, k, v) {
+        json_t *l = skipped(k) ? json_deep_copy(v) : lift_sub(sp, v, inner, ni);
+        if (!out || !l || json_object_set_new(out, k, l) != 0) {
+            sp->oom = true;
+            json_decref(out);
+            return NULL;
+        }
+    }
+    if (!out) sp->oom = true;
+    return out;
 }
 
 /* A copy of `node` for the upper level: aggregate calls and expression
@@ -124,27 +317,10 @@ static json_t *lift(split *sp, const json_t *node) {
         snprintf(nm, sizeof nm, "__g%d", (int)i);
         return column_ref(nm);
     }
-    if (is_agg_call(node)) {
-        int32_t j = 0;
-        while (j < sp->n_aggs && !same_tree(node, sp->aggs[j])) j++;
-        if (j == sp->n_aggs) {
-            if (sp->n_aggs == sp->cap_aggs) {
-                int32_t cap = sp->cap_aggs ? 2 * sp->cap_aggs : 8;
-                const json_t **v = floe_realloc(sp->aggs, (size_t)cap * sizeof *v);
-                if (!v) {
-                    sp->oom = true;
-                    return NULL;
-                }
-                sp->aggs = v;
-                sp->cap_aggs = cap;
-            }
-            sp->aggs[sp->n_aggs++] = node;
-        }
-        snprintf(nm, sizeof nm, "__a%d", (int)j);
-        return column_ref(nm);
-    }
+    if (is_agg_call(node)) return agg_ref(sp, node);
     if (floe_pg_as(node, "SubLink")) {
-        /* the subquery is its own level; only the tested value is ours */
+        /* the subquery is its own level; only the tested value and the
+         * aggregates of ours in it are ours */
         json_t *out = json_deep_copy(node);
         json_t *body = floe_pg_node_body(out);
         /* (lifted from the original: sp keeps pointers into it) */
@@ -152,6 +328,15 @@ static json_t *lift(split *sp, const json_t *node) {
         if (out && te) {
             json_t *l = lift(sp, te);
             if (!l || json_object_set_new(body, "testexpr", l) != 0) sp->oom = true;
+        }
+        const json_t *orig = floe_pg_get(floe_pg_node_body(node), "subselect");
+        const json_t *sub = sub_select(orig);
+        if (out && sub) {
+            const char *inner[MAX_NAMES];
+            int32_t ni = 0;
+            from_names(floe_pg_get(sub, "fromClause"), inner, &ni, MAX_NAMES);
+            json_t *l = lift_sub(sp, orig, inner, ni);
+            if (!l || json_object_set_new(body, "subselect", l) != 0) sp->oom = true;
         }
         if (!out) sp->oom = true;
         return out;
@@ -213,6 +398,7 @@ floe_status bind_split_aggregate(floe_session *s, const json_t *body, bind_resul
     int32_t ng = floe_pg_list_len(gl);
     split sp;
     memset(&sp, 0, sizeof sp);
+    from_names(floe_pg_get(body, "fromClause"), sp.outer, &sp.n_outer, MAX_NAMES);
     sp.keys = floe_calloc((size_t)ng + 1, sizeof *sp.keys);
     sp.key_is_column = floe_calloc((size_t)ng + 1, sizeof *sp.key_is_column);
     int32_t *key_col = floe_calloc((size_t)ng + 1, sizeof *key_col);

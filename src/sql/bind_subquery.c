@@ -36,7 +36,7 @@ static floe_status correlated_scalar(bind_ectx *c, const json_t *sub, int32_t lo
         return floe_error(FLOE_ERR_UNSUPPORTED, "correlated scalar subquery shape");
     floe_session *s = c->s;
     bind_result inner;
-    FLOE_TRY(bind_from(s, floe_pg_get(sub, "fromClause"), &inner));
+    FLOE_TRY(bind_corr_sub_from(s, sub, c->sc, &inner));
     floe_lplan *outer_plan = *c->plan;
     int32_t n_outer = floe_schema_num_fields(outer_plan->schema);
     json_t *where = floe_pg_get(sub, "whereClause");
@@ -388,7 +388,7 @@ static floe_status correlated_subquery(floe_session *s, floe_lplan **plan, bind_
         return bind_error(s, loc, FLOE_ERR_UNSUPPORTED,
                           "correlated subqueries are supported only as SELECT ... FROM ... WHERE ...");
     bind_result inner;
-    FLOE_TRY(bind_from(s, floe_pg_get(sub, "fromClause"), &inner));
+    FLOE_TRY(bind_corr_sub_from(s, sub, sc, &inner));
     int32_t n_outer = floe_schema_num_fields((*plan)->schema);
     floe_expr **lk = NULL, **rk = NULL, **inner_conds = NULL, **preds = NULL;
     int32_t nk = 0, ni = 0, np = 0;

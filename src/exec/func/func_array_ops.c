@@ -40,10 +40,7 @@ static bool fits(const floe_type *l, const floe_type *x) {
 }
 
 /* Lists of lists ... of values with an order. */
-static bool list_orderable(const floe_type *t) {
-    while (t->id == FLOE_TYPE_LIST) t = t->children[0].type;
-    return !floe_type_is_nested(t);
-}
+static bool list_orderable(const floe_type *t) { return t->id == FLOE_TYPE_LIST && floe_sk_type_orderable(t); }
 
 static floe_status ops_type(const floe_func_def *def, const floe_expr *const *args, floe_type *const *types, int32_t n,
                             floe_type **out) {
@@ -113,7 +110,7 @@ static int list_compare(const floe_array *a, int64_t i, const floe_array *b, int
             if (na && nb) continue;
             return na ? 1 : -1;
         }
-        int c = ea->type->id == FLOE_TYPE_LIST ? list_compare(ea, ab + k, eb, bb + k) : compare(ea, ab + k, eb, bb + k);
+        int c = compare(ea, ab + k, eb, bb + k);
         if (c) return c;
     }
     int64_t la = ae - ab, lb = be - bb;

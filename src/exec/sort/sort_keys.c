@@ -19,7 +19,19 @@
 
 /* ------------------------------------------------------------ checking */
 
-static bool orderable(const floe_type *t) { return !floe_type_is_nested(t); }
+/* Scalars, and lists and structs of orderable values (PostgreSQL's array
+ * and record order: see compare_nested); maps and variants have none. */
+static bool orderable(const floe_type *t) {
+    if (t->id == FLOE_TYPE_LIST) return orderable(t->children[0].type);
+    if (t->id == FLOE_TYPE_STRUCT) {
+        for (int32_t c = 0; c < t->n_children; c++)
+            if (!orderable(t->children[c].type)) return false;
+        return true;
+    }
+    return !floe_type_is_nested(t);
+}
+
+bool floe_sk_type_orderable(const floe_type *t) { return orderable(t); }
 
 floe_status floe_sk_check(const char *node, const floe_sort_key *keys, int32_t n, const floe_schema *schema) {
     if (n < 1) return floe_error(FLOE_ERR_INVALID_ARGUMENT, "%s needs at least one sort key", node);
@@ -77,9 +89,42 @@ static inline int cmp_bytes(const void *x, int32_t lx, const void *y, int32_t ly
 
 #define CMP3(x, y) ((x) < (y) ? -1 : (x) > (y))
 
+static int compare_values(const floe_array *a, int64_t i, const floe_array *b, int64_t j);
+
+/* Slot x of child array a against slot y of b, NULL equal to NULL and
+ * above every value (PostgreSQL's array elements and record fields). */
+static int compare_slots(const floe_array *a, int64_t x, const floe_array *b, int64_t y) {
+    bool na = floe_array_is_null(a, x), nb = floe_array_is_null(b, y);
+    if (na || nb) return na && nb ? 0 : na ? 1 : -1;
+    return compare_values(a, x, b, y);
+}
+
+/* Lists element by element, then the shorter first (array_cmp); structs
+ * field by field (record_cmp). */
+static int compare_nested(const floe_array *a, int64_t i, const floe_array *b, int64_t j) {
+    if (a->type->id == FLOE_TYPE_STRUCT) {
+        for (int32_t c = 0; c < a->n_children && c < b->n_children; c++) {
+            int r = compare_slots(a->children[c], a->offset + i, b->children[c], b->offset + j);
+            if (r) return r;
+        }
+        return 0;
+    }
+    int64_t ab, ae, bb, be;
+    floe_array_get_range(a, i, &ab, &ae);
+    floe_array_get_range(b, j, &bb, &be);
+    for (int64_t k = 0; ab + k < ae && bb + k < be; k++) {
+        int r = compare_slots(a->children[0], ab + k, b->children[0], bb + k);
+        if (r) return r;
+    }
+    int64_t la = ae - ab, lb = be - bb;
+    return la < lb ? -1 : la > lb;
+}
+
 /* Both values non-null; same type. */
 static int compare_values(const floe_array *a, int64_t i, const floe_array *b, int64_t j) {
     switch (a->type->id) {
+    case FLOE_TYPE_STRUCT:
+    case FLOE_TYPE_LIST: return compare_nested(a, i, b, j);
     case FLOE_TYPE_NULL: return 0;
     case FLOE_TYPE_BOOL: return CMP3((int)floe_array_get_bool(a, i), (int)floe_array_get_bool(b, j));
     case FLOE_TYPE_INT32:

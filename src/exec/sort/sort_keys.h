@@ -29,6 +29,9 @@ typedef struct floe_sort_plan {
 
 /* Check that every key expression types against `schema` to an orderable
  * (non-nested) type; FLOE_ERR_TYPE naming the key otherwise. */
+/* Has values of type t an order (scalars; lists and structs of them)? */
+bool floe_sk_type_orderable(const floe_type *t);
+
 floe_status floe_sk_check(const char *node, const floe_sort_key *keys, int32_t n,
                           const floe_schema *schema) FLOE_WARN_UNUSED;
 
