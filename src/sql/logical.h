@@ -162,6 +162,12 @@ typedef struct floe_sql_options {
     int32_t read_ahead;
     int64_t max_recursion_depth; /* runs of a recursive term allowed      */
     int64_t memory_limit;        /* bytes one query may hold (SET memory_limit) */
+    /* The shortest retention_threshold Trino's ALTER TABLE ... EXECUTE
+     * expire_snapshots / remove_orphan_files accept, in seconds (Trino's
+     * iceberg.expire-snapshots.min-retention and
+     * iceberg.remove-orphan-files.min-retention: 7 days by default). */
+    int64_t expire_snapshots_min_retention_s;
+    int64_t remove_orphan_files_min_retention_s;
 } floe_sql_options;
 
 /* The optimizer (optimize.c): constant folding, filter pushdown (into

@@ -52,6 +52,10 @@ static const option_def k_options[] = {
     {"scan_concurrency", "files a scan partition reads at once", 1, 1024},
     {"read_ahead", "batches a scan reads ahead", 1, 1024},
     {"max_recursion_depth", "iterations a WITH RECURSIVE query may run", 1, INT64_MAX},
+    {"expire_snapshots_min_retention_s", "shortest retention_threshold of EXECUTE expire_snapshots, seconds", 0,
+     INT64_MAX / 1000},
+    {"remove_orphan_files_min_retention_s", "shortest retention_threshold of EXECUTE remove_orphan_files, seconds",
+     0, INT64_MAX / 1000},
 };
 #define N_OPTIONS ((int32_t)(sizeof(k_options) / sizeof(k_options[0])))
 
@@ -61,7 +65,9 @@ static int64_t option_get(const floe_sql_options *o, int32_t i) {
     case 1: return o->batch_size;
     case 2: return o->scan_concurrency;
     case 3: return o->read_ahead;
-    default: return o->max_recursion_depth;
+    case 4: return o->max_recursion_depth;
+    case 5: return o->expire_snapshots_min_retention_s;
+    default: return o->remove_orphan_files_min_retention_s;
     }
 }
 
@@ -71,7 +77,9 @@ static void option_put(floe_sql_options *o, int32_t i, int64_t v) {
     case 1: o->batch_size = v; break;
     case 2: o->scan_concurrency = (int32_t)v; break;
     case 3: o->read_ahead = (int32_t)v; break;
-    default: o->max_recursion_depth = v; break;
+    case 4: o->max_recursion_depth = v; break;
+    case 5: o->expire_snapshots_min_retention_s = v; break;
+    default: o->remove_orphan_files_min_retention_s = v; break;
     }
 }
 
@@ -307,6 +315,8 @@ floe_status floe_session_open_catalog(const char *uri, const floe_property *prop
     s->defaults.scan_concurrency = 2;
     s->defaults.read_ahead = 2;
     s->defaults.max_recursion_depth = 100000;
+    s->defaults.expire_snapshots_min_retention_s = 7 * 86400;
+    s->defaults.remove_orphan_files_min_retention_s = 7 * 86400;
     s->defaults.memory_limit = g_default_memory_limit > 0 ? g_default_memory_limit : default_memory_limit();
     s->qmem = floe_mem_tracker_new("query", NULL);
     if (!s->qmem) {

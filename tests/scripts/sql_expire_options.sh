@@ -8,6 +8,11 @@
 #   max_concurrent_deletes => n deletes on n threads exactly the files a
 #   run without it deletes (same counts, same files left on storage: the
 #   live ones); n <= 0 is refused with Spark's message.
+# Trino's forms, ALTER TABLE t EXECUTE expire_snapshots(retention_threshold
+# => '7d') and remove_orphan_files(...): a threshold under the minimum
+# retention (7 days, SET expire_snapshots_min_retention_s /
+# remove_orphan_files_min_retention_s) is refused as Trino refuses it; with
+# the minimum lowered they expire and clean like Spark's procedures.
 set -euo pipefail
 FLOE_BIN=${FLOE_BIN:?FLOE_BIN not set}
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/sql_expire_options.XXXXXX")
@@ -99,4 +104,34 @@ for tb in seq par; do
   expect "$(find "$loc/metadata" -name 'snap-*.avro' | wc -l)" "1" "$tb: the manifest list of the kept snapshot"
 done
 expect "$(q "SELECT count(*), sum(id) FROM db.par")" "$(q "SELECT count(*), sum(id) FROM db.seq")" "same rows"
+
+# ---- Trino's ALTER TABLE ... EXECUTE expire_snapshots / remove_orphan_files
+floe -c "CREATE TABLE db.tr (id int)" -c "INSERT INTO db.tr VALUES (1)" -c "INSERT INTO db.tr VALUES (2)" \
+     -c "INSERT INTO db.tr VALUES (3)" > /dev/null
+expect_error "ALTER TABLE db.tr EXECUTE expire_snapshots(retention_threshold => '1d')" \
+  "Retention specified (1.00d) is shorter than the minimum retention configured in the system (7.00d)"
+expect_error "ALTER TABLE db.tr EXECUTE remove_orphan_files(retention_threshold => '36h')" \
+  "Retention specified (1.50d) is shorter than the minimum retention configured in the system (7.00d)"
+expect_error "ALTER TABLE db.tr EXECUTE expire_snapshots(retention_threshold => 'soon')" "invalid duration 'soon'"
+expect_error "ALTER TABLE db.tr EXECUTE vacuum" "procedures: optimize, expire_snapshots, remove_orphan_files"
+# the default threshold (7 days) expires nothing made just now
+expect "$(q "ALTER TABLE db.tr EXECUTE expire_snapshots")" "0,0,0,0,0,0" "expire_snapshots with the default 7d"
+expect "$(q "SELECT count(*) FROM db.tr\$snapshots")" "3" "snapshots kept by 7d"
+trloc=$(q "SELECT file FROM db.tr\$metadata_log_entries ORDER BY timestamp DESC LIMIT 1")
+trloc=${trloc#file:}; trloc=${trloc%/metadata/*}
+echo stray > "$trloc/data/stray-from-a-killed-writer.parquet"
+out=$(floe -c "SET expire_snapshots_min_retention_s = 0" -c "SET remove_orphan_files_min_retention_s = 0" \
+  -c "ALTER TABLE db.tr EXECUTE expire_snapshots(retention_threshold => '0s')" \
+  -c "ALTER TABLE db.tr EXECUTE remove_orphan_files(retention_threshold => '0s')" \
+  -c "SELECT count(*) AS n FROM db.tr\$snapshots" -c "SELECT sum(id) AS s FROM db.tr")
+expect "$(echo "$out" | grep -c 'stray-from-a-killed-writer.parquet')" "1" "remove_orphan_files lists the stray file: $out"
+[ ! -e "$trloc/data/stray-from-a-killed-writer.parquet" ] || fail "the stray file is still there"
+case "$out" in *"
+0,0,0,0,2,0
+"*) ;; *) fail "expire_snapshots(retention_threshold => '0s') did not delete two manifest lists: $out" ;; esac
+case "$out" in *"
+n
+1
+s
+6") ;; *) fail "after Trino's expiry: $out" ;; esac
 echo "OK"

@@ -53,6 +53,7 @@
 #include "iceberg/update/table_update_internal.h"
 #include "sql/procedures/proc_files.h"
 #include "sql/procedures/procedure.h"
+#include "sql/session_internal.h"
 
 #define NAME_CAP 256
 #define DEFAULT_MAX_SNAPSHOT_AGE_MS (5LL * 24 * 3600 * 1000)
@@ -390,6 +391,7 @@ static const floe_proc_param k_params[] = {
     {"stream_results", FLOE_PROC_BOOL, false},
     {"snapshot_ids", FLOE_PROC_LONG_ARRAY, false},
     {"clean_expired_metadata", FLOE_PROC_BOOL, false},
+    {"retention_threshold", FLOE_PROC_STRING, false}, /* Trino's form only (n_params 8) */
 };
 static const floe_proc_column k_columns[] = {
     {"deleted_data_files_count", FLOE_PROC_LONG},
@@ -401,3 +403,13 @@ static const floe_proc_column k_columns[] = {
 };
 const floe_proc_def floe_proc_expire_snapshots = {"expire_snapshots", k_params, 7, k_columns, 6, expire_snapshots,
                                                   true};
+
+/* Trino's ALTER TABLE t EXECUTE expire_snapshots(retention_threshold =>
+ * '7d'): Spark's procedure with older_than = now - the threshold. */
+static floe_status trino_expire_snapshots(floe_proc_call *call) {
+    FLOE_TRY(floe_proc_trino_retention(call, call->s->opts.expire_snapshots_min_retention_s,
+                                       "expire_snapshots_min_retention_s"));
+    return expire_snapshots(call);
+}
+const floe_proc_def floe_proc_trino_expire_snapshots = {"expire_snapshots", k_params, 8, k_columns, 6,
+                                                        trino_expire_snapshots, true};

@@ -127,9 +127,20 @@ static const floe_proc_param k_params[] = {
     {"dry_run", FLOE_PROC_BOOL, false},
     {"max_concurrent_deletes", FLOE_PROC_LONG, false},
     {"stream_results", FLOE_PROC_BOOL, false},
+    {"retention_threshold", FLOE_PROC_STRING, false}, /* Trino's form only (n_params 7) */
 };
 static const floe_proc_column k_columns[] = {
     {"orphan_file_location", FLOE_PROC_STRING},
 };
 const floe_proc_def floe_proc_remove_orphan_files = {"remove_orphan_files", k_params, 6, k_columns, 1,
                                                      remove_orphan_files, true};
+
+/* Trino's ALTER TABLE t EXECUTE remove_orphan_files(retention_threshold =>
+ * '7d'): Spark's procedure with older_than = now - the threshold. */
+static floe_status trino_remove_orphan_files(floe_proc_call *call) {
+    FLOE_TRY(floe_proc_trino_retention(call, call->s->opts.remove_orphan_files_min_retention_s,
+                                       "remove_orphan_files_min_retention_s"));
+    return remove_orphan_files(call);
+}
+const floe_proc_def floe_proc_trino_remove_orphan_files = {"remove_orphan_files", k_params, 7, k_columns, 1,
+                                                           trino_remove_orphan_files, true};

@@ -13,12 +13,14 @@
  */
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "base/str.h"
 #include "floe/exec.h"
 #include "floe/iceberg_value.h"
 #include "floe/memory.h"
+#include "iceberg/update/table_update_internal.h"
 #include "sql/bind.h"
 #include "sql/pgnode.h"
 #include "sql/procedures/procedure.h"
@@ -356,23 +358,71 @@ static floe_status find_procedure(floe_session *s, const json_t *funcname, int32
     return e;
 }
 
+/* A Trino duration ("7d", "1.5h", "90 m", "250ms") in milliseconds. */
+static bool parse_duration_ms(const char *text, double *out) {
+    char *end = NULL;
+    double v = strtod(text, &end);
+    if (end == text || !(v >= 0)) return false;
+    while (*end == ' ') end++;
+    static const struct {
+        const char *unit;
+        double ms;
+    } units[] = {{"ns", 1e-6}, {"us", 1e-3}, {"ms", 1}, {"s", 1e3}, {"m", 60e3}, {"h", 3600e3}, {"d", 86400e3}};
+    for (size_t k = 0; k < sizeof units / sizeof units[0]; k++)
+        if (!strcmp(end, units[k].unit)) {
+            *out = v * units[k].ms;
+            return *out < 9.0e15;
+        }
+    return false;
+}
+
+floe_status floe_proc_trino_retention(floe_proc_call *call, int64_t min_s, const char *option) {
+    floe_proc_arg *older = (floe_proc_arg *)floe_proc_get(call, "older_than");
+    if (older->given)
+        return floe_proc_error(call, older, FLOE_ERR_INVALID_ARGUMENT,
+                               "older_than is CALL system.%s's; ALTER TABLE ... EXECUTE takes retention_threshold",
+                               call->def->name);
+    const floe_proc_arg *t = floe_proc_get(call, "retention_threshold");
+    double ms = 7 * 86400e3;
+    if (t->given && !parse_duration_ms(t->str, &ms))
+        return floe_proc_error(call, t, FLOE_ERR_INVALID_ARGUMENT,
+                               "retention_threshold: invalid duration '%s' (a number and ns, us, ms, s, m, h or d)",
+                               t->str);
+    if (ms < (double)min_s * 1000)
+        return floe_proc_error(call, t->given ? t : NULL, FLOE_ERR_INVALID_ARGUMENT,
+                               "Retention specified (%.2fd) is shorter than the minimum retention configured in the "
+                               "system (%.2fd). Minimum retention can be changed with SET %s = <seconds>",
+                               ms / 86400e3, (double)min_s / 86400, option);
+    older->given = true;
+    older->i64 = floe_ice_now_ms() - (int64_t)ms;
+    older->location = t->given ? t->location : call->location;
+    return NULL;
+}
+
 /* Trino's table procedures (ALTER TABLE t EXECUTE name(...)). */
-extern const floe_proc_def floe_proc_trino_optimize; /* proc_rewrite.c */
+extern const floe_proc_def floe_proc_trino_optimize;            /* proc_rewrite.c */
+extern const floe_proc_def floe_proc_trino_expire_snapshots;    /* proc_expire.c */
+extern const floe_proc_def floe_proc_trino_remove_orphan_files; /* proc_orphans.c */
 
 static floe_status find_table_procedure(floe_session *s, const json_t *funcname, int32_t location,
                                         const floe_proc_def **out) {
     const char *name = floe_pg_list_len(funcname) == 1 ? floe_pg_string(floe_pg_list_at(funcname, 0)) : NULL;
-    if (name && !strcmp(name, "optimize")) {
-        *out = &floe_proc_trino_optimize;
-        return NULL;
-    }
+    const floe_proc_def *const table_procs[] = {&floe_proc_trino_optimize, &floe_proc_trino_expire_snapshots,
+                                                &floe_proc_trino_remove_orphan_files};
+    for (size_t i = 0; name && i < sizeof table_procs / sizeof table_procs[0]; i++)
+        if (!strcmp(name, table_procs[i]->name)) {
+            *out = table_procs[i];
+            return NULL;
+        }
     return floe_session_error_at(s, location, FLOE_ERR_NOT_FOUND,
-                                 "ALTER TABLE ... EXECUTE: unknown table procedure '%s' (procedures: optimize)",
+                                 "ALTER TABLE ... EXECUTE: unknown table procedure '%s' (procedures: optimize, "
+                                 "expire_snapshots, remove_orphan_files)",
                                  name ? name : "?");
 }
 
 /* Match the call's arguments to the parameters and evaluate them. */
-static floe_status bind_args(floe_proc_call *call, const floe_sql_stmt *stmt, const json_t *args) {
+/* table_given: the table comes from ALTER TABLE t EXECUTE, not an argument. */
+static floe_status bind_args(floe_proc_call *call, const floe_sql_stmt *stmt, const json_t *args, bool table_given) {
     const floe_proc_def *d = call->def;
     int32_t n = floe_pg_list_len(args);
     const json_t *nodes[MAX_PARAMS] = {0};
@@ -422,7 +472,8 @@ static floe_status bind_args(floe_proc_call *call, const floe_sql_stmt *stmt, co
      * parameters: [table]"). */
     char missing[1024] = "";
     for (int32_t k = 0; k < d->n_params; k++)
-        if (d->params[k].required && !call->args[k].given) append_word(missing, sizeof missing, d->params[k].name);
+        if (d->params[k].required && !call->args[k].given && !(table_given && !strcmp(d->params[k].name, "table")))
+            append_word(missing, sizeof missing, d->params[k].name);
     floe_status st = NULL;
     if (missing[0])
         st = floe_session_error_at(call->s, call->location, FLOE_ERR_INVALID_ARGUMENT,
@@ -449,7 +500,7 @@ floe_status floe_sql_exec_call(floe_session *s, const floe_sql_stmt *stmt, const
     call.location = loc;
     call.args = floe_calloc((size_t)def->n_params + 1, sizeof(floe_proc_arg));
     if (!call.args) return oom();
-    floe_status st = bind_args(&call, stmt, floe_pg_get(fc, "args"));
+    floe_status st = bind_args(&call, stmt, floe_pg_get(fc, "args"), exec != NULL);
     if (!st && exec) {
         floe_proc_arg *t = (floe_proc_arg *)floe_proc_get(&call, "table");
         if (t->given)

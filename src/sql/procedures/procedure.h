@@ -133,6 +133,13 @@ floe_status floe_proc_add_null(floe_proc_call *call) FLOE_WARN_UNUSED;
 floe_status floe_proc_error(const floe_proc_call *call, const floe_proc_arg *arg, floe_code code, const char *fmt,
                             ...) FLOE_PRINTF(4, 5) FLOE_WARN_UNUSED;
 
+/* Trino's ALTER TABLE ... EXECUTE expire_snapshots / remove_orphan_files:
+ * the call's retention_threshold (a Trino duration: '7d', '36h', '90m',
+ * '1.5d'; default 7d), refused below `min_s` seconds (the session's
+ * `option`, named in the message) as Trino refuses it, becomes the
+ * older_than argument Spark's procedure reads: now minus the threshold. */
+floe_status floe_proc_trino_retention(floe_proc_call *call, int64_t min_s, const char *option) FLOE_WARN_UNUSED;
+
 /* The table a STRING argument names ("db.t", "t" in the default schema, or
  * "catalog.db.t"): namespace and name copied into ns / name. */
 floe_status floe_proc_table_name(const floe_proc_call *call, const floe_proc_arg *arg, char *ns, size_t ns_cap,
