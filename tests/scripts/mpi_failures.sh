@@ -103,7 +103,7 @@ orphans() { # what remove_orphan_files would delete (dry run), relative
   floe -c "CALL system.remove_orphan_files(table => 'default.$1', older_than => TIMESTAMP '2999-01-01 00:00:00', dry_run => true)" |
     tail -n +2 | sed "s|.*/default/$1/||" | grep '^data/' | sort || true
 }
-big_insert() { echo "INSERT INTO $1 SELECT x, CAST(x % 8 AS int), 'row ' || CAST(x AS varchar) FROM generate_series(1, 10000000) g(x)"; }
+big_insert() { echo "INSERT INTO $1 SELECT x, CAST(x % 8 AS int), 'row ' || CAST(x AS varchar) FROM generate_series(1, 100000000) g(x)"; }
 
 for t in k r; do
   floe -c "CREATE TABLE $t (id bigint, p int, s varchar) PARTITIONED BY (p)" >/dev/null
@@ -118,7 +118,7 @@ snaps=$(snapshots k) before=$(rows k) files_before=$(data_files k)
 start_job "$name" "" "$(big_insert k)"
 wait_for "a writer of rank 1" 60 grep -qs "(stage 1, partition [0-9]*) to rank 1" "$tmp/$name.err"
 wait_for "rank 1's process" 20 test -n "$(rank_pid "$name" 1)"
-sleep 3 # writing (the INSERT takes well over 10 s)
+sleep 3 # writing (100M rows: the INSERT takes well over 10 s even on an idle machine)
 kill -0 "$job" 2>/dev/null || fail "$name: the INSERT ended before the kill"
 kill -KILL "$(rank_pid "$name" 1)"
 t_sig=$(now)
@@ -140,7 +140,7 @@ snaps=$(snapshots r) before=$(rows r) files_before=$(data_files r)
 start_job "$name" "--mca orte_enable_recovery 1" "$(big_insert r)"
 wait_for "a writer of rank 1" 60 grep -qs "(stage 1, partition [0-9]*) to rank 1" "$tmp/$name.err"
 wait_for "rank 1's process" 20 test -n "$(rank_pid "$name" 1)"
-sleep 3 # writing (the INSERT takes well over 10 s)
+sleep 3 # writing (100M rows: the INSERT takes well over 10 s even on an idle machine)
 kill -0 "$job" 2>/dev/null || fail "$name: the INSERT ended before the kill"
 victim=$(rank_pid "$name" 1)
 kill -KILL "$victim"
